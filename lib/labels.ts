@@ -1,0 +1,27 @@
+/**
+ * Label and annotation keys shared with the original Felis operator and API. They are a contract:
+ * Felis recognises our Jobs as world holders, and we recognise theirs, only because these match.
+ *
+ * @module
+ */
+
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const LABEL_COMPONENT = 'app.kubernetes.io/component';
+export const LABEL_SERVER = 'felis.lolicon.best/server';
+export const LABEL_FILES_OP = 'felis.lolicon.best/files-op';
+export const LABEL_FILES_MODE = 'felis.lolicon.best/files-mode';
+export const LABEL_FILES_ASYNC = 'felis.lolicon.best/files-async';
+export const LABEL_EXPORT_MODE = 'felis.lolicon.best/export-mode';
+export const LABEL_THEN_RESTORE = 'felis.lolicon.best/then-restore';
+export const LABEL_ARCHIVE_PENDING = 'felis.lolicon.best/archive-pending';
+
+export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
+export const ANNOTATION_MAINTENANCE = 'felis.lolicon.best/maintenance';
+export const ANNOTATION_RESTORE_REF = 'felis.lolicon.best/restore-ref';
+export const ANNOTATION_RESTORE_BACKUP_ID = 'felis.lolicon.best/restore-backup-id';
+export const ANNOTATION_THEN_RESTORE_REASON = 'felis.lolicon.best/then-restore-reason';
+
+export const MANAGED_BY_FILES = 'felis-files';
+export const COMPONENT_WORLD_FILES = 'world-files';
+/** The one container of a file Job; the log is read from it by name. */
+export const FILES_CONTAINER = 'files';

@@ -1,0 +1,286 @@
+/**
+ * The result and progress line protocol between the file Job's program and whoever reads its log.
+ *
+ * Both sides live here on purpose: the Job program writes with `formatResultLine` /
+ * `formatProgressLine`, the runner and the ops lister read with `ResultLineScanner`,
+ * `lastResult` and `lastProgress`. The wire format is Felis's (felis-behaviour §4.3, §4.4), so the
+ * original image and this one are interchangeable on either side.
+ *
+ * @module
+ */
+import { z } from 'zod';
+
+/** Marks the one line of compact JSON that carries an operation's outcome. */
+export const RESULT_PREFIX = 'FELIS-FILES-RESULT: ';
+/** Marks a progress line of a background op: `{"done":d,"total":n}`. */
+export const PROGRESS_PREFIX = 'FELIS-FILES-PROGRESS: ';
+/** The longest log line a reader accepts, and the most it reads of one log (seed `maxLogBytes`). */
+export const MAX_LOG_BYTES = 4 << 20;
+
+/** Caller-fault outcomes a Job reports with exit code 0 (felis-behaviour §4.5). */
+export const RESULT_CODES = [
+  'bad_path',
+  'not_found',
+  'too_large',
+  'conflict',
+  'no_space',
+  'exists',
+  'digest_mismatch',
+  'archive_invalid',
+  'archive_unsafe',
+  'archive_symlink',
+  'type_conflict',
+] as const;
+export type ResultCode = (typeof RESULT_CODES)[number];
+
+export interface Entry {
+  name: string;
+  size: number;
+  is_dir: boolean;
+  /** RFC 3339 with nanoseconds, as Go marshals a time.Time. */
+  mod_time: string;
+}
+
+/**
+ * The Result JSON. Every field is omitted when it holds its zero value, as Go's `omitempty` does,
+ * so a reader must treat a missing field as zero (for example `avail` of a full volume).
+ */
+export interface Result {
+  /** Kept as a string: a newer Job may report a code this reader does not know (never success). */
+  code?: string;
+  error?: string;
+  entries?: Entry[];
+  content?: string;
+  truncated?: boolean;
+  sha256?: string;
+  content_sha256?: string;
+  conflicts?: string[];
+  conflict_count?: number;
+  entry?: string;
+  need?: number;
+  avail?: number;
+  files?: number;
+  bytes?: number;
+}
+
+const entrySchema = z.object({
+  name: z.string(),
+  size: z.number(),
+  is_dir: z.boolean(),
+  mod_time: z.string(),
+});
+
+/** Lenient on unknown fields (a newer Job may add some), strict on the types of known ones. */
+const resultSchema = z.object({
+  code: z.string().optional(),
+  error: z.string().optional(),
+  entries: z.array(entrySchema).nullable().optional(),
+  content: z.string().optional(),
+  truncated: z.boolean().optional(),
+  sha256: z.string().optional(),
+  content_sha256: z.string().optional(),
+  conflicts: z.array(z.string()).nullable().optional(),
+  conflict_count: z.number().optional(),
+  entry: z.string().optional(),
+  need: z.number().optional(),
+  avail: z.number().optional(),
+  files: z.number().optional(),
+  bytes: z.number().optional(),
+});
+
+/** Field order of the Go struct, so our lines are byte-for-byte what the original prints. */
+const FIELD_ORDER: (keyof Result)[] = [
+  'code',
+  'error',
+  'entries',
+  'content',
+  'truncated',
+  'sha256',
+  'content_sha256',
+  'conflicts',
+  'conflict_count',
+  'entry',
+  'need',
+  'avail',
+  'files',
+  'bytes',
+];
+
+function isZero(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || v === 0 || v === false || (Array.isArray(v) && v.length === 0);
+}
+
+/** Renders one result line, newline-terminated, zero-valued fields omitted. */
+export function formatResultLine(r: Result): string {
+  const out: Record<string, unknown> = {};
+  for (const k of FIELD_ORDER) {
+    if (!isZero(r[k])) out[k] = r[k];
+  }
+  return RESULT_PREFIX + JSON.stringify(out) + '\n';
+}
+
+export class MalformedResultError extends Error {
+  constructor(detail: string) {
+    super(`malformed result: ${detail}`);
+    this.name = 'MalformedResultError';
+  }
+}
+
+/** Parses the JSON after the prefix. Throws `MalformedResultError` on anything that is not a Result. */
+export function parseResultPayload(payload: string): Result {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload);
+  } catch (e) {
+    throw new MalformedResultError((e as Error).message);
+  }
+  const parsed = resultSchema.safeParse(raw);
+  if (!parsed.success) throw new MalformedResultError(parsed.error.issues[0]?.message ?? 'invalid');
+  const r = parsed.data;
+  const out: Result = {};
+  for (const k of FIELD_ORDER) {
+    const v = r[k];
+    if (v !== undefined && v !== null) (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
+/** The tail kept for "no result" diagnostics: last non-result line, trimmed, cut to 512 bytes. */
+export function diagnosticTail(line: string): string {
+  const t = line.trim();
+  const buf = Buffer.from(t);
+  if (buf.length <= 512) return t;
+  return '...' + buf.subarray(buf.length - 512).toString();
+}
+
+/**
+ * Incremental reader for a streamed log: feed it chunks as they arrive, and it reports the first
+ * result line as soon as that line is complete. It never holds more than one line (bounded by
+ * MAX_LOG_BYTES) and counts what it has read so a caller can stop at MAX_LOG_BYTES in total.
+ */
+export class ResultLineScanner {
+  #partial = '';
+  #bytes = 0;
+  #lastOther = '';
+  #payload: string | undefined;
+
+  /** Bytes fed so far. */
+  get bytesRead(): number {
+    return this.#bytes;
+  }
+  /** The payload (text after the prefix) of the first result line, once seen. */
+  get payload(): string | undefined {
+    return this.#payload;
+  }
+  /** The last complete line that was not a result line: the diagnostic for "no result". */
+  get lastOtherLine(): string {
+    return this.#lastOther || this.#partial;
+  }
+
+  /** Feeds a chunk. Returns the payload once the first result line is complete. */
+  push(chunk: string | Buffer): string | undefined {
+    if (this.#payload !== undefined) return this.#payload;
+    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    this.#bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    let buf = this.#partial + text;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).replace(/\r$/, '');
+      buf = buf.slice(nl + 1);
+      if (this.#take(line)) return this.#payload;
+    }
+    // A line longer than the bound is noise we will never parse: keep only its tail for diagnostics.
+    this.#partial = buf.length > MAX_LOG_BYTES ? buf.slice(-1024) : buf;
+    return undefined;
+  }
+
+  /** Call at end of stream: a last line without a newline still counts. */
+  end(): string | undefined {
+    if (this.#payload === undefined && this.#partial !== '') {
+      const line = this.#partial;
+      this.#partial = '';
+      this.#take(line);
+    }
+    return this.#payload;
+  }
+
+  #take(line: string): boolean {
+    if (line.startsWith(RESULT_PREFIX)) {
+      this.#payload = line.slice(RESULT_PREFIX.length);
+      return true;
+    }
+    if (line.trim() !== '') this.#lastOther = line;
+    return false;
+  }
+}
+
+/** The payload of the last result line in a whole log (the ops lister's rule), if any. */
+export function lastResultPayload(log: string): string | undefined {
+  let found: string | undefined;
+  for (const line of log.split('\n')) {
+    const l = line.replace(/\r$/, '');
+    if (l.startsWith(RESULT_PREFIX)) found = l.slice(RESULT_PREFIX.length);
+  }
+  return found;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+}
+
+/** Renders one progress line, newline-terminated. */
+export function formatProgressLine(p: Progress): string {
+  return PROGRESS_PREFIX + JSON.stringify({ done: p.done, total: p.total }) + '\n';
+}
+
+/** The last well-formed progress line in a log; malformed or truncated lines are skipped. */
+export function lastProgress(log: string): Progress | undefined {
+  let found: Progress | undefined;
+  for (const line of log.split('\n')) {
+    const l = line.replace(/\r$/, '');
+    if (!l.startsWith(PROGRESS_PREFIX)) continue;
+    try {
+      const v = JSON.parse(l.slice(PROGRESS_PREFIX.length)) as unknown;
+      if (
+        typeof v === 'object' &&
+        v !== null &&
+        Number.isInteger((v as Progress).done) &&
+        Number.isInteger((v as Progress).total)
+      ) {
+        found = { done: (v as Progress).done, total: (v as Progress).total };
+      }
+    } catch {
+      // A truncated line: skip it, an earlier one still stands.
+    }
+  }
+  return found;
+}
+
+/**
+ * Throttles progress lines: the first always prints, then only when done >= total or at least
+ * `intervalMs` has passed since the last printed line (felis-behaviour §4.4).
+ */
+export class ProgressThrottle {
+  #last: number | undefined;
+  readonly #write: (line: string) => void;
+  readonly #intervalMs: number;
+  readonly #now: () => number;
+
+  constructor(write: (line: string) => void, intervalMs = 1000, now: () => number = () => performance.now()) {
+    this.#write = write;
+    this.#intervalMs = intervalMs;
+    this.#now = now;
+  }
+
+  report(done: number, total: number): void {
+    const t = this.#now();
+    if (this.#last !== undefined && done < total && t - this.#last < this.#intervalMs) return;
+    this.#last = t;
+    try {
+      this.#write(formatProgressLine({ done, total }));
+    } catch {
+      // Progress is advisory; a failed write must not fail the operation.
+    }
+  }
+}
