@@ -2,15 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   formatResultLine,
-  parseResultPayload,
   ResultLineScanner,
   lastResultPayload,
   lastProgress,
   ProgressThrottle,
   RESULT_PREFIX,
-  MalformedResultError,
   diagnosticTail,
 } from './result.ts';
+import { MalformedResultError, parseResultPayload } from './result-parse.ts';
 
 test('formatResultLine omits zero values and writes exactly one prefixed line', () => {
   const line = formatResultLine({ code: '', sha256: 'ab', truncated: false, avail: 0, entries: [] });

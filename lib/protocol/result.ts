@@ -3,12 +3,12 @@
  *
  * Both sides live here on purpose: the Job program writes with `formatResultLine` /
  * `formatProgressLine`, the runner and the ops lister read with `ResultLineScanner`,
- * `lastResult` and `lastProgress`. The wire format is Felis's (felis-behaviour §4.3, §4.4), so the
+ * `lastResultPayload` and `lastProgress`, and decode with `parseResultPayload` (result-parse.ts,
+ * kept apart so the Job program's bundle carries no validation library). The wire format is Felis's (felis-behaviour §4.3, §4.4), so the
  * original image and this one are interchangeable on either side.
  *
  * @module
  */
-import { z } from 'zod';
 
 /** Marks the one line of compact JSON that carries an operation's outcome. */
 export const RESULT_PREFIX = 'FELIS-FILES-RESULT: ';
@@ -63,33 +63,8 @@ export interface Result {
   bytes?: number;
 }
 
-const entrySchema = z.object({
-  name: z.string(),
-  size: z.number(),
-  is_dir: z.boolean(),
-  mod_time: z.string(),
-});
-
-/** Lenient on unknown fields (a newer Job may add some), strict on the types of known ones. */
-const resultSchema = z.object({
-  code: z.string().optional(),
-  error: z.string().optional(),
-  entries: z.array(entrySchema).nullable().optional(),
-  content: z.string().optional(),
-  truncated: z.boolean().optional(),
-  sha256: z.string().optional(),
-  content_sha256: z.string().optional(),
-  conflicts: z.array(z.string()).nullable().optional(),
-  conflict_count: z.number().optional(),
-  entry: z.string().optional(),
-  need: z.number().optional(),
-  avail: z.number().optional(),
-  files: z.number().optional(),
-  bytes: z.number().optional(),
-});
-
 /** Field order of the Go struct, so our lines are byte-for-byte what the original prints. */
-const FIELD_ORDER: (keyof Result)[] = [
+export const FIELD_ORDER: (keyof Result)[] = [
   'code',
   'error',
   'entries',
@@ -117,32 +92,6 @@ export function formatResultLine(r: Result): string {
     if (!isZero(r[k])) out[k] = r[k];
   }
   return RESULT_PREFIX + JSON.stringify(out) + '\n';
-}
-
-export class MalformedResultError extends Error {
-  constructor(detail: string) {
-    super(`malformed result: ${detail}`);
-    this.name = 'MalformedResultError';
-  }
-}
-
-/** Parses the JSON after the prefix. Throws `MalformedResultError` on anything that is not a Result. */
-export function parseResultPayload(payload: string): Result {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(payload);
-  } catch (e) {
-    throw new MalformedResultError((e as Error).message);
-  }
-  const parsed = resultSchema.safeParse(raw);
-  if (!parsed.success) throw new MalformedResultError(parsed.error.issues[0]?.message ?? 'invalid');
-  const r = parsed.data;
-  const out: Result = {};
-  for (const k of FIELD_ORDER) {
-    const v = r[k];
-    if (v !== undefined && v !== null) (out as Record<string, unknown>)[k] = v;
-  }
-  return out;
 }
 
 /** The tail kept for "no result" diagnostics: last non-result line, trimmed, cut to 512 bytes. */

@@ -1,0 +1,214 @@
+/**
+ * The embedded cluster: an emulated kube-apiserver for the API subset felis-world uses (batch/v1
+ * Jobs, core/v1 Pods with `pods/log`, PersistentVolumeClaims, the `MinecraftServer` custom
+ * resource), RBAC from a manifest, a Job controller, a garbage collector, and a one-node kubelet
+ * that runs Job Pods as local processes. Product code never imports this; tests, the bench and
+ * `npm start` do, and talk to it through `@kubernetes/client-node` over HTTP.
+ *
+ * @example
+ * ```ts
+ * const cluster = await startCluster({ dataDir, rbacManifest: 'knative/rbac.yaml' });
+ * const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
+ * // … use kc with client-node …
+ * await cluster.close();
+ * ```
+ *
+ * @module
+ */
+
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig, type V1Container, type V1JobCondition, type V1Pod } from '@kubernetes/client-node';
+import { dump } from 'js-yaml';
+import { createApiServer, RequestCounter } from './apiserver.ts';
+import type { PodBehaviour, RequestFault } from './faults.ts';
+import { Faults } from './faults.ts';
+import { GarbageCollector } from './garbage-collector.ts';
+import { type JobCondition, JobController } from './job-controller.ts';
+import { minecraftServers } from './kinds/custom.ts';
+import { jobs } from './kinds/job.ts';
+import { persistentVolumeClaims, pods } from './kinds/pod.ts';
+import { Kubelet } from './kubelet/index.ts';
+import { InProcessNodeApi } from './kubelet/node-api.ts';
+import { RbacAuthorizer, Authenticator } from './rbac.ts';
+import { type PodRecord, Recorder } from './records.ts';
+import { Registry } from './registry.ts';
+import { Store } from './store.ts';
+
+export type { PodBehaviour, RequestFault } from './faults.ts';
+export type { PodRecord } from './records.ts';
+
+export interface ClusterLogger {
+  info(...a: unknown[]): void;
+  warn(...a: unknown[]): void;
+}
+
+export interface StartClusterOptions {
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Worlds live under `<dataDir>/worlds/<server>`. */
+  dataDir: string;
+  /** The RBAC manifest (e.g. `knative/rbac.yaml`). */
+  rbacManifest: string;
+  /** Default `['minecraft', 'default']`. */
+  namespaces?: string[];
+  /** How long a Pod stays unscheduled, then in ContainerCreating (default 0/0). */
+  podTiming?: (pod: V1Pod) => { unscheduledMs: number; creatingMs: number };
+  /** The local command for a container; default maps `/usr/local/bin/felis` to `dist/felis.mjs`. */
+  program?: (container: V1Container, pod: V1Pod) => { command: string[]; cwd?: string } | undefined;
+  /** The local directory behind a claim; default `world-<server>-0` → `<dataDir>/worlds/<server>`. */
+  claimPath?: (claim: string, namespace: string) => string | undefined;
+  /** Multiplies `ttlSecondsAfterFinished` (tests use e.g. 0.01). Default 1. */
+  ttlScale?: number;
+  /**
+   * Multiplies the Job controller's pod-failure back-off and the kubelet's container restart
+   * back-off (10 s doubling in Kubernetes). Default 1. Not in the original brief; optional.
+   */
+  backoffScale?: number;
+  logger?: ClusterLogger;
+}
+
+export interface EmbeddedCluster {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  adminToken: string;
+  tokenFor(namespace: string, serviceAccount: string): string;
+  /** A client-node KubeConfig: server = url, the token, namespace `minecraft`. */
+  kubeConfig(token: string): KubeConfig;
+  /** The same, as YAML for a KUBECONFIG file. */
+  kubeconfigYaml(token: string): string;
+  faults: {
+    failNext(m: RequestFault): void;
+    pod(selector: string, b: PodBehaviour): void;
+    clear(): void;
+  };
+  /** Reload the RBAC rules from a manifest file (replacing all of them). */
+  setRbacManifest(path: string): Promise<void>;
+  /** Request counts by `<verb> <resource>` (e.g. `create jobs`, `get pods/log`), for one user or all. */
+  counts(user?: string): Record<string, number>;
+  resetCounts(): void;
+  /** Timings of the latest Pod with this `felis.lolicon.best/files-op` label value, or this Pod name. */
+  podRecord(opId: string): PodRecord | undefined;
+  /** Sets a Job's status conditions directly (leniently: no status validation). */
+  setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void;
+  /** Kill processes, stop controllers, close the server. Idempotent. */
+  close(): Promise<void>;
+}
+
+const silent: ClusterLogger = { info() {}, warn() {} };
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function conditionToJson(c: V1JobCondition): JobCondition {
+  const t = (d: Date | string | undefined) => (d === undefined ? undefined : typeof d === 'string' ? d : `${d.toISOString().slice(0, 19)}Z`);
+  const out: JobCondition = { type: c.type, status: c.status ?? 'True' };
+  if (c.reason !== undefined) out.reason = c.reason;
+  if (c.message !== undefined) out.message = c.message;
+  const lp = t(c.lastProbeTime as Date | string | undefined);
+  const lt = t(c.lastTransitionTime as Date | string | undefined);
+  if (lp) out.lastProbeTime = lp;
+  if (lt) out.lastTransitionTime = lt;
+  return out;
+}
+
+export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedCluster> {
+  const logger = opts.logger ?? silent;
+  const store = new Store(opts.namespaces ?? ['minecraft', 'default']);
+  const registry = new Registry(store, [jobs, pods, persistentVolumeClaims, minecraftServers]);
+  const authn = new Authenticator();
+  let rbac = new RbacAuthorizer();
+  await rbac.loadFile(opts.rbacManifest);
+  const faults = new Faults();
+  const counter = new RequestCounter();
+  const recorder = new Recorder();
+  const backoffScale = opts.backoffScale ?? 1;
+
+  const gc = new GarbageCollector(registry, logger);
+  const jobController = new JobController(registry, { ttlScale: opts.ttlScale ?? 1, backoffScale, recorder, logger });
+  const kubelet = new Kubelet(new InProcessNodeApi(registry, 'local'), {
+    dataDir: opts.dataDir,
+    repoRoot: REPO_ROOT,
+    podTiming: opts.podTiming ?? (() => ({ unscheduledMs: 0, creatingMs: 0 })),
+    program: opts.program,
+    claimPath: opts.claimPath,
+    faults,
+    recorder,
+    logger,
+    backoffScale,
+  });
+  gc.start();
+  jobController.start();
+  kubelet.start();
+
+  const server = createApiServer({ registry, authn, rbac: () => rbac, faults, counter, kubelet, recorder, logger });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+
+  const kubeConfig = (token: string): KubeConfig => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'embedded', server: url, skipTLSVerify: true }],
+      users: [{ name: 'embedded-user', token }],
+      contexts: [{ name: 'embedded', cluster: 'embedded', user: 'embedded-user', namespace: 'minecraft' }],
+      currentContext: 'embedded',
+    });
+    return kc;
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    adminToken: authn.adminToken,
+    tokenFor: (ns, sa) => authn.tokenFor(ns, sa),
+    kubeConfig,
+    kubeconfigYaml: (token) =>
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'embedded', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+        users: [{ name: 'embedded-user', user: { token } }],
+        contexts: [{ name: 'embedded', context: { cluster: 'embedded', user: 'embedded-user', namespace: 'minecraft' } }],
+        'current-context': 'embedded',
+      }),
+    faults: {
+      failNext: (m) => faults.failNext(m),
+      pod: (selector, b) => faults.pod(selector, b),
+      clear: () => faults.clear(),
+    },
+    async setRbacManifest(path) {
+      const next = new RbacAuthorizer();
+      await next.loadFile(path);
+      rbac = next;
+    },
+    counts: (user) => counter.counts(user),
+    resetCounts: () => counter.reset(),
+    podRecord: (opId) => recorder.get(opId),
+    setJobConditions: (ns, name, conditions) => jobController.setConditions(ns, name, conditions.map(conditionToJson)),
+    close() {
+      closing ??= (async () => {
+        jobController.stopAll();
+        gc.stop();
+        await kubelet.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+          for (const s of sockets) s.destroy();
+        });
+      })();
+      return closing;
+    },
+  };
+}

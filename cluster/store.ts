@@ -1,0 +1,165 @@
+/**
+ * The in-memory object store (the emulation's etcd): objects by resource, namespace and name, one
+ * global integer resourceVersion that increases on every write, and synchronous change events for
+ * the controllers. Objects go in and come out as deep copies.
+ *
+ * @module
+ */
+
+import { clone } from './patch.ts';
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: unknown[];
+  [k: string]: unknown;
+}
+
+/** A stored object. Fields other than metadata are loosely typed on purpose. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: any;
+  status?: any;
+  [k: string]: unknown;
+}
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: EventType;
+  resource: string;
+  object: KObject;
+  /** For MODIFIED: the object before the write. */
+  old?: KObject;
+}
+
+export type StoreListener = (e: StoreEvent) => void;
+
+function key(ns: string, name: string): string {
+  return `${ns}/${name}`;
+}
+
+export class Store {
+  private rv = 0;
+  private readonly data = new Map<string, Map<string, KObject>>();
+  private readonly listeners = new Set<StoreListener>();
+  readonly namespaces: Set<string>;
+
+  constructor(namespaces: string[]) {
+    // Start well above zero, as a real cluster would, so "0" and "" stay special.
+    this.rv = 1000;
+    this.namespaces = new Set(namespaces);
+  }
+
+  /** The current global resourceVersion, as the decimal string lists report. */
+  resourceVersion(): string {
+    return String(this.rv);
+  }
+
+  private table(resource: string): Map<string, KObject> {
+    let t = this.data.get(resource);
+    if (!t) {
+      t = new Map();
+      this.data.set(resource, t);
+    }
+    return t;
+  }
+
+  subscribe(l: StoreListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  private emit(e: StoreEvent): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l(e);
+      } catch {
+        // A listener must not break a write.
+      }
+    }
+  }
+
+  get(resource: string, ns: string, name: string): KObject | undefined {
+    const o = this.table(resource).get(key(ns, name));
+    return o ? clone(o) : undefined;
+  }
+
+  has(resource: string, ns: string, name: string): boolean {
+    return this.table(resource).has(key(ns, name));
+  }
+
+  /** Objects in etcd key order (namespace, then name). */
+  list(resource: string, ns?: string): KObject[] {
+    const out: KObject[] = [];
+    for (const [k, o] of this.table(resource)) {
+      if (ns === undefined || k.startsWith(`${ns}/`)) out.push(clone(o));
+    }
+    return out.sort((a, b) => {
+      const ka = key(a.metadata.namespace ?? '', a.metadata.name ?? '');
+      const kb = key(b.metadata.namespace ?? '', b.metadata.name ?? '');
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+  }
+
+  /** Resources that currently hold any object. */
+  resources(): string[] {
+    return [...this.data.keys()];
+  }
+
+  /** Inserts a new object; the caller has checked it does not exist. */
+  create(resource: string, obj: KObject): KObject {
+    const o = clone(obj);
+    o.metadata.resourceVersion = String(++this.rv);
+    this.table(resource).set(key(o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
+    const out = clone(o);
+    this.emit({ type: 'ADDED', resource, object: clone(o) });
+    return out;
+  }
+
+  /** Replaces an existing object with a new resourceVersion. */
+  update(resource: string, obj: KObject): KObject {
+    const k = key(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+    const old = this.table(resource).get(k);
+    const o = clone(obj);
+    o.metadata.resourceVersion = String(++this.rv);
+    this.table(resource).set(k, o);
+    const out = clone(o);
+    this.emit({ type: 'MODIFIED', resource, object: clone(o), old: old ? clone(old) : undefined });
+    return out;
+  }
+
+  /** Removes an object; the DELETED event carries a fresh resourceVersion, as etcd's does. */
+  delete(resource: string, ns: string, name: string): KObject | undefined {
+    const k = key(ns, name);
+    const o = this.table(resource).get(k);
+    if (!o) return undefined;
+    this.table(resource).delete(k);
+    o.metadata.resourceVersion = String(++this.rv);
+    const out = clone(o);
+    this.emit({ type: 'DELETED', resource, object: clone(o) });
+    return out;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * `GET /api/v1/servers/:name/holder` — what holds one server's world;
+ * `GET /api/v1/holders` — every held server in the namespace, for operators.
+ */
+import type { Hono } from 'hono';
+import type { Env } from '../../lib/http/app.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import { serverName } from '../../lib/http/file-request.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+import { holdState, type HoldState } from '../../lib/maintenance/holder.ts';
+import { LABEL_SERVER } from '../../lib/labels.ts';
+
+function view(s: HoldState) {
+  const h = s.holder;
+  return {
+    held: h !== undefined,
+    ...(h ? { kind: h.kind, source: h.source, ...(h.job ? { job: h.job } : {}), ...(h.since ? { since: h.since } : {}) } : {}),
+    ...(s.staleLock !== undefined ? { stale_lock: s.staleLock } : {}),
+  };
+}
+
+export const holderRoutes = (deps: Deps) => (app: Hono<Env>) => {
+  app.get('/api/v1/servers/:name/holder', async (c) => {
+    const { state } = await deps.lock.inspect(serverName(c));
+    return sendJson(c, 200, view(state));
+  });
+
+  app.get('/api/v1/holders', async (c) => {
+    const ns = deps.lock.namespace;
+    // Two lists for the whole namespace, however many servers: every Job that names a server.
+    const [servers, jobs] = await Promise.all([deps.servers.listServers(ns), deps.servers.listJobs(ns, LABEL_SERVER)]);
+    const now = new Date();
+    const holders = servers
+      .map((s) => ({ server: s.metadata.name, ...view(holdState(s.metadata.name, s.metadata.annotations, jobs, now)) }))
+      .filter((h) => h.held || h.stale_lock !== undefined)
+      .sort((a, b) => a.server.localeCompare(b.server));
+    return sendJson(c, 200, { holders });
+  });
+};

@@ -1,0 +1,29 @@
+/**
+ * Every function's routes, for hosts that serve them together (`npm start`, the tests), as an
+ * ingress in front of the separate Knative services would.
+ * @module
+ */
+import type { RouteModule } from '../lib/http/serve.ts';
+import { filesDelete } from './files-delete/app.ts';
+import { filesList } from './files-list/app.ts';
+import { filesMkdir } from './files-mkdir/app.ts';
+import { filesRead } from './files-read/app.ts';
+import { filesRename } from './files-rename/app.ts';
+import { filesWrite } from './files-write/app.ts';
+import { holderRoutes } from './holder/app.ts';
+import { settleRoutes } from './settle/app.ts';
+import { startRoutes } from './start/app.ts';
+import { worldLockRoutes } from './world-lock/app.ts';
+
+export const FUNCTIONS: Record<string, RouteModule> = {
+  'files-list': filesList,
+  'files-read': filesRead,
+  'files-write': filesWrite,
+  'files-mkdir': filesMkdir,
+  'files-delete': filesDelete,
+  'files-rename': filesRename,
+  holder: holderRoutes,
+  start: startRoutes,
+  'world-lock': worldLockRoutes,
+  settle: settleRoutes,
+};

@@ -1,0 +1,109 @@
+/**
+ * `felis files ...`: arguments and env in, one result line out, an exit code back
+ * (felis-behaviour §4.1–§4.3). Exit 2 for wiring mistakes in the invocation, 1 for infrastructure
+ * failures (stderr `felis files: <error>`, no result line), 0 when a Result was printed — also for
+ * caller-fault Results, which carry a `code`.
+ *
+ * @module
+ */
+import { formatResultLine, type Result } from '../lib/protocol/result.ts';
+import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
+import { execute, type ExecuteOptions } from './execute.ts';
+import { FlagError, parseFlags, USAGE } from './flags.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_INFRA = 1;
+export const EXIT_USAGE = 2;
+
+export interface CliIO {
+  /** Writes the result line; resolves once written, rejects when it could not be. */
+  stdout: (text: string) => Promise<void> | void;
+  stderr: (text: string) => void;
+}
+
+const PREFIX = 'felis files: ';
+
+/** Runs one invocation. `argv` is everything after the program name (`files --op ...`). */
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIO,
+  opts: ExecuteOptions = {},
+): Promise<number> {
+  if (argv[0] !== 'files') {
+    io.stderr(`felis: unknown command ${JSON.stringify(argv[0] ?? '')}\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  let parsed;
+  try {
+    parsed = parseFlags(argv.slice(1));
+  } catch (e) {
+    if (!(e instanceof FlagError)) throw e;
+    io.stderr(`${PREFIX}${e.message}\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  if (parsed.help) {
+    io.stderr(`${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  const f = parsed.flags;
+  if (f.browseUrl !== '') {
+    io.stderr(`${PREFIX}browse mode is not supported by this program\n`);
+    return EXIT_INFRA;
+  }
+  if (f.op === '') {
+    io.stderr(`${PREFIX}--op is required\n`);
+    return EXIT_USAGE;
+  }
+  let content: Buffer | undefined;
+  if (f.op === 'write') {
+    if (f.sha256 === '') {
+      io.stderr(`${PREFIX}--sha256 is required for write\n`);
+      return EXIT_USAGE;
+    }
+    try {
+      content = decodeContentEnv(env);
+    } catch (e) {
+      if (!(e instanceof ContentEnvError)) throw e;
+      io.stderr(`${PREFIX}${e.message}\n`);
+      return EXIT_USAGE;
+    }
+  }
+  if (f.op === 'upload') {
+    if (f.sourceUrl === '') {
+      io.stderr(`${PREFIX}--source-url is required for upload\n`);
+      return EXIT_USAGE;
+    }
+    if (!env.FELIS_UPLOAD_TOKEN) {
+      io.stderr(`${PREFIX}FELIS_UPLOAD_TOKEN is required for upload\n`);
+      return EXIT_USAGE;
+    }
+  }
+
+  let result: Result;
+  try {
+    result = await execute(
+      {
+        op: f.op,
+        path: f.path,
+        worldsRoot: f.worldsRoot,
+        content,
+        sha256: f.op === 'write' ? f.sha256 : undefined,
+        expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
+        createOnly: f.op === 'write' ? f.createOnly : undefined,
+        to: f.op === 'rename' ? f.to : undefined,
+      },
+      opts,
+    );
+  } catch (e) {
+    io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT_INFRA;
+  }
+  try {
+    await io.stdout(formatResultLine(result));
+  } catch (e) {
+    io.stderr(`${PREFIX}print result: ${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT_INFRA;
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,67 @@
+/**
+ * One operation of `felis files`: opens the root, dispatches, closes. Returns the Result (a
+ * caller-fault outcome carries a `code`) or throws for an infrastructure failure: the root cannot
+ * be opened, the op is unknown, or an unexpected non-OS error (felis-behaviour §4.2).
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { Result } from '../lib/protocol/result.ts';
+import { WorldRoot } from './root.ts';
+import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
+import { list } from './ops/list.ts';
+import { read } from './ops/read.ts';
+import { write } from './ops/write.ts';
+import { mkdir } from './ops/mkdir.ts';
+import { deleteOp } from './ops/delete.ts';
+import { rename } from './ops/rename.ts';
+
+export type { ExecuteOptions, OpRequest } from './types.ts';
+
+/** The closed set of ops the original program knows (§2); only some are implemented here. */
+export const KNOWN_OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip'] as const;
+
+const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result> = {
+  list,
+  read,
+  write,
+  mkdir,
+  delete: deleteOp,
+  rename,
+};
+
+/** Ops that change the volume (write, mkdir, delete, rename here; also upload and unzip). */
+export function mutates(op: string): boolean {
+  return op !== 'list' && op !== 'read';
+}
+
+export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
+  const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
+  if (!run) {
+    if ((KNOWN_OPS as readonly string[]).includes(req.op)) {
+      throw new Error(`op ${JSON.stringify(req.op)} is not supported by this program`);
+    }
+    throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+  }
+  let root: WorldRoot;
+  try {
+    root = WorldRoot.open(req.worldsRoot, { beforeStep: opts.beforeStep });
+  } catch (e) {
+    throw new Error(`open world root ${req.worldsRoot}: ${(e as Error).message}`, { cause: e });
+  }
+  try {
+    return run(
+      {
+        root,
+        statfs: opts.statfs ?? ((p) => fs.statfsSync(p, { bigint: true })),
+        chown: opts.chown ?? ((p, uid, gid) => fs.lchownSync(p, uid, gid)),
+        fsync: opts.fsync ?? ((fd) => fs.fsyncSync(fd)),
+        randomBytes: opts.randomBytes ?? ((n) => randomBytes(n)),
+      },
+      req,
+    );
+  } finally {
+    root.close();
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * `felis files` flags, parsed as Go's `flag` package does (felis-behaviour §4.1): `-x v`, `--x v`,
+ * `-x=v`, `--x=v`; bool flags take no separate value but accept `=true`/`=false` (strconv.ParseBool
+ * spellings); `--` ends the flags, and so does the first argument that is not a flag; the last of a
+ * repeated flag wins. Every error is a `FlagError` (exit 2).
+ *
+ * @module
+ */
+
+export class FlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+export interface FilesFlags {
+  op: string;
+  browseUrl: string;
+  path: string;
+  worldsRoot: string;
+  expectSha256: string;
+  createOnly: boolean;
+  to: string;
+  sourceUrl: string;
+  size: number;
+  sha256: string;
+  overwrite: boolean;
+}
+
+type Kind = 'string' | 'bool' | 'int';
+
+const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip' },
+  'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
+  path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
+  'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
+  'expect-sha256': { key: 'expectSha256', kind: 'string', usage: 'write precondition' },
+  'create-only': { key: 'createOnly', kind: 'bool', usage: 'write refuses an existing path' },
+  to: { key: 'to', kind: 'string', usage: 'rename destination' },
+  'source-url': { key: 'sourceUrl', kind: 'string', usage: 'upload source' },
+  size: { key: 'size', kind: 'int', usage: 'upload size' },
+  sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
+  overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
+};
+
+export function defaultFlags(): FilesFlags {
+  return {
+    op: '',
+    browseUrl: '',
+    path: '',
+    worldsRoot: '/data',
+    expectSha256: '',
+    createOnly: false,
+    to: '',
+    sourceUrl: '',
+    size: -1,
+    sha256: '',
+    overwrite: false,
+  };
+}
+
+export const USAGE = [
+  'usage: felis files --op <op> --path <path> [--worlds-root /data] [flags]',
+  ...Object.entries(FLAGS).map(([name, f]) => `  -${name}${f.kind === 'bool' ? '' : ` ${f.kind}`}\n    \t${f.usage}`),
+].join('\n');
+
+/** strconv.ParseBool. */
+function parseBool(s: string): boolean | undefined {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+  return undefined;
+}
+
+/** strconv.ParseInt(s, 0, 64): sign, 0x/0o/0b/0 prefixes, `_` between digits; int64 range. */
+function parseInt64(s: string): number | 'parse' | 'range' {
+  let body = s;
+  let neg = false;
+  if (body.startsWith('+') || body.startsWith('-')) {
+    neg = body.startsWith('-');
+    body = body.slice(1);
+  }
+  let base = 10;
+  let digits = body;
+  let prefixed = false;
+  if (/^0[xX]/.test(body)) [base, digits, prefixed] = [16, body.slice(2), true];
+  else if (/^0[oO]/.test(body)) [base, digits, prefixed] = [8, body.slice(2), true];
+  else if (/^0[bB]/.test(body)) [base, digits, prefixed] = [2, body.slice(2), true];
+  else if (body.length > 1 && body.startsWith('0')) [base, digits, prefixed] = [8, body.slice(1), true];
+  // Underscores only between digits, or between a base prefix and a digit.
+  if (/__|_$/.test(digits) || (!prefixed && digits.startsWith('_'))) return 'parse';
+  digits = digits.replace(/_/g, '');
+  const alphabet = base === 16 ? /^[0-9a-fA-F]+$/ : base === 8 ? /^[0-7]+$/ : base === 2 ? /^[01]+$/ : /^[0-9]+$/;
+  if (!alphabet.test(digits)) return 'parse';
+  let v = 0n;
+  for (const ch of digits) v = v * BigInt(base) + BigInt(parseInt(ch, 16));
+  if (neg) v = -v;
+  if (v > (1n << 63n) - 1n || v < -(1n << 63n)) return 'range';
+  return Number(v);
+}
+
+export interface Parsed {
+  flags: FilesFlags;
+  /** Arguments after the flags (not used by the program). */
+  rest: string[];
+  /** `-h` / `-help` was asked for (Go's flag.ErrHelp). */
+  help: boolean;
+}
+
+/** Parses the arguments after `files`. Throws FlagError with Go's messages. */
+export function parseFlags(args: string[]): Parsed {
+  const flags = defaultFlags();
+  const rec = flags as unknown as Record<string, string | number | boolean>;
+  let i = 0;
+  while (i < args.length) {
+    const s = args[i];
+    if (s.length < 2 || s[0] !== '-') break;
+    let minuses = 1;
+    if (s[1] === '-') {
+      minuses++;
+      if (s.length === 2) {
+        i++;
+        break;
+      }
+    }
+    let name = s.slice(minuses);
+    if (name.length === 0 || name[0] === '-' || name[0] === '=') throw new FlagError(`bad flag syntax: ${s}`);
+    i++;
+    let value = '';
+    let hasValue = false;
+    const eq = name.indexOf('=', 1);
+    if (eq > 0) {
+      value = name.slice(eq + 1);
+      hasValue = true;
+      name = name.slice(0, eq);
+    }
+    const spec = Object.hasOwn(FLAGS, name) ? FLAGS[name] : undefined;
+    if (!spec) {
+      if (name === 'help' || name === 'h') return { flags, rest: args.slice(i), help: true };
+      throw new FlagError(`flag provided but not defined: -${name}`);
+    }
+    if (spec.kind === 'bool') {
+      if (hasValue) {
+        const b = parseBool(value);
+        if (b === undefined) throw new FlagError(`invalid boolean value ${JSON.stringify(value)} for -${name}: parse error`);
+        rec[spec.key] = b;
+      } else {
+        rec[spec.key] = true;
+      }
+      continue;
+    }
+    if (!hasValue && i < args.length) {
+      hasValue = true;
+      value = args[i];
+      i++;
+    }
+    if (!hasValue) throw new FlagError(`flag needs an argument: -${name}`);
+    if (spec.kind === 'int') {
+      const n = parseInt64(value);
+      if (n === 'parse' || n === 'range') {
+        throw new FlagError(`invalid value ${JSON.stringify(value)} for flag -${name}: ${n === 'parse' ? 'parse error' : 'value out of range'}`);
+      }
+      rec[spec.key] = n;
+    } else {
+      rec[spec.key] = value;
+    }
+  }
+  return { flags, rest: args.slice(i), help: false };
+}

@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { encodeContentEnv } from '../lib/protocol/content-env.ts';
+import { RESULT_PREFIX } from '../lib/protocol/result.ts';
+import { parseResultPayload } from '../lib/protocol/result-parse.ts';
+import { makeWorld, sha256 } from './test-support.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const projectRoot = path.resolve(here, '..');
+const NODE = path.join(projectRoot, 'node_modules/.bin/node');
+const MAIN = path.join(projectRoot, 'job/main.ts');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function felis(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(NODE, [MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, cwd: projectRoot }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function resultOf(run: Run) {
+  const lines = run.stdout.split('\n');
+  assert.equal(lines.length, 2, `exactly one line: ${JSON.stringify(run.stdout)}`);
+  assert.equal(lines[1], '');
+  assert.ok(lines[0].startsWith(RESULT_PREFIX), lines[0]);
+  return parseResultPayload(lines[0].slice(RESULT_PREFIX.length));
+}
+
+test('end to end: node job/main.ts files --op ... prints one result line and exits 0/1/2', async () => {
+  const w = makeWorld();
+  const data = Buffer.from('hello\nrcon.password=zzz\n');
+  const writeEnv = Object.fromEntries(encodeContentEnv(data).map((v) => [v.name, v.value]));
+  const [list, read, write, missing, escape, noFiles, badFlag, noOp, chmod, badEnv, singleDash] = await Promise.all([
+    felis(['files', '--op', 'list', '--path', 'config', '--worlds-root', w.root]),
+    felis(['files', '--op', 'read', '--path', 'server.properties', '--worlds-root', w.root]),
+    felis(['files', '--op', 'write', '--path', 'plugins.txt', '--worlds-root', w.root, '--sha256', sha256(data)], writeEnv),
+    felis(['files', '--op', 'read', '--path', 'missing.txt', '--worlds-root', w.root]),
+    felis(['files', '--op', 'read', '--path', '../outside/secret.txt', '--worlds-root', w.root]),
+    felis(['list', '--op', 'list', '--worlds-root', w.root]),
+    felis(['files', '--op', 'list', '--recursive', '--worlds-root', w.root]),
+    felis(['files', '--worlds-root', w.root]),
+    felis(['files', '--op', 'chmod', '--path', 'server.properties', '--worlds-root', w.root]),
+    felis(['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root, '--sha256', sha256('')], { FELIS_FILE_CONTENT_PARTS: '-1' }),
+    felis(['files', '-op=read', '-path=config/paper.yml', `-worlds-root=${w.root}`]),
+  ]);
+
+  assert.equal(list.code, 0, list.stderr);
+  const entries = resultOf(list).entries!.map((e) => e.name).sort();
+  assert.deepEqual(entries, ['paper-global.yml', 'paper.yml']);
+
+  assert.equal(read.code, 0);
+  assert.match(Buffer.from(resultOf(read).content!, 'base64').toString(), /rcon.password=<redacted by felis>/);
+
+  assert.equal(write.code, 0, write.stderr);
+  assert.deepEqual(resultOf(write), { sha256: sha256(data) });
+  assert.deepEqual(fs.readFileSync(w.p('plugins.txt')), data);
+
+  assert.equal(missing.code, 0);
+  assert.deepEqual(resultOf(missing), { code: 'not_found', error: 'missing.txt does not exist' });
+  assert.equal(escape.code, 0);
+  assert.equal(resultOf(escape).code, 'bad_path');
+
+  for (const [run, re] of [
+    [noFiles, /^felis: unknown command "list"\nusage: felis files/],
+    [badFlag, /^felis files: flag provided but not defined: -recursive\n/],
+    [noOp, /^felis files: --op is required\n$/],
+    [badEnv, /^felis files: FELIS_FILE_CONTENT_PARTS is negative/],
+  ] as [Run, RegExp][]) {
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, re);
+  }
+  assert.equal(fs.existsSync(w.p('x')), false);
+
+  assert.equal(chmod.code, 1);
+  assert.equal(chmod.stdout, '');
+  assert.equal(chmod.stderr, 'felis files: unknown op "chmod"\n');
+
+  assert.equal(singleDash.code, 0, singleDash.stderr);
+  assert.equal(Buffer.from(resultOf(singleDash).content!, 'base64').toString(), 'paper: true\n');
+});

@@ -1,0 +1,77 @@
+/**
+ * read(path): the bytes of one regular file of at most MAX_READ_BYTES, with the forwarding secret
+ * withheld and server.properties redacted (felis-behaviour §4.7, §4.8).
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { Result } from '../../lib/protocol/result.ts';
+import { fail, failure, msg } from '../failure.ts';
+import { isSecretName, propertiesIdentity, redactProperties, secretIdentity, secretMessage } from '../guard.ts';
+import { identityOf, sameIdentity } from '../root.ts';
+import { MAX_READ_BYTES, type OpContext, type OpRequest } from '../types.ts';
+
+const { O_RDONLY, O_NONBLOCK } = fs.constants;
+
+export function sha256Hex(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** Reads at most `max` bytes from `fd` (stops early at EOF). */
+export function readCapped(fd: number, max: number): Buffer {
+  const buf = Buffer.allocUnsafe(max);
+  let n = 0;
+  while (n < max) {
+    const got = fs.readSync(fd, buf, n, max - n, null);
+    if (got === 0) break;
+    n += got;
+  }
+  return buf.subarray(0, n);
+}
+
+export function read(ctx: OpContext, req: OpRequest): Result {
+  const name = req.path === '' ? '.' : req.path;
+  // 1. The secret by name, before anything is opened.
+  if (isSecretName(name)) return fail('bad_path', secretMessage(name));
+
+  // 2. Open (links inside followed; O_NONBLOCK so a FIFO cannot hang the Job) and stat.
+  let fd: number;
+  try {
+    fd = ctx.root.openFile(name, O_RDONLY | O_NONBLOCK);
+  } catch (e) {
+    return failure(name, e, 'open');
+  }
+  try {
+    let st: fs.BigIntStats;
+    try {
+      st = fs.fstatSync(fd, { bigint: true });
+    } catch (e) {
+      return failure(name, e, 'stat');
+    }
+    if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
+    const id = identityOf(st);
+    // The secret by identity: symlinks, directory links and hard links to it.
+    if (sameIdentity(id, secretIdentity(ctx.root))) return fail('bad_path', secretMessage(name));
+    if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
+
+    // 3. Size before reading, and the read itself capped.
+    if (st.size > BigInt(MAX_READ_BYTES)) {
+      return fail('too_large', `${name} is ${st.size} bytes; the editor reads at most ${MAX_READ_BYTES}`);
+    }
+    let raw: Buffer;
+    try {
+      raw = readCapped(fd, MAX_READ_BYTES);
+    } catch (e) {
+      return failure(name, e, 'read');
+    }
+
+    // 4. Redaction for the root server.properties and anything linked to it.
+    const content = sameIdentity(id, propertiesIdentity(ctx.root)) ? redactProperties(raw) : raw;
+
+    // 5. Digests of the disk bytes and of the bytes sent.
+    return { content: content.toString('base64'), sha256: sha256Hex(raw), content_sha256: sha256Hex(content) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { makeWorld, snapshot } from '../test-support.ts';
+
+const mv = (path: string, to: string) => ({ op: 'rename', path, to });
+
+test('MG20: moves a file; a folder with a trailing slash moves with its contents; a link moves itself', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('plugins/Essentials'), { recursive: true });
+  fs.writeFileSync(w.p('plugins/Essentials/config.yml'), 'e');
+  fs.symlinkSync('config', w.p('cfg-link'));
+  assert.deepEqual(await w.run(mv('config/paper.yml', 'config/paper.yml.bak')), {});
+  assert.equal(fs.readFileSync(w.p('config/paper.yml.bak'), 'utf8'), 'paper: true\n');
+  assert.equal(fs.existsSync(w.p('config/paper.yml')), false);
+  assert.deepEqual(await w.run(mv('plugins/', 'plugins-off')), {});
+  assert.equal(fs.readFileSync(w.p('plugins-off/Essentials/config.yml'), 'utf8'), 'e');
+  assert.equal(fs.existsSync(w.p('plugins')), false);
+  assert.deepEqual(await w.run(mv('cfg-link', 'cfg-link2')), {});
+  assert.equal(fs.readlinkSync(w.p('cfg-link2')), 'config');
+  assert.ok(fs.statSync(w.p('config')).isDirectory());
+  // Into another existing folder.
+  fs.mkdirSync(w.p('disabled'));
+  assert.deepEqual(await w.run(mv('plugins-off', 'disabled/plugins-off')), {});
+  assert.ok(fs.existsSync(w.p('disabled/plugins-off/Essentials/config.yml')));
+});
+
+test('MG20: an existing destination is exists and both stay; a missing destination folder is not_found, exactly', async () => {
+  const w = makeWorld();
+  fs.writeFileSync(w.p('a.txt'), 'A');
+  fs.writeFileSync(w.p('b.txt'), 'B');
+  fs.mkdirSync(w.p('emptydir'));
+  fs.symlinkSync('nowhere', w.p('dangling'));
+  assert.deepEqual(await w.run(mv('a.txt', 'b.txt')), { code: 'exists', error: 'b.txt already exists' });
+  fs.mkdirSync(w.p('full/sub'), { recursive: true });
+  assert.deepEqual(await w.run(mv('full', 'emptydir')), { code: 'exists', error: 'emptydir already exists' });
+  assert.ok(fs.existsSync(w.p('full/sub')));
+  assert.equal((await w.run(mv('a.txt', 'dangling'))).code, 'exists');
+  assert.equal(fs.readFileSync(w.p('a.txt'), 'utf8'), 'A');
+  assert.equal(fs.readFileSync(w.p('b.txt'), 'utf8'), 'B');
+  assert.ok(fs.existsSync(w.p('config/paper.yml')));
+  assert.deepEqual(await w.run(mv('a.txt', 'disabled/plugins-off')), { code: 'not_found', error: 'folder disabled does not exist' });
+  assert.deepEqual(await w.run(mv('a.txt', 'x/y/z')), { code: 'not_found', error: 'folder x/y does not exist' });
+  assert.equal(fs.existsSync(w.p('disabled')), false);
+  assert.deepEqual(await w.run(mv('missing.txt', 'other.txt')), { code: 'not_found', error: 'missing.txt does not exist' });
+});
+
+test('MG20: the root on either side is bad_path', async () => {
+  const w = makeWorld();
+  for (const [from, to] of [['', 'x'], ['.', 'x'], ['./', 'x'], ['config/..', 'x'], ['config', ''], ['config', '.'], ['server.properties', 'config/..']]) {
+    assert.deepEqual(await w.run(mv(from, to)), { code: 'bad_path', error: "the server's root folder cannot be moved" }, `${from} -> ${to}`);
+  }
+});
+
+test('MG21: guarded names are managed by felis, under every spelling', async () => {
+  const w = makeWorld();
+  fs.symlinkSync('config', w.p('cfg-link'));
+  const before = snapshot(w.root);
+  for (const p of ['server.properties', './server.properties', 'config/paper-global.yml', 'config//paper-global.yml', 'config', 'config/', './config', 'cfg-link/paper-global.yml']) {
+    const r = await w.run(mv(p, 'moved'));
+    assert.equal(r.code, 'bad_path', p);
+    assert.match(r.error!, /managed by felis/, p);
+  }
+  assert.deepEqual(snapshot(w.root), before);
+  // Hard links share the identity, so they are guarded too; other files in config are not.
+  fs.linkSync(w.p('server.properties'), w.p('props-hard'));
+  assert.match((await w.run(mv('props-hard', 'x'))).error!, /managed by felis/);
+  assert.deepEqual(await w.run(mv('config/paper.yml', 'config/paper.yml.bak')), {});
+  // A link elsewhere that points at a guarded file is not the file: moving the link moves nothing guarded.
+  fs.symlinkSync('server.properties', w.p('props-alias'));
+  assert.deepEqual(await w.run(mv('props-alias', 'props-alias2')), {});
+});
+
+test('MG21: when config and server.properties are links, both the link and its target are refused', async () => {
+  const w = makeWorld();
+  fs.renameSync(w.p('config'), w.p('real-config'));
+  fs.symlinkSync('real-config', w.p('config'));
+  fs.renameSync(w.p('server.properties'), w.p('real.properties'));
+  fs.symlinkSync('real.properties', w.p('server.properties'));
+  for (const p of ['config', 'real-config', 'server.properties', 'real.properties', 'real-config/paper-global.yml', 'config/paper-global.yml']) {
+    const r = await w.run(mv(p, 'moved'));
+    assert.equal(r.code, 'bad_path', p);
+    assert.match(r.error!, /managed by felis/, p);
+  }
+  assert.deepEqual(await w.run(mv('real-config/paper.yml', 'paper.yml')), {});
+});
+
+test('MG21: escapes on either side are bad_path and nothing moves', async () => {
+  const w = makeWorld();
+  fs.symlinkSync(w.outside, w.p('out-link'));
+  fs.writeFileSync(w.p('mine.txt'), 'm');
+  const root = snapshot(w.root);
+  const outside = snapshot(w.outside);
+  const cases: [string, string][] = [
+    ['../outside/secret.txt', 'stolen.txt'],
+    ['out-link/secret.txt', 'stolen.txt'],
+    [path.join(w.outside, 'secret.txt'), 'stolen.txt'],
+    ['mine.txt', '../outside/planted.txt'],
+    ['mine.txt', 'out-link/planted.txt'],
+    ['mine.txt', path.join(w.outside, 'planted.txt')],
+    ['mine.txt', 'config/../../planted.txt'],
+    ['mine.txt', 'a\0b'],
+  ];
+  for (const [from, to] of cases) {
+    assert.equal((await w.run(mv(from, to))).code, 'bad_path', `${from} -> ${to}`);
+  }
+  assert.deepEqual(snapshot(w.root), root);
+  assert.deepEqual(snapshot(w.outside), outside);
+  assert.equal(fs.existsSync(path.join(w.base, 'planted.txt')), false);
+});
+
+test('renaming a folder into itself is bad_path (an OS error), and a 256-byte destination is bad_path', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('d'));
+  assert.equal((await w.run(mv('d', 'd/inner'))).code, 'bad_path');
+  fs.writeFileSync(w.p('f'), 'f');
+  assert.equal((await w.run(mv('f', 'n'.repeat(256)))).code, 'bad_path');
+  assert.deepEqual(await w.run(mv('f', 'n'.repeat(255))), {});
+});

@@ -1,0 +1,65 @@
+/**
+ * What an op receives: the request (from flags and env) and the context (the open root and the few
+ * system calls a test may replace).
+ *
+ * @module
+ */
+import type { WorldRoot } from './root.ts';
+
+/** One `felis files` invocation, as `execute` takes it. */
+export interface OpRequest {
+  /** `list`, `read`, `write`, `mkdir`, `delete` or `rename`. */
+  op: string;
+  /** Relative to the root; "" means the root. */
+  path: string;
+  /** Mount path of the world PVC (`--worlds-root`). */
+  worldsRoot: string;
+  /** write: the bytes to land (from FELIS_FILE_CONTENT_*); absent means empty. */
+  content?: Buffer;
+  /** write: hex SHA-256 the content must hash to (`--sha256`); checked when non-empty. */
+  sha256?: string;
+  /** write: hex SHA-256 the current file must have (`--expect-sha256`); checked when non-empty. */
+  expectSha256?: string;
+  /** write: refuse any existing entry at the path (`--create-only`). */
+  createOnly?: boolean;
+  /** rename: the destination (`--to`). */
+  to?: string;
+}
+
+/** Free-space figures as statfs reports them; free bytes = bavail × bsize. */
+export interface StatfsLike {
+  bavail: bigint | number;
+  bsize: bigint | number;
+}
+
+/** Injection points for tests. Production uses the defaults. */
+export interface ExecuteOptions {
+  /** Default `fs.statfsSync(path, {bigint: true})`; called with the root path. */
+  statfs?: (path: string) => StatfsLike;
+  /** Default `fs.lchownSync` (never follows a final link). Failures are ignored. */
+  chown?: (path: string, uid: number, gid: number) => void;
+  /** Default `fs.fsyncSync`: files (errors matter) and directories (best effort). */
+  fsync?: (fd: number) => void;
+  /** Default `crypto.randomBytes`: the temp-file name. */
+  randomBytes?: (n: number) => Buffer;
+  /** Test-only: see `WorldRootOptions.beforeStep`. */
+  beforeStep?: (componentPath: string) => void;
+}
+
+export interface OpContext {
+  root: WorldRoot;
+  statfs: (path: string) => StatfsLike;
+  chown: (path: string, uid: number, gid: number) => void;
+  fsync: (fd: number) => void;
+  randomBytes: (n: number) => Buffer;
+}
+
+/** felis-behaviour limits. */
+export const MAX_READ_BYTES = 1 << 20;
+export const MAX_WRITE_BYTES = 256 << 10;
+export const MAX_ENTRIES = 2000;
+/** Link hops the write target follows (§4.8), independent of general resolution. */
+export const MAX_WRITE_LINK_HOPS = 8;
+/** The game's uid/gid: new files and folders are given back to it. */
+export const GAME_UID = 1000;
+export const GAME_GID = 1000;

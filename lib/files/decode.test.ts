@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { checkResult, decodeList, decodeRead, decodeWrite } from './decode.ts';
+import { FileEditError, ReadDamagedError, UnknownResultCodeError, EDIT_ERRORS } from './errors.ts';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+test('the seven codes become typed errors carrying the Job message', () => {
+  for (const kind of Object.keys(EDIT_ERRORS)) {
+    assert.throws(() => checkResult({ code: kind, error: 'foo.yml does not exist' }), (e: Error) =>
+      e instanceof FileEditError && e.kind === kind && e.message.endsWith(': foo.yml does not exist'),
+    );
+  }
+  assert.throws(() => checkResult({ code: 'not_found', error: 'foo.yml does not exist' }), {
+    message: 'fileedit: no such file or directory: foo.yml does not exist',
+  });
+});
+
+test('an unknown code is an error, never a success', () => {
+  assert.throws(() => checkResult({ code: 'archive_unsafe' }), UnknownResultCodeError);
+  assert.throws(() => decodeWrite({ code: 'weird', sha256: 'x' }), UnknownResultCodeError);
+});
+
+test('an empty listing is [] and a missing avail means a full volume', () => {
+  assert.deepEqual(decodeList({}), { entries: [], truncated: false, free: 0 });
+  assert.equal(decodeList({ avail: -1 }).free, -1);
+});
+
+test('a read must hash to content_sha256; an empty file is empty bytes', () => {
+  const bytes = Buffer.from('hello');
+  const ok = decodeRead({ content: bytes.toString('base64'), sha256: 'disk', content_sha256: sha(bytes) });
+  assert.deepEqual(ok.content, bytes);
+  assert.equal(ok.sha256, 'disk');
+  assert.throws(() => decodeRead({ content: bytes.toString('base64'), sha256: 'disk', content_sha256: sha(Buffer.from('x')) }), ReadDamagedError);
+  assert.throws(() => decodeRead({ content: bytes.toString('base64'), sha256: 'disk' }), ReadDamagedError);
+  const empty = decodeRead({ sha256: sha(Buffer.alloc(0)), content_sha256: sha(Buffer.alloc(0)) });
+  assert.equal(empty.content.length, 0);
+});

@@ -1,0 +1,48 @@
+/**
+ * Turns a Job's Result into what each op returns, or the typed error its code means. Pure.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { Entry, Result } from '../protocol/result.ts';
+import { FileEditError, isEditErrorKind, ReadDamagedError, UnknownResultCodeError } from './errors.ts';
+
+/** Throws the error a result code stands for; returns the Result when it is a success. */
+export function checkResult(r: Result): Result {
+  if (!r.code) return r;
+  if (isEditErrorKind(r.code)) throw new FileEditError(r.code, r.error);
+  throw new UnknownResultCodeError(r.code, r.error);
+}
+
+export interface Listing {
+  entries: Entry[];
+  truncated: boolean;
+  /** Free bytes on the volume; negative when unknown. A missing `avail` means a full volume. */
+  free: number;
+}
+
+export function decodeList(r: Result): Listing {
+  checkResult(r);
+  return { entries: r.entries ?? [], truncated: r.truncated ?? false, free: r.avail ?? 0 };
+}
+
+export interface ReadFile {
+  content: Buffer;
+  /** SHA-256 of the bytes on disk (before redaction): what a later write sends as expect_sha256. */
+  sha256: string;
+  /** SHA-256 of `content`, as sent. */
+  contentSha256: string;
+}
+
+/** A read whose bytes do not hash to `content_sha256`, or with none, is damaged (never returned). */
+export function decodeRead(r: Result): ReadFile {
+  checkResult(r);
+  const content = Buffer.from(r.content ?? '', 'base64');
+  const got = createHash('sha256').update(content).digest('hex');
+  if (!r.content_sha256 || got !== r.content_sha256) throw new ReadDamagedError();
+  return { content, sha256: r.sha256 ?? '', contentSha256: got };
+}
+
+export function decodeWrite(r: Result): string {
+  checkResult(r);
+  return r.sha256 ?? '';
+}

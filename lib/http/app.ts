@@ -1,0 +1,36 @@
+/**
+ * The common shell of every function: request ids, bearer auth, `/healthz`, and one error handler
+ * that turns every failure into the envelope. Routes are added by the functions themselves.
+ * @module
+ */
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import type { Logger } from '../log.ts';
+import { bearerAuth, type TokenSource } from './auth.ts';
+import { ApiError, sendError, sendJson } from './envelope.ts';
+import { mapDomainError } from './error-map.ts';
+
+export interface AppOptions {
+  logger: Logger;
+  token: TokenSource;
+}
+
+export type Env = { Variables: { requestId: string } };
+
+/** A Hono app with the shared middleware; `register` adds the function's routes. */
+export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void): Hono<Env> {
+  const app = new Hono<Env>();
+  app.use(requestId({ limitLength: 128 }));
+  app.get('/healthz', (c) => sendJson(c, 200, { status: 'ok' }));
+  app.use('/api/*', bearerAuth(opts.token));
+  register(app);
+  app.notFound((c) => sendError(c, 404, 'not_found', 'no such route'));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return sendError(c, err.status, err.code, err.message);
+    const mapped = mapDomainError(err);
+    if (mapped) return sendError(c, mapped.status, mapped.code, mapped.message);
+    opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: c.req.path }, 'request failed');
+    return sendError(c, 500, 'internal', 'internal error');
+  });
+  return app;
+}

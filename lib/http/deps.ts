@@ -1,0 +1,70 @@
+/**
+ * What the functions need, built once at start from a KubeConfig and the environment: the file
+ * editor, the world lock and the gates it backs, the restore-chain settler.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import type { KubeConfig, V1Job } from '@kubernetes/client-node';
+import { load as loadYaml } from 'js-yaml';
+import { FilesEditor, type EditorConfig } from '../files/editor.ts';
+import type { FileGates } from '../files/gates.ts';
+import { KubeJobPodApi } from '../kube/job-pods.ts';
+import { KubeServerApi, type ServerApi } from '../kube/servers.ts';
+import type { Logger } from '../log.ts';
+import { MaintenanceGates } from '../maintenance/file-gates.ts';
+import { TemplateRestorer } from '../maintenance/restorer.ts';
+import { Settler } from '../maintenance/settle.ts';
+import { WorldLock } from '../maintenance/world-lock.ts';
+import { SyncRunner } from '../runner/sync-runner.ts';
+import { ApiError } from './envelope.ts';
+
+export interface Deps {
+  logger: Logger;
+  /** Undefined when no worker image is configured: file routes answer 503. */
+  editor: FilesEditor | undefined;
+  gates: FileGates;
+  servers: ServerApi;
+  lock: WorldLock;
+  settler: Settler;
+}
+
+export function requireEditor(deps: Deps): FilesEditor {
+  if (!deps.editor) throw new ApiError(503, 'files_unavailable', 'the file editor is not configured');
+  return deps.editor;
+}
+
+export interface DepsOptions {
+  namespace: string;
+  editor: EditorConfig | undefined;
+  logger: Logger;
+  /** Path of a restore Job template (YAML or JSON); without one, chains settle as not_configured. */
+  restoreTemplate?: string;
+  restartAnnotation?: string;
+}
+
+export function buildDeps(kc: KubeConfig, o: DepsOptions): Deps {
+  const servers = new KubeServerApi(kc);
+  const lock = new WorldLock(servers, { namespace: o.namespace, restartAnnotation: o.restartAnnotation });
+  const restorer = o.restoreTemplate
+    ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)
+    : undefined;
+  return {
+    logger: o.logger,
+    editor: o.editor ? new FilesEditor(o.editor, new SyncRunner(new KubeJobPodApi(kc))) : undefined,
+    gates: new MaintenanceGates(servers, lock),
+    servers,
+    lock,
+    settler: new Settler(servers, o.namespace, restorer),
+  };
+}
+
+/** Deps from the environment: FELIS_NAMESPACE, FELIS_IMAGE and the rest (README, Configuration). */
+export function depsFromEnv(kc: KubeConfig, editor: EditorConfig | undefined, logger: Logger, env: NodeJS.ProcessEnv): Deps {
+  return buildDeps(kc, {
+    namespace: env.FELIS_NAMESPACE || 'minecraft',
+    editor,
+    logger,
+    restoreTemplate: env.FELIS_RESTORE_TEMPLATE || undefined,
+    restartAnnotation: env.FELIS_RESTART_ANNOTATION || undefined,
+  });
+}

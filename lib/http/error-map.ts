@@ -1,0 +1,31 @@
+/**
+ * Domain errors as HTTP: the file editor's (felis-behaviour §8.10) and maintenance's (§7.7).
+ * Anything not listed is a 500 whose detail stays in the server log.
+ * @module
+ */
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { EDIT_ERRORS, FileEditError, ReadDamagedError } from '../files/errors.ts';
+import { FilesTimeoutError } from '../runner/sync-runner.ts';
+import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from '../maintenance/errors.ts';
+
+export interface Mapped {
+  status: ContentfulStatusCode;
+  code: string;
+  message: string;
+}
+
+export function mapDomainError(err: unknown): Mapped | undefined {
+  if (err instanceof FileEditError) {
+    const e = EDIT_ERRORS[err.kind];
+    return { status: e.status, code: e.code, message: err.message };
+  }
+  if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
+  if (err instanceof FilesTimeoutError) {
+    return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };
+  }
+  if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };
+  if (err instanceof NotStoppedError) return { status: 409, code: 'not_stopped', message: err.message };
+  if (err instanceof NoWorldVolumeError) return { status: 409, code: 'no_world_volume', message: err.message };
+  if (err instanceof ServerNotFoundError) return { status: 404, code: 'not_found', message: 'no such server' };
+  return undefined;
+}

@@ -1,0 +1,66 @@
+/**
+ * Reading a file route's inputs: the server name, `?path=`, and a JSON body, each refused with the
+ * envelope code a caller can act on before any Job exists.
+ * @module
+ */
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { ApiError, badRequest } from './envelope.ts';
+
+const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
+/** Linux NAME_MAX: a longer name cannot exist, so refuse it here rather than start a Job. */
+const NAME_MAX = 255;
+const PATH_MAX = 4096;
+/** JSON bodies are small: a write's base64 content is at most ~342 KiB. */
+export const MAX_JSON_BODY = 1 << 20;
+
+export function serverName(c: Context): string {
+  const name = c.req.param('name') ?? '';
+  if (!SERVER_NAME.test(name)) throw new ApiError(400, 'bad_name', 'invalid server name');
+  return name;
+}
+
+/** `?path=`: required except for listings (empty = the root). Passed to the Job verbatim. */
+export function queryPath(c: Context, required: boolean): string {
+  const path = c.req.query('path') ?? '';
+  if (required && path === '') throw badRequest('the ?path= query parameter is required');
+  if (path.includes('\0')) throw new ApiError(400, 'bad_path', 'a path cannot contain a NUL byte');
+  if (Buffer.byteLength(path) > PATH_MAX) throw new ApiError(400, 'bad_path', 'the path is too long');
+  for (const seg of path.split('/')) {
+    if (Buffer.byteLength(seg) > NAME_MAX) throw new ApiError(400, 'bad_path', 'a name in the path is longer than 255 bytes');
+  }
+  return path;
+}
+
+/** A required JSON body, at most 1 MiB, validated by a strict schema (unknown fields refused). */
+export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.output<T>> {
+  const len = Number(c.req.header('content-length') ?? NaN);
+  if (len > MAX_JSON_BODY) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
+  const raw = await readLimited(c.req.raw, MAX_JSON_BODY);
+  if (raw.trim() === '') throw badRequest('a JSON body is required');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw badRequest('the body is not valid JSON');
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') + ': ' : '';
+    throw badRequest(`invalid request: ${where}${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+async function readLimited(req: Request, max: number): Promise<string> {
+  if (!req.body) return '';
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
+    n += chunk.length;
+    if (n > max) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

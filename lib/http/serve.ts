@@ -1,0 +1,49 @@
+/**
+ * Runs one function as its own HTTP server, as a Knative service does: PORT (default 8080),
+ * `/healthz` for probes, and a clean stop on SIGTERM/SIGINT (stop accepting, let in-flight
+ * requests finish within the grace period, then exit).
+ * @module
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { loadKubeConfig } from '../kube/config.ts';
+import { editorConfigFromEnv } from '../files/config.ts';
+import { createLogger, type Logger } from '../log.ts';
+import { createApp, type Env } from './app.ts';
+import { tokenFromEnv } from './auth.ts';
+import { depsFromEnv, type Deps } from './deps.ts';
+
+export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
+
+/** Serves `routes` until SIGTERM. For the function bundles in dist/functions. */
+export function serveFunction(name: string, routes: RouteModule, env: NodeJS.ProcessEnv = process.env): ServerType {
+  const logger = createLogger(name, env);
+  const deps = depsFromEnv(loadKubeConfig(env), editorConfigFromEnv(env), logger, env);
+  const app = createApp({ logger, token: tokenFromEnv(env) }, routes(deps));
+  const port = Number(env.PORT ?? 8080);
+  const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (info) => {
+    logger.info({ port: info.port }, `${name} listening`);
+  });
+  stopOnSignals(server, logger, Number(env.FELIS_SHUTDOWN_SECONDS ?? 100) * 1000);
+  return server;
+}
+
+/** Stops accepting on SIGTERM/SIGINT, waits for in-flight requests up to `graceMs`, then exits. */
+export function stopOnSignals(server: ServerType, logger: Logger, graceMs: number, onStop?: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => process.exit(1), graceMs);
+    force.unref();
+    server.close(() => {
+      Promise.resolve(onStop?.())
+        .catch((err) => logger.error({ err }, 'stop failed'))
+        .finally(() => process.exit(0));
+    });
+    if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

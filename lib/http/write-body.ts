@@ -1,0 +1,45 @@
+/**
+ * The write route's body checks, in Felis's order (felis-behaviour §8.3): each refusal happens
+ * before the lock and before any Job.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { MAX_WRITE_BYTES } from '../job-spec/render.ts';
+import { ApiError, badRequest } from './envelope.ts';
+
+export const writeBodySchema = z.strictObject({
+  content: z.string().nullable().optional(),
+  content_sha256: z.string().optional(),
+  expect_sha256: z.string().optional(),
+  create_only: z.boolean().optional(),
+});
+
+export interface WriteRequest {
+  content: Buffer;
+  sha256: string;
+  expectSha256?: string;
+  createOnly: boolean;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function checkWriteBody(body: z.output<typeof writeBodySchema>): WriteRequest {
+  if (body.content === undefined || body.content === null) throw badRequest('the content field is required');
+  if (!BASE64.test(body.content)) throw badRequest('the content field is not standard base64');
+  const content = Buffer.from(body.content, 'base64');
+  if (content.length > MAX_WRITE_BYTES) {
+    throw new ApiError(413, 'too_large', `content is ${content.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
+  }
+  const expect = body.expect_sha256;
+  if (expect !== undefined && !HEX64.test(expect)) throw badRequest('expect_sha256 must be 64 lowercase hex characters');
+  if (body.create_only && expect !== undefined) throw badRequest('create_only and expect_sha256 cannot be combined');
+  const sum = body.content_sha256 ?? '';
+  if (sum === '') throw new ApiError(400, 'digest_required', 'content_sha256 is required');
+  if (!HEX64.test(sum)) throw new ApiError(400, 'bad_digest', 'content_sha256 must be 64 lowercase hex characters');
+  if (createHash('sha256').update(content).digest('hex') !== sum) {
+    throw new ApiError(400, 'digest_mismatch', 'content_sha256 is not the SHA-256 of the content');
+  }
+  return { content, sha256: sum, expectSha256: expect, createOnly: body.create_only ?? false };
+}

@@ -1,0 +1,21 @@
+/**
+ * The closed set of file operations a file Job performs, and what each one implies.
+ * @module
+ */
+
+export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip'] as const;
+export type Op = (typeof OPS)[number];
+
+export function isOp(v: string): v is Op {
+  return (OPS as readonly string[]).includes(v);
+}
+
+/** Every op but list and read changes the world: RW mount, a holder Job, a lock while admitted. */
+export function mutates(op: Op): boolean {
+  return op !== 'list' && op !== 'read';
+}
+
+/** CHOWN is added only where new files are created; delete and rename only need DAC_OVERRIDE. */
+export function needsChown(op: Op): boolean {
+  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip';
+}

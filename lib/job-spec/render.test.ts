@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderFilesJob, filesJobName, JobSpecError, type JobParams } from './render.ts';
+
+const base: JobParams = {
+  namespace: 'minecraft',
+  server: 'survival',
+  opId: '0123456789abcdef',
+  op: 'read',
+  path: 'server.properties',
+  worldPvc: 'world-survival-0',
+  image: 'felis:dev',
+  command: ['/usr/local/bin/felis', 'files'],
+  serviceAccount: 'felis-restore',
+  worldsRoot: '/data',
+  deadlineSeconds: 120,
+  ttlSeconds: 120,
+};
+
+test('identity: name, labels on Job and Pod, no annotations on a sync Job', () => {
+  const job = renderFilesJob(base);
+  assert.equal(job.metadata!.name, 'files-survival-0123456789abcdef');
+  const labels = {
+    'app.kubernetes.io/managed-by': 'felis-files',
+    'app.kubernetes.io/component': 'world-files',
+    'felis.lolicon.best/server': 'survival',
+    'felis.lolicon.best/files-op': '0123456789abcdef',
+    'felis.lolicon.best/files-mode': 'read',
+  };
+  assert.deepEqual(job.metadata!.labels, labels);
+  assert.deepEqual(job.spec!.template.metadata!.labels, labels);
+  assert.equal(job.metadata!.annotations, undefined);
+  // A longest server name still leaves the Pod name (job + "-" + 5) within 63.
+  assert.ok(filesJobName('a'.repeat(32), '0123456789abcdef').length + 6 <= 63);
+});
+
+test('read: read-only mount, DAC_OVERRIDE only, requests equal limits, no env', () => {
+  const job = renderFilesJob(base);
+  const pod = job.spec!.template.spec!;
+  const c = pod.containers[0]!;
+  assert.equal(job.spec!.backoffLimit, 0);
+  assert.equal(job.spec!.activeDeadlineSeconds, 120);
+  assert.equal(job.spec!.ttlSecondsAfterFinished, 120);
+  assert.equal(pod.restartPolicy, 'Never');
+  assert.equal(pod.automountServiceAccountToken, false);
+  assert.equal(pod.serviceAccountName, 'felis-restore');
+  assert.deepEqual(pod.volumes, [{ name: 'world', persistentVolumeClaim: { claimName: 'world-survival-0', readOnly: true } }]);
+  assert.equal(c.name, 'files');
+  assert.deepEqual(c.command, ['/usr/local/bin/felis', 'files']);
+  assert.deepEqual(c.args, ['--op', 'read', '--path', 'server.properties', '--worlds-root', '/data']);
+  assert.equal(c.env, undefined);
+  assert.deepEqual(c.volumeMounts, [{ name: 'world', mountPath: '/data', readOnly: true }]);
+  assert.deepEqual(c.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+  assert.deepEqual(c.securityContext!.capabilities, { drop: ['ALL'], add: ['DAC_OVERRIDE'] });
+  assert.equal(c.securityContext!.readOnlyRootFilesystem, true);
+  assert.equal(c.securityContext!.allowPrivilegeEscalation, false);
+  assert.deepEqual(pod.securityContext, { runAsNonRoot: false, runAsUser: 0, runAsGroup: 0 });
+  assert.equal(pod.nodeSelector, undefined);
+});
+
+test('write: RW mount, CHOWN, digest args and content parts in env, never in args', () => {
+  const content = Buffer.alloc(98305, 7);
+  const job = renderFilesJob({ ...base, op: 'write', content, sha256: 'ab'.repeat(32), expectSha256: 'cd'.repeat(32), createOnly: true });
+  const c = job.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.args, ['--op', 'write', '--path', 'server.properties', '--worlds-root', '/data', '--sha256', 'ab'.repeat(32), '--expect-sha256', 'cd'.repeat(32), '--create-only']);
+  assert.deepEqual(c.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
+  assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, false);
+  const env = c.env!;
+  assert.deepEqual(env[0], { name: 'FELIS_FILE_CONTENT_PARTS', value: '3' });
+  assert.equal(env.length, 4);
+  const joined = env.slice(1).map((e) => e.value).join('');
+  assert.deepEqual(Buffer.from(joined, 'base64'), content);
+  assert.ok(!JSON.stringify(c.args).includes(joined.slice(0, 100)));
+});
+
+test('delete and rename get DAC_OVERRIDE only; rename carries --to', () => {
+  assert.deepEqual(renderFilesJob({ ...base, op: 'delete' }).spec!.template.spec!.containers[0]!.securityContext!.capabilities!.add, ['DAC_OVERRIDE']);
+  const r = renderFilesJob({ ...base, op: 'rename', to: 'b.txt', createOnly: true });
+  assert.deepEqual(r.spec!.template.spec!.containers[0]!.args!.slice(6), ['--to', 'b.txt']);
+});
+
+test('node pinning, fsGroup only when positive, deadline/TTL fallbacks', () => {
+  const job = renderFilesJob({ ...base, nodeName: 'node-a', fsGroup: 1000, deadlineSeconds: 0, ttlSeconds: -5 });
+  assert.deepEqual(job.spec!.template.spec!.nodeSelector, { 'felis.node-restriction.kubernetes.io/identity': 'node-a' });
+  assert.equal(job.spec!.template.spec!.securityContext!.fsGroup, 1000);
+  assert.equal(job.spec!.activeDeadlineSeconds, 120);
+  assert.equal(job.spec!.ttlSecondsAfterFinished, 120);
+});
+
+test('async unzip gets the async label and exactly the path annotation', () => {
+  const job = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true, overwrite: true });
+  assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'a.zip' });
+  assert.deepEqual(job.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite']);
+});
+
+test('render-time validation, in order', () => {
+  const cases: [Partial<JobParams>, RegExp][] = [
+    [{ image: '' }, /image/],
+    [{ worldPvc: '' }, /claim/],
+    [{ opId: '' }, /operation id/],
+    [{ op: 'chmod' }, /unknown operation/],
+    [{ op: 'write', content: Buffer.alloc(262145) }, /262145 bytes, the limit is 262144/],
+    [{ op: 'upload' }, /source URL and a token/],
+    [{ op: 'read', async: true }, /background/],
+    [{ cpu: 'half' }, /cpu quantity/],
+    [{ memory: '1 Gi' }, /memory quantity/],
+  ];
+  for (const [over, msg] of cases) {
+    assert.throws(() => renderFilesJob({ ...base, ...over }), (e: Error) => e instanceof JobSpecError && msg.test(e.message), JSON.stringify(over));
+  }
+  assert.doesNotThrow(() => renderFilesJob({ ...base, op: 'write', content: Buffer.alloc(262144) }));
+  assert.equal(renderFilesJob({ ...base, cpu: '' }).spec!.template.spec!.containers[0]!.resources!.limits!.cpu, '500m');
+});

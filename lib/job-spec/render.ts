@@ -1,0 +1,199 @@
+/**
+ * Renders the file Job exactly as Felis does (felis-behaviour §3), so Felis's operator and API see
+ * our Jobs as the holders they are, and the original image can run them. Pure: no I/O.
+ * @module
+ */
+import type { V1Job, V1EnvVar } from '@kubernetes/client-node';
+import {
+  ANNOTATION_FILES_PATH,
+  COMPONENT_WORLD_FILES,
+  FILES_CONTAINER,
+  LABEL_COMPONENT,
+  LABEL_FILES_ASYNC,
+  LABEL_FILES_MODE,
+  LABEL_FILES_OP,
+  LABEL_MANAGED_BY,
+  LABEL_SERVER,
+  MANAGED_BY_FILES,
+} from '../labels.ts';
+import { encodeContentEnv } from '../protocol/content-env.ts';
+import { isOp, mutates, needsChown, type Op } from './ops.ts';
+
+/** The most content a write carries: it rides in the Job's env, and Felis caps it here. */
+export const MAX_WRITE_BYTES = 256 << 10;
+export const DEFAULT_CPU = '500m';
+export const DEFAULT_MEMORY = '256Mi';
+const FALLBACK_SECONDS = 120;
+
+export interface JobParams {
+  namespace: string;
+  server: string;
+  opId: string;
+  op: Op | string;
+  path: string;
+  worldPvc: string;
+  /** Execution node; pins the Pod with the Felis node-identity selector when set. */
+  nodeName?: string;
+  image: string;
+  /** Container command; Felis's is `/usr/local/bin/felis files`. */
+  command: string[];
+  serviceAccount: string;
+  worldsRoot: string;
+  deadlineSeconds: number;
+  ttlSeconds: number;
+  cpu?: string;
+  memory?: string;
+  runAsUser?: number;
+  runAsGroup?: number;
+  fsGroup?: number;
+  async?: boolean;
+  content?: Buffer;
+  sha256?: string;
+  expectSha256?: string;
+  createOnly?: boolean;
+  to?: string;
+  overwrite?: boolean;
+  sourceUrl?: string;
+  size?: number;
+  uploadToken?: string;
+}
+
+export class JobSpecError extends Error {
+  constructor(message: string) {
+    super(`fileedit: ${message}`);
+    this.name = 'JobSpecError';
+  }
+}
+
+/** `files-<server>-<opid>`: at most 55 characters for a valid server name, so the Pod name fits 63. */
+export function filesJobName(server: string, opId: string): string {
+  return `files-${server}-${opId}`;
+}
+
+// Kubernetes resource.Quantity grammar: a signed decimal number with an optional suffix.
+const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
+
+function quantity(v: string | undefined, fallback: string, what: string): string {
+  const q = v === undefined || v === '' ? fallback : v;
+  if (!QUANTITY.test(q)) throw new JobSpecError(`invalid ${what} quantity ${JSON.stringify(q)}`);
+  return q;
+}
+
+function args(p: JobParams, op: Op): string[] {
+  const a = ['--op', op, '--path', p.path, '--worlds-root', p.worldsRoot];
+  switch (op) {
+    case 'write':
+      a.push('--sha256', p.sha256 ?? '');
+      if (p.expectSha256) a.push('--expect-sha256', p.expectSha256);
+      if (p.createOnly) a.push('--create-only');
+      break;
+    case 'rename':
+      a.push('--to', p.to ?? '');
+      break;
+    case 'upload':
+      a.push('--source-url', p.sourceUrl ?? '', '--size', String(p.size ?? -1), '--sha256', p.sha256 ?? '');
+      if (p.overwrite) a.push('--overwrite');
+      break;
+    case 'unzip':
+      if (p.overwrite) a.push('--overwrite');
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
+function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
+  if (op === 'write') {
+    const parts = encodeContentEnv(p.content ?? Buffer.alloc(0));
+    return [{ name: 'FELIS_FILE_CONTENT_PARTS', value: String(parts.length) }, ...parts];
+  }
+  if (op === 'upload') return [{ name: 'FELIS_UPLOAD_TOKEN', value: p.uploadToken ?? '' }];
+  return undefined;
+}
+
+/**
+ * Renders the Job, or throws JobSpecError before any API call, in Felis's validation order (§3.6).
+ */
+export function renderFilesJob(p: JobParams): V1Job {
+  if (!p.image) throw new JobSpecError('no worker image configured');
+  if (!p.worldPvc) throw new JobSpecError('no world volume claim');
+  if (!p.opId) throw new JobSpecError('no operation id');
+  if (!isOp(p.op)) throw new JobSpecError(`unknown operation ${JSON.stringify(p.op)}`);
+  const op = p.op;
+  if ((p.content?.length ?? 0) > MAX_WRITE_BYTES) {
+    throw new JobSpecError(`content is ${p.content!.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
+  }
+  if (op === 'upload' && (!p.sourceUrl || !p.uploadToken)) {
+    throw new JobSpecError('an upload needs a source URL and a token');
+  }
+  if (p.async && op !== 'upload' && op !== 'unzip') {
+    throw new JobSpecError(`operation ${op} cannot run in the background`);
+  }
+  const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
+  const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
+  if (p.command.length === 0) throw new JobSpecError('no worker command configured');
+
+  const rw = mutates(op);
+  const labels: Record<string, string> = {
+    [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
+    [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
+    [LABEL_SERVER]: p.server,
+    [LABEL_FILES_OP]: p.opId,
+    [LABEL_FILES_MODE]: op,
+  };
+  if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
+  const resources = { cpu, memory };
+  const podSecurity: Record<string, unknown> = {
+    runAsNonRoot: false,
+    runAsUser: p.runAsUser ?? 0,
+    runAsGroup: p.runAsGroup ?? 0,
+  };
+  if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
+  const containerEnv = env(p, op);
+
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: filesJobName(p.server, p.opId),
+      namespace: p.namespace,
+      labels: { ...labels },
+      // Sync Jobs carry no annotations at all; async ones exactly the path.
+      ...(p.async ? { annotations: { [ANNOTATION_FILES_PATH]: p.path } } : {}),
+    },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: p.deadlineSeconds > 0 ? p.deadlineSeconds : FALLBACK_SECONDS,
+      ttlSecondsAfterFinished: p.ttlSeconds > 0 ? p.ttlSeconds : FALLBACK_SECONDS,
+      template: {
+        metadata: { labels: { ...labels } },
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: p.serviceAccount,
+          automountServiceAccountToken: false,
+          ...(p.nodeName ? { nodeSelector: { 'felis.node-restriction.kubernetes.io/identity': p.nodeName } } : {}),
+          securityContext: podSecurity,
+          volumes: [{ name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: !rw } }],
+          containers: [
+            {
+              name: FILES_CONTAINER,
+              image: p.image,
+              command: [...p.command],
+              args: args(p, op),
+              ...(containerEnv ? { env: containerEnv } : {}),
+              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: !rw }],
+              resources: { requests: { ...resources }, limits: { ...resources } },
+              securityContext: {
+                privileged: false,
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'], add: needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : ['DAC_OVERRIDE'] },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The Kubernetes calls of world maintenance: read and merge-patch a MinecraftServer (the lock and
+ * the desired state ride on it, under optimistic concurrency), list a server's Jobs and game Pods,
+ * check its world claim, and patch a Job's labels (restore-chain settling).
+ * @module
+ */
+import {
+  BatchV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1Job,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { isNotFound } from './errors.ts';
+
+export const MC_GROUP = 'felis.lolicon.best';
+export const MC_VERSION = 'v1alpha1';
+export const MC_PLURAL = 'minecraftservers';
+
+/** The fields of a MinecraftServer this project reads. */
+export interface MinecraftServer {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  spec?: { desiredState?: string; worldClaim?: string; nodeName?: string };
+  status?: { phase?: string; ready?: boolean; nodeName?: string };
+}
+
+export interface ServerApi {
+  getServer(namespace: string, name: string): Promise<MinecraftServer | undefined>;
+  listServers(namespace: string): Promise<MinecraftServer[]>;
+  /** JSON merge patch; include metadata.resourceVersion in `patch` for an optimistic write (409 on a stale one). */
+  patchServer(namespace: string, name: string, patch: object): Promise<MinecraftServer>;
+  listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
+  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+  claimExists(namespace: string, claim: string): Promise<boolean>;
+  patchJob(namespace: string, name: string, patch: object): Promise<void>;
+  createJob(namespace: string, job: V1Job): Promise<V1Job>;
+}
+
+// client-node picks json-patch for an object body unless told otherwise (peers.md §5.3).
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export class KubeServerApi implements ServerApi {
+  readonly #custom: CustomObjectsApi;
+  readonly #core: CoreV1Api;
+  readonly #batch: BatchV1Api;
+
+  constructor(kc: KubeConfig) {
+    this.#custom = kc.makeApiClient(CustomObjectsApi);
+    this.#core = kc.makeApiClient(CoreV1Api);
+    this.#batch = kc.makeApiClient(BatchV1Api);
+  }
+
+  async getServer(namespace: string, name: string): Promise<MinecraftServer | undefined> {
+    try {
+      return (await this.#custom.getNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name })) as MinecraftServer;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async listServers(namespace: string): Promise<MinecraftServer[]> {
+    const list = (await this.#custom.listNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL })) as {
+      items: MinecraftServer[];
+    };
+    return list.items;
+  }
+
+  async patchServer(namespace: string, name: string, body: object): Promise<MinecraftServer> {
+    return (await this.#custom.patchNamespacedCustomObject(
+      { group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body },
+      mergePatch,
+    )) as MinecraftServer;
+  }
+
+  async listJobs(namespace: string, labelSelector: string): Promise<V1Job[]> {
+    return (await this.#batch.listNamespacedJob({ namespace, labelSelector })).items;
+  }
+
+  async listPods(namespace: string, labelSelector: string): Promise<V1Pod[]> {
+    return (await this.#core.listNamespacedPod({ namespace, labelSelector })).items;
+  }
+
+  async claimExists(namespace: string, claim: string): Promise<boolean> {
+    try {
+      await this.#core.readNamespacedPersistentVolumeClaim({ namespace, name: claim });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  async patchJob(namespace: string, name: string, body: object): Promise<void> {
+    await this.#batch.patchNamespacedJob({ namespace, name, body }, mergePatch);
+  }
+
+  async createJob(namespace: string, body: V1Job): Promise<V1Job> {
+    return this.#batch.createNamespacedJob({ namespace, body });
+  }
+}

@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Job } from '@kubernetes/client-node';
+import { holder, holdState, jobKind, jobFinished, lockValue, parseLock, GRACE_MS, holderLabel } from './holder.ts';
+
+const job = (labels: Record<string, string>, conditions: [string, string][] = [], name = 'j'): V1Job => ({
+  metadata: { name, labels: { 'felis.lolicon.best/server': 'survival', ...labels }, creationTimestamp: new Date('2026-11-29T10:00:00Z') },
+  status: { conditions: conditions.map(([type, status]) => ({ type, status })) },
+});
+const files = (mode?: string) => job({ 'app.kubernetes.io/managed-by': 'felis-files', ...(mode ? { 'felis.lolicon.best/files-mode': mode } : {}) });
+const now = new Date('2026-11-29T12:00:00Z');
+const lockAt = (ms: number, kind = 'restore') => ({ 'felis.lolicon.best/maintenance': lockValue(kind, new Date(now.getTime() - ms)) });
+
+test('JobKind (MT 124, 125)', () => {
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-restore' })), 'restore');
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-backup' })), 'backup');
+  for (const m of ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip']) assert.equal(jobKind(files(m)), 'file-write', m);
+  assert.equal(jobKind(files('read')), undefined);
+  assert.equal(jobKind(files('list')), undefined);
+  assert.equal(jobKind(files()), 'file-write');
+  assert.equal(jobKind(files('chmod')), 'file-write');
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'world' })), 'export');
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'files' })), 'export');
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'backup' })), undefined);
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-export' })), 'export');
+  assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'buildkit' })), undefined);
+});
+
+test('a running restore holds; each terminal condition ends it; False conditions do not (MT 126)', () => {
+  const restore = (c: [string, string][] = []) => job({ 'app.kubernetes.io/managed-by': 'felis-restore' }, c);
+  assert.equal(holder('survival', {}, [restore()], now), 'restore');
+  for (const t of ['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget']) {
+    assert.equal(holder('survival', {}, [restore([[t, 'True']])], now), undefined, t);
+    assert.equal(jobFinished(restore([[t, 'True']])), true);
+  }
+  assert.equal(holder('survival', {}, [restore([['Failed', 'False']])], now), 'restore');
+  const other = job({ 'app.kubernetes.io/managed-by': 'felis-restore', 'felis.lolicon.best/server': 'creative' });
+  assert.equal(holder('survival', {}, [other], now), undefined);
+  assert.equal(holder('survival', {}, [files('read')], now), undefined);
+  assert.equal(holder('survival', {}, [files('read'), files('write')], now), 'file-write');
+});
+
+test('restore chains and archive-pending (MT 127)', () => {
+  const chain = (state: string, c: [string, string][] = []) =>
+    job({ 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/then-restore': state }, c);
+  assert.equal(holder('survival', {}, [chain('pending')], now), 'restore');
+  assert.equal(holder('survival', {}, [chain('pending', [['Complete', 'True']])], now), 'restore');
+  assert.equal(holder('survival', {}, [chain('pending', [['Failed', 'True']])], now), 'restore');
+  assert.equal(holder('survival', {}, [chain('started', [['Complete', 'True']])], now), undefined);
+  assert.equal(holder('survival', {}, [chain('abandoned', [['Complete', 'True']])], now), undefined);
+  assert.equal(holder('survival', {}, [chain('abandoned')], now), 'backup');
+  assert.equal(holder('survival', {}, [job({ 'app.kubernetes.io/managed-by': 'felis-backup' }, [['Complete', 'True']])], now), undefined);
+  const archived = job({ 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/archive-pending': 'true' }, [['Complete', 'True']]);
+  assert.equal(holder('survival', {}, [archived], now), 'backup');
+});
+
+test('lock freshness (MT 128)', () => {
+  assert.equal(holder('survival', lockAt(10_000), [], now), 'restore');
+  assert.equal(holder('survival', lockAt(GRACE_MS - 1000), [], now), 'restore');
+  assert.equal(holder('survival', lockAt(GRACE_MS), [], now), undefined);
+  assert.equal(holder('survival', lockAt(-3600_000), [], now), undefined);
+  assert.equal(holder('survival', lockAt(-(GRACE_MS - 1000)), [], now), 'restore');
+  assert.equal(holder('survival', lockAt(10_000, 'file-write'), [], now), 'file-write');
+  assert.equal(holder('survival', lockAt(86_400_000, 'migration'), [], now), 'migration');
+  for (const v of ['yes', '@2026-11-29T12:00:00Z', 'restore@yesterday', '']) {
+    assert.equal(holder('survival', { 'felis.lolicon.best/maintenance': v }, [], now), undefined, v);
+  }
+  assert.deepEqual(holdState('survival', { 'felis.lolicon.best/maintenance': 'yes' }, [], now), { staleLock: 'yes' });
+});
+
+test('a Job holder wins over a lock and reports itself', () => {
+  const s = holdState('survival', lockAt(1000), [job({ 'app.kubernetes.io/managed-by': 'felis-backup' }, [], 'mc-backup-1')], now);
+  assert.deepEqual(s, { holder: { kind: 'backup', source: 'job', job: 'mc-backup-1', since: '2026-11-29T10:00:00.000Z' } });
+  const l = holdState('survival', lockAt(1000, 'file-write'), [], now);
+  assert.deepEqual(l, { holder: { kind: 'file-write', source: 'lock', since: '2026-11-29T11:59:59Z' } });
+});
+
+test('lock values are RFC 3339 UTC seconds and parse back', () => {
+  assert.equal(lockValue('file-write', new Date('2026-09-28T10:00:00.789Z')), 'file-write@2026-09-28T10:00:00Z');
+  assert.deepEqual(parseLock('file-write@2026-09-28T12:00:00+02:00'), { kind: 'file-write', at: new Date('2026-09-28T10:00:00Z') });
+  assert.equal(holderLabel('export'), 'a world export or file download');
+  assert.equal(holderLabel('weird'), 'another operation');
+});

@@ -1,0 +1,155 @@
+/**
+ * Who holds a server's world volume: the maintenance rules of Felis (shared/seeds/maintenance.go,
+ * felis-behaviour §7.1–§7.4), pure. A world is held by an unfinished holding Job labelled with the
+ * server, by a backup Job in a pending restore chain or marked archive-pending (even when finished),
+ * or by a fresh annotation lock on the MinecraftServer. Felis's operator and API apply the same
+ * rules to the same labels, so each side sees the other's holders.
+ * @module
+ */
+import type { V1Job } from '@kubernetes/client-node';
+import {
+  ANNOTATION_MAINTENANCE,
+  LABEL_ARCHIVE_PENDING,
+  LABEL_EXPORT_MODE,
+  LABEL_FILES_MODE,
+  LABEL_MANAGED_BY,
+  LABEL_SERVER,
+  LABEL_THEN_RESTORE,
+} from '../labels.ts';
+
+/** How long an annotation lock holds without a Job behind it, in both directions of clock skew. */
+export const GRACE_MS = 2 * 60 * 1000;
+
+export const KINDS = ['restore', 'backup', 'file-write', 'config-write', 'export', 'reap', 'migration'] as const;
+export type HolderKind = (typeof KINDS)[number] | (string & {});
+
+export const THEN_RESTORE = { pending: 'pending', started: 'started', abandoned: 'abandoned' } as const;
+
+/** The holder a Job represents, or undefined for a Job that holds nothing (a read, a build). */
+export function jobKind(job: V1Job): HolderKind | undefined {
+  const l = job.metadata?.labels ?? {};
+  switch (l[LABEL_MANAGED_BY]) {
+    case 'felis-restore':
+      return 'restore';
+    case 'felis-backup':
+      return 'backup';
+    case 'felis-files': {
+      // A missing or unknown mode counts as a write: over-counting is the safe side.
+      const mode = l[LABEL_FILES_MODE];
+      return mode === 'list' || mode === 'read' ? undefined : 'file-write';
+    }
+    case 'felis-export':
+      // Exporting a stored backup does not touch the volume.
+      return l[LABEL_EXPORT_MODE] === 'backup' ? undefined : 'export';
+    default:
+      return undefined;
+  }
+}
+
+const TERMINAL_CONDITIONS = new Set(['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget']);
+
+/**
+ * Finished = a terminal condition is True. SuccessCriteriaMet/FailureTarget count: the controller
+ * sets them when the outcome is decided, before it tears the Pods down.
+ */
+export function jobFinished(job: V1Job): boolean {
+  return (job.status?.conditions ?? []).some((c) => c.status === 'True' && TERMINAL_CONDITIONS.has(c.type));
+}
+
+/** A safety-snapshot backup whose restore has not been started or abandoned yet. */
+export function restorePending(job: V1Job): boolean {
+  const l = job.metadata?.labels ?? {};
+  return l[LABEL_MANAGED_BY] === 'felis-backup' && l[LABEL_THEN_RESTORE] === THEN_RESTORE.pending;
+}
+
+export function archivePending(job: V1Job): boolean {
+  return job.metadata?.labels?.[LABEL_ARCHIVE_PENDING] === 'true';
+}
+
+/** `<kind>@<RFC 3339 UTC, seconds>`: the lock value Felis writes and reads. */
+export function lockValue(kind: string, at: Date): string {
+  return `${kind}@${at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Splits a lock value; undefined for one nobody can date, which therefore holds nothing. */
+export function parseLock(value: string): { kind: string; at: Date } | undefined {
+  const i = value.indexOf('@');
+  if (i <= 0) return undefined;
+  const stamp = value.slice(i + 1);
+  if (!RFC3339.test(stamp)) return undefined;
+  const at = new Date(stamp);
+  if (Number.isNaN(at.getTime())) return undefined;
+  return { kind: value.slice(0, i), at };
+}
+
+export interface Holder {
+  kind: HolderKind;
+  source: 'job' | 'lock';
+  /** The holding Job's name, for a Job holder. */
+  job?: string;
+  /** When the hold began: the Job's creation, or the lock's date. */
+  since?: string;
+}
+
+export interface HoldState {
+  holder?: Holder;
+  /** A lock annotation that is present but no longer holds (stale, future-dated, or unparsable). */
+  staleLock?: string;
+}
+
+/**
+ * The world's holder at `now`: the first holding Job in list order, else a fresh lock. `jobs` may
+ * include other servers' Jobs; only this server's count.
+ */
+export function holdState(server: string, annotations: Record<string, string> | undefined, jobs: V1Job[], now: Date): HoldState {
+  for (const job of jobs) {
+    if (job.metadata?.labels?.[LABEL_SERVER] !== server) continue;
+    const since = job.metadata?.creationTimestamp ? new Date(job.metadata.creationTimestamp).toISOString() : undefined;
+    const held = (kind: HolderKind): HoldState => ({ holder: { kind, source: 'job', job: job.metadata?.name, since } });
+    if (archivePending(job)) return held('backup');
+    if (restorePending(job)) return held('restore');
+    if (jobFinished(job)) continue;
+    const kind = jobKind(job);
+    if (kind) return held(kind);
+  }
+  const value = annotations?.[ANNOTATION_MAINTENANCE];
+  if (value === undefined) return {};
+  const lock = parseLock(value);
+  if (lock && lockHolds(lock, now)) {
+    return { holder: { kind: lock.kind, source: 'lock', since: lock.at.toISOString().replace(/\.\d{3}Z$/, 'Z') } };
+  }
+  return { staleLock: value };
+}
+
+function lockHolds(lock: { kind: string; at: Date }, now: Date): boolean {
+  if (lock.kind === 'migration') return true;
+  const age = now.getTime() - lock.at.getTime();
+  return age < GRACE_MS && -age < GRACE_MS;
+}
+
+/** Felis's `Holder`: the kind, or undefined when the world is free. */
+export function holder(server: string, annotations: Record<string, string> | undefined, jobs: V1Job[], now: Date): HolderKind | undefined {
+  return holdState(server, annotations, jobs, now).holder?.kind;
+}
+
+/** How a refusal names the holder (felis-behaviour §7.7). */
+export function holderLabel(kind: HolderKind): string {
+  switch (kind) {
+    case 'restore':
+      return 'a restore';
+    case 'backup':
+      return 'a backup';
+    case 'file-write':
+      return 'a file write';
+    case 'config-write':
+      return 'a settings save';
+    case 'export':
+      return 'a world export or file download';
+    case 'reap':
+      return 'the idle-world reaper';
+    default:
+      return 'another operation';
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * Runs one file operation as a Job and returns its result payload: create the Job, find its Pod
+ * with `pods list` by the op-id label, follow `pods/log` as soon as the container has started, and
+ * return the first result line. A mutating op also waits, after its result, until its Job is
+ * finished: an unfinished write Job holds the world (maintenance), so answering earlier would let
+ * the caller's next write be refused as busy. Verbs: `jobs create, list`, `pods list`,
+ * `pods/log get`.
+ * @module
+ */
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
+import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/result.ts';
+import { stageAwareSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
+import { describeKubeError } from '../kube/errors.ts';
+import { jobFinished } from '../maintenance/holder.ts';
+
+/** The caller's deadline passed before a result (→ 504 files_timeout). The Job is left to run. */
+export class FilesTimeoutError extends Error {
+  constructor(job: string) {
+    super(`fileedit: timed out waiting for file job ${job} to finish`);
+    this.name = 'FilesTimeoutError';
+  }
+}
+
+/** Any other failure to get a result. Its message is for the server log, never for the caller. */
+export class RunnerError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`fileedit: ${message}`, options);
+    this.name = 'RunnerError';
+  }
+}
+
+export interface RunOptions {
+  /** Mutating ops wait for their Job to be finished after the result. */
+  mutating: boolean;
+  /** Aborts with a TimeoutError reason for the deadline, any other reason for a gone caller. */
+  signal: AbortSignal;
+}
+
+export interface SyncRunnerOptions {
+  schedule?: PollSchedule;
+  /** How often, while the container is being created, to also list the Pod for a terminal phase. */
+  phaseCheckEvery?: number;
+}
+
+const TERMINAL = new Set(['Succeeded', 'Failed']);
+
+export class SyncRunner {
+  readonly #api: JobPodApi;
+  readonly #schedule: PollSchedule;
+  readonly #phaseCheckEvery: number;
+
+  constructor(api: JobPodApi, opts: SyncRunnerOptions = {}) {
+    this.#api = api;
+    this.#schedule = opts.schedule ?? stageAwareSchedule;
+    this.#phaseCheckEvery = opts.phaseCheckEvery ?? 20;
+  }
+
+  /** Creates the Job and returns the payload of its first result line. */
+  async run(job: V1Job, opts: RunOptions): Promise<string> {
+    const ns = job.metadata!.namespace!;
+    const name = job.metadata!.name!;
+    const opId = job.metadata!.labels![LABEL_FILES_OP]!;
+    try {
+      await this.#api.createJob(ns, job);
+    } catch (err) {
+      throw new RunnerError(`create file job ${name}: ${describeKubeError(err)}`, { cause: err });
+    }
+    const w = new Waiter(opts.signal, name);
+    const selector = `${LABEL_FILES_OP}=${opId}`;
+
+    let stage = 'no-pod' as PodStage;
+    let stageSince = performance.now();
+    let podName: string | undefined;
+    let polls = 0;
+    const enter = (s: PodStage) => {
+      if (s !== stage) {
+        stage = s;
+        stageSince = performance.now();
+      }
+    };
+
+    for (;;) {
+      w.check();
+      if (podName === undefined || (stage === 'creating' && ++polls % this.#phaseCheckEvery === 0)) {
+        const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
+        if (!pod) {
+          if (podName !== undefined) throw new RunnerError(`the pod of file job ${name} vanished`);
+          await w.sleep(this.#schedule.next('no-pod', performance.now() - stageSince));
+          continue;
+        }
+        podName = pod.metadata!.name!;
+        if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod);
+        const seen = podStage(pod);
+        if (seen !== 'started') {
+          enter(seen);
+          await w.sleep(this.#schedule.next(stage, performance.now() - stageSince));
+          continue;
+        }
+      }
+      const opening: LogOpening = await w.call(
+        () => this.#api.openLog(ns, podName!, FILES_CONTAINER, { follow: true, limitBytes: MAX_LOG_BYTES }),
+        'read file job log',
+      );
+      if (opening.kind === 'unscheduled' || opening.kind === 'waiting') {
+        enter(opening.kind === 'waiting' ? 'creating' : 'unscheduled');
+        await w.sleep(this.#schedule.next(stage, performance.now() - stageSince));
+        continue;
+      }
+      if (opening.kind === 'gone') throw new RunnerError(`the pod ${podName} of file job ${name} vanished`);
+
+      const scanner = new ResultLineScanner();
+      const payload = await w.readUntilResult(opening, scanner);
+      if (payload !== undefined) {
+        if (opts.mutating) await this.#awaitFinished(w, ns, selector, opening, scanner);
+        else opening.close();
+        return payload;
+      }
+      // The stream ended without a result: the container exited, or the connection closed early.
+      const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
+      if (!pod) throw new RunnerError(`the pod of file job ${name} vanished`);
+      if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod, scanner);
+      await w.sleep(this.#schedule.next('creating', 0));
+    }
+  }
+
+  /** A terminal Pod whose result we have not seen yet: one complete read of its log. */
+  async #finalRead(w: Waiter, ns: string, job: string, pod: V1Pod, seen?: ResultLineScanner): Promise<string> {
+    const opening = await w.call(
+      () => this.#api.openLog(ns, pod.metadata!.name!, FILES_CONTAINER, { follow: false, limitBytes: MAX_LOG_BYTES }),
+      'read file job log',
+    );
+    const scanner = new ResultLineScanner();
+    if (opening.kind === 'stream') {
+      const payload = await w.readUntilResult(opening, scanner);
+      opening.close();
+      if (payload !== undefined) return payload;
+    }
+    const tail = diagnosticTail(scanner.lastOtherLine || seen?.lastOtherLine || '');
+    throw new RunnerError(`file job ${job} produced no result (phase ${pod.status?.phase ?? 'Unknown'}): ${tail}`);
+  }
+
+  /**
+   * After the result of a mutating op: read to the end of the log (the container has exited), then
+   * list the Job until the controller has given it a terminal condition.
+   */
+  async #awaitFinished(
+    w: Waiter,
+    ns: string,
+    selector: string,
+    opening: Extract<LogOpening, { kind: 'stream' }>,
+    scanner: ResultLineScanner,
+  ): Promise<void> {
+    await w.drain(opening, scanner);
+    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+      const jobs = await w.call(() => this.#api.listJobs(ns, selector), 'list file job');
+      if (jobs.length === 0 || jobs.every(jobFinished)) return;
+      await w.sleep(delay);
+    }
+  }
+}
+
+function newest(pods: V1Pod[]): V1Pod | undefined {
+  let best: V1Pod | undefined;
+  for (const p of pods) {
+    const t = p.metadata?.creationTimestamp ? new Date(p.metadata.creationTimestamp).getTime() : 0;
+    const b = best?.metadata?.creationTimestamp ? new Date(best.metadata.creationTimestamp).getTime() : -1;
+    if (!best || t > b) best = p;
+  }
+  return best;
+}
+
+/** Where a listed Pod stands: its container's state is what decides whether its log can stream. */
+export function podStage(pod: V1Pod): PodStage | 'started' {
+  const cs = pod.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER);
+  if (cs?.state?.running || cs?.state?.terminated) return 'started';
+  if (TERMINAL.has(pod.status?.phase ?? '')) return 'started';
+  return pod.spec?.nodeName ? 'creating' : 'unscheduled';
+}
+
+/** The deadline and the caller's disconnect, applied to every wait and every call. */
+class Waiter {
+  readonly #signal: AbortSignal;
+  readonly #job: string;
+
+  constructor(signal: AbortSignal, job: string) {
+    this.#signal = signal;
+    this.#job = job;
+  }
+
+  check(): void {
+    if (!this.#signal.aborted) return;
+    const reason: unknown = this.#signal.reason;
+    if (reason instanceof DOMException && reason.name === 'TimeoutError') throw new FilesTimeoutError(this.#job);
+    throw reason instanceof Error ? reason : new RunnerError('cancelled');
+  }
+
+  async call<T>(fn: () => Promise<T>, what: string): Promise<T> {
+    this.check();
+    try {
+      return await fn();
+    } catch (err) {
+      this.check();
+      throw new RunnerError(`${what}: ${describeKubeError(err)}`, { cause: err });
+    }
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(t);
+        this.#signal.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        done();
+        try {
+          this.check();
+        } catch (e) {
+          reject(e);
+        }
+      };
+      const t = setTimeout(() => {
+        done();
+        resolve();
+      }, ms);
+      if (this.#signal.aborted) onAbort();
+      else this.#signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Reads until the first result line or the end of the stream, at most MAX_LOG_BYTES. */
+  async readUntilResult(opening: Extract<LogOpening, { kind: 'stream' }>, scanner: ResultLineScanner): Promise<string | undefined> {
+    const onAbort = () => opening.close();
+    this.#signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const chunk of opening.body) {
+        const payload = scanner.push(chunk);
+        if (payload !== undefined) return payload;
+        if (scanner.bytesRead >= MAX_LOG_BYTES) break;
+      }
+      return scanner.end();
+    } catch (err) {
+      this.check();
+      throw new RunnerError(`read file job result: ${(err as Error).message}`, { cause: err });
+    } finally {
+      this.#signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Reads the rest of a stream (discarding it, bounded) until the container's end closes it. */
+  async drain(opening: Extract<LogOpening, { kind: 'stream' }>, scanner: ResultLineScanner): Promise<void> {
+    const onAbort = () => opening.close();
+    this.#signal.addEventListener('abort', onAbort, { once: true });
+    let n = scanner.bytesRead;
+    try {
+      for await (const chunk of opening.body) {
+        n += (chunk as Buffer).length;
+        if (n >= MAX_LOG_BYTES) break;
+      }
+    } catch (err) {
+      this.check();
+      // A broken stream after the result: the phase check that follows decides.
+    } finally {
+      this.#signal.removeEventListener('abort', onAbort);
+      opening.close();
+    }
+  }
+}

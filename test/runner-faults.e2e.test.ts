@@ -1,0 +1,155 @@
+/**
+ * How the sync path fails: every fault a real cluster produces, injected into the embedded one, and
+ * the answer a caller gets for it (never a raw log, never a Kubernetes detail).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { startStack, FUNCTION_USER, ROOT, type Stack } from './support/stack.ts';
+import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
+import { SyncRunner, RunnerError } from '../lib/runner/sync-runner.ts';
+import { renderFilesJob } from '../lib/job-spec/render.ts';
+import { RESULT_PREFIX } from '../lib/protocol/result.ts';
+
+const sha = (b: string) => createHash('sha256').update(b).digest('hex');
+/** A container that prints `out` and exits with `code`, in place of the Job program. */
+const printing = (out: string, code = 0) => () => ({ command: ['sh', '-c', `printf '%s' "$0"; exit ${code}`, out] });
+
+describe('sync path faults', () => {
+  let s: Stack;
+  const logLines: string[] = [];
+  before(async () => {
+    const sink = new Writable({
+      write(chunk, _e, cb) {
+        logLines.push(chunk.toString());
+        cb();
+      },
+    });
+    s = await startStack({ editor: { timeoutMs: 2500 }, logger: pino({ level: 'info' }, sink) });
+  });
+  after(async () => {
+    s.cluster.faults.clear();
+    await s?.close();
+  });
+
+  test('the Pod goes through unscheduled (204) and ContainerCreating (400) and the read still returns', async () => {
+    s.cluster.faults.pod('felis.lolicon.best/files-mode=read', { unscheduledMs: 300, creatingMs: 400 });
+    try {
+      const r = await s.call('GET', '/api/v1/servers/survival/file?path=eula.txt');
+      assert.equal(r.status, 200, r.text);
+      assert.equal(Buffer.from(r.body.content, 'base64').toString(), 'eula=true\n');
+    } finally {
+      s.cluster.faults.clear();
+    }
+  });
+
+  test('a Pod that never starts is 504 files_timeout after the deadline', async () => {
+    s.cluster.faults.pod('felis.lolicon.best/files-mode=read', { neverStart: true });
+    try {
+      const t = performance.now();
+      const r = await s.call('GET', '/api/v1/servers/survival/file?path=eula.txt');
+      assert.equal(r.status, 504, r.text);
+      assert.equal(r.body.error.code, 'files_timeout');
+      assert.equal(r.body.error.message, 'the file operation did not finish in time; retry shortly');
+      assert.ok(performance.now() - t >= 2400);
+    } finally {
+      s.cluster.faults.clear();
+    }
+  });
+
+  test('an OOM kill before the result is a 500 that hides the log; the log tail is in the server log', async () => {
+    s.cluster.faults.pod('felis.lolicon.best/files-mode=read', { oomKillAfterMs: 50 });
+    try {
+      s.program = () => ({ command: ['sh', '-c', 'echo "secret node detail 10.1.2.3"; sleep 5'] });
+      const r = await s.call('GET', '/api/v1/servers/survival/file?path=eula.txt');
+      assert.equal(r.status, 500, r.text);
+      assert.deepEqual(r.body.error.code, 'internal');
+      assert.equal(r.body.error.message, 'internal error');
+      assert.doesNotMatch(r.text, /secret node detail/);
+      const logged = logLines.join('');
+      assert.match(logged, /produced no result \(phase Failed\): secret node detail 10\.1\.2\.3/);
+      assert.match(logged, new RegExp(r.body.error.request_id));
+    } finally {
+      s.program = undefined;
+      s.cluster.faults.clear();
+    }
+  });
+
+  test('Job results map to their HTTP codes: no_space 507, damaged read 502, unknown code 500, malformed 500, none 500', async () => {
+    const cases: [string, string, number, string][] = [
+      ['PUT', RESULT_PREFIX + '{"code":"no_space","error":"the server\'s volume is full; a.txt was left unchanged"}\n', 507, 'volume_full'],
+      ['GET', RESULT_PREFIX + `{"content":"aGk=","sha256":"x","content_sha256":"${sha('not hi')}"}\n`, 502, 'read_damaged'],
+      ['GET', RESULT_PREFIX + '{"code":"quantum_flux","error":"?"}\n', 500, 'internal'],
+      ['GET', RESULT_PREFIX + '{"content":\n', 500, 'internal'],
+      ['GET', 'felis files: cannot open root\n', 500, 'internal'],
+      ['PUT', RESULT_PREFIX + '{"code":"digest_mismatch","error":"content does not hash to --sha256"}\n', 400, 'digest_mismatch'],
+    ];
+    try {
+      for (const [method, out, status, code] of cases) {
+        s.program = printing(out, out.startsWith(RESULT_PREFIX) ? 0 : 1);
+        const r =
+          method === 'PUT'
+            ? await s.call('PUT', '/api/v1/servers/survival/file?path=a.txt', { content: 'aGk=', content_sha256: sha('hi') })
+            : await s.call('GET', '/api/v1/servers/survival/file?path=a.txt');
+        assert.equal(r.status, status, `${out}: ${r.text}`);
+        assert.equal(r.body.error.code, code, out);
+      }
+    } finally {
+      s.program = undefined;
+    }
+  });
+
+  test('a failing Job create is a 500, and the Kubernetes detail stays in the log', async () => {
+    s.cluster.faults.failNext({ verb: 'create', resource: 'jobs', code: 500, reason: 'InternalError', message: 'etcdserver: request timed out' });
+    const r = await s.call('GET', '/api/v1/servers/survival/file?path=eula.txt');
+    assert.equal(r.status, 500);
+    assert.doesNotMatch(r.text, /etcdserver/);
+    assert.match(logLines.join(''), /etcdserver: request timed out/);
+  });
+
+  test('a Role without pods/log gets the real 403, which the caller sees as a 500', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'felis-role-'));
+    const broken = join(dir, 'rbac.yaml');
+    const { readFileSync } = await import('node:fs');
+    writeFileSync(broken, readFileSync(join(ROOT, 'knative/rbac.yaml'), 'utf8').replace(/resources: \["pods\/log"\]/, 'resources: ["pods/exec"]'));
+    await s.cluster.setRbacManifest(broken);
+    try {
+      const r = await s.call('GET', '/api/v1/servers/survival/file?path=eula.txt');
+      assert.equal(r.status, 500);
+      assert.match(logLines.join(''), /cannot get resource \\?"pods\/log\\?"/);
+    } finally {
+      await s.cluster.setRbacManifest(join(ROOT, 'knative/rbac.yaml'));
+    }
+  });
+
+  test('an AlreadyExists on create is an error, never absorbed', async () => {
+    const api = new KubeJobPodApi(s.cluster.kubeConfig(s.cluster.tokenFor('minecraft', 'felis-world')));
+    const runner = new SyncRunner(api);
+    const job = () =>
+      renderFilesJob({
+        namespace: 'minecraft', server: 'survival', opId: 'feedfacecafebeef', op: 'read', path: 'eula.txt',
+        worldPvc: 'world-survival-0', image: 'felis-world/files:dev', command: ['/usr/local/bin/felis', 'files'],
+        serviceAccount: 'felis-restore', worldsRoot: '/data', deadlineSeconds: 120, ttlSeconds: 120,
+      });
+    const first = await runner.run(job(), { mutating: false, signal: AbortSignal.timeout(10_000) });
+    assert.match(first, /"content"/);
+    await assert.rejects(runner.run(job(), { mutating: false, signal: AbortSignal.timeout(10_000) }), (e: Error) => e instanceof RunnerError && /AlreadyExists/.test(e.message));
+  });
+
+  test('no editor configured: 503 files_unavailable', async () => {
+    const bare = await startStack({ noImage: true });
+    try {
+      const r = await bare.call('GET', '/api/v1/servers/survival/files');
+      assert.equal(r.status, 503);
+      assert.equal(r.body.error.code, 'files_unavailable');
+      assert.equal(bare.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 0);
+    } finally {
+      await bare.close();
+    }
+  });
+});

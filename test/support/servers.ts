@@ -1,0 +1,72 @@
+/**
+ * Test fixtures on the cluster side, written with the admin identity the way Felis's operator or
+ * API would: MinecraftServers in a given state, PVCs, game Pods, holder Jobs.
+ */
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
+import type { EmbeddedCluster } from '../../cluster/index.ts';
+
+const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export interface ServerState {
+  desiredState?: string;
+  phase?: string;
+  ready?: boolean;
+  annotations?: Record<string, string | null>;
+}
+
+export const STOPPED: ServerState = { desiredState: 'Stopped', phase: 'Stopped', ready: false };
+export const RUNNING: ServerState = { desiredState: 'Running', phase: 'Running', ready: true };
+
+export function admin(cluster: EmbeddedCluster) {
+  const kc = cluster.kubeConfig(cluster.adminToken);
+  return { custom: kc.makeApiClient(CustomObjectsApi), core: kc.makeApiClient(CoreV1Api), batch: kc.makeApiClient(BatchV1Api) };
+}
+
+export async function createServer(cluster: EmbeddedCluster, name: string, state: ServerState = STOPPED, withVolume = true): Promise<void> {
+  const a = admin(cluster);
+  await a.custom.createNamespacedCustomObject({
+    ...mc,
+    body: { apiVersion: 'felis.lolicon.best/v1alpha1', kind: 'MinecraftServer', metadata: { name }, spec: { desiredState: state.desiredState ?? 'Stopped' } },
+  });
+  await setServer(cluster, name, state);
+  if (withVolume) {
+    await a.core.createNamespacedPersistentVolumeClaim({
+      namespace: 'minecraft',
+      body: { metadata: { name: `world-${name}-0` }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+    });
+  }
+}
+
+/** Sets spec.desiredState, annotations (null removes) and status, as the operator would. */
+export async function setServer(cluster: EmbeddedCluster, name: string, state: ServerState): Promise<void> {
+  const a = admin(cluster);
+  const meta = state.annotations ? { metadata: { annotations: state.annotations } } : {};
+  if (state.desiredState !== undefined || state.annotations) {
+    await a.custom.patchNamespacedCustomObject({ ...mc, name, body: { ...meta, ...(state.desiredState !== undefined ? { spec: { desiredState: state.desiredState } } : {}) } }, merge);
+  }
+  if (state.phase !== undefined || state.ready !== undefined) {
+    await a.custom.patchNamespacedCustomObjectStatus({ ...mc, name, body: { status: { phase: state.phase, ready: state.ready } } }, merge);
+  }
+}
+
+export async function getServer(cluster: EmbeddedCluster, name: string): Promise<{ metadata: { annotations?: Record<string, string>; resourceVersion: string }; spec: { desiredState?: string } }> {
+  return (await admin(cluster).custom.getNamespacedCustomObject({ ...mc, name })) as never;
+}
+
+/** A Job as Felis's backup/restore executors label it, running a host command in the embedded kubelet. */
+export function holderJob(name: string, server: string, managedBy: string, command: string[], extraLabels: Record<string, string> = {}, annotations?: Record<string, string>): V1Job {
+  const labels = { 'app.kubernetes.io/managed-by': managedBy, 'felis.lolicon.best/server': server, ...extraLabels };
+  return {
+    metadata: { name, labels, ...(annotations ? { annotations } : {}) },
+    spec: {
+      backoffLimit: 0,
+      ttlSecondsAfterFinished: 600,
+      template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'felis-test/holder', command }] } },
+    },
+  };
+}
+
+export async function createJob(cluster: EmbeddedCluster, job: V1Job): Promise<void> {
+  await admin(cluster).batch.createNamespacedJob({ namespace: 'minecraft', body: job });
+}

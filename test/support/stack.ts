@@ -1,0 +1,105 @@
+/**
+ * The whole product on one machine for end-to-end tests: the embedded cluster (RBAC from
+ * knative/rbac.yaml, a kubelet running dist/felis.mjs), the functions' routes served over HTTP on
+ * loopback, and the real client-node between them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve, type ServerType } from '@hono/node-server';
+import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { createServer, STOPPED } from './servers.ts';
+import { startCluster, type EmbeddedCluster } from '../../cluster/index.ts';
+import { seedDemoWorld } from '../../scripts/demo-world.ts';
+import { createLogger, type Logger } from '../../lib/log.ts';
+import { editorConfigFromEnv } from '../../lib/files/config.ts';
+import type { EditorConfig } from '../../lib/files/editor.ts';
+import { buildDeps } from '../../lib/http/deps.ts';
+import { createHostApp } from '../../lib/http/host.ts';
+import type { FileGates } from '../../lib/files/gates.ts';
+import { FUNCTIONS } from '../../functions/index.ts';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const FUNCTION_USER = 'system:serviceaccount:minecraft:felis-world';
+export const TOKEN = 'test-token-0123456789';
+
+export interface StackOptions {
+  /** Overrides of the editor configuration (e.g. a short timeout). */
+  editor?: Partial<EditorConfig>;
+  /** No worker image: the editor is not configured. */
+  noImage?: boolean;
+  gates?: FileGates;
+  restoreTemplate?: string;
+  /** Where the functions log (default: silent). */
+  logger?: Logger;
+}
+
+export interface Stack {
+  url: string;
+  cluster: EmbeddedCluster;
+  dataDir: string;
+  world: string;
+  /** Replace the program a Pod runs (fault injection); undefined restores the real Job program. */
+  program: ((container: V1Container, pod: V1Pod) => { command: string[] } | undefined) | undefined;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export function felisProgram(container: V1Container): { command: string[] } {
+  return { command: [process.execPath, join(ROOT, 'dist/felis.mjs'), ...(container.command ?? []).slice(1), ...(container.args ?? [])] };
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'felis-e2e-'));
+  const world = seedDemoWorld(dataDir, 'survival');
+  const stack = {} as Stack;
+  stack.program = undefined;
+  const cluster = await startCluster({
+    dataDir,
+    rbacManifest: join(ROOT, 'knative/rbac.yaml'),
+    ttlScale: 0.01,
+    program: (container, pod) => stack.program?.(container, pod) ?? felisProgram(container),
+  });
+  await createServer(cluster, 'survival', STOPPED);
+  const logger = opts.logger ?? createLogger('e2e', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
+  const base = editorConfigFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' })!;
+  const cfg = opts.noImage ? undefined : { ...base, ...opts.editor };
+  const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
+  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate });
+  if (opts.gates) deps.gates = opts.gates;
+  const app = createHostApp({ logger, token: () => TOKEN }, deps, Object.values(FUNCTIONS));
+  const server: ServerType = await new Promise((res) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => res(s));
+  });
+  const addr = server.address() as { port: number };
+  Object.assign(stack, {
+    url: `http://127.0.0.1:${addr.port}`,
+    cluster,
+    dataDir,
+    world,
+    async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+      const res = await fetch(stack.url + path, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, text, headers: res.headers };
+    },
+    async close() {
+      await new Promise<void>((res) => server.close(() => res()));
+      await cluster.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+  return stack;
+}
+
+export const q = (p: string) => encodeURIComponent(p);
