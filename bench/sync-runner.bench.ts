@@ -1,14 +1,18 @@
 /**
  * `npm run bench [-- --json] [-- --ops N]`: the sync path on the embedded cluster, where each Pod is
  * unscheduled for 50–500 ms and then ContainerCreating for 300–2500 ms, drawn with a fixed seed.
- * Every strategy runs the same fast op (a small read) on the same draws, interleaved, and we report
- * per strategy the median overhead beyond (Pod start + program run) and the median API requests.
+ * Every strategy runs the same fast op (a small read) on the same draws, interleaved; we report per
+ * strategy the median overhead beyond (Pod start + program run) — the time from sending the Job to
+ * having the result, minus the time from the Job's arrival until the program printed its result —
+ * and the median number of Kubernetes API requests. The cluster runs in a process of its own.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startCluster } from '../cluster/index.ts';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { buildJobProgram } from '../scripts/build.ts';
 import { renderFilesJob } from '../lib/job-spec/render.ts';
 import { newOpId } from '../lib/files/editor.ts';
@@ -16,13 +20,15 @@ import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
 import { SyncRunner } from '../lib/runner/sync-runner.ts';
 import { parseResultPayload } from '../lib/protocol/result-parse.ts';
 import { LABEL_FILES_OP } from '../lib/labels.ts';
+import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { felis150Strategy, seedStrategy, type Strategy } from './peer-strategies.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const opsArg = argv.indexOf('--ops');
-const N = opsArg >= 0 ? Number(argv[opsArg + 1]) : 30;
+const N = opsArg >= 0 ? Number(argv[opsArg + 1]) : 40;
+const USER = 'system:serviceaccount:minecraft:felis-world';
 
 /** mulberry32: a small seeded PRNG, so every run draws the same Pod timings. */
 function prng(seed: number): () => number {
@@ -42,46 +48,63 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+function kubeConfig(server: string, token: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'bench', server, skipTLSVerify: true }],
+    users: [{ name: 'bench', token }],
+    contexts: [{ name: 'bench', cluster: 'bench', user: 'bench', namespace: 'minecraft' }],
+    currentContext: 'bench',
+  });
+  return kc;
+}
+
 await buildJobProgram();
 const dataDir = mkdtempSync(join(tmpdir(), 'felis-bench-'));
 mkdirSync(join(dataDir, 'worlds', 'bench'), { recursive: true });
 writeFileSync(join(dataDir, 'worlds', 'bench', 'motd.txt'), 'hello from the bench\n');
 
+const child = spawn(process.execPath, [join(root, 'bench/cluster-process.ts'), dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+const info = await new Promise<{ url: string; control: string; adminToken: string; functionToken: string }>((resolve, reject) => {
+  createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l)));
+  child.once('exit', (code) => reject(new Error(`cluster process exited ${code}`)));
+});
+const control = async (path: string, body?: unknown) =>
+  (await fetch(info.control + path, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
+
+const api = new KubeJobPodApi(kubeConfig(info.url, info.functionToken));
+const admin = kubeConfig(info.url, info.adminToken).makeApiClient(CoreV1Api);
+await admin.createNamespacedPersistentVolumeClaim({
+  namespace: 'minecraft',
+  body: { metadata: { name: 'world-bench-0' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+});
+
+/** When the kubelet received the result line (its own line timestamp), as epoch milliseconds. */
+async function resultPrintedAt(opId: string): Promise<number> {
+  const pods = await admin.listNamespacedPod({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_OP}=${opId}` });
+  const log = await admin.readNamespacedPodLog({ namespace: 'minecraft', name: pods.items[0]!.metadata!.name!, container: 'files', timestamps: true });
+  const line = log.split('\n').find((l) => l.includes(' ' + RESULT_PREFIX));
+  if (!line) throw new Error(`no result line for ${opId}`);
+  const m = /^(\S+T\d\d:\d\d:\d\d)(?:\.(\d+))?Z /.exec(line)!;
+  return Date.parse(m[1] + 'Z') + Number(`0.${m[2] ?? '0'}`) * 1000;
+}
+
 const rand = prng(20261129);
 const draws = Array.from({ length: N }, () => ({ unscheduledMs: 50 + 450 * rand(), creatingMs: 300 + 2200 * rand() }));
-const timingByOp = new Map<string, { unscheduledMs: number; creatingMs: number }>();
-
-const cluster = await startCluster({
-  dataDir,
-  rbacManifest: join(root, 'knative/rbac.yaml'),
-  podTiming: (pod) => timingByOp.get(pod.metadata?.labels?.[LABEL_FILES_OP] ?? '') ?? { unscheduledMs: 0, creatingMs: 0 },
-});
-const user = 'system:serviceaccount:minecraft:felis-world';
-const api = new KubeJobPodApi(cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world')));
-const admin = cluster.kubeConfig(cluster.adminToken);
-await admin
-  .makeApiClient((await import('@kubernetes/client-node')).CoreV1Api)
-  .createNamespacedPersistentVolumeClaim({
-    namespace: 'minecraft',
-    body: { metadata: { name: 'world-bench-0' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
-  });
-
 const ours = new SyncRunner(api);
 const strategies: Record<string, Strategy> = {
-  sync: (a, job, mutating) => ours.run(job, { mutating, signal: AbortSignal.timeout(90_000) }),
+  sync: (_a, job, mutating) => ours.run(job, { mutating, signal: AbortSignal.timeout(90_000) }),
   seed: seedStrategy,
   felis150: felis150Strategy,
 };
 const results: Record<string, { overhead: number[]; requests: number[] }> = {};
 for (const name of Object.keys(strategies)) results[name] = { overhead: [], requests: [] };
 
-const requestsOf = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
-
 try {
   for (let i = 0; i < N; i++) {
     for (const [name, run] of Object.entries(strategies)) {
       const opId = newOpId();
-      timingByOp.set(opId, draws[i]!);
+      await control('/timing', { opId, ...draws[i]! });
       const job = renderFilesJob({
         namespace: 'minecraft',
         server: 'bench',
@@ -96,23 +119,25 @@ try {
         deadlineSeconds: 120,
         ttlSeconds: 120,
       });
-      cluster.resetCounts();
-      const t0 = performance.now();
+      await control('/reset', {});
+      const start = performance.now();
       const payload = await run(api, job, false);
-      const t1 = performance.now();
+      const elapsed = performance.now() - start;
+      const requests = Object.values((await control(`/counts?user=${encodeURIComponent(USER)}`)) as Record<string, number>).reduce((a, b) => a + b, 0);
       const r = parseResultPayload(payload);
       if (r.code || !r.content) throw new Error(`bench read failed: ${payload}`);
-      const rec = cluster.podRecord(opId);
-      if (!rec?.started || !rec.exited) throw new Error(`no pod record for ${opId}`);
-      // What no runner can avoid: from the Job's creation to the program's exit.
-      const unavoidable = rec.exited - rec.jobCreated;
-      results[name]!.overhead.push(t1 - t0 - unavoidable);
-      results[name]!.requests.push(requestsOf(cluster.counts(user)));
+      const rec = (await control(`/record?op=${opId}`)) as { jobCreated: number } | null;
+      if (!rec) throw new Error(`no pod record for ${opId}`);
+      // Unavoidable: from the Job's arrival at the API server until the program printed its result.
+      const unavoidable = (await resultPrintedAt(opId)) - rec.jobCreated;
+      results[name]!.overhead.push(elapsed - unavoidable);
+      results[name]!.requests.push(requests);
       if (!asJson) process.stderr.write('.');
     }
   }
 } finally {
-  await cluster.close();
+  child.stdin.end();
+  await new Promise((r) => child.once('exit', r));
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -120,6 +145,9 @@ const out: Record<string, number> = {};
 for (const [name, r] of Object.entries(results)) {
   out[`${name}_overhead_ms_p50`] = Math.round(median(r.overhead) * 10) / 10;
   out[`${name}_api_requests_p50`] = median(r.requests);
+}
+if (process.env.BENCH_DEBUG) {
+  for (const [n, r] of Object.entries(results)) console.error(n, r.overhead.map((x) => Math.round(x)).join(' '), '\n   requests', r.requests.join(' '));
 }
 if (asJson) {
   console.log(JSON.stringify(out));

@@ -465,7 +465,7 @@ export function createApiServer(deps: ApiServerDeps): Server {
 
     if (sub === 'log') {
       if (info.verb !== 'get') throw methodNotAllowed('the server does not allow this method on the requested resource');
-      await podLog(req, res, url, info);
+      await podLog(res, url, info);
       return undefined;
     }
     if (sub === 'binding') {
@@ -694,7 +694,7 @@ export function createApiServer(deps: ApiServerDeps): Server {
   }
 
   /** `pods/log`: apiserver checks (LogLocation), then the kubelet's `containerLogs`. */
-  async function podLog(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
+  async function podLog(res: ServerResponse, url: URL, info: RequestInfo): Promise<void> {
     const q = url.searchParams;
     const tailLines = parseIntParam(q.get('tailLines'));
     const limitBytes = parseIntParam(q.get('limitBytes'));

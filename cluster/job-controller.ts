@@ -76,6 +76,8 @@ export class JobController {
   private readonly startedAt = new Map<string, number>();
   private readonly finishedAt = new Map<string, number>();
   private readonly lastFailureAt = new Map<string, number>();
+  /** Job uid → `namespace/name`, to map a Pod's owner to its Job without a scan. */
+  private readonly jobKeys = new Map<string, string>();
 
   constructor(registry: Registry, opts: JobControllerOptions) {
     this.registry = registry;
@@ -89,7 +91,10 @@ export class JobController {
 
   start(): void {
     this.unsubscribe = this.store.subscribe((e) => this.onEvent(e));
-    for (const j of this.store.list('jobs')) this.queue.add(`${j.metadata.namespace}/${j.metadata.name}`);
+    for (const j of this.store.list('jobs')) {
+      this.jobKeys.set(j.metadata.uid!, `${j.metadata.namespace}/${j.metadata.name}`);
+      this.queue.add(`${j.metadata.namespace}/${j.metadata.name}`);
+    }
   }
 
   stop(): void {
@@ -101,6 +106,7 @@ export class JobController {
     const m = e.object.metadata;
     if (e.resource === 'jobs') {
       if (e.type === 'DELETED') {
+        this.jobKeys.delete(m.uid!);
         this.counted.delete(m.uid!);
         this.startedAt.delete(m.uid!);
         this.finishedAt.delete(m.uid!);
@@ -108,6 +114,7 @@ export class JobController {
         // Pods left behind keep their tracking finalizer until we drop it.
         this.queue.add(`orphans/${m.namespace}`);
       } else {
+        this.jobKeys.set(m.uid!, `${m.namespace}/${m.name}`);
         this.queue.add(`${m.namespace}/${m.name}`);
       }
     } else if (e.resource === 'pods') {
@@ -116,8 +123,8 @@ export class JobController {
         if ((m.finalizers ?? []).includes(JOB_TRACKING_FINALIZER)) this.queue.add(`orphans/${m.namespace}`);
         return;
       }
-      const job = this.store.list('jobs', m.namespace).find((j) => j.metadata.uid === uid);
-      if (job) this.queue.add(`${m.namespace}/${job.metadata.name}`);
+      const jobKey = this.jobKeys.get(uid);
+      if (jobKey) this.queue.add(jobKey);
       else this.queue.add(`orphans/${m.namespace}`);
     }
   }
@@ -244,9 +251,10 @@ export class JobController {
     const active = pods.filter((p) => !terminal(p) && !p.metadata.deletionTimestamp);
     const terminating = pods.filter((p) => !terminal(p) && p.metadata.deletionTimestamp);
 
-    if (isJobFinished(job)) {
+    if (isJobFinished(job) || job.metadata.deletionTimestamp) {
+      // A finished Job, or one being deleted, manages no Pods any more: it only lets them go.
       for (const p of pods) if (terminal(p) || p.metadata.deletionTimestamp) this.removeTrackingFinalizer(p);
-      this.scheduleTtl(job);
+      if (isJobFinished(job)) this.scheduleTtl(job);
       return;
     }
 
@@ -351,8 +359,8 @@ export class JobController {
   private createPod(job: KObject): boolean {
     const template = job.spec.template ?? {};
     const name = job.metadata.name!;
-    // getPodsPrefix: `<job>-` unless that is not a valid generateName.
-    const prefix = `${name}-`;
+    // getPodsPrefix: `<job>-`, unless that is not a valid generateName (a 253-character name).
+    const prefix = name.length + 1 > 253 ? name : `${name}-`;
     const metadata: Any = {
       generateName: prefix,
       labels: { ...(template.metadata?.labels ?? {}) },
@@ -383,7 +391,8 @@ export class JobController {
     if (typeof ttl !== 'number') return;
     const uid = job.metadata.uid!;
     const cond = isTrue(job.status?.conditions, 'Complete') ?? isTrue(job.status?.conditions, 'Failed');
-    const finished = this.finishedAt.get(uid) ?? Date.parse(cond?.lastTransitionTime ?? job.status?.completionTime ?? '') ?? Date.now();
+    const parsed = Date.parse(cond?.lastTransitionTime ?? job.status?.completionTime ?? '');
+    const finished = this.finishedAt.get(uid) ?? (Number.isNaN(parsed) ? Date.now() : parsed);
     const expireAt = finished + ttl * 1000 * this.opts.ttlScale;
     const key = `ttl/${job.metadata.namespace}/${job.metadata.name}/${uid}`;
     const now = Date.now();

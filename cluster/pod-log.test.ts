@@ -104,6 +104,14 @@ describe('pods/log', () => {
     assert.match(await res.text(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z line 20\n$/);
   });
 
+  it('sinceSeconds keeps the lines received in the window', async () => {
+    await t.batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('since', 'echo old; sleep 1.3; echo new') });
+    const pod = await podOf('since', finished);
+    assert.equal(await t.core.readNamespacedPodLog({ namespace: 'minecraft', name: pod.metadata!.name!, sinceSeconds: 1 }), 'new\n');
+    const res = await rawFetch(t.cluster, `/api/v1/namespaces/minecraft/pods/${pod.metadata!.name}/log?sinceSeconds=0`);
+    assert.equal(res.status, 422);
+  });
+
   it('stdout and stderr are merged in order', async () => {
     await t.batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('merged', 'echo out1; sleep 0.05; echo err1 >&2; sleep 0.05; echo out2') });
     const pod = await podOf('merged', finished);

@@ -101,13 +101,17 @@ export function shJob(name: string, script: string, extra: { labels?: Record<str
   } as V1Job;
 }
 
+/** A fetch Response whose `json()` is untyped, for assertions on raw replies. */
+export type RawResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
+/** A plain fetch against the cluster (admin token unless `token` is given; '' sends none). */
 export async function rawFetch(
   cluster: EmbeddedCluster,
   path: string,
   init: { method?: string; token?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
-): Promise<Response> {
+): Promise<RawResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   const token = init.token === undefined ? cluster.adminToken : init.token;
   if (token) headers.authorization = `Bearer ${token}`;
-  return fetch(cluster.url + path, { method: init.method ?? 'GET', headers, body: init.body as BodyInit | undefined });
+  return fetch(cluster.url + path, { method: init.method ?? 'GET', headers, body: init.body as RequestInit['body'] });
 }

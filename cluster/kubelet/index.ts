@@ -111,6 +111,8 @@ class PodWorker {
   private readonly k: Kubelet;
   private readonly abort = new AbortController();
   private wakeWaiters: (() => void)[] = [];
+  private wakes = 0;
+  private drawnTiming?: PodTiming;
   phase = 'Pending';
   scheduled = false;
   scheduledAt?: string;
@@ -144,21 +146,31 @@ class PodWorker {
   /** New state of the Pod object (or undefined once it is gone). */
   update(pod: KObject | undefined): void {
     if (pod) this.pod = pod;
-    if (!pod || pod.metadata.deletionTimestamp) void this.terminate(!pod);
+    if (!pod || pod.metadata.deletionTimestamp) {
+      this.terminate(!pod).catch((err) => this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: terminating failed'));
+    }
     this.wake();
   }
 
   wake(): void {
+    this.wakes++;
     for (const w of this.wakeWaiters.splice(0)) w();
   }
 
+  /** Waits until `pred` holds, re-checking on every wake (a wake during an async check is not lost). */
   private async until(pred: () => boolean | Promise<boolean>): Promise<void> {
     for (;;) {
       if (this.abort.signal.aborted) throw new Aborted();
+      const seen = this.wakes;
       if (await pred()) return;
+      if (this.wakes !== seen) continue;
       await new Promise<void>((resolve, reject) => {
-        this.wakeWaiters.push(resolve);
-        this.abort.signal.addEventListener('abort', () => reject(new Aborted()), { once: true });
+        const onAbort = () => reject(new Aborted());
+        this.wakeWaiters.push(() => {
+          this.abort.signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+        this.abort.signal.addEventListener('abort', onAbort, { once: true });
       });
     }
   }
@@ -173,13 +185,17 @@ class PodWorker {
       .filter((c: unknown): c is string => typeof c === 'string');
   }
 
+  /** `podTiming` is drawn once per Pod; fault overrides are applied at each phase. */
   private timing(): PodTiming {
-    let t: PodTiming = { unscheduledMs: 0, creatingMs: 0 };
-    try {
-      t = { ...t, ...this.k.opts.podTiming(this.pod as unknown as V1Pod) };
-    } catch (err) {
-      this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: podTiming failed');
+    if (!this.drawnTiming) {
+      this.drawnTiming = { unscheduledMs: 0, creatingMs: 0 };
+      try {
+        Object.assign(this.drawnTiming, this.k.opts.podTiming(this.pod as unknown as V1Pod));
+      } catch (err) {
+        this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: podTiming failed');
+      }
     }
+    const t = { ...this.drawnTiming };
     const b = this.behaviour();
     if (b.unscheduledMs !== undefined) t.unscheduledMs = b.unscheduledMs;
     if (b.creatingMs !== undefined) t.creatingMs = b.creatingMs;

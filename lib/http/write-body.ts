@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MAX_WRITE_BYTES } from '../job-spec/render.ts';
+import { STRICT_BASE64 } from '../protocol/content-env.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
 export const writeBodySchema = z.strictObject({
@@ -23,11 +24,10 @@ export interface WriteRequest {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export function checkWriteBody(body: z.output<typeof writeBodySchema>): WriteRequest {
   if (body.content === undefined || body.content === null) throw badRequest('the content field is required');
-  if (!BASE64.test(body.content)) throw badRequest('the content field is not standard base64');
+  if (!STRICT_BASE64.test(body.content)) throw badRequest('the content field is not standard base64');
   const content = Buffer.from(body.content, 'base64');
   if (content.length > MAX_WRITE_BYTES) {
     throw new ApiError(413, 'too_large', `content is ${content.length} bytes, the limit is ${MAX_WRITE_BYTES}`);

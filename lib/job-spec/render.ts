@@ -104,10 +104,7 @@ function args(p: JobParams, op: Op): string[] {
 }
 
 function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
-  if (op === 'write') {
-    const parts = encodeContentEnv(p.content ?? Buffer.alloc(0));
-    return [{ name: 'FELIS_FILE_CONTENT_PARTS', value: String(parts.length) }, ...parts];
-  }
+  if (op === 'write') return encodeContentEnv(p.content ?? Buffer.alloc(0));
   if (op === 'upload') return [{ name: 'FELIS_UPLOAD_TOKEN', value: p.uploadToken ?? '' }];
   return undefined;
 }

@@ -44,7 +44,7 @@ export function encodeContentEnv(content: Buffer): EnvVar[] {
 }
 
 /** Standard alphabet, length a multiple of 4, `=` only as 1 or 2 characters of final padding. */
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+export const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * Reassembles the content from an env. Throws `ContentEnvError` when the count is missing, empty,

@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stageAwareSchedule, fixedSchedule } from './poll-schedule.ts';
 
-test('slow before binding, shrinking towards 100 ms while the container is created', () => {
-  assert.equal(stageAwareSchedule.next('unscheduled', 0), 250);
-  assert.equal(stageAwareSchedule.next('creating', 0), 300);
-  assert.ok(stageAwareSchedule.next('creating', 500) < stageAwareSchedule.next('creating', 100));
-  assert.equal(stageAwareSchedule.next('creating', 5000), 100);
+test('slow before binding; a later first look at a container being created, then tighter than 150 ms', () => {
+  assert.equal(stageAwareSchedule.next('unscheduled', 0), 300);
+  assert.equal(stageAwareSchedule.next('creating', 0), 200);
+  assert.ok(stageAwareSchedule.next('creating', 200) < 150);
+  assert.equal(stageAwareSchedule.next('creating', 5000), stageAwareSchedule.next('creating', 200));
   assert.equal(stageAwareSchedule.next('no-pod', 0), 50);
+  assert.equal(stageAwareSchedule.next('no-pod', 500), 200);
   assert.equal(fixedSchedule(150).next('creating', 9), 150);
 });

@@ -46,10 +46,6 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export function felisProgram(container: V1Container): { command: string[] } {
-  return { command: [process.execPath, join(ROOT, 'dist/felis.mjs'), ...(container.command ?? []).slice(1), ...(container.args ?? [])] };
-}
-
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'felis-e2e-'));
   const world = seedDemoWorld(dataDir, 'survival');
@@ -59,7 +55,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     dataDir,
     rbacManifest: join(ROOT, 'knative/rbac.yaml'),
     ttlScale: 0.01,
-    program: (container, pod) => stack.program?.(container, pod) ?? felisProgram(container),
+    // undefined: the cluster's default (felis containers run dist/felis.mjs, others as host commands).
+    program: (container, pod) => stack.program?.(container, pod),
   });
   await createServer(cluster, 'survival', STOPPED);
   const logger = opts.logger ?? createLogger('e2e', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
