@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { writeFileSync } from 'node:fs';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { buildJobProgram } from './build.ts';
-import { seedDemoWorld } from './demo-world.ts';
+import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
 import { createLogger } from '../lib/log.ts';
 import { loadKubeConfig } from '../lib/kube/config.ts';
 import { editorConfigFromEnv } from '../lib/files/config.ts';
@@ -30,6 +31,7 @@ await buildJobProgram();
 
 let kc: KubeConfig;
 let stopCluster: (() => Promise<void>) | undefined;
+let adminNote = '';
 if (external) {
   kc = loadKubeConfig(env);
   logger.info({ server: kc.getCurrentCluster()?.server }, 'using the cluster from KUBECONFIG / in-cluster config');
@@ -40,16 +42,10 @@ if (external) {
   kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
   env.FELIS_IMAGE ??= 'felis-world/files:dev';
   seedDemoWorld(dataDir);
-  const admin = cluster.kubeConfig(cluster.adminToken).makeApiClient(CoreV1Api);
-  await admin
-    .createNamespacedPersistentVolumeClaim({
-      namespace: 'minecraft',
-      body: {
-        metadata: { name: 'world-survival-0', labels: { 'felis.lolicon.best/server': 'survival' } },
-        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } },
-      },
-    })
-    .catch(() => undefined);
+  await seedDemoServer(cluster.kubeConfig(cluster.adminToken));
+  // For poking at the cluster by hand (kubectl --kubeconfig, or curl with the admin token).
+  writeFileSync(join(dataDir, 'admin.kubeconfig'), cluster.kubeconfigYaml(cluster.adminToken), { mode: 0o600 });
+  adminNote = `embedded API: ${cluster.url} (admin token ${cluster.adminToken}; kubeconfig ${join(dataDir, 'admin.kubeconfig')})`;
   logger.info({ api: cluster.url, worlds: join(dataDir, 'worlds') }, 'embedded cluster running');
 }
 
@@ -62,6 +58,7 @@ const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) =
 felis-world is serving on ${u}
 token: ${token}${env.FELIS_TOKEN ? ' (from FELIS_TOKEN)' : ' (generated; set FELIS_TOKEN to choose one)'}
 worlds: ${external ? '(the cluster\'s volumes)' : join(dataDir, 'worlds')}
+${adminNote}
 
   curl -s ${auth} '${u}/api/v1/servers/survival/files?path='
   curl -s ${auth} '${u}/api/v1/servers/survival/file?path=server.properties'
@@ -69,6 +66,8 @@ worlds: ${external ? '(the cluster\'s volumes)' : join(dataDir, 'worlds')}
        -d '{"content":"aGVsbG8K","content_sha256":"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}'
   curl -s ${auth} -X POST '${u}/api/v1/servers/survival/files/rename?path=hello.txt' -d '{"to":"hi.txt"}'
   curl -s ${auth} -X DELETE '${u}/api/v1/servers/survival/file?path=hi.txt'
+  curl -s ${auth} '${u}/api/v1/servers/survival/holder'
+  curl -s ${auth} -X POST '${u}/api/v1/servers/survival/start'
 `);
 });
 stopOnSignals(server, logger, 10_000, async () => {

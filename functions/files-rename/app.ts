@@ -4,26 +4,20 @@ import { z } from 'zod';
 import type { Env } from '../../lib/http/app.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { badRequest, sendJson } from '../../lib/http/envelope.ts';
-import { jsonBody, queryPath, serverName } from '../../lib/http/file-request.ts';
-import { requireEditor, type Deps } from '../../lib/http/deps.ts';
-import { underLock } from '../../lib/files/gates.ts';
+import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { checkPath, jsonBody } from '../../lib/http/file-request.ts';
+import type { Deps } from '../../lib/http/deps.ts';
 
 const renameBody = z.strictObject({ to: z.string().optional() });
 
 export const filesRename = (deps: Deps) => (app: Hono<Env>) => {
   app.post('/api/v1/servers/:name/files/rename', async (c) => {
-    const server = serverName(c);
-    const path = queryPath(c, true);
-    const req = { route: 'files/rename', method: 'POST', path } as const;
-    const target = await deps.gates.enter(server, req);
-    const editor = requireEditor(deps);
+    const f = await openFileCall(c, deps, 'files/rename', true);
     const { to } = await jsonBody(c, renameBody);
     if (!to) throw badRequest('the to field is required');
-    if (to.includes('\0')) throw badRequest('the to field cannot contain a NUL byte');
-    await underLock(deps.gates, server, req, () => editor.rename(target, path, to, c.req.raw.signal), (err) =>
-      deps.logger.warn({ err, server }, 'lock release failed'),
-    );
-    audit(deps.logger, c.get('requestId'), 'file.rename', server, path, { to });
-    return sendJson(c, 200, { path, to, status: 'renamed' });
+    checkPath(to);
+    await underWorldLock(deps, f, () => f.editor.rename(f.target, f.path, to, f.signal));
+    audit(deps.logger, c.get('requestId'), 'file.rename', f.target.server, f.path, { to });
+    return sendJson(c, 200, { path: f.path, to, status: 'renamed' });
   });
 };

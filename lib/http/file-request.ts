@@ -24,6 +24,14 @@ export function serverName(c: Context): string {
 export function queryPath(c: Context, required: boolean): string {
   const path = c.req.query('path') ?? '';
   if (required && path === '') throw badRequest('the ?path= query parameter is required');
+  return checkPath(path);
+}
+
+/**
+ * Refuses, before any Job, a path no file can have: a NUL byte (it could not even reach the Job's
+ * argv), a name over 255 bytes, or over 4096 bytes in all. Everything else is the Job's to judge.
+ */
+export function checkPath(path: string): string {
   if (path.includes('\0')) throw new ApiError(400, 'bad_path', 'a path cannot contain a NUL byte');
   if (Buffer.byteLength(path) > PATH_MAX) throw new ApiError(400, 'bad_path', 'the path is too long');
   for (const seg of path.split('/')) {

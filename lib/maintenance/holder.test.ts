@@ -70,7 +70,7 @@ test('lock freshness (MT 128)', () => {
 
 test('a Job holder wins over a lock and reports itself', () => {
   const s = holdState('survival', lockAt(1000), [job({ 'app.kubernetes.io/managed-by': 'felis-backup' }, [], 'mc-backup-1')], now);
-  assert.deepEqual(s, { holder: { kind: 'backup', source: 'job', job: 'mc-backup-1', since: '2026-11-29T10:00:00.000Z' } });
+  assert.deepEqual(s, { holder: { kind: 'backup', source: 'job', job: 'mc-backup-1', since: '2026-11-29T10:00:00Z' } });
   const l = holdState('survival', lockAt(1000, 'file-write'), [], now);
   assert.deepEqual(l, { holder: { kind: 'file-write', source: 'lock', since: '2026-11-29T11:59:59Z' } });
 });

@@ -66,9 +66,14 @@ export function archivePending(job: V1Job): boolean {
   return job.metadata?.labels?.[LABEL_ARCHIVE_PENDING] === 'true';
 }
 
+/** RFC 3339 in UTC with second precision, as Go's time.RFC3339 prints it. */
+export function rfc3339(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 /** `<kind>@<RFC 3339 UTC, seconds>`: the lock value Felis writes and reads. */
 export function lockValue(kind: string, at: Date): string {
-  return `${kind}@${at.toISOString().replace(/\.\d{3}Z$/, 'Z')}`;
+  return `${kind}@${rfc3339(at)}`;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -106,7 +111,7 @@ export interface HoldState {
 export function holdState(server: string, annotations: Record<string, string> | undefined, jobs: V1Job[], now: Date): HoldState {
   for (const job of jobs) {
     if (job.metadata?.labels?.[LABEL_SERVER] !== server) continue;
-    const since = job.metadata?.creationTimestamp ? new Date(job.metadata.creationTimestamp).toISOString() : undefined;
+    const since = job.metadata?.creationTimestamp ? rfc3339(new Date(job.metadata.creationTimestamp)) : undefined;
     const held = (kind: HolderKind): HoldState => ({ holder: { kind, source: 'job', job: job.metadata?.name, since } });
     if (archivePending(job)) return held('backup');
     if (restorePending(job)) return held('restore');
@@ -118,7 +123,7 @@ export function holdState(server: string, annotations: Record<string, string> | 
   if (value === undefined) return {};
   const lock = parseLock(value);
   if (lock && lockHolds(lock, now)) {
-    return { holder: { kind: lock.kind, source: 'lock', since: lock.at.toISOString().replace(/\.\d{3}Z$/, 'Z') } };
+    return { holder: { kind: lock.kind, source: 'lock', since: rfc3339(lock.at) } };
   }
   return { staleLock: value };
 }
