@@ -22,21 +22,15 @@ export interface Target {
   world: World;
 }
 
-export interface EditorConfig {
-  namespace: string;
-  image: string;
-  command: string[];
-  serviceAccount: string;
-  worldsRoot: string;
-  deadlineSeconds: number;
-  ttlSeconds: number;
+/** How every file Job is shaped, whatever the op (the configuration part of JobParams). */
+export type JobSettings = Pick<
+  JobParams,
+  'namespace' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'deadlineSeconds' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup'
+>;
+
+export interface EditorConfig extends JobSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
   timeoutMs: number;
-  cpu: string;
-  memory: string;
-  runAsUser: number;
-  runAsGroup: number;
-  fsGroup: number;
 }
 
 /** A fresh 16-hex op id: names the Job and selects its Pod, so it must never repeat. */
@@ -97,27 +91,16 @@ export class FilesEditor {
     call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to'>>,
     signal?: AbortSignal,
   ) {
-    const c = this.#cfg;
+    const { timeoutMs, ...settings } = this.#cfg;
     const job = renderFilesJob({
+      ...settings,
       ...call,
-      namespace: c.namespace,
       server: t.server,
       opId: newOpId(),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
-      image: c.image,
-      command: c.command,
-      serviceAccount: c.serviceAccount,
-      worldsRoot: c.worldsRoot,
-      deadlineSeconds: c.deadlineSeconds,
-      ttlSeconds: c.ttlSeconds,
-      cpu: c.cpu,
-      memory: c.memory,
-      runAsUser: c.runAsUser,
-      runAsGroup: c.runAsGroup,
-      fsGroup: c.fsGroup,
     });
-    const deadline = AbortSignal.timeout(c.timeoutMs);
+    const deadline = AbortSignal.timeout(timeoutMs);
     const payload = await this.#runner.run(job, {
       mutating: mutates(call.op),
       signal: signal ? AbortSignal.any([deadline, signal]) : deadline,
