@@ -29,6 +29,7 @@ import {
   unauthorized,
   unsupportedMediaType,
 } from './errors.ts';
+import { notRegistered, quantityDecodeError, unrecognizedBody } from './decode.ts';
 import type { Faults } from './faults.ts';
 import {
   apiVersionOf,
@@ -56,6 +57,19 @@ import { groupResource, type Registry, rfc3339 } from './registry.ts';
 import type { KObject } from './store.ts';
 
 type Any = any;
+
+const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/**
+ * The bearer token of a request, as the apiserver's bearer-token authenticator splits the header
+ * (`<scheme> <token>` on single spaces); undefined when there is none, which makes the request
+ * anonymous rather than unauthorized.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const parts = (header ?? '').trim().split(' ');
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer' || parts[1] === '') return undefined;
+  return parts[1];
+}
 
 /** The request body limit of kube-apiserver (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -187,11 +201,14 @@ function parseIntParam(v: string | null, allowNegative = true): number | undefin
   return Number(v);
 }
 
-function parseBoolParam(v: string | null): boolean | undefined {
-  if (v === null || v === '') return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
-  throw badRequest(`strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+/**
+ * A boolean query parameter as the apiserver converts it into options (`runtime`'s
+ * `Convert_Slice_string_To_bool`): absent is unset, `0` and `false` (any case) are false, and
+ * anything else — `maybe`, even an empty value — is true. Never an error.
+ */
+export function parseBoolParam(v: string | null): boolean | undefined {
+  if (v === null) return undefined;
+  return !(v === '0' || v.toLowerCase() === 'false');
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -278,7 +295,10 @@ export function createApiServer(deps: ApiServerDeps): Server {
     const url = new URL(req.url ?? '/', 'http://embedded');
     const method = req.method ?? 'GET';
     const info = requestInfo(method, url);
-    const user = authn.authenticate(req.headers.authorization);
+    // No credentials: the anonymous user (kube-apiserver's --anonymous-auth defaults to true), whom
+    // RBAC then refuses. A token that is sent but unknown is a 401.
+    const token = bearerToken(req.headers.authorization);
+    const user = token === undefined ? ANONYMOUS : authn.authenticate(`Bearer ${token}`);
     const countKey = info.resourceRequest
       ? `${info.verb} ${info.subresource ? `${info.resource}/${info.subresource}` : info.resource}`
       : `${info.verb} ${info.path}`;
@@ -297,6 +317,12 @@ export function createApiServer(deps: ApiServerDeps): Server {
     }
     if (info.resource === 'namespaces' && info.apiGroup === '' && !info.subresource) return namespaces(res, info);
     const def = registry.find(info.apiGroup, info.apiVersion, info.resource);
+    if (info.apiGroup && !registry.all().some((d) => d.group === info.apiGroup)) {
+      // A group nobody serves falls through to the mux's NotFound handler: plain text, no Status.
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end('404 page not found\n');
+      return;
+    }
     if (!def || !info.namespace) throw pathNotFound();
     if (info.subresource && !def.subresources.includes(info.subresource)) throw pathNotFound();
     const reply = await dispatch(req, res, url, info, def, received);
@@ -420,25 +446,37 @@ export function createApiServer(deps: ApiServerDeps): Server {
     return { dryRun: dryRun.includes('All'), manager };
   }
 
+  /** A create/update body, refused the way `transformDecodeError` words it (cluster/decode.ts). */
   async function decodeObject(req: IncomingMessage, def: ResourceDef): Promise<KObject> {
-    const body = parseJson(await readBody(req));
-    if (!isObject(body)) {
-      throw badRequest(`json: cannot unmarshal ${goJsonType(body)} into Go value of type ${def.custom ? 'map[string]interface {}' : `v1.${def.kind}`}`);
-    }
+    const decoded = unrecognizedBody(await readBody(req), def.kind);
+    if (decoded.message !== undefined) throw badRequest(decoded.message);
+    const body = decoded.parsed as Any;
     const expected = apiVersionOf(def);
+    const version = def.version;
     if (def.custom) {
       if (typeof body.kind !== 'string' || !body.kind) throw badRequest(`Object 'Kind' is missing in '${JSON.stringify(body)}'`);
+      if (body.apiVersion !== undefined && body.apiVersion !== expected && body.apiVersion !== '') {
+        throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`);
+      }
+      if (body.kind !== def.kind) {
+        // The custom resource handler decodes anything, then validates the type meta.
+        const name = isObject(body.metadata) && typeof body.metadata.name === 'string' ? body.metadata.name : '';
+        throw invalid({ group: def.group, kind: body.kind }, name, [fieldErr.invalid('kind', body.kind, `must be ${def.kind}`)]);
+      }
+    } else {
+      // Built-ins: a missing kind or apiVersion defaults to the endpoint's; another pair is not registered.
+      const kind = typeof body.kind === 'string' && body.kind ? body.kind : def.kind;
+      const apiVersion = typeof body.apiVersion === 'string' && body.apiVersion ? body.apiVersion : expected;
+      if (kind !== def.kind || apiVersion !== expected) throw badRequest(notRegistered(kind, apiVersion, def.kind));
+      const q = quantityDecodeError(body, def.kind, expected);
+      if (q) throw badRequest(q);
     }
-    if (body.apiVersion !== undefined && body.apiVersion !== expected && body.apiVersion !== '') {
-      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`);
+    if (body.metadata !== undefined && body.metadata !== null && !isObject(body.metadata)) {
+      throw badRequest(
+        `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${goJsonType(body.metadata as Json)} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
+      );
     }
-    if (body.kind !== undefined && body.kind !== '' && body.kind !== def.kind) {
-      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`);
-    }
-    if (body.metadata !== undefined && !isObject(body.metadata)) {
-      throw badRequest('json: cannot unmarshal into Go struct field ObjectMeta.metadata of type v1.ObjectMeta');
-    }
-    return body as unknown as KObject;
+    return body as KObject;
   }
 
   function checkNameOnUpdate(obj: KObject, info: RequestInfo): void {
@@ -533,7 +571,12 @@ export function createApiServer(deps: ApiServerDeps): Server {
 
   async function patch(req: IncomingMessage, url: URL, info: RequestInfo, def: ResourceDef): Promise<Reply> {
     const ct = mediaType(req);
-    if (!def.patchTypes.includes(ct)) throw unsupportedMediaType(def.patchTypes);
+    if (!def.patchTypes.includes(ct)) {
+      // Built-in types: go-restful's route refuses a media type it does not consume, before the
+      // patch handler (which would list the accepted ones, as it does for custom resources).
+      if (!def.custom) throw new ApiError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
+      throw unsupportedMediaType(def.patchTypes);
+    }
     const opts = writeOptions(url, req);
     const raw = await readBody(req);
     const subresource = info.subresource === 'status' ? ('status' as const) : undefined;
@@ -712,7 +755,8 @@ export function createApiServer(deps: ApiServerDeps): Server {
     if (tailLines !== undefined && tailLines < 0) errs.push(fieldErr.invalid('tailLines', tailLines, 'must be greater than or equal to 0'));
     if (limitBytes !== undefined && limitBytes < 1) errs.push(fieldErr.invalid('limitBytes', limitBytes, 'must be greater than 0'));
     if (sinceSeconds !== undefined && sinceTime !== undefined) {
-      errs.push(fieldErr.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
+      // field.NewPath("") prints as "[]" (a root path with an empty name).
+      errs.push(fieldErr.forbidden('[]', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
     } else if (sinceSeconds !== undefined && sinceSeconds < 1) {
       errs.push(fieldErr.invalid('sinceSeconds', sinceSeconds, 'must be greater than 0'));
     }

@@ -28,7 +28,7 @@ describe('authentication, RBAC and request counting', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('401 for an unknown token (client-node: code 401, body undefined) and for none', async () => {
+  it('401 for an unknown token (client-node: code 401, body undefined)', async () => {
     const bad = t.cluster.kubeConfig('not-a-token').makeApiClient(CoreV1Api);
     await assert.rejects(bad.listNamespacedPod({ namespace: 'minecraft' }), (err: unknown) => {
       assert.ok(err instanceof ApiException);
@@ -36,12 +36,36 @@ describe('authentication, RBAC and request counting', () => {
       assert.equal(err.body, undefined);
       return true;
     });
-    const res = await rawFetch(t.cluster, '/api/v1/namespaces/minecraft/pods', { token: '' });
+    const res = await rawFetch(t.cluster, '/api/v1/namespaces/minecraft/pods', { token: 'not-a-token' });
     assert.equal(res.status, 401);
     assert.equal(
       await res.text(),
       '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
     );
+  });
+
+  // Found by the cluster tier: a real apiserver (anonymous auth on by default) treats a request
+  // without a bearer token as system:anonymous, whom RBAC refuses with a 403, not a 401.
+  it('no bearer token is system:anonymous: 403 from RBAC; health and version stay readable, discovery does not', async () => {
+    for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: 'Basic eDp5' }] as Record<string, string>[]) {
+      const res = await rawFetch(t.cluster, '/api/v1/namespaces/minecraft/pods', { token: '', headers });
+      assert.equal(res.status, 403, JSON.stringify(headers));
+      assert.deepEqual(await res.json(), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "minecraft"',
+        reason: 'Forbidden',
+        details: { kind: 'pods' },
+        code: 403,
+      });
+    }
+    assert.equal((await rawFetch(t.cluster, '/healthz', { token: '' })).status, 200);
+    assert.equal((await rawFetch(t.cluster, '/version', { token: '' })).status, 200);
+    const api = await rawFetch(t.cluster, '/api', { token: '' });
+    assert.equal(api.status, 403);
+    assert.equal((await api.json()).message, 'forbidden: User "system:anonymous" cannot get path "/api"');
   });
 
   it('the function identity may do exactly what the Role grants', async () => {

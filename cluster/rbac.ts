@@ -95,10 +95,15 @@ export class Authenticator {
   }
 }
 
-/** Discovery and health paths every authenticated user may read (system:discovery, system:public-info-viewer). */
-const PUBLIC_NON_RESOURCE: PolicyRule = {
+/** Health and version, for everyone, anonymous included (system:public-info-viewer). */
+const PUBLIC_INFO: PolicyRule = {
   verbs: ['get'],
-  nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/version', '/version/', '/openapi', '/openapi/*'],
+  nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'],
+};
+/** Discovery, for authenticated users only (system:discovery). */
+const DISCOVERY: PolicyRule = {
+  verbs: ['get'],
+  nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*'],
 };
 
 function has(list: string[] | undefined, v: string): boolean {
@@ -231,7 +236,8 @@ export class RbacAuthorizer {
 
   authorize(a: Attributes): Decision {
     if (a.user.groups.includes('system:masters')) return { allowed: true, reason: '' };
-    if (!a.resourceRequest && ruleAllows(a, PUBLIC_NON_RESOURCE)) return { allowed: true, reason: '' };
+    if (!a.resourceRequest && ruleAllows(a, PUBLIC_INFO)) return { allowed: true, reason: '' };
+    if (!a.resourceRequest && a.user.groups.includes('system:authenticated') && ruleAllows(a, DISCOVERY)) return { allowed: true, reason: '' };
     const errors: string[] = [];
     for (const b of this.clusterRoleBindings) {
       if (!appliesTo(a.user, b.subjects, '')) continue;

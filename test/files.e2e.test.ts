@@ -1,20 +1,21 @@
 /**
- * The file routes end to end: HTTP → function → client-node → embedded API server (RBAC from
- * knative/rbac.yaml) → Job → kubelet → the real Job program over a real directory, and back.
+ * The file routes end to end: HTTP → function → client-node → API server (embedded, or the real
+ * one on the cluster tier; RBAC from knative/rbac.yaml) → Job → kubelet → the real Job program over
+ * a real directory, and back.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, symlinkSync, writeFileSync, mkdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, FUNCTION_USER, type Stack } from './support/stack.ts';
+import { startStack, q, FUNCTION_USER, TIER, type Stack } from './support/stack.ts';
 import { roleGrants } from './support/role.ts';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const write = (path: string, content: string, extra: object = {}) => ({ content: b64(content), content_sha256: sha(content), ...extra });
 
-describe('file routes through the embedded cluster', () => {
+describe(`file routes through the ${TIER} cluster`, () => {
   let s: Stack;
   before(async () => {
     s = await startStack();

@@ -140,7 +140,10 @@ describe('sync path faults', () => {
     assert.match(first, /"content"/);
     await assert.rejects(runner.run(job(), { mutating: false, signal: AbortSignal.timeout(10_000) }), (e: Error) => e instanceof RunnerError && /AlreadyExists/.test(e.message));
   });
+});
 
+// Its own stack, after the one above is closed (on the cluster tier stacks share the namespace).
+describe('sync path without an editor', () => {
   test('no editor configured: 503 files_unavailable', async () => {
     const bare = await startStack({ noImage: true });
     try {

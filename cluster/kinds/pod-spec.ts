@@ -50,6 +50,10 @@ function defaultContainer(c: Any): void {
 /** Defaults of a pod spec, in a template or a Pod. */
 export function defaultPodSpec(spec: Any): void {
   if (!spec || typeof spec !== 'object') return;
+  // The v1 conversion keeps the deprecated `serviceAccount` in step with `serviceAccountName`,
+  // in every PodSpec (a Job's template too), and reads it when the new field is empty.
+  if (!spec.serviceAccountName && typeof spec.serviceAccount === 'string' && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
   spec.restartPolicy ??= 'Always';
   spec.terminationGracePeriodSeconds ??= 30;
   spec.dnsPolicy ??= 'ClusterFirst';
@@ -64,8 +68,59 @@ export function defaultPodSpec(spec: Any): void {
   }
 }
 
+const SUFFIX: Record<string, number> = {
+  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+};
+
+/** A resource quantity's value (enough precision to compare requests with limits). */
+export function quantityValue(q: unknown): number {
+  if (typeof q === 'number') return q;
+  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$/.exec(String(q));
+  if (!m) return Number.NaN;
+  if (m[2]) return Number(m[1] + m[2]);
+  return Number(m[1]) * SUFFIX[m[3] ?? '']!;
+}
+
+const QOS_RESOURCES = ['cpu', 'memory'];
+
+/** `GetPodQOS`: Guaranteed, Burstable or BestEffort, from the (defaulted) containers' resources. */
+export function podQosClass(spec: Any): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+  const requests = new Map<string, number>();
+  const limits = new Map<string, number>();
+  let guaranteed = true;
+  const all = [...(Array.isArray(spec?.containers) ? spec.containers : []), ...(Array.isArray(spec?.initContainers) ? spec.initContainers : [])];
+  for (const c of all) {
+    for (const [name, q] of Object.entries((c?.resources?.requests ?? {}) as Record<string, unknown>)) {
+      const v = quantityValue(q);
+      if (QOS_RESOURCES.includes(name) && v > 0) requests.set(name, (requests.get(name) ?? 0) + v);
+    }
+    const found = new Set<string>();
+    for (const [name, q] of Object.entries((c?.resources?.limits ?? {}) as Record<string, unknown>)) {
+      const v = quantityValue(q);
+      if (QOS_RESOURCES.includes(name) && v > 0) {
+        found.add(name);
+        limits.set(name, (limits.get(name) ?? 0) + v);
+      }
+    }
+    if (!QOS_RESOURCES.every((r) => found.has(r))) guaranteed = false;
+  }
+  if (requests.size === 0 && limits.size === 0) return 'BestEffort';
+  if (guaranteed) {
+    for (const [name, v] of requests) if (limits.get(name) !== v) guaranteed = false;
+  }
+  return guaranteed && requests.size === limits.size ? 'Guaranteed' : 'Burstable';
+}
+
 /** Pod-only defaults and admission (ServiceAccount, Priority, DefaultTolerationSeconds). */
 export function defaultPodOnly(spec: Any): void {
+  // SetDefaults_Pod: a limit without a request defaults the request.
+  for (const c of [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])]) {
+    const lim = c?.resources?.limits;
+    if (!lim || typeof lim !== 'object') continue;
+    c.resources.requests ??= {};
+    for (const [k, v] of Object.entries(lim)) c.resources.requests[k] ??= v;
+  }
   spec.enableServiceLinks ??= true;
   spec.serviceAccountName ??= spec.serviceAccount ?? 'default';
   spec.serviceAccount ??= spec.serviceAccountName;

@@ -8,7 +8,7 @@ import { type FieldError, fieldErr } from '../errors.ts';
 import { clone, deepEqual } from '../patch.ts';
 import type { KObject } from '../store.ts';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../validation.ts';
-import { defaultPodOnly, defaultPodSpec, validatePodSpec } from './pod-spec.ts';
+import { defaultPodOnly, defaultPodSpec, podQosClass, validatePodSpec } from './pod-spec.ts';
 import { BUILTIN_PATCH_TYPES, type ResourceDef } from './types.ts';
 
 type Any = any;
@@ -63,7 +63,7 @@ export const pods: ResourceDef = {
     pod.spec ??= {};
     defaultPodSpec(pod.spec);
     defaultPodOnly(pod.spec);
-    pod.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    pod.status = { phase: 'Pending', qosClass: podQosClass(pod.spec) };
   },
   validate(pod) {
     return [...validateObjectMeta(pod.metadata, nameIsDNSSubdomain), ...validatePodSpec(pod.spec, 'spec')];

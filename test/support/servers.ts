@@ -3,7 +3,7 @@
  * API would: MinecraftServers in a given state, PVCs, game Pods, holder Jobs.
  */
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
-import type { EmbeddedCluster } from '../../cluster/index.ts';
+import type { ClusterHarness } from '../../cluster/harness.ts';
 
 const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -18,12 +18,12 @@ export interface ServerState {
 export const STOPPED: ServerState = { desiredState: 'Stopped', phase: 'Stopped', ready: false };
 export const RUNNING: ServerState = { desiredState: 'Running', phase: 'Running', ready: true };
 
-export function admin(cluster: EmbeddedCluster) {
+export function admin(cluster: ClusterHarness) {
   const kc = cluster.kubeConfig(cluster.adminToken);
   return { custom: kc.makeApiClient(CustomObjectsApi), core: kc.makeApiClient(CoreV1Api), batch: kc.makeApiClient(BatchV1Api) };
 }
 
-export async function createServer(cluster: EmbeddedCluster, name: string, state: ServerState = STOPPED, withVolume = true): Promise<void> {
+export async function createServer(cluster: ClusterHarness, name: string, state: ServerState = STOPPED, withVolume = true): Promise<void> {
   const a = admin(cluster);
   await a.custom.createNamespacedCustomObject({
     ...mc,
@@ -39,7 +39,7 @@ export async function createServer(cluster: EmbeddedCluster, name: string, state
 }
 
 /** Sets spec.desiredState, annotations (null removes) and status, as the operator would. */
-export async function setServer(cluster: EmbeddedCluster, name: string, state: ServerState): Promise<void> {
+export async function setServer(cluster: ClusterHarness, name: string, state: ServerState): Promise<void> {
   const a = admin(cluster);
   const meta = state.annotations ? { metadata: { annotations: state.annotations } } : {};
   if (state.desiredState !== undefined || state.annotations) {
@@ -50,7 +50,7 @@ export async function setServer(cluster: EmbeddedCluster, name: string, state: S
   }
 }
 
-export async function getServer(cluster: EmbeddedCluster, name: string): Promise<{ metadata: { annotations?: Record<string, string>; resourceVersion: string }; spec: { desiredState?: string } }> {
+export async function getServer(cluster: ClusterHarness, name: string): Promise<{ metadata: { annotations?: Record<string, string>; resourceVersion: string }; spec: { desiredState?: string } }> {
   return (await admin(cluster).custom.getNamespacedCustomObject({ ...mc, name })) as never;
 }
 
@@ -67,6 +67,6 @@ export function holderJob(name: string, server: string, managedBy: string, comma
   };
 }
 
-export async function createJob(cluster: EmbeddedCluster, job: V1Job): Promise<void> {
+export async function createJob(cluster: ClusterHarness, job: V1Job): Promise<void> {
   await admin(cluster).batch.createNamespacedJob({ namespace: 'minecraft', body: job });
 }

@@ -1,7 +1,13 @@
 /**
- * The whole product on one machine for end-to-end tests: the embedded cluster (RBAC from
- * knative/rbac.yaml, a kubelet running dist/felis.mjs), the functions' routes served over HTTP on
- * loopback, and the real client-node between them.
+ * The whole product on one machine for end-to-end tests: a cluster, the functions' routes served
+ * over HTTP on loopback, and the real client-node between them.
+ *
+ * Two backends, one suite:
+ * - default (`npm test`): the embedded cluster (RBAC from knative/rbac.yaml, a kubelet running
+ *   dist/felis.mjs);
+ * - `FELIS_TEST_CLUSTER_ENV=<workdir>/env` (`npm run test:cluster`): the real v1.20 control plane
+ *   started by test/cluster-tier/control-plane/up.sh, with the same kubelet registered as Node
+ *   `local`, and a counting proxy in front of the apiserver (cluster/real/).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { createServer, STOPPED } from './servers.ts';
-import { startCluster, type EmbeddedCluster } from '../../cluster/index.ts';
+import { startCluster } from '../../cluster/index.ts';
+import type { ClusterHarness } from '../../cluster/harness.ts';
+import { readControlPlaneEnv } from '../../cluster/real/admin.ts';
+import { startRealCluster } from '../../cluster/real/index.ts';
 import { seedDemoWorld } from '../../scripts/demo-world.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import { editorConfigFromEnv } from '../../lib/files/config.ts';
@@ -23,6 +32,14 @@ import { FUNCTIONS } from '../../functions/index.ts';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FUNCTION_USER = 'system:serviceaccount:minecraft:felis-world';
 export const TOKEN = 'test-token-0123456789';
+
+/** The env file of a running control plane: set by `npm run test:cluster`. */
+const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
+/** Which cluster the suite runs against. */
+export const TIER: 'embedded' | 'real' = CLUSTER_ENV ? 'real' : 'embedded';
+export const REAL = TIER === 'real';
+/** A timeout that allows for the real controller-manager (it reacts within about a second). */
+export const tierMs = (embeddedMs: number, realMs = embeddedMs * 3) => (REAL ? realMs : embeddedMs);
 
 export interface StackOptions {
   /** Overrides of the editor configuration (e.g. a short timeout). */
@@ -37,7 +54,8 @@ export interface StackOptions {
 
 export interface Stack {
   url: string;
-  cluster: EmbeddedCluster;
+  tier: 'embedded' | 'real';
+  cluster: ClusterHarness;
   dataDir: string;
   world: string;
   /** Replace the program a Pod runs (fault injection); undefined restores the real Job program. */
@@ -51,13 +69,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const world = seedDemoWorld(dataDir, 'survival');
   const stack = {} as Stack;
   stack.program = undefined;
-  const cluster = await startCluster({
-    dataDir,
-    rbacManifest: join(ROOT, 'knative/rbac.yaml'),
-    ttlScale: 0.01,
-    // undefined: the cluster's default (felis containers run dist/felis.mjs, others as host commands).
-    program: (container, pod) => stack.program?.(container, pod),
-  });
+  // undefined: the cluster's default (felis containers run dist/felis.mjs, others as host commands).
+  const program = (container: V1Container, pod: V1Pod) => stack.program?.(container, pod);
+  // FELIS_TEST_RBAC: run the suite with another Role (e.g. one verb removed, to see it fail).
+  const rbacManifest = process.env.FELIS_TEST_RBAC || join(ROOT, 'knative/rbac.yaml');
+  let cluster: ClusterHarness;
+  try {
+    cluster = CLUSTER_ENV
+      ? await startRealCluster({ env: readControlPlaneEnv(CLUSTER_ENV), dataDir, rbacManifest, program })
+      : await startCluster({ dataDir, rbacManifest, ttlScale: 0.01, program });
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   await createServer(cluster, 'survival', STOPPED);
   const logger = opts.logger ?? createLogger('e2e', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
   const base = editorConfigFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' })!;
@@ -72,6 +96,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const addr = server.address() as { port: number };
   Object.assign(stack, {
     url: `http://127.0.0.1:${addr.port}`,
+    tier: TIER,
     cluster,
     dataDir,
     world,
