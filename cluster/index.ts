@@ -16,7 +16,6 @@
  * @module
  */
 
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, type V1Container, type V1JobCondition, type V1Pod } from '@kubernetes/client-node';
@@ -30,6 +29,8 @@ import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
 import { persistentVolumeClaims, pods } from './kinds/pod.ts';
 import { Kubelet } from './kubelet/index.ts';
+import { listenLoopback } from './listen.ts';
+import type { ClusterHarness } from './harness.ts';
 import { InProcessNodeApi } from './kubelet/node-api.ts';
 import { RbacAuthorizer, Authenticator } from './rbac.ts';
 import { type PodRecord, Recorder } from './records.ts';
@@ -71,31 +72,10 @@ export interface StartClusterOptions {
   logger?: ClusterLogger;
 }
 
-export interface EmbeddedCluster {
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  adminToken: string;
-  tokenFor(namespace: string, serviceAccount: string): string;
-  /** A client-node KubeConfig: server = url, the token, namespace `minecraft`. */
-  kubeConfig(token: string): KubeConfig;
-  /** The same, as YAML for a KUBECONFIG file. */
-  kubeconfigYaml(token: string): string;
-  faults: {
-    failNext(m: RequestFault): void;
-    pod(selector: string, b: PodBehaviour): void;
-    clear(): void;
-  };
-  /** Reload the RBAC rules from a manifest file (replacing all of them). */
-  setRbacManifest(path: string): Promise<void>;
-  /** Request counts by `<verb> <resource>` (e.g. `create jobs`, `get pods/log`), for one user or all. */
-  counts(user?: string): Record<string, number>;
-  resetCounts(): void;
-  /** Timings of the latest Pod with this `felis.lolicon.best/files-op` label value, or this Pod name. */
-  podRecord(opId: string): PodRecord | undefined;
+/** The embedded cluster: everything a test harness needs (`ClusterHarness`), synchronously. */
+export interface EmbeddedCluster extends ClusterHarness {
   /** Sets a Job's status conditions directly (leniently: no status validation). */
   setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void;
-  /** Kill processes, stop controllers, close the server. Idempotent. */
-  close(): Promise<void>;
 }
 
 const silent: ClusterLogger = { info() {}, warn() {} };
@@ -144,18 +124,9 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
   kubelet.start();
 
   const server = createApiServer({ registry, authn, rbac: () => rbac, faults, counter, kubelet, recorder, logger });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
-  const url = `http://${host}:${addr.port}`;
+  const listening = await listenLoopback(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
+  const host = listening.address.includes(':') ? `[${listening.address}]` : listening.address;
+  const url = `http://${host}:${listening.port}`;
 
   const kubeConfig = (token: string): KubeConfig => {
     const kc = new KubeConfig();
@@ -202,11 +173,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
         jobController.stopAll();
         gc.stop();
         await kubelet.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-          for (const s of sockets) s.destroy();
-        });
+        await listening.close();
       })();
       return closing;
     },

@@ -10,9 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { dump, loadAll } from 'js-yaml';
-import { pino } from 'pino';
+import { capturedLogger } from './support/logs.ts';
 import { request } from 'undici';
 import {
   ApiException,
@@ -79,15 +78,9 @@ function shJob(name: string, script: string, labels: Record<string, string> = {}
 describe(`the Kubernetes contract on the ${TIER} cluster`, () => {
   let s: Stack;
   let fkc: KubeConfig;
-  const logLines: string[] = [];
+  const { logger, lines: logLines } = capturedLogger();
   before(async () => {
-    const sink = new Writable({
-      write(chunk, _e, cb) {
-        logLines.push(chunk.toString());
-        cb();
-      },
-    });
-    s = await startStack({ logger: pino({ level: 'info' }, sink) });
+    s = await startStack({ logger });
     fkc = s.cluster.kubeConfig(s.cluster.tokenFor('minecraft', 'felis-world'));
   });
   after(async () => {

@@ -4,12 +4,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { capturedLogger } from './support/logs.ts';
 import { startStack, FUNCTION_USER, ROOT, type Stack } from './support/stack.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
 import { SyncRunner, RunnerError } from '../lib/runner/sync-runner.ts';
@@ -22,15 +21,9 @@ const printing = (out: string, code = 0) => () => ({ command: ['sh', '-c', `prin
 
 describe('sync path faults', () => {
   let s: Stack;
-  const logLines: string[] = [];
+  const { logger, lines: logLines } = capturedLogger();
   before(async () => {
-    const sink = new Writable({
-      write(chunk, _e, cb) {
-        logLines.push(chunk.toString());
-        cb();
-      },
-    });
-    s = await startStack({ editor: { timeoutMs: 2500 }, logger: pino({ level: 'info' }, sink) });
+    s = await startStack({ editor: { timeoutMs: 2500 }, logger });
   });
   after(async () => {
     s.cluster.faults.clear();

@@ -13,7 +13,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -24,6 +23,7 @@ import type { KObject } from '../store.ts';
 import { Kubelet, type PodTiming, type ProgramFn } from './index.ts';
 import type { LogQuery } from './logs.ts';
 import { RealNodeApi } from './real-node-api.ts';
+import { listenLoopback } from '../listen.ts';
 
 type Log = { info(...a: unknown[]): void; warn(...a: unknown[]): void };
 
@@ -163,16 +163,8 @@ export async function startRealKubelet(opts: RealKubeletOptions): Promise<RealKu
     stream.on('end', () => res.end());
     stream.on('error', () => res.destroy());
   });
-  const sockets = new Set<Duplex>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as { port: number }).port;
+  const listening = await listenLoopback(server);
+  const port = listening.port;
   await registerNode(opts.admin, nodeName, port);
   kubelet.start();
 
@@ -184,11 +176,7 @@ export async function startRealKubelet(opts: RealKubeletOptions): Promise<RealKu
     close() {
       closing ??= (async () => {
         await kubelet.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-          for (const s of sockets) s.destroy();
-        });
+        await listening.close();
       })();
       return closing;
     },

@@ -11,9 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Socket } from 'node:net';
 import { requestInfo, RequestCounter } from '../apiserver.ts';
 import type { Faults } from '../faults.ts';
+import { listenLoopback } from '../listen.ts';
 
 export interface CountingProxyOptions {
   /** `https://127.0.0.1:<port>` of the real apiserver (certificate not verified), or an `http://` one. */
@@ -102,27 +102,14 @@ export async function startCountingProxy(opts: CountingProxyOptions): Promise<Co
 
   const server: Server = createServer(handle);
   server.keepAliveTimeout = 5000;
-  const sockets = new Set<Socket>();
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as { port: number }).port;
+  const listening = await listenLoopback(server);
+  const port = listening.port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     counter,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        for (const s of sockets) s.destroy();
-        agent.destroy();
-      });
+      closing ??= listening.close().then(() => agent.destroy());
       return closing;
     },
   };
