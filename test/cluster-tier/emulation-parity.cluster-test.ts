@@ -53,13 +53,37 @@ const mc = (name: string, spec: object = { desiredState: 'Stopped' }) => ({ apiV
 /** v1.20 writes `(e.g. 'a',  or 'b'` with two spaces; current Kubernetes one (B.10). */
 const oneSpace = (s: unknown) => (typeof s === 'string' ? s.replace(/',  or '/g, "', or '") : s);
 
+interface Cause {
+  field?: string;
+  message?: string;
+  reason?: string;
+}
+
+/**
+ * The real server validates a custom resource's fields in Go map order, which changes from run to
+ * run, so several causes are compared as a set: sorted, and the `[…]` aggregate in the message
+ * rewritten in that order — but only when it lists exactly those causes in some order.
+ */
+function canonicalInvalid(message: string, causes: Cause[] | undefined): string {
+  const mark = ' is invalid: [';
+  const i = message.indexOf(mark);
+  if (i < 0 || !message.endsWith(']') || !causes || causes.length < 2) return message;
+  const inner = message.slice(i + mark.length, -1);
+  const items = causes.map((c) => `${c.field}: ${c.message}`);
+  const sameItems = inner.length === items.join(', ').length && items.every((it) => inner.includes(it));
+  return sameItems ? message.slice(0, i + mark.length) + [...items].sort().join(', ') + ']' : message;
+}
+
+const causeKey = (c: Cause) => `${c.field}\u0000${c.message}`;
+
 function statusView(r: AdminReply): unknown {
   if (r.body?.kind !== 'Status') return undefined;
   const d = r.body.details;
+  const causes: Cause[] | undefined = d?.causes?.map((c: Cause) => ({ ...c, message: oneSpace(c.message) as string }));
   return {
-    message: oneSpace(r.body.message),
+    message: canonicalInvalid(oneSpace(r.body.message) as string, causes),
     reason: r.body.reason,
-    details: d && { ...d, causes: d.causes?.map((c: { message?: string }) => ({ ...c, message: oneSpace(c.message) })) },
+    details: d && { ...d, causes: causes && [...causes].sort((a, b) => causeKey(a).localeCompare(causeKey(b))) },
   };
 }
 
