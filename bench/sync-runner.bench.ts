@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { tokenKubeConfig } from '../cluster/kubeconfig.ts';
 import { buildJobProgram } from '../scripts/build.ts';
 import { renderFilesJob } from '../lib/job-spec/render.ts';
 import { newOpId } from '../lib/files/editor.ts';
@@ -48,17 +49,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-function kubeConfig(server: string, token: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'bench', server, skipTLSVerify: true }],
-    users: [{ name: 'bench', token }],
-    contexts: [{ name: 'bench', cluster: 'bench', user: 'bench', namespace: 'minecraft' }],
-    currentContext: 'bench',
-  });
-  return kc;
-}
-
 await buildJobProgram();
 const dataDir = mkdtempSync(join(tmpdir(), 'felis-bench-'));
 mkdirSync(join(dataDir, 'worlds', 'bench'), { recursive: true });
@@ -72,8 +62,8 @@ const info = await new Promise<{ url: string; control: string; adminToken: strin
 const control = async (path: string, body?: unknown) =>
   (await fetch(info.control + path, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
 
-const api = new KubeJobPodApi(kubeConfig(info.url, info.functionToken));
-const admin = kubeConfig(info.url, info.adminToken).makeApiClient(CoreV1Api);
+const api = new KubeJobPodApi(tokenKubeConfig(info.url, info.functionToken, 'bench'));
+const admin = tokenKubeConfig(info.url, info.adminToken, 'bench-admin').makeApiClient(CoreV1Api);
 await admin.createNamespacedPersistentVolumeClaim({
   namespace: 'minecraft',
   body: { metadata: { name: 'world-bench-0' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },

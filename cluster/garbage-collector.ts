@@ -77,19 +77,7 @@ export class GarbageCollector {
   }
 
   private removeFinalizer(resource: string, obj: KObject, finalizer: string): void {
-    const def = this.registry.byResource(resource);
-    this.registry.update(
-      def,
-      obj.metadata.namespace!,
-      obj.metadata.name!,
-      (cur) => {
-        if (cur.metadata.uid !== obj.metadata.uid) return cur;
-        cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-        if (cur.metadata.finalizers.length === 0) delete cur.metadata.finalizers;
-        return cur;
-      },
-      { manager: 'garbage-collector' },
-    );
+    this.registry.removeFinalizer(resource, obj, finalizer, 'garbage-collector');
   }
 
   private deleteDependent(resource: string, obj: KObject, policy = 'Background'): void {

@@ -18,8 +18,8 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig, type V1Container, type V1JobCondition, type V1Pod } from '@kubernetes/client-node';
-import { dump } from 'js-yaml';
+import type { KubeConfig, V1Container, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import { tokenKubeConfig, tokenKubeconfigYaml } from './kubeconfig.ts';
 import { createApiServer, RequestCounter } from './apiserver.ts';
 import type { PodBehaviour, RequestFault } from './faults.ts';
 import { Faults } from './faults.ts';
@@ -128,16 +128,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
   const host = listening.address.includes(':') ? `[${listening.address}]` : listening.address;
   const url = `http://${host}:${listening.port}`;
 
-  const kubeConfig = (token: string): KubeConfig => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'embedded', server: url, skipTLSVerify: true }],
-      users: [{ name: 'embedded-user', token }],
-      contexts: [{ name: 'embedded', cluster: 'embedded', user: 'embedded-user', namespace: 'minecraft' }],
-      currentContext: 'embedded',
-    });
-    return kc;
-  };
+  const kubeConfig = (token: string): KubeConfig => tokenKubeConfig(url, token, 'embedded');
 
   let closing: Promise<void> | undefined;
   return {
@@ -145,15 +136,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
     adminToken: authn.adminToken,
     tokenFor: (ns, sa) => authn.tokenFor(ns, sa),
     kubeConfig,
-    kubeconfigYaml: (token) =>
-      dump({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'embedded', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'embedded-user', user: { token } }],
-        contexts: [{ name: 'embedded', context: { cluster: 'embedded', user: 'embedded-user', namespace: 'minecraft' } }],
-        'current-context': 'embedded',
-      }),
+    kubeconfigYaml: (token) => tokenKubeconfigYaml(url, token, 'embedded'),
     faults: {
       failNext: (m) => faults.failNext(m),
       pod: (selector, b) => faults.pod(selector, b),

@@ -160,23 +160,7 @@ export class JobController {
   }
 
   private removeTrackingFinalizer(pod: KObject): void {
-    if (!(pod.metadata.finalizers ?? []).includes(JOB_TRACKING_FINALIZER)) return;
-    try {
-      this.registry.update(
-        this.registry.byResource('pods'),
-        pod.metadata.namespace!,
-        pod.metadata.name!,
-        (cur) => {
-          if (cur.metadata.uid !== pod.metadata.uid) return cur;
-          cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== JOB_TRACKING_FINALIZER);
-          if (cur.metadata.finalizers.length === 0) delete cur.metadata.finalizers;
-          return cur;
-        },
-        { manager: 'kube-controller-manager' },
-      );
-    } catch (err) {
-      if ((err as { code?: number }).code !== 404) throw err;
-    }
+    this.registry.removeFinalizer('pods', pod, JOB_TRACKING_FINALIZER, 'kube-controller-manager');
   }
 
   private deletePod(pod: KObject): void {

@@ -233,6 +233,30 @@ export class Registry {
     return this.store.update(def.resource, next);
   }
 
+  /**
+   * A controller dropping one finalizer from the object it saw (not from a successor with the same
+   * name). A vanished object counts as done.
+   */
+  removeFinalizer(resource: string, obj: KObject, finalizer: string, manager: string): void {
+    if (!(obj.metadata.finalizers ?? []).includes(finalizer)) return;
+    try {
+      this.update(
+        this.byResource(resource),
+        obj.metadata.namespace!,
+        obj.metadata.name!,
+        (cur) => {
+          if (cur.metadata.uid !== obj.metadata.uid) return cur;
+          cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+          if (cur.metadata.finalizers.length === 0) delete cur.metadata.finalizers;
+          return cur;
+        },
+        { manager },
+      );
+    } catch (err) {
+      if ((err as { code?: number }).code !== 404) throw err;
+    }
+  }
+
   /** Delete, honouring preconditions, graceful deletion (pods) and GC finalizers. */
   delete(def: ResourceDef, ns: string, name: string, opts: DeleteOptions = {}): DeleteResult {
     const cur = this.get(def, ns, name);

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { Result } from '../lib/protocol/result.ts';
+import { isOp } from '../lib/job-spec/ops.ts';
 import { WorldRoot } from './root.ts';
 import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
 import { list } from './ops/list.ts';
@@ -19,9 +20,6 @@ import { rename } from './ops/rename.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
-/** The closed set of ops the original program knows (§2); only some are implemented here. */
-export const KNOWN_OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip'] as const;
-
 const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result> = {
   list,
   read,
@@ -31,15 +29,11 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result> = {
   rename,
 };
 
-/** Ops that change the volume (write, mkdir, delete, rename here; also upload and unzip). */
-export function mutates(op: string): boolean {
-  return op !== 'list' && op !== 'read';
-}
-
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
   const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
   if (!run) {
-    if ((KNOWN_OPS as readonly string[]).includes(req.op)) {
+    // The closed set of ops (felis-behaviour §2) is lib's; upload and unzip are not here yet.
+    if (isOp(req.op)) {
       throw new Error(`op ${JSON.stringify(req.op)} is not supported by this program`);
     }
     throw new Error(`unknown op ${JSON.stringify(req.op)}`);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Result } from '../lib/protocol/result.ts';
+import type { Result, ResultCode } from '../lib/protocol/result.ts';
 import { errCode, toFsError } from './root.ts';
 
 /** Result messages reused by several ops. */
@@ -19,7 +19,19 @@ export const msg = {
   folderMissing: (dir: string) => `folder ${dir} does not exist`,
 };
 
-export function fail(code: string, error: string): Result {
+/**
+ * Runs a step whose failure must not fail the op: the op's effect is already in place (an fsync
+ * after the rename) or is a courtesy (chown back to the game's uid). Say why at the call.
+ */
+export function bestEffort(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // Deliberately ignored: see the caller.
+  }
+}
+
+export function fail(code: ResultCode, error: string): Result {
   return { code, error };
 }
 

@@ -13,8 +13,8 @@ import { buildJobProgram } from './build.ts';
 import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
 import { createLogger } from '../lib/log.ts';
 import { loadKubeConfig } from '../lib/kube/config.ts';
-import { editorConfigFromEnv } from '../lib/files/config.ts';
-import { depsFromEnv } from '../lib/http/deps.ts';
+import { configFromEnv } from '../lib/config.ts';
+import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp } from '../lib/http/host.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
@@ -49,7 +49,7 @@ if (external) {
   logger.info({ api: cluster.url, worlds: join(dataDir, 'worlds') }, 'embedded cluster running');
 }
 
-const deps = depsFromEnv(kc, editorConfigFromEnv(env), logger, env);
+const deps = buildDeps(kc, { ...configFromEnv(env), logger });
 const app = createHostApp({ logger, token: () => token }, deps, Object.values(FUNCTIONS));
 const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
   const u = `http://127.0.0.1:${info.port}`;

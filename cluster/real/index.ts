@@ -23,8 +23,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig, type V1Container, type V1JobCondition, type V1Pod } from '@kubernetes/client-node';
-import { dump, loadAll } from 'js-yaml';
+import type { KubeConfig, V1Container, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import { loadAll } from 'js-yaml';
+import { tokenKubeConfig, tokenKubeconfigYaml } from '../kubeconfig.ts';
 import { Faults } from '../faults.ts';
 import type { ClusterHarness } from '../harness.ts';
 import type { PodTiming } from '../kubelet/index.ts';
@@ -117,16 +118,7 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
     const url = proxy.url;
     const functionGrants = grantsOf(readFileSync(join(REPO_ROOT, 'knative/rbac.yaml'), 'utf8'));
 
-    const kubeConfig = (token: string): KubeConfig => {
-      const kc = new KubeConfig();
-      kc.loadFromOptions({
-        clusters: [{ name: 'cluster-tier', server: url, skipTLSVerify: true }],
-        users: [{ name: 'cluster-tier-user', token }],
-        contexts: [{ name: 'cluster-tier', cluster: 'cluster-tier', user: 'cluster-tier-user', namespace: ns }],
-        currentContext: 'cluster-tier',
-      });
-      return kc;
-    };
+    const kubeConfig = (token: string): KubeConfig => tokenKubeConfig(url, token, 'cluster-tier', ns);
 
     /** Waits until RBAC answers, for the function's user, exactly the grants of `want`. */
     const awaitRbac = async (want: Set<string>) => {
@@ -176,15 +168,7 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
         return env.FUNCTION_TOKEN;
       },
       kubeConfig,
-      kubeconfigYaml: (token) =>
-        dump({
-          apiVersion: 'v1',
-          kind: 'Config',
-          clusters: [{ name: 'cluster-tier', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
-          users: [{ name: 'cluster-tier-user', user: { token } }],
-          contexts: [{ name: 'cluster-tier', context: { cluster: 'cluster-tier', user: 'cluster-tier-user', namespace: ns } }],
-          'current-context': 'cluster-tier',
-        }),
+      kubeconfigYaml: (token) => tokenKubeconfigYaml(url, token, 'cluster-tier', ns),
       faults: {
         failNext: (m) => faults.failNext(m),
         pod: (selector, b) => faults.pod(selector, b),

@@ -5,27 +5,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { request } from 'undici';
 import { Faults } from '../faults.ts';
 import { FELIS_USER, shJob, statusOf, type TestCluster, testCluster, waitFor } from '../test-support.ts';
 import { type CountingProxy, startCountingProxy } from './proxy.ts';
+import { tokenKubeConfig } from '../kubeconfig.ts';
 
 describe('counting proxy', () => {
   let t: TestCluster;
   let proxy: CountingProxy;
   const faults = new Faults();
   let fnToken: string;
-  const kc = (token: string) => {
-    const k = new KubeConfig();
-    k.loadFromOptions({
-      clusters: [{ name: 'p', server: proxy.url, skipTLSVerify: true }],
-      users: [{ name: 'u', token }],
-      contexts: [{ name: 'p', cluster: 'p', user: 'u', namespace: 'minecraft' }],
-      currentContext: 'p',
-    });
-    return k;
-  };
+  const kc = (token: string) => tokenKubeConfig(proxy.url, token, 'proxy');
 
   before(async () => {
     t = await testCluster({ podTiming: (pod) => ({ unscheduledMs: pod.metadata?.labels?.slow ? 3_600_000 : 0, creatingMs: 0 }) });

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail, failure } from '../failure.ts';
+import { bestEffort, fail, failure } from '../failure.ts';
 import { clean } from '../pathutil.ts';
 import { atPath, errCode, fdPath, type Parent } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
@@ -74,11 +74,7 @@ export function deleteOp(ctx: OpContext, req: OpRequest): Result {
     } catch (e) {
       return failure(name, e, 'unlinkat');
     }
-    try {
-      ctx.fsync(parent.fd);
-    } catch {
-      // Best effort: the entry is gone.
-    }
+    bestEffort(() => ctx.fsync(parent.fd)); // the entry is gone either way
     return {};
   } finally {
     parent.close();

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail, failure, msg, writeFailure } from '../failure.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, type Parent } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
@@ -32,16 +32,8 @@ export function mkdir(ctx: OpContext, req: OpRequest): Result {
       if (code === 'ENOENT') return missingParent();
       return writeFailure(name, e, 'mkdirat');
     }
-    try {
-      ctx.chown(parent.at(), GAME_UID, GAME_GID);
-    } catch {
-      // Best effort.
-    }
-    try {
-      ctx.fsync(parent.fd);
-    } catch {
-      // Best effort: the folder exists.
-    }
+    bestEffort(() => ctx.chown(parent.at(), GAME_UID, GAME_GID)); // hand the folder to the game's uid
+    bestEffort(() => ctx.fsync(parent.fd)); // the folder exists either way
     return {};
   } finally {
     parent.close();

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail, failure, msg } from '../failure.ts';
+import { bestEffort, fail, failure, msg } from '../failure.ts';
 import { isGuarded, managedMessage, renameGuardIdentities } from '../guard.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, identityOf, isNotExist, type Parent } from '../root.ts';
@@ -58,11 +58,7 @@ export function rename(ctx: OpContext, req: OpRequest): Result {
         return failure(from, e, 'renameat');
       }
       for (const fd of new Set([src.fd, dst.fd])) {
-        try {
-          ctx.fsync(fd);
-        } catch {
-          // Best effort: the move is done.
-        }
+        bestEffort(() => ctx.fsync(fd)); // the move is done either way
       }
       return {};
     } finally {

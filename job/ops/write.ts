@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail, failure, msg, writeFailure } from '../failure.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { dir, join, leadsOutside } from '../pathutil.ts';
 import { isNotExist, type Parent } from '../root.ts';
 import {
@@ -156,11 +156,8 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
     const closing = fd;
     fd = -1;
     fs.closeSync(closing);
-    try {
-      ctx.chown(tmp, GAME_UID, GAME_GID);
-    } catch {
-      // Best effort: without CHOWN the file stays root's, which the game can still read.
-    }
+    // Without CHOWN the file stays root's, which the game can still read.
+    bestEffort(() => ctx.chown(tmp, GAME_UID, GAME_GID));
     fs.renameSync(tmp, t.parent.at());
   } catch (e) {
     if (fd >= 0) {
@@ -179,11 +176,7 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
     }
     return writeFailure(name, e, 'write');
   }
-  try {
-    ctx.fsync(t.parent.fd);
-  } catch {
-    // Best effort: the rename is done.
-  }
+  bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
   return { sha256: sum };
 }
 

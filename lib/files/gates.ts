@@ -1,7 +1,7 @@
 /**
  * The seam where world maintenance plugs into the file routes: an entry gate (the server exists,
  * is stopped, has a world volume) and the admission lock around a mutation. The file routes call
- * only this interface; `openGates` admits everything (a cluster with no Felis servers to guard).
+ * only this interface; lib/maintenance/file-gates.ts implements it.
  * @module
  */
 import type { Target } from './editor.ts';
@@ -28,13 +28,6 @@ export interface FileGates {
   /** The lock kind a mutation takes (config-write for a system server's live experience file). */
   lockKind(server: string, req: GateRequest): LockKind;
 }
-
-/** Admits everything; the world is Felis's conventional claim `world-<server>-0`. */
-export const openGates: FileGates = {
-  enter: async (server) => ({ server, world: { claim: `world-${server}-0` } }),
-  lock: async () => async () => {},
-  lockKind: () => 'file-write',
-};
 
 /** How long a release may take before we give up on it (the lock then lapses after Grace). */
 export const RELEASE_TIMEOUT_MS = 10_000;

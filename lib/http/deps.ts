@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import type { KubeConfig, V1Job } from '@kubernetes/client-node';
 import { load as loadYaml } from 'js-yaml';
-import { FilesEditor, type EditorConfig } from '../files/editor.ts';
+import type { Config } from '../config.ts';
+import { FilesEditor } from '../files/editor.ts';
 import type { FileGates } from '../files/gates.ts';
 import { KubeJobPodApi } from '../kube/job-pods.ts';
 import { KubeServerApi, type ServerApi } from '../kube/servers.ts';
@@ -33,16 +34,7 @@ export function requireEditor(deps: Deps): FilesEditor {
   return deps.editor;
 }
 
-export interface DepsOptions {
-  namespace: string;
-  editor: EditorConfig | undefined;
-  logger: Logger;
-  /** Path of a restore Job template (YAML or JSON); without one, chains settle as not_configured. */
-  restoreTemplate?: string;
-  restartAnnotation?: string;
-}
-
-export function buildDeps(kc: KubeConfig, o: DepsOptions): Deps {
+export function buildDeps(kc: KubeConfig, o: Config & { logger: Logger }): Deps {
   const servers = new KubeServerApi(kc);
   const lock = new WorldLock(servers, { namespace: o.namespace, restartAnnotation: o.restartAnnotation });
   const restorer = o.restoreTemplate
@@ -56,15 +48,4 @@ export function buildDeps(kc: KubeConfig, o: DepsOptions): Deps {
     lock,
     settler: new Settler(servers, o.namespace, restorer),
   };
-}
-
-/** Deps from the environment: FELIS_NAMESPACE, FELIS_IMAGE and the rest (README, Configuration). */
-export function depsFromEnv(kc: KubeConfig, editor: EditorConfig | undefined, logger: Logger, env: NodeJS.ProcessEnv): Deps {
-  return buildDeps(kc, {
-    namespace: env.FELIS_NAMESPACE || 'minecraft',
-    editor,
-    logger,
-    restoreTemplate: env.FELIS_RESTORE_TEMPLATE || undefined,
-    restartAnnotation: env.FELIS_RESTART_ANNOTATION || undefined,
-  });
 }

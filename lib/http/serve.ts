@@ -7,18 +7,18 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { loadKubeConfig } from '../kube/config.ts';
-import { editorConfigFromEnv } from '../files/config.ts';
+import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { tokenFromEnv } from './auth.ts';
-import { depsFromEnv, type Deps } from './deps.ts';
+import { buildDeps, type Deps } from './deps.ts';
 
 export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
 
 /** Serves `routes` until SIGTERM. For the function bundles in dist/functions. */
 export function serveFunction(name: string, routes: RouteModule, env: NodeJS.ProcessEnv = process.env): ServerType {
   const logger = createLogger(name, env);
-  const deps = depsFromEnv(loadKubeConfig(env), editorConfigFromEnv(env), logger, env);
+  const deps = buildDeps(loadKubeConfig(env), { ...configFromEnv(env), logger });
   const app = createApp({ logger, token: tokenFromEnv(env) }, routes(deps));
   const port = Number(env.PORT ?? 8080);
   const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (info) => {

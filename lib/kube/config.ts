@@ -11,10 +11,3 @@ export function loadKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig
   else kc.loadFromDefault();
   return kc;
 }
-
-/** The namespace the game servers live in: FELIS_NAMESPACE, else the context's, else `minecraft`. */
-export function namespaceFrom(kc: KubeConfig, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.FELIS_NAMESPACE) return env.FELIS_NAMESPACE;
-  const ctx = kc.getContextObject(kc.getCurrentContext());
-  return ctx?.namespace || 'minecraft';
-}

@@ -32,7 +32,10 @@ export function kubeStatus(err: unknown): KubeStatus | undefined {
 }
 
 export const isNotFound = (err: unknown): boolean => kubeStatus(err)?.code === 404;
-export const isConflict = (err: unknown): boolean => kubeStatus(err)?.code === 409 && kubeStatus(err)?.reason === 'Conflict';
+export function isConflict(err: unknown): boolean {
+  const s = kubeStatus(err);
+  return s?.code === 409 && s.reason === 'Conflict';
+}
 
 /** A one-line description for logs: never sent to a caller. */
 export function describeKubeError(err: unknown): string {

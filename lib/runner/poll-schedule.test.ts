@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stageAwareSchedule, fixedSchedule } from './poll-schedule.ts';
+import { stageAwareSchedule } from './poll-schedule.ts';
 
 test('slow before binding; a later first look at a container being created, then tighter than 150 ms', () => {
   assert.equal(stageAwareSchedule.next('unscheduled', 0), 300);
@@ -9,5 +9,4 @@ test('slow before binding; a later first look at a container being created, then
   assert.equal(stageAwareSchedule.next('creating', 5000), stageAwareSchedule.next('creating', 200));
   assert.equal(stageAwareSchedule.next('no-pod', 0), 50);
   assert.equal(stageAwareSchedule.next('no-pod', 500), 200);
-  assert.equal(fixedSchedule(150).next('creating', 9), 150);
 });

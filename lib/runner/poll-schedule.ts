@@ -11,7 +11,7 @@
  *
  * While the container is created, each poll is itself the log request (`follow`): the poll that
  * finds the container started is already the stream, with no list-then-read round trip.
- * Pure: the runner and the benchmark share it; `npm run bench` compares it with fixed intervals.
+ * Pure. `npm run bench` compares the runner with Felis's fixed 150 ms and 500 ms polls.
  * @module
  */
 
@@ -34,8 +34,3 @@ export const stageAwareSchedule: PollSchedule = {
     }
   },
 };
-
-/** A fixed interval, as Felis's runner polls (150 ms; the seed used 500 ms). */
-export function fixedSchedule(ms: number): PollSchedule {
-  return { next: () => ms };
-}

@@ -22,11 +22,10 @@ import { readControlPlaneEnv } from '../../cluster/real/admin.ts';
 import { startRealCluster } from '../../cluster/real/index.ts';
 import { seedDemoWorld } from '../../scripts/demo-world.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
-import { editorConfigFromEnv } from '../../lib/files/config.ts';
+import { configFromEnv } from '../../lib/config.ts';
 import type { EditorConfig } from '../../lib/files/editor.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp } from '../../lib/http/host.ts';
-import type { FileGates } from '../../lib/files/gates.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,7 +45,6 @@ export interface StackOptions {
   editor?: Partial<EditorConfig>;
   /** No worker image: the editor is not configured. */
   noImage?: boolean;
-  gates?: FileGates;
   restoreTemplate?: string;
   /** Where the functions log (default: silent). */
   logger?: Logger;
@@ -84,11 +82,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
   await createServer(cluster, 'survival', STOPPED);
   const logger = opts.logger ?? createLogger('e2e', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' });
-  const base = editorConfigFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' })!;
+  const base = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
   const cfg = opts.noImage ? undefined : { ...base, ...opts.editor };
   const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
   const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate });
-  if (opts.gates) deps.gates = opts.gates;
   const app = createHostApp({ logger, token: () => TOKEN }, deps, Object.values(FUNCTIONS));
   const server: ServerType = await new Promise((res) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => res(s));

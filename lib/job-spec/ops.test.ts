@@ -1,0 +1,10 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isOp, mutates, needsChown, OPS } from './ops.ts';
+
+test('mutates: everything but list and read; CHOWN only where files are created', () => {
+  assert.deepEqual(OPS.filter(mutates), ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip']);
+  assert.deepEqual(OPS.filter(needsChown), ['write', 'mkdir', 'upload', 'unzip']);
+  assert.equal(isOp('chmod'), false);
+  assert.equal(isOp('unzip'), true);
+});
