@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Faults } from '../faults.ts';
-import type { AdminClient } from '../real/admin.ts';
+import type { AdminClient } from '../admin-client.ts';
 import type { Recorder } from '../records.ts';
 import type { KObject } from '../store.ts';
 import { Kubelet, type PodTiming, type ProgramFn } from './index.ts';

@@ -9,7 +9,7 @@
  */
 
 import { request } from 'undici';
-import type { AdminClient } from '../real/admin.ts';
+import type { AdminClient } from '../admin-client.ts';
 import type { KObject } from '../store.ts';
 import type { NodeApi } from './node-api.ts';
 

@@ -11,7 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { requestInfo, RequestCounter } from '../apiserver.ts';
+import { RequestCounter } from '../apiserver.ts';
+import { requestInfo } from '../request-info.ts';
 import type { Faults } from '../faults.ts';
 import { listenLoopback } from '../listen.ts';
 
