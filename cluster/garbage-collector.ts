@@ -32,6 +32,19 @@ export class GarbageCollector {
 
   start(): void {
     this.unsubscribe = this.store.subscribe((e) => this.onEvent(e));
+    // Objects loaded from disk: finish what a previous run left half-done (deletions waiting on
+    // finalizers, dependents whose owners are gone, claims to bind or release).
+    for (const resource of this.store.resources()) {
+      for (const obj of this.store.list(resource)) {
+        const m = obj.metadata;
+        const id = `${resource}|${m.namespace}|${m.name}|${m.uid}`;
+        if (m.deletionTimestamp) this.queue.add(`finalize|${id}`);
+        if (resource === 'persistentvolumeclaims') this.queue.add(m.deletionTimestamp ? `claim|${m.namespace}|${m.name}` : `bind|${id}`);
+        for (const ref of m.ownerReferences ?? []) {
+          if (!this.findByUid(m.namespace!, ref.uid)) this.queue.add(`deleted|${resource}|${m.namespace}||${ref.uid}`);
+        }
+      }
+    }
   }
 
   stop(): void {

@@ -32,6 +32,8 @@ import { Kubelet } from './kubelet/index.ts';
 import { listenLoopback } from './listen.ts';
 import type { ClusterHarness } from './harness.ts';
 import { InProcessNodeApi } from './kubelet/node-api.ts';
+import { recoverNode, type NodeRestartResult } from './kubelet/node-restart.ts';
+import { PersistentState } from './persist.ts';
 import { RbacAuthorizer, Authenticator } from './rbac.ts';
 import { type PodRecord, Recorder } from './records.ts';
 import { Registry } from './registry.ts';
@@ -39,6 +41,8 @@ import { Store } from './store.ts';
 
 export type { PodBehaviour, RequestFault } from './faults.ts';
 export type { PodRecord } from './records.ts';
+export type { NodeRestartResult } from './kubelet/node-restart.ts';
+export { DataDirInUseError } from './persist.ts';
 
 export interface ClusterLogger {
   info(...a: unknown[]): void;
@@ -69,6 +73,12 @@ export interface StartClusterOptions {
    * back-off (10 s doubling in Kubernetes). Default 1. Not in the original brief; optional.
    */
   backoffScale?: number;
+  /**
+   * Keep the cluster's objects in `<dataDir>/cluster.sqlite` across restarts and crashes, and
+   * journal the Pod processes so a restart ends what a crash left running. Default false (the
+   * tests' clusters live in memory). Only one cluster at a time may open a data directory.
+   */
+  persist?: boolean;
   logger?: ClusterLogger;
 }
 
@@ -76,6 +86,10 @@ export interface StartClusterOptions {
 export interface EmbeddedCluster extends ClusterHarness {
   /** Sets a Job's status conditions directly (leniently: no status validation). */
   setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void;
+  /** Kills every running Pod process group synchronously (for a forced exit that cannot wait). */
+  killPodsNow(): void;
+  /** What the start found of a previous run (persistent clusters; empty otherwise). */
+  nodeRestart: NodeRestartResult;
 }
 
 const silent: ClusterLogger = { info() {}, warn() {} };
@@ -96,8 +110,22 @@ function conditionToJson(c: V1JobCondition): JobCondition {
 
 export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedCluster> {
   const logger = opts.logger ?? silent;
-  const store = new Store(opts.namespaces ?? ['minecraft', 'default']);
+  const state = opts.persist ? PersistentState.open(opts.dataDir) : undefined;
+  try {
+    return await start(opts, logger, state);
+  } catch (err) {
+    state?.close();
+    throw err;
+  }
+}
+
+async function start(opts: StartClusterOptions, logger: ClusterLogger, state: PersistentState | undefined): Promise<EmbeddedCluster> {
+  const store = new Store(opts.namespaces ?? ['minecraft', 'default'], state);
   const registry = new Registry(store, [jobs, pods, persistentVolumeClaims, minecraftServers]);
+  // Before anything runs or answers: end the previous run's Pod processes and fail their Pods.
+  const nodeRestart: NodeRestartResult = state
+    ? await recoverNode(registry, state, 'local', logger)
+    : { killed: [], survivors: [], failedPods: [] };
   const authn = new Authenticator();
   let rbac = new RbacAuthorizer();
   await rbac.loadFile(opts.rbacManifest);
@@ -118,6 +146,7 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
     recorder,
     logger,
     backoffScale,
+    journal: state,
   });
   gc.start();
   jobController.start();
@@ -151,12 +180,18 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
     resetCounts: () => counter.reset(),
     podRecord: (opId) => recorder.get(opId),
     setJobConditions: (ns, name, conditions) => jobController.setConditions(ns, name, conditions.map(conditionToJson)),
+    killPodsNow: () => kubelet.killAllNow(),
+    nodeRestart,
     close() {
       closing ??= (async () => {
         jobController.stopAll();
         gc.stop();
-        await kubelet.close();
-        await listening.close();
+        try {
+          await kubelet.close();
+          await listening.close();
+        } finally {
+          state?.close();
+        }
       })();
       return closing;
     },

@@ -210,7 +210,12 @@ export class JobController {
 
     // Count finished Pods once, then release their tracking finalizer.
     let counted = this.counted.get(uid);
-    if (!counted) this.counted.set(uid, (counted = new Set()));
+    if (!counted) {
+      // First sight of this Job (a new one, or one loaded after a restart): a finished Pod that has
+      // lost its tracking finalizer was counted before, since the count and the release commit together.
+      counted = new Set(pods.filter((p) => (p.status?.phase === 'Succeeded' || failed(p)) && !(p.metadata.finalizers ?? []).includes(JOB_TRACKING_FINALIZER)).map((p) => p.metadata.uid!));
+      this.counted.set(uid, counted);
+    }
     status.succeeded ??= 0;
     status.failed ??= 0;
     const toRelease: KObject[] = [];
@@ -245,8 +250,7 @@ export class JobController {
     if (spec.suspend) {
       for (const p of active) this.deletePod(p);
       status.active = 0;
-      this.writeStatus(job, status, before);
-      for (const p of toRelease) this.removeTrackingFinalizer(p);
+      this.countAndRelease(job, status, before, toRelease);
       return;
     }
 
@@ -311,8 +315,7 @@ export class JobController {
     }
     status.uncountedTerminatedPods ??= {};
     if (conds.length === 0) delete status.conditions;
-    this.writeStatus(job, status, before);
-    for (const p of toRelease) this.removeTrackingFinalizer(p);
+    this.countAndRelease(job, status, before, toRelease);
     const fresh = this.store.get('jobs', ns, job.metadata.name!);
     if (fresh && isJobFinished(fresh)) this.scheduleTtl(fresh);
   }
@@ -323,6 +326,17 @@ export class JobController {
     for (const p of active) for (const c of p.status?.containerStatuses ?? []) restarts += c.restartCount ?? 0;
     const limit = spec.backoffLimit ?? 6;
     return limit === 0 ? restarts > 0 : restarts >= limit;
+  }
+
+  /**
+   * Writes the counts and releases the counted Pods in one commit, so that after a crash a Pod is
+   * either still tracked and uncounted or released and counted, never counted twice.
+   */
+  private countAndRelease(job: KObject, status: Any, before: string, toRelease: KObject[]): void {
+    this.store.atomically(() => {
+      this.writeStatus(job, status, before);
+      for (const p of toRelease) this.removeTrackingFinalizer(p);
+    });
   }
 
   private writeStatus(job: KObject, status: Any, before: string): void {

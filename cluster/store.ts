@@ -1,7 +1,9 @@
 /**
  * The in-memory object store (the emulation's etcd): objects by resource, namespace and name, one
  * global integer resourceVersion that increases on every write, and synchronous change events for
- * the controllers. Objects go in and come out as deep copies.
+ * the controllers. Objects go in and come out as deep copies. With a `StoreBackend` (see
+ * `persist.ts`) every write is committed to disk before it becomes visible, and the store starts
+ * from what the backend holds.
  *
  * @module
  */
@@ -61,16 +63,43 @@ function key(ns: string, name: string): string {
   return `${ns}/${name}`;
 }
 
+/** Durable storage behind a Store: each call is one committed transaction unless inside `atomically`. */
+export interface StoreBackend {
+  /** What was committed before, or undefined for a new store. */
+  load(): { resourceVersion: number; objects: { resource: string; object: KObject }[] } | undefined;
+  put(resource: string, obj: KObject, resourceVersion: number): void;
+  remove(resource: string, ns: string, name: string, resourceVersion: number): void;
+  /** Runs `fn` so that its writes commit together (a crash keeps none or all of them). */
+  atomically<T>(fn: () => T): T;
+}
+
 export class Store {
   private rv = 0;
   private readonly data = new Map<string, Map<string, KObject>>();
   private readonly listeners = new Set<StoreListener>();
+  private readonly backend?: StoreBackend;
   readonly namespaces: Set<string>;
 
-  constructor(namespaces: string[]) {
+  constructor(namespaces: string[], backend?: StoreBackend) {
     // Start well above zero, as a real cluster would, so "0" and "" stay special.
     this.rv = 1000;
     this.namespaces = new Set(namespaces);
+    this.backend = backend;
+    const saved = backend?.load();
+    if (saved) {
+      this.rv = Math.max(this.rv, saved.resourceVersion);
+      for (const { resource, object } of saved.objects) {
+        this.table(resource).set(key(object.metadata.namespace ?? '', object.metadata.name ?? ''), object);
+      }
+    }
+  }
+
+  /**
+   * Runs `fn` so that the writes it makes commit together. A write that throws inside does not
+   * undo the earlier ones (memory and disk stay equal); the point is that a crash cannot keep half.
+   */
+  atomically<T>(fn: () => T): T {
+    return this.backend ? this.backend.atomically(fn) : fn();
   }
 
   /** The current global resourceVersion, as the decimal string lists report. */
@@ -132,7 +161,11 @@ export class Store {
   /** Inserts a new object; the caller has checked it does not exist. */
   create(resource: string, obj: KObject): KObject {
     const o = clone(obj);
-    o.metadata.resourceVersion = String(++this.rv);
+    const rv = this.rv + 1;
+    o.metadata.resourceVersion = String(rv);
+    // Disk first: a write that cannot be committed is never seen.
+    this.backend?.put(resource, o, rv);
+    this.rv = rv;
     this.table(resource).set(key(o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
     const out = clone(o);
     this.emit({ type: 'ADDED', resource, object: clone(o) });
@@ -144,7 +177,10 @@ export class Store {
     const k = key(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
     const old = this.table(resource).get(k);
     const o = clone(obj);
-    o.metadata.resourceVersion = String(++this.rv);
+    const rv = this.rv + 1;
+    o.metadata.resourceVersion = String(rv);
+    this.backend?.put(resource, o, rv);
+    this.rv = rv;
     this.table(resource).set(k, o);
     const out = clone(o);
     this.emit({ type: 'MODIFIED', resource, object: clone(o), old: old ? clone(old) : undefined });
@@ -156,8 +192,11 @@ export class Store {
     const k = key(ns, name);
     const o = this.table(resource).get(k);
     if (!o) return undefined;
+    const rv = this.rv + 1;
+    this.backend?.remove(resource, ns, name, rv);
+    this.rv = rv;
     this.table(resource).delete(k);
-    o.metadata.resourceVersion = String(++this.rv);
+    o.metadata.resourceVersion = String(rv);
     const out = clone(o);
     this.emit({ type: 'DELETED', resource, object: clone(o) });
     return out;

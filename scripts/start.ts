@@ -31,14 +31,23 @@ await buildJobProgram();
 
 let kc: KubeConfig;
 let stopCluster: (() => Promise<void>) | undefined;
+let killPodsNow: (() => void) | undefined;
 let adminNote = '';
 if (external) {
   kc = loadKubeConfig(env);
   logger.info({ server: kc.getCurrentCluster()?.server }, 'using the cluster from KUBECONFIG / in-cluster config');
 } else {
-  const { startCluster } = await import('../cluster/index.ts');
-  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger });
+  const { startCluster, DataDirInUseError } = await import('../cluster/index.ts');
+  // Persistent: servers, Jobs, Pods, claims and locks survive a restart (FELIS_DATA/cluster.sqlite).
+  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true }).catch((err) => {
+    if (err instanceof DataDirInUseError) {
+      console.error(`felis-world: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  });
   stopCluster = () => cluster.close();
+  killPodsNow = () => cluster.killPodsNow();
   kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
   env.FELIS_IMAGE ??= 'felis-world/files:dev';
   seedDemoWorld(dataDir);
@@ -70,6 +79,13 @@ ${adminNote}
   curl -s ${auth} -X POST '${u}/api/v1/servers/survival/start'
 `);
 });
-stopOnSignals(server, logger, 10_000, async () => {
-  await stopCluster?.();
-});
+stopOnSignals(
+  server,
+  logger,
+  10_000,
+  async () => {
+    await stopCluster?.();
+  },
+  // Pod processes run in their own process groups: even a forced exit ends them first.
+  () => killPodsNow?.(),
+);

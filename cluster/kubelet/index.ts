@@ -11,6 +11,10 @@
  * to a mountPath, or under it, are rewritten to that directory. Logs are kept per container and
  * served by `containerLogs`, the function behind the API server's `pods/log`.
  *
+ * With a `journal`, each started process is recorded (pid and start time) until its Pod's final
+ * status is written, so that a restart after a crash can end what the crash left running
+ * (`node-restart.ts`).
+ *
  * @module
  */
 
@@ -24,7 +28,9 @@ import type { Recorder } from '../records.ts';
 import { rfc3339 } from '../registry.ts';
 import type { KObject } from '../store.ts';
 import { ContainerLog, type LogQuery, readLog } from './logs.ts';
+import type { ProcessJournal } from './journal.ts';
 import type { NodeApi } from './node-api.ts';
+import { killProcessGroup, processStartTicks } from './processes.ts';
 
 type Any = any;
 type Log = { info(...a: unknown[]): void; warn(...a: unknown[]): void };
@@ -48,6 +54,8 @@ export interface KubeletOptions {
   /** Multiplies the container restart back-off (10 s doubling, at most 5 min). */
   backoffScale: number;
   maxLogBytes?: number;
+  /** Where started processes are recorded (the persistent cluster); none in the tests' clusters. */
+  journal?: ProcessJournal;
 }
 
 /** A kubelet-side log error: 400 and 404 come back to the API server as plain text. */
@@ -225,6 +233,16 @@ class PodWorker {
     await Promise.all(this.containers.map((c) => this.runContainer(c, volumes)));
     this.phase = this.containers.every((c) => c.exitCode === 0) ? 'Succeeded' : 'Failed';
     this.writeStatus();
+    // The journal may forget the Pod only once its end is on record in the API.
+    const journal = this.k.opts.journal;
+    if (journal) {
+      await this.statusChain;
+      try {
+        journal.forget(this.uid);
+      } catch (err) {
+        this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: journal update failed');
+      }
+    }
   }
 
   private prepareVolumes(): Map<string, string | undefined> {
@@ -370,6 +388,7 @@ class PodWorker {
       const proc = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       c.proc = proc;
       this.k.processes.add(proc);
+      this.journal(c, proc);
       let spawned = false;
       let oomTimer: NodeJS.Timeout | undefined;
       proc.stdout!.on('data', (b: Buffer) => c.log!.write('stdout', b));
@@ -415,6 +434,22 @@ class PodWorker {
         else resolve({ code: exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' });
       });
     });
+  }
+
+  /** Records a just-spawned process, in the same tick as the spawn, so a crash can hardly slip between. */
+  private journal(c: ContainerState, proc: ChildProcess): void {
+    const journal = this.k.opts.journal;
+    if (!journal || proc.pid === undefined) return;
+    const startTicks = processStartTicks(proc.pid);
+    if (startTicks === undefined) return;
+    try {
+      journal.record({ podUid: this.uid, container: c.spec.name, namespace: this.ns, pod: this.name, pid: proc.pid, startTicks });
+    } catch (err) {
+      // A process we cannot record would be orphaned by a crash: better not to run it.
+      this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: could not record the process; killing it');
+      c.killReason = 'Error';
+      killGroup(proc);
+    }
   }
 
   /** The Pod was deleted (or vanished): kill what runs, report, and finish the deletion. */
@@ -549,16 +584,8 @@ function randomHex(): string {
 }
 
 function killGroup(proc: ChildProcess): void {
-  if (proc.pid === undefined) return;
-  try {
-    process.kill(-proc.pid, 'SIGKILL');
-  } catch {
-    try {
-      proc.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  if (proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+  killProcessGroup(proc.pid);
 }
 
 export class Kubelet {
@@ -655,6 +682,14 @@ export class Kubelet {
     const log = w.logFor(container, !!query.previous);
     if (typeof log === 'string') return { ok: false, code: 400, message: log };
     return { ok: true, stream: readLog(log, query) };
+  }
+
+  /**
+   * Kills every running Pod process group now, synchronously: for an exit that cannot wait (the
+   * forced exit after the stop grace). Statuses are not written; the next start marks the Pods.
+   */
+  killAllNow(): void {
+    for (const p of this.processes) killGroup(p);
   }
 
   async close(): Promise<void> {

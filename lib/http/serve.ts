@@ -28,14 +28,32 @@ export function serveFunction(name: string, routes: RouteModule, env: NodeJS.Pro
   return server;
 }
 
-/** Stops accepting on SIGTERM/SIGINT, waits for in-flight requests up to `graceMs`, then exits. */
-export function stopOnSignals(server: ServerType, logger: Logger, graceMs: number, onStop?: () => Promise<void>): void {
+/**
+ * Stops accepting on SIGTERM/SIGINT, waits for in-flight requests up to `graceMs`, then exits.
+ * `onStop` runs after the server has closed; `onForcedExit` runs synchronously just before the
+ * exit forced by the grace running out, for what must not outlive the process even then.
+ */
+export function stopOnSignals(
+  server: ServerType,
+  logger: Logger,
+  graceMs: number,
+  onStop?: () => Promise<void>,
+  onForcedExit?: () => void,
+): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), graceMs);
+    const force = setTimeout(() => {
+      logger.warn({ graceMs }, 'stop grace ran out; exiting now');
+      try {
+        onForcedExit?.();
+      } catch (err) {
+        logger.error({ err }, 'forced-exit cleanup failed');
+      }
+      process.exit(1);
+    }, graceMs);
     force.unref();
     server.close(() => {
       Promise.resolve(onStop?.())
