@@ -2,13 +2,18 @@
  * `npm start`: every function on one port (PORT, default 8080, loopback only), over an embedded
  * Kubernetes emulation whose kubelet runs the Job program over FELIS_DATA/worlds/<server>.
  * With KUBECONFIG set, or inside a cluster, the same functions use that cluster instead.
+ *
+ * The embedded cluster keeps its state in FELIS_DATA/cluster.sqlite, so locks, Jobs and servers
+ * survive a restart. Two knobs for trying crashes by hand (and for the restart tests):
+ * FELIS_EMBEDDED_JOB_DELAY_MS makes each Job program wait that long after its process has started,
+ * before it touches the world; FELIS_SHUTDOWN_SECONDS (default 10) bounds the stop on SIGTERM.
  */
 import { randomBytes } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { writeFileSync } from 'node:fs';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1Container } from '@kubernetes/client-node';
 import { buildJobProgram } from './build.ts';
 import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
 import { createLogger } from '../lib/log.ts';
@@ -26,6 +31,16 @@ const port = Number(env.PORT ?? 8080);
 const token = env.FELIS_TOKEN || randomBytes(18).toString('base64url');
 const dataDir = resolve(env.FELIS_DATA ?? join(root, 'data'));
 const external = Boolean(env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST);
+const jobDelayMs = Math.max(0, Number(env.FELIS_EMBEDDED_JOB_DELAY_MS ?? 0) || 0);
+const shutdownMs = Math.max(0, Number(env.FELIS_SHUTDOWN_SECONDS ?? 10) || 0) * 1000;
+
+/** The Job program, started as a process that first sleeps (`exec` keeps the pid and the group). */
+function delayedJobProgram(container: V1Container): { command: string[] } | undefined {
+  const command = container.command ?? [];
+  if (jobDelayMs === 0 || command[0] !== '/usr/local/bin/felis') return undefined;
+  const felis = [process.execPath, join(root, 'dist/felis.mjs'), ...command.slice(1), ...(container.args ?? [])];
+  return { command: ['sh', '-c', `sleep ${(jobDelayMs / 1000).toFixed(3)}; exec "$@"`, 'felis-delayed', ...felis] };
+}
 
 await buildJobProgram();
 
@@ -39,7 +54,7 @@ if (external) {
 } else {
   const { startCluster, DataDirInUseError } = await import('../cluster/index.ts');
   // Persistent: servers, Jobs, Pods, claims and locks survive a restart (FELIS_DATA/cluster.sqlite).
-  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true }).catch((err) => {
+  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true, program: delayedJobProgram }).catch((err) => {
     if (err instanceof DataDirInUseError) {
       console.error(`felis-world: ${err.message}`);
       process.exit(1);
@@ -82,7 +97,7 @@ ${adminNote}
 stopOnSignals(
   server,
   logger,
-  10_000,
+  shutdownMs,
   async () => {
     await stopCluster?.();
   },
