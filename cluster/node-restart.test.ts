@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { startCluster } from './index.ts';
+import { minecraftServers } from './kinds/custom.ts';
+import { jobs } from './kinds/job.ts';
+import { persistentVolumeClaims, pods } from './kinds/pod.ts';
+import { isRecordedProcessAlive, processStartTicks } from './kubelet/processes.ts';
+import { PersistentState } from './persist.ts';
+import { Registry } from './registry.ts';
+import { Store } from './store.ts';
+import { RBAC_MANIFEST, shJob, waitFor } from './test-support.ts';
+
+const dirs: string[] = [];
+const procs: ChildProcess[] = [];
+after(() => {
+  for (const p of procs) {
+    try {
+      process.kill(-p.pid!, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'felis-node-restart-'));
+  dirs.push(d);
+  return d;
+}
+
+/** A process in its own group, as the kubelet starts a container, left running "by a crash". */
+function orphan(): { pid: number; startTicks: string } {
+  const p = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  p.unref();
+  procs.push(p);
+  return { pid: p.pid!, startTicks: processStartTicks(p.pid!)! };
+}
+
+/** A Pod bound to the node with a running container, as the previous run left it (no owner, so no controller replaces it). */
+function runningPod(name: string) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { nodeName: 'local', restartPolicy: 'Never', containers: [{ name: 'main', image: 'x', command: ['sleep', '30'] }] },
+  };
+}
+
+describe('a node restart', () => {
+  it('ends the recorded Pod processes before the cluster answers and marks their Pods Failed (NodeRestarted)', async () => {
+    const dataDir = tmp();
+    const live = orphan();
+    const reused = orphan();
+    {
+      const state = PersistentState.open(dataDir);
+      const registry = new Registry(new Store(['minecraft'], state), [jobs, pods, persistentVolumeClaims, minecraftServers]);
+      const podDef = registry.byResource('pods');
+      for (const name of ['crashed', 'reused']) {
+        const { obj } = registry.create(podDef, 'minecraft', runningPod(name));
+        registry.update(podDef, 'minecraft', name, (cur) => ({
+          ...cur,
+          status: { phase: 'Running', containerStatuses: [{ name: 'main', ready: true, restartCount: 0, image: 'x', imageID: '', containerID: 'containerd://1', state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }] },
+        }), { subresource: 'status' });
+        const rec = name === 'crashed' ? live : { pid: reused.pid, startTicks: String(Number(reused.startTicks) - 1) };
+        state.record({ podUid: obj.metadata.uid!, container: 'main', namespace: 'minecraft', pod: name, pid: rec.pid, startTicks: rec.startTicks });
+      }
+      state.close();
+    }
+    assert.ok(isRecordedProcessAlive(live.pid, live.startTicks));
+
+    const cluster = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, persist: true });
+    try {
+      assert.ok(!isRecordedProcessAlive(live.pid, live.startTicks), 'the recorded process is dead once startCluster returns');
+      assert.deepEqual(cluster.nodeRestart.killed, [live.pid]);
+      // Same pid, another start time: another process, never signalled.
+      assert.ok(isRecordedProcessAlive(reused.pid, reused.startTicks), 'a process whose start time differs is left alone');
+      const core = cluster.kubeConfig(cluster.adminToken).makeApiClient(CoreV1Api);
+      for (const name of ['crashed', 'reused']) {
+        const pod = await core.readNamespacedPod({ name, namespace: 'minecraft' });
+        assert.equal(pod.status?.phase, 'Failed');
+        assert.equal(pod.status?.reason, 'NodeRestarted');
+        assert.equal(pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, 137);
+      }
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('a Job running when the cluster stopped counts each failed Pod once and carries on', async () => {
+    const dataDir = tmp();
+    const mark = join(dataDir, 'first-attempt-done');
+    // The first attempt fails; every later one runs long.
+    const job = shJob('retries', `if [ -e "${mark}" ]; then sleep 30; else touch "${mark}"; exit 1; fi`);
+    job.spec!.backoffLimit = 2;
+    const first = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
+    const batch = first.kubeConfig(first.adminToken).makeApiClient(BatchV1Api);
+    await batch.createNamespacedJob({ namespace: 'minecraft', body: job });
+    await waitFor(async () => {
+      const j = await batch.readNamespacedJob({ name: 'retries', namespace: 'minecraft' });
+      return j.status?.failed === 1 && j.status?.active === 1 ? j : undefined;
+    }, 'one failed attempt and a second one running');
+    await first.close();
+
+    const second = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
+    try {
+      const batch2 = second.kubeConfig(second.adminToken).makeApiClient(BatchV1Api);
+      // The second attempt ended with the restart: 2 failures, within backoffLimit 2, so a third runs.
+      const j = await waitFor(async () => {
+        const x = await batch2.readNamespacedJob({ name: 'retries', namespace: 'minecraft' });
+        return x.status?.failed === 2 && x.status?.active === 1 ? x : undefined;
+      }, 'the restart counted as one more failure and a new attempt');
+      assert.ok(!(j.status?.conditions ?? []).some((c) => c.type === 'Failed'), 'the Job is not failed by a double count');
+    } finally {
+      await second.close();
+    }
+  });
+});
