@@ -100,9 +100,11 @@ describe('a node restart', () => {
     const first = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
     const batch = first.kubeConfig(first.adminToken).makeApiClient(BatchV1Api);
     await batch.createNamespacedJob({ namespace: 'minecraft', body: job });
+    const core = first.kubeConfig(first.adminToken).makeApiClient(CoreV1Api);
     await waitFor(async () => {
       const j = await batch.readNamespacedJob({ name: 'retries', namespace: 'minecraft' });
-      return j.status?.failed === 1 && j.status?.active === 1 ? j : undefined;
+      const running = (await core.listNamespacedPod({ namespace: 'minecraft' })).items.some((p) => p.status?.phase === 'Running');
+      return j.status?.failed === 1 && running ? j : undefined;
     }, 'one failed attempt and a second one running');
     await first.close();
 
