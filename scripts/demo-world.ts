@@ -27,8 +27,9 @@ export function seedDemoWorld(dataDir: string, server = 'survival'): string {
   const dir = join(worlds, server);
   if (!absentOrEmpty(dir)) return dir;
   mkdirSync(worlds, { recursive: true });
+  // A staging folder left by a crash during an earlier seed is dropped, never used.
+  for (const e of readdirSync(worlds)) if (e.startsWith(`.seed-${server}-`)) rmSync(join(worlds, e), { recursive: true, force: true });
   const staging = join(worlds, `.seed-${server}-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
   for (const d of ['config', 'plugins', 'world/region']) mkdirSync(join(staging, d), { recursive: true });
   writeFileSync(
     join(staging, 'server.properties'),
