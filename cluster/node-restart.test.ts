@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,11 +16,13 @@ import { Store } from './store.ts';
 import { RBAC_MANIFEST, shJob, waitFor } from './test-support.ts';
 
 const dirs: string[] = [];
-const procs: ChildProcess[] = [];
+const procs: { pid: number; startTicks: string }[] = [];
 after(() => {
+  // Only what is still the process this file started (a pid may have been reused since).
   for (const p of procs) {
+    if (!isRecordedProcessAlive(p.pid, p.startTicks)) continue;
     try {
-      process.kill(-p.pid!, 'SIGKILL');
+      process.kill(-p.pid, 'SIGKILL');
     } catch {
       // gone
     }
@@ -37,8 +39,9 @@ function tmp(): string {
 function orphan(): { pid: number; startTicks: string } {
   const p = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
   p.unref();
-  procs.push(p);
-  return { pid: p.pid!, startTicks: processStartTicks(p.pid!)! };
+  const rec = { pid: p.pid!, startTicks: processStartTicks(p.pid!)! };
+  procs.push(rec);
+  return rec;
 }
 
 /** A Pod bound to the node with a running container, as the previous run left it (no owner, so no controller replaces it). */

@@ -136,7 +136,7 @@ describe('the persistent store (cluster.sqlite)', () => {
 });
 
 describe('a persistent embedded cluster across restarts', () => {
-  it('a Job that finished before the restart keeps its counts; a lock annotation is kept', async () => {
+  it('a finished Job (its counts, its released Pod), a lock annotation and the 409 on a stale write survive a cluster restart', async () => {
     const dataDir = tmp();
     const first = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
     const kc = first.kubeConfig(first.adminToken);

@@ -14,6 +14,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import { lockValue } from '../lib/maintenance/holder.ts';
+import { seedDemoWorld } from '../scripts/demo-world.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'embedded-restart-token';
@@ -23,11 +24,12 @@ const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minec
 const dirs: string[] = [];
 const services = new Set<ChildProcess>();
 /** Pod processes a test saw, so that `after` can end any a failing test left behind. */
-const seenPids = new Set<number>();
+const seen: { pid: number; start: string }[] = [];
 
 after(() => {
   for (const p of services) killGroup(p.pid!);
-  for (const pid of seenPids) killGroup(pid);
+  // Only a process that is still the one seen (same start time): a pid may have been reused.
+  for (const p of seen) if (alive(p)) killGroup(p.pid);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -190,6 +192,28 @@ function ownWorld(dataDir: string): string {
   return w;
 }
 
+test('the demo world is seeded into a missing or empty folder only, never into a world with anything in it', () => {
+  const data = freshData();
+  const world = join(data, 'worlds', 'survival');
+  mkdirSync(join(data, 'worlds', '.seed-survival-1', 'config'), { recursive: true });
+  seedDemoWorld(data);
+  assert.ok(statSync(join(world, 'server.properties')).isFile());
+  assert.deepEqual(readdirSync(join(data, 'worlds')), ['survival'], 'a staging folder left by a crash is dropped');
+
+  const own = freshData();
+  const ownWorldDir = join(own, 'worlds', 'survival');
+  mkdirSync(join(ownWorldDir, 'world'), { recursive: true });
+  writeFileSync(join(ownWorldDir, 'world', 'level.dat'), Buffer.alloc(1800, 9));
+  const before = tree(ownWorldDir);
+  seedDemoWorld(own);
+  assert.deepEqual(tree(ownWorldDir), before, 'a world missing server.properties, eula.txt and config is left as it is');
+
+  const empty = freshData();
+  mkdirSync(join(empty, 'worlds', 'survival'), { recursive: true });
+  seedDemoWorld(empty);
+  assert.ok(statSync(join(empty, 'worlds', 'survival', 'eula.txt')).isFile(), 'an empty folder counts as missing');
+});
+
 test('a restart never writes an existing world: with server.properties deleted, every other file stays byte-identical', async () => {
   const data = freshData();
   const first = await startService(data);
@@ -231,7 +255,7 @@ test('SIGKILL of the whole service mid-write: the old Job is dead before the res
     const ps = delayedJobProcesses(data);
     return ps.length ? ps : undefined;
   });
-  seenPids.add(jobProc!.pid);
+  seen.push(jobProc!);
   const jobs = (await svc.kube.batch.listNamespacedJob({ namespace: 'minecraft' })).items;
   assert.equal(jobs.length, 1);
   const jobName = jobs[0]!.metadata!.name!;
@@ -357,7 +381,7 @@ for (const inFlight of [true, false]) {
       const ps = delayedJobProcesses(data);
       return ps.length ? ps : undefined;
     });
-    for (const p of procs) seenPids.add(p.pid);
+    seen.push(...procs);
     const stoppedAt = Date.now();
     killGroup(svc.proc.pid!, 'SIGTERM');
     const code = await svc.exited;
