@@ -32,7 +32,7 @@ import { Kubelet } from './kubelet/index.ts';
 import { listenLoopback } from './listen.ts';
 import type { ClusterHarness } from './harness.ts';
 import { InProcessNodeApi } from './kubelet/node-api.ts';
-import { recoverNode, type NodeRestartResult } from './kubelet/node-restart.ts';
+import { recoverNode, removeStalePodDirs, type NodeRestartResult } from './kubelet/node-restart.ts';
 import { PersistentState } from './persist.ts';
 import { RbacAuthorizer, Authenticator } from './rbac.ts';
 import { type PodRecord, Recorder } from './records.ts';
@@ -126,6 +126,7 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
   const nodeRestart: NodeRestartResult = state
     ? await recoverNode(registry, state, 'local', logger)
     : { killed: [], survivors: [], failedPods: [] };
+  if (state) removeStalePodDirs(opts.dataDir, registry);
   const authn = new Authenticator();
   let rbac = new RbacAuthorizer();
   await rbac.loadFile(opts.rbacManifest);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -72,6 +72,9 @@ describe('a node restart', () => {
         const rec = name === 'crashed' ? live : { pid: reused.pid, startTicks: String(Number(reused.startTicks) - 1) };
         state.record({ podUid: obj.metadata.uid!, container: 'main', namespace: 'minecraft', pod: name, pid: rec.pid, startTicks: rec.startTicks });
       }
+      // The scratch volume the crashed Pod had, and one of a Pod long gone.
+      mkdirSync(join(dataDir, '.pods', registry.get(podDef, 'minecraft', 'crashed').metadata.uid!, 'volumes', 'tmp'), { recursive: true });
+      mkdirSync(join(dataDir, '.pods', 'gone-uid'), { recursive: true });
       state.close();
     }
     assert.ok(isRecordedProcessAlive(live.pid, live.startTicks));
@@ -89,6 +92,8 @@ describe('a node restart', () => {
         assert.equal(pod.status?.reason, 'NodeRestarted');
         assert.equal(pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, 137);
       }
+      assert.ok(!existsSync(join(dataDir, '.pods', 'gone-uid')), 'scratch folders of Pods that will not run again are removed');
+      assert.deepEqual(existsSync(join(dataDir, '.pods')) ? readdirSync(join(dataDir, '.pods')) : [], []);
     } finally {
       await cluster.close();
     }

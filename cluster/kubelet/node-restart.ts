@@ -12,6 +12,8 @@
  * @module
  */
 
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { rfc3339, type Registry } from '../registry.ts';
 import type { KObject } from '../store.ts';
 import type { ProcessJournal } from './journal.ts';
@@ -115,4 +117,22 @@ export async function recoverNode(registry: Registry, journal: ProcessJournal, n
   if (failedPods.length) logger.warn({ pods: failedPods }, `node restart: Pods marked Failed (${NODE_RESTARTED})`);
   journal.clear();
   return { killed, survivors, failedPods };
+}
+
+/**
+ * Removes the scratch folders (`emptyDir` volumes under `<dataDir>/.pods/<uid>`) of Pods that will
+ * not run again: finished or gone. The previous run would have removed them had it not crashed.
+ */
+export function removeStalePodDirs(dataDir: string, registry: Registry): string[] {
+  const root = join(dataDir, '.pods');
+  let entries: string[];
+  try {
+    entries = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const keep = new Set(registry.store.list('pods').filter((p) => !terminal(p)).map((p) => p.metadata.uid));
+  const removed = entries.filter((uid) => !keep.has(uid));
+  for (const uid of removed) rmSync(join(root, uid), { recursive: true, force: true });
+  return removed;
 }
