@@ -154,7 +154,13 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
   kubelet.start();
 
   const server = createApiServer({ registry, authn, rbac: () => rbac, faults, counter, kubelet, recorder, logger });
-  const listening = await listenLoopback(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
+  const listening = await listenLoopback(server, opts.port ?? 0, opts.host ?? '127.0.0.1').catch(async (err) => {
+    // Nothing may keep running on a data directory this start gives up (the caller closes it).
+    jobController.stopAll();
+    gc.stop();
+    await kubelet.close();
+    throw err;
+  });
   const host = listening.address.includes(':') ? `[${listening.address}]` : listening.address;
   const url = `http://${host}:${listening.port}`;
 
