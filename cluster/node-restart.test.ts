@@ -129,4 +129,31 @@ describe('a node restart', () => {
       await second.close();
     }
   });
+
+  it('an orderly stop ends the running Pods and stores how they ended, so the journal is left empty', async () => {
+    const dataDir = tmp();
+    const cluster = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
+    const kc = cluster.kubeConfig(cluster.adminToken);
+    const batch = kc.makeApiClient(BatchV1Api);
+    const core = kc.makeApiClient(CoreV1Api);
+    await batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('quick', 'exit 0') });
+    await batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('long', 'sleep 30') });
+    await waitFor(async () => {
+      const q = await batch.readNamespacedJob({ name: 'quick', namespace: 'minecraft' });
+      const running = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'job-name=long' })).items.some((p) => p.status?.phase === 'Running');
+      return (q.status?.conditions ?? []).some((c) => c.type === 'Complete') && running ? true : undefined;
+    }, 'one Job complete and the other running');
+    await cluster.close();
+    const state = PersistentState.open(dataDir);
+    try {
+      assert.deepEqual(state.list(), []);
+      const store = new Store(['minecraft'], state);
+      const phases = Object.fromEntries(store.list('pods').map((p) => [p.metadata.labels?.['job-name'], p.status?.phase]));
+      assert.deepEqual(phases, { quick: 'Succeeded', long: 'Failed' });
+      const long = store.list('pods').find((p) => p.metadata.labels?.['job-name'] === 'long')!;
+      assert.equal(long.status.containerStatuses[0].state.terminated.exitCode, 137);
+    } finally {
+      state.close();
+    }
+  });
 });
