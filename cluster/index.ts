@@ -42,7 +42,7 @@ import { Store } from './store.ts';
 export type { PodBehaviour, RequestFault } from './faults.ts';
 export type { PodRecord } from './records.ts';
 export type { NodeRestartResult } from './kubelet/node-restart.ts';
-export { DataDirInUseError } from './persist.ts';
+export { ClusterStateUnreadableError, DataDirInUseError } from './persist.ts';
 
 export interface ClusterLogger {
   info(...a: unknown[]): void;

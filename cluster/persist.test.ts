@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { startCluster } from './index.ts';
 import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
 import { persistentVolumeClaims, pods } from './kinds/pod.ts';
-import { DataDirInUseError, PersistentState } from './persist.ts';
+import { ClusterStateUnreadableError, DataDirInUseError, PersistentState } from './persist.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
 import { RBAC_MANIFEST, shJob, statusOf, waitFor } from './test-support.ts';
@@ -85,6 +85,14 @@ describe('the persistent store (cluster.sqlite)', () => {
     assert.throws(() => PersistentState.open(dir), (err) => err instanceof DataDirInUseError && /in use by another embedded cluster/.test(err.message));
     a.close();
     PersistentState.open(dir).close();
+  });
+
+  it('a file that is not the cluster state is refused with a clear error and left as it is', () => {
+    const dir = tmp();
+    const junk = Buffer.alloc(8192, 0x41);
+    writeFileSync(join(dir, 'cluster.sqlite'), junk);
+    assert.throws(() => PersistentState.open(dir), (err) => err instanceof ClusterStateUnreadableError && /move it away/.test(err.message));
+    assert.deepEqual(readFileSync(join(dir, 'cluster.sqlite')), junk);
   });
 
   it('a process killed in the middle of a transaction leaves the previous committed state', async () => {

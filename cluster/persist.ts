@@ -30,6 +30,14 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/** The file is not a database this build can read (corrupt, another format, a newer schema). */
+export class ClusterStateUnreadableError extends Error {
+  readonly code = 'CLUSTER_STATE_UNREADABLE';
+  constructor(file: string, why: string) {
+    super(`${file} cannot be read as the embedded cluster's state (${why}); stop the service and move it away (rm ${file}*) to start afresh`);
+  }
+}
+
 function isBusy(err: unknown): boolean {
   const e = err as { errcode?: number; message?: string };
   // SQLITE_BUSY (5) and SQLITE_LOCKED (6), also as extended codes.
@@ -89,7 +97,7 @@ export class PersistentState implements StoreBackend, ProcessJournal {
       const schema = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
       if (schema && schema.value !== SCHEMA_VERSION) {
         db.exec('ROLLBACK');
-        throw new Error(`${file} has schema ${schema.value}, this build reads ${SCHEMA_VERSION}; move it away to start afresh`);
+        throw new ClusterStateUnreadableError(file, `schema ${schema.value}, this build reads ${SCHEMA_VERSION}`);
       }
       db.prepare("INSERT INTO meta(key, value) VALUES ('schema', ?) ON CONFLICT(key) DO NOTHING").run(SCHEMA_VERSION);
       db.exec('COMMIT');
@@ -100,6 +108,10 @@ export class PersistentState implements StoreBackend, ProcessJournal {
         // closing a half-opened database is best effort
       }
       if (isBusy(err)) throw new DataDirInUseError(file);
+      if (err instanceof ClusterStateUnreadableError) throw err;
+      // SQLITE_CORRUPT (11) and SQLITE_NOTADB (26): not something a restart can fix.
+      const code = (err as { errcode?: number }).errcode;
+      if (code !== undefined && [11, 26].includes(code & 0xff)) throw new ClusterStateUnreadableError(file, (err as Error).message);
       throw err;
     }
     return new PersistentState(file, db);

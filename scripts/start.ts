@@ -52,10 +52,10 @@ if (external) {
   kc = loadKubeConfig(env);
   logger.info({ server: kc.getCurrentCluster()?.server }, 'using the cluster from KUBECONFIG / in-cluster config');
 } else {
-  const { startCluster, DataDirInUseError } = await import('../cluster/index.ts');
+  const { startCluster, ClusterStateUnreadableError, DataDirInUseError } = await import('../cluster/index.ts');
   // Persistent: servers, Jobs, Pods, claims and locks survive a restart (FELIS_DATA/cluster.sqlite).
   const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true, program: delayedJobProgram }).catch((err) => {
-    if (err instanceof DataDirInUseError) {
+    if (err instanceof DataDirInUseError || err instanceof ClusterStateUnreadableError) {
       console.error(`felis-world: ${err.message}`);
       process.exit(1);
     }
