@@ -583,8 +583,9 @@ function randomHex(): string {
   return s.slice(0, 64);
 }
 
+/** The whole group, even when its leader has exited: what it started may still run. */
 function killGroup(proc: ChildProcess): void {
-  if (proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+  if (proc.pid === undefined) return;
   killProcessGroup(proc.pid);
 }
 
