@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { startCluster } from './index.ts';
 import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
 import { persistentVolumeClaims, pods } from './kinds/pod.ts';
-import { isRecordedProcessAlive, processStartTicks } from './kubelet/processes.ts';
+import { endRecordedProcesses, isRecordedProcessAlive, processStartTicks } from './kubelet/processes.ts';
 import { PersistentState } from './persist.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
@@ -53,6 +53,25 @@ function runningPod(name: string) {
     spec: { nodeName: 'local', restartPolicy: 'Never', containers: [{ name: 'main', image: 'x', command: ['sleep', '30'] }] },
   };
 }
+
+describe('recorded processes', () => {
+  it('are found by pid and start time even when the command name holds ") " and spaces', async () => {
+    const dir = tmp();
+    const odd = join(dir, 'a) b (c');
+    copyFileSync('/bin/sleep', odd);
+    const p = spawn(odd, ['30'], { detached: true, stdio: 'ignore' });
+    p.unref();
+    await new Promise((r) => p.once('spawn', r));
+    const rec = { pid: p.pid!, startTicks: processStartTicks(p.pid!)! };
+    procs.push(rec);
+    assert.match(rec.startTicks, /^\d+$/);
+    assert.ok(isRecordedProcessAlive(rec.pid, rec.startTicks));
+    const { killed, survivors } = await endRecordedProcesses([rec, { pid: rec.pid, startTicks: '1' }]);
+    assert.deepEqual(killed, [rec.pid]);
+    assert.deepEqual(survivors, []);
+    assert.ok(!isRecordedProcessAlive(rec.pid, rec.startTicks));
+  });
+});
 
 describe('a node restart', () => {
   it('ends the recorded Pod processes before the cluster answers and marks their Pods Failed (NodeRestarted)', async () => {
