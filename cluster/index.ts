@@ -76,6 +76,9 @@ export interface StartClusterOptions {
 export interface EmbeddedCluster extends ClusterHarness {
   /** Sets a Job's status conditions directly (leniently: no status validation). */
   setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void;
+  /** Stops the Job controller's syncs (a controller that lags); nothing is lost, resume catches up. */
+  pauseJobController(): void;
+  resumeJobController(): void;
 }
 
 const silent: ClusterLogger = { info() {}, warn() {} };
@@ -151,6 +154,8 @@ export async function startCluster(opts: StartClusterOptions): Promise<EmbeddedC
     resetCounts: () => counter.reset(),
     podRecord: (opId) => recorder.get(opId),
     setJobConditions: (ns, name, conditions) => jobController.setConditions(ns, name, conditions.map(conditionToJson)),
+    pauseJobController: () => jobController.pause(),
+    resumeJobController: () => jobController.resume(),
     close() {
       closing ??= (async () => {
         jobController.stopAll();
