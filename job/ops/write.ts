@@ -19,6 +19,7 @@ import {
   type OpRequest,
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
+import { isWithheld } from '../guard.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
@@ -191,6 +192,11 @@ export function write(ctx: OpContext, req: OpRequest): Result {
   // 2. Size.
   if (content.length > MAX_WRITE_BYTES) {
     return fail('too_large', `the content for ${name} is ${content.length} bytes; the editor writes at most ${MAX_WRITE_BYTES}`);
+  }
+  // A conditional write to the withheld file would answer whether a guess of its content is right
+  // (or what its hash is); no caller can have read that hash, so the condition is refused.
+  if ((req.expectSha256 || req.createOnly) && isWithheld(ctx.root, name)) {
+    return fail('bad_path', `${name} holds the proxy forwarding secret; it can only be overwritten, without expect_sha256 or create_only`);
   }
   // 3. Landing target.
   const t = resolveTarget(ctx, name, req.createOnly === true);
