@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Result } from '../lib/protocol/result.ts';
 import { isOp } from '../lib/job-spec/ops.ts';
 import { WorldRoot } from './root.ts';
+import { refuseWorkingName } from './working-files.ts';
 import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
 import { list } from './ops/list.ts';
 import { read } from './ops/read.ts';
@@ -38,6 +39,8 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     }
     throw new Error(`unknown op ${JSON.stringify(req.op)}`);
   }
+  const hidden = refuseWorkingName(req);
+  if (hidden) return hidden;
   let root: WorldRoot;
   try {
     root = WorldRoot.open(req.worldsRoot, { beforeStep: opts.beforeStep });

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
 import { failure } from '../failure.ts';
 import { secretIdentity } from '../guard.ts';
+import { isWorkingName } from '../working-files.ts';
 import { atPath, fdPath, sameIdentity, type Identity } from '../root.ts';
 import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
 
@@ -72,6 +73,7 @@ export function list(ctx: OpContext, req: OpRequest): Result {
           return failure(name, e, 'readdirent');
         }
         if (d === null) break;
+        if (isWorkingName(d.name)) continue; // the editor's, not the world's
         if (entries.length === MAX_ENTRIES) {
           truncated = true;
           break;

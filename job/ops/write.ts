@@ -20,12 +20,12 @@ import {
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
 import { isWithheld } from '../guard.ts';
+import { sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
 /** The experience config: it must be a regular file, never written through a link. */
 export const EXPERIENCE_CONFIG = 'felis-experience.json';
-export const TEMP_PREFIX = '.felis-edit-';
 const NEW_FILE_MODE = 0o644;
 
 interface Target {
@@ -211,7 +211,8 @@ export function write(ctx: OpContext, req: OpRequest): Result {
       const c = checkExpect(t, name, req.expectSha256);
       if (c) return c;
     }
-    // 6. Land.
+    // 6. Land (after clearing what dead Jobs left in this folder).
+    sweepStale(t.parent.fd);
     return land(ctx, t, name, content, sum);
   } finally {
     t.parent.close();
