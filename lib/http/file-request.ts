@@ -103,14 +103,28 @@ export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Prom
   return parsed.data;
 }
 
+/** The caller closed the connection before its body arrived: its own doing, not a server failure. */
+export class CallerGoneError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the caller went away before its request body arrived', options);
+    this.name = 'CallerGoneError';
+  }
+}
+
 async function readLimited(req: Request, max: number): Promise<string> {
   if (!req.body) return '';
   const chunks: Buffer[] = [];
   let n = 0;
-  for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
-    n += chunk.length;
-    if (n > max) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
-    chunks.push(Buffer.from(chunk));
+  try {
+    for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
+      n += chunk.length;
+      if (n > max) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
+      chunks.push(Buffer.from(chunk));
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The only way the incoming stream fails is the connection ending before the body did.
+    throw new CallerGoneError({ cause: err });
   }
   return Buffer.concat(chunks).toString('utf8');
 }
