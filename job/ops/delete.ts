@@ -1,6 +1,6 @@
 /**
  * delete(path): removes a file, a link (never its target) or a folder with everything in it
- * (felis-behaviour §4.8). The recursion works on directory fds and never follows a link.
+ * (never the root). The recursion works on directory fds and never follows a link.
  *
  * @module
  */

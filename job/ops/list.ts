@@ -1,6 +1,6 @@
 /**
  * list(path): one level, at most MAX_ENTRIES entries in the order the OS returns them, plus the
- * volume's free bytes (felis-behaviour §4.8).
+ * volume's free bytes. The editor's working files are left out; the withheld file shows size 0.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * mkdir(path): one new folder, mode 0755; parents are never created (felis-behaviour §4.8).
+ * mkdir(path): one new folder, mode 0755; parents are never created.
  *
  * @module
  */

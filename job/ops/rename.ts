@@ -1,6 +1,6 @@
 /**
  * rename(path, to): moves a file, a folder (with its contents) or a link (itself). Never replaces,
- * never creates parents, never moves a guarded file (felis-behaviour §4.7, §4.8).
+ * never creates parents, never moves a guarded file (the forwarding secret, `config`, server.properties).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * write(path, content, sha256, expect, createOnly): replaces or creates one regular file, atomically
- * (felis-behaviour §4.8).
+ * through a temp file renamed over the target, so a reader sees the old bytes or the new, never a mix.
  *
  * @module
  */
