@@ -111,7 +111,7 @@ export class SyncRunner {
       if (podName === undefined || (stage === 'creating' && ++polls % this.#phaseCheckEvery === 0)) {
         const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
         if (!pod) {
-          if (podName !== undefined) throw new RunnerError(`the pod of file job ${name} vanished`);
+          if (podName !== undefined) throw new JobLostError(`the pod of file job ${name} vanished before its result`, opts.mutating);
           await w.sleep(this.#schedule.next('no-pod', performance.now() - stageSince));
           continue;
         }
@@ -133,7 +133,7 @@ export class SyncRunner {
         await w.sleep(this.#schedule.next(stage, performance.now() - stageSince));
         continue;
       }
-      if (opening.kind === 'gone') throw new RunnerError(`the pod ${podName} of file job ${name} vanished`);
+      if (opening.kind === 'gone') throw new JobLostError(`the pod ${podName} of file job ${name} vanished before its result`, opts.mutating);
 
       const scanner = new ResultLineScanner();
       const payload = await w.readUntilResult(opening, scanner);
@@ -144,7 +144,7 @@ export class SyncRunner {
       }
       // The stream ended without a result: the container exited, or the connection closed early.
       const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
-      if (!pod) throw new RunnerError(`the pod of file job ${name} vanished`);
+      if (!pod) throw new JobLostError(`the pod of file job ${name} vanished before its result`, opts.mutating);
       if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod, opts.mutating, scanner);
       await w.sleep(this.#schedule.next('creating', 0));
     }
