@@ -22,7 +22,7 @@ class LaggingCluster implements JobPodApi {
   }
   async listPods(): Promise<V1Pod[]> {
     const state = this.terminated ? { terminated: { exitCode: 0, reason: 'Completed' } } : { running: {} };
-    return [{ metadata: { name: 'files-survival-1-abcde' }, spec: { nodeName: 'n' }, status: { phase: 'Running', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state }] } }];
+    return [{ metadata: { name: 'files-survival-1-abcde' }, spec: { nodeName: 'n', containers: [] }, status: { phase: 'Running', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state }] } }];
   }
   async openLog(): Promise<LogOpening> {
     const body = Readable.from([Buffer.from(this.log)]);
