@@ -90,6 +90,9 @@ export interface EmbeddedCluster extends ClusterHarness {
   killPodsNow(): void;
   /** What the start found of a previous run (persistent clusters; empty otherwise). */
   nodeRestart: NodeRestartResult;
+  /** Stops the Job controller's syncs (a controller that lags); nothing is lost, resume catches up. */
+  pauseJobController(): void;
+  resumeJobController(): void;
 }
 
 const silent: ClusterLogger = { info() {}, warn() {} };
@@ -189,6 +192,8 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
     setJobConditions: (ns, name, conditions) => jobController.setConditions(ns, name, conditions.map(conditionToJson)),
     killPodsNow: () => kubelet.killAllNow(),
     nodeRestart,
+    pauseJobController: () => jobController.pause(),
+    resumeJobController: () => jobController.resume(),
     close() {
       closing ??= (async () => {
         jobController.stopAll();

@@ -102,6 +102,18 @@ export class JobController {
     this.queue.stop();
   }
 
+  /** Tests: a controller that has fallen behind. Syncs wait (Pods, status, conditions) until resume(). */
+  private paused = false;
+  private readonly deferred = new Set<string>();
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+    for (const k of this.deferred) this.queue.add(k);
+    this.deferred.clear();
+  }
+
   private onEvent(e: StoreEvent): void {
     const m = e.object.metadata;
     if (e.resource === 'jobs') {
@@ -175,6 +187,10 @@ export class JobController {
   }
 
   private sync(key: string): void {
+    if (this.paused) {
+      this.deferred.add(key);
+      return;
+    }
     if (key.startsWith('orphans/')) {
       const ns = key.slice('orphans/'.length);
       const jobUids = new Set(this.store.list('jobs', ns).map((j) => j.metadata.uid));

@@ -1,6 +1,6 @@
 /**
  * `felis files ...`: arguments and env in, one result line out, an exit code back
- * (felis-behaviour §4.1–§4.3). Exit 2 for wiring mistakes in the invocation, 1 for infrastructure
+ * on stdout. Exit 2 for wiring mistakes in the invocation, 1 for infrastructure
  * failures (stderr `felis files: <error>`, no result line), 0 when a Result was printed — also for
  * caller-fault Results, which carry a `code`.
  *

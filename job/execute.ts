@@ -1,7 +1,7 @@
 /**
  * One operation of `felis files`: opens the root, dispatches, closes. Returns the Result (a
  * caller-fault outcome carries a `code`) or throws for an infrastructure failure: the root cannot
- * be opened, the op is unknown, or an unexpected non-OS error (felis-behaviour §4.2).
+ * be opened, the op is unknown, or an unexpected non-OS error.
  *
  * @module
  */
@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Result } from '../lib/protocol/result.ts';
 import { isOp } from '../lib/job-spec/ops.ts';
 import { WorldRoot } from './root.ts';
+import { refuseWorkingName } from './working-files.ts';
 import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
 import { list } from './ops/list.ts';
 import { read } from './ops/read.ts';
@@ -32,12 +33,14 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result> = {
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
   const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
   if (!run) {
-    // The closed set of ops (felis-behaviour §2) is lib's; upload and unzip are not here yet.
+    // The closed set of ops is lib's; upload and unzip are not here yet.
     if (isOp(req.op)) {
       throw new Error(`op ${JSON.stringify(req.op)} is not supported by this program`);
     }
     throw new Error(`unknown op ${JSON.stringify(req.op)}`);
   }
+  const hidden = refuseWorkingName(req);
+  if (hidden) return hidden;
   let root: WorldRoot;
   try {
     root = WorldRoot.open(req.worldsRoot, { beforeStep: opts.beforeStep });

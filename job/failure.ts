@@ -1,5 +1,5 @@
 /**
- * Mapping of filesystem errors onto caller-fault Results (felis-behaviour §4.6): "does not exist" is
+ * Mapping of filesystem errors onto caller-fault Results: "does not exist" is
  * `not_found`, ENOSPC/EDQUOT during a write is `no_space`, and every other OS error is `bad_path`
  * with the error text (fail closed). Errors that carry no errno are bugs or infrastructure
  * failures: they are rethrown, so the program exits 1 without a result line.

@@ -1,5 +1,5 @@
 /**
- * `felis files` flags, parsed as Go's `flag` package does (felis-behaviour §4.1): `-x v`, `--x v`,
+ * `felis files` flags, parsed as Go's `flag` package does: `-x v`, `--x v`,
  * `-x=v`, `--x=v`; bool flags take no separate value but accept `=true`/`=false` (strconv.ParseBool
  * spellings); `--` ends the flags, and so does the first argument that is not a flag; the last of a
  * repeated flag wins. Every error is a `FlagError` (exit 2).

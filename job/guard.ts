@@ -1,7 +1,8 @@
 /**
- * Guarded files (felis-behaviour §4.7), matched by identity (device + inode), not by name, so
- * symlinks and hard links to them are caught too:
- * - `config/paper-global.yml` holds the Velocity forwarding secret: withheld from reads;
+ * Guarded files, matched by identity (device + inode), not by name, so symlinks and hard links to
+ * them are caught too:
+ * - `config/paper-global.yml` holds the Velocity forwarding secret: withheld, and opaque to every
+ *   op (no hash, no size, no match against a guess; see docs/withheld-file.md);
  * - root `server.properties` is redacted on read (`rcon.password=`, `forwarding-secrets=`);
  * - those two and `config` are "managed by felis" and cannot be renamed or moved.
  * The guarded paths are looked up through the root, following links inside it; a missing file
@@ -36,6 +37,18 @@ export function managedMessage(name: string): string {
 /** Identity of the withheld secret file (links followed), or null when there is none. */
 export function secretIdentity(root: WorldRoot): Identity | null {
   return root.identity(SECRET_PATH, true);
+}
+
+/**
+ * True when `name` is the withheld file under any spelling or link (symlinks followed inside the
+ * root, hard links by identity), or would be created as it. A missing file counts by name alone,
+ * so the answer never tells whether it exists.
+ */
+export function isWithheld(root: WorldRoot, name: string): boolean {
+  if (isSecretName(name)) return true;
+  const secret = secretIdentity(root);
+  if (!secret) return false;
+  return sameIdentity(root.identity(name, true), secret) || sameIdentity(root.identity(name, false), secret);
 }
 
 /** Identity of the root server.properties (links followed), or null when there is none. */

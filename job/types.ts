@@ -54,11 +54,11 @@ export interface OpContext {
   randomBytes: (n: number) => Buffer;
 }
 
-/** felis-behaviour limits. */
+/** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */
 export const MAX_READ_BYTES = 1 << 20;
 export const MAX_WRITE_BYTES = 256 << 10;
 export const MAX_ENTRIES = 2000;
-/** Link hops the write target follows (§4.8), independent of general resolution. */
+/** Link hops the write target follows, independent of general resolution. */
 export const MAX_WRITE_LINK_HOPS = 8;
 /** The game's uid/gid: new files and folders are given back to it. */
 export const GAME_UID = 1000;

@@ -11,7 +11,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '@hono/node-server';
 import { writeFileSync } from 'node:fs';
 import type { KubeConfig, V1Container } from '@kubernetes/client-node';
 import { buildJobProgram } from './build.ts';
@@ -20,7 +19,7 @@ import { createLogger } from '../lib/log.ts';
 import { loadKubeConfig } from '../lib/kube/config.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
-import { createHostApp } from '../lib/http/host.ts';
+import { createHostApp, listen } from '../lib/http/host.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 
@@ -75,7 +74,7 @@ if (external) {
 
 const deps = buildDeps(kc, { ...configFromEnv(env), logger });
 const app = createHostApp({ logger, token: () => token }, deps, Object.values(FUNCTIONS));
-const server = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {
+const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
   const u = `http://127.0.0.1:${info.port}`;
   const auth = `-H "Authorization: Bearer ${token}"`;
   console.log(`

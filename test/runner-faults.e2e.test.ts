@@ -5,11 +5,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturedLogger } from './support/logs.ts';
-import { startStack, FUNCTION_USER, ROOT, type Stack } from './support/stack.ts';
+import { startStack, FUNCTION_USER, REAL, ROOT, type Stack } from './support/stack.ts';
+import { admin } from './support/servers.ts';
+import type { EmbeddedCluster } from '../cluster/index.ts';
+import { jobFinished } from '../lib/kube/job-facts.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
 import { SyncRunner, RunnerError } from '../lib/runner/sync-runner.ts';
 import { renderFilesJob } from '../lib/job-spec/render.ts';
@@ -62,11 +65,27 @@ describe('sync path faults', () => {
       const r = await s.call('GET', '/api/v1/servers/survival/file?path=eula.txt');
       assert.equal(r.status, 500, r.text);
       assert.deepEqual(r.body.error.code, 'internal');
-      assert.equal(r.body.error.message, 'internal error');
+      assert.equal(r.body.error.message, 'the file operation ended without a result; retry it');
       assert.doesNotMatch(r.text, /secret node detail/);
       const logged = logLines.join('');
-      assert.match(logged, /produced no result \(phase Failed\): secret node detail 10\.1\.2\.3/);
+      // The server log says how the container ended: exit code, signal and the kubelet's reason.
+      assert.match(logged, /produced no result \(phase Failed; exit 137, \(signal 9\), reason OOMKilled; pod [^)]+\): secret node detail 10\.1\.2\.3/);
       assert.match(logged, new RegExp(r.body.error.request_id));
+    } finally {
+      s.program = undefined;
+      s.cluster.faults.clear();
+    }
+  });
+
+  test('a write killed before its result is a 500 telling the caller the file is unchanged or fully written', async () => {
+    s.cluster.faults.pod('felis.lolicon.best/files-mode=write', { oomKillAfterMs: 50 });
+    try {
+      s.program = () => ({ command: ['sh', '-c', 'sleep 5'] });
+      const r = await s.call('PUT', '/api/v1/servers/survival/file?path=a.txt', { content: 'aGk=', content_sha256: sha('hi') });
+      assert.equal(r.status, 500, r.text);
+      assert.equal(r.body.error.code, 'internal');
+      assert.match(r.body.error.message, /either not made or fully made \(writes are atomic\), so read the file to check/);
+      assert.match(logLines.join(''), /exit 137, \(signal 9\), reason OOMKilled/);
     } finally {
       s.program = undefined;
       s.cluster.faults.clear();
@@ -132,6 +151,60 @@ describe('sync path faults', () => {
     const first = await runner.run(job(), { mutating: false, signal: AbortSignal.timeout(10_000) });
     assert.match(first, /"content"/);
     await assert.rejects(runner.run(job(), { mutating: false, signal: AbortSignal.timeout(10_000) }), (e: Error) => e instanceof RunnerError && /AlreadyExists/.test(e.message));
+  });
+});
+
+// Its own stack with a longer deadline: the grace after a result must fit well inside it.
+describe('a mutation that landed while the Job controller lags', () => {
+  let s: Stack;
+  before(async () => {
+    s = await startStack({ editor: { timeoutMs: 8000 } });
+  });
+  after(async () => {
+    (s?.cluster as Partial<EmbeddedCluster> | undefined)?.resumeJobController?.();
+    await s?.close();
+  });
+
+  test('a write whose container terminated after a success result is answered 200 within the grace, never 504', { skip: REAL && 'the real controller-manager cannot be paused' }, async () => {
+    const cluster = s.cluster as EmbeddedCluster;
+    const batch = admin(cluster).batch;
+    const core = admin(cluster).core;
+    // The container takes 600 ms to be created: time to pause the controller once the Pod exists.
+    cluster.faults.pod('felis.lolicon.best/files-mode=write', { creatingMs: 600 });
+    const text = 'landed while the controller slept\n';
+    const answer = s.call('PUT', '/api/v1/servers/survival/file?path=landed.txt', { content: Buffer.from(text).toString('base64'), content_sha256: sha(text) });
+    const end = Date.now() + 5000;
+    while ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=write' })).items.length === 0) {
+      assert.ok(Date.now() < end, 'the write Pod never appeared');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    cluster.pauseJobController();
+    const paused = performance.now();
+    const r = await answer;
+    const waited = performance.now() - paused;
+    try {
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.sha256, sha(text));
+      assert.equal(readFileSync(join(s.world, 'landed.txt'), 'utf8'), text);
+      // The answer came on the container's end: the Job still has no terminal condition.
+      const job = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=write' })).items[0]!;
+      assert.equal(jobFinished(job), false);
+      // Creation (600 ms) + the program + the 2 s grace, well under the 8 s deadline.
+      assert.ok(waited < 5000, `answered after ${Math.round(waited)} ms`);
+      // Meanwhile the world stays held by the unfinished Job.
+      const busy = await s.call('PUT', '/api/v1/servers/survival/file?path=other.txt', { content: '', content_sha256: sha('') });
+      assert.equal(busy.status, 409, busy.text);
+    } finally {
+      cluster.resumeJobController();
+      cluster.faults.clear();
+    }
+    const free = Date.now() + 5000;
+    for (;;) {
+      const j = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=write' })).items;
+      if (j.every(jobFinished)) break;
+      assert.ok(Date.now() < free, 'the Job never finished after the controller resumed');
+      await new Promise((res) => setTimeout(res, 25));
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * delete(path): removes a file, a link (never its target) or a folder with everything in it
- * (felis-behaviour §4.8). The recursion works on directory fds and never follows a link.
+ * (never the root). The recursion works on directory fds and never follows a link.
  *
  * @module
  */
@@ -9,6 +9,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure } from '../failure.ts';
 import { clean } from '../pathutil.ts';
 import { atPath, errCode, fdPath, type Parent } from '../root.ts';
+import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
@@ -64,6 +65,7 @@ export function deleteOp(ctx: OpContext, req: OpRequest): Result {
   }
   try {
     if (parent.name === null) return fail('bad_path', "the server's root folder cannot be deleted");
+    sweepStale(parent.fd);
     try {
       fs.lstatSync(parent.at());
     } catch (e) {

@@ -1,13 +1,15 @@
 /**
  * list(path): one level, at most MAX_ENTRIES entries in the order the OS returns them, plus the
- * volume's free bytes (felis-behaviour §4.8).
+ * volume's free bytes. The editor's working files are left out; the withheld file shows size 0.
  *
  * @module
  */
 import fs from 'node:fs';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
 import { failure } from '../failure.ts';
-import { atPath, fdPath } from '../root.ts';
+import { secretIdentity } from '../guard.ts';
+import { isWorkingName } from '../working-files.ts';
+import { atPath, fdPath, sameIdentity, type Identity } from '../root.ts';
 import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -51,6 +53,8 @@ export function list(ctx: OpContext, req: OpRequest): Result {
   }
   const entries: Entry[] = [];
   let truncated = false;
+  // Any name for the withheld file (itself, a hard link) is listed with size 0.
+  const withheld = secretIdentity(ctx.root);
   try {
     let dir: fs.Dir;
     try {
@@ -69,11 +73,12 @@ export function list(ctx: OpContext, req: OpRequest): Result {
           return failure(name, e, 'readdirent');
         }
         if (d === null) break;
+        if (isWorkingName(d.name)) continue; // the editor's, not the world's
         if (entries.length === MAX_ENTRIES) {
           truncated = true;
           break;
         }
-        entries.push(entryOf(fd, d));
+        entries.push(entryOf(fd, d, withheld));
       }
     } finally {
       dir.closeSync();
@@ -84,12 +89,16 @@ export function list(ctx: OpContext, req: OpRequest): Result {
   return { entries, truncated, avail: availBytes(ctx.statfs, ctx.root.dir) };
 }
 
-/** One listing entry; a stat failure (deleted since the directory was read) keeps it, zeroed. */
-export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory'>): Entry {
+/**
+ * One listing entry; a stat failure (deleted since the directory was read) keeps it, zeroed. An
+ * entry that is the withheld file shows size 0: its size says something about its content.
+ */
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory'>, withheld: Identity | null = null): Entry {
   const name = d.name.toString('utf8');
   try {
     const st = fs.lstatSync(atPath(dirFd, d.name), { bigint: true });
-    return { name, size: Number(st.size), is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs) };
+    const size = sameIdentity({ dev: st.dev, ino: st.ino }, withheld) ? 0 : Number(st.size);
+    return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs) };
   } catch {
     // Kept, with size 0 and a zero time, as Go keeps an entry whose Info() fails.
     return { name, size: 0, is_dir: d.isDirectory(), mod_time: ZERO_TIME };

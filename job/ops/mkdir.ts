@@ -1,5 +1,5 @@
 /**
- * mkdir(path): one new folder, mode 0755; parents are never created (felis-behaviour §4.8).
+ * mkdir(path): one new folder, mode 0755; parents are never created.
  *
  * @module
  */
@@ -8,6 +8,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, type Parent } from '../root.ts';
+import { sweepStale } from '../working-files.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
 
 export function mkdir(ctx: OpContext, req: OpRequest): Result {
@@ -24,6 +25,7 @@ export function mkdir(ctx: OpContext, req: OpRequest): Result {
   try {
     // A cleaned path other than "." always ends in a name (a leading ".." is refused as an escape).
     if (parent.name === null) return fail('exists', msg.exists(name));
+    sweepStale(parent.fd);
     try {
       fs.mkdirSync(parent.at(), 0o755);
     } catch (e) {

@@ -1,6 +1,6 @@
 /**
  * read(path): the bytes of one regular file of at most MAX_READ_BYTES, with the forwarding secret
- * withheld and server.properties redacted (felis-behaviour §4.7, §4.8).
+ * withheld and the root server.properties redacted (rcon password, forwarding secrets).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * rename(path, to): moves a file, a folder (with its contents) or a link (itself). Never replaces,
- * never creates parents, never moves a guarded file (felis-behaviour §4.7, §4.8).
+ * never creates parents, never moves a guarded file (the forwarding secret, `config`, server.properties).
  *
  * @module
  */
@@ -10,6 +10,7 @@ import { bestEffort, fail, failure, msg } from '../failure.ts';
 import { isGuarded, managedMessage, renameGuardIdentities } from '../guard.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, identityOf, isNotExist, type Parent } from '../root.ts';
+import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
 const ROOT_MESSAGE = "the server's root folder cannot be moved";
@@ -45,6 +46,7 @@ export function rename(ctx: OpContext, req: OpRequest): Result {
     }
     try {
       if (dst.name === null) return fail('bad_path', ROOT_MESSAGE);
+      for (const fd of new Set([src.fd, dst.fd])) sweepStale(fd);
       try {
         fs.lstatSync(dst.at());
         return fail('exists', msg.exists(to));

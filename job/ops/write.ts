@@ -1,6 +1,6 @@
 /**
  * write(path, content, sha256, expect, createOnly): replaces or creates one regular file, atomically
- * (felis-behaviour §4.8).
+ * through a temp file renamed over the target, so a reader sees the old bytes or the new, never a mix.
  *
  * @module
  */
@@ -19,12 +19,13 @@ import {
   type OpRequest,
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
+import { isWithheld } from '../guard.ts';
+import { sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
 /** The experience config: it must be a regular file, never written through a link. */
 export const EXPERIENCE_CONFIG = 'felis-experience.json';
-export const TEMP_PREFIX = '.felis-edit-';
 const NEW_FILE_MODE = 0o644;
 
 interface Target {
@@ -192,6 +193,11 @@ export function write(ctx: OpContext, req: OpRequest): Result {
   if (content.length > MAX_WRITE_BYTES) {
     return fail('too_large', `the content for ${name} is ${content.length} bytes; the editor writes at most ${MAX_WRITE_BYTES}`);
   }
+  // A conditional write to the withheld file would answer whether a guess of its content is right
+  // (or what its hash is); no caller can have read that hash, so the condition is refused.
+  if ((req.expectSha256 || req.createOnly) && isWithheld(ctx.root, name)) {
+    return fail('bad_path', `${name} holds the proxy forwarding secret; it can only be overwritten, without expect_sha256 or create_only`);
+  }
   // 3. Landing target.
   const t = resolveTarget(ctx, name, req.createOnly === true);
   if (!('parent' in t)) return t;
@@ -205,7 +211,8 @@ export function write(ctx: OpContext, req: OpRequest): Result {
       const c = checkExpect(t, name, req.expectSha256);
       if (c) return c;
     }
-    // 6. Land.
+    // 6. Land (after clearing what dead Jobs left in this folder).
+    sweepStale(t.parent.fd);
     return land(ctx, t, name, content, sum);
   } finally {
     t.parent.close();

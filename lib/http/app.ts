@@ -9,6 +9,8 @@ import type { Logger } from '../log.ts';
 import { bearerAuth, type TokenSource } from './auth.ts';
 import { ApiError, sendError, sendJson } from './envelope.ts';
 import { mapDomainError } from './error-map.ts';
+import { JobLostError } from '../runner/sync-runner.ts';
+import { CallerGoneError } from './file-request.ts';
 
 export interface AppOptions {
   logger: Logger;
@@ -27,6 +29,15 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
   app.notFound((c) => sendError(c, 404, 'not_found', 'no such route'));
   app.onError((err, c) => {
     if (err instanceof ApiError) return sendError(c, err.status, err.code, err.message);
+    if (err instanceof CallerGoneError || (c.req.raw.signal.aborted && !(err instanceof Error && err.name === 'FilesTimeoutError'))) {
+      // The caller hung up (mid-body or while waiting): nothing failed on our side, and no one reads this answer.
+      opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path, reason: String(c.req.raw.signal.reason) }, 'caller went away');
+      return sendError(c, 400, 'cancelled', 'the request was cancelled by the caller');
+    }
+    if (err instanceof JobLostError) {
+      opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: c.req.path }, 'file job ended without a result');
+      return sendError(c, 500, 'internal', err.callerMessage);
+    }
     const mapped = mapDomainError(err);
     if (mapped) return sendError(c, mapped.status, mapped.code, mapped.message);
     opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: c.req.path }, 'request failed');

@@ -20,11 +20,53 @@ export function serverName(c: Context): string {
   return name;
 }
 
-/** `?path=`: required except for listings (empty = the root). Passed to the Job verbatim. */
+/**
+ * `?path=`: required except for listings (empty = the root). Passed to the Job verbatim. Decoded
+ * strictly: a broken percent-escape or bytes that are not UTF-8 are refused, where a lenient
+ * decoder would keep the text literally and create a file named `%FF`.
+ */
 export function queryPath(c: Context, required: boolean): string {
-  const path = c.req.query('path') ?? '';
+  const path = rawQueryParam(c.req.url, 'path') ?? '';
   if (required && path === '') throw badRequest('the ?path= query parameter is required');
   return checkPath(path);
+}
+
+/** The first `name` parameter of a URL's query, strictly decoded; undefined when absent. */
+export function rawQueryParam(url: string, name: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  const hash = url.indexOf('#', q);
+  for (const pair of url.slice(q + 1, hash < 0 ? undefined : hash).split('&')) {
+    const eq = pair.indexOf('=');
+    const key = strictDecode(eq < 0 ? pair : pair.slice(0, eq));
+    if (key !== name) continue;
+    const value = strictDecode(eq < 0 ? '' : pair.slice(eq + 1));
+    if (value === undefined) throw badRequest(`the ?${name}= query parameter is not valid percent-encoded UTF-8`);
+    return value;
+  }
+  return undefined;
+}
+
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Form-style query decoding (`+` is a space) that fails instead of guessing: every `%` must start
+ * two hex digits, and the bytes must be well-formed UTF-8 (no overlong forms such as `%C0%AF`, no
+ * surrogates, no truncated sequences). Undefined on any failure.
+ */
+export function strictDecode(raw: string): string | undefined {
+  const text = raw.replace(/\+/g, ' ');
+  if (!text.includes('%')) return text;
+  if (/%(?![0-9A-Fa-f]{2})/.test(text)) return undefined;
+  try {
+    // A raw URL's unescaped characters are ASCII (the URL parser escapes the rest); escape any
+    // other one as UTF-8 too, so that every character becomes one latin1 byte below.
+    const escaped = text.replace(/[^\x00-\x7f]+/g, (m) => encodeURIComponent(m));
+    const bytes = Buffer.from(escaped.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+    return fatalUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -61,14 +103,28 @@ export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Prom
   return parsed.data;
 }
 
+/** The caller closed the connection before its body arrived: its own doing, not a server failure. */
+export class CallerGoneError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('the caller went away before its request body arrived', options);
+    this.name = 'CallerGoneError';
+  }
+}
+
 async function readLimited(req: Request, max: number): Promise<string> {
   if (!req.body) return '';
   const chunks: Buffer[] = [];
   let n = 0;
-  for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
-    n += chunk.length;
-    if (n > max) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
-    chunks.push(Buffer.from(chunk));
+  try {
+    for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
+      n += chunk.length;
+      if (n > max) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
+      chunks.push(Buffer.from(chunk));
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The only way the incoming stream fails is the connection ending before the body did.
+    throw new CallerGoneError({ cause: err });
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -4,7 +4,7 @@
  * requests finish within the grace period, then exit).
  * @module
  */
-import { serve, type ServerType } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { loadKubeConfig } from '../kube/config.ts';
 import { configFromEnv } from '../config.ts';
@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { tokenFromEnv } from './auth.ts';
 import { buildDeps, type Deps } from './deps.ts';
+import { listen } from './host.ts';
 
 export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
 
@@ -21,7 +22,7 @@ export function serveFunction(name: string, routes: RouteModule, env: NodeJS.Pro
   const deps = buildDeps(loadKubeConfig(env), { ...configFromEnv(env), logger });
   const app = createApp({ logger, token: tokenFromEnv(env) }, routes(deps));
   const port = Number(env.PORT ?? 8080);
-  const server = serve({ fetch: app.fetch, port, hostname: env.HOST ?? '0.0.0.0' }, (info) => {
+  const server = listen(app, { port, hostname: env.HOST ?? '0.0.0.0', logger }, (info) => {
     logger.info({ port: info.port }, `${name} listening`);
   });
   stopOnSignals(server, logger, Number(env.FELIS_SHUTDOWN_SECONDS ?? 100) * 1000);

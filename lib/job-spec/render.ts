@@ -1,5 +1,5 @@
 /**
- * Renders the file Job exactly as Felis does (felis-behaviour §3), so Felis's operator and API see
+ * Renders the file Job exactly as Felis does (name, labels, command, env, limits), so Felis's operator and API see
  * our Jobs as the holders they are, and the original image can run them. Pure: no I/O.
  * @module
  */
@@ -110,7 +110,7 @@ function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
 }
 
 /**
- * Renders the Job, or throws JobSpecError before any API call, in Felis's validation order (§3.6).
+ * Renders the Job, or throws JobSpecError before any API call, in Felis's validation order.
  */
 export function renderFilesJob(p: JobParams): V1Job {
   if (!p.image) throw new JobSpecError('no worker image configured');

@@ -16,6 +16,9 @@ import {
   LABEL_SERVER,
   LABEL_THEN_RESTORE,
 } from '../labels.ts';
+import { jobFinished } from '../kube/job-facts.ts';
+
+export { jobFinished };
 
 /** How long an annotation lock holds without a Job behind it, in both directions of clock skew. */
 export const GRACE_MS = 2 * 60 * 1000;
@@ -44,16 +47,6 @@ export function jobKind(job: V1Job): HolderKind | undefined {
     default:
       return undefined;
   }
-}
-
-const TERMINAL_CONDITIONS = new Set(['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget']);
-
-/**
- * Finished = a terminal condition is True. SuccessCriteriaMet/FailureTarget count: the controller
- * sets them when the outcome is decided, before it tears the Pods down.
- */
-export function jobFinished(job: V1Job): boolean {
-  return (job.status?.conditions ?? []).some((c) => c.status === 'True' && TERMINAL_CONDITIONS.has(c.type));
 }
 
 /** A safety-snapshot backup whose restore has not been started or abandoned yet. */

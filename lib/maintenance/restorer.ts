@@ -5,14 +5,13 @@
  * labels that make it a `restore` holder to Felis and to us, whatever the template says.
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { kubeStatus } from '../kube/errors.ts';
-import { jobFinished } from './holder.ts';
+import { jobFinished } from '../kube/job-facts.ts';
 import { worldClaim } from './server-state.ts';
-import type { Restorer } from './settle.ts';
+import { MANAGED_BY_RESTORE, restoreJobsOf, type RestoreOutcome, type Restorer, type RestoreRequest } from './settle.ts';
 
 function substitute<T>(value: T, vars: Record<string, string>): T {
   if (typeof value === 'string') return value.replace(/\{\{(\w+)\}\}/g, (m, k: string) => vars[k] ?? m) as T;
@@ -34,21 +33,27 @@ export class TemplateRestorer implements Restorer {
     this.#template = template;
   }
 
-  async restore(server: string, ref: string, backupId: string): Promise<'started' | 'busy' | 'gone'> {
+  /**
+   * Creates the Job named `jobName`. Another unfinished restore of the world makes it `busy`; the
+   * Job already existing (a concurrent pass created it) is `started`, never busy.
+   */
+  async restore({ server, ref, backupId, jobName }: RestoreRequest): Promise<RestoreOutcome> {
     const mc = await this.#api.getServer(this.#ns, server);
     if (!mc) return 'gone';
-    const running = await this.#api.listJobs(this.#ns, `${LABEL_MANAGED_BY}=felis-restore,${LABEL_SERVER}=${server}`);
-    if (running.some((j) => !jobFinished(j))) return 'busy';
+    const restores = await this.#api.listJobs(this.#ns, restoreJobsOf(server));
+    if (restores.some((j) => j.metadata?.name === jobName)) return 'started';
+    if (restores.some((j) => !jobFinished(j))) return 'busy';
     const job = substitute(structuredClone(this.#template), { server, backupRef: ref, backupId, worldClaim: worldClaim(mc, server) });
-    const labels = { [LABEL_MANAGED_BY]: 'felis-restore', [LABEL_SERVER]: server };
+    const labels = { [LABEL_MANAGED_BY]: MANAGED_BY_RESTORE, [LABEL_SERVER]: server };
+    // A fixed name, never generateName: AlreadyExists is what keeps a chain to one restore Job.
     const { generateName: _unused, ...meta } = job.metadata ?? {};
-    job.metadata = { ...meta, name: `felis-restore-${server}-${randomBytes(4).toString('hex')}`, namespace: this.#ns };
+    job.metadata = { ...meta, name: jobName, namespace: this.#ns };
     job.metadata.labels = { ...job.metadata.labels, ...labels };
     if (job.spec?.template) job.spec.template.metadata = { ...job.spec.template.metadata, labels: { ...job.spec.template.metadata?.labels, ...labels } };
     try {
       await this.#api.createJob(this.#ns, job);
     } catch (err) {
-      if (kubeStatus(err)?.code === 409) return 'busy';
+      if (kubeStatus(err)?.reason === 'AlreadyExists') return 'started';
       throw err;
     }
     return 'started';

@@ -14,7 +14,7 @@ function toEnv(vars: { name: string; value: string }[]): Record<string, string> 
   return Object.fromEntries(vars.map((v) => [v.name, v.value]));
 }
 
-test('pinned part counts (felis-behaviour §3.5)', () => {
+test('content is cut into parts of at most 65536 base64 characters: pinned part counts', () => {
   const cases: [number, number][] = [
     [0, 0],
     [1, 1],

@@ -1,6 +1,6 @@
 /**
  * Write content as it travels to the file Job: env vars, because the API cannot create Secrets and
- * args are visible in more places (felis-behaviour §3.5).
+ * args are visible in more places (the Pod spec, process listings, audit logs).
  *
  * `FELIS_FILE_CONTENT_PARTS=<n>` then `FELIS_FILE_CONTENT_0` … `FELIS_FILE_CONTENT_<n-1>`: standard
  * padded base64 of the content, cut into pieces of at most 65536 characters, because Linux refuses

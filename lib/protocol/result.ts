@@ -4,7 +4,7 @@
  * Both sides live here on purpose: the Job program writes with `formatResultLine` /
  * `formatProgressLine`, the runner and the ops lister read with `ResultLineScanner`,
  * `lastResultPayload` and `lastProgress`, and decode with `parseResultPayload` (result-parse.ts,
- * kept apart so the Job program's bundle carries no validation library). The wire format is Felis's (felis-behaviour §4.3, §4.4), so the
+ * kept apart so the Job program's bundle carries no validation library). The wire format is Felis's, byte for byte, so the
  * original image and this one are interchangeable on either side.
  *
  * @module
@@ -17,7 +17,7 @@ export const PROGRESS_PREFIX = 'FELIS-FILES-PROGRESS: ';
 /** The longest log line a reader accepts, and the most it reads of one log (seed `maxLogBytes`). */
 export const MAX_LOG_BYTES = 4 << 20;
 
-/** Caller-fault outcomes a Job reports with exit code 0 (felis-behaviour §4.5). */
+/** Caller-fault outcomes a Job reports with exit code 0: the op ran and refused, nothing broke. */
 export const RESULT_CODES = [
   'bad_path',
   'not_found',
@@ -208,7 +208,7 @@ export function lastProgress(log: string): Progress | undefined {
 
 /**
  * Throttles progress lines: the first always prints, then only when done >= total or at least
- * `intervalMs` has passed since the last printed line (felis-behaviour §4.4).
+ * `intervalMs` has passed since the last printed line, so a big op cannot flood the log.
  */
 export class ProgressThrottle {
   #last: number | undefined;

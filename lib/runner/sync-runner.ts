@@ -3,8 +3,10 @@
  * with `pods list` by the op-id label, follow `pods/log` as soon as the container has started, and
  * return the first result line. A mutating op also waits, after its result, until its Job is
  * finished: an unfinished write Job holds the world (maintenance), so answering earlier would let
- * the caller's next write be refused as busy. Verbs: `jobs create, list`, `pods list`,
- * `pods/log get`.
+ * the caller's next write be refused as busy. That wait is bounded: once the container has
+ * terminated, a Job controller slow to mark the Job finished delays the answer by at most
+ * `finishGraceMs`, never into a timeout, since the op's effect is already on disk. Verbs:
+ * `jobs create, list`, `pods list`, `pods/log get`.
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
@@ -13,7 +15,7 @@ import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/result.ts';
 import { stageAwareSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
 import { describeKubeError } from '../kube/errors.ts';
-import { jobFinished } from '../maintenance/holder.ts';
+import { containerTermination, describeTermination, jobFinished } from '../kube/job-facts.ts';
 
 /** The caller's deadline passed before a result (→ 504 files_timeout). The Job is left to run. */
 export class FilesTimeoutError extends Error {
@@ -31,6 +33,22 @@ export class RunnerError extends Error {
   }
 }
 
+/**
+ * The Job's container ended without a result line (killed, evicted, crashed). For a mutation the
+ * caller is told what can be known: writes land by an atomic rename, so the file is either as it
+ * was or fully written, and a read shows which.
+ */
+export class JobLostError extends RunnerError {
+  readonly callerMessage: string;
+  constructor(message: string, mutating: boolean) {
+    super(message);
+    this.name = 'JobLostError';
+    this.callerMessage = mutating
+      ? 'the file operation ended without a result; the change was either not made or fully made (writes are atomic), so read the file to check'
+      : 'the file operation ended without a result; retry it';
+  }
+}
+
 export interface RunOptions {
   /** Mutating ops wait for their Job to be finished after the result. */
   mutating: boolean;
@@ -42,6 +60,11 @@ export interface SyncRunnerOptions {
   schedule?: PollSchedule;
   /** How often, while the container is being created, to also list the Pod for a terminal phase. */
   phaseCheckEvery?: number;
+  /**
+   * After a mutation's result, how long to wait for the Job's terminal condition before answering
+   * on the container's termination alone. Default 2000 ms.
+   */
+  finishGraceMs?: number;
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
@@ -50,11 +73,13 @@ export class SyncRunner {
   readonly #api: JobPodApi;
   readonly #schedule: PollSchedule;
   readonly #phaseCheckEvery: number;
+  readonly #finishGraceMs: number;
 
   constructor(api: JobPodApi, opts: SyncRunnerOptions = {}) {
     this.#api = api;
     this.#schedule = opts.schedule ?? stageAwareSchedule;
     this.#phaseCheckEvery = opts.phaseCheckEvery ?? 20;
+    this.#finishGraceMs = opts.finishGraceMs ?? 2000;
   }
 
   /** Creates the Job and returns the payload of its first result line. */
@@ -86,12 +111,12 @@ export class SyncRunner {
       if (podName === undefined || (stage === 'creating' && ++polls % this.#phaseCheckEvery === 0)) {
         const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
         if (!pod) {
-          if (podName !== undefined) throw new RunnerError(`the pod of file job ${name} vanished`);
+          if (podName !== undefined) throw new JobLostError(`the pod of file job ${name} vanished before its result`, opts.mutating);
           await w.sleep(this.#schedule.next('no-pod', performance.now() - stageSince));
           continue;
         }
         podName = pod.metadata!.name!;
-        if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod);
+        if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod, opts.mutating);
         const seen = podStage(pod);
         if (seen !== 'started') {
           enter(seen);
@@ -108,7 +133,7 @@ export class SyncRunner {
         await w.sleep(this.#schedule.next(stage, performance.now() - stageSince));
         continue;
       }
-      if (opening.kind === 'gone') throw new RunnerError(`the pod ${podName} of file job ${name} vanished`);
+      if (opening.kind === 'gone') throw new JobLostError(`the pod ${podName} of file job ${name} vanished before its result`, opts.mutating);
 
       const scanner = new ResultLineScanner();
       const payload = await w.readUntilResult(opening, scanner);
@@ -119,14 +144,14 @@ export class SyncRunner {
       }
       // The stream ended without a result: the container exited, or the connection closed early.
       const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
-      if (!pod) throw new RunnerError(`the pod of file job ${name} vanished`);
-      if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod, scanner);
+      if (!pod) throw new JobLostError(`the pod of file job ${name} vanished before its result`, opts.mutating);
+      if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod, opts.mutating, scanner);
       await w.sleep(this.#schedule.next('creating', 0));
     }
   }
 
   /** A terminal Pod whose result we have not seen yet: one complete read of its log. */
-  async #finalRead(w: Waiter, ns: string, job: string, pod: V1Pod, seen?: ResultLineScanner): Promise<string> {
+  async #finalRead(w: Waiter, ns: string, job: string, pod: V1Pod, mutating: boolean, seen?: ResultLineScanner): Promise<string> {
     const opening = await w.call(
       () => this.#api.openLog(ns, pod.metadata!.name!, FILES_CONTAINER, { follow: false, limitBytes: MAX_LOG_BYTES }),
       'read file job log',
@@ -138,12 +163,14 @@ export class SyncRunner {
       if (payload !== undefined) return payload;
     }
     const tail = diagnosticTail(scanner.lastOtherLine || seen?.lastOtherLine || '');
-    throw new RunnerError(`file job ${job} produced no result (phase ${pod.status?.phase ?? 'Unknown'}): ${tail}`);
+    const ended = describeTermination(containerTermination(pod, FILES_CONTAINER));
+    throw new JobLostError(`file job ${job} produced no result (phase ${pod.status?.phase ?? 'Unknown'}; ${ended}; pod ${pod.metadata?.name}): ${tail}`, mutating);
   }
 
   /**
    * After the result of a mutating op: read to the end of the log (the container has exited), then
-   * list the Job until the controller has given it a terminal condition.
+   * list the Job until the controller has given it a terminal condition; past the grace period,
+   * a terminated container (or a Pod already gone) is enough.
    */
   async #awaitFinished(
     w: Waiter,
@@ -153,9 +180,14 @@ export class SyncRunner {
     scanner: ResultLineScanner,
   ): Promise<void> {
     await w.drain(opening, scanner);
+    const graceEnd = performance.now() + this.#finishGraceMs;
     for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
       const jobs = await w.call(() => this.#api.listJobs(ns, selector), 'list file job');
       if (jobs.length === 0 || jobs.every(jobFinished)) return;
+      if (performance.now() >= graceEnd) {
+        const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
+        if (!pod || TERMINAL.has(pod.status?.phase ?? '') || containerTermination(pod, FILES_CONTAINER)) return;
+      }
       await w.sleep(delay);
     }
   }

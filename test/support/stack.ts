@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { createServer, STOPPED } from './servers.ts';
 import { startCluster } from '../../cluster/index.ts';
@@ -25,7 +25,7 @@ import { createLogger, type Logger } from '../../lib/log.ts';
 import { configFromEnv } from '../../lib/config.ts';
 import type { EditorConfig } from '../../lib/files/editor.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
-import { createHostApp } from '../../lib/http/host.ts';
+import { createHostApp, listen } from '../../lib/http/host.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -88,7 +88,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate });
   const app = createHostApp({ logger, token: () => TOKEN }, deps, Object.values(FUNCTIONS));
   const server: ServerType = await new Promise((res) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => res(s));
+    const s = listen(app, { port: 0, hostname: '127.0.0.1', logger }, () => res(s));
   });
   const addr = server.address() as { port: number };
   Object.assign(stack, {

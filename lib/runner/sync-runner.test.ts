@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
+import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { RESULT_PREFIX } from '../protocol/result.ts';
+import { FilesTimeoutError, JobLostError, SyncRunner } from './sync-runner.ts';
+
+const JOB: V1Job = { metadata: { name: 'files-survival-1', namespace: 'minecraft', labels: { [LABEL_FILES_OP]: 'op1' } } };
+const RESULT = `${RESULT_PREFIX}{"sha256":"abc"}\n`;
+
+/** A cluster whose Job controller never sets a terminal condition; the container state is the test's. */
+class LaggingCluster implements JobPodApi {
+  terminated = true;
+  log = RESULT;
+  jobLists = 0;
+  async createJob() {}
+  async listJobs(): Promise<V1Job[]> {
+    this.jobLists++;
+    return [{ ...JOB, status: { active: 1 } }];
+  }
+  async listPods(): Promise<V1Pod[]> {
+    const state = this.terminated ? { terminated: { exitCode: 0, reason: 'Completed' } } : { running: {} };
+    return [{ metadata: { name: 'files-survival-1-abcde' }, spec: { nodeName: 'n', containers: [] }, status: { phase: 'Running', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state }] } }];
+  }
+  async openLog(): Promise<LogOpening> {
+    const body = Readable.from([Buffer.from(this.log)]);
+    return { kind: 'stream', body, close: () => body.destroy() };
+  }
+}
+
+test('a mutation whose container terminated after its result is answered after the grace even though its Job never finishes', async () => {
+  const api = new LaggingCluster();
+  const t = performance.now();
+  const payload = await new SyncRunner(api, { finishGraceMs: 300 }).run(JOB, { mutating: true, signal: AbortSignal.timeout(5000) });
+  const took = performance.now() - t;
+  assert.equal(payload, '{"sha256":"abc"}');
+  assert.ok(took >= 300 && took < 1500, `answered after ${Math.round(took)} ms`);
+  assert.ok(api.jobLists >= 2, 'the Job condition was looked for first');
+});
+
+test('while the container has not terminated, a mutation keeps waiting for its Job (to the deadline)', async () => {
+  const api = new LaggingCluster();
+  api.terminated = false;
+  await assert.rejects(new SyncRunner(api, { finishGraceMs: 100 }).run(JOB, { mutating: true, signal: AbortSignal.timeout(800) }), FilesTimeoutError);
+});
+
+test('a read returns on its result without waiting for the Job at all', async () => {
+  const api = new LaggingCluster();
+  assert.equal(await new SyncRunner(api, { finishGraceMs: 60_000 }).run(JOB, { mutating: false, signal: AbortSignal.timeout(2000) }), '{"sha256":"abc"}');
+  assert.equal(api.jobLists, 0);
+});
+
+test('a mutation whose Pod vanished before its result tells the caller the change is all or nothing', async () => {
+  const api = new LaggingCluster();
+  api.log = 'no result here\n';
+  // The Pod is there when first looked for; once its log has ended without a result, it is gone.
+  const first = api.listPods.bind(api);
+  let looks = 0;
+  api.listPods = async () => (looks++ === 0 ? first() : []);
+  const err = await new SyncRunner(api).run(JOB, { mutating: true, signal: AbortSignal.timeout(2000) }).catch((e: unknown) => e);
+  assert.ok(err instanceof JobLostError, String(err));
+  assert.match(err.callerMessage, /either not made or fully made \(writes are atomic\)/);
+  assert.match(err.message, /vanished before its result/);
+});
