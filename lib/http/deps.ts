@@ -36,14 +36,18 @@ export function requireEditor(deps: Deps): FilesEditor {
 
 export function buildDeps(kc: KubeConfig, o: Config & { logger: Logger }): Deps {
   const servers = new KubeServerApi(kc);
-  const lock = new WorldLock(servers, { namespace: o.namespace, restartAnnotation: o.restartAnnotation });
+  const lock = new WorldLock(servers, {
+    namespace: o.namespace,
+    restartAnnotation: o.restartAnnotation,
+    onReleaseError: (err, server) => o.logger.warn({ err, server }, 'world lock release failed; it lapses after its grace period'),
+  });
   const restorer = o.restoreTemplate
     ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)
     : undefined;
   return {
     logger: o.logger,
     editor: o.editor ? new FilesEditor(o.editor, new SyncRunner(new KubeJobPodApi(kc))) : undefined,
-    gates: new MaintenanceGates(servers, lock),
+    gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,
     settler: new Settler(servers, o.namespace, restorer),

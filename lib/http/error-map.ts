@@ -1,12 +1,19 @@
 /**
- * Domain errors as HTTP: the file editor's (felis-behaviour §8.10) and maintenance's (§7.7).
- * Anything not listed is a 500 whose detail stays in the server log.
+ * Domain errors as HTTP: the file editor's result codes and maintenance's refusals, each with one
+ * status and envelope code. Anything not listed is a 500 whose detail stays in the server log.
  * @module
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { EDIT_ERRORS, FileEditError, ReadDamagedError } from '../files/errors.ts';
 import { FilesTimeoutError } from '../runner/sync-runner.ts';
-import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from '../maintenance/errors.ts';
+import {
+  LockFreshError,
+  LockProtectedError,
+  MaintenanceBusyError,
+  NotStoppedError,
+  NoWorldVolumeError,
+  ServerNotFoundError,
+} from '../maintenance/errors.ts';
 
 export interface Mapped {
   status: ContentfulStatusCode;
@@ -26,6 +33,8 @@ export function mapDomainError(err: unknown): Mapped | undefined {
   if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };
   if (err instanceof NotStoppedError) return { status: 409, code: 'not_stopped', message: err.message };
   if (err instanceof NoWorldVolumeError) return { status: 409, code: 'no_world_volume', message: err.message };
+  if (err instanceof LockProtectedError) return { status: 409, code: 'lock_protected', message: err.message };
+  if (err instanceof LockFreshError) return { status: 409, code: 'lock_fresh', message: err.message };
   if (err instanceof ServerNotFoundError) return { status: 404, code: 'not_found', message: 'no such server' };
   return undefined;
 }

@@ -128,7 +128,8 @@ export function holdState(server: string, annotations: Record<string, string> | 
   return { staleLock: value };
 }
 
-function lockHolds(lock: { kind: string; at: Date }, now: Date): boolean {
+/** A lock holds when it is a migration (never lapses) or dated within Grace of `now`, either way. */
+export function lockHolds(lock: { kind: string; at: Date }, now: Date): boolean {
   if (lock.kind === 'migration') return true;
   const age = now.getTime() - lock.at.getTime();
   return age < GRACE_MS && -age < GRACE_MS;

@@ -11,7 +11,7 @@ import { LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import { jobFinished } from './holder.ts';
-import { worldClaim } from './server-state.ts';
+import { worldClaim } from './contracts.ts';
 import type { Restorer } from './settle.ts';
 
 function substitute<T>(value: T, vars: Record<string, string>): T {
