@@ -17,7 +17,6 @@ import { TemplateRestorer } from '../maintenance/restorer.ts';
 import { Settler } from '../maintenance/settle.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
-import { ApiError } from './envelope.ts';
 
 export interface Deps {
   logger: Logger;
@@ -27,11 +26,6 @@ export interface Deps {
   servers: ServerApi;
   lock: WorldLock;
   settler: Settler;
-}
-
-export function requireEditor(deps: Deps): FilesEditor {
-  if (!deps.editor) throw new ApiError(503, 'files_unavailable', 'the file editor is not configured');
-  return deps.editor;
 }
 
 export function buildDeps(kc: KubeConfig, o: Config & { logger: Logger }): Deps {

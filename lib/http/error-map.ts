@@ -5,7 +5,6 @@
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { EDIT_ERRORS, FileEditError, ReadDamagedError } from '../files/errors.ts';
-import { FilesTimeoutError } from '../runner/sync-runner.ts';
 import {
   LockFreshError,
   LockProtectedError,
@@ -27,7 +26,9 @@ export function mapDomainError(err: unknown): Mapped | undefined {
     return { status: e.status, code: e.code, message: err.message };
   }
   if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
-  if (err instanceof FilesTimeoutError) {
+  // The runner's timeout, known by its name: importing the runner would load the Kubernetes client
+  // into every function's error handler.
+  if (err instanceof Error && err.name === 'FilesTimeoutError') {
     return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };
   }
   if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };

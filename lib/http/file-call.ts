@@ -10,8 +10,7 @@ import type { FilesEditor, Target } from '../files/editor.ts';
 import type { FileAccess } from '../files/gates.ts';
 import type { Op } from '../job-spec/ops.ts';
 import type { Deps } from './deps.ts';
-import { requireEditor } from './deps.ts';
-import { badRequest } from './envelope.ts';
+import { ApiError, badRequest } from './envelope.ts';
 import { queryPath, serverName } from './file-request.ts';
 
 export interface FileCall {
@@ -21,6 +20,11 @@ export interface FileCall {
   /** Ends the wait for a Job's result when the caller goes away. */
   signal: AbortSignal;
   access: FileAccess;
+}
+
+export function requireEditor(deps: Deps): FilesEditor {
+  if (!deps.editor) throw new ApiError(503, 'files_unavailable', 'the file editor is not configured');
+  return deps.editor;
 }
 
 /** Listing is the only op whose path may be empty (the root). */

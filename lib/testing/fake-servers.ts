@@ -2,9 +2,10 @@
  * An in-memory ServerApi for unit and route tests: MinecraftServers with resourceVersions and JSON
  * merge patches that answer 409 Conflict to a stale resourceVersion, exactly as the apiserver's
  * error reaches client-node (an ApiException with a Status body), and label-selected Jobs and Pods.
+ * The Kubernetes client is loaded only when an error is thrown, so route tests start fast.
  * @module
  */
-import { ApiException, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import type { ApiException, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 
 type Json = Record<string, unknown>;
@@ -30,7 +31,8 @@ export function matches(selector: string, labels: Record<string, string> | undef
     });
 }
 
-export function apiError(code: number, reason: string, message: string): ApiException<string> {
+export async function apiError(code: number, reason: string, message: string): Promise<ApiException<string>> {
+  const { ApiException } = await import('@kubernetes/client-node');
   return new ApiException(code, `HTTP-Code: ${code}`, JSON.stringify({ kind: 'Status', status: 'Failure', code, reason, message }), {});
 }
 
@@ -77,10 +79,10 @@ export class FakeServerApi implements ServerApi {
     this.calls.push(`patch ${name}`);
     this.beforePatch?.(name);
     const cur = this.servers.get(name);
-    if (!cur) throw apiError(404, 'NotFound', `minecraftservers.felis.lolicon.best "${name}" not found`);
+    if (!cur) throw await apiError(404, 'NotFound', `minecraftservers.felis.lolicon.best "${name}" not found`);
     const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
     if (rv !== undefined && rv !== cur.metadata.resourceVersion) {
-      throw apiError(409, 'Conflict', `Operation cannot be fulfilled on minecraftservers.felis.lolicon.best "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw await apiError(409, 'Conflict', `Operation cannot be fulfilled on minecraftservers.felis.lolicon.best "${name}": the object has been modified; please apply your changes to the latest version and try again`);
     }
     this.write(name, patch);
     return structuredClone(this.servers.get(name)!);
@@ -104,13 +106,13 @@ export class FakeServerApi implements ServerApi {
   async patchJob(_ns: string, name: string, patch: object): Promise<void> {
     this.calls.push(`patch job ${name}`);
     const i = this.jobs.findIndex((j) => j.metadata?.name === name);
-    if (i < 0) throw apiError(404, 'NotFound', `jobs.batch "${name}" not found`);
+    if (i < 0) throw await apiError(404, 'NotFound', `jobs.batch "${name}" not found`);
     this.jobs[i] = mergePatch(this.jobs[i], patch) as V1Job;
   }
 
   async createJob(_ns: string, job: V1Job): Promise<V1Job> {
     this.calls.push(`create job ${job.metadata?.name}`);
-    if (this.jobs.some((j) => j.metadata?.name === job.metadata?.name)) throw apiError(409, 'AlreadyExists', `jobs.batch "${job.metadata?.name}" already exists`);
+    if (this.jobs.some((j) => j.metadata?.name === job.metadata?.name)) throw await apiError(409, 'AlreadyExists', `jobs.batch "${job.metadata?.name}" already exists`);
     this.jobs.push(structuredClone(job));
     return job;
   }
