@@ -156,8 +156,9 @@ export class WorldLock {
       if (state.holder?.source === 'job') throw new MaintenanceBusyError(state.holder.kind);
       const value = server.metadata.annotations?.[ANNOTATION_MAINTENANCE];
       if (value === undefined) return { removed: false, lock: null };
+      // Any `migration@` value, even one nobody can date: removing it could let a write into a world in flight.
+      if (value.startsWith('migration@')) throw new LockProtectedError();
       const parsed = parseLock(value);
-      if (parsed?.kind === 'migration') throw new LockProtectedError();
       const fresh = parsed !== undefined && lockHolds(parsed, this.#now());
       if (fresh && !opts.force) throw new LockFreshError();
       await this.#api.patchServer(this.#ns, name, {
