@@ -34,7 +34,7 @@ test('mkdir while the world is held: 409, no Job, not audited', async () => {
   assert.equal(k.audits().length, 0);
 });
 
-test('mkdir needs a path, and refuses a bad one before the lock', async () => {
+test('mkdir needs a path, and refuses a bad path or server name before the lock', async () => {
   for (const [q, code] of [['', 'bad_request'], ['?path=', 'bad_request'], ['?path=a%00', 'bad_path'], [`?path=a/${'x'.repeat(256)}`, 'bad_path']] as const) {
     const k = kit();
     const r = await k.call('POST', `/api/v1/servers/survival/files/mkdir${q}`);
@@ -42,6 +42,9 @@ test('mkdir needs a path, and refuses a bad one before the lock', async () => {
     assert.equal(envelopeOf(r).code, code, q);
     assert.equal(k.gates.ran.length, 0);
   }
+  const badName = await kit().call('POST', '/api/v1/servers/Survival/files/mkdir?path=a');
+  assert.equal(badName.status, 400);
+  assert.equal(envelopeOf(badName).code, 'bad_name');
 });
 
 test("mkdir: the Job's refusal maps to its code and is not audited", async () => {
