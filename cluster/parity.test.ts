@@ -136,11 +136,11 @@ describe('emulation fixes found by the cluster tier', () => {
       const res = await rawFetch(t.cluster, path, { method: 'PATCH', body: JSON.stringify(body), headers: { 'content-type': 'application/merge-patch+json' } });
       return { status: res.status, body: await res.json() };
     };
-    const both = await patch(`${MC}/schema`, { spec: { worldClaim: 5, desiredState: 'Nope' } });
+    const both = await patch(`${MC}/schema`, { spec: { storage: { claimName: 5 }, desiredState: 'Nope' } });
     assert.equal(both.status, 422);
     assert.equal(
       both.body.message,
-      'MinecraftServer.felis.lolicon.best "schema" is invalid: [spec.worldClaim: Invalid value: "integer": spec.worldClaim in body must be of type string: "integer", spec.desiredState: Unsupported value: "Nope": supported values: "", "Running", "Stopped"]',
+      'MinecraftServer.felis.lolicon.best "schema" is invalid: [spec.storage.claimName: Invalid value: "integer": spec.storage.claimName in body must be of type string: "integer", spec.desiredState: Unsupported value: "Nope": supported values: "", "Running", "Stopped"]',
     );
     assert.deepEqual(both.body.details.causes.map((c: { reason: string }) => c.reason), ['FieldValueInvalid', 'FieldValueNotSupported']);
     const status = await patch(`${MC}/schema/status`, { status: { ready: 'yes', phase: 3 } });

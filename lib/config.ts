@@ -30,6 +30,7 @@ const envSchema = z.object({
   FELIS_JOB_FS_GROUP: int(0),
   FELIS_RESTORE_TEMPLATE: optional,
   FELIS_RESTART_ANNOTATION: optional,
+  FELIS_CONTROLLER_NODE: optional,
 });
 
 export interface Config {
@@ -38,8 +39,10 @@ export interface Config {
   editor: EditorConfig | undefined;
   /** Path of a restore Job template (YAML or JSON); without one, chains settle as not_configured. */
   restoreTemplate?: string;
-  /** The annotation Felis's restart endpoint writes (default in WorldLock). */
+  /** The annotation Felis's restart endpoint writes (default in lib/maintenance/contracts.ts). */
   restartAnnotation?: string;
+  /** Where a Job runs when the server names no node of its own (Felis's controller node). */
+  controllerNode?: string;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -71,5 +74,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     editor,
     restoreTemplate: e.FELIS_RESTORE_TEMPLATE,
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
+    controllerNode: e.FELIS_CONTROLLER_NODE,
   };
 }

@@ -6,11 +6,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, q, type Stack } from './support/stack.ts';
-import { createServer, setServer, getServer, holderJob, createJob, admin, STOPPED, RUNNING } from './support/servers.ts';
+import { startStack, q, tierMs, type Stack } from './support/stack.ts';
+import { createServer, setServer, getServer, holderJob, createJob, admin, createFelisServer, terminatingGamePod, STOPPED, RUNNING } from './support/servers.ts';
 import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
 import { WorldLock } from '../lib/maintenance/world-lock.ts';
 import { KubeServerApi } from '../lib/kube/servers.ts';
@@ -20,6 +20,19 @@ const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const put = (s: Stack, server: string, path: string, text: string) =>
   s.call('PUT', `/api/v1/servers/${server}/file?path=${q(path)}`, { content: Buffer.from(text).toString('base64'), content_sha256: sha(text) });
+/** Every entry under `dir` with its content hash (or `dir`): what "the tree is unchanged" compares. */
+function treeOf(dir: string, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    const rel = prefix + name;
+    if (statSync(p).isDirectory()) {
+      out[rel + '/'] = 'dir';
+      Object.assign(out, treeOf(p, rel + '/'));
+    } else out[rel] = createHash('sha256').update(readFileSync(p)).digest('hex');
+  }
+  return out;
+}
 const waitFor = async (what: string, cond: () => Promise<boolean>, ms = 10_000) => {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -161,20 +174,80 @@ describe('world maintenance', () => {
     await setServer(s.cluster, 'survival', STOPPED);
   });
 
-  test('a game Pod (even with desired Stopped) blocks admission', async () => {
-    await admin(s.cluster).core.createNamespacedPod({
-      namespace: 'minecraft',
-      body: {
-        metadata: { name: 'survival-0', labels: { 'felis.lolicon.best/server': 'survival', 'app.kubernetes.io/component': 'server' } },
-        spec: { containers: [{ name: 'mc', image: 'paper' }] },
-      },
-    });
+  test("a terminating game Pod with Felis's labels refuses a write with not_stopped, and lets it in once gone", async () => {
+    const release = await terminatingGamePod(s.cluster, 'survival');
     try {
       const w = await put(s, 'survival', 'pod.txt', 'x');
-      assert.equal(w.status, 409);
+      assert.equal(w.status, 409, w.text);
       assert.equal(w.body.error.code, 'not_stopped');
+      assert.equal(existsSync(join(s.world, 'pod.txt')), false);
     } finally {
-      await admin(s.cluster).core.deleteNamespacedPod({ namespace: 'minecraft', name: 'survival-0', gracePeriodSeconds: 0 });
+      await release();
+    }
+    await waitFor('the game Pod is gone', async () => (await admin(s.cluster).core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/component=server' })).items.length === 0);
+    const w = await put(s, 'survival', 'pod.txt', 'x');
+    assert.equal(w.status, 200, w.text);
+  });
+
+  test("a server shaped like Felis's: the write lands in spec.storage.claimName, on the node in status.nodeName", async () => {
+    const claim = await createFelisServer(s.cluster, 'felisworld', { claimName: 'felisworld-data', statusNodeName: 'local' });
+    assert.equal(claim, 'felisworld-data');
+    const w = await put(s, 'felisworld', 'hello.txt', 'from felis');
+    assert.equal(w.status, 200, w.text);
+    assert.equal(readFileSync(join(s.dataDir, 'claims', 'minecraft', 'felisworld-data', 'hello.txt'), 'utf8'), 'from felis');
+    const jobs = (await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/server=felisworld' })).items;
+    assert.equal(jobs.length, 1);
+    assert.deepEqual(jobs[0]!.spec!.template.spec!.nodeSelector, { 'felis.node-restriction.kubernetes.io/identity': 'local' });
+    assert.equal(jobs[0]!.spec!.template.spec!.volumes!.find((v) => v.persistentVolumeClaim)!.persistentVolumeClaim!.claimName, 'felisworld-data');
+    // Felis's default claim name does not exist for this server: nothing went there.
+    assert.equal(existsSync(join(s.dataDir, 'worlds', 'felisworld')), false);
+  });
+
+  test('every mutation while the world is held is 409, creates no Job, and leaves the tree as it was', async () => {
+    // File Jobs by uid: finished ones may be retired by their TTL meanwhile, so "none created" means no new uid.
+    const fileJobs = async () =>
+      new Set((await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-files' })).items.map((j) => j.metadata!.uid!));
+    const mutations = [
+      ['PUT', `/api/v1/servers/survival/file?path=${q('config/new.yml')}`, { content: Buffer.from('x').toString('base64'), content_sha256: sha('x') }],
+      ['PUT', `/api/v1/servers/survival/file?path=${q('server.properties')}`, { content: '', content_sha256: sha('') }],
+      ['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`, undefined],
+      ['DELETE', `/api/v1/servers/survival/file?path=${q('plugins')}`, undefined],
+      ['DELETE', `/api/v1/servers/survival/file?path=${q('eula.txt')}`, undefined],
+      ['POST', `/api/v1/servers/survival/files/rename?path=${q('world')}`, { to: 'world-old' }],
+    ] as const;
+    const holds: Array<[string, () => Promise<() => Promise<void>>]> = [
+      ['a fresh lock', async () => {
+        await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date()) } });
+        return async () => setServer(s.cluster, 'survival', { annotations: { [LOCK]: null } });
+      }],
+      ['a migration lock a day old', async () => {
+        await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('migration', new Date(Date.now() - 86_400_000)) } });
+        return async () => setServer(s.cluster, 'survival', { annotations: { [LOCK]: null } });
+      }],
+      ['a running restore Job', async () => {
+        await createJob(s.cluster, holderJob('mc-restore-held', 'survival', 'felis-restore', ['sh', '-c', 'sleep 30']));
+        return async () => {
+          await admin(s.cluster).batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'mc-restore-held', propagationPolicy: 'Background' });
+          await waitFor('the restore Job is gone', async () => (await s.call('GET', '/api/v1/servers/survival/holder')).body.held === false, tierMs(10_000, 30_000));
+        };
+      }],
+    ];
+    for (const [what, hold] of holds) {
+      const before = treeOf(s.world);
+      const jobsBefore = await fileJobs();
+      const unhold = await hold();
+      try {
+        for (const [m, p, body] of mutations) {
+          const r = await s.call(m, p, body);
+          assert.equal(r.status, 409, `${what}: ${m} ${p}: ${r.text}`);
+          assert.equal(r.body.error.code, 'maintenance_in_progress');
+        }
+        const created = [...(await fileJobs())].filter((uid) => !jobsBefore.has(uid));
+        assert.deepEqual(created, [], `${what}: no file Job was created`);
+        assert.deepEqual(treeOf(s.world), before, `${what}: the tree is unchanged`);
+      } finally {
+        await unhold();
+      }
     }
   });
 
@@ -219,12 +292,40 @@ describe('world maintenance', () => {
     assert.equal((await getServer(s.cluster, 'survival')).metadata.annotations?.[LOCK], undefined);
   });
 
-  test('operator unlock removes a lock when no Job holds', async () => {
-    await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('file-write', new Date()) } });
+  test('unlock: a migration lock never, a fresh one only with force, a stale one freely; each answer says what was removed', async () => {
+    const lockOf = async () => (await getServer(s.cluster, 'survival')).metadata.annotations?.[LOCK];
+    const migration = lockValue('migration', new Date(Date.now() - 86_400_000));
+    await setServer(s.cluster, 'survival', { annotations: { [LOCK]: migration } });
+    for (const q of ['', '?force=true']) {
+      const r = await s.call('DELETE', `/api/v1/servers/survival/lock${q}`);
+      assert.equal(r.status, 409, r.text);
+      assert.equal(r.body.error.code, 'lock_protected');
+      assert.equal(await lockOf(), migration);
+    }
+    // The migration lock keeps a write out, whatever unlock was asked.
+    assert.equal((await put(s, 'survival', 'during-migration.txt', 'x')).body.error.code, 'maintenance_in_progress');
+
+    const fresh = lockValue('file-write', new Date());
+    await setServer(s.cluster, 'survival', { annotations: { [LOCK]: fresh } });
+    const refused = await s.call('DELETE', '/api/v1/servers/survival/lock');
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.error.code, 'lock_fresh');
+    assert.equal(await lockOf(), fresh);
+    assert.equal((await s.call('DELETE', '/api/v1/servers/survival/lock?force=yes')).body.error.code, 'bad_request');
+    const forced = await s.call('DELETE', '/api/v1/servers/survival/lock?force=true');
+    assert.equal(forced.status, 200, forced.text);
+    assert.deepEqual(forced.body, { name: 'survival', removed: true, lock: { kind: 'file-write', since: fresh.slice('file-write@'.length), value: fresh, fresh: true } });
+    assert.equal(await lockOf(), undefined);
+
+    const stale = lockValue('restore', new Date(Date.now() - GRACE_MS - 5000));
+    await setServer(s.cluster, 'survival', { annotations: { [LOCK]: stale } });
     const r = await s.call('DELETE', '/api/v1/servers/survival/lock');
     assert.equal(r.status, 200, r.text);
-    assert.match(r.body.removed, /^file-write@/);
+    assert.equal(r.body.removed, true);
+    assert.equal(r.body.lock.value, stale);
+    assert.equal(r.body.lock.fresh, false);
     assert.equal((await s.call('GET', '/api/v1/servers/survival/holder')).body.held, false);
+    assert.deepEqual((await s.call('DELETE', '/api/v1/servers/survival/lock')).body, { name: 'survival', removed: false, lock: null });
   });
 
   test('restore chains settle: started (restore Job created), snapshot_failed, server_started, left while running', async () => {

@@ -8,7 +8,7 @@ import type { Deps } from '../../lib/http/deps.ts';
 
 export const filesDelete = (deps: Deps) => (app: Hono<Env>) => {
   app.delete('/api/v1/servers/:name/file', async (c) => {
-    const f = await openFileCall(c, deps, 'file', true);
+    const f = await openFileCall(c, deps, 'delete');
     await underWorldLock(deps, f, () => f.editor.delete(f.target, f.path, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.delete', f.target.server, f.path);
     return sendJson(c, 200, { path: f.path, status: 'deleted' });

@@ -7,7 +7,7 @@ import type { Deps } from '../../lib/http/deps.ts';
 
 export const filesList = (deps: Deps) => (app: Hono<Env>) => {
   app.get('/api/v1/servers/:name/files', async (c) => {
-    const f = await openFileCall(c, deps, 'files', false);
+    const f = await openFileCall(c, deps, 'list');
     const l = await f.editor.list(f.target, f.path, f.signal);
     // free_bytes: 0 on a full volume, null when the Job could not tell.
     return sendJson(c, 200, { path: f.path, entries: l.entries, truncated: l.truncated, free_bytes: l.free < 0 ? null : l.free });

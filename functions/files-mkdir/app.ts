@@ -8,7 +8,7 @@ import type { Deps } from '../../lib/http/deps.ts';
 
 export const filesMkdir = (deps: Deps) => (app: Hono<Env>) => {
   app.post('/api/v1/servers/:name/files/mkdir', async (c) => {
-    const f = await openFileCall(c, deps, 'files/mkdir', true);
+    const f = await openFileCall(c, deps, 'mkdir');
     await underWorldLock(deps, f, () => f.editor.mkdir(f.target, f.path, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.mkdir', f.target.server, f.path);
     return sendJson(c, 200, { path: f.path, status: 'created' });

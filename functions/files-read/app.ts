@@ -7,7 +7,7 @@ import type { Deps } from '../../lib/http/deps.ts';
 
 export const filesRead = (deps: Deps) => (app: Hono<Env>) => {
   app.get('/api/v1/servers/:name/file', async (c) => {
-    const f = await openFileCall(c, deps, 'file', true);
+    const f = await openFileCall(c, deps, 'read');
     const r = await f.editor.read(f.target, f.path, f.signal);
     // sha256 is of the bytes on disk (send it back as expect_sha256); content_sha256 of what is sent.
     return sendJson(c, 200, { path: f.path, content: r.content.toString('base64'), sha256: r.sha256, content_sha256: r.contentSha256 });

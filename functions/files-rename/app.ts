@@ -12,7 +12,7 @@ const renameBody = z.strictObject({ to: z.string().optional() });
 
 export const filesRename = (deps: Deps) => (app: Hono<Env>) => {
   app.post('/api/v1/servers/:name/files/rename', async (c) => {
-    const f = await openFileCall(c, deps, 'files/rename', true);
+    const f = await openFileCall(c, deps, 'rename');
     const { to } = await jsonBody(c, renameBody);
     if (!to) throw badRequest('the to field is required');
     checkPath(to);

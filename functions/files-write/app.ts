@@ -10,7 +10,7 @@ import { checkWriteBody, writeBodySchema } from '../../lib/http/write-body.ts';
 
 export const filesWrite = (deps: Deps) => (app: Hono<Env>) => {
   app.put('/api/v1/servers/:name/file', async (c) => {
-    const f = await openFileCall(c, deps, 'file', true);
+    const f = await openFileCall(c, deps, 'write');
     const w = checkWriteBody(await jsonBody(c, writeBodySchema));
     const sha256 = await underWorldLock(deps, f, () => f.editor.write(f.target, f.path, w.content, w, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.write', f.target.server, f.path);

@@ -7,8 +7,8 @@ import type { Env } from '../../lib/http/app.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
-import { holdState, type HoldState } from '../../lib/maintenance/holder.ts';
-import { LABEL_SERVER } from '../../lib/labels.ts';
+import type { HoldState } from '../../lib/maintenance/holder.ts';
+import { listHolders } from '../../lib/maintenance/holders.ts';
 
 function view(s: HoldState) {
   const h = s.holder;
@@ -26,14 +26,7 @@ export const holderRoutes = (deps: Deps) => (app: Hono<Env>) => {
   });
 
   app.get('/api/v1/holders', async (c) => {
-    const ns = deps.lock.namespace;
-    // Two lists for the whole namespace, however many servers: every Job that names a server.
-    const [servers, jobs] = await Promise.all([deps.servers.listServers(ns), deps.servers.listJobs(ns, LABEL_SERVER)]);
-    const now = new Date();
-    const holders = servers
-      .map((s) => ({ server: s.metadata.name, ...view(holdState(s.metadata.name, s.metadata.annotations, jobs, now)) }))
-      .filter((h) => h.held || h.stale_lock !== undefined)
-      .sort((a, b) => a.server.localeCompare(b.server));
-    return sendJson(c, 200, { holders });
+    const holders = await listHolders(deps.servers, deps.lock.namespace, new Date());
+    return sendJson(c, 200, { holders: holders.map((h) => ({ server: h.server, ...view(h.state) })) });
   });
 };

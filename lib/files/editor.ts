@@ -1,6 +1,6 @@
 /**
  * The file operations as a caller sees them: each renders a file Job, runs it through the
- * SyncRunner, and decodes the result (felis-behaviour §5.2). No HTTP here.
+ * SyncRunner, and decodes the result. No HTTP here.
  * @module
  */
 import { randomBytes } from 'node:crypto';

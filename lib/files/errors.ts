@@ -1,6 +1,6 @@
 /**
- * What a file operation's outcome means to a caller: the Job's result codes become typed errors
- * (felis-behaviour §5.2), and each has one HTTP status and envelope code (§8.10).
+ * What a file operation's outcome means to a caller: the Job's result codes become typed errors,
+ * and each has one HTTP status and envelope code.
  * @module
  */
 

@@ -23,6 +23,15 @@ export type Env = { Variables: { requestId: string } };
 export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void): Hono<Env> {
   const app = new Hono<Env>();
   app.use(requestId({ limitLength: 128 }));
+  // Hono hands only Error instances to onError; anything else thrown would escape the envelope.
+  app.use(async (_c, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof Error) throw err;
+      throw new Error(`non-Error thrown: ${String(err)}`, { cause: err });
+    }
+  });
   app.get('/healthz', (c) => sendJson(c, 200, { status: 'ok' }));
   app.use('/api/*', bearerAuth(opts.token));
   register(app);

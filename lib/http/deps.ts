@@ -17,7 +17,6 @@ import { TemplateRestorer } from '../maintenance/restorer.ts';
 import { Settler } from '../maintenance/settle.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
-import { ApiError } from './envelope.ts';
 
 export interface Deps {
   logger: Logger;
@@ -29,21 +28,20 @@ export interface Deps {
   settler: Settler;
 }
 
-export function requireEditor(deps: Deps): FilesEditor {
-  if (!deps.editor) throw new ApiError(503, 'files_unavailable', 'the file editor is not configured');
-  return deps.editor;
-}
-
 export function buildDeps(kc: KubeConfig, o: Config & { logger: Logger }): Deps {
   const servers = new KubeServerApi(kc);
-  const lock = new WorldLock(servers, { namespace: o.namespace, restartAnnotation: o.restartAnnotation });
+  const lock = new WorldLock(servers, {
+    namespace: o.namespace,
+    restartAnnotation: o.restartAnnotation,
+    onReleaseError: (err, server) => o.logger.warn({ err, server }, 'world lock release failed; it lapses after its grace period'),
+  });
   const restorer = o.restoreTemplate
     ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)
     : undefined;
   return {
     logger: o.logger,
     editor: o.editor ? new FilesEditor(o.editor, new SyncRunner(new KubeJobPodApi(kc))) : undefined,
-    gates: new MaintenanceGates(servers, lock),
+    gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,
     settler: new Settler(servers, o.namespace, restorer),

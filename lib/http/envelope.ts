@@ -1,6 +1,6 @@
 /**
  * The error envelope every route answers with: `{"error":{"code","message","request_id"}}`,
- * compact JSON, newline-terminated, `application/json; charset=utf-8` (felis-behaviour §8.1).
+ * compact JSON, newline-terminated, `application/json; charset=utf-8`, as Felis answers.
  * @module
  */
 import type { Context } from 'hono';

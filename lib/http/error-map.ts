@@ -1,12 +1,18 @@
 /**
- * Domain errors as HTTP: the file editor's (felis-behaviour §8.10) and maintenance's (§7.7).
- * Anything not listed is a 500 whose detail stays in the server log.
+ * Domain errors as HTTP: the file editor's result codes and maintenance's refusals, each with one
+ * status and envelope code. Anything not listed is a 500 whose detail stays in the server log.
  * @module
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { EDIT_ERRORS, FileEditError, ReadDamagedError } from '../files/errors.ts';
-import { FilesTimeoutError } from '../runner/sync-runner.ts';
-import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from '../maintenance/errors.ts';
+import {
+  LockFreshError,
+  LockProtectedError,
+  MaintenanceBusyError,
+  NotStoppedError,
+  NoWorldVolumeError,
+  ServerNotFoundError,
+} from '../maintenance/errors.ts';
 
 export interface Mapped {
   status: ContentfulStatusCode;
@@ -20,12 +26,16 @@ export function mapDomainError(err: unknown): Mapped | undefined {
     return { status: e.status, code: e.code, message: err.message };
   }
   if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
-  if (err instanceof FilesTimeoutError) {
+  // The runner's timeout, known by its name: importing the runner would load the Kubernetes client
+  // into every function's error handler.
+  if (err instanceof Error && err.name === 'FilesTimeoutError') {
     return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };
   }
   if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };
   if (err instanceof NotStoppedError) return { status: 409, code: 'not_stopped', message: err.message };
   if (err instanceof NoWorldVolumeError) return { status: 409, code: 'no_world_volume', message: err.message };
+  if (err instanceof LockProtectedError) return { status: 409, code: 'lock_protected', message: err.message };
+  if (err instanceof LockFreshError) return { status: 409, code: 'lock_fresh', message: err.message };
   if (err instanceof ServerNotFoundError) return { status: 404, code: 'not_found', message: 'no such server' };
   return undefined;
 }

@@ -25,7 +25,7 @@ export interface MinecraftServer {
   apiVersion?: string;
   kind?: string;
   metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
-  spec?: { desiredState?: string; worldClaim?: string; nodeName?: string };
+  spec?: { desiredState?: string; nodeName?: string; storage?: { claimName?: string; size?: string } };
   status?: { phase?: string; ready?: boolean; nodeName?: string };
 }
 
@@ -41,7 +41,7 @@ export interface ServerApi {
   createJob(namespace: string, job: V1Job): Promise<V1Job>;
 }
 
-// client-node picks json-patch for an object body unless told otherwise (peers.md §5.3).
+// client-node picks json-patch for an object body unless told otherwise.
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export class KubeServerApi implements ServerApi {

@@ -1,5 +1,5 @@
 /**
- * Why maintenance refused, as typed errors the HTTP layer maps (felis-behaviour §7.7).
+ * Why maintenance refused, as typed errors the HTTP layer maps to a status and code.
  * @module
  */
 import { holderLabel, type HolderKind } from './holder.ts';
@@ -32,5 +32,21 @@ export class NoWorldVolumeError extends Error {
   constructor() {
     super('this server has no world volume yet — start it once to create it, then retry');
     this.name = 'NoWorldVolumeError';
+  }
+}
+
+/** A `migration@` lock: Felis is moving the world, and only Felis may remove it. */
+export class LockProtectedError extends Error {
+  constructor() {
+    super('the world is locked for a migration; only Felis removes that lock');
+    this.name = 'LockProtectedError';
+  }
+}
+
+/** A lock younger than Grace: its owner may still be between admission and its Job. */
+export class LockFreshError extends Error {
+  constructor() {
+    super('the lock was taken less than 2 minutes ago and may still be in use; wait for it to lapse, or retry with ?force=true');
+    this.name = 'LockFreshError';
   }
 }

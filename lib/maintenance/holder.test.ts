@@ -11,7 +11,7 @@ const files = (mode?: string) => job({ 'app.kubernetes.io/managed-by': 'felis-fi
 const now = new Date('2026-11-29T12:00:00Z');
 const lockAt = (ms: number, kind = 'restore') => ({ 'felis.lolicon.best/maintenance': lockValue(kind, new Date(now.getTime() - ms)) });
 
-test('JobKind (MT 124, 125)', () => {
+test('a Job\'s holder kind follows its managed-by label; reads and lists and backup exports hold nothing; an unknown files mode holds', () => {
   assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-restore' })), 'restore');
   assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-backup' })), 'backup');
   for (const m of ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip']) assert.equal(jobKind(files(m)), 'file-write', m);
@@ -26,7 +26,7 @@ test('JobKind (MT 124, 125)', () => {
   assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'buildkit' })), undefined);
 });
 
-test('a running restore holds; each terminal condition ends it; False conditions do not (MT 126)', () => {
+test('a running restore holds; each terminal condition ends it; False conditions do not', () => {
   const restore = (c: [string, string][] = []) => job({ 'app.kubernetes.io/managed-by': 'felis-restore' }, c);
   assert.equal(holder('survival', {}, [restore()], now), 'restore');
   for (const t of ['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget']) {
@@ -40,7 +40,7 @@ test('a running restore holds; each terminal condition ends it; False conditions
   assert.equal(holder('survival', {}, [files('read'), files('write')], now), 'file-write');
 });
 
-test('restore chains and archive-pending (MT 127)', () => {
+test('a pending restore chain and an archive-pending backup hold even when finished; a settled chain does not', () => {
   const chain = (state: string, c: [string, string][] = []) =>
     job({ 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/then-restore': state }, c);
   assert.equal(holder('survival', {}, [chain('pending')], now), 'restore');
@@ -54,7 +54,7 @@ test('restore chains and archive-pending (MT 127)', () => {
   assert.equal(holder('survival', {}, [archived], now), 'backup');
 });
 
-test('lock freshness (MT 128)', () => {
+test('a lock holds for less than Grace either way, a migration lock forever, an undatable one never', () => {
   assert.equal(holder('survival', lockAt(10_000), [], now), 'restore');
   assert.equal(holder('survival', lockAt(GRACE_MS - 1000), [], now), 'restore');
   assert.equal(holder('survival', lockAt(GRACE_MS), [], now), undefined);

@@ -1,6 +1,6 @@
 /**
- * Who holds a server's world volume: the maintenance rules of Felis (shared/seeds/maintenance.go,
- * felis-behaviour §7.1–§7.4), pure. A world is held by an unfinished holding Job labelled with the
+ * Who holds a server's world volume: Felis's maintenance rules (docs/world-maintenance.md),
+ * pure. A world is held by an unfinished holding Job labelled with the
  * server, by a backup Job in a pending restore chain or marked archive-pending (even when finished),
  * or by a fresh annotation lock on the MinecraftServer. Felis's operator and API apply the same
  * rules to the same labels, so each side sees the other's holders.
@@ -121,7 +121,8 @@ export function holdState(server: string, annotations: Record<string, string> | 
   return { staleLock: value };
 }
 
-function lockHolds(lock: { kind: string; at: Date }, now: Date): boolean {
+/** A lock holds when it is a migration (never lapses) or dated within Grace of `now`, either way. */
+export function lockHolds(lock: { kind: string; at: Date }, now: Date): boolean {
   if (lock.kind === 'migration') return true;
   const age = now.getTime() - lock.at.getTime();
   return age < GRACE_MS && -age < GRACE_MS;
@@ -132,7 +133,7 @@ export function holder(server: string, annotations: Record<string, string> | und
   return holdState(server, annotations, jobs, now).holder?.kind;
 }
 
-/** How a refusal names the holder (felis-behaviour §7.7). */
+/** How a refusal names the holder, in the words Felis uses. */
 export function holderLabel(kind: HolderKind): string {
   switch (kind) {
     case 'restore':

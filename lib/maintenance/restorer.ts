@@ -10,7 +10,7 @@ import { LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import { jobFinished } from '../kube/job-facts.ts';
-import { worldClaim } from './server-state.ts';
+import { worldClaim } from './contracts.ts';
 import { MANAGED_BY_RESTORE, restoreJobsOf, type RestoreOutcome, type Restorer, type RestoreRequest } from './settle.ts';
 
 function substitute<T>(value: T, vars: Record<string, string>): T {

@@ -1,17 +1,20 @@
 /**
  * The admission lock and the guarded start, over the MinecraftServer's annotation with optimistic
- * concurrency (felis-behaviour §7.5, §7.6, §7.9). Every write that depends on what was read
- * carries the resourceVersion it read, so of an admission and a start racing on one server, the
- * second writer gets a 409, re-reads, and sees the first: never two holders, never a start while
- * held.
+ * concurrency. Every write that depends on what was read carries the resourceVersion it read, so
+ * of an admission and a start racing on one server, the second writer gets a 409, re-reads, and
+ * sees the first: never two holders, never a start while held.
  * @module
  */
 import { ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
 import { isConflict } from '../kube/errors.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
-import { MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
-import { holdState, lockValue, type HoldState, type HolderKind } from './holder.ts';
-import { fullyStopped, gamePodSelector, SYSTEM_SERVERS } from './server-state.ts';
+import { DEFAULT_RESTART_ANNOTATION, gamePodSelector } from './contracts.ts';
+import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
+import { holdState, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
+import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
+
+/** How long a release may take before we give up on it (the lock then lapses after Grace). */
+export const RELEASE_TIMEOUT_MS = 10_000;
 
 export interface WorldLockOptions {
   namespace: string;
@@ -20,9 +23,18 @@ export interface WorldLockOptions {
   now?: () => Date;
   /** client-go DefaultRetry: 5 attempts, 10 ms apart, 10% jitter. */
   retry?: { steps: number; delayMs: number; jitter: number };
+  /** Told when a release fails; the lock then lapses by itself after Grace. */
+  onReleaseError?: (err: unknown, server: string) => void;
 }
 
+/** Gives the world back: removes the lock the admission wrote. */
 export type Release = () => Promise<void>;
+
+/** What an unlock found and removed. `since` is null for a lock nobody can date. */
+export interface Unlocked {
+  removed: boolean;
+  lock: { kind: string; since: string | null; value: string; fresh: boolean } | null;
+}
 
 export class WorldLock {
   readonly #api: ServerApi;
@@ -30,13 +42,15 @@ export class WorldLock {
   readonly #restartAnnotation: string;
   readonly #now: () => Date;
   readonly #retry: { steps: number; delayMs: number; jitter: number };
+  readonly #onReleaseError: (err: unknown, server: string) => void;
 
   constructor(api: ServerApi, opts: WorldLockOptions) {
     this.#api = api;
     this.#ns = opts.namespace;
-    this.#restartAnnotation = opts.restartAnnotation ?? 'felis.lolicon.best/restart-pending';
+    this.#restartAnnotation = opts.restartAnnotation ?? DEFAULT_RESTART_ANNOTATION;
     this.#now = opts.now ?? (() => new Date());
     this.#retry = opts.retry ?? { steps: 5, delayMs: 10, jitter: 0.1 };
+    this.#onReleaseError = opts.onReleaseError ?? (() => {});
   }
 
   get namespace(): string {
@@ -78,6 +92,20 @@ export class WorldLock {
   }
 
   /**
+   * Runs `fn` holding the world as `kind`. The release runs on every path (success, error, timeout,
+   * a caller who went away) and finishes before this returns, so the caller's next request finds
+   * the world free. It is bounded to 10 s and a failure is only reported: a lock lapses by itself.
+   */
+  async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>): Promise<T> {
+    const release = await this.acquire(name, kind);
+    try {
+      return await fn();
+    } finally {
+      await bounded(release(), RELEASE_TIMEOUT_MS).catch((err) => this.#onReleaseError(err, name));
+    }
+  }
+
+  /**
    * Drops the lock this caller wrote, and only that one: unlike Felis's unconditional delete, a
    * caller whose lock went stale and was taken over cannot remove its successor's. Never touches
    * a `migration@` lock. A missing server counts as released.
@@ -116,17 +144,27 @@ export class WorldLock {
     return this.#api.patchServer(this.#ns, name, { spec: { desiredState: 'Stopped' } });
   }
 
-  /** An operator clearing a stuck lock: refused while a Job holds the world. Returns the value removed. */
-  async clearLock(name: string): Promise<string | undefined> {
+  /**
+   * An operator removing a stuck lock. Refused while a Job holds the world (that hold ends with the
+   * Job), always for a `migration@` lock (Felis is moving the world; only it may remove that), and
+   * for a lock younger than Grace unless `force` (its owner may still be between admission and
+   * Job). The removal carries the resourceVersion read, so a lock replaced meanwhile is re-judged.
+   */
+  async unlock(name: string, opts: { force: boolean }): Promise<Unlocked> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
       if (state.holder?.source === 'job') throw new MaintenanceBusyError(state.holder.kind);
       const value = server.metadata.annotations?.[ANNOTATION_MAINTENANCE];
-      if (value === undefined) return undefined;
+      if (value === undefined) return { removed: false, lock: null };
+      // Any `migration@` value, even one nobody can date: removing it could let a write into a world in flight.
+      if (value.startsWith('migration@')) throw new LockProtectedError();
+      const parsed = parseLock(value);
+      const fresh = parsed !== undefined && lockHolds(parsed, this.#now());
+      if (fresh && !opts.force) throw new LockFreshError();
       await this.#api.patchServer(this.#ns, name, {
         metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: null } },
       });
-      return value;
+      return { removed: true, lock: { kind: parsed?.kind ?? '', since: parsed ? rfc3339(parsed.at) : null, value, fresh } };
     });
   }
 
@@ -143,4 +181,12 @@ export class WorldLock {
       }
     }
   }
+}
+
+function bounded(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`lock release did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }

@@ -244,7 +244,7 @@ const CASES: Case[] = [
   },
   { what: 'MinecraftServer: a value outside the enum', method: 'POST', path: MC, body: mc('be', { desiredState: 'Paused' }) },
   { what: 'MinecraftServer: a valid one', method: 'POST', path: MC, body: mc('ok', { desiredState: 'Stopped', extra: 1 }) },
-  { what: 'MinecraftServer: a wrong type and a bad enum', method: 'PATCH', path: `${MC}/ok`, body: { spec: { worldClaim: 5, desiredState: 'Nope' } }, ct: CT.merge },
+  { what: 'MinecraftServer: a wrong type and a bad enum', method: 'PATCH', path: `${MC}/ok`, body: { spec: { storage: { claimName: 5 }, desiredState: 'Nope' } }, ct: CT.merge },
   { what: 'MinecraftServer: spec not an object', method: 'PATCH', path: `${MC}/ok`, body: { spec: 'x' }, ct: CT.merge },
   { what: 'MinecraftServer status: wrong types', method: 'PATCH', path: `${MC}/ok/status`, body: { status: { ready: 'yes', phase: 3 } }, ct: CT.merge },
   { what: 'MinecraftServer status: spec is ignored', method: 'PATCH', path: `${MC}/ok/status`, body: { spec: { desiredState: 'Nope' }, status: { ready: true } }, ct: CT.merge },

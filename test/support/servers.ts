@@ -4,6 +4,8 @@
  */
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import type { ClusterHarness } from '../../cluster/harness.ts';
+import { felisGamePodLabels, felisServer, type FelisServerShape } from '../../lib/testing/felis-fixtures.ts';
+import { worldClaim } from '../../lib/maintenance/contracts.ts';
 
 const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -69,4 +71,46 @@ export function holderJob(name: string, server: string, managedBy: string, comma
 
 export async function createJob(cluster: ClusterHarness, job: V1Job): Promise<void> {
   await admin(cluster).batch.createNamespacedJob({ namespace: 'minecraft', body: job });
+}
+
+/**
+ * A MinecraftServer exactly as Felis's operator leaves one (its spec fields, status written through
+ * the status subresource), with its world claim at `spec.storage.claimName` when given.
+ */
+export async function createFelisServer(cluster: ClusterHarness, name: string, shape: FelisServerShape): Promise<string> {
+  const a = admin(cluster);
+  const { status, ...body } = felisServer(name, shape);
+  await a.custom.createNamespacedCustomObject({ ...mc, body });
+  await a.custom.patchNamespacedCustomObjectStatus({ ...mc, name, body: { status } }, merge);
+  const claim = worldClaim(body, name);
+  await a.core.createNamespacedPersistentVolumeClaim({
+    namespace: 'minecraft',
+    body: { metadata: { name: claim }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  });
+  return claim;
+}
+
+const HOLD_FINALIZER = 'felis-test.example/hold';
+
+/**
+ * A game Pod with Felis's operator labels, left terminating: deleted, but held by a finalizer, so
+ * it carries deletionTimestamp as a Pod still saving the world on its way down does. Returns the
+ * function that lets it go.
+ */
+export async function terminatingGamePod(cluster: ClusterHarness, server: string): Promise<() => Promise<void>> {
+  const a = admin(cluster);
+  const name = `${server}-0`;
+  await a.core.createNamespacedPod({
+    namespace: 'minecraft',
+    body: {
+      metadata: { name, labels: felisGamePodLabels(server), finalizers: [HOLD_FINALIZER] },
+      spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'minecraft', image: 'felis-test/game', command: ['sh', '-c', 'sleep 30'] }] },
+    },
+  });
+  await a.core.deleteNamespacedPod({ namespace: 'minecraft', name });
+  const pod = await a.core.readNamespacedPod({ namespace: 'minecraft', name });
+  if (!pod.metadata?.deletionTimestamp) throw new Error('the game Pod is not terminating');
+  return async () => {
+    await a.core.patchNamespacedPod({ namespace: 'minecraft', name, body: { metadata: { finalizers: null } } }, merge);
+  };
 }

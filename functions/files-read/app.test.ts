@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { FileEditError, ReadDamagedError } from '../../lib/files/errors.ts';
+import { NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from '../../lib/maintenance/errors.ts';
+import { filesRead } from './app.ts';
+
+function kit(read: () => unknown = () => ({ content: Buffer.from('motd=hi\n'), sha256: 'd'.repeat(64), contentSha256: 'c'.repeat(64) })) {
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, { read });
+  return { ...routeKit(filesRead, { gates, editor: ed.editor }), calls: ed.calls };
+}
+
+test('a read takes no lock, answers base64 content with both hashes, and is not audited', async () => {
+  const k = kit();
+  const r = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'server.properties', content: Buffer.from('motd=hi\n').toString('base64'), sha256: 'd'.repeat(64), content_sha256: 'c'.repeat(64) });
+  assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'read', path: 'server.properties' } }]);
+  assert.equal(k.gates.ran.length, 0);
+  assert.equal(k.calls[0]!.locked, false);
+  assert.equal(k.audits().length, 0);
+});
+
+test('gate refusals: 404 unknown server, 409 not_stopped, 409 no_world_volume; no Job', async () => {
+  for (const [err, status, code] of [
+    [new ServerNotFoundError('survival'), 404, 'not_found'],
+    [new NotStoppedError(), 409, 'not_stopped'],
+    [new NoWorldVolumeError(), 409, 'no_world_volume'],
+  ] as const) {
+    const k = kit();
+    k.gates.enterError = err;
+    const r = await k.call('GET', '/api/v1/servers/survival/file?path=a');
+    assert.equal(r.status, status);
+    assert.equal(envelopeOf(r).code, code);
+    assert.equal(k.calls.length, 0);
+  }
+});
+
+test('an unknown server is 404 before a missing path is 400, as the gates come first', async () => {
+  const k = kit();
+  k.gates.enterError = new ServerNotFoundError('survival');
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/file')).status, 404);
+  const k2 = kit();
+  const r = await k2.call('GET', '/api/v1/servers/survival/file');
+  assert.equal(r.status, 400);
+  assert.deepEqual(envelopeOf(r), { code: 'bad_request', message: 'the ?path= query parameter is required' });
+  assert.equal(k2.calls.length, 0);
+});
+
+test("a missing file is 404 not_found; damaged bytes are 502 read_damaged", async () => {
+  const missing = kit(() => {
+    throw new FileEditError('not_found', 'a does not exist');
+  });
+  const r = await missing.call('GET', '/api/v1/servers/survival/file?path=a');
+  assert.equal(r.status, 404);
+  assert.equal(envelopeOf(r).code, 'not_found');
+  const damaged = kit(() => {
+    throw new ReadDamagedError();
+  });
+  const d = await damaged.call('GET', '/api/v1/servers/survival/file?path=a');
+  assert.equal(d.status, 502);
+  assert.equal(envelopeOf(d).code, 'read_damaged');
+});

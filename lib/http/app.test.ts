@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { envelopeOf, routeKit } from '../testing/route-kit.ts';
+import { EDIT_ERRORS, FileEditError, ReadDamagedError, UnknownResultCodeError, type EditErrorKind } from '../files/errors.ts';
+import { FilesTimeoutError } from '../runner/sync-runner.ts';
+import {
+  LockFreshError,
+  LockProtectedError,
+  MaintenanceBusyError,
+  NotStoppedError,
+  NoWorldVolumeError,
+  ServerNotFoundError,
+} from '../maintenance/errors.ts';
+import { ApiError } from './envelope.ts';
+import type { RouteModule } from './serve.ts';
+
+/** A route that throws whatever the test hands it. */
+function throwing(err: () => unknown): RouteModule {
+  return () => (app) => {
+    app.get('/api/v1/boom', () => {
+      throw err();
+    });
+  };
+}
+
+async function answer(err: () => unknown) {
+  const k = routeKit(throwing(err));
+  const r = await k.call('GET', '/api/v1/boom');
+  return { r, e: envelopeOf(r), logs: k.logs };
+}
+
+test('every file editor result code has its status and envelope code, with the Job message', async () => {
+  for (const kind of Object.keys(EDIT_ERRORS) as EditErrorKind[]) {
+    const { r, e } = await answer(() => new FileEditError(kind, 'a.txt'));
+    assert.equal(r.status, EDIT_ERRORS[kind].status, kind);
+    assert.equal(e.code, EDIT_ERRORS[kind].code, kind);
+    assert.equal(e.message, `fileedit: ${EDIT_ERRORS[kind].text}: a.txt`);
+  }
+});
+
+test('every other domain error has one status and code', async () => {
+  const rows: Array<[() => Error, number, string, string?]> = [
+    [() => new ReadDamagedError(), 502, 'read_damaged'],
+    [() => new FilesTimeoutError('felis-files-x'), 504, 'files_timeout', 'the file operation did not finish in time; retry shortly'],
+    [() => new MaintenanceBusyError('export'), 409, 'maintenance_in_progress', "a world export or file download is running on this server's world; retry once it finishes"],
+    [() => new MaintenanceBusyError(), 409, 'maintenance_in_progress', "another operation is running on this server's world; retry once it finishes"],
+    [() => new NotStoppedError(), 409, 'not_stopped', 'stop the server before working with its files'],
+    [() => new NoWorldVolumeError(), 409, 'no_world_volume'],
+    [() => new LockProtectedError(), 409, 'lock_protected'],
+    [() => new LockFreshError(), 409, 'lock_fresh'],
+    [() => new ServerNotFoundError('survival'), 404, 'not_found', 'no such server'],
+    [() => new ApiError(418, 'teapot', 'short and stout'), 418, 'teapot', 'short and stout'],
+  ];
+  for (const [make, status, code, message] of rows) {
+    const { r, e } = await answer(make);
+    assert.equal(r.status, status, code);
+    assert.equal(e.code, code);
+    if (message) assert.equal(e.message, message);
+  }
+});
+
+test('anything unmapped is 500 internal with no detail for the caller, and logged with the request id', async () => {
+  for (const make of [() => new Error('secret detail'), () => new UnknownResultCodeError('weird'), () => 'a string']) {
+    const { r, e, logs } = await answer(make);
+    assert.equal(r.status, 500);
+    assert.deepEqual(e, { code: 'internal', message: 'internal error' });
+    assert.ok(!r.text.includes('secret'));
+    const line = JSON.parse(logs.at(-1)!) as { msg: string; request_id: string };
+    assert.equal(line.msg, 'request failed');
+    assert.equal(line.request_id, r.headers.get('x-request-id'));
+  }
+});
+
+test("the envelope: compact JSON, newline-terminated, utf-8 JSON type, the caller's request id kept", async () => {
+  const k = routeKit(throwing(() => new NotStoppedError()));
+  const r = await k.call('GET', '/api/v1/boom', undefined, { 'x-request-id': 'req-123' });
+  assert.equal(r.headers.get('x-request-id'), 'req-123');
+  assert.equal(r.text, '{"error":{"code":"not_stopped","message":"stop the server before working with its files","request_id":"req-123"}}\n');
+  assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
+});
+
+test('no token, a wrong token or another scheme: 401 unauthorized; health needs none', async () => {
+  const k = routeKit(throwing(() => new Error('never reached')));
+  for (const auth of [undefined, 'Bearer wrong', 'Basic cm91dGU=', 'Bearer ']) {
+    const res = await k.app.request('/api/v1/boom', { headers: auth ? { authorization: auth } : {} });
+    const r = { status: res.status, text: await res.text(), headers: res.headers, body: undefined as unknown };
+    r.body = JSON.parse(r.text);
+    assert.equal(r.status, 401, String(auth));
+    assert.equal(envelopeOf(r).code, 'unauthorized');
+  }
+  const h = await k.app.request('/healthz');
+  assert.equal(h.status, 200);
+  assert.equal(await h.text(), '{"status":"ok"}\n');
+});
+
+test('an unknown route is 404 not_found in the envelope', async () => {
+  const k = routeKit(throwing(() => new Error('x')));
+  const r = await k.call('GET', '/api/v1/nothing-here');
+  assert.equal(r.status, 404);
+  assert.deepEqual(envelopeOf(r), { code: 'not_found', message: 'no such route' });
+});

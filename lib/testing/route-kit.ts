@@ -1,0 +1,135 @@
+/**
+ * Fast route tests: one function's routes in the real app shell (request ids, auth, the error
+ * handler), answering through `app.request()` with fake dependencies: a scripted editor, gates
+ * that record what they were asked, and a world lock whose answers a test sets. Nothing here
+ * loads the Kubernetes client.
+ * @module
+ */
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import type { Hono } from 'hono';
+import { createApp, type Env } from '../http/app.ts';
+import type { Deps } from '../http/deps.ts';
+import type { RouteModule } from '../http/serve.ts';
+import type { FilesEditor, Target } from '../files/editor.ts';
+import type { FileAccess, FileGates } from '../files/gates.ts';
+import type { ServerApi } from '../kube/servers.ts';
+import type { Settler } from '../maintenance/settle.ts';
+import type { WorldLock } from '../maintenance/world-lock.ts';
+
+export const TOKEN = 'route-test-token';
+
+/** Gates that admit or refuse as told, and remember every entry and every locked run. */
+export class FakeGates implements FileGates {
+  entered: Array<{ server: string; access: FileAccess }> = [];
+  ran: Array<{ server: string; access: FileAccess }> = [];
+  /** Thrown by enter / by run before `fn`, when set. */
+  enterError: Error | undefined;
+  runError: Error | undefined;
+  /** True while a run's `fn` is running: the editor checks it was called under the lock. */
+  holding = false;
+
+  async enter(server: string, access: FileAccess): Promise<Target> {
+    this.entered.push({ server, access });
+    if (this.enterError) throw this.enterError;
+    return { server, world: { claim: `world-${server}-0` } };
+  }
+
+  async run<T>(server: string, access: FileAccess, fn: () => Promise<T>): Promise<T> {
+    this.ran.push({ server, access });
+    if (this.runError) throw this.runError;
+    this.holding = true;
+    try {
+      return await fn();
+    } finally {
+      this.holding = false;
+    }
+  }
+}
+
+type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename';
+
+/** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
+export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
+  const calls: Array<{ method: EditorMethod; args: unknown[]; locked: boolean }> = [];
+  const method = (m: EditorMethod) => async (...args: unknown[]) => {
+    calls.push({ method: m, args, locked: gates.holding });
+    const a = answers[m];
+    return a ? a(...args) : undefined;
+  };
+  const editor = {
+    list: method('list'),
+    read: method('read'),
+    write: method('write'),
+    mkdir: method('mkdir'),
+    delete: method('delete'),
+    rename: method('rename'),
+  } as unknown as FilesEditor;
+  return { editor, calls };
+}
+
+export interface RouteKit {
+  app: Hono<Env>;
+  deps: Deps;
+  gates: FakeGates;
+  logs: string[];
+  /** Audit lines, parsed. */
+  audits(): Array<Record<string, unknown>>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+}
+
+export function routeKit(
+  routes: RouteModule,
+  over: { editor?: FilesEditor | null; gates?: FakeGates; lock?: Partial<WorldLock>; servers?: ServerApi } = {},
+): RouteKit {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const gates = over.gates ?? new FakeGates();
+  const deps: Deps = {
+    logger,
+    editor: over.editor === null ? undefined : (over.editor ?? fakeEditor(gates).editor),
+    gates,
+    servers: over.servers ?? ({} as ServerApi),
+    lock: { namespace: 'minecraft', ...over.lock } as WorldLock,
+    settler: {} as Settler,
+  };
+  const app = createApp({ logger, token: () => TOKEN }, routes(deps));
+  return {
+    app,
+    deps,
+    gates,
+    logs,
+    audits: () => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.audit === true),
+    async call(method, path, body, headers = {}) {
+      const res = await app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, text, headers: res.headers };
+    },
+  };
+}
+
+/** The envelope every refusal carries: code, message, and the request id echoed in X-Request-Id. */
+export function envelopeOf(r: { status: number; body: any; text: string; headers: Headers }): { code: string; message: string } {
+  const e = r.body?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string') throw new Error(`not an error envelope: ${r.status} ${r.text}`);
+  if (r.headers.get('content-type') !== 'application/json; charset=utf-8') throw new Error(`wrong content type ${r.headers.get('content-type')}`);
+  if (!r.text.endsWith('}\n')) throw new Error('the envelope is not newline-terminated');
+  if (!e.request_id || e.request_id !== r.headers.get('x-request-id')) throw new Error(`request_id ${e.request_id} is not the X-Request-Id ${r.headers.get('x-request-id')}`);
+  return { code: e.code, message: e.message };
+}
