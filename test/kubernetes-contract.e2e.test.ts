@@ -199,7 +199,7 @@ describe(`the Kubernetes contract on the ${TIER} cluster`, () => {
     assert.equal(bad.body.reason, 'BadRequest');
     assert.equal(bad.body.message, "unable to parse requirement: found 'x' expected: '('");
     // The list of operators in this message is one of the wordings v1.20 and current Kubernetes
-    // differ on (kubernetes-api.md B.10); the emulation offers the current one.
+    // differ on (cluster/README.md lists them); the emulation offers the current one.
     const op = await statusOf(api.listPods(NS, 'contract.felis.test/sel % x'));
     assert.equal(op.code, 400);
     assert.equal(

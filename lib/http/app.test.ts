@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelopeOf, routeKit } from '../testing/route-kit.ts';
 import { EDIT_ERRORS, FileEditError, ReadDamagedError, UnknownResultCodeError, type EditErrorKind } from '../files/errors.ts';
-import { FilesTimeoutError } from '../runner/sync-runner.ts';
+import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
+import { CallerGoneError } from './file-request.ts';
 import {
   LockFreshError,
   LockProtectedError,
@@ -69,6 +70,28 @@ test('anything unmapped is 500 internal with no detail for the caller, and logge
     assert.equal(line.msg, 'request failed');
     assert.equal(line.request_id, r.headers.get('x-request-id'));
   }
+});
+
+test('a Job lost mid-mutation is 500 internal telling the caller writes are atomic; the log keeps the detail', async () => {
+  const { r, e, logs } = await answer(() => new JobLostError('container exited 137 (SIGKILL, OOMKilled)', true));
+  assert.equal(r.status, 500);
+  assert.equal(e.code, 'internal');
+  assert.match(e.message, /either not made or fully made/);
+  assert.ok(!r.text.includes('137'));
+  const line = JSON.parse(logs.at(-1)!) as { msg: string; err: { message: string } };
+  assert.equal(line.msg, 'file job ended without a result');
+  assert.match(line.err.message, /exited 137/);
+  const read = await answer(() => new JobLostError('container exited 1', false));
+  assert.match(envelopeOf(read.r).message, /retry it/);
+});
+
+test('a caller that went away is 400 cancelled, logged at info, not as a server failure', async () => {
+  const { r, e, logs } = await answer(() => new CallerGoneError());
+  assert.equal(r.status, 400);
+  assert.equal(e.code, 'cancelled');
+  const line = JSON.parse(logs.at(-1)!) as { msg: string; level: number | string };
+  assert.equal(line.msg, 'caller went away');
+  assert.ok(line.level === 30 || line.level === 'info', `level ${line.level}`);
 });
 
 test("the envelope: compact JSON, newline-terminated, utf-8 JSON type, the caller's request id kept", async () => {

@@ -9,7 +9,7 @@ import type { Logger } from '../log.ts';
 import { bearerAuth, type TokenSource } from './auth.ts';
 import { ApiError, sendError, sendJson } from './envelope.ts';
 import { mapDomainError } from './error-map.ts';
-import { JobLostError } from '../runner/sync-runner.ts';
+import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
 import { CallerGoneError } from './file-request.ts';
 
 export interface AppOptions {
@@ -38,7 +38,7 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
   app.notFound((c) => sendError(c, 404, 'not_found', 'no such route'));
   app.onError((err, c) => {
     if (err instanceof ApiError) return sendError(c, err.status, err.code, err.message);
-    if (err instanceof CallerGoneError || (c.req.raw.signal.aborted && !(err instanceof Error && err.name === 'FilesTimeoutError'))) {
+    if (err instanceof CallerGoneError || (c.req.raw.signal.aborted && !(err instanceof FilesTimeoutError))) {
       // The caller hung up (mid-body or while waiting): nothing failed on our side, and no one reads this answer.
       opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path, reason: String(c.req.raw.signal.reason) }, 'caller went away');
       return sendError(c, 400, 'cancelled', 'the request was cancelled by the caller');

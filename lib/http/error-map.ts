@@ -13,6 +13,7 @@ import {
   NoWorldVolumeError,
   ServerNotFoundError,
 } from '../maintenance/errors.ts';
+import { FilesTimeoutError } from '../runner/errors.ts';
 
 export interface Mapped {
   status: ContentfulStatusCode;
@@ -26,9 +27,7 @@ export function mapDomainError(err: unknown): Mapped | undefined {
     return { status: e.status, code: e.code, message: err.message };
   }
   if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
-  // The runner's timeout, known by its name: importing the runner would load the Kubernetes client
-  // into every function's error handler.
-  if (err instanceof Error && err.name === 'FilesTimeoutError') {
+  if (err instanceof FilesTimeoutError) {
     return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };
   }
   if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };

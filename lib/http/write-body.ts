@@ -1,5 +1,5 @@
 /**
- * The write route's body checks, in Felis's order (felis-behaviour §8.3): each refusal happens
+ * The write route's body checks, in Felis's order (content present and base64, size, the preconditions, then the digest): each refusal happens
  * before the lock and before any Job.
  * @module
  */

@@ -16,38 +16,9 @@ import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/re
 import { stageAwareSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { containerTermination, describeTermination, jobFinished } from '../kube/job-facts.ts';
+import { FilesTimeoutError, JobLostError, RunnerError } from './errors.ts';
 
-/** The caller's deadline passed before a result (→ 504 files_timeout). The Job is left to run. */
-export class FilesTimeoutError extends Error {
-  constructor(job: string) {
-    super(`fileedit: timed out waiting for file job ${job} to finish`);
-    this.name = 'FilesTimeoutError';
-  }
-}
-
-/** Any other failure to get a result. Its message is for the server log, never for the caller. */
-export class RunnerError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(`fileedit: ${message}`, options);
-    this.name = 'RunnerError';
-  }
-}
-
-/**
- * The Job's container ended without a result line (killed, evicted, crashed). For a mutation the
- * caller is told what can be known: writes land by an atomic rename, so the file is either as it
- * was or fully written, and a read shows which.
- */
-export class JobLostError extends RunnerError {
-  readonly callerMessage: string;
-  constructor(message: string, mutating: boolean) {
-    super(message);
-    this.name = 'JobLostError';
-    this.callerMessage = mutating
-      ? 'the file operation ended without a result; the change was either not made or fully made (writes are atomic), so read the file to check'
-      : 'the file operation ended without a result; retry it';
-  }
-}
+export { FilesTimeoutError, JobLostError, RunnerError } from './errors.ts';
 
 export interface RunOptions {
   /** Mutating ops wait for their Job to be finished after the result. */

@@ -2,7 +2,7 @@
  * Cluster tier only (`npm run test:cluster`): the same requests against the real v1.20 apiserver
  * and against a fresh embedded cluster, answer by answer — status, Content-Type, and the Status
  * body (message, reason, details). Where v1.20 and current Kubernetes word something differently
- * (shared/spec/kubernetes-api.md B.10) the emulation offers the current form and each side is
+ * (listed in cluster/README.md, "Left as they are") the emulation offers the current form and each side is
  * checked against its own version's form; everything else must be identical. A difference found
  * here is fixed in the emulation and pinned in cluster/parity.test.ts.
  */

@@ -16,7 +16,7 @@
 #   FELIS_K8S_KEEP_BUILD  1 = keep the extracted source tree and Go cache after a successful build
 #                         (makes a rebuild incremental; costs ~2-3 GB of disk)
 #
-# Steps follow shared/spec/kubernetes-api.md Part 1.
+# apt-get source kubernetes, then build the two binaries with Debian's Go, and cache them.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
