@@ -1,11 +1,15 @@
 /** `GET /api/v1/servers/:name/files?path=` — one folder's entries. No lock. */
 import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 
 export const filesList = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.files.list': routeEvent('GET', serverRoute('files', { path: true })),
+  });
   app.get('/api/v1/servers/:name/files', async (c) => {
     const f = await openFileCall(c, deps, 'list');
     const l = await f.editor.list(f.target, f.path, f.signal);

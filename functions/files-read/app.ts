@@ -1,11 +1,15 @@
 /** `GET /api/v1/servers/:name/file?path=` — a file's bytes, base64. No lock. */
 import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 
 export const filesRead = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.files.read': routeEvent('GET', serverRoute('file', { path: true })),
+  });
   app.get('/api/v1/servers/:name/file', async (c) => {
     const f = await openFileCall(c, deps, 'read');
     const r = await f.editor.read(f.target, f.path, f.signal);

@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { badRequest, sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
@@ -11,6 +12,9 @@ import type { Deps } from '../../lib/http/deps.ts';
 const renameBody = z.strictObject({ to: z.string().optional() });
 
 export const filesRename = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.files.rename': routeEvent('POST', serverRoute('files/rename', { path: true }), true),
+  });
   app.post('/api/v1/servers/:name/files/rename', async (c) => {
     const f = await openFileCall(c, deps, 'rename');
     const { to } = await jsonBody(c, renameBody);

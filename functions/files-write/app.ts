@@ -1,6 +1,7 @@
 /** `PUT /api/v1/servers/:name/file?path=` — replace or create a file, atomically, under the world lock. */
 import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
@@ -9,6 +10,9 @@ import type { Deps } from '../../lib/http/deps.ts';
 import { checkWriteBody, writeBodySchema } from '../../lib/http/write-body.ts';
 
 export const filesWrite = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.files.write': routeEvent('PUT', serverRoute('file', { path: true }), true),
+  });
   app.put('/api/v1/servers/:name/file', async (c) => {
     const f = await openFileCall(c, deps, 'write');
     const w = checkWriteBody(await jsonBody(c, writeBodySchema));

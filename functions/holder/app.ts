@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
+import { noServer, acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
@@ -20,6 +21,10 @@ function view(s: HoldState) {
 }
 
 export const holderRoutes = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.holder.get': routeEvent('GET', serverRoute('holder')),
+    'dev.felis.holders.list': routeEvent('GET', noServer('/api/v1/holders')),
+  });
   app.get('/api/v1/servers/:name/holder', async (c) => {
     const { state } = await deps.lock.inspect(serverName(c));
     return sendJson(c, 200, view(state));

@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { ApiError, sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
@@ -18,6 +19,10 @@ const view = (s: MinecraftServer) => ({
 });
 
 export const startRoutes = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.server.start': routeEvent('POST', serverRoute('start')),
+    'dev.felis.server.stop': routeEvent('POST', serverRoute('stop')),
+  });
   app.post('/api/v1/servers/:name/start', async (c) => {
     const name = serverName(c);
     try {

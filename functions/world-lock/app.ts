@@ -6,6 +6,7 @@
  */
 import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { badRequest, sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
@@ -19,6 +20,9 @@ function forceFlag(value: string | undefined): boolean {
 }
 
 export const worldLockRoutes = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.lock.remove': routeEvent('DELETE', serverRoute('lock', { force: true })),
+  });
   app.delete('/api/v1/servers/:name/lock', async (c) => {
     const name = serverName(c);
     const force = forceFlag(c.req.query('force'));

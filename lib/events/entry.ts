@@ -1,0 +1,144 @@
+/**
+ * The CloudEvents entry of every function: `POST /`, where Knative Triggers and SinkBindings
+ * deliver. Each function declares the event types it takes; a request event is turned into the
+ * very HTTP request the route already serves (method, `:name`, `?path=`, body, and the caller's
+ * bearer token) and answered by that route, so events and HTTP share every check and every error.
+ * The answer follows Knative's delivery contract: only what a retry can fix is 404/409/429/5xx.
+ * @module
+ */
+import type { Context, Hono } from 'hono';
+import type { Env } from '../http/app.ts';
+import { ApiError, sendError } from '../http/envelope.ts';
+import type { Logger } from '../log.ts';
+import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type RequestData } from './parse.ts';
+import { deliveryStatus } from './delivery.ts';
+import { eventKey, withEvent } from './scope.ts';
+
+/** An event handled by one of the function's HTTP routes. */
+export interface RouteEvent {
+  kind: 'route';
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  /** The route's path for this event's data; throws EventRejected when the data lacks a part. */
+  target: (d: RequestData) => string;
+  /** Whether the route reads a JSON body (the event's `data.body`). */
+  body?: boolean;
+}
+
+/**
+ * An event handled directly, with no token: only for events a Knative source sends (it cannot
+ * send our bearer token) whose handling is safe whoever asks, like one settle pass.
+ */
+export interface OpenEvent {
+  kind: 'open';
+  handle: (ev: ParsedEvent, c: Context<Env>) => Promise<Response>;
+}
+
+export type EventTable = Record<string, RouteEvent | OpenEvent>;
+
+/** Events carry JSON plus a base64 file of up to 256 KiB; this leaves room for both. */
+export const MAX_EVENT_BYTES = 2 << 20;
+
+const tables = new WeakMap<Hono<Env>, Map<string, RouteEvent | OpenEvent>>();
+
+/**
+ * Adds `table`'s event types to the app's `POST /` entry, creating the entry the first time, so
+ * several functions served in one app (`npm start`) share one entry with all their types.
+ */
+export function acceptEvents(app: Hono<Env>, logger: Logger, table: EventTable): void {
+  let types = tables.get(app);
+  if (!types) {
+    const mine = new Map<string, RouteEvent | OpenEvent>();
+    types = mine;
+    tables.set(app, mine);
+    app.post('/', (c) => entry(app, mine, logger, c));
+  }
+  for (const [type, handler] of Object.entries(table)) {
+    if (types.has(type)) throw new Error(`event type ${type} is accepted twice`);
+    types.set(type, handler);
+  }
+}
+
+async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>, logger: Logger, c: Context<Env>): Promise<Response> {
+  const headers: Record<string, string> = {};
+  c.req.raw.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
+  let ev: ParsedEvent;
+  let handler: RouteEvent | OpenEvent | undefined;
+  try {
+    ev = parseEvent(headers, await readBody(c.req.raw));
+    handler = types.get(ev.type);
+    if (!handler) throw new EventRejected('event_type_unknown', `this function does not accept events of type ${ev.type}; it accepts ${[...types.keys()].join(', ')}`);
+  } catch (err) {
+    if (err instanceof EventRejected) {
+      logger.info({ request_id: c.get('requestId'), code: err.code, reason: err.message }, 'refused an event');
+      return sendError(c, 400, err.code, err.message);
+    }
+    throw err;
+  }
+  const key = eventKey(ev.source, ev.id);
+  logger.info({ request_id: c.get('requestId'), event_id: ev.id, event_source: ev.source, event_type: ev.type, event_key: key }, 'event received');
+  if (handler.kind === 'open') return handler.handle(ev, c);
+
+  let url: string;
+  let data: RequestData;
+  try {
+    data = parseRequestData(ev.data);
+    url = handler.target(data);
+    if (!handler.body && data.body !== undefined) throw new EventRejected('event_data_invalid', `events of type ${ev.type} carry no body`);
+    if (handler.body && data.body === undefined) throw new EventRejected('event_data_invalid', `events of type ${ev.type} need data.body`);
+  } catch (err) {
+    if (err instanceof EventRejected) return sendError(c, 400, err.code, err.message);
+    throw err;
+  }
+  const inner = new Request(new URL(url, 'http://localhost'), {
+    method: handler.method,
+    headers: {
+      ...(headers.authorization ? { authorization: headers.authorization } : {}),
+      'x-request-id': c.get('requestId'),
+      ...(handler.body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: handler.body ? JSON.stringify(data.body) : undefined,
+    signal: c.req.raw.signal,
+  });
+  const res = await withEvent(key, () => app.fetch(inner, c.env));
+  return new Response(res.body, { status: deliveryStatus(res.status), headers: res.headers });
+}
+
+async function readBody(req: Request): Promise<string> {
+  const len = Number(req.headers.get('content-length') ?? NaN);
+  if (len > MAX_EVENT_BYTES) throw new ApiError(413, 'too_large', 'the event is larger than 2 MiB');
+  if (!req.body) return '';
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
+    n += chunk.length;
+    if (n > MAX_EVENT_BYTES) throw new ApiError(413, 'too_large', 'the event is larger than 2 MiB');
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `/api/v1/servers/<server>/<rest>` with `?path=` and `?force=` where the route takes them. */
+export function serverRoute(rest: string, takes: { path?: boolean; force?: boolean } = {}) {
+  return (d: RequestData): string => {
+    if (!d.server) throw new EventRejected('event_data_invalid', 'event data: server is required');
+    if (!takes.path && d.path !== undefined) throw new EventRejected('event_data_invalid', 'event data: path is not used by this event type');
+    if (!takes.force && d.force !== undefined) throw new EventRejected('event_data_invalid', 'event data: force is not used by this event type');
+    const q = new URLSearchParams();
+    if (d.path !== undefined) q.set('path', d.path);
+    if (d.force !== undefined) q.set('force', String(d.force));
+    const qs = q.toString();
+    return `/api/v1/servers/${encodeURIComponent(d.server)}/${rest}${qs ? `?${qs}` : ''}`;
+  };
+}
+
+export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['target'], body = false): RouteEvent => ({ kind: 'route', method, target, body });
+
+/** A route that takes no server: the event's data must be empty. */
+export function noServer(path: string) {
+  return (d: RequestData): string => {
+    if (d.server !== undefined || d.path !== undefined || d.force !== undefined) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
+    return path;
+  };
+}
