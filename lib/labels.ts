@@ -14,6 +14,8 @@ export const LABEL_FILES_ASYNC = 'felis.lolicon.best/files-async';
 export const LABEL_EXPORT_MODE = 'felis.lolicon.best/export-mode';
 export const LABEL_THEN_RESTORE = 'felis.lolicon.best/then-restore';
 export const LABEL_ARCHIVE_PENDING = 'felis.lolicon.best/archive-pending';
+/** Ours only: the key (hash of source and id) of the CloudEvent a file Job was created for. */
+export const LABEL_EVENT = 'felis.lolicon.best/event';
 
 export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 export const ANNOTATION_MAINTENANCE = 'felis.lolicon.best/maintenance';

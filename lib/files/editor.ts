@@ -7,7 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
+import { JobLostError } from '../runner/errors.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
+import { EventAnswerGoneError, EventReusedError } from '../events/errors.ts';
+import { currentEventKey } from '../events/scope.ts';
+import { LABEL_EVENT, LABEL_FILES_MODE, LABEL_SERVER } from '../labels.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
 import { FileEditError } from './errors.ts';
 
@@ -92,6 +96,25 @@ export class FilesEditor {
     signal?: AbortSignal,
   ) {
     const { timeoutMs, ...settings } = this.#cfg;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const opts = { mutating: mutates(call.op), signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
+    // An event is handled once: a redelivery follows the Job the first delivery created, found by
+    // the event's label, and answers from its result instead of running the op again.
+    const eventKey = currentEventKey();
+    if (eventKey) {
+      const earlier = (await this.#runner.findJobs(settings.namespace, `${LABEL_EVENT}=${eventKey}`))[0];
+      if (earlier) {
+        const name = earlier.metadata?.name ?? '';
+        const labels = earlier.metadata?.labels ?? {};
+        if (labels[LABEL_SERVER] !== t.server || labels[LABEL_FILES_MODE] !== call.op) throw new EventReusedError(name);
+        try {
+          return parseResultPayload(await this.#runner.run(earlier, { ...opts, adopt: true }));
+        } catch (err) {
+          if (err instanceof JobLostError) throw new EventAnswerGoneError(name);
+          throw err;
+        }
+      }
+    }
     const job = renderFilesJob({
       ...settings,
       ...call,
@@ -99,12 +122,8 @@ export class FilesEditor {
       opId: newOpId(),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
+      ...(eventKey ? { eventKey } : {}),
     });
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const payload = await this.#runner.run(job, {
-      mutating: mutates(call.op),
-      signal: signal ? AbortSignal.any([deadline, signal]) : deadline,
-    });
-    return parseResultPayload(payload);
+    return parseResultPayload(await this.#runner.run(job, opts));
   }
 }

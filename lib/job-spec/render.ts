@@ -12,6 +12,7 @@ import {
   LABEL_FILES_ASYNC,
   LABEL_FILES_MODE,
   LABEL_FILES_OP,
+  LABEL_EVENT,
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   MANAGED_BY_FILES,
@@ -56,6 +57,8 @@ export interface JobParams {
   sourceUrl?: string;
   size?: number;
   uploadToken?: string;
+  /** The key of the CloudEvent this Job serves, as a label: a redelivery finds the Job by it. */
+  eventKey?: string;
 }
 
 export class JobSpecError extends Error {
@@ -140,6 +143,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_FILES_MODE]: op,
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
+  if (p.eventKey) labels[LABEL_EVENT] = p.eventKey;
   const resources = { cpu, memory };
   const podSecurity: Record<string, unknown> = {
     runAsNonRoot: false,

@@ -25,6 +25,11 @@ export interface RunOptions {
   mutating: boolean;
   /** Aborts with a TimeoutError reason for the deadline, any other reason for a gone caller. */
   signal: AbortSignal;
+  /**
+   * The Job exists already (an earlier delivery of the same event created it): follow it instead
+   * of creating it. With no Pod and the Job finished or gone, its answer is lost: JobLostError.
+   */
+  adopt?: boolean;
 }
 
 export interface SyncRunnerOptions {
@@ -53,15 +58,26 @@ export class SyncRunner {
     this.#finishGraceMs = opts.finishGraceMs ?? 2000;
   }
 
-  /** Creates the Job and returns the payload of its first result line. */
+  /** The Jobs matching a label selector (a redelivered event's earlier Job). */
+  async findJobs(namespace: string, labelSelector: string): Promise<V1Job[]> {
+    try {
+      return await this.#api.listJobs(namespace, labelSelector);
+    } catch (err) {
+      throw new RunnerError(`list file jobs: ${describeKubeError(err)}`, { cause: err });
+    }
+  }
+
+  /** Creates the Job (or, adopting, follows it) and returns the payload of its first result line. */
   async run(job: V1Job, opts: RunOptions): Promise<string> {
     const ns = job.metadata!.namespace!;
     const name = job.metadata!.name!;
     const opId = job.metadata!.labels![LABEL_FILES_OP]!;
-    try {
-      await this.#api.createJob(ns, job);
-    } catch (err) {
-      throw new RunnerError(`create file job ${name}: ${describeKubeError(err)}`, { cause: err });
+    if (!opts.adopt) {
+      try {
+        await this.#api.createJob(ns, job);
+      } catch (err) {
+        throw new RunnerError(`create file job ${name}: ${describeKubeError(err)}`, { cause: err });
+      }
     }
     const w = new Waiter(opts.signal, name);
     const selector = `${LABEL_FILES_OP}=${opId}`;
@@ -83,6 +99,10 @@ export class SyncRunner {
         const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
         if (!pod) {
           if (podName !== undefined) throw new JobLostError(`the pod of file job ${name} vanished before its result`, opts.mutating);
+          if (opts.adopt) {
+            const jobs = await w.call(() => this.#api.listJobs(ns, selector), 'list file job');
+            if (jobs.length === 0 || jobs.every(jobFinished)) throw new JobLostError(`file job ${name} has finished and its pod is gone`, opts.mutating);
+          }
           await w.sleep(this.#schedule.next('no-pod', performance.now() - stageSince));
           continue;
         }
