@@ -1,0 +1,164 @@
+/**
+ * CloudEvents end to end through the embedded (or real) cluster and the real client-node: a write
+ * delivered three times as one event changes the file once and gets one answer three times; a
+ * backup Job's change delivered as an ApiServerSource event settles its chain; a PingSource tick
+ * settles a chain whose change event was lost.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1Job } from '@kubernetes/client-node';
+import { startStack, tierMs, TOKEN, TIER, type Stack } from './support/stack.ts';
+import { admin, createJob, createServer, holderJob, STOPPED } from './support/servers.ts';
+import { jobFinished } from '../lib/kube/job-facts.ts';
+
+const sha = (b: string) => createHash('sha256').update(b).digest('hex');
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+interface Delivery {
+  mode: 'binary' | 'structured';
+  type: string;
+  source: string;
+  id: string;
+  data: unknown;
+  subject?: string;
+  token?: boolean;
+}
+
+/** Posts one CloudEvent to the functions' event entry, as a Broker or a source would. */
+async function deliver(s: Stack, d: Delivery): Promise<{ status: number; body: any; text: string }> {
+  const auth: Record<string, string> = d.token ? { authorization: `Bearer ${TOKEN}` } : {};
+  const init: RequestInit =
+    d.mode === 'binary'
+      ? {
+          method: 'POST',
+          headers: {
+            ...auth,
+            'content-type': 'application/json',
+            'ce-specversion': '1.0',
+            'ce-id': d.id,
+            'ce-source': d.source,
+            'ce-type': d.type,
+            ...(d.subject ? { 'ce-subject': d.subject } : {}),
+          },
+          body: JSON.stringify(d.data),
+        }
+      : {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/cloudevents+json' },
+          body: JSON.stringify({ specversion: '1.0', id: d.id, source: d.source, type: d.type, datacontenttype: 'application/json', ...(d.subject ? { subject: d.subject } : {}), data: d.data }),
+        };
+  const res = await fetch(s.url + '/', init);
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
+}
+
+async function waitFinished(s: Stack, name: string): Promise<V1Job> {
+  const batch = admin(s.cluster).batch;
+  const end = Date.now() + tierMs(10_000, 60_000);
+  for (;;) {
+    const job = await batch.readNamespacedJob({ name, namespace: 'minecraft' });
+    if (jobFinished(job)) return job;
+    assert.ok(Date.now() < end, `job ${name} did not finish`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A finished safety-backup Job whose chain waits to be settled. */
+async function pendingChain(s: Stack, server: string): Promise<V1Job> {
+  await createServer(s.cluster, server, STOPPED);
+  const snapshot = holderJob(`snap-${server}`, server, 'felis-backup', ['true'], { 'felis.lolicon.best/then-restore': 'pending' }, {
+    'felis.lolicon.best/restore-ref': `s3://backups/${server}/3.tar.zst`,
+    'felis.lolicon.best/restore-backup-id': '3',
+  });
+  delete snapshot.spec!.ttlSecondsAfterFinished;
+  await createJob(s.cluster, snapshot);
+  return waitFinished(s, `snap-${server}`);
+}
+
+async function chainState(s: Stack, server: string): Promise<{ label: string | undefined; restores: number }> {
+  const jobs = (await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/server=${server}` })).items;
+  return {
+    label: jobs.find((j) => j.metadata!.name === `snap-${server}`)?.metadata?.labels?.['felis.lolicon.best/then-restore'],
+    restores: jobs.filter((j) => j.metadata!.labels!['app.kubernetes.io/managed-by'] === 'felis-restore').length,
+  };
+}
+
+describe(`CloudEvents through the ${TIER} cluster`, () => {
+  let s: Stack;
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'felis-tpl-'));
+    writeFileSync(
+      join(dir, 'restore.yaml'),
+      'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n',
+    );
+    // A Job TTL long enough that the redeliveries below fall inside the idempotency window.
+    s = await startStack({ restoreTemplate: join(dir, 'restore.yaml'), editor: { ttlSeconds: 6000 } });
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('one write event delivered three times changes the file once and gets the same answer three times', { timeout: tierMs(60_000, 240_000) }, async () => {
+    const file = join(s.world, 'events.txt');
+    const event = {
+      type: 'dev.felis.files.write',
+      source: '/apis/v1/namespaces/minecraft/pingsources/editor',
+      id: randomUUID(),
+      data: { server: 'survival', path: 'events.txt', body: { content: b64('one\n'), content_sha256: sha('one\n'), create_only: true } },
+      token: true,
+    };
+    const first = await deliver(s, { ...event, mode: 'binary' });
+    assert.equal(first.status, 200, first.text);
+    assert.deepEqual(first.body, { path: 'events.txt', status: 'written', sha256: sha('one\n') });
+    // Changed behind the event's back: a second write would clobber this (create_only would refuse it).
+    writeFileSync(file, 'changed by hand\n');
+
+    const second = await deliver(s, { ...event, mode: 'structured' });
+    const third = await deliver(s, { ...event, mode: 'binary' });
+    assert.equal(second.status, 200, second.text);
+    assert.equal(third.status, 200, third.text);
+    assert.deepEqual(second.body, first.body);
+    assert.deepEqual(third.body, first.body);
+    assert.equal(readFileSync(file, 'utf8'), 'changed by hand\n');
+    const jobs = (await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=write' })).items;
+    const labelled = jobs.filter((j) => j.metadata?.labels?.['felis.lolicon.best/event']);
+    assert.equal(labelled.length, 1, 'one file Job for the one event');
+
+    // A new event id is a new request: it runs, and create_only now refuses it.
+    const fresh = await deliver(s, { ...event, id: randomUUID(), mode: 'binary' });
+    assert.notEqual(fresh.status, 200, fresh.text);
+  });
+
+  test('a backup Job change delivered as an ApiServerSource event settles its chain', { timeout: tierMs(60_000, 240_000) }, async () => {
+    const job = await pendingChain(s, 'chain-watched');
+    assert.deepEqual(await chainState(s, 'chain-watched'), { label: 'pending', restores: 0 });
+    const r = await deliver(s, {
+      mode: 'binary',
+      type: 'dev.knative.apiserver.resource.update',
+      source: 'https://10.96.0.1:443',
+      subject: `/apis/batch/v1/namespaces/minecraft/jobs/${job.metadata!.name}`,
+      id: randomUUID(),
+      data: { apiVersion: 'batch/v1', kind: 'Job', ...job },
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.ok(r.body.chains.some((c: { job: string; state: string }) => c.job === 'snap-chain-watched' && c.state === 'started'), r.text);
+    assert.deepEqual(await chainState(s, 'chain-watched'), { label: 'started', restores: 1 });
+  });
+
+  test('a PingSource tick settles a chain whose change event was lost', { timeout: tierMs(60_000, 240_000) }, async () => {
+    await pendingChain(s, 'chain-lost');
+    assert.deepEqual(await chainState(s, 'chain-lost'), { label: 'pending', restores: 0 });
+    const tick = { mode: 'structured' as const, type: 'dev.knative.sources.ping', source: '/apis/v1/namespaces/minecraft/pingsources/felis-settle', data: {} };
+    const r = await deliver(s, { ...tick, id: randomUUID() });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await chainState(s, 'chain-lost'), { label: 'started', restores: 1 });
+    // The next tick finds nothing left to do for it: still one restore.
+    const again = await deliver(s, { ...tick, id: randomUUID() });
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(await chainState(s, 'chain-lost'), { label: 'started', restores: 1 });
+  });
+});
