@@ -58,6 +58,8 @@ export function parseEvent(headers: Record<string, string>, body: string): Parse
   } catch (err) {
     throw new EventRejected('event_invalid', `not a valid CloudEvent: ${firstLine(err)}`);
   }
+  // The SDK reads an unknown spec version as 1.0; an event of another version may mean other things.
+  if (ev.specversion !== '1.0') throw new EventRejected('event_invalid', `CloudEvents spec version ${ev.specversion} is not supported; send 1.0`);
   // Binary mode with a non-JSON content type leaves data as text: our data is always JSON.
   const ct = ev.datacontenttype;
   if (ev.data !== undefined && ct !== undefined && !/^application\/(.+\+)?json$/i.test(ct.split(';')[0]!.trim())) {
