@@ -1,0 +1,139 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { filesDelete } from '../../functions/files-delete/app.ts';
+import { filesWrite } from '../../functions/files-write/app.ts';
+import { worldLockRoutes } from '../../functions/world-lock/app.ts';
+import { ApiError } from '../http/envelope.ts';
+import type { RouteModule } from '../http/serve.ts';
+import { envelopeOf, fakeEditor, FakeGates, routeKit, TOKEN } from '../testing/route-kit.ts';
+import { currentEventKey, eventKey } from './scope.ts';
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const WRITE = { server: 'survival', path: 'ops.json', body: { content: Buffer.from('[]').toString('base64'), content_sha256: sha('[]') } };
+
+function binary(type: string, data: unknown, id = 'ev-1', auth = true) {
+  return {
+    ...(auth ? { authorization: `Bearer ${TOKEN}` } : {}),
+    'content-type': 'application/json',
+    'ce-specversion': '1.0',
+    'ce-id': id,
+    'ce-source': '/tests/editor',
+    'ce-type': type,
+    body: JSON.stringify(data),
+  };
+}
+
+async function post(kit: ReturnType<typeof routeKit>, h: Record<string, string>) {
+  const { body, ...headers } = h;
+  const res = await kit.app.request('/', { method: 'POST', headers, body });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text, headers: res.headers };
+}
+
+function writeKit() {
+  const gates = new FakeGates();
+  const seen: Array<string | undefined> = [];
+  const { editor, calls } = fakeEditor(gates, {
+    write: () => {
+      seen.push(currentEventKey());
+      return sha('[]');
+    },
+  });
+  return { kit: routeKit(filesWrite, { editor, gates }), calls, seen, gates };
+}
+
+test('a write event in binary mode is served by the write route, under the lock, with its event key in scope', async () => {
+  const { kit, calls, seen } = writeKit();
+  const r = await post(kit, binary('dev.felis.files.write', WRITE));
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'ops.json', status: 'written', sha256: sha('[]') });
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0]!.locked, true);
+  assert.equal(calls[0]!.args[1], 'ops.json');
+  assert.deepEqual(seen, [eventKey('/tests/editor', 'ev-1')]);
+  assert.equal(kit.audits().length, 1);
+});
+
+test('the same write in structured mode gets the same answer; plain HTTP runs with no event key', async () => {
+  const { kit, seen } = writeKit();
+  const doc = { specversion: '1.0', id: 'ev-1', source: '/tests/editor', type: 'dev.felis.files.write', datacontenttype: 'application/json', data: WRITE };
+  const r = await post(kit, { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/cloudevents+json', body: JSON.stringify(doc) });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'ops.json', status: 'written', sha256: sha('[]') });
+  const h = await kit.call('PUT', '/api/v1/servers/survival/file?path=ops.json', WRITE.body);
+  assert.equal(h.status, 200, h.text);
+  assert.deepEqual(seen, [eventKey('/tests/editor', 'ev-1'), undefined]);
+});
+
+test('an event without the bearer token is a 401, never retried, and nothing runs', async () => {
+  const { kit, calls } = writeKit();
+  const r = await post(kit, binary('dev.felis.files.write', WRITE, 'ev-2', false));
+  assert.equal(r.status, 401);
+  assert.equal(envelopeOf(r).code, 'unauthorized');
+  assert.equal(calls.length, 0);
+});
+
+test('what does not exist is a 400 for an event (a Broker would retry a 404); busy stays 409 so it is retried', async () => {
+  const { kit, gates, calls } = writeKit();
+  gates.enterError = new ApiError(404, 'server_not_found', 'no such server');
+  const missing = await post(kit, binary('dev.felis.files.write', WRITE));
+  assert.equal(missing.status, 400);
+  assert.equal(envelopeOf(missing).code, 'server_not_found');
+  const http = await kit.call('PUT', '/api/v1/servers/survival/file?path=ops.json', WRITE.body);
+  assert.equal(http.status, 404);
+  gates.enterError = new ApiError(409, 'server_running', 'stop it first');
+  const busy = await post(kit, binary('dev.felis.files.write', WRITE));
+  assert.equal(busy.status, 409);
+  assert.equal(envelopeOf(busy).code, 'server_running');
+  assert.equal(calls.length, 0);
+});
+
+test('an unknown type, missing or extra data, and a body the route does not take are 400 with a precise code', async () => {
+  const { kit, calls } = writeKit();
+  const unknown = await post(kit, binary('dev.felis.files.explode', WRITE));
+  assert.equal(unknown.status, 400);
+  const u = envelopeOf(unknown);
+  assert.equal(u.code, 'event_type_unknown');
+  assert.match(u.message, /dev\.felis\.files\.write/);
+  const noServer = await post(kit, binary('dev.felis.files.write', { ...WRITE, server: undefined }));
+  assert.equal(envelopeOf(noServer).code, 'event_data_invalid');
+  const noBody = await post(kit, binary('dev.felis.files.write', { server: 'survival', path: 'a' }));
+  assert.equal(envelopeOf(noBody).code, 'event_data_invalid');
+  const extra = await post(kit, binary('dev.felis.files.write', { ...WRITE, mode: 'fast' }));
+  assert.equal(envelopeOf(extra).code, 'event_data_invalid');
+  const badBody = await post(kit, binary('dev.felis.files.write', { ...WRITE, body: { content: 'not base64!' } }));
+  assert.equal(badBody.status, 400);
+  assert.equal(envelopeOf(badBody).code, 'bad_request');
+  const notEvent = await kit.app.request('/', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(notEvent.status, 400);
+  assert.equal(calls.length, 0);
+});
+
+test('functions served in one app share one event entry that takes all their types', async () => {
+  const gates = new FakeGates();
+  const { editor, calls } = fakeEditor(gates, { write: () => sha('[]') });
+  const both: RouteModule = (deps) => (app) => {
+    filesWrite(deps)(app);
+    filesDelete(deps)(app);
+  };
+  const kit = routeKit(both, { editor, gates });
+  const w = await post(kit, binary('dev.felis.files.write', WRITE, 'a'));
+  const d = await post(kit, binary('dev.felis.files.delete', { server: 'survival', path: 'ops.json' }, 'b'));
+  assert.equal(w.status, 200, w.text);
+  assert.equal(d.status, 200, d.text);
+  assert.deepEqual(d.body, { path: 'ops.json', status: 'deleted' });
+  assert.deepEqual(calls.map((c) => c.method), ['write', 'delete']);
+  const withBody = await post(kit, binary('dev.felis.files.delete', { server: 'survival', path: 'x', body: {} }, 'c'));
+  assert.equal(envelopeOf(withBody).code, 'event_data_invalid');
+});
+
+test('a lock-removal event passes force to the route as the query would', async () => {
+  const asked: unknown[] = [];
+  const kit = routeKit(worldLockRoutes, { lock: { unlock: async (name: string, o: { force: boolean }) => (asked.push([name, o.force]), { removed: false, lock: undefined }) } as never });
+  const r = await post(kit, binary('dev.felis.lock.remove', { server: 'survival', force: true }));
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(asked, [['survival', true]]);
+  const wrong = await post(kit, binary('dev.felis.lock.remove', { server: 'survival', path: 'a' }));
+  assert.equal(envelopeOf(wrong).code, 'event_data_invalid');
+});
