@@ -129,8 +129,11 @@ describe(`CloudEvents through the ${TIER} cluster`, () => {
     assert.equal(labelled.length, 1, 'one file Job for the one event');
 
     // A new event id is a new request: it runs, and create_only now refuses it.
+    // 412, not the HTTP 409: a Broker would retry a 409, and this one can never succeed.
     const fresh = await deliver(s, { ...event, id: randomUUID(), mode: 'binary' });
-    assert.notEqual(fresh.status, 200, fresh.text);
+    assert.equal(fresh.status, 412, fresh.text);
+    assert.equal(fresh.body.error.code, 'file_exists');
+    assert.equal(readFileSync(file, 'utf8'), 'changed by hand\n');
   });
 
   test('a backup Job change delivered as an ApiServerSource event settles its chain', { timeout: tierMs(60_000, 240_000) }, async () => {

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { filesDelete } from '../../functions/files-delete/app.ts';
 import { filesWrite } from '../../functions/files-write/app.ts';
 import { worldLockRoutes } from '../../functions/world-lock/app.ts';
+import { FileEditError } from '../files/errors.ts';
 import { ApiError } from '../http/envelope.ts';
 import type { RouteModule } from '../http/serve.ts';
 import { envelopeOf, fakeEditor, FakeGates, routeKit, TOKEN } from '../testing/route-kit.ts';
@@ -87,6 +88,17 @@ test('what does not exist is a 400 for an event (a Broker would retry a 404); bu
   assert.equal(busy.status, 409);
   assert.equal(envelopeOf(busy).code, 'server_running');
   assert.equal(calls.length, 0);
+});
+
+test('a create_only write that finds the file is 412 for an event, since a Broker would retry the 409 forever', async () => {
+  const gates = new FakeGates();
+  const { editor } = fakeEditor(gates, { write: () => Promise.reject(new FileEditError('exists', 'file already exists')) });
+  const kit = routeKit(filesWrite, { editor, gates });
+  const ev = await post(kit, binary('dev.felis.files.write', WRITE));
+  assert.equal(ev.status, 412);
+  assert.equal(envelopeOf(ev).code, 'file_exists');
+  const http = await kit.call('PUT', '/api/v1/servers/survival/file?path=ops.json', WRITE.body);
+  assert.equal(http.status, 409);
 });
 
 test('an unknown type, missing or extra data, and a body the route does not take are 400 with a precise code', async () => {

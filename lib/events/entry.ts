@@ -11,7 +11,7 @@ import type { Env } from '../http/app.ts';
 import { ApiError, sendError } from '../http/envelope.ts';
 import type { Logger } from '../log.ts';
 import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type RequestData } from './parse.ts';
-import { deliveryStatus } from './delivery.ts';
+import { deliveryStatus, envelopeCode } from './delivery.ts';
 import { eventKey, withEvent } from './scope.ts';
 
 /** An event handled by one of the function's HTTP routes. */
@@ -102,7 +102,10 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
     signal: c.req.raw.signal,
   });
   const res = await withEvent(key, () => app.fetch(inner, c.env));
-  return new Response(res.body, { status: deliveryStatus(res.status), headers: res.headers });
+  if (res.status < 400) return res;
+  // Error answers are small envelopes: read to see which refusal it is.
+  const text = await res.text();
+  return new Response(text, { status: deliveryStatus(res.status, envelopeCode(text)), headers: res.headers });
 }
 
 async function readBody(req: Request): Promise<string> {
