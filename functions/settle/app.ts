@@ -5,6 +5,7 @@
  */
 import type { Hono } from 'hono';
 import { acceptEvents, noServer, routeEvent, type OpenEvent } from '../../lib/events/entry.ts';
+import { emit } from '../../lib/events/emit.ts';
 import { isSettleTrigger, JOB_CHANGE_TYPES, PING_TYPE } from '../../lib/events/settle-events.ts';
 import type { Env } from '../../lib/http/app.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
@@ -16,7 +17,10 @@ async function settlePass(deps: Deps) {
   const chains = await deps.settler.settleOnce();
   for (const ch of chains) {
     if (ch.error) deps.logger.warn({ job: ch.job, server: ch.server, error: ch.error }, 'restore chain stays pending');
-    else deps.logger.info({ job: ch.job, server: ch.server, state: ch.state, reason: ch.reason }, 'restore chain settled');
+    else {
+      deps.logger.info({ job: ch.job, server: ch.server, state: ch.state, reason: ch.reason }, 'restore chain settled');
+      emit({ type: `dev.felis.restore.chain.${ch.state}`, subject: ch.job, data: { job: ch.job, server: ch.server, state: ch.state, ...(ch.reason ? { reason: ch.reason } : {}) } }, deps.logger);
+    }
   }
   return {
     chains: chains.map((ch) => ({
