@@ -82,7 +82,7 @@ describe('knative/ manifests', () => {
   test('a Knative Service per function: scale to zero, cluster-local, /healthz probes, its own bundle', () => {
     assert.deepEqual([...services.keys()].sort(), Object.keys(FUNCTIONS).sort());
     for (const [fn, s] of services) {
-      assert.equal(s.metadata.labels['networking.knative.dev/visibility'], 'cluster-local', fn);
+      assert.equal(s.metadata.labels?.['networking.knative.dev/visibility'], 'cluster-local', fn);
       const a = s.spec.template.metadata.annotations;
       assert.equal(a['autoscaling.knative.dev/min-scale'], '0', fn);
       assert.match(a['autoscaling.knative.dev/max-scale'], /^[1-9]\d*$/, fn);
