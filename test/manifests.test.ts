@@ -7,6 +7,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
@@ -90,6 +92,9 @@ describe('knative/ manifests', () => {
       const spec = s.spec.template.spec;
       assert.ok(Number.isInteger(spec.containerConcurrency) && spec.containerConcurrency > 0, fn);
       assert.ok(spec.timeoutSeconds > 0, fn);
+      // A stopping instance drains within the grace Knative gives it (the revision's timeoutSeconds).
+      const shutdown = spec.containers[0].env.find((e: { name: string }) => e.name === 'FELIS_SHUTDOWN_SECONDS')?.value;
+      assert.ok(Number(shutdown) > 0 && Number(shutdown) <= spec.timeoutSeconds, `${fn}: FELIS_SHUTDOWN_SECONDS ${shutdown}`);
       assert.equal(spec.containers.length, 1, fn);
       const c = spec.containers[0];
       assert.deepEqual(c.command, ['node', `/app/functions/${fn}.mjs`]);
@@ -149,6 +154,16 @@ describe('knative/ manifests', () => {
       for (const rule of r.rules) for (const v of rule.verbs) for (const res of rule.resources) union.add(`${v} ${res}`);
     }
     assert.deepEqual([...roleGrants()].sort(), [...union].sort());
+  });
+
+  test('the test assembly refuses a kustomization feature it does not implement, rather than skip it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'felis-kust-'));
+    try {
+      writeFileSync(join(dir, 'kustomization.yaml'), 'resources: []\npatches:\n  - path: p.yaml\n');
+      assert.throws(() => assemble(dir), /not supported by the test assembly: patches/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the MinecraftServer CRD is in, for dev clusters', () => {
