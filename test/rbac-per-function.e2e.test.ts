@@ -4,6 +4,7 @@
  * per-function Roles assembled from knative/; the calls it made (the cluster counts them per user,
  * denied ones included) must equal what its Role grants. A verb the Role lacks shows as a denied
  * call and a failed scenario; a verb the Role grants but no scenario uses shows as unused.
+ * `npm run test:cluster` runs the same against the real apiserver, each function with its own token.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { startCluster, type EmbeddedCluster } from '../cluster/index.ts';
+import { AuthorizationV1Api } from '@kubernetes/client-node';
+import { startCluster } from '../cluster/index.ts';
+import type { ClusterHarness } from '../cluster/harness.ts';
+import { readControlPlaneEnv } from '../cluster/real/admin.ts';
+import { startRealCluster } from '../cluster/real/index.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
@@ -24,13 +29,15 @@ import { assemble, type Obj } from './support/kustomize.ts';
 import { createJob, createServer, holderJob, setServer, STOPPED } from './support/servers.ts';
 import { ROOT } from './support/stack.ts';
 
+const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
+
 const TOKEN = 'rbac-test-token';
 const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const q = encodeURIComponent;
 
 type Call = [method: string, path: string, body?: unknown];
-type Setup = (c: EmbeddedCluster) => Promise<void>;
+type Setup = (c: ClusterHarness) => Promise<void>;
 
 /**
  * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
@@ -98,7 +105,7 @@ function serviceAccountOf(objs: Obj[], fn: string): string {
 describe('per-function RBAC: each Role grants exactly what its function calls', () => {
   const objs = assemble(join(ROOT, 'knative'));
   let dir: string;
-  let cluster: EmbeddedCluster;
+  let cluster: ClusterHarness;
   let template: string;
   let rbacFile: string;
 
@@ -118,8 +125,41 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
       }),
     );
     seedDemoWorld(dir, 'survival');
-    cluster = await startCluster({ dataDir: dir, rbacManifest: rbacFile, ttlScale: 0.01 });
+    cluster = CLUSTER_ENV
+      ? await startRealCluster({ env: readControlPlaneEnv(CLUSTER_ENV), dataDir: dir, rbacManifest: rbacFile })
+      : await startCluster({ dataDir: dir, rbacManifest: rbacFile, ttlScale: 0.01 });
+    await awaitGrants(objs);
   });
+
+  /**
+   * The real apiserver applies Role changes asynchronously: wait until it answers every function's
+   * grants as `objs` has them (the embedded cluster applies them at once, so this returns at once).
+   */
+  async function awaitGrants(manifest: Obj[]): Promise<void> {
+    if (!CLUSTER_ENV) return;
+    const groupOf = new Map<string, string>();
+    for (const r of objs.filter((o) => o.kind === 'Role')) for (const rule of r.rules) for (const res of rule.resources) groupOf.set(res, rule.apiGroups[0]);
+    const sar = cluster.kubeConfig(cluster.adminToken).makeApiClient(AuthorizationV1Api);
+    const all = new Set(Object.keys(FUNCTIONS).flatMap((fn) => [...grantsOf(objs, serviceAccountOf(objs, fn))]));
+    const deadline = Date.now() + 15_000;
+    for (const fn of Object.keys(FUNCTIONS)) {
+      const sa = serviceAccountOf(manifest, fn);
+      const want = grantsOf(manifest, sa);
+      for (const g of all) {
+        const [verb, res] = g.split(' ') as [string, string];
+        const [resource, subresource] = res.split('/');
+        const group = groupOf.get(res) ?? '';
+        for (;;) {
+          const r = await sar.createSubjectAccessReview({
+            body: { spec: { user: `system:serviceaccount:minecraft:${sa}`, resourceAttributes: { namespace: 'minecraft', verb, group, resource, subresource } } },
+          });
+          if (!!r.status?.allowed === want.has(g)) break;
+          if (Date.now() > deadline) throw new Error(`RBAC for ${sa} did not converge within 15 s (${g})`);
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      }
+    }
+  }
   after(async () => {
     await cluster?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -178,12 +218,14 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const cutFile = join(dir, 'rbac-cut.yaml');
     writeFileSync(cutFile, cut.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind)).map((o) => dump(o)).join('---\n'));
     await cluster.setRbacManifest(cutFile);
+    await awaitGrants(cut);
     try {
       const { statuses, used } = await run('files-read');
       assert.doesNotMatch(statuses[0]!, / → 2\d\d/);
       assert.ok(compareGrants(used, grantsOf(cut, serviceAccountOf(cut, 'files-read'))).missing.includes('get pods/log'));
     } finally {
       await cluster.setRbacManifest(rbacFile);
+      await awaitGrants(objs);
     }
     // A grant added to holder's Role and never called shows as unused.
     const holder = grantsOf(objs, serviceAccountOf(objs, 'holder'));
