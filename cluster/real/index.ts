@@ -110,9 +110,12 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
       logger,
       backoffScale: opts.backoffScale,
     });
+    // up.sh's per-function identities: SA_TOKENS=<sa>=<token>,... (users system:serviceaccount:<ns>:<sa>).
+    const saTokens = new Map((env.SA_TOKENS ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
     const users = new Map([
       [env.ADMIN_TOKEN, 'admin'],
       [env.FUNCTION_TOKEN, env.FUNCTION_USER],
+      ...[...saTokens].map(([sa, t]) => [t, `system:serviceaccount:${ns}:${sa}`] as [string, string]),
     ]);
     proxy = await startCountingProxy({ upstream: env.K8S_URL, users, faults, logger });
     const url = proxy.url;
@@ -162,6 +165,8 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
       kubelet: theKubelet,
       adminToken: env.ADMIN_TOKEN,
       tokenFor(namespace, serviceAccount) {
+        const perFunction = namespace === ns ? saTokens.get(serviceAccount) : undefined;
+        if (perFunction) return perFunction;
         if (`system:serviceaccount:${namespace}:${serviceAccount}` !== env.FUNCTION_USER) {
           throw new Error(`the cluster tier has a token only for ${env.FUNCTION_USER}`);
         }

@@ -125,6 +125,15 @@ cat >"$W/tokens.csv" <<EOF
 $ADMIN_TOKEN,admin,admin-uid,"system:masters"
 $FUNCTION_TOKEN,$FUNCTION_USER,felis-world-uid
 EOF
+# One identity per function (knative/functions/<name>.yaml runs as felis-world-<name>), for the
+# per-function RBAC test: SA_TOKENS=<sa>=<token>,...
+SA_TOKENS=""
+for f in "$SCRIPT_DIR"/../../../knative/functions/*.yaml; do
+  [[ -e "$f" ]] || continue
+  sa="felis-world-$(basename "$f" .yaml)"; t="sa-$(openssl rand -hex 16)"
+  echo "$t,system:serviceaccount:minecraft:$sa,$sa-uid" >>"$W/tokens.csv"
+  SA_TOKENS="${SA_TOKENS:+$SA_TOKENS,}$sa=$t"
+done
 kubeconfig() { # $1 = user name, $2 = token
   cat <<EOF
 apiVersion: v1
@@ -155,6 +164,7 @@ K8S_PORT=$K8S_PORT
 ADMIN_TOKEN=$ADMIN_TOKEN
 FUNCTION_TOKEN=$FUNCTION_TOKEN
 FUNCTION_USER=$FUNCTION_USER
+SA_TOKENS=$SA_TOKENS
 ETCD_PORT=$ETCD_PORT
 ETCD_URL=$ETCD_URL
 ADMIN_KUBECONFIG=$W/admin.kubeconfig

@@ -1,0 +1,173 @@
+/**
+ * knative/ as `kubectl apply -k knative/` would send it: every object validates against the real
+ * Kubernetes and Knative OpenAPI schemas (the kubernetes-models packages), and the deployment
+ * holds together: a Service per function that scales to zero, is reachable only in the cluster,
+ * runs as its own ServiceAccount, reads its token from a mounted Secret, and is given the same
+ * image and namespace for its Jobs as kustomization.yaml sets for everything.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FUNCTIONS } from '../functions/index.ts';
+import { configFromEnv } from '../lib/config.ts';
+import { assemble, byKind, getPath, type Obj } from './support/kustomize.ts';
+import { roleGrants } from './support/role.ts';
+import { ROOT } from './support/stack.ts';
+
+const DIR = join(ROOT, 'knative');
+const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-'));
+
+/** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
+async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
+  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+  const spec = group.endsWith('knative.dev')
+    ? `@kubernetes-models/knative/${group}/${version}/${o.kind}`
+    : `kubernetes-models/${group ? `${group}/${version}` : version}/${o.kind}`;
+  const mod = (await import(spec)) as Record<string, { new (data: unknown): { validate(): void } }>;
+  const model = mod[o.kind];
+  assert.ok(model, `a schema model for ${o.apiVersion} ${o.kind}`);
+  return model;
+}
+
+async function validate(o: Obj): Promise<void> {
+  const Model = await modelOf(o);
+  new Model(o).validate();
+}
+
+const knativeServices = (objs: Obj[]) => objs.filter((o) => o.apiVersion === 'serving.knative.dev/v1' && o.kind === 'Service');
+
+describe('knative/ manifests', () => {
+  const objs = assemble(DIR);
+  const services = new Map(knativeServices(objs).map((s) => [s.metadata.name, s]));
+  const config = byKind(objs, 'ConfigMap').get('felis-world')!;
+
+  test('every assembled object validates against its Kubernetes or Knative schema', async () => {
+    assert.ok(objs.length > 0);
+    for (const o of objs) {
+      await assert.doesNotReject(validate(o), `${o.apiVersion} ${o.kind} ${o.metadata.name}`);
+    }
+  });
+
+  test('the schemas reject a broken Service and a broken Role (the validation can fail)', async () => {
+    const svc = structuredClone(services.get('files-read')!);
+    svc.spec.template.spec.containerConcurrency = 'ten';
+    await assert.rejects(validate(svc), /containerConcurrency must be integer/);
+    const role = structuredClone(objs.find((o) => o.kind === 'Role')!);
+    role.rules[0].verbs = 'get';
+    await assert.rejects(validate(role), /verbs must be array/);
+  });
+
+  test('the namespace is set once: every namespaced object and binding subject is in it, and the functions are told it', () => {
+    for (const o of objs) {
+      if (o.kind === 'CustomResourceDefinition') assert.equal(o.metadata.namespace, undefined);
+      else assert.equal(o.metadata.namespace, 'minecraft', `${o.kind} ${o.metadata.name}`);
+      if (o.kind === 'RoleBinding') for (const s of o.subjects) assert.equal(s.namespace, 'minecraft');
+    }
+    assert.equal(config.data.FELIS_NAMESPACE, 'minecraft');
+  });
+
+  test('the image is set once: every function and the file Jobs run the image kustomization.yaml names', () => {
+    const images = new Set([...services.values()].map((s) => s.spec.template.spec.containers[0].image));
+    assert.equal(images.size, 1);
+    const [image] = images;
+    assert.match(image!, /^[^:]+\/felis-world:[\w.-]+$/);
+    assert.equal(config.data.FELIS_IMAGE, image);
+    // The functions accept the ConfigMap as their environment, and it configures the file editor.
+    const cfg = configFromEnv(config.data);
+    assert.equal(cfg.editor?.image, image);
+    assert.equal(cfg.namespace, 'minecraft');
+    assert.deepEqual(cfg.editor?.command, ['/usr/local/bin/felis', 'files']);
+  });
+
+  test('a Knative Service per function: scale to zero, cluster-local, /healthz probes, its own bundle', () => {
+    assert.deepEqual([...services.keys()].sort(), Object.keys(FUNCTIONS).sort());
+    for (const [fn, s] of services) {
+      assert.equal(s.metadata.labels?.['networking.knative.dev/visibility'], 'cluster-local', fn);
+      const a = s.spec.template.metadata.annotations;
+      assert.equal(a['autoscaling.knative.dev/min-scale'], '0', fn);
+      assert.match(a['autoscaling.knative.dev/max-scale'], /^[1-9]\d*$/, fn);
+      assert.match(a['autoscaling.knative.dev/scale-to-zero-pod-retention-period'], /^\d+[smh]$/, fn);
+      const spec = s.spec.template.spec;
+      assert.ok(Number.isInteger(spec.containerConcurrency) && spec.containerConcurrency > 0, fn);
+      assert.ok(spec.timeoutSeconds > 0, fn);
+      // A stopping instance drains within the grace Knative gives it (the revision's timeoutSeconds).
+      const shutdown = spec.containers[0].env.find((e: { name: string }) => e.name === 'FELIS_SHUTDOWN_SECONDS')?.value;
+      assert.ok(Number(shutdown) > 0 && Number(shutdown) <= spec.timeoutSeconds, `${fn}: FELIS_SHUTDOWN_SECONDS ${shutdown}`);
+      assert.equal(spec.containers.length, 1, fn);
+      const c = spec.containers[0];
+      assert.deepEqual(c.command, ['node', `/app/functions/${fn}.mjs`]);
+      assert.equal(c.readinessProbe.httpGet.path, '/healthz', fn);
+      assert.equal(c.livenessProbe.httpGet.path, '/healthz', fn);
+      assert.equal(c.securityContext.readOnlyRootFilesystem, true, fn);
+      assert.equal(c.securityContext.runAsNonRoot, true, fn);
+    }
+  });
+
+  test('a file op is never cut by Knative before the function gives up waiting for its Job', () => {
+    const waitS = configFromEnv(config.data).editor!.timeoutMs / 1000;
+    assert.ok(waitS > 0);
+    for (const fn of FILE_FUNCTIONS) assert.ok(services.get(fn)!.spec.template.spec.timeoutSeconds > waitS, fn);
+  });
+
+  test('the bearer token comes from a Secret mounted read-only as the file FELIS_TOKEN_FILE names', () => {
+    for (const [fn, s] of services) {
+      const spec = s.spec.template.spec;
+      const c = spec.containers[0];
+      const file = c.env.find((e: { name: string }) => e.name === 'FELIS_TOKEN_FILE')?.value as string;
+      assert.ok(file, fn);
+      assert.equal(c.env.some((e: { name: string }) => e.name === 'FELIS_TOKEN'), false, `${fn}: no token in plain env`);
+      const mount = c.volumeMounts.find((m: { mountPath: string }) => file.startsWith(m.mountPath + '/'));
+      assert.ok(mount?.readOnly, `${fn}: ${file} is on a read-only mount`);
+      const vol = spec.volumes.find((v: { name: string }) => v.name === mount.name);
+      assert.ok(vol?.secret?.secretName, `${fn}: the mount is a Secret`);
+      const item = vol.secret.items.find((i: { path: string }) => `${mount.mountPath}/${i.path}` === file);
+      assert.ok(item, `${fn}: the Secret key lands at ${file}`);
+      assert.equal(c.envFrom[0].configMapRef.name, 'felis-world', fn);
+    }
+  });
+
+  test('each function runs as its own ServiceAccount, bound to its own Role', () => {
+    const sas = byKind(objs, 'ServiceAccount');
+    for (const [fn, s] of services) {
+      const sa = s.spec.template.spec.serviceAccountName;
+      assert.ok(sas.has(sa), `${fn}: ServiceAccount ${sa} exists`);
+      const bindings = objs.filter((o) => o.kind === 'RoleBinding' && o.subjects.some((x: { name: string }) => x.name === sa));
+      assert.equal(bindings.length, 1, `${fn}: one RoleBinding`);
+      assert.equal(bindings[0]!.roleRef.kind, 'Role');
+      assert.ok(byKind(objs, 'Role').has(bindings[0]!.roleRef.name), fn);
+    }
+  });
+
+  test("the file Jobs' Pods run as a ServiceAccount that gets no API token", () => {
+    const name = config.data.FELIS_JOB_SERVICE_ACCOUNT;
+    const sa = byKind(objs, 'ServiceAccount').get(name);
+    assert.ok(sa, `ServiceAccount ${name}`);
+    assert.equal(sa.automountServiceAccountToken, false);
+    assert.equal(objs.some((o) => o.kind === 'RoleBinding' && o.subjects.some((x: { name: string }) => x.name === name)), false, 'no Role for the Jobs');
+  });
+
+  test('knative/rbac.yaml (the Role of npm start and the e2e tests) is the union of the per-function Roles', () => {
+    const union = new Set<string>();
+    for (const r of byKind(objs, 'Role').values()) {
+      for (const rule of r.rules) for (const v of rule.verbs) for (const res of rule.resources) union.add(`${v} ${res}`);
+    }
+    assert.deepEqual([...roleGrants()].sort(), [...union].sort());
+  });
+
+  test('the test assembly refuses a kustomization feature it does not implement, rather than skip it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'felis-kust-'));
+    try {
+      writeFileSync(join(dir, 'kustomization.yaml'), 'resources: []\npatches:\n  - path: p.yaml\n');
+      assert.throws(() => assemble(dir), /not supported by the test assembly: patches/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the MinecraftServer CRD is in, for dev clusters', () => {
+    const crd = byKind(objs, 'CustomResourceDefinition').get('minecraftservers.felis.lolicon.best');
+    assert.equal(getPath(crd, 'spec.names.kind'), 'MinecraftServer');
+  });
+});

@@ -1,0 +1,245 @@
+/**
+ * Each function holds exactly the Kubernetes verbs it uses, in both directions: every function runs
+ * its routes' scenarios as its own ServiceAccount against the embedded cluster, whose RBAC is the
+ * per-function Roles assembled from knative/; the calls it made (the cluster counts them per user,
+ * denied ones included) must equal what its Role grants. A verb the Role lacks shows as a denied
+ * call and a failed scenario; a verb the Role grants but no scenario uses shows as unused.
+ * `npm run test:cluster` runs the same against the real apiserver, each function with its own token.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump } from 'js-yaml';
+import { AuthorizationV1Api, BatchV1Api } from '@kubernetes/client-node';
+import { startCluster } from '../cluster/index.ts';
+import type { ClusterHarness } from '../cluster/harness.ts';
+import { readControlPlaneEnv } from '../cluster/real/admin.ts';
+import { startRealCluster } from '../cluster/real/index.ts';
+import { FUNCTIONS } from '../functions/index.ts';
+import { configFromEnv } from '../lib/config.ts';
+import { buildDeps } from '../lib/http/deps.ts';
+import { createHostApp } from '../lib/http/host.ts';
+import { createLogger } from '../lib/log.ts';
+import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
+import { seedDemoWorld } from '../scripts/demo-world.ts';
+import { assemble, type Obj } from './support/kustomize.ts';
+import { createJob, createServer, holderJob, setServer, STOPPED } from './support/servers.ts';
+import { ROOT } from './support/stack.ts';
+
+const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
+
+const TOKEN = 'rbac-test-token';
+const LOCK = 'felis.lolicon.best/maintenance';
+const sha = (b: string) => createHash('sha256').update(b).digest('hex');
+const q = encodeURIComponent;
+
+type Call = [method: string, path: string, body?: unknown];
+type Setup = (c: ClusterHarness) => Promise<void>;
+
+/**
+ * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
+ * listings on a stopped server, each mutation (which takes and releases the world lock), the
+ * holder views, start and stop, an unlock that removes a stale lock, and a settling pass that
+ * starts a restore.
+ */
+const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
+  'files-list': { calls: [['GET', '/api/v1/servers/survival/files']] },
+  'files-read': { calls: [['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]] },
+  'files-write': {
+    calls: [['PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: Buffer.from('hi').toString('base64'), content_sha256: sha('hi') }]],
+  },
+  'files-mkdir': { calls: [['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`]] },
+  'files-delete': { calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
+  'files-rename': { calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
+  holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
+  start: { calls: [['POST', '/api/v1/servers/survival/start'], ['POST', '/api/v1/servers/survival/stop']] },
+  'world-lock': {
+    setup: (c) => setServer(c, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date(Date.now() - GRACE_MS - 1000)) } }),
+    calls: [['DELETE', '/api/v1/servers/survival/lock']],
+  },
+  settle: {
+    async setup(c) {
+      await createServer(c, 'chain', STOPPED);
+      await createJob(
+        c,
+        holderJob('b-chain', 'chain', 'felis-backup', ['sh', '-c', 'sleep 30'], { 'felis.lolicon.best/then-restore': 'pending' }, {
+          'felis.lolicon.best/restore-ref': 's3://backups/chain/1.tar.zst',
+          'felis.lolicon.best/restore-backup-id': '1',
+        }),
+      );
+      // The real Job controller writes its own status once the Pod runs, which can drop conditions
+      // set before that: set them until they stay.
+      const batch = c.kubeConfig(c.adminToken).makeApiClient(BatchV1Api);
+      const complete = async () => (await batch.readNamespacedJob({ namespace: 'minecraft', name: 'b-chain' })).status?.conditions?.some((x) => x.type === 'Complete') ?? false;
+      const deadline = Date.now() + 10_000;
+      const kept = async () => (await complete()) && (await new Promise((res) => setTimeout(res, 500))) === undefined && (await complete());
+      while (!(await kept())) {
+        if (Date.now() > deadline) throw new Error('the backup Job never kept its Complete condition');
+        await c.setJobConditions('minecraft', 'b-chain', [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }]);
+        await new Promise((res) => setTimeout(res, 300));
+      }
+    },
+    calls: [['POST', '/api/v1/restore-chains/settle']],
+  },
+};
+
+/** `<verb> <resource>` for every rule of the Role bound to `serviceAccount` (the cluster's count keys). */
+function grantsOf(objs: Obj[], serviceAccount: string): Set<string> {
+  const binding = objs.find((o) => o.kind === 'RoleBinding' && o.subjects?.some((s: { kind: string; name: string }) => s.kind === 'ServiceAccount' && s.name === serviceAccount));
+  assert.ok(binding, `a RoleBinding for ServiceAccount ${serviceAccount}`);
+  const role = objs.find((o) => o.kind === 'Role' && o.metadata.name === binding.roleRef.name);
+  assert.ok(role, `Role ${binding.roleRef.name}`);
+  const out = new Set<string>();
+  for (const r of role.rules ?? []) for (const v of r.verbs) for (const res of r.resources) out.add(`${v} ${res}`);
+  return out;
+}
+
+/** Calls made without a grant, and grants never called. */
+export function compareGrants(used: Iterable<string>, granted: Set<string>): { missing: string[]; unused: string[] } {
+  const u = new Set(used);
+  return { missing: [...u].filter((k) => !granted.has(k)).sort(), unused: [...granted].filter((k) => !u.has(k)).sort() };
+}
+
+/** The ServiceAccount each function's Knative Service runs as. */
+function serviceAccountOf(objs: Obj[], fn: string): string {
+  const svc = objs.find((o) => o.kind === 'Service' && o.apiVersion === 'serving.knative.dev/v1' && o.metadata.name === fn);
+  assert.ok(svc, `Knative Service ${fn}`);
+  const sa = svc.spec.template.spec.serviceAccountName as string;
+  assert.ok(sa, `${fn} names its serviceAccountName`);
+  return sa;
+}
+
+describe('per-function RBAC: each Role grants exactly what its function calls', () => {
+  const objs = assemble(join(ROOT, 'knative'));
+  let dir: string;
+  let cluster: ClusterHarness;
+  let template: string;
+  let rbacFile: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'felis-rbac-'));
+    rbacFile = join(dir, 'rbac.yaml');
+    const rbacKinds = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
+    writeFileSync(rbacFile, objs.filter((o) => rbacKinds.has(o.kind)).map((o) => dump(o)).join('---\n'));
+    template = join(dir, 'restore.yaml');
+    writeFileSync(
+      template,
+      dump({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { labels: { 'felis.lolicon.best/backup-id': '{{backupId}}' } },
+        spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'restore', image: 'felis-test/restore', command: ['sh', '-c', 'sleep 30'] }] } } },
+      }),
+    );
+    seedDemoWorld(dir, 'survival');
+    cluster = CLUSTER_ENV
+      ? await startRealCluster({ env: readControlPlaneEnv(CLUSTER_ENV), dataDir: dir, rbacManifest: rbacFile })
+      : await startCluster({ dataDir: dir, rbacManifest: rbacFile, ttlScale: 0.01 });
+    await awaitGrants(objs);
+  });
+
+  /**
+   * The real apiserver applies Role changes asynchronously: wait until it answers every function's
+   * grants as `objs` has them (the embedded cluster applies them at once, so this returns at once).
+   */
+  async function awaitGrants(manifest: Obj[]): Promise<void> {
+    if (!CLUSTER_ENV) return;
+    const groupOf = new Map<string, string>();
+    for (const r of objs.filter((o) => o.kind === 'Role')) for (const rule of r.rules) for (const res of rule.resources) groupOf.set(res, rule.apiGroups[0]);
+    const sar = cluster.kubeConfig(cluster.adminToken).makeApiClient(AuthorizationV1Api);
+    const all = new Set(Object.keys(FUNCTIONS).flatMap((fn) => [...grantsOf(objs, serviceAccountOf(objs, fn))]));
+    const deadline = Date.now() + 15_000;
+    for (const fn of Object.keys(FUNCTIONS)) {
+      const sa = serviceAccountOf(manifest, fn);
+      const want = grantsOf(manifest, sa);
+      for (const g of all) {
+        const [verb, res] = g.split(' ') as [string, string];
+        const [resource, subresource] = res.split('/');
+        const group = groupOf.get(res) ?? '';
+        for (;;) {
+          const r = await sar.createSubjectAccessReview({
+            body: { spec: { user: `system:serviceaccount:minecraft:${sa}`, resourceAttributes: { namespace: 'minecraft', verb, group, resource, subresource } } },
+          });
+          if (!!r.status?.allowed === want.has(g)) break;
+          if (Date.now() > deadline) throw new Error(`RBAC for ${sa} did not converge within 15 s (${g})`);
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      }
+    }
+  }
+  after(async () => {
+    await cluster?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `fn`'s scenario as its ServiceAccount; the answers and the calls the cluster counted for it. */
+  async function run(fn: string): Promise<{ statuses: string[]; used: string[]; user: string }> {
+    const sa = serviceAccountOf(objs, fn);
+    const user = `system:serviceaccount:minecraft:${sa}`;
+    const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
+    const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
+    const deps = buildDeps(cluster.kubeConfig(cluster.tokenFor('minecraft', sa)), { namespace: 'minecraft', editor, logger, restoreTemplate: template });
+    const app = createHostApp({ logger, token: () => TOKEN }, deps, [FUNCTIONS[fn]!]);
+    const sc = SCENARIOS[fn]!;
+    const before = cluster.counts(user);
+    await sc.setup?.(cluster);
+    const statuses: string[] = [];
+    for (const [method, path, body] of sc.calls) {
+      const res = await app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      statuses.push(`${method} ${path} → ${res.status} ${await res.text()}`);
+    }
+    const after = cluster.counts(user);
+    const used = Object.keys(after).filter((k) => after[k]! > (before[k] ?? 0));
+    return { statuses, used, user };
+  }
+
+  test('every function has a scenario and a Knative Service, and no two share a ServiceAccount', () => {
+    assert.deepEqual(Object.keys(SCENARIOS).sort(), Object.keys(FUNCTIONS).sort());
+    const sas = Object.keys(FUNCTIONS).map((fn) => serviceAccountOf(objs, fn));
+    assert.equal(new Set(sas).size, sas.length);
+  });
+
+  before(async () => {
+    // The server every scenario works on, created once (settle creates its own).
+    await createServer(cluster, 'survival', STOPPED);
+  });
+
+  for (const fn of Object.keys(SCENARIOS)) {
+    test(`${fn}: its calls succeed and equal its Role's grants`, async () => {
+      const { statuses, used } = await run(fn);
+      for (const s of statuses) assert.match(s, / → 2\d\d/, `${fn}: ${s}`);
+      const diff = compareGrants(used, grantsOf(objs, serviceAccountOf(objs, fn)));
+      assert.deepEqual(diff, { missing: [], unused: [] }, `${fn} used ${JSON.stringify(used.sort())}; answers: ${statuses.join('; ')}`);
+    });
+  }
+
+  test('a Role missing a verb its function uses fails the scenario; a grant nobody uses is reported', async () => {
+    // files-read without `get pods/log`: the result line cannot be read, so the read cannot answer 200.
+    const cut = objs.map((o) => structuredClone(o));
+    const role = cut.find((o) => o.kind === 'Role' && o.metadata.name === serviceAccountOf(objs, 'files-read'))!;
+    role.rules = role.rules.filter((r: { resources: string[] }) => !r.resources.includes('pods/log'));
+    const cutFile = join(dir, 'rbac-cut.yaml');
+    writeFileSync(cutFile, cut.filter((o) => ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind)).map((o) => dump(o)).join('---\n'));
+    await cluster.setRbacManifest(cutFile);
+    await awaitGrants(cut);
+    try {
+      const { statuses, used } = await run('files-read');
+      assert.doesNotMatch(statuses[0]!, / → 2\d\d/);
+      assert.ok(compareGrants(used, grantsOf(cut, serviceAccountOf(cut, 'files-read'))).missing.includes('get pods/log'));
+    } finally {
+      await cluster.setRbacManifest(rbacFile);
+      await awaitGrants(objs);
+    }
+    // A grant added to holder's Role and never called shows as unused.
+    const holder = grantsOf(objs, serviceAccountOf(objs, 'holder'));
+    const { used } = await run('holder');
+    assert.deepEqual(compareGrants(used, new Set([...holder, 'create jobs'])).unused, ['create jobs']);
+  });
+});
