@@ -355,6 +355,7 @@ test('race: `a` flipping between a real folder and a link to outside never leaks
     const { root, flag, max } = workerData;
     const stop = new Int32Array(flag);
     const a = root + '/a', real = root + '/a.real', link = root + '/a.link';
+    parentPort.postMessage('started');
     let i = 0;
     for (; i < max && Atomics.load(stop, 0) === 0; i++) {
       try { fs.renameSync(real, a); } catch {}
@@ -366,6 +367,13 @@ test('race: `a` flipping between a real folder and a link to outside never leaks
     `,
     { eval: true, workerData: { root: w.root, flag, max: 400_000 } },
   );
+  // The worker says when it starts flipping, and later how many flips it made. On a loaded machine
+  // it can start late, so the reads begin only once it runs.
+  const started = new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  await started;
   const flips = new Promise<number>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -374,7 +382,9 @@ test('race: `a` flipping between a real folder and a link to outside never leaks
   let naiveLeaks = 0;
   const seen = { inside: 0, refused: 0, missing: 0, written: 0 };
   try {
-    for (let i = 0; i < 1500; i++) {
+    // At least 1500 rounds, and more (bounded) until every outcome has been seen at least once.
+    const sawAll = () => seen.inside > 0 && seen.refused > 0 && seen.written > 0 && naiveLeaks > 0;
+    for (let i = 0; i < 20_000 && (i < 1500 || !sawAll()); i++) {
       const r = await w.run({ op: 'read', path: 'a/x' });
       if (r.code === undefined) {
         const text = content(r).toString();
