@@ -150,7 +150,9 @@ describe('knative/ manifests', () => {
 
   test('knative/rbac.yaml (the Role of npm start and the e2e tests) is the union of the per-function Roles', () => {
     const union = new Set<string>();
+    const functionRoles = new Set(Object.keys(FUNCTIONS).map((f) => `felis-world-${f}`));
     for (const r of byKind(objs, 'Role').values()) {
+      if (!functionRoles.has(r.metadata.name)) continue;
       for (const rule of r.rules) for (const v of rule.verbs) for (const res of rule.resources) union.add(`${v} ${res}`);
     }
     assert.deepEqual([...roleGrants()].sort(), [...union].sort());
@@ -163,6 +165,28 @@ describe('knative/ manifests', () => {
       assert.throws(() => assemble(dir), /not supported by the test assembly: patches/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('settling needs no caller: backup Job changes and a minute tick reach the settle function', () => {
+    const sources = objs.filter((o) => o.apiVersion === 'sources.knative.dev/v1');
+    const api = sources.find((o) => o.kind === 'ApiServerSource')!;
+    assert.equal(api.spec.mode, 'Resource');
+    assert.deepEqual(api.spec.resources, [{ apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { 'app.kubernetes.io/managed-by': 'felis-backup' } } }]);
+    // The watcher may only read Jobs, and it is not a function's identity.
+    const watcher = byKind(objs, 'Role').get(api.spec.serviceAccountName)!;
+    assert.deepEqual(watcher.rules, [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }]);
+    const ping = sources.find((o) => o.kind === 'PingSource')!;
+    assert.equal(ping.spec.schedule, '* * * * *');
+    const broker = byKind(objs, 'Broker').values().next().value!;
+    for (const s of [api, ping]) assert.deepEqual(s.spec.sink.ref, { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: broker.metadata.name });
+    const triggers = [...byKind(objs, 'Trigger').values()];
+    const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
+    assert.deepEqual(types, ['dev.knative.apiserver.resource.update', 'dev.knative.sources.ping']);
+    for (const t of triggers) {
+      assert.equal(t.spec.broker, broker.metadata.name);
+      assert.equal(t.spec.subscriber.ref.name, 'settle');
+      assert.ok(services.has(t.spec.subscriber.ref.name));
     }
   });
 
