@@ -22,6 +22,7 @@ import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp, listen } from '../lib/http/host.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
+import { startApiServerSource, startPingSource, type EventSource } from '../cluster/event-sources.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env };
@@ -47,6 +48,7 @@ let kc: KubeConfig;
 let stopCluster: (() => Promise<void>) | undefined;
 let killPodsNow: (() => void) | undefined;
 let adminNote = '';
+let adminKc: KubeConfig | undefined;
 if (external) {
   kc = loadKubeConfig(env);
   logger.info({ server: kc.getCurrentCluster()?.server }, 'using the cluster from KUBECONFIG / in-cluster config');
@@ -61,6 +63,7 @@ if (external) {
     throw err;
   });
   stopCluster = () => cluster.close();
+  adminKc = cluster.kubeConfig(cluster.adminToken);
   killPodsNow = () => cluster.killPodsNow();
   kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
   env.FELIS_IMAGE ??= 'felis-world/files:dev';
@@ -74,8 +77,16 @@ if (external) {
 
 const deps = buildDeps(kc, { ...configFromEnv(env), logger });
 const app = createHostApp({ logger, token: () => token }, deps, Object.values(FUNCTIONS));
+const sources: EventSource[] = [];
 const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
   const u = `http://127.0.0.1:${info.port}`;
+  if (adminKc) {
+    // As knative/eventing.yaml wires a deployment: a backup Job's change and a tick every minute
+    // each start a settling pass, so a finished restore chain settles without a caller.
+    const sink = `${u}/`;
+    sources.push(startApiServerSource({ kubeConfig: adminKc, namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-backup', sink, logger }));
+    sources.push(startPingSource({ sink, namespace: 'minecraft', name: 'felis-world-settle-tick', periodMs: 60_000, logger }));
+  }
   const auth = `-H "Authorization: Bearer ${token}"`;
   console.log(`
 felis-world is serving on ${u}
@@ -98,6 +109,7 @@ stopOnSignals(
   logger,
   shutdownMs,
   async () => {
+    await Promise.all(sources.map((src) => src.stop()));
     await stopCluster?.();
   },
   // Pod processes run in their own process groups: even a forced exit ends them first.

@@ -2,7 +2,8 @@
  * CloudEvents end to end through the embedded (or real) cluster and the real client-node: a write
  * delivered three times as one event changes the file once and gets one answer three times; a
  * backup Job's change delivered as an ApiServerSource event settles its chain; a PingSource tick
- * settles a chain whose change event was lost.
+ * settles a chain whose change event was lost; and the same with no test sending anything, the
+ * cluster's own ApiServerSource and PingSource delivering.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { startStack, tierMs, TOKEN, TIER, type Stack } from './support/stack.ts';
 import { admin, createJob, createServer, holderJob, STOPPED } from './support/servers.ts';
 import { jobFinished } from '../lib/kube/job-facts.ts';
+import { startApiServerSource, startPingSource } from '../cluster/event-sources.ts';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -163,5 +165,48 @@ describe(`CloudEvents through the ${TIER} cluster`, () => {
     const again = await deliver(s, { ...tick, id: randomUUID() });
     assert.equal(again.status, 200, again.text);
     assert.deepEqual(await chainState(s, 'chain-lost'), { label: 'started', restores: 1 });
+  });
+
+  /** Waits until a chain reaches `label` (bounded). */
+  async function settled(server: string, label: string): Promise<{ label: string | undefined; restores: number }> {
+    const end = Date.now() + tierMs(15_000, 60_000);
+    for (;;) {
+      const st = await chainState(s, server);
+      if (st.label === label || Date.now() > end) return st;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  test("the cluster's ApiServerSource carries a finished backup Job to settle: a chain settles with no caller", { timeout: tierMs(60_000, 240_000) }, async () => {
+    const source = startApiServerSource({
+      kubeConfig: s.cluster.kubeConfig(s.cluster.adminToken),
+      namespace: 'minecraft',
+      labelSelector: 'app.kubernetes.io/managed-by=felis-backup',
+      sink: s.url + '/',
+      pollMs: 100,
+    });
+    try {
+      // Let the source take its first list, so the backup Job is a change it reports.
+      await new Promise((r) => setTimeout(r, 300));
+      await pendingChain(s, 'chain-sourced');
+      assert.deepEqual(await settled('chain-sourced', 'started'), { label: 'started', restores: 1 });
+    } finally {
+      await source.stop();
+    }
+  });
+
+  test("the cluster's PingSource settles a chain nobody reported", { timeout: tierMs(60_000, 240_000) }, async () => {
+    await pendingChain(s, 'chain-ticked');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await chainState(s, 'chain-ticked'), { label: 'pending', restores: 0 }, 'nothing settles it without an event');
+    const ping = startPingSource({ sink: s.url + '/', namespace: 'minecraft', name: 'felis-world-settle-tick', periodMs: 200 });
+    try {
+      assert.deepEqual(await settled('chain-ticked', 'started'), { label: 'started', restores: 1 });
+      // More ticks change nothing: still one restore.
+      await new Promise((r) => setTimeout(r, 600));
+      assert.deepEqual(await chainState(s, 'chain-ticked'), { label: 'started', restores: 1 });
+    } finally {
+      await ping.stop();
+    }
   });
 });
