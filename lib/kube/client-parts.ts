@@ -1,6 +1,7 @@
 /**
  * The parts of client-node the functions use, named one by one: a dynamic import of the package
  * itself would keep every export, where named imports let the bundler drop the rest.
+ * undici's `request` (for Pod logs) comes along: client-node loads undici anyway.
  * Reached only through `loadClientNode` (./client.ts).
  * @module
  */
@@ -14,3 +15,4 @@ export {
   RequestContext,
   setHeaderOptions,
 } from '@kubernetes/client-node';
+export { request } from 'undici';

@@ -74,8 +74,7 @@ export class KubeJobPodApi implements JobPodApi {
     await kc.applySecurityAuthentication(ctx);
     // undici.request, not fetch: a Node stream with no web-stream layer between the socket and the
     // scanner, so a result line is seen one event-loop turn after it arrives.
-    const { request } = await import('undici'); // with client-node, not on the start-up path
-    const res = await request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() });
+    const res = await k.request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() });
     if (res.statusCode === 200) {
       return { kind: 'stream', body: res.body, close: () => res.body.destroy() };
     }
