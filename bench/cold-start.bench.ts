@@ -25,6 +25,13 @@ const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const runsArg = argv.indexOf('--runs');
 const RUNS = runsArg >= 0 ? Number(argv[runsArg + 1]) : 10;
+// `--also <label>=<dir>`: other builds of the same functions (e.g. an option being weighed), measured
+// in the same run, interleaved, so a busy machine skews every variant alike. Rows only, no JSON keys.
+// `--also-cc <label>=<dir>`: the same with Node's compile cache (NODE_COMPILE_CACHE), which the
+// variant's first process fills.
+const also = argv.flatMap((a, i) =>
+  a === '--also' || a === '--also-cc' ? [[...(argv[i + 1]!.split('=') as [string, string]), a === '--also-cc'] as const] : [],
+);
 const TOKEN = 'bench-token-0123456789';
 const SERVER = 'survival';
 
@@ -166,9 +173,16 @@ try {
     ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
   };
   for (const fn of functions) results[fn] = [];
+  for (const [label] of also) for (const fn of functions) results[`${fn} (${label})`] = [];
   for (let i = 0; i < RUNS; i++) {
     results['hono-floor']!.push(await coldStart(floorBundle, env));
-    for (const fn of functions) results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), env, opFor(fn, String(i), world)));
+    for (const fn of functions) {
+      results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), env, opFor(fn, String(i), world)));
+      for (const [label, dir, cc] of also) {
+        const e = cc ? { ...env, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } : env;
+        results[`${fn} (${label})`]!.push(await coldStart(join(dir, `${fn}.mjs`), e, opFor(fn, `${label}-${i}`, world)));
+      }
+    }
     if (!asJson) process.stderr.write('.');
   }
 } finally {
@@ -208,6 +222,14 @@ if (asJson) {
   console.log('| function | start-up KiB | total KiB | /healthz | first request | same request warm | first − warm | status |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   console.log(`| bare Hono (floor) | | | ${r1(floor)} | | | | |`);
+  for (const [label, dir] of also) {
+    for (const fn of functions) {
+      const x = results[`${fn} (${label})`]!;
+      const w = bundleWeight(join(dir, `${fn}.mjs`));
+      const [h, f, wo] = [median(x.map((v) => v.healthzMs)), median(x.map((v) => v.firstOpMs!)), median(x.map((v) => v.warmOpMs!))];
+      rows.push({ fn: `${fn} (${label})`, startupKiB: w.startupBytes / 1024, totalKiB: w.totalBytes / 1024, healthz: h, firstOp: f, warmOp: wo, status: x[0]!.status! });
+    }
+  }
   for (const r of rows) {
     console.log(`| ${r.fn} | ${r1(r.startupKiB)} | ${r1(r.totalKiB)} | ${r1(r.healthz)} | ${r1(r.firstOp)} | ${r1(r.warmOp)} | ${r1(r.firstOp - r.warmOp)} | ${r.status} |`);
   }

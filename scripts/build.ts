@@ -6,7 +6,7 @@
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
  */
 import { build, type BuildOptions } from 'esbuild';
-import { chmodSync, readdirSync, existsSync } from 'node:fs';
+import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -40,6 +40,8 @@ export async function buildAll(): Promise<string[]> {
   const functions = readdirSync(fnDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(fnDir, d.name, 'main.ts')))
     .map((d) => d.name);
+  // Chunk names carry content hashes: clear the old ones, or the image would ship them too.
+  rmSync(join(root, 'dist/functions'), { recursive: true, force: true });
   await Promise.all([
     buildJobProgram(),
     // One build for all functions: client-node is parsed once, not once per service.
