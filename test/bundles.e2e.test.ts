@@ -67,7 +67,7 @@ async function stopBundle(r: Running): Promise<number | null> {
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-test('dist/functions/holder.mjs serves with KUBECONFIG and stops cleanly on SIGTERM', async () => {
+test('dist/functions/holder.mjs serves with KUBECONFIG and stops cleanly on SIGTERM', { timeout: 30_000 }, async () => {
   const r = await startBundle(join(ROOT, 'dist/functions/holder.mjs'));
   try {
     const health = await fetch(`${r.url}/healthz`);
@@ -82,14 +82,14 @@ test('dist/functions/holder.mjs serves with KUBECONFIG and stops cleanly on SIGT
   }
 });
 
-test('a function whose Kubernetes configuration cannot load exits non-zero instead of looking healthy', async () => {
+test('a function whose Kubernetes configuration cannot load exits non-zero instead of looking healthy', { timeout: 20_000 }, async () => {
   const r = await startBundle(join(ROOT, 'dist/functions/holder.mjs'), { KUBECONFIG: join(s.dataDir, 'no-such.kubeconfig') });
   const [code] = r.child.exitCode !== null ? [r.child.exitCode] : await once(r.child, 'exit');
   assert.equal(code, 1, r.output());
   assert.match(r.output(), /cannot load the Kubernetes client or configuration/);
 });
 
-test('SIGTERM during a write lets the write finish and releases the world lock it took', async () => {
+test('SIGTERM during a write lets the write finish and releases the world lock it took', { timeout: 30_000 }, async () => {
   const r = await startBundle(join(ROOT, 'dist/functions/files-write.mjs'));
   const text = 'written across a stop\n';
   const body = JSON.stringify({ content: Buffer.from(text).toString('base64'), content_sha256: createHash('sha256').update(text).digest('hex') });
@@ -148,7 +148,7 @@ function runtimeSteps(dockerfile: string): { from: string; copies: { src: string
   return { from: lines[0]!.trim(), copies, user, runs };
 }
 
-test('the image: the Dockerfile runtime steps give a read-only tree whose function bundles and /usr/local/bin/felis run', async () => {
+test('the image: the Dockerfile runtime steps give a read-only tree whose function bundles and /usr/local/bin/felis run', { timeout: 60_000 }, async () => {
   const steps = runtimeSteps(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
   assert.match(steps.from, /^node:24[\w.-]*-slim$/, 'Node 24 slim');
   assert.ok(steps.user && !/^(0|root)(:|$)/.test(steps.user), `runs as a non-root user: ${steps.user}`);
