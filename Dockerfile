@@ -12,7 +12,8 @@ COPY scripts ./scripts
 COPY lib ./lib
 COPY functions ./functions
 COPY job ./job
-RUN node scripts/build.ts
+# Source maps stay out of the image: nothing there reads them.
+RUN node scripts/build.ts && find dist -name '*.map' -delete
 
 FROM node:24-slim
 ENV NODE_ENV=production \

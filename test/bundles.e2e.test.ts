@@ -154,7 +154,7 @@ test('the image: the Dockerfile runtime steps give a read-only tree whose functi
   assert.ok(steps.user && !/^(0|root)(:|$)/.test(steps.user), `runs as a non-root user: ${steps.user}`);
   const image = mkdtempSync(join(tmpdir(), 'felis-image-'));
   try {
-    // The build stage's /src is this checkout after `npm run build`.
+    // The build stage's /src is this checkout after `npm run build`, its source maps deleted.
     for (const c of steps.copies) {
       assert.ok(c.src.startsWith('/src/'), c.src);
       const src = join(ROOT, c.src.slice('/src/'.length));
