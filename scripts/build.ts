@@ -1,11 +1,12 @@
 /**
  * Bundles each function and the Job program into dist/ with esbuild: one self-contained ESM file
  * each, dependencies included, so a container needs only `node` and the file.
- *   dist/felis.mjs                 the Job program (`felis files ...`)
+ *   dist/felis.mjs                 the Job program (`felis files ...`), executable (`#!/usr/bin/env node`)
  *   dist/functions/<name>.mjs      one per Knative service
+ *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
  */
 import { build, type BuildOptions } from 'esbuild';
-import { readdirSync, existsSync } from 'node:fs';
+import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -14,7 +15,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // Bundled CommonJS dependencies (pino, js-yaml) call require() for Node built-ins; ESM has none.
 const banner = { js: "import { createRequire as __felisCreateRequire } from 'node:module'; const require = __felisCreateRequire(import.meta.url);" };
 
-const common: BuildOptions = {
+/** The options every bundle shares (the bench bundles its bare-Hono floor with them too). */
+export const common: BuildOptions = {
   bundle: true,
   platform: 'node',
   target: 'node24',
@@ -27,7 +29,10 @@ const common: BuildOptions = {
 
 /** The Job program alone: what the embedded kubelet runs (`npm start`, tests, bench). */
 export async function buildJobProgram(): Promise<void> {
-  await build({ ...common, entryPoints: [join(root, 'job/main.ts')], outfile: join(root, 'dist/felis.mjs') });
+  const outfile = join(root, 'dist/felis.mjs');
+  // The image installs it as /usr/local/bin/felis, the command the file Jobs run.
+  await build({ ...common, banner: { js: `#!/usr/bin/env node\n${banner.js}` }, entryPoints: [join(root, 'job/main.ts')], outfile });
+  chmodSync(outfile, 0o755);
 }
 
 export async function buildAll(): Promise<string[]> {
@@ -35,6 +40,8 @@ export async function buildAll(): Promise<string[]> {
   const functions = readdirSync(fnDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(fnDir, d.name, 'main.ts')))
     .map((d) => d.name);
+  // Chunk names carry content hashes: clear the old ones, or the image would ship them too.
+  rmSync(join(root, 'dist/functions'), { recursive: true, force: true });
   await Promise.all([
     buildJobProgram(),
     // One build for all functions: client-node is parsed once, not once per service.
@@ -43,6 +50,10 @@ export async function buildAll(): Promise<string[]> {
       entryPoints: Object.fromEntries(functions.map((f) => [f, join(fnDir, f, 'main.ts')])),
       outdir: join(root, 'dist/functions'),
       outExtension: { '.js': '.mjs' },
+      // Splitting turns the dynamic import of client-node into a chunk of its own, so a function's
+      // entry file (what must load before /healthz answers) holds only Hono and our code.
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
       minify: true,
     }),
   ]);

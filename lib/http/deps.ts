@@ -28,7 +28,8 @@ export interface Deps {
   settler: Settler;
 }
 
-export function buildDeps(kc: KubeConfig, o: Config & { logger: Logger }): Deps {
+/** `kc` may be a promise: nothing here calls Kubernetes (or loads its client) until a request does. */
+export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { logger: Logger }): Deps {
   const servers = new KubeServerApi(kc);
   const lock = new WorldLock(servers, {
     namespace: o.namespace,

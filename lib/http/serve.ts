@@ -6,7 +6,7 @@
  */
 import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { loadKubeConfig } from '../kube/config.ts';
+import { kubeConfigFromEnv } from '../kube/client.ts';
 import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
@@ -19,11 +19,21 @@ export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
 /** Serves `routes` until SIGTERM. For the function bundles in dist/functions. */
 export function serveFunction(name: string, routes: RouteModule, env: NodeJS.ProcessEnv = process.env): ServerType {
   const logger = createLogger(name, env);
-  const deps = buildDeps(loadKubeConfig(env), { ...configFromEnv(env), logger });
+  // The Kubernetes client loads once the server listens, not before: a woken service answers its
+  // readiness probe first, and the first request awaits the load already under way.
+  let listening!: () => void;
+  const kc = new Promise<void>((resolve) => (listening = resolve)).then(() => kubeConfigFromEnv(env));
+  kc.catch((err: unknown) => {
+    // No Kubernetes, no function: exit so the platform shows a failing revision, not a healthy one.
+    logger.fatal({ err }, 'cannot load the Kubernetes client or configuration');
+    process.exit(1);
+  });
+  const deps = buildDeps(kc, { ...configFromEnv(env), logger });
   const app = createApp({ logger, token: tokenFromEnv(env) }, routes(deps));
   const port = Number(env.PORT ?? 8080);
   const server = listen(app, { port, hostname: env.HOST ?? '0.0.0.0', logger }, (info) => {
     logger.info({ port: info.port }, `${name} listening`);
+    setImmediate(listening);
   });
   stopOnSignals(server, logger, Number(env.FELIS_SHUTDOWN_SECONDS ?? 100) * 1000);
   return server;

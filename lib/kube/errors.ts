@@ -3,7 +3,9 @@
  * response text (a Status JSON, or undefined for 401 and for the log helper), never an object.
  * @module
  */
-import { ApiException } from '@kubernetes/client-node';
+// The class alone (a few lines), not the package index: importing the index would put all of
+// client-node on every function's start-up path. Same module file, so `instanceof` still holds.
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 
 export interface KubeStatus {
   code: number;

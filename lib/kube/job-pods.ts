@@ -4,17 +4,9 @@
  * against other polling strategies) apart from client-node's plumbing.
  * @module
  */
-import { request } from 'undici';
-import {
-  ApiException,
-  BatchV1Api,
-  CoreV1Api,
-  HttpMethod,
-  RequestContext,
-  type KubeConfig,
-  type V1Job,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+import { loadClientNode, once, type ClientNode } from './client.ts';
 
 /** What opening a Pod's log can tell us. */
 export type LogOpening =
@@ -39,29 +31,28 @@ export interface JobPodApi {
   openLog(namespace: string, pod: string, container: string, opts: LogOptions): Promise<LogOpening>;
 }
 
-/** The production JobPodApi over client-node. */
+/** The production JobPodApi over client-node, loaded on the first call (see ./client.ts). */
 export class KubeJobPodApi implements JobPodApi {
-  readonly #kc: KubeConfig;
-  readonly #batch: BatchV1Api;
-  readonly #core: CoreV1Api;
+  readonly #clients: () => Promise<{ k: ClientNode; kc: KubeConfig; batch: BatchV1Api; core: CoreV1Api }>;
 
-  constructor(kc: KubeConfig) {
-    this.#kc = kc;
-    this.#batch = kc.makeApiClient(BatchV1Api);
-    this.#core = kc.makeApiClient(CoreV1Api);
+  constructor(kc: KubeConfig | Promise<KubeConfig>) {
+    this.#clients = once(async () => {
+      const [k, config] = await Promise.all([loadClientNode(), kc]);
+      return { k, kc: config, batch: config.makeApiClient(k.BatchV1Api), core: config.makeApiClient(k.CoreV1Api) };
+    });
   }
 
   async createJob(namespace: string, body: V1Job): Promise<void> {
-    await this.#batch.createNamespacedJob({ namespace, body });
+    await (await this.#clients()).batch.createNamespacedJob({ namespace, body });
   }
 
   async listPods(namespace: string, labelSelector: string): Promise<V1Pod[]> {
-    const list = await this.#core.listNamespacedPod({ namespace, labelSelector });
+    const list = await (await this.#clients()).core.listNamespacedPod({ namespace, labelSelector });
     return list.items;
   }
 
   async listJobs(namespace: string, labelSelector: string): Promise<V1Job[]> {
-    return (await this.#batch.listNamespacedJob({ namespace, labelSelector })).items;
+    return (await (await this.#clients()).batch.listNamespacedJob({ namespace, labelSelector })).items;
   }
 
   /**
@@ -71,18 +62,19 @@ export class KubeJobPodApi implements JobPodApi {
    * waiting forever on a broken connection.
    */
   async openLog(namespace: string, pod: string, container: string, opts: LogOptions): Promise<LogOpening> {
-    const server = this.#kc.getCurrentCluster()?.server;
+    const { k, kc } = await this.#clients();
+    const server = kc.getCurrentCluster()?.server;
     if (!server) throw new Error('no current cluster in the kubeconfig');
     const url = new URL(`${server.replace(/\/$/, '')}/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`);
     url.searchParams.set('container', container);
     if (opts.follow) url.searchParams.set('follow', 'true');
     if (opts.limitBytes) url.searchParams.set('limitBytes', String(opts.limitBytes));
     if (opts.tailLines !== undefined) url.searchParams.set('tailLines', String(opts.tailLines));
-    const ctx = new RequestContext(url.toString(), HttpMethod.GET);
-    await this.#kc.applySecurityAuthentication(ctx);
+    const ctx = new k.RequestContext(url.toString(), k.HttpMethod.GET);
+    await kc.applySecurityAuthentication(ctx);
     // undici.request, not fetch: a Node stream with no web-stream layer between the socket and the
     // scanner, so a result line is seen one event-loop turn after it arrives.
-    const res = await request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() });
+    const res = await k.request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() });
     if (res.statusCode === 200) {
       return { kind: 'stream', body: res.body, close: () => res.body.destroy() };
     }

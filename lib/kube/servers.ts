@@ -4,16 +4,8 @@
  * check its world claim, and patch a Job's labels (restore-chain settling).
  * @module
  */
-import {
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Job,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import type { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
+import { loadClientNode, once, type ClientNode } from './client.ts';
 import { isNotFound } from './errors.ts';
 
 export const MC_GROUP = 'felis.lolicon.best';
@@ -41,23 +33,33 @@ export interface ServerApi {
   createJob(namespace: string, job: V1Job): Promise<V1Job>;
 }
 
-// client-node picks json-patch for an object body unless told otherwise.
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+interface Clients {
+  custom: CustomObjectsApi;
+  core: CoreV1Api;
+  batch: BatchV1Api;
+  /** client-node picks json-patch for an object body unless told otherwise. */
+  mergePatch: ReturnType<ClientNode['setHeaderOptions']>;
+}
 
+/** The API clients are made on first call, so constructing this loads nothing (see ./client.ts). */
 export class KubeServerApi implements ServerApi {
-  readonly #custom: CustomObjectsApi;
-  readonly #core: CoreV1Api;
-  readonly #batch: BatchV1Api;
+  readonly #clients: () => Promise<Clients>;
 
-  constructor(kc: KubeConfig) {
-    this.#custom = kc.makeApiClient(CustomObjectsApi);
-    this.#core = kc.makeApiClient(CoreV1Api);
-    this.#batch = kc.makeApiClient(BatchV1Api);
+  constructor(kc: KubeConfig | Promise<KubeConfig>) {
+    this.#clients = once(async () => {
+      const [k, config] = await Promise.all([loadClientNode(), kc]);
+      return {
+        custom: config.makeApiClient(k.CustomObjectsApi),
+        core: config.makeApiClient(k.CoreV1Api),
+        batch: config.makeApiClient(k.BatchV1Api),
+        mergePatch: k.setHeaderOptions('Content-Type', k.PatchStrategy.MergePatch),
+      };
+    });
   }
 
   async getServer(namespace: string, name: string): Promise<MinecraftServer | undefined> {
     try {
-      return (await this.#custom.getNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name })) as MinecraftServer;
+      return (await (await this.#clients()).custom.getNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name })) as MinecraftServer;
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -65,30 +67,31 @@ export class KubeServerApi implements ServerApi {
   }
 
   async listServers(namespace: string): Promise<MinecraftServer[]> {
-    const list = (await this.#custom.listNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL })) as {
+    const list = (await (await this.#clients()).custom.listNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL })) as {
       items: MinecraftServer[];
     };
     return list.items;
   }
 
   async patchServer(namespace: string, name: string, body: object): Promise<MinecraftServer> {
-    return (await this.#custom.patchNamespacedCustomObject(
+    const c = await this.#clients();
+    return (await c.custom.patchNamespacedCustomObject(
       { group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body },
-      mergePatch,
+      c.mergePatch,
     )) as MinecraftServer;
   }
 
   async listJobs(namespace: string, labelSelector: string): Promise<V1Job[]> {
-    return (await this.#batch.listNamespacedJob({ namespace, labelSelector })).items;
+    return (await (await this.#clients()).batch.listNamespacedJob({ namespace, labelSelector })).items;
   }
 
   async listPods(namespace: string, labelSelector: string): Promise<V1Pod[]> {
-    return (await this.#core.listNamespacedPod({ namespace, labelSelector })).items;
+    return (await (await this.#clients()).core.listNamespacedPod({ namespace, labelSelector })).items;
   }
 
   async claimExists(namespace: string, claim: string): Promise<boolean> {
     try {
-      await this.#core.readNamespacedPersistentVolumeClaim({ namespace, name: claim });
+      await (await this.#clients()).core.readNamespacedPersistentVolumeClaim({ namespace, name: claim });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -97,10 +100,11 @@ export class KubeServerApi implements ServerApi {
   }
 
   async patchJob(namespace: string, name: string, body: object): Promise<void> {
-    await this.#batch.patchNamespacedJob({ namespace, name, body }, mergePatch);
+    const c = await this.#clients();
+    await c.batch.patchNamespacedJob({ namespace, name, body }, c.mergePatch);
   }
 
   async createJob(namespace: string, body: V1Job): Promise<V1Job> {
-    return this.#batch.createNamespacedJob({ namespace, body });
+    return (await this.#clients()).batch.createNamespacedJob({ namespace, body });
   }
 }

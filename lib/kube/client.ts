@@ -1,0 +1,38 @@
+/**
+ * client-node, loaded on first use. It is most of a function bundle (megabytes of generated API
+ * classes), and a Knative service woken from zero should answer its probe before paying for it:
+ * the function bundles keep it in a chunk of its own that only this dynamic import reaches.
+ * @module
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+
+export type ClientNode = typeof import('./client-parts.ts');
+
+let loading: Promise<ClientNode> | undefined;
+
+/** The client-node module; one import however many callers ask. */
+export function loadClientNode(): Promise<ClientNode> {
+  return (loading ??= import('./client-parts.ts'));
+}
+
+/**
+ * Where the functions find Kubernetes: the in-cluster service account when running in a Pod,
+ * else KUBECONFIG (or ~/.kube/config). Same rule as `loadKubeConfig`, without a static import.
+ */
+export async function kubeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<KubeConfig> {
+  const { KubeConfig } = await loadClientNode();
+  const kc = new KubeConfig();
+  if (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG) kc.loadFromCluster();
+  else kc.loadFromDefault();
+  return kc;
+}
+
+/** Runs `make` once, on first call, and shares its promise; a failure is retried on the next call. */
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () =>
+    (p ??= make().catch((err: unknown) => {
+      p = undefined;
+      throw err;
+    }));
+}
