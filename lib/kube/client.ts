@@ -5,6 +5,7 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { configureFromEnv } from './config-rule.ts';
 
 export type ClientNode = typeof import('./client-parts.ts');
 
@@ -17,14 +18,11 @@ export function loadClientNode(): Promise<ClientNode> {
 
 /**
  * Where the functions find Kubernetes: the in-cluster service account when running in a Pod,
- * else KUBECONFIG (or ~/.kube/config). Same rule as `loadKubeConfig`, without a static import.
+ * else KUBECONFIG (or ~/.kube/config) — `configureFromEnv` — without a static import of client-node.
  */
 export async function kubeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<KubeConfig> {
   const { KubeConfig } = await loadClientNode();
-  const kc = new KubeConfig();
-  if (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG) kc.loadFromCluster();
-  else kc.loadFromDefault();
-  return kc;
+  return configureFromEnv(new KubeConfig(), env);
 }
 
 /** Runs `make` once, on first call, and shares its promise; a failure is retried on the next call. */

@@ -4,10 +4,8 @@
  * @module
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { configureFromEnv } from './config-rule.ts';
 
 export function loadKubeConfig(env: NodeJS.ProcessEnv = process.env): KubeConfig {
-  const kc = new KubeConfig();
-  if (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG) kc.loadFromCluster();
-  else kc.loadFromDefault();
-  return kc;
+  return configureFromEnv(new KubeConfig(), env);
 }
