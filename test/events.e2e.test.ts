@@ -8,13 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Job } from '@kubernetes/client-node';
 import { startStack, tierMs, TOKEN, TIER, type Stack } from './support/stack.ts';
-import { admin, createJob, createServer, holderJob, STOPPED } from './support/servers.ts';
-import { jobFinished } from '../lib/kube/job-facts.ts';
+import { admin, createPendingChain, restoreTemplateFile } from './support/servers.ts';
 import { startApiServerSource, startPingSource } from '../cluster/event-sources.ts';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
@@ -58,27 +56,9 @@ async function deliver(s: Stack, d: Delivery): Promise<{ status: number; body: a
   return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
 
-async function waitFinished(s: Stack, name: string): Promise<V1Job> {
-  const batch = admin(s.cluster).batch;
-  const end = Date.now() + tierMs(10_000, 60_000);
-  for (;;) {
-    const job = await batch.readNamespacedJob({ name, namespace: 'minecraft' });
-    if (jobFinished(job)) return job;
-    assert.ok(Date.now() < end, `job ${name} did not finish`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A finished safety-backup Job whose chain waits to be settled. */
-async function pendingChain(s: Stack, server: string): Promise<V1Job> {
-  await createServer(s.cluster, server, STOPPED);
-  const snapshot = holderJob(`snap-${server}`, server, 'felis-backup', ['true'], { 'felis.lolicon.best/then-restore': 'pending' }, {
-    'felis.lolicon.best/restore-ref': `s3://backups/${server}/3.tar.zst`,
-    'felis.lolicon.best/restore-backup-id': '3',
-  });
-  delete snapshot.spec!.ttlSecondsAfterFinished;
-  await createJob(s.cluster, snapshot);
-  return waitFinished(s, `snap-${server}`);
+function pendingChain(s: Stack, server: string): Promise<V1Job> {
+  return createPendingChain(s.cluster, server, tierMs(10_000, 60_000));
 }
 
 async function chainState(s: Stack, server: string): Promise<{ label: string | undefined; restores: number }> {
@@ -92,13 +72,8 @@ async function chainState(s: Stack, server: string): Promise<{ label: string | u
 describe(`CloudEvents through the ${TIER} cluster`, () => {
   let s: Stack;
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'felis-tpl-'));
-    writeFileSync(
-      join(dir, 'restore.yaml'),
-      'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n',
-    );
     // A Job TTL long enough that the redeliveries below fall inside the idempotency window.
-    s = await startStack({ restoreTemplate: join(dir, 'restore.yaml'), editor: { ttlSeconds: 6000 } });
+    s = await startStack({ restoreTemplate: restoreTemplateFile(), editor: { ttlSeconds: 6000 } });
   });
   after(async () => {
     await s?.close();

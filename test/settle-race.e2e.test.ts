@@ -5,12 +5,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startStack, tierMs, type Stack } from './support/stack.ts';
-import { admin, createJob, createServer, holderJob, STOPPED } from './support/servers.ts';
-import { jobFinished } from '../lib/kube/job-facts.ts';
+import { admin, createPendingChain, restoreTemplateFile } from './support/servers.ts';
 
 const ROUNDS = Number(process.env.FELIS_SETTLE_ROUNDS ?? 20);
 const PASSES = 20;
@@ -18,12 +14,7 @@ const PASSES = 20;
 describe('restore-chain settling is single-flight', () => {
   let s: Stack;
   before(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'felis-tpl-'));
-    writeFileSync(
-      join(dir, 'restore.yaml'),
-      'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n',
-    );
-    s = await startStack({ restoreTemplate: join(dir, 'restore.yaml') });
+    s = await startStack({ restoreTemplate: restoreTemplateFile() });
   });
   after(async () => {
     await s?.close();
@@ -34,20 +25,7 @@ describe('restore-chain settling is single-flight', () => {
     const abandoned: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const server = `race-${round}`;
-      await createServer(s.cluster, server, STOPPED);
-      const snapshot = holderJob(`snap-${server}`, server, 'felis-backup', ['true'], { 'felis.lolicon.best/then-restore': 'pending' }, {
-        'felis.lolicon.best/restore-ref': `s3://backups/${server}/7.tar.zst`,
-        'felis.lolicon.best/restore-backup-id': '7',
-      });
-      delete snapshot.spec!.ttlSecondsAfterFinished; // kept until the test has read its labels
-      await createJob(s.cluster, snapshot);
-      const end = Date.now() + tierMs(10_000, 60_000);
-      for (;;) {
-        const snaps = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/server=${server}` })).items;
-        if (snaps.length === 1 && jobFinished(snaps[0]!)) break;
-        assert.ok(Date.now() < end, `the snapshot of ${server} did not finish`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await createPendingChain(s.cluster, server, tierMs(10_000, 60_000));
       // Each round releases a fresh chain into a crowd of passes (some already running when it is
       // still being read by others), then checks what they did.
       const answers = await Promise.all(

@@ -16,6 +16,7 @@ import type { FileAccess, FileGates } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
+import { jsonCall } from './json-call.ts';
 
 export const TOKEN = 'route-test-token';
 
@@ -106,20 +107,8 @@ export function routeKit(
     gates,
     logs,
     audits: () => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.audit === true),
-    async call(method, path, body, headers = {}) {
-      const res = await app.request(path, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, body: parsed, text, headers: res.headers };
+    call(method, path, body, headers) {
+      return jsonCall((p, init) => app.request(p, init), TOKEN, method, path, body, headers);
     },
   };
 }

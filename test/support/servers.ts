@@ -3,9 +3,13 @@
  * API would: MinecraftServers in a given state, PVCs, game Pods, holder Jobs.
  */
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ClusterHarness } from '../../cluster/harness.ts';
 import { felisGamePodLabels, felisServer, type FelisServerShape } from '../../lib/testing/felis-fixtures.ts';
 import { worldClaim } from '../../lib/maintenance/contracts.ts';
+import { jobFinished } from '../../lib/kube/job-facts.ts';
 
 const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -113,4 +117,37 @@ export async function terminatingGamePod(cluster: ClusterHarness, server: string
   return async () => {
     await a.core.patchNamespacedPod({ namespace: 'minecraft', name, body: { metadata: { finalizers: null } } }, merge);
   };
+}
+
+/** A restore Job template whose Job runs 5 s (long enough to hold the world while a test looks), in a temp file. */
+export function restoreTemplateFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'felis-tpl-')), 'restore.yaml');
+  writeFileSync(
+    file,
+    'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n',
+  );
+  return file;
+}
+
+/**
+ * A stopped server and its finished safety-backup Job `snap-<server>`, whose restore chain waits
+ * to be settled (the Job is kept: no TTL). Fails if the Job does not finish within `timeoutMs`.
+ */
+export async function createPendingChain(cluster: ClusterHarness, server: string, timeoutMs: number): Promise<V1Job> {
+  await createServer(cluster, server, STOPPED);
+  const name = `snap-${server}`;
+  const snapshot = holderJob(name, server, 'felis-backup', ['true'], { 'felis.lolicon.best/then-restore': 'pending' }, {
+    'felis.lolicon.best/restore-ref': `s3://backups/${server}/7.tar.zst`,
+    'felis.lolicon.best/restore-backup-id': '7',
+  });
+  delete snapshot.spec!.ttlSecondsAfterFinished;
+  await createJob(cluster, snapshot);
+  const batch = admin(cluster).batch;
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await batch.readNamespacedJob({ name, namespace: 'minecraft' });
+    if (jobFinished(job)) return job;
+    if (Date.now() > end) throw new Error(`the backup Job ${name} did not finish within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

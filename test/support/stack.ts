@@ -27,6 +27,7 @@ import type { EditorConfig } from '../../lib/files/editor.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp, listen } from '../../lib/http/host.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
+import { jsonCall } from '../../lib/testing/json-call.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FUNCTION_USER = 'system:serviceaccount:minecraft:felis-world';
@@ -97,20 +98,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     cluster,
     dataDir,
     world,
-    async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-      const res = await fetch(stack.url + path, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, body: parsed, text, headers: res.headers };
+    call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+      return jsonCall((p, init) => fetch(stack.url + p, init), TOKEN, method, path, body, headers);
     },
     async close() {
       await new Promise<void>((res) => server.close(() => res()));
