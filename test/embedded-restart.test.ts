@@ -57,6 +57,12 @@ interface Service {
 }
 
 /** Starts scripts/start.ts in its own process group and waits (at most 60 s) until it serves. */
+/** SIGTERM to the service's group, then its exit. */
+async function stopService(svc: Service): Promise<void> {
+  killGroup(svc.proc.pid!, 'SIGTERM');
+  await svc.exited;
+}
+
 async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
   const proc = spawn(process.execPath, ['scripts/start.ts'], {
     cwd: ROOT,
@@ -220,16 +226,14 @@ test('a restart never writes an existing world: with server.properties deleted, 
   const world = join(data, 'worlds', 'survival');
   assert.ok(statSync(join(world, 'server.properties')).isFile(), 'the demo world is seeded into an empty FELIS_DATA');
   writeFileSync(join(world, 'world', 'level.dat'), Buffer.alloc(1800, 3));
-  killGroup(first.proc.pid!, 'SIGTERM');
-  await first.exited;
+  await stopService(first);
   unlinkSync(join(world, 'server.properties'));
   const before = tree(world);
   const second = await startService(data);
   try {
     assert.deepEqual(tree(world), before);
   } finally {
-    killGroup(second.proc.pid!, 'SIGTERM');
-    await second.exited;
+    await stopService(second);
   }
 });
 
@@ -239,8 +243,7 @@ test('a second npm start on the same FELIS_DATA is refused with a clear message 
   try {
     await assert.rejects(startService(data), /in use by another embedded cluster/);
   } finally {
-    killGroup(first.proc.pid!, 'SIGTERM');
-    await first.exited;
+    await stopService(first);
   }
 });
 
@@ -298,8 +301,7 @@ test('SIGKILL of the whole service mid-write: the old Job is dead before the res
     assert.deepEqual(delayedJobProcesses(data), []);
     assert.deepEqual(groupMembers(jobProc!.pid), []);
   } finally {
-    killGroup(again.proc.pid!, 'SIGTERM');
-    await again.exited;
+    await stopService(again);
   }
 });
 
@@ -350,8 +352,7 @@ test('a lock taken before a restart holds after it, and a Job created but not ye
     assert.equal(done.type, 'Complete');
     assert.equal(readFileSync(marker, 'utf8'), 'ran\n');
   } finally {
-    killGroup(again.proc.pid!, 'SIGTERM');
-    await again.exited;
+    await stopService(again);
   }
 });
 
