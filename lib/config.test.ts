@@ -18,3 +18,28 @@ test('defaults are Felis\'s; no image means no editor; the namespace is read onc
 test('a malformed number is refused at start, naming the variable', () => {
   assert.throws(() => configFromEnv({ FELIS_JOB_TTL_SECONDS: 'soon' }), /FELIS_JOB_TTL_SECONDS/);
 });
+
+test('a required text variable set to empty is refused; an optional one set to empty is unset', () => {
+  assert.throws(() => configFromEnv({ FELIS_NAMESPACE: '' }), /invalid configuration FELIS_NAMESPACE: must not be empty/);
+  assert.throws(() => configFromEnv({ FELIS_IMAGE: 'img', FELIS_FILES_COMMAND: '' }), /FELIS_FILES_COMMAND/);
+  const c = configFromEnv({ FELIS_IMAGE: '', FELIS_CONTROLLER_NODE: '', FELIS_RESTART_ANNOTATION: 'x/y' });
+  assert.equal(c.editor, undefined);
+  assert.equal(c.controllerNode, undefined);
+  assert.equal(c.restartAnnotation, 'x/y');
+});
+
+test('a count is a whole number of at least 0; anything else is refused with the value it got', () => {
+  for (const bad of ['1.5', '-1', 'Infinity', 'NaN', '9007199254740993', '12s']) {
+    assert.throws(() => configFromEnv({ FELIS_JOB_DEADLINE_SECONDS: bad }), new RegExp(`FELIS_JOB_DEADLINE_SECONDS: expected a whole number of at least 0, got "${bad}"`), bad);
+  }
+  const e = configFromEnv({ FELIS_IMAGE: 'img', FELIS_JOB_DEADLINE_SECONDS: ' 7 ', FELIS_JOB_RUN_AS_USER: '1000', FELIS_JOB_FS_GROUP: '0' }).editor!;
+  assert.equal(e.deadlineSeconds, 7);
+  assert.equal(e.runAsUser, 1000);
+  assert.equal(e.fsGroup, 0);
+  assert.equal(e.ttlSeconds, 120);
+});
+
+test('the first bad variable in reading order is the one named', () => {
+  assert.throws(() => configFromEnv({ FELIS_JOB_FS_GROUP: 'x', FELIS_NAMESPACE: '' }), /FELIS_NAMESPACE/);
+  assert.throws(() => configFromEnv({ FELIS_JOB_FS_GROUP: 'x', FELIS_JOB_TTL_SECONDS: '-3' }), /FELIS_JOB_TTL_SECONDS/);
+});

@@ -1,37 +1,80 @@
 /**
- * The functions' configuration, read once from the environment (the Knative service's env) with
- * one schema. Without FELIS_IMAGE there is no editor, and file routes answer 503
- * files_unavailable, as Felis does.
+ * The functions' configuration, read once from the environment (the Knative service's env). Every
+ * variable is one line of `VARIABLES`: its reader says what it accepts and its default. Without
+ * FELIS_IMAGE there is no editor, and file routes answer 503 files_unavailable, as Felis does.
+ *
+ * Plain readers rather than a schema library: this runs before a woken function can answer its
+ * readiness probe, and a schema library is most of what would load for it.
  * @module
  */
-import { z } from 'zod';
 import { DEFAULT_CPU, DEFAULT_MEMORY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 
-const int = (d: number) => z.coerce.number().int().min(0).default(d);
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => v || undefined);
+/** Reads one variable's raw value (undefined when unset); throws a message on a bad value. */
+type Reader<T> = (raw: string | undefined) => T;
 
-const envSchema = z.object({
-  FELIS_NAMESPACE: z.string().min(1).default('minecraft'),
+/** Text that must not be empty when set; `fallback` when unset. */
+const text =
+  (fallback: string): Reader<string> =>
+  (raw) => {
+    if (raw === undefined) return fallback;
+    if (raw === '') throw new Error('must not be empty');
+    return raw;
+  };
+
+/** Any text, empty included; `fallback` when unset. */
+const anyText =
+  (fallback: string): Reader<string> =>
+  (raw) =>
+    raw ?? fallback;
+
+/** Unset and empty both mean "not configured". */
+const optional: Reader<string | undefined> = (raw) => raw || undefined;
+
+/** A whole number ≥ 0 as Number() reads it (so surrounding blanks are allowed); `fallback` when unset. */
+const count =
+  (fallback: number): Reader<number> =>
+  (raw) => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`expected a whole number of at least 0, got ${JSON.stringify(raw)}`);
+    return n;
+  };
+
+/** Every variable the functions read at start, in the order they are checked. Add new ones here. */
+const VARIABLES = {
+  FELIS_NAMESPACE: text('minecraft'),
   FELIS_IMAGE: optional,
-  FELIS_FILES_COMMAND: z.string().min(1).default('/usr/local/bin/felis files'),
-  FELIS_JOB_SERVICE_ACCOUNT: z.string().min(1).default('felis-restore'),
-  FELIS_WORLDS_ROOT: z.string().min(1).default('/data'),
-  FELIS_JOB_DEADLINE_SECONDS: int(120),
-  FELIS_JOB_TTL_SECONDS: int(120),
-  FELIS_FILES_TIMEOUT_SECONDS: int(90),
-  FELIS_JOB_CPU: z.string().default(DEFAULT_CPU),
-  FELIS_JOB_MEMORY: z.string().default(DEFAULT_MEMORY),
-  FELIS_JOB_RUN_AS_USER: int(0),
-  FELIS_JOB_RUN_AS_GROUP: int(0),
-  FELIS_JOB_FS_GROUP: int(0),
+  FELIS_FILES_COMMAND: text('/usr/local/bin/felis files'),
+  FELIS_JOB_SERVICE_ACCOUNT: text('felis-restore'),
+  FELIS_WORLDS_ROOT: text('/data'),
+  FELIS_JOB_DEADLINE_SECONDS: count(120),
+  FELIS_JOB_TTL_SECONDS: count(120),
+  FELIS_FILES_TIMEOUT_SECONDS: count(90),
+  FELIS_JOB_CPU: anyText(DEFAULT_CPU),
+  FELIS_JOB_MEMORY: anyText(DEFAULT_MEMORY),
+  FELIS_JOB_RUN_AS_USER: count(0),
+  FELIS_JOB_RUN_AS_GROUP: count(0),
+  FELIS_JOB_FS_GROUP: count(0),
   FELIS_RESTORE_TEMPLATE: optional,
   FELIS_RESTART_ANNOTATION: optional,
   FELIS_CONTROLLER_NODE: optional,
-});
+} satisfies Record<string, Reader<unknown>>;
+
+type Values = { [K in keyof typeof VARIABLES]: ReturnType<(typeof VARIABLES)[K]> };
+
+/** Reads every variable; the first bad one stops the start, named in the message. */
+export function readVariables(env: NodeJS.ProcessEnv): Values {
+  const out: Record<string, unknown> = {};
+  for (const [name, read] of Object.entries(VARIABLES) as [string, Reader<unknown>][]) {
+    try {
+      out[name] = read(env[name]);
+    } catch (err) {
+      throw new Error(`invalid configuration ${name}: ${(err as Error).message}`);
+    }
+  }
+  return out as Values;
+}
 
 export interface Config {
   namespace: string;
@@ -46,12 +89,7 @@ export interface Config {
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
-    throw new Error(`invalid configuration ${String(i.path[0])}: ${i.message}`);
-  }
-  const e = parsed.data;
+  const e = readVariables(env);
   const editor: EditorConfig | undefined = e.FELIS_IMAGE
     ? {
         namespace: e.FELIS_NAMESPACE,
