@@ -1,5 +1,4 @@
-/** Entry of the files-delete Knative service (bundled to dist/functions/files-delete.mjs). */
+/** Entry of the files-delete Knative service (bundled to dist/functions/files-delete.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesDelete } from './app.ts';
 
-serveFunction('files-delete', filesDelete);
+serveFunction('files-delete', async () => (await import('./app.ts')).filesDelete);

@@ -1,5 +1,4 @@
-/** Entry of the files-list Knative service (bundled to dist/functions/files-list.mjs). */
+/** Entry of the files-list Knative service (bundled to dist/functions/files-list.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesList } from './app.ts';
 
-serveFunction('files-list', filesList);
+serveFunction('files-list', async () => (await import('./app.ts')).filesList);

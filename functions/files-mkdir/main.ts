@@ -1,5 +1,4 @@
-/** Entry of the files-mkdir Knative service (bundled to dist/functions/files-mkdir.mjs). */
+/** Entry of the files-mkdir Knative service (bundled to dist/functions/files-mkdir.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesMkdir } from './app.ts';
 
-serveFunction('files-mkdir', filesMkdir);
+serveFunction('files-mkdir', async () => (await import('./app.ts')).filesMkdir);

@@ -1,5 +1,4 @@
-/** Entry of the files-read Knative service (bundled to dist/functions/files-read.mjs). */
+/** Entry of the files-read Knative service (bundled to dist/functions/files-read.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesRead } from './app.ts';
 
-serveFunction('files-read', filesRead);
+serveFunction('files-read', async () => (await import('./app.ts')).filesRead);

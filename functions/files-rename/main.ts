@@ -1,5 +1,4 @@
-/** Entry of the files-rename Knative service (bundled to dist/functions/files-rename.mjs). */
+/** Entry of the files-rename Knative service (bundled to dist/functions/files-rename.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesRename } from './app.ts';
 
-serveFunction('files-rename', filesRename);
+serveFunction('files-rename', async () => (await import('./app.ts')).filesRename);

@@ -1,5 +1,4 @@
-/** Entry of the files-write Knative service (bundled to dist/functions/files-write.mjs). */
+/** Entry of the files-write Knative service (bundled to dist/functions/files-write.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesWrite } from './app.ts';
 
-serveFunction('files-write', filesWrite);
+serveFunction('files-write', async () => (await import('./app.ts')).filesWrite);

@@ -1,5 +1,4 @@
-/** Entry of the holder Knative service (bundled to dist/functions/holder.mjs). */
+/** Entry of the holder Knative service (bundled to dist/functions/holder.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { holderRoutes } from './app.ts';
 
-serveFunction('holder', holderRoutes);
+serveFunction('holder', async () => (await import('./app.ts')).holderRoutes);

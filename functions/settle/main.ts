@@ -1,5 +1,4 @@
-/** Entry of the settle Knative service (bundled to dist/functions/settle.mjs). */
+/** Entry of the settle Knative service (bundled to dist/functions/settle.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { settleRoutes } from './app.ts';
 
-serveFunction('settle', settleRoutes);
+serveFunction('settle', async () => (await import('./app.ts')).settleRoutes);

@@ -1,5 +1,4 @@
-/** Entry of the start Knative service (bundled to dist/functions/start.mjs). */
+/** Entry of the start Knative service (bundled to dist/functions/start.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { startRoutes } from './app.ts';
 
-serveFunction('start', startRoutes);
+serveFunction('start', async () => (await import('./app.ts')).startRoutes);

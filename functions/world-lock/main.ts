@@ -1,5 +1,4 @@
-/** Entry of the world-lock Knative service (bundled to dist/functions/world-lock.mjs). */
+/** Entry of the world-lock Knative service (bundled to dist/functions/world-lock.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { worldLockRoutes } from './app.ts';
 
-serveFunction('world-lock', worldLockRoutes);
+serveFunction('world-lock', async () => (await import('./app.ts')).worldLockRoutes);

@@ -2,6 +2,12 @@
  * Runs one function as its own HTTP server, as a Knative service does: PORT (default 8080),
  * `/healthz` for probes, and a clean stop on SIGTERM/SIGINT (stop accepting, let in-flight
  * requests finish within the grace period, then exit).
+ *
+ * A woken service must answer its readiness probe before anything else, so only this shell loads
+ * before it listens: the function's routes (with their validation) and the Kubernetes client load
+ * right after the first probe is answered, or shortly after listening if no probe comes, and a
+ * request that arrives earlier waits for them. The configuration and the token are still read
+ * before listening, so a revision that is misconfigured never looks ready.
  * @module
  */
 import type { ServerType } from '@hono/node-server';
@@ -11,29 +17,58 @@ import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { tokenFromEnv } from './auth.ts';
-import { buildDeps, type Deps } from './deps.ts';
+import type { Deps } from './deps.ts';
 import { listen } from './host.ts';
 
 export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
 
-/** Serves `routes` until SIGTERM. For the function bundles in dist/functions. */
-export function serveFunction(name: string, routes: RouteModule, env: NodeJS.ProcessEnv = process.env): ServerType {
+/** How long after listening the routes start loading when no probe has asked first. */
+const LOAD_WITHOUT_PROBE_MS = 50;
+
+type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
+
+/** Serves the routes `load` resolves to until SIGTERM. For the function bundles in dist/functions. */
+export function serveFunction(name: string, load: () => Promise<RouteModule>, env: NodeJS.ProcessEnv = process.env): ServerType {
   const logger = createLogger(name, env);
-  // The Kubernetes client loads once the server listens, not before: a woken service answers its
-  // readiness probe first, and the first request awaits the load already under way.
-  let listening!: () => void;
-  const kc = new Promise<void>((resolve) => (listening = resolve)).then(() => kubeConfigFromEnv(env));
-  kc.catch((err: unknown) => {
-    // No Kubernetes, no function: exit so the platform shows a failing revision, not a healthy one.
-    logger.fatal({ err }, 'cannot load the Kubernetes client or configuration');
+  const opts = { logger, token: tokenFromEnv(env) };
+  const config = configFromEnv(env);
+  const fatal = (what: string) => (err: unknown) => {
+    // No routes or no Kubernetes, no function: exit so the platform shows a failing revision.
+    logger.fatal({ err }, what);
     process.exit(1);
-  });
-  const deps = buildDeps(kc, { ...configFromEnv(env), logger });
-  const app = createApp({ logger, token: tokenFromEnv(env) }, routes(deps));
+  };
+
+  let app: Hono<Env> | undefined;
+  let loading: Promise<Hono<Env>> | undefined;
+  const startLoading = () =>
+    (loading ??= (() => {
+      const kc = kubeConfigFromEnv(env);
+      kc.catch(fatal('cannot load the Kubernetes client or configuration'));
+      const built = Promise.all([load(), import('./deps.ts')]).then(([routes, { buildDeps }]) => {
+        app = createApp(opts, routes(buildDeps(kc, { ...config, logger })));
+        return app;
+      });
+      built.catch(fatal('cannot load the function routes'));
+      return built;
+    })());
+
+  // Answers /healthz exactly as the full app does, from an app with no routes.
+  const shell = createApp(opts, () => {});
+  const fetch: Fetch = (req, e) => {
+    if (app) return app.fetch(req, e);
+    if ((req.method === 'GET' || req.method === 'HEAD') && new URL(req.url).pathname === '/healthz') {
+      const res = shell.fetch(req, e);
+      // After this answer is written: the probe is not kept waiting on the load it triggers.
+      setImmediate(startLoading);
+      return res;
+    }
+    return startLoading().then((a) => a.fetch(req, e));
+  };
+
   const port = Number(env.PORT ?? 8080);
-  const server = listen(app, { port, hostname: env.HOST ?? '0.0.0.0', logger }, (info) => {
+  const server = listen({ fetch }, { port, hostname: env.HOST ?? '0.0.0.0', logger }, (info) => {
     logger.info({ port: info.port }, `${name} listening`);
-    setImmediate(listening);
+    setTimeout(startLoading, LOAD_WITHOUT_PROBE_MS);
   });
   stopOnSignals(server, logger, Number(env.FELIS_SHUTDOWN_SECONDS ?? 100) * 1000);
   return server;
