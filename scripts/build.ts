@@ -4,6 +4,7 @@
  *   dist/felis.mjs                 the Job program (`felis files ...`), executable (`#!/usr/bin/env node`)
  *   dist/functions/<name>.mjs      one per Knative service
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
+ *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
  */
 import { build, type BuildOptions } from 'esbuild';
 import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
@@ -44,6 +45,7 @@ export async function buildAll(): Promise<string[]> {
   rmSync(join(root, 'dist/functions'), { recursive: true, force: true });
   await Promise.all([
     buildJobProgram(),
+    build({ ...common, entryPoints: [join(root, 'scripts/image-compile-cache.ts')], outfile: join(root, 'dist/image-compile-cache.mjs') }),
     // One build for all functions: client-node is parsed once, not once per service.
     build({
       ...common,

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ApiError, badRequest } from './envelope.ts';
 
 const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;

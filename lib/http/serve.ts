@@ -49,6 +49,9 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
         return app;
       });
       built.catch(fatal('cannot load the function routes'));
+      const t = performance.now();
+      // One line per cold start saying what the first request waits for (the image build waits for it too).
+      void Promise.all([built, kc]).then(() => logger.info({ loaded_ms: Math.round(performance.now() - t) }, `${name} loaded its routes and the Kubernetes client`), () => {});
       return built;
     })());
 
