@@ -7,7 +7,8 @@
  * before it listens: the function's routes (with their validation) and the Kubernetes client load
  * right after the first probe is answered, or shortly after listening if no probe comes, and a
  * request that arrives earlier waits for them. The configuration and the token are still read
- * before listening, so a revision that is misconfigured never looks ready.
+ * before listening, so a misconfigured revision never starts listening; what fails to load later
+ * (a kubeconfig, a restore template file) ends the process within moments of its first probe.
  * @module
  */
 import type { ServerType } from '@hono/node-server';
@@ -48,7 +49,7 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
         app = createApp(opts, routes(buildDeps(kc, { ...config, logger })));
         return app;
       });
-      built.catch(fatal('cannot load the function routes'));
+      built.catch(fatal('cannot load the function routes or build what they need (e.g. read the restore template)'));
       const t = performance.now();
       // One line per cold start saying what the first request waits for (the image build waits for it too).
       void Promise.all([built, kc]).then(() => logger.info({ loaded_ms: Math.round(performance.now() - t) }, `${name} loaded its routes and the Kubernetes client`), () => {});
