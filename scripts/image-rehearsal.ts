@@ -60,8 +60,8 @@ export function parseDockerfile(text: string): Stage[] {
         flags[f[1]!] = f[2]!;
         rest = rest.slice(f[0].length);
       }
-      const unknown = Object.keys(flags).filter((k) => !['from', 'chmod', 'chown'].includes(k));
-      if (unknown.length) throw new Error(`Dockerfile: COPY --${unknown[0]} is not something the rehearsal can perform`);
+      const unknown = [...Object.keys(flags).filter((k) => !['from', 'chmod', 'chown'].includes(k)).map((k) => `--${k}`), ...(/^--\S+/.exec(rest) ?? [])];
+      if (unknown.length) throw new Error(`Dockerfile: COPY ${unknown[0]} is not something the rehearsal can perform`);
     }
     const args = op === 'RUN' ? [rest] : op === 'CMD' && rest.startsWith('[') ? (JSON.parse(rest) as string[]) : rest.split(/\s+/);
     stage.steps.push({ op: op as Instruction['op'], flags, args });

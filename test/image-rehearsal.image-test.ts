@@ -12,8 +12,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  copyContext,
-  dockerignore,
   makeReadOnly,
   makeWritable,
   offlineKubeconfig,
@@ -62,20 +60,6 @@ test('.dockerignore: the context holds the sources and lock file, never tests, t
   assert.ok(r.context.includes('job/main.ts'));
   const leaked = r.context.filter((f) => f.endsWith('.test.ts') || f.startsWith('lib/testing/') || f.startsWith('node_modules/') || f.startsWith('dist/') || f.startsWith('data/') || f.startsWith('.git') || f.startsWith('test/') || f === 'README.md');
   assert.deepEqual(leaked, []);
-});
-
-test('.dockerignore rules: the last matching pattern wins, a directory pattern covers what is inside it', () => {
-  const ig = dockerignore('*\n!lib/\n**/*.test.ts\nlib/testing/\n!lib/testing/keep.ts\n');
-  assert.equal(ig.includes('README.md'), false);
-  assert.equal(ig.includes('lib/config.ts'), true);
-  assert.equal(ig.includes('lib/a/b/c.ts'), true);
-  assert.equal(ig.includes('lib/config.test.ts'), false);
-  assert.equal(ig.includes('lib/testing/kit.ts'), false);
-  assert.equal(ig.includes('lib/testing/keep.ts'), true);
-  assert.equal(ig.mayIncludeBelow('node_modules'), false);
-  assert.equal(ig.mayIncludeBelow('lib'), true);
-  const sent = copyContext(join(ROOT, 'lib/http'), join(r.work, 'ctx-probe'), '*.ts\n!app.ts\n');
-  assert.deepEqual(sent, ['app.ts']);
 });
 
 test('the image has no node_modules and no source maps; felis is executable with a node shebang', () => {
