@@ -8,7 +8,9 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import yauzl from 'yauzl';
+import { fdPath } from '../root.ts';
 import type { Readable } from 'node:stream';
 
 export class ArchiveReadError extends Error {
@@ -43,13 +45,22 @@ export class ZipPass {
     this.#zf = zf;
   }
 
-  /** Opens a pass over `fd` (left open: the caller owns it). */
+  /**
+   * Opens a pass over the archive `fd` holds (left open: the caller owns it). yauzl closes the fd it
+   * reads once the pass is closed, so each pass reads a fresh open of the same file (by object,
+   * through /proc/self/fd, never by name).
+   */
   static open(fd: number): Promise<ZipPass> {
+    const own = fs.openSync(fdPath(fd), fs.constants.O_RDONLY);
     return new Promise((resolve, reject) => {
       yauzl.fromFd(
-        fd,
+        own,
         { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false },
-        (err, zf) => (err ? reject(wrap(err)) : resolve(new ZipPass(zf))),
+        (err, zf) => {
+          if (!err) return resolve(new ZipPass(zf));
+          fs.closeSync(own);
+          reject(wrap(err));
+        },
       );
     });
   }
