@@ -81,7 +81,6 @@ test('exit 1: infrastructure failures, stderr "felis files: <error>", no result 
   const w = makeWorld();
   const cases: [string[], Record<string, string>, RegExp][] = [
     [['files', '--op', 'chmod', '--path', 'server.properties', '--worlds-root', w.root], {}, /^felis files: unknown op "chmod"\n$/],
-    [['files', '--op', 'unzip', '--path', 'a.zip', '--worlds-root', w.root], {}, /^felis files: op "unzip" is not supported/],
     [['files', '--op', 'upload', '--path', 'a', '--source-url', 'http://x', '--worlds-root', w.root], { FELIS_UPLOAD_TOKEN: 't' }, /^felis files: op "upload" is not supported/],
     [['files', '--op', 'list', '--worlds-root', `${w.base}/nope`], {}, /^felis files: open world root .*nope: ENOENT/],
     [['files', '--browse-url', 'http://x'], {}, /^felis files: browse mode is not supported/],
