@@ -86,8 +86,9 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
         let crc = 0;
         let n = 0;
         try {
-          const data = await pass.openData(e);
-          for await (const chunk of data as AsyncIterable<Buffer>) {
+          const small = await pass.readSmall(e);
+          const data: AsyncIterable<Buffer> | Buffer[] = small ? [small] : ((await pass.openData(e)) as AsyncIterable<Buffer>);
+          for await (const chunk of data) {
             crc = zlib.crc32(chunk, crc);
             n += chunk.length;
             for (let off = 0; off < chunk.length; ) off += fs.writeSync(fd, chunk, off, chunk.length - off);

@@ -9,9 +9,10 @@
  * @module
  */
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { fdPath } from '../root.ts';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 
 export class ArchiveReadError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -34,6 +35,84 @@ export interface ZipEntry {
   readonly handle: yauzl.Entry;
 }
 
+/** Reads of at most this size are served from one cached window of the file. */
+const WINDOW = 256 << 10;
+/** Entry data up to this size is read at once instead of through a file stream. */
+const SMALL_DATA = 256 << 10;
+
+/**
+ * yauzl's reader over our fd. yauzl reads each central directory record with two small reads;
+ * through the thread pool that costs more than the rest of the work, so small reads are served
+ * from two 256 KiB windows read synchronously (the central directory is read front to back), and small
+ * entries' data is read in one go. Large data streams from the file as usual.
+ */
+class WindowReader extends yauzl.RandomAccessReader {
+  readonly #fd: number;
+  #closed = false;
+  #wins: { start: number; buf: Buffer }[] = [];
+  constructor(fd: number) {
+    super();
+    this.#fd = fd;
+  }
+  #readAt(buffer: Buffer, offset: number, length: number, position: number): number {
+    if (length <= WINDOW) {
+      // Two windows, least recently used replaced: the central directory and the entry data are
+      // read in two places of the file, alternately.
+      let w = this.#wins.find((x) => position >= x.start && position + length <= x.start + x.buf.length);
+      if (!w) {
+        const buf = Buffer.allocUnsafe(WINDOW);
+        const n = fs.readSync(this.#fd, buf, 0, WINDOW, position);
+        w = { start: position, buf: buf.subarray(0, n) };
+        this.#wins = [w, this.#wins[0]].filter(Boolean);
+        if (n < length) {
+          w.buf.copy(buffer, offset, 0, n);
+          return n;
+        }
+      } else if (this.#wins[0] !== w) {
+        this.#wins = [w, this.#wins[0]];
+      }
+      const from = position - w.start;
+      w.buf.copy(buffer, offset, from, from + length);
+      return length;
+    }
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(this.#fd, buffer, offset + got, length - got, position + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  }
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    let err: Error | null = null;
+    try {
+      if (this.#readAt(buffer, offset, length, position) < length) err = new Error('unexpected EOF');
+    } catch (e) {
+      err = e as Error;
+    }
+    process.nextTick(callback, err);
+  }
+  override _readStreamForRange(start: number, end: number): Readable {
+    if (end - start <= SMALL_DATA) {
+      const out = new PassThrough();
+      const buf = Buffer.allocUnsafe(end - start);
+      try {
+        if (this.#readAt(buf, 0, buf.length, start) < buf.length) throw new Error('unexpected EOF');
+        out.end(buf);
+      } catch (e) {
+        process.nextTick(() => out.destroy(e as Error));
+      }
+      return out;
+    }
+    return fs.createReadStream('', { fd: this.#fd, start, end: end - 1, autoClose: false, highWaterMark: 256 << 10 });
+  }
+  override close(callback: (err: Error | null) => void): void {
+    if (this.#closed) return void process.nextTick(callback, null);
+    this.#closed = true;
+    fs.close(this.#fd, (e) => callback(e ?? null));
+  }
+}
+
 function wrap(e: unknown): ArchiveReadError {
   return e instanceof ArchiveReadError ? e : new ArchiveReadError(e instanceof Error ? e.message : String(e), { cause: e });
 }
@@ -41,8 +120,10 @@ function wrap(e: unknown): ArchiveReadError {
 /** One pass over an archive's central directory. Several may be opened over the same fd. */
 export class ZipPass {
   readonly #zf: yauzl.ZipFile;
-  private constructor(zf: yauzl.ZipFile) {
+  readonly #reader: WindowReader;
+  private constructor(zf: yauzl.ZipFile, reader: WindowReader) {
     this.#zf = zf;
+    this.#reader = reader;
   }
 
   /**
@@ -52,13 +133,16 @@ export class ZipPass {
    */
   static open(fd: number): Promise<ZipPass> {
     const own = fs.openSync(fdPath(fd), fs.constants.O_RDONLY);
+    const reader = new WindowReader(own);
+    const size = fs.fstatSync(own).size;
     return new Promise((resolve, reject) => {
-      yauzl.fromFd(
-        own,
+      yauzl.fromRandomAccessReader(
+        reader,
+        size,
         { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false },
         (err, zf) => {
-          if (!err) return resolve(new ZipPass(zf));
-          fs.closeSync(own);
+          if (!err) return resolve(new ZipPass(zf, reader));
+          reader.close(() => {});
           reject(wrap(err));
         },
       );
@@ -113,6 +197,35 @@ export class ZipPass {
     return new Promise((resolve, reject) => {
       this.#zf.openReadStream(e.handle, (err, stream) => (err ? reject(wrap(err)) : resolve(stream)));
     });
+  }
+
+  /**
+   * The whole data of a small entry (compressed and inflated sizes both at most SMALL_DATA), read
+   * in one go and inflated by zlib in one call: no stream per entry, which for many small files
+   * costs more than the data. Null for other entries (use openData). The inflated length is
+   * capped at the declared size + 1, so a lying entry cannot make it allocate more.
+   */
+  async readSmall(e: ZipEntry): Promise<Buffer | null> {
+    if (e.compressedSize > SMALL_DATA || e.uncompressedSize > SMALL_DATA || !e.canDecode) return null;
+    const zf = this.#zf;
+    const start = await new Promise<number>((resolve, reject) => {
+      zf.readLocalFileHeader(e.handle, { minimal: true }, (err, h) => (err ? reject(wrap(err)) : resolve((h as { fileDataStart: number }).fileDataStart)));
+    });
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const buf = Buffer.allocUnsafe(e.compressedSize);
+      this.#reader.read(buf, 0, buf.length, start, (err) => (err ? reject(wrap(err)) : resolve(buf)));
+    });
+    const method = e.handle.compressionMethod;
+    let data: Buffer;
+    try {
+      data = method === 0 ? raw : zlib.inflateRawSync(raw, { maxOutputLength: e.uncompressedSize + 1 });
+    } catch (err) {
+      throw wrap(err);
+    }
+    if (data.length !== e.uncompressedSize) {
+      throw new ArchiveReadError(`it holds ${data.length > e.uncompressedSize ? 'more' : 'fewer'} bytes than the ${e.uncompressedSize} it declares`);
+    }
+    return data;
   }
 
   /** Ends the pass (the fd stays open). */
