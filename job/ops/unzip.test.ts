@@ -376,3 +376,17 @@ test('--to extracts into another existing folder; a missing one is not_found, a 
   const conflict = await refused(w, 'archives/a.zip', { to: 'dest' });
   assert.deepEqual(conflict.conflicts, ['dest/x/y.txt']);
 });
+
+test('50,000 entries extract with the peak memory of the extracting process bounded', async () => {
+  const w = makeWorld();
+  const entries: Forged[] = [];
+  for (let i = 0; i < 50_000; i++) entries.push({ name: `d${i % 100}/f${i}.txt`, data: `file ${i}\n`, method: i % 2 ? 8 : 0 });
+  put(w, 'big.zip', entries);
+  const child = path.join(import.meta.dirname, '../archive/unzip-child.ts');
+  const out = execFileSync(process.execPath, [child, w.root, 'big.zip'], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const { result, maxRssMiB } = JSON.parse(out) as { result: Result; maxRssMiB: number };
+  assert.equal(result.files, 50_000);
+  assert.equal(fs.readFileSync(w.p('d7/f49907.txt'), 'utf8'), 'file 49907\n');
+  // The Job's memory limit is 256 MiB; the plan never holds the entries, so 50k must stay well under.
+  assert.ok(maxRssMiB < 200, `peak RSS ${maxRssMiB} MiB`);
+});
