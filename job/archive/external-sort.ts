@@ -17,7 +17,7 @@ export const FAN_IN = 64;
 const READ_BUFFER = 64 << 10;
 const WRITE_BUFFER = 256 << 10;
 /** A rough per-record cost of a Buffer object on the heap, counted against the chunk budget. */
-const RECORD_OVERHEAD = 96;
+const RECORD_OVERHEAD = 160;
 
 class RunWriter {
   readonly #fd: number;
@@ -139,7 +139,7 @@ export class ExternalSorter {
   #count = 0;
 
   /** `dir` is a folder the caller owns; run files are named `<prefix>-<n>` inside it. */
-  constructor(dir: string, prefix: string, chunkBytes = 8 << 20) {
+  constructor(dir: string, prefix: string, chunkBytes = 4 << 20) {
     this.#dir = dir;
     this.#prefix = prefix;
     this.#chunkBytes = chunkBytes;

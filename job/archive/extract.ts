@@ -42,7 +42,8 @@ class Damaged extends Error {}
  */
 export async function extractAll(pass: ZipPass, newDir: string, total: number, hooks: ExtractHooks): Promise<Result | null> {
   let done = 0;
-  let lastMade = '.';
+  /** Folders known to exist in new/ (a cache: a miss only costs an EEXIST). */
+  const made = new Set<string>();
   const chown = (p: string) => {
     try {
       hooks.chown(p, GAME_UID, GAME_GID);
@@ -52,10 +53,12 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
   };
   /** Creates `folder` and its missing parents (relative to new/), each 0755 and chowned. */
   const makeDirs = (folder: string) => {
-    if (folder === '.' || folder === lastMade) return;
+    if (folder === '.' || made.has(folder)) return;
     const parts = folder.split('/');
     for (let i = 1; i <= parts.length; i++) {
-      const p = `${newDir}/${parts.slice(0, i).join('/')}`;
+      const rel = parts.slice(0, i).join('/');
+      if (made.has(rel)) continue;
+      const p = `${newDir}/${rel}`;
       try {
         fs.mkdirSync(p, DIR_MODE);
       } catch (e) {
@@ -65,7 +68,8 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
       fs.chmodSync(p, DIR_MODE); // the umask may have taken bits away
       chown(p);
     }
-    lastMade = folder;
+    if (made.size >= 4096) made.clear();
+    for (let i = 1; i <= parts.length; i++) made.add(parts.slice(0, i).join('/'));
   };
 
   hooks.progress(0, total);
