@@ -14,7 +14,7 @@ function tmp(t: { after: (fn: () => void) => void }): string {
 test('records come back in byte order, duplicates kept, across more runs than one merge takes; run files are removed', (t) => {
   const dir = tmp(t);
   // A tiny chunk forces one run per few records, and more runs than FAN_IN forces a second round.
-  const s = new ExternalSorter(dir, 'r', 400);
+  const s = new ExternalSorter(dir, 'r', 200);
   const input: Buffer[] = [];
   for (let i = 0; i < 3000; i++) {
     const rec = Buffer.from(`k${(i * 7919) % 1000}\0${i % 3}`);

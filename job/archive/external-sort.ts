@@ -16,8 +16,6 @@ import path from 'node:path';
 export const FAN_IN = 64;
 const READ_BUFFER = 64 << 10;
 const WRITE_BUFFER = 256 << 10;
-/** A rough per-record cost of a Buffer object on the heap, counted against the chunk budget. */
-const RECORD_OVERHEAD = 160;
 
 class RunWriter {
   readonly #fd: number;
@@ -26,12 +24,13 @@ class RunWriter {
   constructor(file: string) {
     this.#fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
   }
-  write(rec: Buffer): void {
-    const need = 4 + rec.length;
+  write(rec: Buffer, start = 0, end = rec.length): void {
+    const len = end - start;
+    const need = 4 + len;
     if (this.#n + need > this.#buf.length) this.#flush();
     if (need > this.#buf.length) this.#buf = Buffer.allocUnsafe(need);
-    this.#buf.writeUInt32LE(rec.length, this.#n);
-    rec.copy(this.#buf, this.#n + 4);
+    this.#buf.writeUInt32LE(len, this.#n);
+    rec.copy(this.#buf, this.#n + 4, start, end);
     this.#n += need;
   }
   #flush(): void {
@@ -132,8 +131,14 @@ export class ExternalSorter {
   readonly #dir: string;
   readonly #prefix: string;
   readonly #chunkBytes: number;
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
+  /**
+   * The chunk being collected: records copied end to end into one buffer, with their offsets and
+   * lengths, so a chunk costs its bytes plus 8 per record (not a Buffer object per record).
+   */
+  #arena: Buffer;
+  #used = 0;
+  #offs: number[] = [];
+  #lens: number[] = [];
   #runs: string[] = [];
   #seq = 0;
   #count = 0;
@@ -143,6 +148,7 @@ export class ExternalSorter {
     this.#dir = dir;
     this.#prefix = prefix;
     this.#chunkBytes = chunkBytes;
+    this.#arena = Buffer.allocUnsafe(Math.min(chunkBytes, 64 << 10));
   }
 
   /** Records added so far. */
@@ -154,12 +160,39 @@ export class ExternalSorter {
     return this.#runs.length;
   }
 
-  /** Adds one record. The sorter keeps its own reference: do not mutate `rec` afterwards. */
+  /** Adds one record (copied). */
   add(rec: Buffer): void {
-    this.#pending.push(rec);
-    this.#pendingBytes += rec.length + RECORD_OVERHEAD;
+    if (this.#used + rec.length > this.#arena.length) {
+      if (this.#used + rec.length > this.#chunkBytes && this.#offs.length > 0) this.#spill();
+      if (this.#used + rec.length > this.#arena.length) {
+        // Grow towards the chunk size (or to fit one record longer than a chunk).
+        const size = Math.max(this.#used + rec.length, Math.min(this.#chunkBytes, this.#arena.length * 2));
+        const bigger = Buffer.allocUnsafe(size);
+        this.#arena.copy(bigger, 0, 0, this.#used);
+        this.#arena = bigger;
+      }
+    }
+    rec.copy(this.#arena, this.#used);
+    this.#offs.push(this.#used);
+    this.#lens.push(rec.length);
+    this.#used += rec.length;
     this.#count++;
-    if (this.#pendingBytes >= this.#chunkBytes) this.#spill();
+  }
+
+  /** The chunk's record indices in byte order of the records. */
+  #order(): number[] {
+    const a = this.#arena;
+    const offs = this.#offs;
+    const lens = this.#lens;
+    const idx = Array.from({ length: offs.length }, (_, i) => i);
+    // buf.compare(target, tStart, tEnd, sStart, sEnd) compares the source range with the target range.
+    return idx.sort((x, y) => a.compare(a, offs[y], offs[y] + lens[y], offs[x], offs[x] + lens[x]));
+  }
+
+  #reset(): void {
+    this.#used = 0;
+    this.#offs = [];
+    this.#lens = [];
   }
 
   #newRunName(): string {
@@ -167,17 +200,15 @@ export class ExternalSorter {
   }
 
   #spill(): void {
-    this.#pending.sort(Buffer.compare);
     const file = this.#newRunName();
     const w = new RunWriter(file);
     try {
-      for (const r of this.#pending) w.write(r);
+      for (const i of this.#order()) w.write(this.#arena, this.#offs[i], this.#offs[i] + this.#lens[i]);
     } finally {
       w.close();
     }
     this.#runs.push(file);
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    this.#reset();
   }
 
   /** Merges `files` into one new run and removes them. */
@@ -199,12 +230,12 @@ export class ExternalSorter {
    */
   *sorted(): Generator<Buffer> {
     if (this.#runs.length === 0) {
-      const all = this.#pending.sort(Buffer.compare);
-      this.#pending = [];
-      yield* all;
+      // Views into the arena: it is not written to again.
+      for (const i of this.#order()) yield this.#arena.subarray(this.#offs[i], this.#offs[i] + this.#lens[i]);
+      this.#reset();
       return;
     }
-    if (this.#pending.length > 0) this.#spill();
+    if (this.#offs.length > 0) this.#spill();
     let runs = this.#runs;
     while (runs.length > FAN_IN) {
       const next: string[] = [];

@@ -58,7 +58,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
     for (let i = 1; i <= parts.length; i++) {
       const rel = parts.slice(0, i).join('/');
       if (made.has(rel)) continue;
-      const p = `${newDir}/${rel}`;
+      const p = rel;
       try {
         fs.mkdirSync(p, DIR_MODE);
       } catch (e) {
@@ -73,6 +73,11 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
   };
 
   hooks.progress(0, total);
+  // Work from inside new/: every path below is relative to it. A path through /proc/self/fd costs
+  // a procfs lookup per open, which was the larger part of extracting small files. new/ is the
+  // Job's own 0700 folder holding only folders and files it made, and names were judged clean.
+  const previousCwd = safeCwd();
+  process.chdir(newDir);
   try {
     for (let e = await pass.next(); e !== null; e = await pass.next()) {
       const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes);
@@ -83,7 +88,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
       }
       makeDirs(dir(j.name));
       const entry = decodeName(e.rawName).replaceAll('\\', '/');
-      const p = `${newDir}/${j.name}`;
+      const p = j.name;
       const fd = fs.openSync(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, j.mode);
       try {
         fs.fchmodSync(fd, j.mode);
@@ -125,9 +130,18 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
     }
     if (isFull(err)) return filledUp();
     throw err;
+  } finally {
+    process.chdir(previousCwd);
   }
-  hooks.progress(done, total);
   return null;
+}
+
+function safeCwd(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return '/'; // the old working directory is gone: any existing one will do afterwards
+  }
 }
 
 function hex(n: number): string {

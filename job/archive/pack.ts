@@ -233,7 +233,6 @@ export async function packToStream(
   zip.end();
   await finished;
   if (failed) throw failed;
-  onProgress(stats.bytesRead, total);
   return stats;
 }
 
