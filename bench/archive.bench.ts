@@ -1,6 +1,6 @@
 /**
  * `node bench/archive.bench.ts [--json] [--only 1k|100k|1m|1g|pack]`: extraction throughput and peak
- * RSS of the Job's unzip against Info-ZIP `unzip` on the same archives (1k, 100k and 1M small
+ * RSS of the Job program (the bundle, as the image runs it) against Info-ZIP `unzip` on the same archives (1k, 100k and 1M small
  * entries, one 1 GiB entry), and packing against `zip -r`. Archives are generated under a temp dir
  * and deleted after. Installs Info-ZIP (Debian `unzip`, `zip`) when missing.
  */
@@ -11,19 +11,20 @@ import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { buildJobProgram } from '../scripts/build.ts';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
-const child = fileURLToPath(new URL('../job/archive/unzip-child.ts', import.meta.url));
+const program = fileURLToPath(new URL('../dist/felis.mjs', import.meta.url));
 const log = (s: string) => (asJson ? process.stderr : process.stdout).write(s + '\n');
 
-function ensureInfoZip(): void {
-  const have = (b: string) => spawnSync(b, ['-v'], { stdio: 'ignore' }).status === 0;
-  if (have('unzip') && have('zip')) return;
-  log('installing Info-ZIP (apt-get install -y unzip zip)');
+function ensurePeers(): void {
+  const have = (b: string, arg: string) => spawnSync(b, [arg], { stdio: 'ignore' }).status === 0;
+  if (have('unzip', '-v') && have('zip', '-v') && have(TIME, '--version')) return;
+  log('installing Info-ZIP and GNU time (apt-get install -y unzip zip time)');
   execFileSync('apt-get', ['update'], { stdio: 'ignore' });
-  execFileSync('apt-get', ['install', '-y', 'unzip', 'zip'], { stdio: 'ignore' });
+  execFileSync('apt-get', ['install', '-y', 'unzip', 'zip', 'time'], { stdio: 'ignore' });
 }
 
 /** Writes a zip of `n` small stored entries in 1000 folders, streaming (the generator holds only the central directory). */
@@ -97,29 +98,37 @@ function smallEntriesZip(file: string, n: number): void {
   fs.closeSync(fd);
 }
 
-/** Runs a command; wall time in ms. */
-function timed(cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.env): { ms: number; out: string } {
+const TIME = '/usr/bin/time';
+
+/** Runs a command under GNU time: wall ms (around the whole process) and its peak RSS. */
+function measured(cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.env): { ms: number; rssMiB: number; out: string } {
   const t0 = performance.now();
-  const r = spawnSync(cmd, argv, { encoding: 'utf8', env, maxBuffer: 16 << 20 });
+  const r = spawnSync(TIME, ['-f', 'FELIS-BENCH-RSS-KIB %M', cmd, ...argv], { encoding: 'utf8', env, maxBuffer: 64 << 20 });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed: ${r.stderr}`);
-  return { ms, out: r.stdout };
+  const kib = Number(/FELIS-BENCH-RSS-KIB (\d+)/.exec(r.stderr)?.[1]);
+  return { ms, rssMiB: kib / 1024, out: r.stdout };
 }
 
-function ours(root: string, archive: string): { ms: number; rssMiB: number } {
-  // A V8 heap cap like the one Node derives from the Job's 256 MiB cgroup limit (this machine has
-  // far more memory, and V8 would otherwise just put off collecting garbage).
-  const r = timed(process.execPath, ['--max-old-space-size=64', child, root, archive]);
-  const j = JSON.parse(r.out.trim().split('\n').pop()!) as { result: { code?: string; files?: number }; maxRssMiB: number; ms: number };
-  if (j.result.code) throw new Error(`unzip refused: ${JSON.stringify(j.result)}`);
-  return { ms: j.ms, rssMiB: j.maxRssMiB };
+/** The Job program as the image runs it: the bundle, `felis files ...`, no extra Node flags. */
+function felis(root: string, op: string, p: string): { ms: number; rssMiB: number } {
+  const r = measured(process.execPath, [program, 'files', '--op', op, '--path', p, '--worlds-root', root]);
+  const last = r.out.trimEnd().split('\n').pop() ?? '';
+  const result = JSON.parse(last.replace(/^FELIS-FILES-RESULT: /, '')) as { code?: string };
+  if (result.code) throw new Error(`${op} refused: ${last}`);
+  return { ms: r.ms, rssMiB: r.rssMiB };
+}
+
+function removeTree(dir: string): void {
+  spawnSync('rm', ['-rf', dir]);
 }
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-archive-bench-'));
 const results: Record<string, number> = {};
 const rows: string[] = [];
 try {
-  ensureInfoZip();
+  ensurePeers();
+  await buildJobProgram();
   const cases: [string, () => string][] = [
     ['1k', () => (smallEntriesZip(path.join(base, 'a.zip'), 1_000), 'a.zip')],
     ['100k', () => (smallEntriesZip(path.join(base, 'a.zip'), 100_000), 'a.zip')],
@@ -150,18 +159,18 @@ try {
     const dest = path.join(base, 'w');
     fs.mkdirSync(dest);
     fs.linkSync(archive, path.join(dest, 'a.zip'));
-    const o = ours(dest, 'a.zip');
-    fs.rmSync(dest, { recursive: true });
+    const o = felis(dest, 'unzip', 'a.zip');
+    removeTree(dest);
     fs.mkdirSync(dest);
-    const iz = timed('unzip', ['-q', archive, '-d', dest]);
-    fs.rmSync(dest, { recursive: true });
+    const iz = measured('unzip', ['-q', archive, '-d', dest]);
+    removeTree(dest);
     fs.rmSync(archive);
     const ratio = iz.ms / o.ms;
     ratios.push(ratio);
     results[`unzip_ms_${label}`] = Math.round(o.ms);
     results[`infozip_unzip_ms_${label}`] = Math.round(iz.ms);
     results[`unzip_peak_rss_mib_${label === '1m' ? '1m_entries' : label}`] = Math.round(o.rssMiB);
-    rows.push(`unzip ${label.padEnd(5)} archive ${(size / 2 ** 20).toFixed(1)} MiB: ours ${o.ms.toFixed(0)} ms (peak RSS ${o.rssMiB.toFixed(0)} MiB), Info-ZIP ${iz.ms.toFixed(0)} ms, ratio ${ratio.toFixed(2)}`);
+    rows.push(`unzip ${label.padEnd(5)} archive ${(size / 2 ** 20).toFixed(1)} MiB: felis ${o.ms.toFixed(0)} ms (peak RSS ${o.rssMiB.toFixed(0)} MiB), Info-ZIP ${iz.ms.toFixed(0)} ms (peak RSS ${iz.rssMiB.toFixed(0)} MiB), ratio ${ratio.toFixed(2)}`);
   }
   if (ratios.length > 0) {
     // The geometric mean of the per-case ratios (Info-ZIP time / ours): above 1 means faster.
@@ -174,21 +183,19 @@ try {
       const block = randomBytes(256 << 10);
       for (let f = 0; f < 200; f++) fs.writeFileSync(path.join(src, `region${d}`, `r.${f}.mca`), f % 2 ? block : Buffer.alloc(64 << 10, f));
     }
-    const env = { ...process.env, FELIS_OP: 'zip' };
-    const t0 = performance.now();
-    const r = spawnSync(process.execPath, ['--max-old-space-size=64', child, base, 'world'], { encoding: 'utf8', env });
-    const oursMs = performance.now() - t0;
-    if (r.status !== 0 || JSON.parse(r.stdout).result.code) throw new Error(`zip failed: ${r.stdout}${r.stderr}`);
+    const o = felis(base, 'zip', 'world');
+    const oursMs = o.ms;
     const t1 = performance.now();
     spawnSync('zip', ['-q', '-r', '-1', path.join(base, 'iz.zip'), 'world'], { cwd: base });
     const izMs = performance.now() - t1;
+    results.zip_peak_rss_mib = Math.round(o.rssMiB);
     results.zip_ms = Math.round(oursMs);
     results.infozip_zip_ms = Math.round(izMs);
     results.zip_throughput_ratio_vs_infozip = Number((izMs / oursMs).toFixed(3));
-    rows.push(`zip   4000 files (~640 MiB): ours ${oursMs.toFixed(0)} ms, zip -r -1 ${izMs.toFixed(0)} ms, ratio ${(izMs / oursMs).toFixed(2)}`);
+    rows.push(`zip   4000 files (~640 MiB): felis ${oursMs.toFixed(0)} ms (peak RSS ${o.rssMiB.toFixed(0)} MiB), zip -r -1 ${izMs.toFixed(0)} ms, ratio ${(izMs / oursMs).toFixed(2)}`);
   }
 } finally {
-  fs.rmSync(base, { recursive: true, force: true });
+  removeTree(base);
 }
 if (asJson) console.log(JSON.stringify(results));
 else for (const r of rows) console.log(r);
