@@ -7,6 +7,8 @@
  * @module
  */
 import { clean, leadsOutside } from '../pathutil.ts';
+import { isWorkingName } from '../working-files.ts';
+import { isWorkFolderName } from './work-folder.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const gb18030 = new TextDecoder('gb18030');
@@ -100,6 +102,11 @@ export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttri
   }
   const name = clean(entry);
   if (name === '__MACOSX' || name.startsWith('__MACOSX/')) return { action: 'skip' };
+  // The editor's working names are hidden from every op and swept as leftovers: an archive
+  // must not plant files under them.
+  if (name.split('/').some((c) => isWorkingName(c) || isWorkFolderName(c))) {
+    return { action: 'refuse', code: 'archive_unsafe', entry, error: `${entry} uses a name reserved for the editor's working files` };
+  }
   const { kind, perm } = entryKind({ versionMadeBy, externalAttributes, name: entry });
   if (kind === 'symlink') {
     return { action: 'refuse', code: 'archive_symlink', entry, error: `${entry} is a symbolic link; links are never extracted` };

@@ -81,7 +81,7 @@ test('a file with any execute bit gets 0755, any other 0644', async () => {
   assert.equal(fs.statSync(w.p('dos.txt')).mode & 0o777, 0o644);
 });
 
-test('zip-slip in every spelling is archive_unsafe naming the entry after backslash normalisation; nothing changes', async () => {
+test('zip-slip in every spelling, and the editor\'s working names, are archive_unsafe naming the entry after backslash normalisation; nothing changes', async () => {
   const cases: [string | Buffer, string][] = [
     ['../evil.txt', '../evil.txt'],
     ['a/../../evil.txt', 'a/../../evil.txt'],
@@ -106,6 +106,13 @@ test('zip-slip in every spelling is archive_unsafe naming the entry after backsl
     assert.equal(r.code, 'archive_unsafe', String(name));
     assert.equal(r.entry, entry, String(name));
     if (entry !== '') assert.match(r.error!, /leads outside the folder/);
+  }
+  // Names the editor keeps for its own working files.
+  for (const name of ['.felis-edit-0123456789ab', 'x/.felis-unzip-0123456789ab/new/a']) {
+    put(w, 'slip.zip', [{ name, data: 'x' }]);
+    const r = await refused(w, 'slip.zip');
+    assert.deepEqual([r.code, r.entry], ['archive_unsafe', name]);
+    assert.match(r.error!, /reserved for the editor's working files/);
   }
   // A file named for the destination itself.
   put(w, 'slip.zip', [{ name: 'a/..', data: 'x' }]);
