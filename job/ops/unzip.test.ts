@@ -9,9 +9,6 @@ import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, treeDigest, type Forged } from '..
 import type { ExecuteOptions } from '../types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 
-/** A V8 heap cap like the one Node derives from the Job's 256 MiB cgroup limit. */
-const JOB_HEAP_FLAG = '--max-old-space-size=64';
-
 function put(w: World, rel: string, entries: Forged[] | Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });
   fs.writeFileSync(w.p(rel), Buffer.isBuffer(entries) ? entries : forgeZip(entries));
@@ -393,12 +390,12 @@ test('50,000 entries extract with the peak memory of the extracting process boun
   for (let i = 0; i < 50_000; i++) entries.push({ name: `d${i % 100}/f${i}.txt`, data: `file ${i}\n`, method: i % 2 ? 8 : 0 });
   put(w, 'big.zip', entries);
   const child = path.join(import.meta.dirname, '../archive/unzip-child.ts');
-  // The Job runs in a 256 MiB cgroup, from which Node sizes V8's heap; this machine has far more,
-  // so the child gets a heap cap of that order, or V8 would just put off collecting garbage.
-  const out = execFileSync(process.execPath, [JOB_HEAP_FLAG, child, w.root, 'big.zip'], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  // No heap flags: the process as the Job runs it (here with the TypeScript loader on top).
+  const out = execFileSync(process.execPath, [child, w.root, 'big.zip'], { encoding: 'utf8', maxBuffer: 1 << 20 });
   const { result, maxRssMiB } = JSON.parse(out) as { result: Result; maxRssMiB: number };
   assert.equal(result.files, 50_000);
   assert.equal(fs.readFileSync(w.p('d7/f49907.txt'), 'utf8'), 'file 49907\n');
-  // The Job's memory limit is 256 MiB; the plan never holds the entries, so 50k must stay well under.
-  assert.ok(maxRssMiB < 192, `peak RSS ${maxRssMiB} MiB`);
+  // The Job's memory limit is 256 MiB; the plan never holds the entries, so 50k stays well under
+  // (about 125 MiB measured, most of it the runtime and garbage not yet collected).
+  assert.ok(maxRssMiB < 176, `peak RSS ${maxRssMiB} MiB`);
 });
