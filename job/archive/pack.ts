@@ -14,7 +14,7 @@
  */
 import fs from 'node:fs';
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import yazl from 'yazl';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure } from '../failure.ts';
@@ -67,6 +67,10 @@ export function resolveSource(root: WorldRoot, path: string): Source | Result {
     return failure(name, e, 'stat');
   }
   if (!st.isDirectory() && !st.isFile()) return fail('bad_path', `${name} is not a regular file`);
+  // A link leading back to the root is the root under another name.
+  if (sameIdentity(identityOf(st), root.identity('.', false))) {
+    return fail('bad_path', `${path} is not a file or folder inside the world`);
+  }
   if (st.isFile() && sameIdentity(identityOf(st), secretIdentity(root))) {
     return fail('bad_path', `${name} holds the proxy forwarding secret; it is never packed`);
   }
@@ -223,6 +227,8 @@ export async function packToStream(
       });
       rs.once('error', (e) => {
         failed ??= e;
+        // yazl would wait for this entry forever: end the output with the error instead.
+        (zip.outputStream as unknown as Readable).destroy(e);
       });
       rs.once('close', settle); // also after an error: the stream is destroyed then
       cb(null, rs);

@@ -78,10 +78,12 @@ test('the forwarding secret is withheld (also a hard link), server.properties is
   assert.ok(!Buffer.concat(chunks).includes(SECRET_TEXT.trim()));
 });
 
-test('the root, a missing path and the secret itself cannot be packed; nothing is written', async () => {
+test('the root (also through a link), a missing path and the secret itself cannot be packed; nothing is written', async () => {
   const w = world();
+  fs.symlinkSync('..', w.p('world/up'));
+  fs.symlinkSync('../outside', w.p('out'));
   const before = treeDigest(w.base);
-  for (const [p, code] of [['', 'bad_path'], ['.', 'bad_path'], ['../outside', 'bad_path'], ['nope', 'not_found'], ['config/paper-global.yml', 'bad_path']] as const) {
+  for (const [p, code] of [['', 'bad_path'], ['.', 'bad_path'], ['world/up', 'bad_path'], ['world/..', 'bad_path'], ['out', 'bad_path'], ['../outside', 'bad_path'], ['nope', 'not_found'], ['config/paper-global.yml', 'bad_path']] as const) {
     assert.equal((await w.run({ op: 'zip', path: p })).code, code, p);
   }
   assert.equal(treeDigest(w.base), before);
