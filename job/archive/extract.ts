@@ -42,6 +42,8 @@ class Damaged extends Error {}
  */
 export async function extractAll(pass: ZipPass, newDir: string, total: number, hooks: ExtractHooks): Promise<Result | null> {
   let done = 0;
+  /** The entry being extracted, for a refusal's `entry`. */
+  let current = '';
   /** Folders known to exist in new/ (a cache: a miss only costs an EEXIST). */
   const made = new Set<string>();
   const chown = (p: string) => {
@@ -81,13 +83,16 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
   try {
     for (let e = await pass.next(); e !== null; e = await pass.next()) {
       const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes);
-      if (j.action === 'skip' || j.action === 'refuse') continue; // refusals were returned by the plan
+      current = decodeName(e.rawName).replaceAll('\\', '/');
+      if (j.action === 'skip') continue;
+      // The plan judged every entry of this same file; a refusal now means it changed underneath.
+      if (j.action === 'refuse') throw new Damaged(`${current}\0the archive changed while it was being extracted`);
       if (j.action === 'dir') {
         makeDirs(j.name);
         continue;
       }
       makeDirs(dir(j.name));
-      const entry = decodeName(e.rawName).replaceAll('\\', '/');
+      const entry = current;
       const p = j.name;
       const fd = fs.openSync(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, j.mode);
       try {
@@ -129,6 +134,11 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
       return fail('archive_invalid', `the archive is damaged: ${err.message}; nothing was changed`);
     }
     if (isFull(err)) return filledUp();
+    const code = errCode(err);
+    if (code !== undefined && /^E[A-Z0-9]+$/.test(code)) {
+      // Any other system error is the entry's (a name too long for the volume, say): fail closed.
+      return { ...fail('bad_path', `${current} could not be extracted (${code}: ${(err as Error).message}); nothing was changed`), entry: current };
+    }
     throw err;
   } finally {
     process.chdir(previousCwd);

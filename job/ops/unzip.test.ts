@@ -119,6 +119,16 @@ test('zip-slip in every spelling, and the editor\'s working names, are archive_u
   assert.equal(fs.existsSync(path.join(w.base, 'evil.txt')), false);
 });
 
+test('an entry the volume cannot hold under its name (a 300-byte component) is bad_path with the entry; nothing changes', async () => {
+  const w = makeWorld();
+  const long = `d/${'n'.repeat(300)}.txt`;
+  put(w, 'n.zip', [{ name: 'ok.txt', data: 'ok' }, { name: long, data: 'x' }]);
+  const r = await refused(w, 'n.zip');
+  assert.equal(r.code, 'bad_path');
+  assert.equal(r.entry, long);
+  assert.match(r.error!, /ENAMETOOLONG/);
+});
+
 test('a symlink entry is archive_symlink; a pipe or a device is archive_unsafe; nothing changes', async () => {
   const w = makeWorld();
   put(w, 'l.zip', [{ name: 'ok.txt', data: 'x' }, { name: 'odd', data: '../outside/secret.txt', mode: S_IFLNK | 0o777 }]);
