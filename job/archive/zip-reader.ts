@@ -104,7 +104,10 @@ class WindowReader extends yauzl.RandomAccessReader {
       }
       return out;
     }
-    return fs.createReadStream('', { fd: this.#fd, start, end: end - 1, autoClose: false, highWaterMark: 256 << 10 });
+    // A stream of its own open of the file: a destroyed fs stream closes its fd whatever
+    // autoClose says, and the window reads and the next entries still need ours.
+    const own = fs.openSync(fdPath(this.#fd), fs.constants.O_RDONLY);
+    return fs.createReadStream('', { fd: own, start, end: end - 1, autoClose: true, highWaterMark: 256 << 10 });
   }
   override close(callback: (err: Error | null) => void): void {
     if (this.#closed) return void process.nextTick(callback, null);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { errnoError, makeWorld, type World } from '../test-support.ts';
+import { errnoError, makeWorld, openFds, type World } from '../test-support.ts';
 import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, treeDigest, type Forged } from '../archive/test-kit.ts';
 import type { ExecuteOptions } from '../types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
@@ -369,6 +369,20 @@ test('stale working folders are removed; lookalikes stay', async () => {
   );
 });
 
+test('large entries stream from the archive; every descriptor is released and nothing else is closed', async () => {
+  const w = makeWorld();
+  const big = Buffer.from(Array.from({ length: 3 << 20 }, (_, i) => (i * 2654435761) >>> 24)); // incompressible enough
+  put(w, 'l.zip', [{ name: 'a.bin', data: big }, { name: 'b.bin', data: big.subarray(1 << 20) }, { name: 'c.txt', data: 'c' }]);
+  const keep = fs.openSync(w.p('server.properties'), 'r');
+  const fds = openFds();
+  assert.equal((await unzip(w, 'l.zip')).files, 3);
+  await new Promise((r) => setTimeout(r, 50)); // closes that yauzl schedules
+  assert.equal(openFds(), fds);
+  assert.deepEqual(fs.readFileSync(w.p('a.bin')), big);
+  assert.equal(fs.readSync(keep, Buffer.alloc(4), 0, 4, 0), 4); // still open: no stray close hit it
+  fs.closeSync(keep);
+});
+
 test('progress never goes backwards, ends at the total declared bytes, and prints at least twice', async () => {
   const w = makeWorld();
   put(w, 'p.zip', [{ name: 'a.bin', data: Buffer.alloc(100 << 10, 1) }, { name: 'b.bin', data: Buffer.alloc(100 << 10, 2) }]);
@@ -405,7 +419,7 @@ test('50,000 entries extract with the peak memory of the extracting process boun
   const { result, maxRssMiB } = JSON.parse(out) as { result: Result; maxRssMiB: number };
   assert.equal(result.files, 50_000);
   assert.equal(fs.readFileSync(w.p('d7/f49907.txt'), 'utf8'), 'file 49907\n');
-  // The Job's memory limit is 256 MiB; the plan never holds the entries, so 50k stays well under
-  // (about 125 MiB measured, most of it the runtime and garbage not yet collected).
-  assert.ok(maxRssMiB < 176, `peak RSS ${maxRssMiB} MiB`);
+  // The Job's memory limit is 256 MiB and the plan never holds the entries. Measured: 115-200 MiB,
+  // most of it the runtime and garbage V8 has not collected yet (more of it on a busy machine).
+  assert.ok(maxRssMiB < 240, `peak RSS ${maxRssMiB} MiB`);
 });
