@@ -29,8 +29,22 @@ import { isWorkFolderName } from './work-folder.ts';
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 /** Files whose read streams may be queued in yazl at once (each holds an fd while it is read). */
 const WINDOW = 8;
+/** The most one read of a file takes. */
+const READ_CHUNK = 256 << 10;
 /** Deflate at best speed: worlds are mostly already-compressed region files. */
 const LEVEL = 1;
+/**
+ * Files stored as they are: small ones (each deflate stream leaves a 16 KiB output buffer for the
+ * GC, which for tens of thousands of small files piled up to hundreds of MiB before V8 collected
+ * it; small files gain little), and formats that are compressed already (region files, gzipped
+ * NBT, jars and archives, images and sounds), where deflate only costs time.
+ */
+const STORE_BELOW = 64 << 10;
+const COMPRESSED = /\.(mca|mcr|mcc|dat|dat_old|jar|zip|gz|tgz|xz|bz2|zst|7z|png|jpg|jpeg|ogg|mp3|webp)$/i;
+
+export function compressionLevelFor(name: string, size: number): number {
+  return size < STORE_BELOW || COMPRESSED.test(name) ? 0 : LEVEL;
+}
 
 export interface PackStats {
   /** Files packed (redacted ones included). */
@@ -219,10 +233,17 @@ export async function packToStream(
     }
     // The fd is opened now (the walk holds its folder now); yazl reads it when its turn comes.
     inFlight++;
-    zip.addReadStreamLazy(it.entry, { mtime, mode, compressionLevel: LEVEL }, (cb) => {
-      const rs = fs.createReadStream('', { fd, autoClose: true, highWaterMark: 256 << 10 });
-      rs.on('data', (c) => {
-        stats.bytesRead += c.length;
+    zip.addReadStreamLazy(it.entry, { mtime, mode, compressionLevel: compressionLevelFor(it.entry, Number(it.st.size)) }, (cb) => {
+      // Reads sized to the file: a stream allocates a whole highWaterMark buffer per read, and
+      // thousands of small files would otherwise leave that much garbage each for the GC.
+      const size = Number(it.st.size);
+      const rs = fs.createReadStream('', { fd, autoClose: true, highWaterMark: Math.max(1, Math.min(size, READ_CHUNK)) });
+      // Counted as yazl pulls (not with a 'data' listener, which would make the stream flow
+      // regardless of yazl's back-pressure and buffer the file's bytes).
+      let seen = 0;
+      rs.on('end', () => {
+        stats.bytesRead += rs.bytesRead - seen;
+        seen = rs.bytesRead;
         onProgress(stats.bytesRead, total);
       });
       rs.once('error', (e) => {
