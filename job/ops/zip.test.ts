@@ -103,3 +103,21 @@ test('Info-ZIP accepts the archives', { skip: hasInfoZip ? false : 'Info-ZIP unz
   const out = execFileSync('unzip', ['-t', w.p('world.zip')], { encoding: 'utf8' });
   assert.match(out, /No errors detected/);
 });
+
+test('small files and already-compressed formats are stored; larger compressible files are deflated', async () => {
+  const { compressionLevelFor } = await import('../archive/pack.ts');
+  assert.equal(compressionLevelFor('world/level.dat', 10 << 20), 0);
+  assert.equal(compressionLevelFor('world/region/r.0.0.MCA', 10 << 20), 0);
+  assert.equal(compressionLevelFor('plugins/x.jar', 10 << 20), 0);
+  assert.equal(compressionLevelFor('logs/latest.log', 100), 0);
+  assert.equal(compressionLevelFor('logs/latest.log', 1 << 20), 1);
+  // And the archive says so: Info-ZIP lists the method of each entry.
+  const w = world();
+  fs.writeFileSync(w.p('world/big.log'), 'line\n'.repeat(50_000));
+  assert.equal((await w.run({ op: 'zip', path: 'world' })).files, 4);
+  if (hasInfoZip) {
+    const listing = execFileSync('unzip', ['-v', w.p('world.zip')], { encoding: 'utf8' });
+    assert.match(listing, /Defl:\S*\s.*world\/big\.log/);
+    assert.match(listing, /Stored.*world\/region\/r\.0\.0\.mca/);
+  }
+});
