@@ -81,7 +81,6 @@ test('exit 1: infrastructure failures, stderr "felis files: <error>", no result 
   const w = makeWorld();
   const cases: [string[], Record<string, string>, RegExp][] = [
     [['files', '--op', 'chmod', '--path', 'server.properties', '--worlds-root', w.root], {}, /^felis files: unknown op "chmod"\n$/],
-    [['files', '--op', 'unzip', '--path', 'a.zip', '--worlds-root', w.root], {}, /^felis files: op "unzip" is not supported/],
     [['files', '--op', 'upload', '--path', 'a', '--source-url', 'http://x', '--worlds-root', w.root], { FELIS_UPLOAD_TOKEN: 't' }, /^felis files: op "upload" is not supported/],
     [['files', '--op', 'list', '--worlds-root', `${w.base}/nope`], {}, /^felis files: open world root .*nope: ENOENT/],
     [['files', '--browse-url', 'http://x'], {}, /^felis files: browse mode is not supported/],
@@ -95,4 +94,25 @@ test('exit 1: infrastructure failures, stderr "felis files: <error>", no result 
   const broken = await cli(['files', '--op', 'list', '--worlds-root', w.root], {}, true);
   assert.equal(broken.code, 1);
   assert.match(broken.err, /^felis files: print result: EPIPE/);
+});
+
+test('zip and unzip from the command line: progress lines, then the one result line last; --to and --overwrite reach the op', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('world'));
+  fs.writeFileSync(w.p('world/level.dat'), 'level');
+  const z = await cli(['files', '--op', 'zip', '--path', 'world', '--to', 'w.zip', '--worlds-root', w.root]);
+  assert.equal(z.code, 0, z.err);
+  const zl = z.out.trimEnd().split('\n');
+  assert.match(zl[0], /^FELIS-FILES-PROGRESS: \{"done":0,"total":5\}$/);
+  assert.ok(zl.at(-1)!.startsWith(RESULT_PREFIX));
+  assert.equal(parseResultPayload(zl.at(-1)!.slice(RESULT_PREFIX.length)).files, 1);
+  fs.mkdirSync(w.p('copy'));
+  const u = await cli(['files', '--op', 'unzip', '--path', 'w.zip', '--to', 'copy', '--worlds-root', w.root]);
+  const ul = u.out.trimEnd().split('\n');
+  assert.match(ul.at(-2)!, /^FELIS-FILES-PROGRESS: \{"done":5,"total":5\}$/);
+  assert.equal(ul.at(-1), `${RESULT_PREFIX}{"files":1,"bytes":5}`);
+  const again = await cli(['files', '--op', 'unzip', '--path', 'w.zip', '--to', 'copy', '--worlds-root', w.root]);
+  assert.equal(parseResultPayload(again.out.trimEnd().split('\n').at(-1)!.slice(RESULT_PREFIX.length)).code, 'exists');
+  const over = await cli(['files', '--op', 'unzip', '--path', 'w.zip', '--to', 'copy', '--overwrite', '--worlds-root', w.root]);
+  assert.equal(over.out.trimEnd().split('\n').at(-1), `${RESULT_PREFIX}{"files":1,"bytes":5}`);
 });

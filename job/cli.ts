@@ -91,9 +91,11 @@ export async function runCli(
         sha256: f.op === 'write' ? f.sha256 : undefined,
         expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
         createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' ? f.to : undefined,
+        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' ? f.to : undefined,
+        overwrite: f.op === 'unzip' ? f.overwrite : undefined,
       },
-      opts,
+      // Progress lines share stdout with the result line; a failed one is advisory and ignored.
+      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), ...opts },
     );
   } catch (e) {
     io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);

@@ -4,13 +4,13 @@ import fs from 'node:fs';
 import { execute } from './execute.ts';
 import { makeWorld, openFds, snapshot, writeReq } from './test-support.ts';
 
-test('MG26: op chmod is an execute error (infra), and upload/unzip are not implemented here; nothing is touched', async () => {
+test('MG26: op chmod is an execute error (infra), and upload is not implemented here; nothing is touched', async () => {
   const w = makeWorld();
   const before = snapshot(w.root);
   await assert.rejects(execute({ op: 'chmod', path: 'server.properties', worldsRoot: w.root }), { message: 'unknown op "chmod"' });
   await assert.rejects(execute({ op: '', path: '', worldsRoot: w.root }), /unknown op/);
   await assert.rejects(execute({ op: 'toString', path: '', worldsRoot: w.root }), /unknown op/);
-  for (const op of ['upload', 'unzip']) {
+  for (const op of ['upload']) {
     await assert.rejects(execute({ op, path: 'x.zip', worldsRoot: w.root }), /not supported/);
   }
   assert.deepEqual(snapshot(w.root), before);

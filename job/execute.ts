@@ -18,22 +18,28 @@ import { write } from './ops/write.ts';
 import { mkdir } from './ops/mkdir.ts';
 import { deleteOp } from './ops/delete.ts';
 import { rename } from './ops/rename.ts';
+import { unzip } from './ops/unzip.ts';
+import { zip } from './ops/zip.ts';
+import { syncVolume } from './archive/sync-volume.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
-const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result> = {
+/** Ops run synchronously except the archive ops, which stream and may take long. */
+const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<Result>> = {
   list,
   read,
   write,
   mkdir,
   delete: deleteOp,
   rename,
+  unzip,
+  zip,
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
   const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
   if (!run) {
-    // The closed set of ops is lib's; upload and unzip are not here yet.
+    // The closed set of ops is lib's; upload is not here yet.
     if (isOp(req.op)) {
       throw new Error(`op ${JSON.stringify(req.op)} is not supported by this program`);
     }
@@ -48,13 +54,16 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     throw new Error(`open world root ${req.worldsRoot}: ${(e as Error).message}`, { cause: e });
   }
   try {
-    return run(
+    return await run(
       {
         root,
         statfs: opts.statfs ?? ((p) => fs.statfsSync(p, { bigint: true })),
         chown: opts.chown ?? ((p, uid, gid) => fs.lchownSync(p, uid, gid)),
         fsync: opts.fsync ?? ((fd) => fs.fsyncSync(fd)),
         randomBytes: opts.randomBytes ?? ((n) => randomBytes(n)),
+        rename: opts.rename ?? ((from, to) => fs.renameSync(from, to)),
+        syncfs: opts.syncfs ?? syncVolume,
+        progress: opts.progress ?? (() => {}),
       },
       req,
     );

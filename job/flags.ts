@@ -31,13 +31,13 @@ export interface FilesFlags {
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip' },
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip' },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
   'expect-sha256': { key: 'expectSha256', kind: 'string', usage: 'write precondition' },
   'create-only': { key: 'createOnly', kind: 'bool', usage: 'write refuses an existing path' },
-  to: { key: 'to', kind: 'string', usage: 'rename destination' },
+  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip: archive name' },
   'source-url': { key: 'sourceUrl', kind: 'string', usage: 'upload source' },
   size: { key: 'size', kind: 'int', usage: 'upload size' },
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },

@@ -22,8 +22,13 @@ export interface OpRequest {
   expectSha256?: string;
   /** write: refuse any existing entry at the path (`--create-only`). */
   createOnly?: boolean;
-  /** rename: the destination (`--to`). */
+  /**
+   * rename: the destination. unzip: the folder to extract into (default: the archive's own).
+   * zip: the archive's name in the source's folder (default: a free `<name>.zip`).
+   */
   to?: string;
+  /** unzip: existing files may be replaced. */
+  overwrite?: boolean;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */
@@ -44,6 +49,15 @@ export interface ExecuteOptions {
   randomBytes?: (n: number) => Buffer;
   /** Test-only: see `WorldRootOptions.beforeStep`. */
   beforeStep?: (componentPath: string) => void;
+  /** Default `fs.renameSync`: the moves of an extraction's placement (tests inject failures). */
+  rename?: (from: string, to: string) => void;
+  /**
+   * Default: `sync -f <path>` (one syncfs of the volume). Throwing makes the caller fall back to an
+   * fsync of every file it wrote.
+   */
+  syncfs?: (path: string) => void;
+  /** Where progress lines go. Default: nowhere (the CLI passes stdout). */
+  progress?: (line: string) => void;
 }
 
 export interface OpContext {
@@ -52,6 +66,9 @@ export interface OpContext {
   chown: (path: string, uid: number, gid: number) => void;
   fsync: (fd: number) => void;
   randomBytes: (n: number) => Buffer;
+  rename: (from: string, to: string) => void;
+  syncfs: (path: string) => void;
+  progress: (line: string) => void;
 }
 
 /** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */

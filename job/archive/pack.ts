@@ -1,0 +1,270 @@
+/**
+ * The zip packer: one file or folder of the world streamed into a zip, in bounded memory (one file
+ * read at a time through yazl, which writes sizes and CRCs in data descriptors, so nothing is
+ * buffered whole). The download rules apply: the walk never follows links (links and special files
+ * are skipped), the forwarding secret is withheld by identity, the root server.properties (by
+ * identity, so also a hard link to it) is packed redacted, or withheld when over 1 MiB, since it
+ * could not be redacted in memory. Entries are named under the source's own base name
+ * (`plugins/...`); folders carry their mode and time.
+ *
+ * `packToStream` writes to any Writable, so a download can stream the same archive to an HTTP
+ * response; `zip` (ops/zip.ts) lands it in the world.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import yazl from 'yazl';
+import type { Result } from '../../lib/protocol/result.ts';
+import { fail, failure } from '../failure.ts';
+import { propertiesIdentity, redactProperties, secretIdentity } from '../guard.ts';
+import { clean, leadsOutside } from '../pathutil.ts';
+import { readCapped } from '../ops/read.ts';
+import { atPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../root.ts';
+import { MAX_READ_BYTES } from '../types.ts';
+import { isWorkingName } from '../working-files.ts';
+import { isWorkFolderName } from './work-folder.ts';
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+/** Files whose read streams may be queued in yazl at once (each holds an fd while it is read). */
+const WINDOW = 8;
+/** The most one read of a file takes. */
+const READ_CHUNK = 256 << 10;
+/** Deflate at best speed: worlds are mostly already-compressed region files. */
+const LEVEL = 1;
+/**
+ * Files stored as they are: small ones (each deflate stream leaves a 16 KiB output buffer for the
+ * GC, which for tens of thousands of small files piled up to hundreds of MiB before V8 collected
+ * it; small files gain little), and formats that are compressed already (region files, gzipped
+ * NBT, jars and archives, images and sounds), where deflate only costs time.
+ */
+const STORE_BELOW = 64 << 10;
+const COMPRESSED = /\.(mca|mcr|mcc|dat|dat_old|jar|zip|gz|tgz|xz|bz2|zst|7z|png|jpg|jpeg|ogg|mp3|webp)$/i;
+
+export function compressionLevelFor(name: string, size: number): number {
+  return size < STORE_BELOW || COMPRESSED.test(name) ? 0 : LEVEL;
+}
+
+export interface PackStats {
+  /** Files packed (redacted ones included). */
+  files: number;
+  dirs: number;
+  /** Links and special files left out. */
+  skipped: number;
+  /** Guarded files left out. */
+  withheld: number;
+  /** Bytes of file content read from the world. */
+  bytesRead: number;
+}
+
+/** A source that can be packed: its root-relative name, kind, and the entry name it starts at. */
+export interface Source {
+  name: string;
+  isDir: boolean;
+  base: string;
+}
+
+/**
+ * Checks a source path: a file or folder inside the world, not the root, reached through links
+ * that stay inside. Returns the source or the refusal.
+ */
+export function resolveSource(root: WorldRoot, path: string): Source | Result {
+  const name = clean(path);
+  if (name === '.' || name.startsWith('/') || leadsOutside(name)) {
+    return fail('bad_path', `${path === '' ? '.' : path} is not a file or folder inside the world`);
+  }
+  let st: fs.BigIntStats;
+  try {
+    st = root.stat(name);
+  } catch (e) {
+    return failure(name, e, 'stat');
+  }
+  if (!st.isDirectory() && !st.isFile()) return fail('bad_path', `${name} is not a regular file`);
+  // A link leading back to the root is the root under another name.
+  if (sameIdentity(identityOf(st), root.identity('.', false))) {
+    return fail('bad_path', `${path} is not a file or folder inside the world`);
+  }
+  if (st.isFile() && sameIdentity(identityOf(st), secretIdentity(root))) {
+    return fail('bad_path', `${name} holds the proxy forwarding secret; it is never packed`);
+  }
+  return { name, isDir: st.isDirectory(), base: name.slice(name.lastIndexOf('/') + 1) };
+}
+
+interface Item {
+  kind: 'dir' | 'file' | 'skip';
+  /** Entry name in the archive. */
+  entry: string;
+  st: fs.BigIntStats;
+  /** Opens the file for reading; call it before the walk moves on (it needs the walk's folder). */
+  open: () => number;
+}
+
+/**
+ * Walks a folder without following links, in directory order, one folder open per level.
+ * Working files of the editor and working folders of an extraction are not the world's: left out.
+ */
+function* walk(dirFd: number, prefix: string): Generator<Item> {
+  const d = fs.opendirSync(atPath(dirFd, '.'));
+  try {
+    for (let ent = d.readSync(); ent; ent = d.readSync()) {
+      if (isWorkingName(ent.name) || isWorkFolderName(ent.name)) continue;
+      const at = atPath(dirFd, ent.name);
+      const open = () => fs.openSync(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      let st: fs.BigIntStats;
+      try {
+        st = fs.lstatSync(at, { bigint: true });
+      } catch {
+        continue; // gone since the listing
+      }
+      const entry = `${prefix}/${ent.name}`;
+      if (st.isDirectory()) {
+        yield { kind: 'dir', entry, st, open };
+        const fd = fs.openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        try {
+          yield* walk(fd, entry);
+        } finally {
+          fs.closeSync(fd);
+        }
+      } else {
+        yield { kind: st.isFile() ? 'file' : 'skip', entry, st, open };
+      }
+    }
+  } finally {
+    d.closeSync();
+  }
+}
+
+/** Every item of a source: the folder itself and its tree, or the one file. */
+function* items(root: WorldRoot, src: Source): Generator<Item> {
+  const flags = src.isDir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK;
+  const fd = root.openFile(src.name, flags, 'open', src.isDir);
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    // A folder entry of its own (`plugins/`) then its tree; a file by its own name.
+    if (!src.isDir) {
+      if (!st.isFile()) return; // swapped for something else since it was checked
+      yield { kind: 'file', entry: src.base, st, open: () => root.openFile(src.name, O_RDONLY | O_NONBLOCK) };
+      return;
+    }
+    yield { kind: 'dir', entry: src.base, st, open: () => -1 };
+    yield* walk(fd, src.base);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function time(st: fs.BigIntStats): Date {
+  return new Date(Number(st.mtimeMs));
+}
+
+/**
+ * Streams the zip of `src` into `out` and resolves when yazl has written the last byte into it
+ * (the caller ends or flushes `out`). `onProgress(done, total)` gets bytes read of the total size
+ * of the files the walk saw first.
+ */
+export async function packToStream(
+  root: WorldRoot,
+  src: Source,
+  out: Writable,
+  onProgress: (done: number, total: number) => void = () => {},
+): Promise<PackStats> {
+  const secret = secretIdentity(root);
+  const props = propertiesIdentity(root);
+  const guarded = (id: Identity) => sameIdentity(id, secret);
+
+  // First walk: the total, for progress. Nothing is held but the walk's open folders.
+  let total = 0;
+  for (const it of items(root, src)) if (it.kind === 'file' && !guarded(identityOf(it.st))) total += Number(it.st.size);
+
+  const stats: PackStats = { files: 0, dirs: 0, skipped: 0, withheld: 0, bytesRead: 0 };
+  const zip = new yazl.ZipFile();
+  const finished = new Promise<void>((resolve, reject) => {
+    zip.outputStream.once('error', reject);
+    out.once('error', reject);
+    zip.outputStream.once('end', resolve);
+  });
+  zip.outputStream.pipe(out, { end: false });
+
+  let inFlight = 0;
+  let failed: Error | undefined;
+  let wake: (() => void) | undefined;
+  const settle = () => {
+    inFlight--;
+    wake?.();
+  };
+  onProgress(0, total);
+
+  for (const it of items(root, src)) {
+    if (failed) throw failed;
+    if (it.kind === 'skip') {
+      stats.skipped++;
+      continue;
+    }
+    const mtime = time(it.st);
+    if (it.kind === 'dir') {
+      zip.addEmptyDirectory(it.entry, { mtime, mode: Number(it.st.mode) });
+      stats.dirs++;
+      continue;
+    }
+    const id = identityOf(it.st);
+    if (guarded(id)) {
+      stats.withheld++;
+      continue;
+    }
+    const mode = Number(it.st.mode);
+    const fd = it.open();
+    if (sameIdentity(id, props)) {
+      let raw: Buffer;
+      try {
+        raw = readCapped(fd, MAX_READ_BYTES + 1);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (raw.length > MAX_READ_BYTES) {
+        stats.withheld++;
+        continue;
+      }
+      stats.bytesRead += raw.length;
+      zip.addBuffer(redactProperties(raw), it.entry, { mtime, mode, compressionLevel: LEVEL });
+      stats.files++;
+      onProgress(stats.bytesRead, total);
+      continue;
+    }
+    // The fd is opened now (the walk holds its folder now); yazl reads it when its turn comes.
+    inFlight++;
+    zip.addReadStreamLazy(it.entry, { mtime, mode, compressionLevel: compressionLevelFor(it.entry, Number(it.st.size)) }, (cb) => {
+      // Reads sized to the file: a stream allocates a whole highWaterMark buffer per read, and
+      // thousands of small files would otherwise leave that much garbage each for the GC.
+      const size = Number(it.st.size);
+      const rs = fs.createReadStream('', { fd, autoClose: true, highWaterMark: Math.max(1, Math.min(size, READ_CHUNK)) });
+      // Counted as yazl pulls (not with a 'data' listener, which would make the stream flow
+      // regardless of yazl's back-pressure and buffer the file's bytes).
+      let seen = 0;
+      rs.on('end', () => {
+        stats.bytesRead += rs.bytesRead - seen;
+        seen = rs.bytesRead;
+        onProgress(stats.bytesRead, total);
+      });
+      rs.once('error', (e) => {
+        failed ??= e;
+        // yazl would wait for this entry forever: end the output with the error instead.
+        (zip.outputStream as unknown as Readable).destroy(e);
+      });
+      rs.once('close', settle); // also after an error: the stream is destroyed then
+      cb(null, rs);
+    });
+    stats.files++;
+    while (inFlight >= WINDOW && !failed) await new Promise<void>((r) => (wake = r));
+  }
+  zip.end();
+  await finished;
+  if (failed) throw failed;
+  return stats;
+}
+
+/** Waits for a writable to flush everything it was given. */
+export async function endWritable(w: Writable): Promise<void> {
+  w.end();
+  await once(w, 'finish');
+}

@@ -1,0 +1,238 @@
+/**
+ * The zip reader: yauzl over an fd the caller opened beneath the world root, read lazily one
+ * central-directory record at a time (so the entry count never costs memory), with names left as
+ * raw bytes (we decode and judge them ourselves). yauzl checks each entry's inflated size against
+ * the declared one; it does not check CRC-32, so the extractor does (`zlib.crc32`).
+ *
+ * Every failure of the reader is an `ArchiveReadError`: the archive, not the system, is at fault.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import yauzl from 'yauzl';
+import { fdPath } from '../root.ts';
+import { PassThrough, type Readable } from 'node:stream';
+
+export class ArchiveReadError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ArchiveReadError';
+  }
+}
+
+/** The fields of a central directory record the Job uses. `rawName` is the undecoded name. */
+export interface ZipEntry {
+  rawName: Buffer;
+  versionMadeBy: number;
+  externalAttributes: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  crc32: number;
+  localHeaderOffset: number;
+  canDecode: boolean;
+  /** The yauzl entry, to open its data. */
+  readonly handle: yauzl.Entry;
+}
+
+/** Reads of at most this size are served from one cached window of the file. */
+const WINDOW = 256 << 10;
+/** Entry data up to this size is read at once instead of through a file stream. */
+const SMALL_DATA = 256 << 10;
+
+/**
+ * yauzl's reader over our fd. yauzl reads each central directory record with two small reads;
+ * through the thread pool that costs more than the rest of the work, so small reads are served
+ * from two 256 KiB windows read synchronously (the central directory is read front to back), and small
+ * entries' data is read in one go. Large data streams from the file as usual.
+ */
+class WindowReader extends yauzl.RandomAccessReader {
+  readonly #fd: number;
+  #closed = false;
+  #wins: { start: number; buf: Buffer }[] = [];
+  constructor(fd: number) {
+    super();
+    this.#fd = fd;
+  }
+  #readAt(buffer: Buffer, offset: number, length: number, position: number): number {
+    if (length <= WINDOW) {
+      // Two windows, least recently used replaced: the central directory and the entry data are
+      // read in two places of the file, alternately.
+      let w = this.#wins.find((x) => position >= x.start && position + length <= x.start + x.buf.length);
+      if (!w) {
+        const buf = Buffer.allocUnsafe(WINDOW);
+        const n = fs.readSync(this.#fd, buf, 0, WINDOW, position);
+        w = { start: position, buf: buf.subarray(0, n) };
+        this.#wins = [w, this.#wins[0]].filter(Boolean);
+        if (n < length) {
+          w.buf.copy(buffer, offset, 0, n);
+          return n;
+        }
+      } else if (this.#wins[0] !== w) {
+        this.#wins = [w, this.#wins[0]];
+      }
+      const from = position - w.start;
+      w.buf.copy(buffer, offset, from, from + length);
+      return length;
+    }
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(this.#fd, buffer, offset + got, length - got, position + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  }
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    let err: Error | null = null;
+    try {
+      if (this.#readAt(buffer, offset, length, position) < length) err = new Error('unexpected EOF');
+    } catch (e) {
+      err = e as Error;
+    }
+    process.nextTick(callback, err);
+  }
+  override _readStreamForRange(start: number, end: number): Readable {
+    if (end - start <= SMALL_DATA) {
+      const out = new PassThrough();
+      const buf = Buffer.allocUnsafe(end - start);
+      try {
+        if (this.#readAt(buf, 0, buf.length, start) < buf.length) throw new Error('unexpected EOF');
+        out.end(buf);
+      } catch (e) {
+        process.nextTick(() => out.destroy(e as Error));
+      }
+      return out;
+    }
+    // A stream of its own open of the file: a destroyed fs stream closes its fd whatever
+    // autoClose says, and the window reads and the next entries still need ours.
+    const own = fs.openSync(fdPath(this.#fd), fs.constants.O_RDONLY);
+    return fs.createReadStream('', { fd: own, start, end: end - 1, autoClose: true, highWaterMark: 256 << 10 });
+  }
+  override close(callback: (err: Error | null) => void): void {
+    if (this.#closed) return void process.nextTick(callback, null);
+    this.#closed = true;
+    fs.close(this.#fd, (e) => callback(e ?? null));
+  }
+}
+
+function wrap(e: unknown): ArchiveReadError {
+  return e instanceof ArchiveReadError ? e : new ArchiveReadError(e instanceof Error ? e.message : String(e), { cause: e });
+}
+
+/** One pass over an archive's central directory. Several may be opened over the same fd. */
+export class ZipPass {
+  readonly #zf: yauzl.ZipFile;
+  readonly #reader: WindowReader;
+  private constructor(zf: yauzl.ZipFile, reader: WindowReader) {
+    this.#zf = zf;
+    this.#reader = reader;
+  }
+
+  /**
+   * Opens a pass over the archive `fd` holds (left open: the caller owns it). yauzl closes the fd it
+   * reads once the pass is closed, so each pass reads a fresh open of the same file (by object,
+   * through /proc/self/fd, never by name).
+   */
+  static open(fd: number): Promise<ZipPass> {
+    const own = fs.openSync(fdPath(fd), fs.constants.O_RDONLY);
+    const reader = new WindowReader(own);
+    const size = fs.fstatSync(own).size;
+    return new Promise((resolve, reject) => {
+      yauzl.fromRandomAccessReader(
+        reader,
+        size,
+        { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false },
+        (err, zf) => {
+          if (!err) return resolve(new ZipPass(zf, reader));
+          reader.close(() => {});
+          reject(wrap(err));
+        },
+      );
+    });
+  }
+
+  /** The entry count the end of central directory record declares. */
+  get declaredEntries(): number {
+    return this.#zf.entryCount;
+  }
+
+  /** The next entry, or null after the last one. */
+  next(): Promise<ZipEntry | null> {
+    const zf = this.#zf;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        zf.removeListener('entry', onEntry);
+        zf.removeListener('end', onEnd);
+        zf.removeListener('error', onError);
+      };
+      const onEntry = (e: yauzl.Entry) => {
+        done();
+        resolve({
+          rawName: e.fileName as unknown as Buffer,
+          versionMadeBy: e.versionMadeBy,
+          externalAttributes: e.externalFileAttributes >>> 0,
+          compressedSize: e.compressedSize,
+          uncompressedSize: e.uncompressedSize,
+          crc32: e.crc32 >>> 0,
+          localHeaderOffset: e.relativeOffsetOfLocalHeader,
+          canDecode: e.canDecodeFileData(),
+          handle: e,
+        });
+      };
+      const onEnd = () => {
+        done();
+        resolve(null);
+      };
+      const onError = (err: Error) => {
+        done();
+        reject(wrap(err));
+      };
+      zf.on('entry', onEntry);
+      zf.on('end', onEnd);
+      zf.on('error', onError);
+      zf.readEntry();
+    });
+  }
+
+  /** The entry's data, inflated; the stream errors when the byte count differs from the declared. */
+  openData(e: ZipEntry): Promise<Readable> {
+    return new Promise((resolve, reject) => {
+      this.#zf.openReadStream(e.handle, (err, stream) => (err ? reject(wrap(err)) : resolve(stream)));
+    });
+  }
+
+  /**
+   * The whole data of a small entry (compressed and inflated sizes both at most SMALL_DATA), read
+   * in one go and inflated by zlib in one call: no stream per entry, which for many small files
+   * costs more than the data. Null for other entries (use openData). The inflated length is
+   * capped at the declared size + 1, so a lying entry cannot make it allocate more.
+   */
+  async readSmall(e: ZipEntry): Promise<Buffer | null> {
+    if (e.compressedSize > SMALL_DATA || e.uncompressedSize > SMALL_DATA || !e.canDecode) return null;
+    const zf = this.#zf;
+    const start = await new Promise<number>((resolve, reject) => {
+      zf.readLocalFileHeader(e.handle, { minimal: true }, (err, h) => (err ? reject(wrap(err)) : resolve((h as { fileDataStart: number }).fileDataStart)));
+    });
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const buf = Buffer.allocUnsafe(e.compressedSize);
+      this.#reader.read(buf, 0, buf.length, start, (err) => (err ? reject(wrap(err)) : resolve(buf)));
+    });
+    const method = e.handle.compressionMethod;
+    let data: Buffer;
+    try {
+      data = method === 0 ? raw : zlib.inflateRawSync(raw, { maxOutputLength: e.uncompressedSize + 1 });
+    } catch (err) {
+      throw wrap(err);
+    }
+    if (data.length !== e.uncompressedSize) {
+      throw new ArchiveReadError(`it holds ${data.length > e.uncompressedSize ? 'more' : 'fewer'} bytes than the ${e.uncompressedSize} it declares`);
+    }
+    return data;
+  }
+
+  /** Ends the pass (the fd stays open). */
+  close(): void {
+    this.#zf.close();
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * unzip(path, overwrite, to): extracts a .zip archive of the world into the archive's own folder
+ * (or `to`), all or nothing. The design (two passes over the central directory, external sort,
+ * working folder, journaled placement) is described in docs/archives.md.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import type { Result } from '../../lib/protocol/result.ts';
+import { ProgressThrottle } from '../../lib/protocol/result.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
+import { secretIdentity, secretMessage } from '../guard.ts';
+import { clean, dir } from '../pathutil.ts';
+import { atPath, identityOf, sameIdentity } from '../root.ts';
+import type { OpContext, OpRequest } from '../types.ts';
+import { pathHasWorkingName } from '../working-files.ts';
+import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
+import { isRefusal, planArchive } from '../archive/plan.ts';
+import { place } from '../archive/place.ts';
+import { TargetCheck } from '../archive/target.ts';
+import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
+import { WORK_PREFIX, removeStaleWorkFolders } from '../archive/work-folder.ts';
+
+const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+/** Space counted per file and folder on top of the declared bytes (a block each). */
+export const PER_ITEM_BYTES = 4096;
+
+export function freeBytes(ctx: OpContext): number | undefined {
+  try {
+    const s = ctx.statfs(ctx.root.dir);
+    const free = BigInt(s.bavail) * BigInt(s.bsize);
+    return free > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(free);
+  } catch {
+    return undefined; // statfs failing skips the space check
+  }
+}
+
+/** Opens the destination folder: `to` when given, else the archive's own folder. */
+function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd: number; rel: string } | Result {
+  const rel = to !== undefined && to !== '' ? clean(to) : dir(archive);
+  if (to && pathHasWorkingName(to)) return fail('not_found', msg.notExist(to));
+  try {
+    return { fd: ctx.root.openFile(rel, O_RDONLY | O_DIRECTORY, 'open', true), rel };
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOTDIR') return fail('bad_path', `${to ?? rel} is not a folder`);
+    return failure(to || rel, e, 'open');
+  }
+}
+
+export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
+  const name = clean(req.path);
+  if (!name.toLowerCase().endsWith('.zip')) return fail('bad_path', `${req.path} is not a .zip archive`);
+
+  let fd: number;
+  try {
+    fd = ctx.root.openFile(name, O_RDONLY | O_NONBLOCK);
+  } catch (e) {
+    return failure(name, e, 'open');
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
+    if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
+    if (sameIdentity(identityOf(st), secretIdentity(ctx.root))) return fail('bad_path', secretMessage(name));
+
+    const dest = openDest(ctx, name, req.to);
+    if (!('fd' in dest)) return dest;
+    try {
+      return await extractInto(ctx, req, name, fd, dest.fd, dest.rel);
+    } finally {
+      fs.closeSync(dest.fd);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function extractInto(ctx: OpContext, req: OpRequest, name: string, archiveFd: number, destFd: number, destRel: string): Promise<Result> {
+  const unreadable = (e: ArchiveReadError) => fail('archive_invalid', `${name} is not a readable zip archive: ${e.message}`);
+  let pass: ZipPass;
+  try {
+    pass = await ZipPass.open(archiveFd);
+  } catch (e) {
+    if (e instanceof ArchiveReadError) return unreadable(e);
+    throw e;
+  }
+  pass.close();
+
+  removeStaleWorkFolders(destFd);
+  const work = WORK_PREFIX + ctx.randomBytes(6).toString('hex');
+  try {
+    fs.mkdirSync(atPath(destFd, work), 0o700);
+  } catch (e) {
+    return writeFailure(name, e, 'mkdir');
+  }
+  const workPath = atPath(destFd, work);
+  try {
+    fs.mkdirSync(`${workPath}/new`, 0o700);
+    fs.mkdirSync(`${workPath}/old`, 0o700);
+
+    // Plan and target check, over the sorted names.
+    const check = new TargetCheck(destFd, destRel);
+    const planPass = await ZipPass.open(archiveFd);
+    let plan;
+    try {
+      plan = await planArchive(planPass, workPath, (n, kind) => check.visit(n, kind));
+    } catch (e) {
+      if (e instanceof ArchiveReadError) return unreadable(e);
+      throw e;
+    } finally {
+      planPass.close();
+    }
+    if (isRefusal(plan)) return plan;
+    const refusal = check.outcome(req.overwrite ?? false);
+    if (refusal) return refusal;
+
+    const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
+    const avail = freeBytes(ctx);
+    if (avail !== undefined && need > avail) {
+      return {
+        ...fail('no_space', `the archive needs ${need} bytes and the server's volume has ${avail} free; nothing was changed`),
+        need,
+        avail,
+      };
+    }
+
+    // Extract into new/.
+    const throttle = new ProgressThrottle(ctx.progress);
+    const newDir = `${workPath}/new`;
+    const extractPass = await ZipPass.open(archiveFd);
+    let bad: Result | null;
+    try {
+      bad = await extractAll(extractPass, newDir, plan.bytes, {
+        chown: ctx.chown,
+        progress: (done, total) => throttle.report(done, total),
+      });
+    } finally {
+      extractPass.close();
+    }
+    if (bad) return bad;
+
+    // Durable before anything moves into the world: one syncfs, or an fsync per file.
+    let synced = false;
+    try {
+      ctx.syncfs(ctx.root.dir);
+      synced = true;
+    } catch {
+      synced = false;
+    }
+    if (!synced) {
+      const full = fsyncTree(newDir, ctx.fsync);
+      if (full) return full;
+    }
+
+    try {
+      place(destFd, work, { rename: ctx.rename, fsync: ctx.fsync });
+    } catch (e) {
+      const c = (e as { code?: string }).code;
+      if (c === 'ENOSPC' || c === 'EDQUOT') return filledUp();
+      throw e;
+    }
+    return { files: plan.files, bytes: plan.bytes };
+  } finally {
+    bestEffort(() => fs.rmSync(workPath, { recursive: true, force: true }));
+    bestEffort(() => ctx.fsync(destFd));
+  }
+}
