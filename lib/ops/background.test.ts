@@ -99,6 +99,7 @@ test('the listing: newest 10 of this server’s async Jobs, newest Pod per op, l
     assert.equal(l.container, 'files');
     assert.equal(l.opts.tailLines, 20);
     assert.equal(l.opts.follow, false);
+    assert.equal(l.opts.limitBytes, 256 << 10);
   }
   assert.deepEqual(api.calls.filter((c) => c.startsWith('list')), [`list jobs ${opsSelector('survival')}`, `list pods ${opsSelector('survival')}`]);
   assert.equal(opsSelector('survival'), 'app.kubernetes.io/managed-by=felis-files,felis.lolicon.best/server=survival,felis.lolicon.best/files-async=true');

@@ -10,7 +10,6 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
-import { MAX_LOG_BYTES } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { newestPodPerOp, opState, type OpState } from './state.ts';
 
@@ -21,6 +20,11 @@ import { newestPodPerOp, opState, type OpState } from './state.ts';
 export const MAX_OPS = 10;
 /** The result line is the last thing the Job prints; progress comes before it. */
 export const OP_LOG_LINES = 20;
+/**
+ * The most read of one tail. The Job's lines are short (a result with its conflict list is at
+ * most ~10 KiB), so 20 of them fit many times over; it bounds a listing to ten times this.
+ */
+export const OP_LOG_BYTES = 256 << 10;
 
 export type OpsApi = Pick<JobPodApi, 'listJobs' | 'listPods' | 'openLog'>;
 
@@ -73,15 +77,15 @@ export async function listOps(api: OpsApi, namespace: string, server: string): P
 /** The last OP_LOG_LINES lines of the `files` container's log; '' when it cannot be read. */
 async function logTail(api: OpsApi, namespace: string, pod: string): Promise<string> {
   try {
-    const opening = await api.openLog(namespace, pod, FILES_CONTAINER, { follow: false, tailLines: OP_LOG_LINES, limitBytes: MAX_LOG_BYTES });
+    const opening = await api.openLog(namespace, pod, FILES_CONTAINER, { follow: false, tailLines: OP_LOG_LINES, limitBytes: OP_LOG_BYTES });
     if (opening.kind !== 'stream') return '';
     const chunks: Buffer[] = [];
     let n = 0;
     try {
       for await (const chunk of opening.body) {
         const b = Buffer.from(chunk);
-        if (n + b.length > MAX_LOG_BYTES) {
-          chunks.push(b.subarray(0, MAX_LOG_BYTES - n));
+        if (n + b.length > OP_LOG_BYTES) {
+          chunks.push(b.subarray(0, OP_LOG_BYTES - n));
           break;
         }
         chunks.push(b);
