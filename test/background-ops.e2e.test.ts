@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Container } from '@kubernetes/client-node';
 import { renderFilesJob } from '../lib/job-spec/render.ts';
-import { createServer, createJob, STOPPED } from './support/servers.ts';
-import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
+import { admin, createServer, createJob, RUNNING, setServer, STOPPED } from './support/servers.ts';
+import { startStack, q, ROOT, tierMs, TOKEN, type Stack } from './support/stack.ts';
 
 const SCRIPT = join(ROOT, 'test/support/scripted-files-job.ts');
 /** The Pods of background file Jobs run the scripted program with these arguments. */
@@ -160,10 +160,51 @@ describe('background ops through the cluster', () => {
     assert.deepEqual(creative.body.ops.map((o: Op) => o.id), ['dddddddddddddd00']);
   });
 
+  test('a redelivered unzip event answers the same op and starts no second Job', async () => {
+    await settled(s);
+    const release = join(tmp, 'release-event');
+    s.program = scripted(['--hold', release, '--result', '{"files":1,"bytes":1}']);
+    const deliver = () =>
+      fetch(`${s.url}/`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          'ce-specversion': '1.0',
+          'ce-id': 'unzip-once-1',
+          'ce-source': '/tests/background',
+          'ce-type': 'dev.felis.files.unzip',
+        },
+        body: JSON.stringify({ server: 'survival', path: 'event.zip', body: { overwrite: false } }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { op: Op } }));
+    const first = await deliver();
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    // The first op still runs and holds the world: the redelivery must not be refused as busy.
+    const again = await deliver();
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.deepEqual(again.body, first.body);
+    writeFileSync(release, '');
+    const after = await deliver();
+    assert.deepEqual(after.body.op.id, first.body.op.id);
+    const jobs = await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=unzip' });
+    assert.equal(jobs.items.filter((j) => j.metadata?.annotations?.['felis.lolicon.best/files-path'] === 'event.zip').length, 1);
+    assert.equal((await until(s, first.body.op.id, (o) => o.state !== 'running')).state, 'succeeded');
+  });
+
   test('an unknown server is 404; a running server can still list its ops', async () => {
     const none = await s.call('GET', '/api/v1/servers/nosuch/files/ops');
     assert.equal(none.status, 404);
     assert.equal(none.body.error.code, 'not_found');
+    await setServer(s.cluster, 'survival', RUNNING);
+    try {
+      const refused = await s.call('GET', '/api/v1/servers/survival/files');
+      assert.equal(refused.status, 409, 'file routes refuse a running server');
+      const listed = await s.call('GET', '/api/v1/servers/survival/files/ops');
+      assert.equal(listed.status, 200, listed.text);
+      assert.ok(listed.body.ops.length > 0);
+    } finally {
+      await setServer(s.cluster, 'survival', STOPPED);
+    }
   });
 });
 
