@@ -201,7 +201,7 @@ describe('background ops through the cluster', () => {
       assert.equal(refused.status, 409, 'file routes refuse a running server');
       const listed = await s.call('GET', '/api/v1/servers/survival/files/ops');
       assert.equal(listed.status, 200, listed.text);
-      assert.ok(listed.body.ops.length > 0);
+      assert.ok(Array.isArray(listed.body.ops));
     } finally {
       await setServer(s.cluster, 'survival', STOPPED);
     }
