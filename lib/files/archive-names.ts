@@ -4,7 +4,14 @@
  * Pure; the Job still judges the paths themselves (containment, existence, types).
  * @module
  */
-import { ApiError } from '../http/envelope.ts';
+
+/** A path or name the archive routes cannot take (→ 400 bad_path with this message). */
+export class ArchiveNameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveNameError';
+  }
+}
 
 /** The endings (any case) the Job program recognises an archive by; the ending decides the format. */
 export const ARCHIVE_ENDINGS = ['.zip', '.tar', '.tar.gz', '.tgz'] as const;
@@ -16,18 +23,18 @@ export function isArchivePath(path: string): boolean {
   return ARCHIVE_ENDINGS.some((e) => p.endsWith(e));
 }
 
-/** Throws 400 bad_path unless `path` ends in an archive ending (`maps/A.ZIP` yes, `a.zip.bak` no). */
+/** Throws ArchiveNameError unless `path` ends in an archive ending (`maps/A.ZIP` yes, `a.zip.bak` no). */
 export function requireArchivePath(path: string): string {
-  if (!isArchivePath(path)) throw new ApiError(400, 'bad_path', `only a ${ARCHIVE_ENDINGS.join(', ')} file can be extracted`);
+  if (!isArchivePath(path)) throw new ArchiveNameError(`only a ${ARCHIVE_ENDINGS.join(', ')} file can be extracted`);
   return path;
 }
 
 /**
  * A new archive's name: one file name (no slash; it lands next to what is packed), not `.` or
- * `..`, at most 255 bytes, no NUL, ending in `.zip`. Throws 400 bad_path otherwise.
+ * `..`, at most 255 bytes, no NUL, ending in `.zip`. Throws ArchiveNameError otherwise.
  */
 export function checkZipName(name: string): string {
-  const bad = (why: string) => new ApiError(400, 'bad_path', `the archive name ${why}`);
+  const bad = (why: string) => new ArchiveNameError(`the archive name ${why}`);
   if (name.includes('\0')) throw bad('cannot contain a NUL byte');
   if (name.includes('/')) throw bad('must be a file name without a folder: the archive is written next to what it packs');
   if (Buffer.byteLength(name) > NAME_MAX) throw bad('is longer than 255 bytes');
