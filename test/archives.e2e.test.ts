@@ -105,6 +105,17 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
     assert.equal(existsSync(join(s.world, 'harmless.txt')), false);
   });
 
+  test('extracting into a folder that does not exist ends failed with not_found, changing nothing', async () => {
+    writeFileSync(join(s.world, 'lost.zip'), forgeZip([{ name: 'lost.txt', data: 'x\n' }]));
+    const before = treeHash(s.dataDir);
+    const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q('lost.zip')}`, { overwrite: false, to: 'nowhere' });
+    assert.equal(u.status, 202, u.text);
+    const op = await finished(s, u.body.op.id);
+    assert.equal(op.state, 'failed');
+    assert.equal(op.error?.code, 'not_found', JSON.stringify(op));
+    assert.equal(treeHash(s.dataDir), before);
+  });
+
   test('while an extraction runs, a write and a start get 409 maintenance_in_progress naming the holder', async () => {
     writeFileSync(join(s.world, 'small.zip'), forgeZip([{ name: 'small/a.txt', data: 'a\n' }]));
     // The extraction's Pod takes a while to start: its Job holds the world all that time.
