@@ -15,7 +15,7 @@ export function mutates(op: Op): boolean {
   return op !== 'list' && op !== 'read';
 }
 
-/** CHOWN is added only where new files are created (zip writes its archive); delete and rename only need DAC_OVERRIDE. */
+/** CHOWN is added only where new files are created; delete and rename only need DAC_OVERRIDE. */
 export function needsChown(op: Op): boolean {
   return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip';
 }
