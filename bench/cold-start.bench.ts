@@ -82,6 +82,13 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
         writeFileSync(join(world, f), 'moving\n');
         return { method: 'POST', path: `${base}/files/rename?path=${encodeURIComponent(f)}`, body: { to: `${f}.moved` } };
       };
+    case 'files-ops':
+      return async () => ({ method: 'GET', path: `${base}/files/ops` });
+    // A background start answers 202 once its Job exists (or 409 while the previous one still holds the world).
+    case 'files-unzip':
+      return async () => ({ method: 'POST', path: `${base}/files/unzip?path=${encodeURIComponent(`bench-u-${n}.zip`)}`, body: { overwrite: false } });
+    case 'files-zip':
+      return async () => ({ method: 'POST', path: `${base}/files/zip?path=eula.txt`, body: { name: `bench-z-${n}-${Math.random().toString(36).slice(2)}.zip` } });
     case 'start':
       // The server is stopped: stopping it again is a real, repeatable answer.
       return async () => ({ method: 'POST', path: `${base}/stop` });

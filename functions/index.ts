@@ -7,9 +7,12 @@ import type { RouteModule } from '../lib/http/serve.ts';
 import { filesDelete } from './files-delete/app.ts';
 import { filesList } from './files-list/app.ts';
 import { filesMkdir } from './files-mkdir/app.ts';
+import { filesOps } from './files-ops/app.ts';
 import { filesRead } from './files-read/app.ts';
 import { filesRename } from './files-rename/app.ts';
+import { filesUnzip } from './files-unzip/app.ts';
 import { filesWrite } from './files-write/app.ts';
+import { filesZip } from './files-zip/app.ts';
 import { holderRoutes } from './holder/app.ts';
 import { settleRoutes } from './settle/app.ts';
 import { startRoutes } from './start/app.ts';
@@ -22,6 +25,9 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-mkdir': filesMkdir,
   'files-delete': filesDelete,
   'files-rename': filesRename,
+  'files-unzip': filesUnzip,
+  'files-zip': filesZip,
+  'files-ops': filesOps,
   holder: holderRoutes,
   start: startRoutes,
   'world-lock': worldLockRoutes,

@@ -17,7 +17,9 @@ import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
 
 const DIR = join(ROOT, 'knative');
-const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-'));
+/** File functions that answer only after their Job ends; the others answer at once (202, listing). */
+const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
+const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -109,6 +111,14 @@ describe('knative/ manifests', () => {
     const waitS = configFromEnv(config.data).editor!.timeoutMs / 1000;
     assert.ok(waitS > 0);
     for (const fn of FILE_FUNCTIONS) assert.ok(services.get(fn)!.spec.template.spec.timeoutSeconds > waitS, fn);
+  });
+
+  test('the background functions never wait for a Job: a short timeout, and each is a file function', () => {
+    for (const fn of BACKGROUND_FUNCTIONS) {
+      assert.ok(services.has(fn), fn);
+      const t = services.get(fn)!.spec.template.spec.timeoutSeconds;
+      assert.ok(t > 0 && t <= 60, `${fn}: timeoutSeconds ${t}`);
+    }
   });
 
   test('the bearer token comes from a Secret mounted read-only as the file FELIS_TOKEN_FILE names', () => {

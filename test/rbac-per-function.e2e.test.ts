@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { AuthorizationV1Api, BatchV1Api } from '@kubernetes/client-node';
+import { AuthorizationV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { startCluster } from '../cluster/index.ts';
 import type { ClusterHarness } from '../cluster/harness.ts';
 import { readControlPlaneEnv } from '../cluster/real/admin.ts';
@@ -21,6 +21,7 @@ import { startRealCluster } from '../cluster/real/index.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
+import { jobFinished } from '../lib/kube/job-facts.ts';
 import { createHostApp } from '../lib/http/host.ts';
 import { createLogger } from '../lib/log.ts';
 import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
@@ -39,6 +40,22 @@ const q = encodeURIComponent;
 type Call = [method: string, path: string, body?: unknown];
 type Setup = (c: ClusterHarness) => Promise<void>;
 
+/** Waits until every background file Job has ended and its Pod has terminated. */
+async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
+  const kc = c.kubeConfig(c.adminToken);
+  const batch = kc.makeApiClient(BatchV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  const sel = 'felis.lolicon.best/files-async=true';
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const jobs = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: sel })).items;
+    const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: sel })).items;
+    if (jobs.every(jobFinished) && pods.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
+    if (Date.now() > deadline) throw new Error('the background file Jobs did not end within 30 s');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
 /**
  * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
  * listings on a stopped server, each mutation (which takes and releases the world lock), the
@@ -54,6 +71,11 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-mkdir': { calls: [['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`]] },
   'files-delete': { calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
   'files-rename': { calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
+  // Starting a background op is checks, the lock and one create; the op's own Job then holds the
+  // world, so the next scenario waits for it to end (the listing reads its finished Pod's log).
+  'files-unzip': { calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
+  'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
+  'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
   holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
   start: { calls: [['POST', '/api/v1/servers/survival/start'], ['POST', '/api/v1/servers/survival/stop']] },
   'world-lock': {

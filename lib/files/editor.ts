@@ -7,11 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
-import { JobLostError } from '../runner/errors.ts';
+import { JobLostError, RunnerError } from '../runner/errors.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError, EventReusedError } from '../events/errors.ts';
 import { currentEventKey } from '../events/scope.ts';
 import { LABEL_EVENT, LABEL_FILES_MODE, LABEL_SERVER } from '../labels.ts';
+import { BackgroundOps, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
+import type { OpView } from '../ops/view.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
 import { FileEditError } from './errors.ts';
 
@@ -32,7 +34,7 @@ export type JobSettings = Pick<
   'namespace' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'deadlineSeconds' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup'
 >;
 
-export interface EditorConfig extends JobSettings {
+export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
   timeoutMs: number;
 }
@@ -45,10 +47,42 @@ export function newOpId(): string {
 export class FilesEditor {
   readonly #cfg: EditorConfig;
   readonly #runner: SyncRunner;
+  readonly #background: BackgroundOps | undefined;
 
-  constructor(cfg: EditorConfig, runner: SyncRunner) {
+  /** `jobs` (the runner's Kubernetes calls) enables the background ops; without it they fail. */
+  constructor(cfg: EditorConfig, runner: SyncRunner, jobs?: BackgroundApi) {
     this.#cfg = cfg;
     this.#runner = runner;
+    const { timeoutMs: _t, ...settings } = cfg;
+    this.#background = jobs ? new BackgroundOps(settings, jobs, newOpId) : undefined;
+  }
+
+  /**
+   * Starts a background op (the caller holds the world lock around this one Job create) and
+   * answers its running view. Serving a CloudEvent, the Job carries the event's key.
+   */
+  async start(t: Target, req: StartRequest): Promise<OpView> {
+    return this.#ops().start(t, req, currentEventKey());
+  }
+
+  /**
+   * Serving a redelivered CloudEvent: the op its first delivery started (answered again, never
+   * started twice). Undefined for a plain HTTP request or a new event. Asked before the world lock,
+   * which the running op itself holds.
+   */
+  async earlierOp(server: string, req: Pick<StartRequest, 'op' | 'path'>): Promise<OpView | undefined> {
+    const key = currentEventKey();
+    return key ? this.#ops().eventOp(server, req, key) : undefined;
+  }
+
+  /** The server's background ops, newest first, at most ten. */
+  async ops(server: string): Promise<OpView[]> {
+    return this.#ops().list(server);
+  }
+
+  #ops(): BackgroundOps {
+    if (!this.#background) throw new RunnerError('background file operations are not configured');
+    return this.#background;
   }
 
   async list(t: Target, path: string, signal?: AbortSignal): Promise<Listing> {

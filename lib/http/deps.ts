@@ -28,6 +28,9 @@ export interface Deps {
   settler: Settler;
 }
 
+/** One client for the sync runner and the background ops. */
+const editorOf = (cfg: NonNullable<Config['editor']>, jobs: KubeJobPodApi) => new FilesEditor(cfg, new SyncRunner(jobs), jobs);
+
 /** `kc` may be a promise: nothing here calls Kubernetes (or loads its client) until a request does. */
 export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { logger: Logger }): Deps {
   const servers = new KubeServerApi(kc);
@@ -41,7 +44,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     : undefined;
   return {
     logger: o.logger,
-    editor: o.editor ? new FilesEditor(o.editor, new SyncRunner(new KubeJobPodApi(kc))) : undefined,
+    editor: o.editor ? editorOf(o.editor, new KubeJobPodApi(kc)) : undefined,
     gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,

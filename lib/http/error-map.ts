@@ -4,6 +4,7 @@
  * @module
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ArchiveNameError } from '../files/archive-names.ts';
 import { EDIT_ERRORS, FileEditError, ReadDamagedError } from '../files/errors.ts';
 import {
   LockFreshError,
@@ -26,6 +27,7 @@ export function mapDomainError(err: unknown): Mapped | undefined {
     const e = EDIT_ERRORS[err.kind];
     return { status: e.status, code: e.code, message: err.message };
   }
+  if (err instanceof ArchiveNameError) return { status: 400, code: 'bad_path', message: err.message };
   if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
   if (err instanceof FilesTimeoutError) {
     return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };

@@ -94,6 +94,21 @@ test('async unzip gets the async label and exactly the path annotation', () => {
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite']);
 });
 
+test('unzip and zip take --to after the base args; zip is a background op that may chown', () => {
+  const unzip = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true, to: 'maps/new' });
+  assert.deepEqual(unzip.spec!.template.spec!.containers[0]!.args, ['--op', 'unzip', '--path', 'a.zip', '--worlds-root', '/data', '--to', 'maps/new']);
+  const both = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true, overwrite: true, to: 'x' });
+  assert.deepEqual(both.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite', '--to', 'x']);
+  const zip = renderFilesJob({ ...base, op: 'zip', path: 'world', async: true });
+  assert.deepEqual(zip.spec!.template.spec!.containers[0]!.args, ['--op', 'zip', '--path', 'world', '--worlds-root', '/data']);
+  assert.deepEqual(zip.metadata!.annotations, { 'felis.lolicon.best/files-path': 'world' });
+  const c = zip.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
+  assert.equal(c.volumeMounts![0]!.readOnly, false);
+  const named = renderFilesJob({ ...base, op: 'zip', path: 'world', async: true, to: 'backup.zip' });
+  assert.deepEqual(named.spec!.template.spec!.containers[0]!.args!.slice(6), ['--to', 'backup.zip']);
+});
+
 test('render-time validation, in order', () => {
   const cases: [Partial<JobParams>, RegExp][] = [
     [{ image: '' }, /image/],
@@ -103,6 +118,7 @@ test('render-time validation, in order', () => {
     [{ op: 'write', content: Buffer.alloc(262145) }, /262145 bytes, the limit is 262144/],
     [{ op: 'upload' }, /source URL and a token/],
     [{ op: 'read', async: true }, /background/],
+    [{ op: 'mkdir', async: true }, /background/],
     [{ cpu: 'half' }, /cpu quantity/],
     [{ memory: '1 Gi' }, /memory quantity/],
   ];

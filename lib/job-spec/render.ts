@@ -26,6 +26,16 @@ export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
 const FALLBACK_SECONDS = 120;
 
+/**
+ * A background op (an archive of a whole world) may run for hours: 2 h before the Job is stopped,
+ * a full CPU, and its outcome kept 30 min after it ends so the ops listing can show it.
+ */
+export const ASYNC_DEADLINE_SECONDS = 7200;
+export const ASYNC_TTL_SECONDS = 1800;
+export const ASYNC_CPU = '1';
+/** The only ops that run in the background: the caller gets an op id, not a result. */
+export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip'];
+
 export interface JobParams {
   namespace: string;
   server: string;
@@ -52,6 +62,7 @@ export interface JobParams {
   sha256?: string;
   expectSha256?: string;
   createOnly?: boolean;
+  /** rename: the new path; unzip: the destination folder (default: the archive's); zip: the archive's name. */
   to?: string;
   overwrite?: boolean;
   sourceUrl?: string;
@@ -99,6 +110,12 @@ function args(p: JobParams, op: Op): string[] {
       break;
     case 'unzip':
       if (p.overwrite) a.push('--overwrite');
+      // Without --to the archive's own folder is the destination, exactly Felis's command line.
+      if (p.to) a.push('--to', p.to);
+      break;
+    case 'zip':
+      // Without --to the Job picks a free name next to the source.
+      if (p.to) a.push('--to', p.to);
       break;
     default:
       break;
@@ -127,7 +144,7 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (op === 'upload' && (!p.sourceUrl || !p.uploadToken)) {
     throw new JobSpecError('an upload needs a source URL and a token');
   }
-  if (p.async && op !== 'upload' && op !== 'unzip') {
+  if (p.async && !ASYNC_OPS.includes(op)) {
     throw new JobSpecError(`operation ${op} cannot run in the background`);
   }
   const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');

@@ -25,7 +25,8 @@ export interface LogOptions {
 }
 
 export interface JobPodApi {
-  createJob(namespace: string, job: V1Job): Promise<void>;
+  /** Resolves to the Job as created (its creationTimestamp), where the implementation has it. */
+  createJob(namespace: string, job: V1Job): Promise<V1Job | void>;
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
   listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
   openLog(namespace: string, pod: string, container: string, opts: LogOptions): Promise<LogOpening>;
@@ -42,8 +43,8 @@ export class KubeJobPodApi implements JobPodApi {
     });
   }
 
-  async createJob(namespace: string, body: V1Job): Promise<void> {
-    await (await this.#clients()).batch.createNamespacedJob({ namespace, body });
+  async createJob(namespace: string, body: V1Job): Promise<V1Job> {
+    return (await this.#clients()).batch.createNamespacedJob({ namespace, body });
   }
 
   async listPods(namespace: string, labelSelector: string): Promise<V1Pod[]> {

@@ -1,0 +1,189 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { configFromEnv } from '../../lib/config.ts';
+import { FilesEditor } from '../../lib/files/editor.ts';
+import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
+import type { BackgroundApi, StartRequest } from '../../lib/ops/background.ts';
+import { startedView } from '../../lib/ops/view.ts';
+import { RunnerError } from '../../lib/runner/errors.ts';
+import { SyncRunner } from '../../lib/runner/sync-runner.ts';
+import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { matches } from '../../lib/testing/fake-servers.ts';
+import { filesUnzip } from './app.ts';
+
+const VIEW = startedView('0123456789abcdef', 'unzip', 'maps/pack.zip', new Date('2026-12-01T06:00:00Z'));
+
+/** An editor whose background calls are scripted and recorded with whether the lock was held. */
+function kit(opts: { start?: () => unknown; earlier?: unknown } = {}) {
+  const gates = new FakeGates();
+  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
+  const editor = {
+    async earlierOp() {
+      return opts.earlier;
+    },
+    async start(_t: unknown, req: StartRequest) {
+      starts.push({ req, locked: gates.holding });
+      return opts.start ? opts.start() : { ...VIEW, path: req.path };
+    },
+  } as unknown as FilesEditor;
+  return { ...routeKit(filesUnzip, { gates, editor }), starts };
+}
+
+const URL = (p: string) => `/api/v1/servers/survival/files/unzip?path=${encodeURIComponent(p)}`;
+
+test('unzip starts the Job under the world lock and answers 202 with the running op; audited', async () => {
+  const k = kit();
+  const r = await k.call('POST', URL('maps/pack.zip'), { overwrite: true, to: 'maps/pack' });
+  assert.equal(r.status, 202, r.text);
+  assert.deepEqual(r.body, { op: VIEW });
+  assert.deepEqual(k.starts, [{ req: { op: 'unzip', path: 'maps/pack.zip', overwrite: true, to: 'maps/pack' }, locked: true }]);
+  assert.deepEqual(k.gates.ran, [{ server: 'survival', access: { op: 'unzip', path: 'maps/pack.zip' } }]);
+  const [a] = k.audits();
+  assert.equal(a!.action, 'file.unzip');
+  assert.equal(a!.target, 'survival:maps/pack.zip');
+  assert.deepEqual(a!.payload, { overwrite: true, to: 'maps/pack', op: VIEW.id });
+});
+
+test('overwrite defaults to false and no --to means the archive’s own folder', async () => {
+  const k = kit();
+  const r = await k.call('POST', URL('pack.zip'), {});
+  assert.equal(r.status, 202, r.text);
+  assert.deepEqual(k.starts[0]!.req, { op: 'unzip', path: 'pack.zip', overwrite: false });
+});
+
+test('only an archive may be extracted: .zip, .tar, .tar.gz, .tgz in any case; nothing else reaches the lock', async () => {
+  for (const p of ['maps/A.ZIP', 'a.tar', 'b.TAR.GZ', 'c.tgz']) {
+    const k = kit();
+    assert.equal((await k.call('POST', URL(p), { overwrite: false })).status, 202, p);
+  }
+  for (const p of ['a.zip.bak', 'a.gz', 'zip', 'a.rar']) {
+    const k = kit();
+    const r = await k.call('POST', URL(p), { overwrite: false });
+    assert.equal(r.status, 400, p);
+    assert.equal(envelopeOf(r).code, 'bad_path', p);
+    assert.match(envelopeOf(r).message, /only a \.zip, \.tar, \.tar\.gz, \.tgz file can be extracted/);
+    assert.equal(k.gates.ran.length, 0);
+    assert.equal(k.starts.length, 0);
+  }
+});
+
+test('the body is required and strict: each mistake is a 400 naming it, before the lock', async () => {
+  const cases: Array<[unknown, string, RegExp]> = [
+    [undefined, 'bad_request', /a JSON body is required/],
+    [{ overwrite: 'yes' }, 'bad_request', /overwrite/],
+    [{ overwrite: true, force: true }, 'bad_request', /force|unrecognized/i],
+    [{ to: 5 }, 'bad_request', /to/],
+    [{ to: '' }, 'bad_request', /to: leave it out/],
+    [{ to: 'a\u0000b' }, 'bad_path', /NUL/],
+    [{ to: `a/${'x'.repeat(256)}` }, 'bad_path', /longer than 255 bytes/],
+    [[], 'bad_request', /invalid request/],
+  ];
+  for (const [body, code, msg] of cases) {
+    const k = kit();
+    const r = await k.call('POST', URL('pack.zip'), body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(envelopeOf(r).code, code, JSON.stringify(body));
+    assert.match(envelopeOf(r).message, msg, JSON.stringify(body));
+    assert.equal(k.gates.ran.length, 0);
+  }
+  const k = kit();
+  const r = await k.app.request(URL('pack.zip'), { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"overwrite":' });
+  assert.equal(r.status, 400);
+});
+
+test('a path is required; a running server and a held world are refused; nothing is started or audited', async () => {
+  const none = kit();
+  const r0 = await none.call('POST', '/api/v1/servers/survival/files/unzip', { overwrite: false });
+  assert.equal(r0.status, 400);
+  assert.equal(envelopeOf(r0).code, 'bad_request');
+  const running = kit();
+  running.gates.enterError = new NotStoppedError();
+  const r1 = await running.call('POST', URL('pack.zip'), {});
+  assert.equal(r1.status, 409);
+  assert.equal(envelopeOf(r1).code, 'not_stopped');
+  const busy = kit();
+  busy.gates.runError = new MaintenanceBusyError('file-write');
+  const r2 = await busy.call('POST', URL('pack.zip'), {});
+  assert.equal(r2.status, 409);
+  assert.equal(envelopeOf(r2).code, 'maintenance_in_progress');
+  for (const k of [none, running, busy]) {
+    assert.equal(k.starts.length, 0);
+    assert.equal(k.audits().length, 0);
+  }
+});
+
+test('a failed start is a 500 that hides its detail; not audited', async () => {
+  const k = kit({
+    start: () => {
+      throw new RunnerError('create file job x: 10.0.0.1 refused');
+    },
+  });
+  const r = await k.call('POST', URL('pack.zip'), {});
+  assert.equal(r.status, 500);
+  assert.equal(envelopeOf(r).code, 'internal');
+  assert.doesNotMatch(r.text, /10\.0\.0\.1/);
+  assert.equal(k.audits().length, 0);
+});
+
+test('no editor configured: 503 files_unavailable', async () => {
+  const k = routeKit(filesUnzip, { editor: null });
+  const r = await k.call('POST', URL('pack.zip'), {});
+  assert.equal(r.status, 503);
+  assert.equal(envelopeOf(r).code, 'files_unavailable');
+});
+
+/** Jobs in memory: the real editor creates and finds them by label. */
+class Jobs implements BackgroundApi {
+  jobs: V1Job[] = [];
+  async createJob(_ns: string, job: V1Job) {
+    const created = { ...job, metadata: { ...job.metadata, creationTimestamp: new Date('2026-12-01T06:30:00Z') } };
+    this.jobs.push(created);
+    return created;
+  }
+  async listJobs(_ns: string, sel: string) {
+    return this.jobs.filter((j) => matches(sel, j.metadata?.labels));
+  }
+  async listPods(): Promise<V1Pod[]> {
+    return [];
+  }
+  async openLog() {
+    return { kind: 'gone' as const };
+  }
+}
+
+test('a redelivered unzip event answers the same op without a second Job or a second lock', async () => {
+  const jobs = new Jobs();
+  const cfg = configFromEnv({ FELIS_IMAGE: 'felis/files:test' }).editor!;
+  const gates = new FakeGates();
+  const k = routeKit(filesUnzip, { gates, editor: new FilesEditor(cfg, new SyncRunner(jobs), jobs) });
+  const deliver = async (id: string, path = 'pack.zip') => {
+    const res = await k.app.request('/', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'ce-specversion': '1.0',
+        'ce-id': id,
+        'ce-source': '/tests/unzip',
+        'ce-type': 'dev.felis.files.unzip',
+      },
+      body: JSON.stringify({ server: 'survival', path, body: { overwrite: false } }),
+    });
+    return { status: res.status, body: JSON.parse(await res.text()) };
+  };
+  const first = await deliver('ev-1');
+  assert.equal(first.status, 202, JSON.stringify(first.body));
+  const again = await deliver('ev-1');
+  assert.equal(again.status, 202);
+  assert.deepEqual(again.body, first.body);
+  assert.equal(jobs.jobs.length, 1);
+  assert.equal(gates.ran.length, 1, 'the redelivery takes no lock: the running op holds the world');
+  const reused = await deliver('ev-1', 'other.zip');
+  assert.equal(reused.status, 400);
+  assert.equal(reused.body.error.code, 'event_id_reused');
+  const other = await deliver('ev-2');
+  assert.equal(other.status, 202);
+  assert.notEqual(other.body.op.id, first.body.op.id);
+  assert.equal(jobs.jobs.length, 2);
+});

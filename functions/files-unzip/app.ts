@@ -1,0 +1,40 @@
+/**
+ * `POST /api/v1/servers/:name/files/unzip?path=<archive>` body `{overwrite?, to?}` — extract an
+ * archive in the background. The world lock is held only around the Job's creation; the running
+ * Job then holds the world. Answers 202 `{op}`: follow it in `GET .../files/ops`.
+ */
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../../lib/http/app.ts';
+import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
+import { requireArchivePath } from '../../lib/files/archive-names.ts';
+import { audit } from '../../lib/http/audit.ts';
+import { badRequest, sendJson } from '../../lib/http/envelope.ts';
+import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { checkPath, jsonBody } from '../../lib/http/file-request.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+
+const unzipBody = z.strictObject({ overwrite: z.boolean().optional(), to: z.string().optional() });
+
+export const filesUnzip = (deps: Deps) => (app: Hono<Env>) => {
+  acceptEvents(app, deps.logger, {
+    'dev.felis.files.unzip': routeEvent('POST', serverRoute('files/unzip', { path: true }), true),
+  });
+  app.post('/api/v1/servers/:name/files/unzip', async (c) => {
+    const f = await openFileCall(c, deps, 'unzip');
+    requireArchivePath(f.path);
+    const body = await jsonBody(c, unzipBody);
+    const overwrite = body.overwrite ?? false;
+    if (body.to !== undefined) {
+      if (body.to === '') throw badRequest('invalid request: to: leave it out to extract next to the archive, or name a folder');
+      checkPath(body.to);
+    }
+    const req = { op: 'unzip' as const, path: f.path, overwrite, ...(body.to !== undefined ? { to: body.to } : {}) };
+    // A redelivered event answers the op its first delivery started, which now holds the world.
+    const earlier = await f.editor.earlierOp(f.target.server, req);
+    if (earlier) return sendJson(c, 202, { op: earlier });
+    const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
+    audit(deps.logger, c.get('requestId'), 'file.unzip', f.target.server, f.path, { overwrite, ...(req.to !== undefined ? { to: req.to } : {}), op: op.id });
+    return sendJson(c, 202, { op });
+  });
+};

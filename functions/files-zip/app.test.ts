@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FilesEditor } from '../../lib/files/editor.ts';
+import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
+import type { StartRequest } from '../../lib/ops/background.ts';
+import { startedView } from '../../lib/ops/view.ts';
+import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
+import { filesZip } from './app.ts';
+
+function kit() {
+  const gates = new FakeGates();
+  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
+  const editor = {
+    async earlierOp() {
+      return undefined;
+    },
+    async start(_t: unknown, req: StartRequest) {
+      starts.push({ req, locked: gates.holding });
+      return startedView('00000000000000aa', 'zip', req.path, new Date('2026-12-01T06:00:00Z'));
+    },
+  } as unknown as FilesEditor;
+  return { ...routeKit(filesZip, { gates, editor }), starts };
+}
+
+const URL = (p: string) => `/api/v1/servers/survival/files/zip?path=${encodeURIComponent(p)}`;
+
+test('zip packs in the background under the world lock: 202 with the running op, audited', async () => {
+  const k = kit();
+  const r = await k.call('POST', URL('world'), {});
+  assert.equal(r.status, 202, r.text);
+  assert.deepEqual(r.body, { op: { id: '00000000000000aa', op: 'zip', path: 'world', state: 'running', started_at: '2026-12-01T06:00:00Z', done: 0, total: 0 } });
+  assert.deepEqual(k.starts, [{ req: { op: 'zip', path: 'world' }, locked: true }]);
+  assert.deepEqual(k.gates.ran, [{ server: 'survival', access: { op: 'zip', path: 'world' } }]);
+  const [a] = k.audits();
+  assert.equal(a!.action, 'file.zip');
+  assert.deepEqual(a!.payload, { op: '00000000000000aa' });
+});
+
+test('a given name is passed as the archive name', async () => {
+  const k = kit();
+  const r = await k.call('POST', URL('plugins/Essentials'), { name: 'Essentials-backup.ZIP' });
+  assert.equal(r.status, 202, r.text);
+  assert.deepEqual(k.starts[0]!.req, { op: 'zip', path: 'plugins/Essentials', to: 'Essentials-backup.ZIP' });
+});
+
+test('the name must be one .zip file name; the body is strict; each refusal comes before the lock', async () => {
+  const cases: Array<[unknown, string, RegExp]> = [
+    [{ name: 'a/b.zip' }, 'bad_path', /without a folder/],
+    [{ name: '../b.zip' }, 'bad_path', /without a folder/],
+    [{ name: 'b.tar' }, 'bad_path', /must end in \.zip/],
+    [{ name: '.zip' }, 'bad_path', /must end in \.zip/],
+    [{ name: '' }, 'bad_path', /must end in \.zip/],
+    [{ name: 'a\u0000.zip' }, 'bad_path', /NUL/],
+    [{ name: `${'x'.repeat(252)}.zip` }, 'bad_path', /longer than 255 bytes/],
+    [{ name: 7 }, 'bad_request', /name/],
+    [{ to: 'x.zip' }, 'bad_request', /to|unrecognized/i],
+    [undefined, 'bad_request', /a JSON body is required/],
+  ];
+  for (const [body, code, msg] of cases) {
+    const k = kit();
+    const r = await k.call('POST', URL('world'), body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(envelopeOf(r).code, code, JSON.stringify(body));
+    assert.match(envelopeOf(r).message, msg, JSON.stringify(body));
+    assert.equal(k.gates.ran.length, 0);
+    assert.equal(k.starts.length, 0);
+  }
+  assert.equal((await kit().call('POST', URL('world'), { name: `${'x'.repeat(251)}.zip` })).status, 202, 'a 255-byte name is fine');
+});
+
+test('zip needs a path and a free world', async () => {
+  const k = kit();
+  const r = await k.call('POST', '/api/v1/servers/survival/files/zip', {});
+  assert.equal(r.status, 400);
+  assert.equal(envelopeOf(r).code, 'bad_request');
+  const busy = kit();
+  busy.gates.runError = new MaintenanceBusyError('file-write');
+  const b = await busy.call('POST', URL('world'), {});
+  assert.equal(b.status, 409);
+  assert.equal(envelopeOf(b).code, 'maintenance_in_progress');
+  assert.equal(busy.starts.length, 0);
+  assert.equal(busy.audits().length, 0);
+});

@@ -1,0 +1,43 @@
+/**
+ * What the archive routes accept before any Job exists: an archive to extract must be named as one
+ * of the formats the Job reads, and a name for a new archive must be one plain `.zip` file name.
+ * Pure; the Job still judges the paths themselves (containment, existence, types).
+ * @module
+ */
+
+/** A path or name the archive routes cannot take (→ 400 bad_path with this message). */
+export class ArchiveNameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ArchiveNameError';
+  }
+}
+
+/** The endings (any case) the Job program recognises an archive by; the ending decides the format. */
+export const ARCHIVE_ENDINGS = ['.zip', '.tar', '.tar.gz', '.tgz'] as const;
+
+const NAME_MAX = 255;
+
+export function isArchivePath(path: string): boolean {
+  const p = path.toLowerCase();
+  return ARCHIVE_ENDINGS.some((e) => p.endsWith(e));
+}
+
+/** Throws ArchiveNameError unless `path` ends in an archive ending (`maps/A.ZIP` yes, `a.zip.bak` no). */
+export function requireArchivePath(path: string): string {
+  if (!isArchivePath(path)) throw new ArchiveNameError(`only a ${ARCHIVE_ENDINGS.join(', ')} file can be extracted`);
+  return path;
+}
+
+/**
+ * A new archive's name: one file name (no slash; it lands next to what is packed), not `.` or
+ * `..`, at most 255 bytes, no NUL, ending in `.zip`. Throws ArchiveNameError otherwise.
+ */
+export function checkZipName(name: string): string {
+  const bad = (why: string) => new ArchiveNameError(`the archive name ${why}`);
+  if (name.includes('\0')) throw bad('cannot contain a NUL byte');
+  if (name.includes('/')) throw bad('must be a file name without a folder: the archive is written next to what it packs');
+  if (Buffer.byteLength(name) > NAME_MAX) throw bad('is longer than 255 bytes');
+  if (!name.toLowerCase().endsWith('.zip') || name.length === '.zip'.length) throw bad('must end in .zip');
+  return name;
+}

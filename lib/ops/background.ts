@@ -1,0 +1,112 @@
+/**
+ * Starting a background op and listing them. Starting is one Job create and nothing else: the
+ * caller holds the world lock around it, and once the Job exists the Job itself holds the world
+ * until it ends, so the lock is given back at once. Verbs: `jobs create` to start, `jobs list` to
+ * find the Job an earlier delivery of the same CloudEvent created, and the listing's reads.
+ * @module
+ */
+import type { V1Job } from '@kubernetes/client-node';
+import type { JobSettings, Target } from '../files/editor.ts';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, renderFilesJob } from '../job-spec/render.ts';
+import type { JobPodApi } from '../kube/job-pods.ts';
+import { describeKubeError } from '../kube/errors.ts';
+import { EventReusedError } from '../events/errors.ts';
+import { ANNOTATION_FILES_PATH, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
+import { RunnerError } from '../runner/errors.ts';
+import { listOps } from './list.ts';
+import { opView, startedView, type OpView } from './view.ts';
+
+export type BackgroundOp = 'unzip' | 'zip';
+
+export interface StartRequest {
+  op: BackgroundOp;
+  path: string;
+  /** unzip: replace files that exist. */
+  overwrite?: boolean;
+  /** unzip: the destination folder; zip: the archive's name. */
+  to?: string;
+}
+
+/** How a background Job differs from a sync one; each may be overridden (tests use short deadlines). */
+export interface AsyncSettings {
+  asyncDeadlineSeconds?: number;
+  asyncTtlSeconds?: number;
+  asyncCpu?: string;
+}
+
+export type BackgroundApi = Pick<JobPodApi, 'createJob' | 'listJobs' | 'listPods' | 'openLog'>;
+
+const createdAt = (job: V1Job | void): Date | undefined => {
+  const t = job?.metadata?.creationTimestamp;
+  if (t === undefined) return undefined;
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+};
+
+export class BackgroundOps {
+  readonly #settings: JobSettings & AsyncSettings;
+  readonly #api: BackgroundApi;
+  readonly #newId: () => string;
+
+  constructor(settings: JobSettings & AsyncSettings, api: BackgroundApi, newId: () => string) {
+    this.#settings = settings;
+    this.#api = api;
+    this.#newId = newId;
+  }
+
+  /**
+   * Renders and creates the op's Job (one API call) and answers its running view. With an event
+   * key the Job carries it, so a redelivery finds this Job instead of starting a second one.
+   */
+  async start(t: Target, req: StartRequest, eventKey?: string): Promise<OpView> {
+    const { asyncDeadlineSeconds, asyncTtlSeconds, asyncCpu, ...settings } = this.#settings;
+    const id = this.#newId();
+    const job = renderFilesJob({
+      ...settings,
+      deadlineSeconds: asyncDeadlineSeconds ?? ASYNC_DEADLINE_SECONDS,
+      ttlSeconds: asyncTtlSeconds ?? ASYNC_TTL_SECONDS,
+      cpu: asyncCpu ?? ASYNC_CPU,
+      async: true,
+      server: t.server,
+      opId: id,
+      op: req.op,
+      path: req.path,
+      overwrite: req.overwrite,
+      to: req.to,
+      worldPvc: t.world.claim,
+      nodeName: t.world.node,
+      ...(eventKey ? { eventKey } : {}),
+    });
+    let created: V1Job | void;
+    try {
+      created = await this.#api.createJob(settings.namespace, job);
+    } catch (err) {
+      throw new RunnerError(`create file job ${job.metadata!.name}: ${describeKubeError(err)}`, { cause: err });
+    }
+    return startedView(id, req.op, req.path, createdAt(created) ?? new Date());
+  }
+
+  /**
+   * The op an earlier delivery of this event started, as its 202 showed it; undefined when none
+   * did. The same event used for another server or op is the sender's bug (400 event_id_reused).
+   */
+  async eventOp(server: string, req: Pick<StartRequest, 'op' | 'path'>, eventKey: string): Promise<OpView | undefined> {
+    let jobs: V1Job[];
+    try {
+      jobs = await this.#api.listJobs(this.#settings.namespace, `${LABEL_EVENT}=${eventKey}`);
+    } catch (err) {
+      throw new RunnerError(`list file jobs: ${describeKubeError(err)}`, { cause: err });
+    }
+    const earlier = jobs[0];
+    if (!earlier) return undefined;
+    const labels = earlier.metadata?.labels ?? {};
+    const path = earlier.metadata?.annotations?.[ANNOTATION_FILES_PATH];
+    if (labels[LABEL_SERVER] !== server || labels[LABEL_FILES_MODE] !== req.op || path !== req.path) throw new EventReusedError(earlier.metadata?.name ?? '');
+    return startedView(labels[LABEL_FILES_OP] ?? '', req.op, req.path, createdAt(earlier) ?? new Date(0));
+  }
+
+  /** The server's background ops, newest first, at most ten. */
+  async list(server: string): Promise<OpView[]> {
+    return (await listOps(this.#api, this.#settings.namespace, server)).map(opView);
+  }
+}

@@ -1,0 +1,139 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import { formatProgressLine, formatResultLine, RESULT_PREFIX, type Result } from '../protocol/result.ts';
+import { killedForMemory, newestPodPerOp, opState } from './state.ts';
+
+const STARTED = '2026-12-01T05:00:00Z';
+const ENDED = '2026-12-01T05:10:00Z';
+
+function job(conditions: Array<Partial<V1JobCondition> & { type: string }> = []): V1Job {
+  return {
+    metadata: {
+      name: 'files-survival-00000000000000aa',
+      creationTimestamp: new Date(STARTED),
+      labels: { 'felis.lolicon.best/files-op': '00000000000000aa', 'felis.lolicon.best/files-mode': 'unzip' },
+      annotations: { 'felis.lolicon.best/files-path': 'maps/pack.zip' },
+    },
+    status: { conditions: conditions.map((c) => ({ status: 'True', lastTransitionTime: new Date(ENDED), ...c })) },
+  };
+}
+
+function pod(containers: Array<{ name: string; reason?: string; exitCode?: number }>): V1Pod {
+  return {
+    metadata: { name: 'p', labels: {} },
+    status: {
+      phase: 'Failed',
+      containerStatuses: containers.map((c) => ({
+        name: c.name,
+        image: 'x',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { terminated: { exitCode: c.exitCode ?? 137, reason: c.reason } },
+      })),
+    },
+  };
+}
+
+const progress = (done: number, total: number) => formatProgressLine({ done, total });
+const result = (r: Result) => formatResultLine(r);
+const DEADLINE = { type: 'Failed', reason: 'DeadlineExceeded' };
+const BACKOFF = { type: 'FailureTarget', reason: 'BackoffLimitExceeded' };
+
+test('identity comes from the labels, the path annotation and the creation time', () => {
+  const s = opState(job(), undefined, '');
+  assert.equal(s.id, '00000000000000aa');
+  assert.equal(s.op, 'unzip');
+  assert.equal(s.path, 'maps/pack.zip');
+  assert.equal(s.started?.toISOString(), '2026-12-01T05:00:00.000Z');
+});
+
+test('running with progress, and before any progress (0/0)', () => {
+  const s = opState(job(), undefined, `noise\n${progress(10, 100)}${progress(40, 100)}`);
+  assert.deepEqual([s.state, s.done, s.total, s.finished, s.reason], ['running', 40, 100, undefined, '']);
+  const none = opState(job(), undefined, '');
+  assert.deepEqual([none.state, none.done, none.total], ['running', 0, 0]);
+});
+
+test('a condition that is not True does not end the op', () => {
+  const s = opState(job([{ type: 'Failed', status: 'False', reason: 'DeadlineExceeded' }]), undefined, progress(1, 2));
+  assert.equal(s.state, 'running');
+  assert.equal(s.finished, undefined);
+});
+
+test('a malformed last progress line is skipped: the last well-formed one stands', () => {
+  const log = `${progress(30, 90)}FELIS-FILES-PROGRESS: {"done":50,"tot\nFELIS-FILES-PROGRESS: {"done":"x","total":1}\n`;
+  const s = opState(job(), undefined, log);
+  assert.deepEqual([s.done, s.total], [30, 90]);
+});
+
+test('Complete or SuccessCriteriaMet with a clean result succeeds, with its finish time', () => {
+  for (const type of ['Complete', 'SuccessCriteriaMet']) {
+    const s = opState(job([{ type }]), undefined, `${progress(5, 5)}${result({ files: 3, bytes: 1200 })}`);
+    assert.equal(s.state, 'succeeded', type);
+    assert.deepEqual(s.result, { files: 3, bytes: 1200 });
+    assert.equal(s.finished?.toISOString(), '2026-12-01T05:10:00.000Z');
+    assert.equal(s.reason, '');
+  }
+});
+
+test('a printed clean result wins over DeadlineExceeded and over an OOM kill', () => {
+  const s = opState(job([DEADLINE]), undefined, result({ files: 1, bytes: 2 }));
+  assert.equal(s.state, 'succeeded');
+  const oom = opState(job([{ type: 'Failed', reason: 'BackoffLimitExceeded' }]), pod([{ name: 'files', reason: 'OOMKilled' }]), result({ files: 1 }));
+  assert.equal(oom.state, 'succeeded');
+});
+
+test('a refusal result fails the op with the Result and no reason, whatever the condition', () => {
+  const r = { code: 'archive_unsafe', error: 'entry escapes the target', entry: '../evil' };
+  for (const c of [{ type: 'Complete' }, DEADLINE]) {
+    const s = opState(job([c]), undefined, result(r));
+    assert.equal(s.state, 'failed');
+    assert.deepEqual(s.result, r);
+    assert.equal(s.reason, '');
+  }
+});
+
+test('the last result line counts, not the first', () => {
+  const s = opState(job([{ type: 'Complete' }]), undefined, `${result({ code: 'no_space' })}${result({ files: 2 })}`);
+  assert.equal(s.state, 'succeeded');
+});
+
+test('DeadlineExceeded without a result fails with that reason and keeps its progress', () => {
+  const s = opState(job([DEADLINE]), undefined, progress(70, 100));
+  assert.deepEqual([s.state, s.reason, s.done, s.total], ['failed', 'DeadlineExceeded', 70, 100]);
+  assert.equal(s.result, undefined);
+});
+
+test('FailureTarget with BackoffLimitExceeded; a Failed condition with no reason becomes Failed', () => {
+  assert.equal(opState(job([BACKOFF]), undefined, '').reason, 'BackoffLimitExceeded');
+  const s = opState(job([{ type: 'Failed' }]), undefined, '');
+  assert.deepEqual([s.state, s.reason], ['failed', 'Failed']);
+});
+
+test('Complete without a log, or with an unparseable result, is ResultUnavailable', () => {
+  assert.deepEqual(
+    [opState(job([{ type: 'Complete' }]), undefined, '').state, opState(job([{ type: 'Complete' }]), undefined, '').reason],
+    ['failed', 'ResultUnavailable'],
+  );
+  const garbled = opState(job([{ type: 'Complete' }]), undefined, `${RESULT_PREFIX}{\n`);
+  assert.deepEqual([garbled.state, garbled.reason, garbled.result], ['failed', 'ResultUnavailable', undefined]);
+  // A result of the wrong shape is no result either.
+  const wrong = opState(job([{ type: 'Complete' }]), undefined, `${RESULT_PREFIX}{"files":"many"}\n`);
+  assert.equal(wrong.reason, 'ResultUnavailable');
+});
+
+test('OOMKilled in the files container, and only there, becomes the reason', () => {
+  assert.equal(opState(job([BACKOFF]), pod([{ name: 'files', reason: 'OOMKilled' }]), '').reason, 'OOMKilled');
+  assert.equal(opState(job([BACKOFF]), pod([{ name: 'files', reason: 'Error', exitCode: 1 }]), '').reason, 'BackoffLimitExceeded');
+  assert.equal(opState(job([BACKOFF]), pod([{ name: 'sidecar', reason: 'OOMKilled' }, { name: 'files', reason: 'Error' }]), '').reason, 'BackoffLimitExceeded');
+  assert.equal(killedForMemory(undefined), false);
+});
+
+test('the newest Pod of each op id is the one used', () => {
+  const p = (name: string, op: string, t: string): V1Pod => ({ metadata: { name, labels: { 'felis.lolicon.best/files-op': op }, creationTimestamp: new Date(t) } });
+  const m = newestPodPerOp([p('a1', 'a', '2026-01-01T00:00:01Z'), p('a2', 'a', '2026-01-01T00:00:03Z'), p('a3', 'a', '2026-01-01T00:00:02Z'), p('b1', 'b', '2026-01-01T00:00:00Z')]);
+  assert.equal(m.get('a')?.metadata?.name, 'a2');
+  assert.equal(m.get('b')?.metadata?.name, 'b1');
+});

@@ -1,0 +1,117 @@
+/**
+ * How a background op stands, read from its Job, its newest Pod and the tail of that Pod's log.
+ * The printed result decides the outcome whatever the Job's condition says (a Job stopped at its
+ * deadline just after printing did finish its work); a Job that ended without one failed, and the
+ * reason says how: the condition's reason, or OOMKilled when the kernel killed the `files`
+ * container for memory (the Job's condition cannot tell that). Pure: no I/O.
+ * @module
+ */
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_MODE, LABEL_FILES_OP } from '../labels.ts';
+import { lastProgress, lastResultPayload, type Result } from '../protocol/result.ts';
+import { parseResultPayload } from '../protocol/result-parse.ts';
+
+export type OpStateName = 'running' | 'succeeded' | 'failed';
+
+/** The reason of an op whose `files` container was killed for going over its memory limit. */
+export const REASON_OOM_KILLED = 'OOMKilled';
+/** The reason of a Job that completed but printed no readable result: nobody can tell how it went. */
+export const REASON_RESULT_UNAVAILABLE = 'ResultUnavailable';
+/** The reason of a failed Job whose condition gave none. */
+export const REASON_FAILED = 'Failed';
+
+export interface OpState {
+  id: string;
+  op: string;
+  path: string;
+  state: OpStateName;
+  /** The Job's creation time. */
+  started: Date | undefined;
+  /** When the Job's terminal condition became True; undefined while running. */
+  finished: Date | undefined;
+  done: number;
+  total: number;
+  /** The printed result, once ended with one that parses. */
+  result: Result | undefined;
+  /** Why a failed op without a result failed; empty otherwise. */
+  reason: string;
+}
+
+const SUCCEEDED = new Set(['Complete', 'SuccessCriteriaMet']);
+const FAILED = new Set(['Failed', 'FailureTarget']);
+
+function time(v: Date | string | undefined): Date | undefined {
+  if (v === undefined) return undefined;
+  const d = v instanceof Date ? v : new Date(v);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+/** The newest Pod of each op id (label `files-op`): a Job retried by hand may have had several. */
+export function newestPodPerOp(pods: V1Pod[]): Map<string, V1Pod> {
+  const out = new Map<string, V1Pod>();
+  for (const pod of pods) {
+    const id = pod.metadata?.labels?.[LABEL_FILES_OP] ?? '';
+    const cur = out.get(id);
+    const t = time(pod.metadata?.creationTimestamp)?.getTime() ?? 0;
+    if (!cur || t > (time(cur.metadata?.creationTimestamp)?.getTime() ?? 0)) out.set(id, pod);
+  }
+  return out;
+}
+
+/** Whether the `files` container (no other) was terminated for going over its memory limit. */
+export function killedForMemory(pod: V1Pod | undefined): boolean {
+  return (pod?.status?.containerStatuses ?? []).some((cs) => cs.name === FILES_CONTAINER && cs.state?.terminated?.reason === REASON_OOM_KILLED);
+}
+
+export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpState {
+  const labels = job.metadata?.labels ?? {};
+  const st: OpState = {
+    id: labels[LABEL_FILES_OP] ?? '',
+    op: labels[LABEL_FILES_MODE] ?? '',
+    path: job.metadata?.annotations?.[ANNOTATION_FILES_PATH] ?? '',
+    state: 'running',
+    started: time(job.metadata?.creationTimestamp),
+    finished: undefined,
+    done: 0,
+    total: 0,
+    result: undefined,
+    reason: '',
+  };
+  const p = lastProgress(log);
+  if (p) {
+    st.done = p.done;
+    st.total = p.total;
+  }
+  // Only True conditions count; when several are True the last one listed decides.
+  let ended = false;
+  let reason = '';
+  for (const c of job.status?.conditions ?? []) {
+    if (c.status !== 'True') continue;
+    if (SUCCEEDED.has(c.type)) {
+      ended = true;
+      reason = REASON_RESULT_UNAVAILABLE;
+      st.finished = time(c.lastTransitionTime);
+    } else if (FAILED.has(c.type)) {
+      ended = true;
+      reason = c.reason ?? '';
+      st.finished = time(c.lastTransitionTime);
+    }
+  }
+  if (!ended) return st;
+
+  const payload = lastResultPayload(log);
+  if (payload !== undefined) {
+    try {
+      st.result = parseResultPayload(payload);
+    } catch {
+      // A truncated or garbled result line is no result.
+    }
+  }
+  if (st.result) {
+    st.state = st.result.code ? 'failed' : 'succeeded';
+    return st;
+  }
+  st.state = 'failed';
+  st.reason = killedForMemory(pod) ? REASON_OOM_KILLED : reason || REASON_FAILED;
+  return st;
+}

@@ -1,0 +1,99 @@
+/**
+ * A background op as the HTTP layer shows it: the JSON of the ops listing and of the 202 that
+ * starts an op, with the Job's result codes mapped to the envelope codes the sync routes use and
+ * a message that tells the caller what to do when the Job ended without a result. Pure.
+ * @module
+ */
+import { EDIT_ERRORS, isEditErrorKind } from '../files/errors.ts';
+import type { Result } from '../protocol/result.ts';
+import { REASON_OOM_KILLED, type OpState, type OpStateName } from './state.ts';
+
+export interface OpError {
+  code: string;
+  message: string;
+  entry?: string;
+  conflicts?: string[];
+  conflict_count?: number;
+  need?: number;
+  avail?: number;
+}
+
+export interface OpView {
+  id: string;
+  op: string;
+  path: string;
+  state: OpStateName;
+  started_at: string;
+  /** Absent while running. */
+  finished_at?: string;
+  done: number;
+  total: number;
+  /** Only on success, and only when non-zero. */
+  files?: number;
+  bytes?: number;
+  /** Only when failed. */
+  error?: OpError;
+}
+
+/** The code an op's failure shows when its Job printed no result. */
+export const JOB_FAILED = 'job_failed';
+
+/** Kubernetes times have whole seconds: RFC 3339 without a fraction, as Felis shows them. */
+export function rfc3339(d: Date | undefined): string {
+  return (d ?? new Date(0)).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/**
+ * The envelope code of a result code: the three the sync routes rename (so one client handles both
+ * the same way), the rest as the Job printed them.
+ */
+export function opErrorCode(code: string): string {
+  if (code === 'exists' || code === 'no_space' || code === 'conflict') return EDIT_ERRORS[code].code;
+  return code;
+}
+
+/** What to tell a caller whose op ended without a result, by the reason it ended. */
+export function jobFailedMessage(reason: string): string {
+  if (reason === 'DeadlineExceeded') return 'the file operation ran out of time (DeadlineExceeded); run it again';
+  if (reason === REASON_OOM_KILLED) {
+    return 'the file operation ran out of memory (OOMKilled); an archive of this many files has to be split into smaller ones';
+  }
+  return `the file operation stopped before it could report how it went (${reason}); run it again`;
+}
+
+function resultError(r: Result & { code: string }): OpError {
+  const fallback = isEditErrorKind(r.code) ? EDIT_ERRORS[r.code].text : `the file operation refused (${r.code})`;
+  const e: OpError = { code: opErrorCode(r.code), message: r.error || fallback };
+  if (r.entry) e.entry = r.entry;
+  if (r.conflicts?.length) e.conflicts = [...r.conflicts];
+  if (r.conflict_count) e.conflict_count = r.conflict_count;
+  if (r.need) e.need = r.need;
+  if (r.avail) e.avail = r.avail;
+  return e;
+}
+
+export function opView(s: OpState): OpView {
+  const v: OpView = {
+    id: s.id,
+    op: s.op,
+    path: s.path,
+    state: s.state,
+    started_at: rfc3339(s.started),
+    ...(s.state !== 'running' && s.finished ? { finished_at: rfc3339(s.finished) } : {}),
+    done: s.done,
+    total: s.total,
+  };
+  if (s.state === 'succeeded') {
+    if (s.result?.files) v.files = s.result.files;
+    if (s.result?.bytes) v.bytes = s.result.bytes;
+  }
+  if (s.state === 'failed') {
+    v.error = s.result?.code ? resultError(s.result as Result & { code: string }) : { code: JOB_FAILED, message: jobFailedMessage(s.reason) };
+  }
+  return v;
+}
+
+/** The answer to starting an op: running, nothing done yet, nothing else known. */
+export function startedView(id: string, op: string, path: string, started: Date): OpView {
+  return { id, op, path, state: 'running', started_at: rfc3339(started), done: 0, total: 0 };
+}
