@@ -10,7 +10,7 @@ import { kubeConfigFromEnv } from '../kube/client.ts';
 import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
-import { tokenFromEnv } from './auth.ts';
+import { authFromEnv } from './auth.ts';
 import { buildDeps, type Deps } from './deps.ts';
 import { listen } from './host.ts';
 
@@ -29,7 +29,7 @@ export function serveFunction(name: string, routes: RouteModule, env: NodeJS.Pro
     process.exit(1);
   });
   const deps = buildDeps(kc, { ...configFromEnv(env), logger });
-  const app = createApp({ logger, token: tokenFromEnv(env) }, routes(deps));
+  const app = createApp({ logger, auth: authFromEnv(env, kc, logger) }, routes(deps));
   const port = Number(env.PORT ?? 8080);
   const server = listen(app, { port, hostname: env.HOST ?? '0.0.0.0', logger }, (info) => {
     logger.info({ port: info.port }, `${name} listening`);
