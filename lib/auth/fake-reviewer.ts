@@ -25,8 +25,13 @@ export class FakeReviewer implements Reviewer {
   delayMs = 0;
 
   user(token: string, user: string, grants: FakeGrant[], audiences = ['felis-world']): this {
-    this.tokens.set(token, { user, audiences });
     this.grants.set(user, grants);
+    return this.token(token, user, audiences);
+  }
+
+  /** Another token of a known user (e.g. one minted for another audience). */
+  token(token: string, user: string, audiences: string[]): this {
+    this.tokens.set(token, { user, audiences });
     return this;
   }
 

@@ -61,6 +61,11 @@ export function acceptEvents(app: Hono<Env>, logger: Logger, table: EventTable):
   }
 }
 
+/** The event types an app accepts, and how each is handled (`route` or `open`). */
+export function acceptedEvents(app: Hono<Env>): Array<{ type: string; kind: 'route' | 'open' }> {
+  return [...(tables.get(app) ?? [])].map(([type, h]) => ({ type, kind: h.kind }));
+}
+
 async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>, logger: Logger, c: Context<Env>): Promise<Response> {
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((v, k) => {
