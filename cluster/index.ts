@@ -181,6 +181,11 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
       pod: (selector, b) => faults.pod(selector, b),
       clear: () => faults.clear(),
     },
+    requestToken: async (ns, sa, audiences) => authn.requestToken(ns, sa, audiences),
+    applyRbac: async (yaml) => rbac.applyYaml(yaml),
+    async deleteRbac(kind, name, namespace = 'minecraft') {
+      rbac.delete(kind, name, namespace);
+    },
     async setRbacManifest(path) {
       const next = new RbacAuthorizer();
       await next.loadFile(path);
