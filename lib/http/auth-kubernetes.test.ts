@@ -205,3 +205,18 @@ test('token mode stays as it was: the shared token opens everything, and the act
   assert.equal(k.audits()[0]!.actor, 'bearer');
   assert.equal((await jsonCall((p, init) => k.app.request(p, init), 'wrong', 'GET', '/api/v1/servers/survival/holder')).status, 401);
 });
+
+test('a public route (its signed URL is the credential) is reached without a bearer token in both modes', async () => {
+  const pub: RouteModule = () => (app) => {
+    app.get('/api/v1/exports/:ticket/download', (c) => c.text('bytes'));
+  };
+  const rev = reviewer();
+  const kube = routeKit(pub, { auth: (logger) => kubernetesAuth(new KubeAuthorizer(rev, CFG), CFG, logger) });
+  const token = routeKit(pub);
+  for (const k of [kube, token]) {
+    const r = await k.app.request('/api/v1/exports/t1/download');
+    assert.equal(r.status, 200);
+    assert.equal(await r.text(), 'bytes');
+  }
+  assert.deepEqual(rev.reviews, { tokens: 0, access: 0 });
+});

@@ -101,9 +101,6 @@ export function tokenAuth(token: TokenSource): ApiAuth {
   };
 }
 
-/** Back-compatible name: the token mode's middleware alone. */
-export const bearerAuth = (token: TokenSource): MiddlewareHandler => tokenAuth(token).middleware;
-
 /** Kubernetes identities and RBAC, through `authorizer`. */
 export function kubernetesAuth(authorizer: KubeAuthorizer, cfg: AuthConfig, logger: Logger): ApiAuth {
   /** The actor for `token` doing `attrs` (undefined: only authenticated), or a thrown ApiError. */
