@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -18,7 +19,6 @@ import { actorMixin } from '../lib/auth/actor.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
 import { createApp } from '../lib/http/app.ts';
 import { envelopeOf } from '../lib/testing/route-kit.ts';
-import { createLogger } from '../lib/log.ts';
 
 /** Short, so the revocation test waits for real: an allow is reused this long. */
 const ALLOW_TTL_S = 4;
@@ -168,19 +168,35 @@ describe('kubernetes auth mode, with the apiserver doing the reviews', () => {
   });
 
   test('an apiserver that cannot be reached gives 503 auth_unavailable', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = createNetServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [{ name: 'gone', server: 'http://127.0.0.1:9' }],
+      clusters: [{ name: 'gone', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
       users: [{ name: 'u', token: 'x' }],
       contexts: [{ name: 'c', cluster: 'gone', user: 'u' }],
       currentContext: 'c',
     });
-    const logger = createLogger('e2e', { LOG_LEVEL: 'silent' });
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _e, cb) {
+          lines.push(chunk.toString());
+          cb();
+        },
+      }),
+    );
     const app = createApp({ logger, auth: authFromEnv({ FELIS_AUTH_MODE: 'kubernetes' }, kc, logger) }, (a) => {
       a.get('/api/v1/servers/:name/files', (c) => c.text('reached'));
     });
     const r = await jsonCall((p, init) => app.request(p, init), tokens['e2e-viewer']!, 'GET', '/api/v1/servers/survival/files');
     assert.equal(r.status, 503, r.text);
     assert.equal(envelopeOf(r).code, 'auth_unavailable');
+    // It was the connection that failed (the log says so; the caller is told only to retry).
+    assert.match(lines.join(''), /ECONNREFUSED/);
   });
 });

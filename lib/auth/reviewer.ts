@@ -38,11 +38,32 @@ interface Clients {
   authz: AuthorizationV1Api;
 }
 
+/** The client's error, with the network cause fetch hides behind "fetch failed" (for the log). */
+function why(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  const detail = cause?.code ?? cause?.message;
+  return detail ? `${describeKubeError(err)} (${detail})` : describeKubeError(err);
+}
+
+/** How long one review may take before the request is refused as unavailable. */
+export const REVIEW_TIMEOUT_MS = 5000;
+
+/** `p`, or AuthUnavailableError once `ms` have passed (a hung apiserver must not hang callers). */
+function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AuthUnavailableError(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** Asks through client-node, made on first use (nothing loads before a request needs it). */
 export class KubeReviewer implements Reviewer {
   readonly #clients: () => Promise<Clients>;
+  readonly #timeoutMs: number;
 
-  constructor(kc: KubeConfig | Promise<KubeConfig>) {
+  constructor(kc: KubeConfig | Promise<KubeConfig>, timeoutMs = REVIEW_TIMEOUT_MS) {
+    this.#timeoutMs = timeoutMs;
     this.#clients = once(async () => {
       const [k, config] = await Promise.all([loadClientNode(), kc]);
       return { authn: config.makeApiClient(k.AuthenticationV1Api), authz: config.makeApiClient(k.AuthorizationV1Api) };
@@ -53,10 +74,15 @@ export class KubeReviewer implements Reviewer {
     const { authn } = await this.#clients();
     let status;
     try {
-      const r = await authn.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [audience] } } });
+      const r = await bounded(
+        authn.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [audience] } } }),
+        this.#timeoutMs,
+        'TokenReview',
+      );
       status = r.status;
     } catch (err) {
-      throw new AuthUnavailableError(`TokenReview failed: ${describeKubeError(err)}`, { cause: err });
+      if (err instanceof AuthUnavailableError) throw err;
+      throw new AuthUnavailableError(`TokenReview failed: ${why(err)}`, { cause: err });
     }
     if (!status?.authenticated || !status.user?.username) return undefined;
     // An authenticator that ignores audiences must not let a token for another audience through.
@@ -87,10 +113,15 @@ export class KubeReviewer implements Reviewer {
     };
     let status;
     try {
-      const r = await authz.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } });
+      const r = await bounded(
+        authz.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } }),
+        this.#timeoutMs,
+        'SubjectAccessReview',
+      );
       status = r.status;
     } catch (err) {
-      throw new AuthUnavailableError(`SubjectAccessReview failed: ${describeKubeError(err)}`, { cause: err });
+      if (err instanceof AuthUnavailableError) throw err;
+      throw new AuthUnavailableError(`SubjectAccessReview failed: ${why(err)}`, { cause: err });
     }
     if (!status) throw new AuthUnavailableError('SubjectAccessReview answered without a status');
     // RBAC reports a dangling binding of the user as an evaluationError next to its answer: the
