@@ -35,13 +35,18 @@ export function review(info: RequestInfo, body: Any, authn: Authenticator, rbac:
       : { user: {}, error: 'invalid bearer token' };
     return { code: 201, body: { ...out, status } };
   }
+  // The checks and their order are the apiserver's (ValidateSubjectAccessReviewSpec).
   const errs: FieldError[] = [];
   const user = typeof spec.user === 'string' ? spec.user : '';
   const groups = strings(spec.groups);
-  if (!user && groups.length === 0) errs.push(fieldErr.invalid('spec.user', user, 'at least one of user or group must be specified'));
   const res = spec.resourceAttributes as Any;
   const non = spec.nonResourceAttributes as Any;
-  if (!!res === !!non) errs.push(fieldErr.invalid('spec.resourceAttributes', res ?? null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  if (res && non) {
+    const q = (v: unknown) => JSON.stringify(typeof v === 'string' ? v : '');
+    errs.push(fieldErr.invalidRaw('spec.nonResourceAttributes', `authorization.NonResourceAttributes{Path:${q(non.path)}, Verb:${q(non.verb)}}`, 'cannot be specified in combination with resourceAttributes'));
+  }
+  if (!res && !non) errs.push(fieldErr.invalidRaw('spec.resourceAttributes', '"null"', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  if (!user && groups.length === 0) errs.push(fieldErr.invalid('spec.user', user, 'at least one of user or group must be specified'));
   if (errs.length) throw invalid({ group: 'authorization.k8s.io', kind: 'SubjectAccessReview' }, '', errs);
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const attrs: Attributes = res
