@@ -108,4 +108,16 @@ roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: settler
   assert.equal((await settle('bob')).status?.allowed, true);
   assert.equal((await settle('carol')).status?.allowed, false);
   await assert.rejects(sar.createSubjectAccessReview({ body: { spec: { user: 'bob' } } }), (e: { code?: number }) => e.code === 422);
+  // Worded as the apiserver does, with the body's own kind (none here, as the real one shows).
+  const raw = await fetch(`${cluster.url}/apis/authorization.k8s.io/v1/subjectaccessreviews`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cluster.tokenFor('minecraft', 'felis-world')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ spec: {} }),
+  });
+  const status = (await raw.json()) as { message: string; details: Record<string, unknown> };
+  assert.equal(
+    status.message,
+    '.authorization.k8s.io "" is invalid: [spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified, spec.user: Invalid value: "": at least one of user or group must be specified]',
+  );
+  assert.equal(status.details.kind, undefined);
 });

@@ -47,7 +47,8 @@ export function review(info: RequestInfo, body: Any, authn: Authenticator, rbac:
   }
   if (!res && !non) errs.push(fieldErr.invalidRaw('spec.resourceAttributes', '"null"', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   if (!user && groups.length === 0) errs.push(fieldErr.invalid('spec.user', user, 'at least one of user or group must be specified'));
-  if (errs.length) throw invalid({ group: 'authorization.k8s.io', kind: 'SubjectAccessReview' }, '', errs);
+  // The kind in the message is the body's own (empty when the body has none), as the apiserver's.
+  if (errs.length) throw invalid({ group: 'authorization.k8s.io', kind: typeof body.kind === 'string' ? body.kind : '' }, '', errs);
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const attrs: Attributes = res
     ? {

@@ -100,6 +100,12 @@ describe('kubernetes auth mode, with the apiserver doing the reviews', () => {
     await awaitAccess('e2e-operator', 'update', 'survival', true);
   });
   after(async () => {
+    // The real control plane outlives this stack: leave no grant behind for the next suite.
+    if (stack) {
+      await stack.cluster.deleteRbac('ClusterRoleBinding', 'felis-world-e2e-auth-delegator');
+      for (const b of ['e2e-viewer', 'e2e-editor', 'e2e-operator']) await stack.cluster.deleteRbac('RoleBinding', b, NS);
+      await stack.cluster.deleteRbac('Role', 'e2e-editor-survival', NS);
+    }
     await stack?.close();
   });
 

@@ -226,6 +226,11 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     }
   }
   after(async () => {
+    // The real control plane outlives this suite: leave no cluster-wide grant behind.
+    if (cluster) {
+      await cluster.deleteRbac('ClusterRoleBinding', CALLER);
+      for (const o of objs) if (o.kind === 'ClusterRoleBinding') await cluster.deleteRbac('ClusterRoleBinding', o.metadata.name);
+    }
     await cluster?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

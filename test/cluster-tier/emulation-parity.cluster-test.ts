@@ -292,14 +292,19 @@ const CASES: Case[] = [
   { what: 'MinecraftServer: list with limit', method: 'GET', path: `${MC}?limit=1` },
 
   // Delegated auth: TokenReview and SubjectAccessReview (kubernetes auth mode).
-  { what: 'function without review rights: TokenReview', method: 'POST', path: TR, body: { spec: { token: 'x' } }, who: 'fn' },
-  { what: 'function without review rights: SubjectAccessReview', method: 'POST', path: SAR, body: { spec: { user: 'a', nonResourceAttributes: { path: '/x', verb: 'get' } } }, who: 'fn' },
+  { what: 'anonymous: TokenReview', method: 'POST', path: TR, body: { spec: { token: 'x' } }, who: 'anon' },
+  { what: 'anonymous: SubjectAccessReview', method: 'POST', path: SAR, body: { spec: { user: 'a', nonResourceAttributes: { path: '/x', verb: 'get' } } }, who: 'anon' },
   { what: 'TokenReview without a token', method: 'POST', path: TR, body: { spec: {} } },
   { what: 'TokenReview: an unknown token', method: 'POST', path: TR, body: { spec: { token: 'not-a-token', audiences: ['felis-world'] } }, check: reviewed(false) },
   { what: "TokenReview: the apiserver's own token, for another audience", method: 'POST', path: TR, body: { spec: { token: 'FUNCTION_TOKEN', audiences: ['felis-world'] } }, check: reviewed(false) },
   { what: "TokenReview: the apiserver's own token, for its own audience", method: 'POST', path: TR, body: { spec: { token: 'FUNCTION_TOKEN' } }, check: reviewed(true) },
   { what: 'SubjectAccessReview without user or attributes', method: 'POST', path: SAR, body: { spec: {} } },
-  { what: 'SubjectAccessReview with both kinds of attributes', method: 'POST', path: SAR, body: { spec: { user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/x', verb: 'get' } } } },
+  {
+    what: 'SubjectAccessReview with both kinds of attributes',
+    method: 'POST',
+    path: SAR,
+    body: { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/x', verb: 'get' } } },
+  },
   {
     what: "SubjectAccessReview: the function's own grants",
     method: 'POST',
