@@ -47,8 +47,8 @@ export function review(info: RequestInfo, body: Any, authn: Authenticator, rbac:
   }
   if (!res && !non) errs.push(fieldErr.invalidRaw('spec.resourceAttributes', '"null"', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   if (!user && groups.length === 0) errs.push(fieldErr.invalid('spec.user', user, 'at least one of user or group must be specified'));
-  // The kind in the message is the body's own (empty when the body has none), as the apiserver's.
-  if (errs.length) throw invalid({ group: 'authorization.k8s.io', kind: typeof body.kind === 'string' ? body.kind : '' }, '', errs);
+  // The apiserver names no kind here (its decoded review has an empty TypeMeta): `.authorization.k8s.io "" is invalid`.
+  if (errs.length) throw invalid({ group: 'authorization.k8s.io', kind: '' }, '', errs);
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const attrs: Attributes = res
     ? {
