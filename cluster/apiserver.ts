@@ -53,6 +53,7 @@ import {
 } from './patch.ts';
 import { type Attributes, forbiddenMessage, type RbacAuthorizer, type UserInfo, type Authenticator } from './rbac.ts';
 import type { Recorder } from './records.ts';
+import { review, REVIEW_GROUPS } from './reviews.ts';
 import { groupResource, type Registry, rfc3339 } from './registry.ts';
 import type { KObject } from './store.ts';
 import { bearerToken, parseBoolParam, parseIntParam, type RequestInfo, requestInfo } from './request-info.ts';
@@ -207,6 +208,11 @@ export function createApiServer(deps: ApiServerDeps): Server {
     );
     if (fault) throw fault;
     if (!info.resourceRequest) return nonResource(req, res, url);
+    if (REVIEW_GROUPS.has(info.apiGroup)) {
+      const reply = review(info, info.verb === 'create' ? parseJson(await readBody(req)) : {}, authn, deps.rbac());
+      writeJson(res, reply.code, reply.body);
+      return;
+    }
     if (info.verb === 'watch') {
       throw methodNotAllowed('watch is not supported by the embedded cluster: list and poll instead');
     }

@@ -35,13 +35,15 @@ const FIRST_BACKOFF_MS = 50;
 const retryable = (status: number) => status === 404 || status === 409 || status === 429 || status >= 500;
 
 /** POSTs one event in binary mode; true once the sink accepted it, false once it gave up. */
-export async function deliver(sink: string, event: CloudEvent<unknown>, logger?: SourceLogger, stopped: () => boolean = () => false): Promise<boolean> {
+export async function deliver(sink: string, event: CloudEvent<unknown>, logger?: SourceLogger, stopped: () => boolean = () => false, token?: string): Promise<boolean> {
   const msg = HTTP.binary(event);
+  // As Knative's OIDC delivery does: the sender's token for the sink's audience.
+  const headers = { ...(msg.headers as Record<string, string>), ...(token ? { authorization: `Bearer ${token}` } : {}) };
   for (let attempt = 0; attempt <= RETRIES; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, FIRST_BACKOFF_MS * 2 ** (attempt - 1)));
     if (stopped()) return false;
     try {
-      const res = await fetch(sink, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string | undefined });
+      const res = await fetch(sink, { method: 'POST', headers, body: msg.body as string | undefined });
       await res.arrayBuffer();
       if (res.ok) return true;
       if (!retryable(res.status)) {
@@ -67,6 +69,8 @@ export interface ApiServerSourceOptions {
   /** How often the Jobs are listed. Default 250 ms. */
   pollMs?: number;
   logger?: SourceLogger;
+  /** Sent as the bearer token of each delivery (Knative's OIDC delivery); none by default. */
+  token?: string;
 }
 
 type Change = 'add' | 'update' | 'delete';
@@ -122,7 +126,7 @@ export function startApiServerSource(opts: ApiServerSourceOptions): EventSource 
       if (known) {
         for (const { change, job } of jobChanges(known, now)) {
           if (stopped) return;
-          await deliver(opts.sink, jobChangeEvent(server, change, job), opts.logger, () => stopped);
+          await deliver(opts.sink, jobChangeEvent(server, change, job), opts.logger, () => stopped, opts.token);
         }
       }
       known = now;
@@ -152,6 +156,8 @@ export interface PingSourceOptions {
   name: string;
   periodMs: number;
   logger?: SourceLogger;
+  /** Sent as the bearer token of each delivery (Knative's OIDC delivery); none by default. */
+  token?: string;
 }
 
 export function pingEvent(namespace: string, name: string): CloudEvent<unknown> {
@@ -163,7 +169,7 @@ export function startPingSource(opts: PingSourceOptions): EventSource {
   let inFlight: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     // A tick that is still being delivered is not overtaken: the next one waits its turn.
-    inFlight = inFlight.then(() => (stopped ? false : deliver(opts.sink, pingEvent(opts.namespace, opts.name), opts.logger, () => stopped)));
+    inFlight = inFlight.then(() => (stopped ? false : deliver(opts.sink, pingEvent(opts.namespace, opts.name), opts.logger, () => stopped, opts.token)));
   }, opts.periodMs);
   return {
     async stop() {

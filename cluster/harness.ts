@@ -26,6 +26,15 @@ export interface ClusterHarness {
     pod(selector: string, b: PodBehaviour): void;
     clear(): void;
   };
+  /**
+   * A new token for ServiceAccount `<namespace>/<serviceAccount>` minted for `audiences`, as
+   * `kubectl create token --audience` does (the account is created when missing).
+   */
+  requestToken(namespace: string, serviceAccount: string, audiences: string[]): Promise<string>;
+  /** Creates or replaces the RBAC objects (and ServiceAccounts) of a manifest; others stay. */
+  applyRbac(yaml: string): Promise<void>;
+  /** Deletes one RBAC object (namespace for Role and RoleBinding). */
+  deleteRbac(kind: 'Role' | 'RoleBinding' | 'ClusterRole' | 'ClusterRoleBinding', name: string, namespace?: string): Promise<void>;
   /** Replace the function identity's Role with the one in this manifest. */
   setRbacManifest(path: string): Promise<void>;
   /** Request counts by `<verb> <resource>`, for one user or all. */

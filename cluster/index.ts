@@ -84,6 +84,8 @@ export interface StartClusterOptions {
 
 /** The embedded cluster: everything a test harness needs (`ClusterHarness`), synchronously. */
 export interface EmbeddedCluster extends ClusterHarness {
+  /** A new token for user `name`, minted for `audiences` (as a static token file or an OIDC issuer would give). */
+  tokenForUser(name: string, groups: string[], audiences: string[]): string;
   /** Sets a Job's status conditions directly (leniently: no status validation). */
   setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void;
   /** Kills every running Pod process group synchronously (for a forced exit that cannot wait). */
@@ -180,6 +182,12 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
       failNext: (m) => faults.failNext(m),
       pod: (selector, b) => faults.pod(selector, b),
       clear: () => faults.clear(),
+    },
+    requestToken: async (ns, sa, audiences) => authn.requestToken(ns, sa, audiences),
+    tokenForUser: (name, groups, audiences) => authn.tokenForUser(name, groups, audiences),
+    applyRbac: async (yaml) => rbac.applyYaml(yaml),
+    async deleteRbac(kind, name, namespace = 'minecraft') {
+      rbac.delete(kind, name, namespace);
     },
     async setRbacManifest(path) {
       const next = new RbacAuthorizer();

@@ -55,8 +55,16 @@ export interface Attributes {
   path: string;
 }
 
+/** The audience of tokens meant for the apiserver itself (`--api-audiences`, default the issuer). */
+export const API_AUDIENCE = 'https://kubernetes.default.svc';
+
+interface TokenEntry {
+  user: UserInfo;
+  audiences: string[];
+}
+
 export class Authenticator {
-  private readonly tokens = new Map<string, UserInfo>();
+  private readonly tokens = new Map<string, TokenEntry>();
   private readonly bySa = new Map<string, string>();
   readonly adminToken: string;
 
@@ -64,10 +72,17 @@ export class Authenticator {
     this.adminToken = this.mint({ name: 'admin', groups: ['system:masters', 'system:authenticated'] });
   }
 
-  private mint(user: UserInfo): string {
+  private mint(user: UserInfo, audiences: string[] = [API_AUDIENCE]): string {
     const token = randomBytes(24).toString('base64url');
-    this.tokens.set(token, user);
+    this.tokens.set(token, { user, audiences });
     return token;
+  }
+
+  private static serviceAccountUser(namespace: string, serviceAccount: string): UserInfo {
+    return {
+      name: `system:serviceaccount:${namespace}:${serviceAccount}`,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+    };
   }
 
   /** A token for `system:serviceaccount:<ns>:<sa>` (the same one on every call). */
@@ -75,23 +90,39 @@ export class Authenticator {
     const k = `${namespace}/${serviceAccount}`;
     let t = this.bySa.get(k);
     if (!t) {
-      t = this.mint({
-        name: `system:serviceaccount:${namespace}:${serviceAccount}`,
-        groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
-      });
+      t = this.mint(Authenticator.serviceAccountUser(namespace, serviceAccount));
       this.bySa.set(k, t);
     }
     return t;
   }
 
-  /** A token for an arbitrary user (tests of User/Group subjects). */
-  tokenForUser(name: string, groups: string[] = []): string {
-    return this.mint({ name, groups: [...groups, 'system:authenticated'] });
+  /** A new token for a ServiceAccount, minted for `audiences` (what a TokenRequest gives). */
+  requestToken(namespace: string, serviceAccount: string, audiences: string[]): string {
+    return this.mint(Authenticator.serviceAccountUser(namespace, serviceAccount), audiences.length ? audiences : [API_AUDIENCE]);
   }
 
+  /** A token for an arbitrary user (tests of User/Group subjects). */
+  tokenForUser(name: string, groups: string[] = [], audiences?: string[]): string {
+    return this.mint({ name, groups: [...groups, 'system:authenticated'] }, audiences);
+  }
+
+  /** The user of a request to the apiserver: only tokens minted for the apiserver's audience. */
   authenticate(authorization: string | undefined): UserInfo | undefined {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    return m ? this.tokens.get(m[1]!) : undefined;
+    const e = m ? this.tokens.get(m[1]!) : undefined;
+    return e && e.audiences.includes(API_AUDIENCE) ? e.user : undefined;
+  }
+
+  /**
+   * A TokenReview: the token's user and the audiences it is valid for among those asked (the
+   * apiserver's own when none are); undefined when it is unknown or meant for none of them.
+   */
+  review(token: string, audiences: string[]): { user: UserInfo; audiences: string[] } | undefined {
+    const e = this.tokens.get(token);
+    if (!e) return undefined;
+    const wanted = audiences.length ? audiences : [API_AUDIENCE];
+    const both = wanted.filter((a) => e.audiences.includes(a));
+    return both.length ? { user: e.user, audiences: both } : undefined;
   }
 }
 
@@ -104,6 +135,18 @@ const PUBLIC_INFO: PolicyRule = {
 const DISCOVERY: PolicyRule = {
   verbs: ['get'],
   nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/openapi', '/openapi/*'],
+};
+
+/**
+ * The bootstrap ClusterRoles the functions' manifests refer to (a real apiserver creates these
+ * itself): `system:auth-delegator`, what a server that delegates authentication and authorization
+ * to the apiserver needs.
+ */
+const BOOTSTRAP_CLUSTER_ROLES: Record<string, PolicyRule[]> = {
+  'system:auth-delegator': [
+    { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+    { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+  ],
 };
 
 function has(list: string[] | undefined, v: string): boolean {
@@ -170,52 +213,70 @@ export interface Decision {
   reason: string;
 }
 
-/** The rule set of one manifest. */
+type RbacDoc = { kind?: string; metadata?: { name?: string; namespace?: string }; rules?: PolicyRule[]; subjects?: Subject[]; roleRef?: RoleRef };
+
+/** The rule set of one manifest, which tests may then edit object by object. */
 export class RbacAuthorizer {
   private roles = new Map<string, PolicyRule[]>();
-  private clusterRoles = new Map<string, PolicyRule[]>();
-  private roleBindings: Binding[] = [];
-  private clusterRoleBindings: Binding[] = [];
+  private clusterRoles = new Map<string, PolicyRule[]>(Object.entries(BOOTSTRAP_CLUSTER_ROLES));
+  /** By `<ns>/<name>`. */
+  private roleBindings = new Map<string, Binding>();
+  /** By name. */
+  private clusterRoleBindings = new Map<string, Binding>();
   /** ServiceAccounts declared in the manifest (`ns/name`), for information. */
   serviceAccounts = new Set<string>();
 
   /** Replaces all rules with those of a multi-document YAML manifest. */
   loadYaml(text: string): void {
-    const roles = new Map<string, PolicyRule[]>();
-    const clusterRoles = new Map<string, PolicyRule[]>();
-    const roleBindings: Binding[] = [];
-    const clusterRoleBindings: Binding[] = [];
-    const sas = new Set<string>();
+    this.roles = new Map();
+    this.clusterRoles = new Map(Object.entries(BOOTSTRAP_CLUSTER_ROLES));
+    this.roleBindings = new Map();
+    this.clusterRoleBindings = new Map();
+    this.serviceAccounts = new Set();
+    this.applyYaml(text);
+  }
+
+  /** Creates or replaces each object of a manifest, as `kubectl apply` would; other objects stay. */
+  applyYaml(text: string): void {
     for (const raw of loadAll(text)) {
       if (!raw || typeof raw !== 'object') continue;
-      const doc = raw as { kind?: string; metadata?: { name?: string; namespace?: string }; rules?: PolicyRule[]; subjects?: Subject[]; roleRef?: RoleRef; items?: unknown[] };
+      const doc = raw as RbacDoc;
       const name = doc.metadata?.name ?? '';
       const ns = doc.metadata?.namespace ?? 'default';
       switch (doc.kind) {
         case 'ServiceAccount':
-          sas.add(`${ns}/${name}`);
+          this.serviceAccounts.add(`${ns}/${name}`);
           break;
         case 'Role':
-          roles.set(`${ns}/${name}`, doc.rules ?? []);
+          this.roles.set(`${ns}/${name}`, doc.rules ?? []);
           break;
         case 'ClusterRole':
-          clusterRoles.set(name, doc.rules ?? []);
+          this.clusterRoles.set(name, doc.rules ?? []);
           break;
         case 'RoleBinding':
-          roleBindings.push({ namespace: ns, subjects: doc.subjects ?? [], roleRef: doc.roleRef ?? { kind: 'Role', name: '' } });
+          this.roleBindings.set(`${ns}/${name}`, { namespace: ns, subjects: doc.subjects ?? [], roleRef: doc.roleRef ?? { kind: 'Role', name: '' } });
           break;
         case 'ClusterRoleBinding':
-          clusterRoleBindings.push({ subjects: doc.subjects ?? [], roleRef: doc.roleRef ?? { kind: 'ClusterRole', name: '' } });
+          this.clusterRoleBindings.set(name, { subjects: doc.subjects ?? [], roleRef: doc.roleRef ?? { kind: 'ClusterRole', name: '' } });
           break;
         default:
           break;
       }
     }
-    this.roles = roles;
-    this.clusterRoles = clusterRoles;
-    this.roleBindings = roleBindings;
-    this.clusterRoleBindings = clusterRoleBindings;
-    this.serviceAccounts = sas;
+  }
+
+  /** Deletes one object (`namespace` for Role and RoleBinding); whether it existed. */
+  delete(kind: 'Role' | 'RoleBinding' | 'ClusterRole' | 'ClusterRoleBinding', name: string, namespace = 'default'): boolean {
+    switch (kind) {
+      case 'Role':
+        return this.roles.delete(`${namespace}/${name}`);
+      case 'RoleBinding':
+        return this.roleBindings.delete(`${namespace}/${name}`);
+      case 'ClusterRole':
+        return this.clusterRoles.delete(name);
+      case 'ClusterRoleBinding':
+        return this.clusterRoleBindings.delete(name);
+    }
   }
 
   async loadFile(path: string): Promise<void> {
@@ -239,14 +300,14 @@ export class RbacAuthorizer {
     if (!a.resourceRequest && ruleAllows(a, PUBLIC_INFO)) return { allowed: true, reason: '' };
     if (!a.resourceRequest && a.user.groups.includes('system:authenticated') && ruleAllows(a, DISCOVERY)) return { allowed: true, reason: '' };
     const errors: string[] = [];
-    for (const b of this.clusterRoleBindings) {
+    for (const b of this.clusterRoleBindings.values()) {
       if (!appliesTo(a.user, b.subjects, '')) continue;
       const rules = this.rulesFor(b.roleRef, undefined);
       if (rules instanceof Error) errors.push(rules.message);
       else if (rules.some((r) => ruleAllows(a, r))) return { allowed: true, reason: '' };
     }
     if (a.namespace) {
-      for (const b of this.roleBindings) {
+      for (const b of this.roleBindings.values()) {
         if (b.namespace !== a.namespace || !appliesTo(a.user, b.subjects, a.namespace)) continue;
         const rules = this.rulesFor(b.roleRef, b.namespace);
         if (rules instanceof Error) errors.push(rules.message);

@@ -1,12 +1,14 @@
 /**
  * Structured logs (pino): one JSON line per event, request ids on every request-scoped line.
- * LOG_LEVEL sets the level (`silent` in tests).
+ * LOG_LEVEL sets the level (`silent` in tests). A line logged while serving a request names the
+ * request's actor (lib/auth/actor.ts).
  * @module
  */
 import { pino, type Logger } from 'pino';
+import { actorMixin } from './auth/actor.ts';
 
 export type { Logger };
 
 export function createLogger(name: string, env: NodeJS.ProcessEnv = process.env): Logger {
-  return pino({ name, level: env.LOG_LEVEL ?? 'info', base: { svc: name } });
+  return pino({ name, level: env.LOG_LEVEL ?? 'info', base: { svc: name }, mixin: actorMixin });
 }

@@ -7,11 +7,15 @@
  * survive a restart. Two knobs for trying crashes by hand (and for the restart tests):
  * FELIS_EMBEDDED_JOB_DELAY_MS makes each Job program wait that long after its process has started,
  * before it touches the world; FELIS_SHUTDOWN_SECONDS (default 10) bounds the stop on SIGTERM.
+ *
+ * FELIS_AUTH_MODE=kubernetes: callers present Kubernetes tokens, reviewed by the cluster. On the
+ * embedded cluster this applies the example roles of knative/examples/ and prints two user tokens
+ * to try them with: alice, editor of `survival` only, and bob, viewer of every server.
  */
 import { randomBytes } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { KubeConfig, V1Container } from '@kubernetes/client-node';
 import { buildJobProgram } from './build.ts';
 import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
@@ -20,6 +24,8 @@ import { loadKubeConfig } from '../lib/kube/config.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp, listen } from '../lib/http/host.ts';
+import { authFromEnv } from '../lib/http/auth.ts';
+import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { startApiServerSource, startPingSource, type EventSource } from '../cluster/event-sources.ts';
@@ -33,6 +39,33 @@ const dataDir = resolve(env.FELIS_DATA ?? join(root, 'data'));
 const external = Boolean(env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST);
 const jobDelayMs = Math.max(0, Number(env.FELIS_EMBEDDED_JOB_DELAY_MS ?? 0) || 0);
 const shutdownMs = Math.max(0, Number(env.FELIS_SHUTDOWN_SECONDS ?? 10) || 0) * 1000;
+const authCfg = authConfigFromEnv(env);
+const kubernetesAuth = authCfg.mode === 'kubernetes';
+
+/**
+ * The embedded cluster's grants for kubernetes mode: the functions may ask for reviews; bob views
+ * every server (alice's grant is knative/examples/one-server.yaml); the local event sources'
+ * identity may settle (as a Trigger's OIDC identity would be granted in a cluster).
+ */
+const EMBEDDED_GRANTS = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: felis-world-auth-delegator }
+subjects: [{ kind: ServiceAccount, name: felis-world, namespace: minecraft }]
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: { name: bob-views-all, namespace: minecraft }
+subjects: [{ kind: User, apiGroup: rbac.authorization.k8s.io, name: bob }]
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: felis-world-viewer }
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: felis-world-local-sources }
+subjects: [{ kind: ServiceAccount, name: felis-world-local-sources, namespace: minecraft }]
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: felis-world-settler }
+`;
 
 /** The Job program, started as a process that first sleeps (`exec` keeps the pid and the group). */
 function delayedJobProgram(container: V1Container): { command: string[] } | undefined {
@@ -49,6 +82,7 @@ let stopCluster: (() => Promise<void>) | undefined;
 let killPodsNow: (() => void) | undefined;
 let adminNote = '';
 let adminKc: KubeConfig | undefined;
+let userTokens: { alice: string; bob: string; sources: string } | undefined;
 if (external) {
   kc = loadKubeConfig(env);
   logger.info({ server: kc.getCurrentCluster()?.server }, 'using the cluster from KUBECONFIG / in-cluster config');
@@ -72,11 +106,21 @@ if (external) {
   // For poking at the cluster by hand (kubectl --kubeconfig, or curl with the admin token).
   writeFileSync(join(dataDir, 'admin.kubeconfig'), cluster.kubeconfigYaml(cluster.adminToken), { mode: 0o600 });
   adminNote = `embedded API: ${cluster.url} (admin token ${cluster.adminToken}; kubeconfig ${join(dataDir, 'admin.kubeconfig')})`;
+  if (kubernetesAuth) {
+    const examples = ['roles.yaml', 'one-server.yaml', 'settle-events.yaml'].map((f) => readFileSync(join(root, 'knative/examples', f), 'utf8'));
+    await cluster.applyRbac([...examples, EMBEDDED_GRANTS].join('\n---\n'));
+    const aud = [authCfg.audience];
+    userTokens = {
+      alice: cluster.tokenForUser('alice', [], aud),
+      bob: cluster.tokenForUser('bob', [], aud),
+      sources: await cluster.requestToken('minecraft', 'felis-world-local-sources', [authCfg.eventAudience]),
+    };
+  }
   logger.info({ api: cluster.url, worlds: join(dataDir, 'worlds') }, 'embedded cluster running');
 }
 
 const deps = buildDeps(kc, { ...configFromEnv(env), logger });
-const app = createHostApp({ logger, token: () => token }, deps, Object.values(FUNCTIONS));
+const app = createHostApp({ logger, auth: authFromEnv({ ...env, FELIS_TOKEN: token }, kc, logger) }, deps, Object.values(FUNCTIONS));
 const sources: EventSource[] = [];
 const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
   const u = `http://127.0.0.1:${info.port}`;
@@ -84,8 +128,13 @@ const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
     // As knative/eventing.yaml wires a deployment: a backup Job's change and a tick every minute
     // each start a settling pass, so a finished restore chain settles without a caller.
     const sink = `${u}/`;
-    sources.push(startApiServerSource({ kubeConfig: adminKc, namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-backup', sink, logger }));
-    sources.push(startPingSource({ sink, namespace: 'minecraft', name: 'felis-world-settle-tick', periodMs: 60_000, logger }));
+    const sourceToken = userTokens?.sources;
+    sources.push(startApiServerSource({ kubeConfig: adminKc, namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-backup', sink, logger, token: sourceToken }));
+    sources.push(startPingSource({ sink, namespace: 'minecraft', name: 'felis-world-settle-tick', periodMs: 60_000, logger, token: sourceToken }));
+  }
+  if (kubernetesAuth) {
+    printKubernetesMode(u);
+    return;
   }
   const auth = `-H "Authorization: Bearer ${token}"`;
   console.log(`
@@ -104,6 +153,32 @@ ${adminNote}
   curl -s ${auth} -X POST '${u}/api/v1/servers/survival/start'
 `);
 });
+/** What to try in kubernetes mode: the two users' tokens, and what each may do. */
+function printKubernetesMode(u: string): void {
+  const w = `-X PUT '${u}/api/v1/servers/survival/file?path=hello.txt' -d '{"content":"aGVsbG8K","content_sha256":"5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"}'`;
+  const lines = userTokens
+    ? `
+alice (editor of survival only):   ${userTokens.alice}
+bob   (viewer of every server):    ${userTokens.bob}
+(tokens for audience ${authCfg.audience}; the roles are knative/examples/roles.yaml and one-server.yaml)
+
+  A=${userTokens.alice}
+  B=${userTokens.bob}
+  curl -s -H "Authorization: Bearer $B" '${u}/api/v1/servers/survival/files?path='      # 200: bob lists
+  curl -s -H "Authorization: Bearer $B" ${w}      # 403: bob may not write
+  curl -s -H "Authorization: Bearer $A" ${w}      # 200: alice writes (the audit line names alice)
+  curl -s -H "Authorization: Bearer $A" -X DELETE '${u}/api/v1/servers/survival/lock'      # 403: alice is no operator
+`
+    : `
+Use a Kubernetes token for audience ${authCfg.audience}, e.g. kubectl create token <serviceaccount> --audience ${authCfg.audience}
+`;
+  console.log(`
+felis-world is serving on ${u} (auth: kubernetes; callers present Kubernetes tokens)
+worlds: ${external ? "(the cluster's volumes)" : join(dataDir, 'worlds')}
+${adminNote}
+${lines}`);
+}
+
 stopOnSignals(
   server,
   logger,

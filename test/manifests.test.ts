@@ -7,11 +7,13 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadAll } from 'js-yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
+import { ROUTE_PERMISSIONS } from '../lib/auth/actions.ts';
 import { assemble, byKind, getPath, type Obj } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
@@ -62,10 +64,11 @@ describe('knative/ manifests', () => {
   });
 
   test('the namespace is set once: every namespaced object and binding subject is in it, and the functions are told it', () => {
+    const clusterScoped = new Set(['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding']);
     for (const o of objs) {
-      if (o.kind === 'CustomResourceDefinition') assert.equal(o.metadata.namespace, undefined);
+      if (clusterScoped.has(o.kind)) assert.equal(o.metadata.namespace, undefined);
       else assert.equal(o.metadata.namespace, 'minecraft', `${o.kind} ${o.metadata.name}`);
-      if (o.kind === 'RoleBinding') for (const s of o.subjects) assert.equal(s.namespace, 'minecraft');
+      if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') for (const s of o.subjects) assert.equal(s.namespace, 'minecraft');
     }
     assert.equal(config.data.FELIS_NAMESPACE, 'minecraft');
   });
@@ -150,6 +153,17 @@ describe('knative/ manifests', () => {
     }
   });
 
+  test('each function may review tokens and access, and nothing more cluster-wide: one system:auth-delegator binding per function', () => {
+    const crbs = [...byKind(objs, 'ClusterRoleBinding').values()];
+    assert.equal(byKind(objs, 'ClusterRole').size, 0, 'no ClusterRole of our own');
+    for (const b of crbs) {
+      assert.deepEqual(b.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' }, b.metadata.name);
+      assert.equal(b.subjects.length, 1, b.metadata.name);
+    }
+    const bound = crbs.map((b) => b.subjects[0].name).sort();
+    assert.deepEqual(bound, [...services.values()].map((s) => s.spec.template.spec.serviceAccountName).sort());
+  });
+
   test("the file Jobs' Pods run as a ServiceAccount that gets no API token", () => {
     const name = config.data.FELIS_JOB_SERVICE_ACCOUNT;
     const sa = byKind(objs, 'ServiceAccount').get(name);
@@ -198,6 +212,38 @@ describe('knative/ manifests', () => {
       assert.equal(t.spec.subscriber.ref.name, 'settle');
       assert.ok(services.has(t.spec.subscriber.ref.name));
     }
+  });
+
+  test('the example Roles validate, grant only permissions the route table uses, and the viewer changes nothing', async () => {
+    const used = new Set<string>();
+    for (const p of Object.values(ROUTE_PERMISSIONS)) {
+      if (p.kind === 'server') used.add(`${p.verb} minecraftservers/${p.subresource}`);
+      if (p.kind === 'nonresource') used.add(`${p.verb} ${p.path}`);
+    }
+    const examples = ['roles.yaml', 'one-server.yaml', 'settle-events.yaml'].flatMap((f) => loadAll(readFileSync(join(DIR, 'examples', f), 'utf8')) as Obj[]);
+    const roles = new Map(examples.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role').map((o) => [o.metadata.name, o]));
+    for (const o of examples) await assert.doesNotReject(validate(o), `${o.kind} ${o.metadata.name}`);
+    const grants = (name: string) => {
+      const out = new Set<string>();
+      for (const r of roles.get(name)!.rules) {
+        for (const v of r.verbs) {
+          for (const res of r.resources ?? []) {
+            assert.deepEqual(r.apiGroups, ['felis.lolicon.best'], name);
+            out.add(`${v} ${res}`);
+          }
+          for (const u of r.nonResourceURLs ?? []) out.add(`${v} ${u}`);
+        }
+      }
+      return out;
+    };
+    for (const name of roles.keys()) for (const g of grants(name)) assert.ok(used.has(g), `${name}: ${g} is no route's permission`);
+    assert.deepEqual([...grants('felis-world-viewer')].filter((g) => !g.startsWith('get ')), []);
+    assert.ok(grants('felis-world-editor').has('update minecraftservers/files'));
+    assert.ok(grants('felis-world-operator').has('delete minecraftservers/lock'));
+    // The per-server example names its server; its binding refers to a Role that exists.
+    const perServer = roles.get('felis-world-editor-survival')!;
+    assert.ok(perServer.rules.every((r: { resourceNames?: string[] }) => r.resourceNames?.length === 1));
+    for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
   test('the MinecraftServer CRD is in, for dev clusters', () => {

@@ -4,12 +4,14 @@
  * per-function Roles assembled from knative/; the calls it made (the cluster counts them per user,
  * denied ones included) must equal what its Role grants. A verb the Role lacks shows as a denied
  * call and a failed scenario; a verb the Role grants but no scenario uses shows as unused.
+ * Each scenario runs twice: in token mode, and in kubernetes auth mode, where the function also
+ * creates TokenReviews and SubjectAccessReviews, which its system:auth-delegator binding grants.
  * `npm run test:cluster` runs the same against the real apiserver, each function with its own token.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
@@ -23,6 +25,7 @@ import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { jobFinished } from '../lib/kube/job-facts.ts';
 import { createHostApp } from '../lib/http/host.ts';
+import { authFromEnv } from '../lib/http/auth.ts';
 import { createLogger } from '../lib/log.ts';
 import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
@@ -33,12 +36,21 @@ import { ROOT } from './support/stack.ts';
 const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
 
 const TOKEN = 'rbac-test-token';
+const CALLER = 'felis-rbac-caller';
+const CALLER_BINDING = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: ${CALLER} }
+subjects: [{ kind: ServiceAccount, name: ${CALLER}, namespace: minecraft }]
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: felis-world-operator }
+`;
 const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const q = encodeURIComponent;
 
 type Call = [method: string, path: string, body?: unknown];
-type Setup = (c: ClusterHarness) => Promise<void>;
+/** `tag` makes the names of what a setup creates unique to one run. */
+type Setup = (c: ClusterHarness, tag: string) => Promise<void>;
 
 /** Waits until every background file Job has ended and its Pod has terminated. */
 async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
@@ -83,30 +95,49 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
     calls: [['DELETE', '/api/v1/servers/survival/lock']],
   },
   settle: {
-    async setup(c) {
-      await createServer(c, 'chain', STOPPED);
+    async setup(c, tag) {
+      await createServer(c, `chain${tag}`, STOPPED);
       await createJob(
         c,
-        holderJob('b-chain', 'chain', 'felis-backup', ['sh', '-c', 'sleep 30'], { 'felis.lolicon.best/then-restore': 'pending' }, {
-          'felis.lolicon.best/restore-ref': 's3://backups/chain/1.tar.zst',
+        holderJob(`b-chain${tag}`, `chain${tag}`, 'felis-backup', ['sh', '-c', 'sleep 30'], { 'felis.lolicon.best/then-restore': 'pending' }, {
+          'felis.lolicon.best/restore-ref': `s3://backups/chain${tag}/1.tar.zst`,
           'felis.lolicon.best/restore-backup-id': '1',
         }),
       );
       // The real Job controller writes its own status once the Pod runs, which can drop conditions
       // set before that: set them until they stay.
       const batch = c.kubeConfig(c.adminToken).makeApiClient(BatchV1Api);
-      const complete = async () => (await batch.readNamespacedJob({ namespace: 'minecraft', name: 'b-chain' })).status?.conditions?.some((x) => x.type === 'Complete') ?? false;
+      const complete = async () => (await batch.readNamespacedJob({ namespace: 'minecraft', name: `b-chain${tag}` })).status?.conditions?.some((x) => x.type === 'Complete') ?? false;
       const deadline = Date.now() + 10_000;
       const kept = async () => (await complete()) && (await new Promise((res) => setTimeout(res, 500))) === undefined && (await complete());
       while (!(await kept())) {
         if (Date.now() > deadline) throw new Error('the backup Job never kept its Complete condition');
-        await c.setJobConditions('minecraft', 'b-chain', [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }]);
+        await c.setJobConditions('minecraft', `b-chain${tag}`, [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }]);
         await new Promise((res) => setTimeout(res, 300));
       }
     },
     calls: [['POST', '/api/v1/restore-chains/settle']],
   },
 };
+
+/** What the bootstrap ClusterRole system:auth-delegator grants (a real apiserver defines it). */
+const AUTH_DELEGATOR = new Map([
+  ['create tokenreviews', 'authentication.k8s.io'],
+  ['create subjectaccessreviews', 'authorization.k8s.io'],
+]);
+
+/** The grants `serviceAccount` gets cluster-wide: system:auth-delegator's, where a ClusterRoleBinding gives it. */
+function clusterGrantsOf(objs: Obj[], serviceAccount: string): Set<string> {
+  const bindings = objs.filter(
+    (o) => o.kind === 'ClusterRoleBinding' && o.subjects?.some((s: { kind: string; name: string }) => s.kind === 'ServiceAccount' && s.name === serviceAccount),
+  );
+  const out = new Set<string>();
+  for (const b of bindings) {
+    assert.equal(b.roleRef.name, 'system:auth-delegator', `${b.metadata.name}: a function is bound to no other ClusterRole`);
+    for (const g of AUTH_DELEGATOR.keys()) out.add(g);
+  }
+  return out;
+}
 
 /** `<verb> <resource>` for every rule of the Role bound to `serviceAccount` (the cluster's count keys). */
 function grantsOf(objs: Obj[], serviceAccount: string): Set<string> {
@@ -140,6 +171,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
   let cluster: ClusterHarness;
   let template: string;
   let rbacFile: string;
+  let callerToken: string;
 
   /**
    * The functions' identities as one manifest. The event source's Job watcher (knative/eventing.yaml)
@@ -148,7 +180,9 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
   function functionRbac(list: Obj[]): string {
     const rbacKinds = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
     const functionIds = new Set(Object.keys(FUNCTIONS).map((f) => `felis-world-${f}`));
-    const rbac = list.filter((o) => rbacKinds.has(o.kind) && (o.kind === 'ServiceAccount' || functionIds.has(o.metadata.name)));
+    const forFunction = (o: Obj) =>
+      functionIds.has(o.metadata.name) || (o.kind === 'ClusterRoleBinding' && o.subjects?.every((x: { name: string }) => functionIds.has(x.name)));
+    const rbac = list.filter((o) => rbacKinds.has(o.kind) && (o.kind === 'ServiceAccount' || forFunction(o)));
     return rbac.map((o) => dump(o)).join('---\n');
   }
 
@@ -170,6 +204,10 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     cluster = CLUSTER_ENV
       ? await startRealCluster({ env: readControlPlaneEnv(CLUSTER_ENV), dataDir: dir, rbacManifest: rbacFile })
       : await startCluster({ dataDir: dir, rbacManifest: rbacFile, ttlScale: 0.01 });
+    await cluster.applyRbac(functionRbac(objs));
+    // The caller of the kubernetes-mode runs: an operator of every server, settling included.
+    await cluster.applyRbac(readFileSync(join(ROOT, 'knative/examples/roles.yaml'), 'utf8') + '---\n' + CALLER_BINDING);
+    callerToken = await cluster.requestToken('minecraft', CALLER, ['felis-world']);
     await awaitGrants(objs);
   });
 
@@ -182,11 +220,12 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const groupOf = new Map<string, string>();
     for (const r of objs.filter((o) => o.kind === 'Role')) for (const rule of r.rules) for (const res of rule.resources) groupOf.set(res, rule.apiGroups[0]);
     const sar = cluster.kubeConfig(cluster.adminToken).makeApiClient(AuthorizationV1Api);
-    const all = new Set(Object.keys(FUNCTIONS).flatMap((fn) => [...grantsOf(objs, serviceAccountOf(objs, fn))]));
+    for (const [g, group] of AUTH_DELEGATOR) groupOf.set(g.split(' ')[1]!, group);
+    const all = new Set(Object.keys(FUNCTIONS).flatMap((fn) => [...grantsOf(objs, serviceAccountOf(objs, fn)), ...clusterGrantsOf(objs, serviceAccountOf(objs, fn))]));
     const deadline = Date.now() + 15_000;
     for (const fn of Object.keys(FUNCTIONS)) {
       const sa = serviceAccountOf(manifest, fn);
-      const want = grantsOf(manifest, sa);
+      const want = new Set([...grantsOf(manifest, sa), ...clusterGrantsOf(manifest, sa)]);
       for (const g of all) {
         const [verb, res] = g.split(' ') as [string, string];
         const [resource, subresource] = res.split('/');
@@ -201,28 +240,47 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
         }
       }
     }
+    for (;;) {
+      const r = await sar.createSubjectAccessReview({ body: { spec: { user: `system:serviceaccount:minecraft:${CALLER}`, nonResourceAttributes: { path: '/felis-world/settle', verb: 'post' } } } });
+      if (r.status?.allowed) break;
+      if (Date.now() > deadline) throw new Error('RBAC for the caller did not converge within 15 s');
+      await new Promise((res) => setTimeout(res, 50));
+    }
   }
   after(async () => {
+    // The real control plane outlives this suite: leave no cluster-wide grant behind.
+    if (cluster) {
+      await cluster.deleteRbac('ClusterRoleBinding', CALLER);
+      for (const o of objs) if (o.kind === 'ClusterRoleBinding') await cluster.deleteRbac('ClusterRoleBinding', o.metadata.name);
+    }
     await cluster?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Runs `fn`'s scenario as its ServiceAccount; the answers and the calls the cluster counted for it. */
-  async function run(fn: string): Promise<{ statuses: string[]; used: string[]; user: string }> {
+  async function run(fn: string, mode: 'token' | 'kubernetes' = 'token'): Promise<{ statuses: string[]; used: string[]; user: string }> {
     const sa = serviceAccountOf(objs, fn);
     const user = `system:serviceaccount:minecraft:${sa}`;
     const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
-    const deps = buildDeps(cluster.kubeConfig(cluster.tokenFor('minecraft', sa)), { namespace: 'minecraft', editor, logger, restoreTemplate: template });
-    const app = createHostApp({ logger, token: () => TOKEN }, deps, [FUNCTIONS[fn]!]);
+    const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
+    const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template });
+    const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
+    const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
+    const token = mode === 'token' ? TOKEN : callerToken;
     const sc = SCENARIOS[fn]!;
+    if (mode === 'kubernetes') {
+      // The second run of a scenario starts from the same world as the first.
+      rmSync(join(dir, 'worlds', 'survival'), { recursive: true, force: true });
+      seedDemoWorld(dir, 'survival');
+    }
     const before = cluster.counts(user);
-    await sc.setup?.(cluster);
+    await sc.setup?.(cluster, mode === 'token' ? '' : '-k');
     const statuses: string[] = [];
     for (const [method, path, body] of sc.calls) {
       const res = await app.request(path, {
         method,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
       statuses.push(`${method} ${path} → ${res.status} ${await res.text()}`);
@@ -248,6 +306,15 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
       const { statuses, used } = await run(fn);
       for (const s of statuses) assert.match(s, / → 2\d\d/, `${fn}: ${s}`);
       const diff = compareGrants(used, grantsOf(objs, serviceAccountOf(objs, fn)));
+      assert.deepEqual(diff, { missing: [], unused: [] }, `${fn} used ${JSON.stringify(used.sort())}; answers: ${statuses.join('; ')}`);
+    });
+    test(`${fn}, kubernetes auth mode: it also reviews tokens and access, exactly as system:auth-delegator grants`, async () => {
+      const { statuses, used } = await run(fn, 'kubernetes');
+      for (const s of statuses) assert.match(s, / → 2\d\d/, `${fn}: ${s}`);
+      const sa = serviceAccountOf(objs, fn);
+      const cluster = clusterGrantsOf(objs, sa);
+      assert.deepEqual([...cluster].sort(), [...AUTH_DELEGATOR.keys()].sort(), `${fn}: bound to system:auth-delegator`);
+      const diff = compareGrants(used, new Set([...grantsOf(objs, sa), ...cluster]));
       assert.deepEqual(diff, { missing: [], unused: [] }, `${fn} used ${JSON.stringify(used.sort())}; answers: ${statuses.join('; ')}`);
     });
   }

@@ -180,6 +180,30 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
         clear: () => faults.clear(),
       },
       setRbacManifest: applyRbac,
+      async requestToken(namespace, serviceAccount, audiences) {
+        const sas = `/api/v1/namespaces/${namespace}/serviceaccounts`;
+        const made = await admin.call('POST', sas, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccount } });
+        if (made.status !== 201 && made.status !== 409) throw new Error(`creating ServiceAccount ${namespace}/${serviceAccount}: HTTP ${made.status}`);
+        const r = await admin.must('POST', `${sas}/${serviceAccount}/token`, {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenRequest',
+          spec: { audiences, expirationSeconds: 3600 },
+        });
+        return r.body.status.token as string;
+      },
+      async applyRbac(yaml) {
+        await applyManifest(admin, yaml, { namespace: ns, kinds: ['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'] });
+      },
+      async deleteRbac(kind, name, namespace = ns) {
+        const path = {
+          Role: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/roles/${name}`,
+          RoleBinding: `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings/${name}`,
+          ClusterRole: `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`,
+          ClusterRoleBinding: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`,
+        }[kind];
+        const r = await admin.call('DELETE', path);
+        if (r.status !== 200 && r.status !== 202 && r.status !== 404) throw new Error(`deleting ${kind} ${name}: HTTP ${r.status}`);
+      },
       counts: (user) => theProxy.counter.counts(user),
       resetCounts: () => theProxy.counter.reset(),
       podRecord: (opId) => recorder.get(opId),

@@ -6,6 +6,11 @@ import { HTTP } from 'cloudevents';
 import { filesDelete } from '../../functions/files-delete/app.ts';
 import { routeKit } from '../testing/route-kit.ts';
 import { emit, MAX_IN_FLIGHT } from './emit.ts';
+import { jsonCall } from '../testing/json-call.ts';
+import { FakeReviewer } from '../auth/fake-reviewer.ts';
+import { KubeAuthorizer } from '../auth/authorizer.ts';
+import type { AuthConfig } from '../auth/config.ts';
+import { kubernetesAuth } from '../http/auth.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -53,6 +58,25 @@ test('with K_SINK a successful delete is also sent as a dev.felis.audit.file.del
   assert.equal(ev.subject, 'survival:old.txt');
   assert.equal(ev.data.target, 'survival:old.txt');
   assert.equal(ev.data.request_id, r.headers.get('x-request-id'));
+  assert.equal(ev.data.actor, 'bearer');
+});
+
+test("in kubernetes auth mode the audit CloudEvent names the reviewed user, and the ServiceAccount's <ns>/<name>", async (t) => {
+  const s = await sink();
+  t.after(() => s.close());
+  const before = process.env.K_SINK;
+  process.env.K_SINK = s.url;
+  t.after(() => (before === undefined ? delete process.env.K_SINK : (process.env.K_SINK = before)));
+  const cfg: AuthConfig = { mode: 'kubernetes', audience: 'felis-world', eventAudience: 'felis-world', namespace: 'minecraft', allowTtlMs: 1000, denyTtlMs: 1000, cacheSize: 10 };
+  const reviewer = new FakeReviewer().user('tok', 'system:serviceaccount:players:alice', [{ permission: 'update minecraftservers/files' }]);
+  const kit = routeKit(filesDelete, { auth: (logger) => kubernetesAuth(new KubeAuthorizer(reviewer, cfg), cfg, logger) });
+  const arrived = s.next();
+  const r = await jsonCall((p, init) => kit.app.request(p, init), 'tok', 'DELETE', '/api/v1/servers/survival/file?path=old.txt');
+  assert.equal(r.status, 200, r.text);
+  await arrived;
+  const ev = HTTP.toEvent({ headers: s.got[0]!.headers as Record<string, string>, body: s.got[0]!.body }) as { data: Record<string, unknown> };
+  assert.equal(ev.data.actor, 'system:serviceaccount:players:alice');
+  assert.equal(ev.data.actor_service_account, 'players/alice');
 });
 
 test('without K_SINK nothing is sent; the audit line is the record', async (t) => {

@@ -13,6 +13,8 @@ import type { Logger } from '../log.ts';
 import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type RequestData } from './parse.ts';
 import { deliveryStatus, envelopeCode } from './delivery.ts';
 import { eventKey, withEvent } from './scope.ts';
+import { authOf } from '../http/auth.ts';
+import { asActor } from '../auth/actor.ts';
 
 /** An event handled by one of the function's HTTP routes. */
 export interface RouteEvent {
@@ -25,8 +27,9 @@ export interface RouteEvent {
 }
 
 /**
- * An event handled directly, with no token: only for events a Knative source sends (it cannot
- * send our bearer token) whose handling is safe whoever asks, like one settle pass.
+ * An event handled directly: only for events a Knative source sends whose handling is safe
+ * whoever asks, like one settle pass. In token mode it needs no token (a source cannot send ours);
+ * in kubernetes mode the delivery's token needs the event type's permission (lib/auth/actions.ts).
  */
 export interface OpenEvent {
   kind: 'open';
@@ -58,6 +61,11 @@ export function acceptEvents(app: Hono<Env>, logger: Logger, table: EventTable):
   }
 }
 
+/** The event types an app accepts, and how each is handled (`route` or `open`). */
+export function acceptedEvents(app: Hono<Env>): Array<{ type: string; kind: 'route' | 'open' }> {
+  return [...(tables.get(app) ?? [])].map(([type, h]) => ({ type, kind: h.kind }));
+}
+
 async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>, logger: Logger, c: Context<Env>): Promise<Response> {
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((v, k) => {
@@ -78,7 +86,13 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
   }
   const key = eventKey(ev.source, ev.id);
   logger.info({ request_id: c.get('requestId'), event_id: ev.id, event_source: ev.source, event_type: ev.type, event_key: key }, 'event received');
-  if (handler.kind === 'open') return handler.handle(ev, c);
+  if (handler.kind === 'open') {
+    // Kubernetes mode: the delivery's own token (Knative OIDC) must carry the event's permission.
+    const auth = authOf(app);
+    if (!auth) throw new Error('the event entry needs the app made by createApp');
+    const actor = await auth.checkEvent(headers.authorization, ev.type);
+    return asActor(actor, () => handler.handle(ev, c));
+  }
 
   let url: string;
   let data: RequestData;

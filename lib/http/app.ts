@@ -1,12 +1,13 @@
 /**
- * The common shell of every function: request ids, bearer auth, `/healthz`, and one error handler
- * that turns every failure into the envelope. Routes are added by the functions themselves.
+ * The common shell of every function: request ids, auth on `/api/*` (the shared token or
+ * Kubernetes identities), `/healthz`, and one error handler that turns every failure into the
+ * envelope. Routes are added by the functions themselves.
  * @module
  */
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from '../log.ts';
-import { bearerAuth, type TokenSource } from './auth.ts';
+import { bindAuth, tokenAuth, type ApiAuth, type TokenSource } from './auth.ts';
 import { ApiError, sendError, sendJson } from './envelope.ts';
 import { mapDomainError } from './error-map.ts';
 import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
@@ -14,7 +15,9 @@ import { CallerGoneError } from './file-request.ts';
 
 export interface AppOptions {
   logger: Logger;
-  token: TokenSource;
+  /** How callers are checked (lib/http/auth.ts); without it, the shared `token`. */
+  auth?: ApiAuth;
+  token?: TokenSource;
 }
 
 export type Env = { Variables: { requestId: string } };
@@ -33,7 +36,10 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
     }
   });
   app.get('/healthz', (c) => sendJson(c, 200, { status: 'ok' }));
-  app.use('/api/*', bearerAuth(opts.token));
+  const auth = opts.auth ?? (opts.token ? tokenAuth(opts.token) : undefined);
+  if (!auth) throw new Error('createApp needs auth or a token');
+  bindAuth(app, auth);
+  app.use('/api/*', auth.middleware);
   register(app);
   app.notFound((c) => sendError(c, 404, 'not_found', 'no such route'));
   app.onError((err, c) => {

@@ -17,7 +17,7 @@ import { kubeConfigFromEnv } from '../kube/client.ts';
 import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
-import { tokenFromEnv } from './auth.ts';
+import { authFromEnv } from './auth.ts';
 import type { Deps } from './deps.ts';
 import { listen } from './host.ts';
 
@@ -31,7 +31,10 @@ type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 /** Serves the routes `load` resolves to until SIGTERM. For the function bundles in dist/functions. */
 export function serveFunction(name: string, load: () => Promise<RouteModule>, env: NodeJS.ProcessEnv = process.env): ServerType {
   const logger = createLogger(name, env);
-  const opts = { logger, token: tokenFromEnv(env) };
+  // The Kubernetes configuration loads with the routes; kubernetes-mode auth awaits the same load.
+  let kubeConfigLoaded!: (kc: ReturnType<typeof kubeConfigFromEnv>) => void;
+  const kubeConfig = new Promise<Awaited<ReturnType<typeof kubeConfigFromEnv>>>((resolve) => (kubeConfigLoaded = resolve));
+  const opts = { logger, auth: authFromEnv(env, kubeConfig, logger) };
   const config = configFromEnv(env);
   const fatal = (what: string) => (err: unknown) => {
     // No routes or no Kubernetes, no function: exit so the platform shows a failing revision.
@@ -44,6 +47,7 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
   const startLoading = () =>
     (loading ??= (() => {
       const kc = kubeConfigFromEnv(env);
+      kubeConfigLoaded(kc);
       kc.catch(fatal('cannot load the Kubernetes client or configuration'));
       const built = Promise.all([load(), import('./deps.ts')]).then(([routes, { buildDeps }]) => {
         app = createApp(opts, routes(buildDeps(kc, { ...config, logger })));

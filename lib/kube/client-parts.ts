@@ -8,6 +8,8 @@
 export {
   BatchV1Api,
   CoreV1Api,
+  AuthenticationV1Api,
+  AuthorizationV1Api,
   CustomObjectsApi,
   HttpMethod,
   KubeConfig,

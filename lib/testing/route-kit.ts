@@ -17,6 +17,9 @@ import type { ServerApi } from '../kube/servers.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { jsonCall } from './json-call.ts';
+import { actorMixin } from '../auth/actor.ts';
+import type { ApiAuth } from '../http/auth.ts';
+import type { Logger } from '../log.ts';
 
 export const TOKEN = 'route-test-token';
 
@@ -81,7 +84,7 @@ export interface RouteKit {
 
 export function routeKit(
   routes: RouteModule,
-  over: { editor?: FilesEditor | null; gates?: FakeGates; lock?: Partial<WorldLock>; servers?: ServerApi } = {},
+  over: { editor?: FilesEditor | null; gates?: FakeGates; lock?: Partial<WorldLock>; servers?: ServerApi; auth?: (logger: Logger) => ApiAuth } = {},
 ): RouteKit {
   const logs: string[] = [];
   const sink = new Writable({
@@ -90,7 +93,7 @@ export function routeKit(
       cb();
     },
   });
-  const logger = pino({ level: 'info' }, sink);
+  const logger = pino({ level: 'info', mixin: actorMixin }, sink);
   const gates = over.gates ?? new FakeGates();
   const deps: Deps = {
     logger,
@@ -100,7 +103,7 @@ export function routeKit(
     lock: { namespace: 'minecraft', ...over.lock } as WorldLock,
     settler: {} as Settler,
   };
-  const app = createApp({ logger, token: () => TOKEN }, routes(deps));
+  const app = createApp({ logger, token: () => TOKEN, auth: over.auth?.(logger) }, routes(deps));
   return {
     app,
     deps,

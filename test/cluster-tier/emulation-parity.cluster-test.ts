@@ -27,6 +27,25 @@ const CT: Record<string, string> = {
 };
 
 type Who = 'admin' | 'fn' | 'anon' | 'bad';
+const TR = '/apis/authentication.k8s.io/v1/tokenreviews';
+const SAR = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+const FN_USER = 'system:serviceaccount:minecraft:felis-world';
+/** A review's answer (201, its kind, authenticated or not); the user's groups and uid differ by how each side mints tokens. */
+const reviewed = (authenticated: boolean) => (r: AdminReply, e: AdminReply) => {
+  for (const x of [r, e]) {
+    assert.equal(x.status, 201);
+    assert.equal(x.body.kind, 'TokenReview');
+    assert.equal(x.body.status?.authenticated === true, authenticated);
+  }
+  if (authenticated) assert.equal(e.body.status.user.username, r.body.status.user.username);
+};
+const allowed = (want: boolean) => (r: AdminReply, e: AdminReply) => {
+  for (const x of [r, e]) {
+    assert.equal(x.status, 201);
+    assert.equal(x.body.kind, 'SubjectAccessReview');
+    assert.equal(x.body.status?.allowed === true, want);
+  }
+};
 interface Case {
   what: string;
   method: string;
@@ -271,6 +290,35 @@ const CASES: Case[] = [
   { what: 'MinecraftServer: PUT with a stale resourceVersion', method: 'PUT', path: `${MC}/ok`, body: { ...mc('ok'), metadata: { name: 'ok', resourceVersion: '1' } } },
   { what: 'MinecraftServer: PUT without resourceVersion', method: 'PUT', path: `${MC}/ok`, body: mc('ok') },
   { what: 'MinecraftServer: list with limit', method: 'GET', path: `${MC}?limit=1` },
+
+  // Delegated auth: TokenReview and SubjectAccessReview (kubernetes auth mode).
+  { what: 'anonymous: TokenReview', method: 'POST', path: TR, body: { spec: { token: 'x' } }, who: 'anon' },
+  { what: 'anonymous: SubjectAccessReview', method: 'POST', path: SAR, body: { spec: { user: 'a', nonResourceAttributes: { path: '/x', verb: 'get' } } }, who: 'anon' },
+  { what: 'TokenReview without a token', method: 'POST', path: TR, body: { spec: {} } },
+  { what: 'TokenReview: an unknown token', method: 'POST', path: TR, body: { spec: { token: 'not-a-token', audiences: ['felis-world'] } }, check: reviewed(false) },
+  { what: "TokenReview: the apiserver's own token, for another audience", method: 'POST', path: TR, body: { spec: { token: 'FUNCTION_TOKEN', audiences: ['felis-world'] } }, check: reviewed(false) },
+  { what: "TokenReview: the apiserver's own token, for its own audience", method: 'POST', path: TR, body: { spec: { token: 'FUNCTION_TOKEN' } }, check: reviewed(true) },
+  { what: 'SubjectAccessReview without user or attributes', method: 'POST', path: SAR, body: { spec: {} } },
+  {
+    what: 'SubjectAccessReview with both kinds of attributes',
+    method: 'POST',
+    path: SAR,
+    body: { kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { user: 'a', resourceAttributes: { verb: 'get' }, nonResourceAttributes: { path: '/x', verb: 'get' } } },
+  },
+  {
+    what: "SubjectAccessReview: the function's own grants",
+    method: 'POST',
+    path: SAR,
+    body: { spec: { user: FN_USER, resourceAttributes: { namespace: 'minecraft', verb: 'list', group: 'batch', resource: 'jobs' } } },
+    check: allowed(true),
+  },
+  {
+    what: 'SubjectAccessReview: not granted',
+    method: 'POST',
+    path: SAR,
+    body: { spec: { user: FN_USER, resourceAttributes: { namespace: 'minecraft', verb: 'delete', group: 'batch', resource: 'jobs' } } },
+    check: allowed(false),
+  },
 ];
 
 describe('the emulation answers as the real apiserver does', { skip: ENV ? false : 'cluster tier only (set by npm run test:cluster)' }, () => {
@@ -303,8 +351,12 @@ describe('the emulation answers as the real apiserver does', { skip: ENV ? false
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const send = (c: AdminClient, k: Case) =>
-    c.call(k.method, k.path, k.body === undefined ? undefined : typeof k.body === 'string' ? k.body : JSON.stringify(k.body), k.ct ?? 'application/json');
+  /** Each side's own function token stands in for `FUNCTION_TOKEN` in a body. */
+  const send = (c: AdminClient, k: Case) => {
+    const fnToken = c === clients.real.admin ? env.FUNCTION_TOKEN : emb.tokenFor('minecraft', 'felis-world');
+    const body = k.body === undefined ? undefined : typeof k.body === 'string' ? k.body : JSON.stringify(k.body).replaceAll('FUNCTION_TOKEN', fnToken);
+    return c.call(k.method, k.path, body, k.ct ?? 'application/json');
+  };
 
   test(`${CASES.length} requests, answer by answer`, async (t) => {
     const failures: string[] = [];

@@ -26,6 +26,7 @@ import { configFromEnv } from '../../lib/config.ts';
 import type { EditorConfig } from '../../lib/files/editor.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp, listen } from '../../lib/http/host.ts';
+import { authFromEnv } from '../../lib/http/auth.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
 import { jsonCall } from '../../lib/testing/json-call.ts';
 
@@ -49,6 +50,8 @@ export interface StackOptions {
   restoreTemplate?: string;
   /** Where the functions log (default: silent). */
   logger?: Logger;
+  /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
+  authEnv?: Record<string, string>;
 }
 
 export interface Stack {
@@ -87,7 +90,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const cfg = opts.noImage ? undefined : { ...base, ...opts.editor };
   const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
   const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate });
-  const app = createHostApp({ logger, token: () => TOKEN }, deps, Object.values(FUNCTIONS));
+  const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
+  const app = createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS));
   const server: ServerType = await new Promise((res) => {
     const s = listen(app, { port: 0, hostname: '127.0.0.1', logger }, () => res(s));
   });

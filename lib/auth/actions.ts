@@ -1,0 +1,102 @@
+/**
+ * Who may call which route, as Kubernetes authorization attributes: one table from each route
+ * (method and Hono route pattern) to what a SubjectAccessReview asks. A server's routes are
+ * subresources of its MinecraftServer, so ordinary RBAC rules (per server with `resourceNames`)
+ * grant them; settling, which touches no server in particular, is a non-resource URL that only a
+ * ClusterRole can grant. A route missing from the table is refused in kubernetes mode.
+ * @module
+ */
+
+import { JOB_CHANGE_TYPES, PING_TYPE } from '../events/settle-events.ts';
+
+export const API_GROUP = 'felis.lolicon.best';
+export const RESOURCE = 'minecraftservers';
+/** The non-resource URL whose `post` allows a settling pass. */
+export const SETTLE_URL = '/felis-world/settle';
+
+/** What one route needs, before the server name and namespace are known. */
+export type Permission =
+  /** On the server named by the route's `:name` (or on all servers of the namespace, for `list`). */
+  | { kind: 'server'; subresource: 'files' | 'holder' | 'state' | 'lock'; verb: 'get' | 'list' | 'update' | 'delete' }
+  | { kind: 'nonresource'; path: string; verb: string }
+  /** The route carries its own credential (a signed, expiring URL): no bearer review. */
+  | { kind: 'public' };
+
+const filesGet: Permission = { kind: 'server', subresource: 'files', verb: 'get' };
+const filesUpdate: Permission = { kind: 'server', subresource: 'files', verb: 'update' };
+const S = '/api/v1/servers/:name';
+
+/**
+ * Every route of every function, `METHOD pattern`. Reads of a world (list, read, the op list, a
+ * download ticket) are `get files`; every change to a world is `update files`, uploads included;
+ * the lock release is `delete lock` (what `kubectl annotate … maintenance-` would need).
+ */
+export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
+  [`GET ${S}/files`]: filesGet,
+  [`GET ${S}/file`]: filesGet,
+  [`GET ${S}/files/ops`]: filesGet,
+  [`GET ${S}/files/ops/:op`]: filesGet,
+  [`POST ${S}/files/download`]: filesGet,
+  [`PUT ${S}/file`]: filesUpdate,
+  [`DELETE ${S}/file`]: filesUpdate,
+  [`POST ${S}/files/mkdir`]: filesUpdate,
+  [`POST ${S}/files/rename`]: filesUpdate,
+  [`POST ${S}/files/unzip`]: filesUpdate,
+  [`POST ${S}/files/zip`]: filesUpdate,
+  [`PUT ${S}/files/upload`]: filesUpdate,
+  [`POST ${S}/files/uploads`]: filesUpdate,
+  [`GET ${S}/files/uploads/:id`]: filesUpdate,
+  [`PUT ${S}/files/uploads/:id`]: filesUpdate,
+  [`DELETE ${S}/files/uploads/:id`]: filesUpdate,
+  [`POST ${S}/files/uploads/:id/commit`]: filesUpdate,
+  'GET /api/v1/exports/:ticket/download': { kind: 'public' },
+  [`GET ${S}/holder`]: { kind: 'server', subresource: 'holder', verb: 'get' },
+  // Every holder in the namespace: a per-server grant (resourceNames) cannot allow a list.
+  'GET /api/v1/holders': { kind: 'server', subresource: 'holder', verb: 'list' },
+  [`POST ${S}/start`]: { kind: 'server', subresource: 'state', verb: 'update' },
+  [`POST ${S}/stop`]: { kind: 'server', subresource: 'state', verb: 'update' },
+  [`DELETE ${S}/lock`]: { kind: 'server', subresource: 'lock', verb: 'delete' },
+  'POST /api/v1/restore-chains/settle': { kind: 'nonresource', path: SETTLE_URL, verb: 'post' },
+};
+
+export const SETTLE: Permission = ROUTE_PERMISSIONS['POST /api/v1/restore-chains/settle']!;
+
+/** What a SubjectAccessReview asks, fully resolved. */
+export type Attributes =
+  | { kind: 'resource'; group: string; resource: string; subresource: string; verb: string; namespace: string; name: string }
+  | { kind: 'nonresource'; path: string; verb: string };
+
+/** The permission of a route, or undefined when the table has none (refused in kubernetes mode). */
+export function permissionFor(method: string, routePath: string): Permission | undefined {
+  return ROUTE_PERMISSIONS[`${method.toUpperCase()} ${routePath}`];
+}
+
+/** The attributes of `p` for a request on server `name` (empty for a route without `:name`). */
+export function attributesOf(p: Exclude<Permission, { kind: 'public' }>, namespace: string, name: string): Attributes {
+  if (p.kind === 'nonresource') return { kind: 'nonresource', path: p.path, verb: p.verb };
+  return { kind: 'resource', group: API_GROUP, resource: RESOURCE, subresource: p.subresource, verb: p.verb, namespace, name };
+}
+
+/** A stable key of the attributes (for the decision cache). */
+export function attributesKey(a: Attributes): string {
+  return a.kind === 'nonresource' ? `N\0${a.verb}\0${a.path}` : `R\0${a.verb}\0${a.group}\0${a.resource}\0${a.subresource}\0${a.namespace}\0${a.name}`;
+}
+
+/**
+ * The permission in words, as a refusal names it: `update minecraftservers/files survival`,
+ * `list minecraftservers/holder in minecraft`, `post /felis-world/settle`.
+ */
+export function describePermission(a: Attributes): string {
+  if (a.kind === 'nonresource') return `${a.verb} ${a.path}`;
+  const res = `${a.resource}/${a.subresource}`;
+  return a.name ? `${a.verb} ${res} ${a.name}` : `${a.verb} ${res} in ${a.namespace}`;
+}
+
+/**
+ * Events a function handles directly (not through a route): a Knative source's settle trigger.
+ * In kubernetes mode each needs its permission from the delivery's token; a type missing here is
+ * refused.
+ */
+export const EVENT_PERMISSIONS: Readonly<Record<string, Permission>> = Object.fromEntries(
+  [PING_TYPE, ...JOB_CHANGE_TYPES].map((t) => [t, SETTLE]),
+);
