@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_CPU, DEFAULT_MEMORY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
+import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 
 const int = (d: number) => z.coerce.number().int().min(0).default(d);
 const optional = z
@@ -43,6 +44,8 @@ export interface Config {
   restartAnnotation?: string;
   /** Where a Job runs when the server names no node of its own (Felis's controller node). */
   controllerNode?: string;
+  /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
+  browse?: BrowseConfig;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -75,5 +78,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restoreTemplate: e.FELIS_RESTORE_TEMPLATE,
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
+    browse: browseConfigFromEnv(env),
   };
 }
