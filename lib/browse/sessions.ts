@@ -93,7 +93,8 @@ export class BrowseSessions {
     const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
     const ns = this.#settings.namespace;
     const selector = `${LABEL_SERVER}=${t.server},${LABEL_FILES_BROWSE}=true`;
-    const budgetEnd = this.#now() + this.#cfg.startBudgetMs;
+    // The budget runs on the monotonic clock; Pod ages on the wall clock they are stamped with.
+    const budgetEnd = performance.now() + this.#cfg.startBudgetMs;
     let created = false;
     try {
       for (;;) {
@@ -118,7 +119,7 @@ export class BrowseSessions {
         } else if (starting && starting.ageMs > STUCK_AFTER_MS && serving.length === 0) {
           return undefined;
         }
-        if (this.#now() + POLL_MS > budgetEnd) return undefined;
+        if (performance.now() + POLL_MS > budgetEnd) return undefined;
         await sleep(POLL_MS, signal);
       }
     } catch (err) {
