@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { AuthorizationV1Api, BatchV1Api } from '@kubernetes/client-node';
+import { AuthorizationV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { startCluster } from '../cluster/index.ts';
 import type { ClusterHarness } from '../cluster/harness.ts';
 import { readControlPlaneEnv } from '../cluster/real/admin.ts';
@@ -21,6 +21,7 @@ import { startRealCluster } from '../cluster/real/index.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
+import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { createHostApp } from '../lib/http/host.ts';
 import { createLogger } from '../lib/log.ts';
 import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
@@ -39,6 +40,19 @@ const q = encodeURIComponent;
 type Call = [method: string, path: string, body?: unknown];
 type Setup = (c: ClusterHarness) => Promise<void>;
 
+/** Ends every browse session (another function's scenario may have started one) and waits until its Pods are gone. */
+async function endSessions(c: ClusterHarness): Promise<void> {
+  const kc = c.kubeConfig(c.adminToken);
+  const selector = 'felis.lolicon.best/files-browse=true';
+  await kc.makeApiClient(BatchV1Api).deleteCollectionNamespacedJob({ namespace: 'minecraft', labelSelector: selector, propagationPolicy: 'Background' });
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 30_000;
+  while ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: selector })).items.length > 0) {
+    if (Date.now() > deadline) throw new Error('browse Pods did not go within 30 s');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 /**
  * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
  * listings on a stopped server, each mutation (which takes and releases the world lock), the
@@ -46,8 +60,10 @@ type Setup = (c: ClusterHarness) => Promise<void>;
  * starts a restore.
  */
 const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
-  'files-list': { calls: [['GET', '/api/v1/servers/survival/files']] },
-  'files-read': { calls: [['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]] },
+  // With browse sessions on (and no session up to begin with): the first request starts one and
+  // runs its one-shot Job, the later ones may be answered by the session.
+  'files-list': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', '/api/v1/servers/survival/files']) },
+  'files-read': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]) },
   'files-write': {
     calls: [['PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: Buffer.from('hi').toString('base64'), content_sha256: sha('hi') }]],
   },
@@ -191,7 +207,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const user = `system:serviceaccount:minecraft:${sa}`;
     const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
-    const deps = buildDeps(cluster.kubeConfig(cluster.tokenFor('minecraft', sa)), { namespace: 'minecraft', editor, logger, restoreTemplate: template });
+    const browse = fn === 'files-list' || fn === 'files-read' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    const deps = buildDeps(cluster.kubeConfig(cluster.tokenFor('minecraft', sa)), { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse });
     const app = createHostApp({ logger, token: () => TOKEN }, deps, [FUNCTIONS[fn]!]);
     const sc = SCENARIOS[fn]!;
     const before = cluster.counts(user);
