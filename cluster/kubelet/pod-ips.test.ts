@@ -19,10 +19,17 @@ describe('pod address pool', () => {
     assert.equal(pool.allocate('pod-7'), pool.addressOf('pod-7'), 'asking again gives the same address');
   });
 
+  it('two pools (two clusters on one machine) start at different points of the range', () => {
+    const a = new PodIpPool().allocate('x');
+    const b = new PodIpPool().allocate('x');
+    // A 1 in 16 million chance of a false failure.
+    assert.notEqual(a, b);
+  });
+
   it('a freed address comes back only after the rest of the range, and a full range refuses', () => {
     // 127.1.0.1 .. 127.1.0.3: three addresses.
     const first = (127 << 24) | (1 << 16) | 1;
-    const pool = new PodIpPool({ first, last: first + 2 });
+    const pool = new PodIpPool({ first, last: first + 2, start: first });
     const a = pool.allocate('a');
     const b = pool.allocate('b');
     pool.release('a');

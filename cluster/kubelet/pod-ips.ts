@@ -3,6 +3,11 @@
  * two Pods can listen on the same container port without colliding, as they could on a real node.
  * Linux routes all of 127.0.0.0/8 to the loopback interface, so no setup is needed.
  *
+ * Each pool starts at a random point of the range: several embedded clusters on one machine (tests
+ * run in parallel, each with its own) then hardly ever hand out the same address, which would make
+ * one cluster's Pod fail to listen, or a caller reach another cluster's Pod (whose token check
+ * refuses it).
+ *
  * Never handed out: 127.0.0.1 (the host's own services listen there) and any address whose last
  * octet is 0 or 255. Allocation moves round-robin through the range, so an address freed a moment
  * ago is the last to come back: a caller still holding a stale podIP reaches nobody rather than a
@@ -10,6 +15,7 @@
  *
  * @module
  */
+import { randomInt } from 'node:crypto';
 
 /** 127.1.0.1 … 127.254.255.254: away from 127.0.0.x, which hosts tend to use for themselves. */
 const FIRST = (127 << 24) | (1 << 16);
@@ -31,11 +37,11 @@ export class PodIpPool {
   readonly #first: number;
   readonly #last: number;
 
-  /** The range is a parameter only so a test can exhaust a small one. */
-  constructor(range: { first: number; last: number } = { first: FIRST, last: LAST }) {
+  /** The range and the starting point are parameters only so a test can exhaust a small range. */
+  constructor(range: { first: number; last: number; start?: number } = { first: FIRST, last: LAST }) {
     this.#first = range.first >>> 0;
     this.#last = range.last >>> 0;
-    this.#cursor = this.#first;
+    this.#cursor = range.start ?? this.#first + randomInt(this.#last - this.#first + 1);
   }
 
   /** The address of `owner` (a Pod uid), allocating one on first ask. Throws when the range is full. */

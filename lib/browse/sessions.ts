@@ -5,6 +5,11 @@
  * from the shared key and the Job's name. Verbs: `pods list`, `jobs create` (both already held by
  * the list and read functions).
  *
+ * The instance remembers where it last found a serving Pod for a world (a hint, not state): it calls
+ * that Pod first and lists Pods only when the hint fails, so a warm read costs no API call of its
+ * own. Any answer other than a result from the hinted Pod (it stopped, its address now belongs to
+ * another Pod whose token check refuses ours) drops the hint. Results are never kept.
+ *
  * `run` answers the Result payload, or undefined when no session could answer within the start
  * budget: the caller then runs the one-shot Job, so a session never makes an answer worse, only
  * faster. Two instances starting a session at once converge: the Job name is derived from the
@@ -21,7 +26,7 @@ import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import type { BrowseConfig } from './config.ts';
 import { callSession, type CallOptions, type CallOutcome } from './call.ts';
-import { servingPods, startingPod, type SessionWant } from './pods.ts';
+import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
 import { jobToken, MIN_KEY_BYTES, tokenDigest } from './token.ts';
 
 export interface BrowseApi {
@@ -47,6 +52,14 @@ export interface BrowseOptions {
 export const STUCK_AFTER_MS = 10_000;
 const BUCKET_MS = 10_000;
 const POLL_MS = 15;
+/** Worlds whose serving Pod an instance remembers; the oldest hint goes first. */
+const MAX_HINTS = 256;
+
+interface Hint {
+  job: string;
+  ip: string;
+  startedMs: number;
+}
 
 export type BrowseOp = 'list' | 'read';
 
@@ -60,6 +73,7 @@ export class BrowseSessions {
   readonly #log: BrowseLog | undefined;
   #key: Buffer | undefined;
   #keyError: string | undefined;
+  readonly #hints = new Map<string, Hint>();
 
   constructor(api: BrowseApi, settings: JobSettings, cfg: BrowseConfig, opts: BrowseOptions = {}) {
     this.#api = api;
@@ -92,6 +106,18 @@ export class BrowseSessions {
     if (!key) return undefined;
     const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
     const ns = this.#settings.namespace;
+    const hintKey = `${t.server}\n${want.claim}\n${want.node ?? ''}`;
+    const hint = this.#hints.get(hintKey);
+    if (hint) {
+      this.#hints.delete(hintKey);
+      if (hint.startedMs + want.lifetimeSeconds * 1000 - END_MARGIN_MS > this.#now()) {
+        const outcome = await this.#callOnce(key, hint.job, hint.ip, op, path, signal);
+        if (outcome.kind === 'ok') {
+          this.#remember(hintKey, hint);
+          return outcome.body;
+        }
+      }
+    }
     const selector = `${LABEL_SERVER}=${t.server},${LABEL_FILES_BROWSE}=true`;
     // The budget runs on the monotonic clock; Pod ages on the wall clock they are stamped with.
     const budgetEnd = performance.now() + this.#cfg.startBudgetMs;
@@ -104,7 +130,10 @@ export class BrowseSessions {
         const serving = servingPods(pods, want, now);
         for (const s of serving) {
           const outcome = await this.#callOnce(key, s.job, s.ip, op, path, signal);
-          if (outcome.kind === 'ok') return outcome.body;
+          if (outcome.kind === 'ok') {
+            this.#remember(hintKey, s);
+            return outcome.body;
+          }
           if (outcome.kind === 'status' || outcome.kind === 'timeout') {
             // It answered but not with a result (or not in time): the one-shot Job decides.
             this.#log?.warn({ pod: s.pod, outcome }, 'browse pod did not answer with a result; running a one-shot job');
@@ -128,6 +157,12 @@ export class BrowseSessions {
       this.#log?.warn({ server: t.server, err: String(err) }, 'browse session unavailable; running a one-shot job');
       return undefined;
     }
+  }
+
+  #remember(key: string, h: Hint): void {
+    this.#hints.delete(key);
+    this.#hints.set(key, { job: h.job, ip: h.ip, startedMs: h.startedMs });
+    if (this.#hints.size > MAX_HINTS) this.#hints.delete(this.#hints.keys().next().value!);
   }
 
   async #callOnce(key: Buffer, job: string, ip: string, op: BrowseOp, path: string, signal?: AbortSignal): Promise<CallOutcome> {
