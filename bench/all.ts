@@ -1,14 +1,14 @@
 /**
- * `npm run bench [-- --json] [-- --ops N] [-- --runs N]`: the sync-path bench, then the cold-start
- * bench, one after the other (each needs the machine to itself). With --json, one object holding
- * both benches' keys.
+ * `npm run bench [-- --json] [-- --ops N] [-- --runs N]`: the sync-path bench, the cold-start bench,
+ * then the browse-session bench, one after the other (each needs the machine to itself). With
+ * --json, one object holding every bench's keys.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
-const benches = ['sync-runner.bench.ts', 'cold-start.bench.ts'];
+const benches = ['sync-runner.bench.ts', 'cold-start.bench.ts', 'browse.bench.ts'];
 const merged: Record<string, unknown> = {};
 
 for (const b of benches) {
