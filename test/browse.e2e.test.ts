@@ -33,9 +33,10 @@ describe('browse sessions', () => {
   let core: CoreV1Api;
   let batch: BatchV1Api;
   before(async () => {
-    // A short idle period so the session ends within the test; a generous start budget, since a
-    // loaded machine may take a while to start the first Pod.
-    s = await startStack({ browse: { idleSeconds: 2, startBudgetMs: 300 } });
+    // A short idle period so the session ends within the test.
+    // The real tier's TTL controller is not scaled down as the embedded one is: a short TTL, so the
+    // finished session Job is removed within the test there too.
+    s = await startStack({ browse: { idleSeconds: 2, startBudgetMs: 300 }, editor: REAL ? { ttlSeconds: 2 } : undefined });
     const kc = s.cluster.kubeConfig(s.cluster.adminToken);
     core = kc.makeApiClient(CoreV1Api);
     batch = kc.makeApiClient(BatchV1Api);
