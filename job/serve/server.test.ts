@@ -94,6 +94,7 @@ test('a request without the token, with a wrong one, or with another Job\'s toke
 test('a read or list through serving equals the one-shot Job\'s result byte for byte, redaction and guarded files included', async () => {
   const w = makeWorld();
   fs.writeFileSync(w.p('bin.dat'), Buffer.from([0, 0xff, 0x80, 0x0a, 0x22]));
+  fs.writeFileSync(w.p('a b+c%20ü&x=1.txt'), 'odd name\n');
   fs.symlinkSync('server.properties', w.p('props-link'));
   fs.linkSync(w.p('config/paper-global.yml'), w.p('hard-secret'));
   const s = await serve(w.root);
@@ -104,6 +105,7 @@ test('a read or list through serving equals the one-shot Job\'s result byte for 
       ['read', 'config/paper-global.yml'],
       ['read', 'hard-secret'],
       ['read', 'bin.dat'],
+      ['read', 'a b+c%20ü&x=1.txt'],
       ['read', 'missing.txt'],
       ['read', '../outside/secret.txt'],
       ['read', 'config'],
