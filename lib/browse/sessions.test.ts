@@ -219,3 +219,13 @@ test('an instance calls the Pod that answered last without listing again, and li
   const other = { server: 'survival', world: { claim: 'world-other-0' } };
   assert.equal(await f.sessions.run(other, 'read', 'd'), undefined);
 });
+
+test('a serving Pod that cannot be reached is waited for only while it may still be starting its program', async () => {
+  const young = fake(() => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 500 })], () => ({ kind: 'unreachable', detail: 'ECONNREFUSED' }));
+  assert.equal(await young.sessions.run(target, 'read', 'a'), undefined);
+  assert.ok(young.calls.length > 1, 'a Pod just up is retried within the budget');
+  const old = fake(() => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 60_000 })], () => ({ kind: 'unreachable', detail: 'connect timeout' }));
+  assert.equal(await old.sessions.run(target, 'read', 'a'), undefined);
+  assert.equal(old.calls.length, 1, 'an unreachable Pod up for a minute is not waited for');
+  assert.equal(old.created.length, 0);
+});

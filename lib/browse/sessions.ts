@@ -50,6 +50,8 @@ export interface BrowseOptions {
 
 /** A starting Pod older than this is not waited for: it is stuck (unschedulable, never starting). */
 export const STUCK_AFTER_MS = 10_000;
+/** How long after its start a serving Pod may still be not listening yet (its program starting). */
+export const LISTEN_GRACE_MS = 5_000;
 const BUCKET_MS = 10_000;
 const POLL_MS = 15;
 /** Worlds whose serving Pod an instance remembers; the oldest hint goes first. */
@@ -141,6 +143,9 @@ export class BrowseSessions {
           }
           // Unreachable: it may be just up and not listening yet, or just gone; try the next.
         }
+        // A serving Pod that has been up a while and still cannot be reached will not be reachable
+        // by waiting (a network that does not let us through): answer through the one-shot Job now.
+        if (serving.length > 0 && serving.every((s) => now - s.startedMs > LISTEN_GRACE_MS)) return undefined;
         const starting = startingPod(pods, want, now);
         if (serving.length === 0 && !starting && !created) {
           await this.#start(t, key, want, now);
