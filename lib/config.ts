@@ -55,6 +55,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration ${String(i.path[0])}: ${i.message}`);
   }
   const e = parsed.data;
+  const browse = browseConfigFromEnv(env);
   const editor: EditorConfig | undefined = e.FELIS_IMAGE
     ? {
         namespace: e.FELIS_NAMESPACE,
@@ -78,6 +79,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restoreTemplate: e.FELIS_RESTORE_TEMPLATE,
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
-    browse: browseConfigFromEnv(env),
+    ...(browse ? { browse } : {}),
   };
 }

@@ -128,7 +128,7 @@ test('two instances starting at once create the same Job; the second one\'s Alre
 test('a session that comes up within the budget answers the first request', async () => {
   let polls = 0;
   const f = fake(() => (++polls >= 3 ? [pod('files-survival-b1', { ip: '127.1.0.7' })] : []));
-  const slow = new BrowseSessions(f.api, settings, { ...cfg, startBudgetMs: 2000 }, { key: KEY, now: Date.now, call: async () => ({ kind: 'ok', body: '{"entries":[]}' }) });
+  const slow = new BrowseSessions(f.api, settings, { ...cfg, startBudgetMs: 2000 }, { key: KEY, now: () => NOW, call: async () => ({ kind: 'ok', body: '{"entries":[]}' }) });
   assert.equal(await slow.run(target, 'list', ''), '{"entries":[]}');
 });
 
@@ -194,7 +194,7 @@ test('a failing Kubernetes API or a missing or short key means one-shot Jobs, ne
 test('a caller that goes away is not answered by a fallback', async () => {
   const f = fake(() => []);
   const ac = new AbortController();
-  const p = new BrowseSessions(f.api, settings, { ...cfg, startBudgetMs: 5000 }, { key: KEY, now: Date.now }).run(target, 'read', 'a', ac.signal);
+  const p = new BrowseSessions(f.api, settings, { ...cfg, startBudgetMs: 5000 }, { key: KEY, now: () => NOW }).run(target, 'read', 'a', ac.signal);
   setTimeout(() => ac.abort(new Error('gone')), 30);
   await assert.rejects(p, /gone/);
 });
