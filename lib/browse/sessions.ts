@@ -118,6 +118,8 @@ export class BrowseSessions {
           this.#remember(hintKey, hint);
           return outcome.body;
         }
+        // A Pod that took the whole call timeout is not asked again for this request.
+        if (outcome.kind === 'timeout') return undefined;
       }
     }
     const selector = `${LABEL_SERVER}=${t.server},${LABEL_FILES_BROWSE}=true`;
