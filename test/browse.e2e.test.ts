@@ -50,14 +50,21 @@ describe('browse sessions', () => {
   test('ten reads in a row: after the first they come from one browse Pod, equal to a one-shot read', async () => {
     s.cluster.resetCounts();
     const answers: string[] = [];
+    const created: number[] = [];
+    const creates = () => s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0;
     for (let i = 0; i < 10; i++) {
+      const before = creates();
       const r = await s.call('GET', `/api/v1/servers/survival/file?path=${q('server.properties')}`);
       assert.equal(r.status, 200, r.text);
       answers.push(r.text);
+      created.push(creates() - before);
     }
-    const creates = s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0;
-    // One browse Job, and at most one one-shot Job for the first read while the session started.
-    assert.ok(creates >= 1 && creates <= 2, `${creates} Jobs created for ten reads`);
+    // The first read starts the session (and may be answered by a one-shot Job); on a loaded
+    // machine a read or two more may be, while the Pod starts; from then on no Job is created.
+    assert.ok(created[0]! >= 1 && created[0]! <= 2, `Jobs created per read: ${created}`);
+    const firstServed = created.findIndex((n, i) => i > 0 && n === 0);
+    assert.ok(firstServed > 0 && firstServed <= 5, `Jobs created per read: ${created}`);
+    assert.ok(created.slice(firstServed).every((n) => n === 0), `Jobs created per read: ${created}`);
     const pods = await browsePods();
     assert.equal(pods.length, 1, 'one browse Pod');
     assert.match(pods[0]!.status!.podIP ?? '', REAL ? /./ : /^127\.(?!0\.0\.1$)/);
