@@ -1,14 +1,13 @@
 /**
- * `npm run bench [-- --json] [-- --ops N] [-- --runs N]`: the sync-path bench, the cold-start bench, then the
- * archive bench, one after the other (each needs the machine to itself). With --json, one object holding
- * every bench's keys.
+ * `npm run bench [-- --json] [-- --ops N] [-- --runs N]`: every bench below, one after the other (each
+ * needs the machine to itself). With --json, one object holding every bench's keys.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
-const benches = ['sync-runner.bench.ts', 'cold-start.bench.ts', 'archive.bench.ts', 'auth.bench.ts'];
+const benches = ['sync-runner.bench.ts', 'cold-start.bench.ts', 'archive.bench.ts', 'auth.bench.ts', 'browse.bench.ts'];
 const merged: Record<string, unknown> = {};
 
 for (const b of benches) {

@@ -90,6 +90,8 @@ export interface EmbeddedCluster extends ClusterHarness {
   setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void;
   /** Kills every running Pod process group synchronously (for a forced exit that cannot wait). */
   killPodsNow(): void;
+  /** How many Pod loopback addresses are allocated now (one per Pod the kubelet runs). */
+  podAddressesInUse(): number;
   /** What the start found of a previous run (persistent clusters; empty otherwise). */
   nodeRestart: NodeRestartResult;
   /** Stops the Job controller's syncs (a controller that lags); nothing is lost, resume catches up. */
@@ -199,6 +201,7 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
     podRecord: (opId) => recorder.get(opId),
     setJobConditions: (ns, name, conditions) => jobController.setConditions(ns, name, conditions.map(conditionToJson)),
     killPodsNow: () => kubelet.killAllNow(),
+    podAddressesInUse: () => kubelet.podIps.size,
     nodeRestart,
     pauseJobController: () => jobController.pause(),
     resumeJobController: () => jobController.resume(),

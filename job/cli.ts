@@ -10,6 +10,7 @@ import { formatResultLine, type Result } from '../lib/protocol/result.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
+import { runServe, type ServeRunOptions } from './serve/run.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_INFRA = 1;
@@ -28,7 +29,7 @@ export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   io: CliIO,
-  opts: ExecuteOptions = {},
+  opts: ExecuteOptions & ServeRunOptions = {},
 ): Promise<number> {
   if (argv[0] !== 'files') {
     io.stderr(`felis: unknown command ${JSON.stringify(argv[0] ?? '')}\n${USAGE}\n`);
@@ -50,6 +51,14 @@ export async function runCli(
   if (f.browseUrl !== '') {
     io.stderr(`${PREFIX}browse mode is not supported by this program\n`);
     return EXIT_INFRA;
+  }
+  // Serving answers many list/read requests; it is a mode of its own, not an op.
+  if (f.serve) {
+    if (f.op !== '') {
+      io.stderr(`${PREFIX}--serve takes no --op\n`);
+      return EXIT_USAGE;
+    }
+    return runServe(f.worldsRoot, env, io, opts);
   }
   if (f.op === '') {
     io.stderr(`${PREFIX}--op is required\n`);

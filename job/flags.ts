@@ -26,6 +26,7 @@ export interface FilesFlags {
   size: number;
   sha256: string;
   overwrite: boolean;
+  serve: boolean;
 }
 
 type Kind = 'string' | 'bool' | 'int';
@@ -42,6 +43,7 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   size: { key: 'size', kind: 'int', usage: 'upload size' },
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
   overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
+  serve: { key: 'serve', kind: 'bool', usage: 'serve list and read on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*)' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -57,6 +59,7 @@ export function defaultFlags(): FilesFlags {
     size: -1,
     sha256: '',
     overwrite: false,
+    serve: false,
   };
 }
 

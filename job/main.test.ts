@@ -90,3 +90,49 @@ test('end to end: node job/main.ts files --op ... prints one result line and exi
   assert.equal(singleDash.code, 0, singleDash.stderr);
   assert.equal(Buffer.from(resultOf(singleDash).content!, 'base64').toString(), 'paper: true\n');
 });
+
+test('end to end: files --serve answers on its address, and stops with one result line on SIGTERM and when idle', async () => {
+  const { spawn } = await import('node:child_process');
+  const { jobToken, tokenDigest } = await import('../lib/browse/token.ts');
+  const w = makeWorld();
+  const token = jobToken(Buffer.alloc(32, 9), 'files-survival-bmain');
+  const ip = `127.${10 + Math.floor(Math.random() * 200)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+  const serve = (extra: Record<string, string>) => {
+    const child = spawn(NODE, [MAIN, 'files', '--serve', '--worlds-root', w.root], {
+      env: { PATH: process.env.PATH ?? '', FELIS_POD_IP: ip, FELIS_SERVE_PORT: '0', FELIS_SERVE_TOKEN_SHA256: tokenDigest(token), ...extra },
+      cwd: projectRoot,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const listening = new Promise<number>((resolve, reject) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /serving list and read on [\d.]+:(\d+)/.exec(stderr);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', () => reject(new Error(`exited before listening: ${stderr}`)));
+    });
+    const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr })));
+    return { child, listening, exited };
+  };
+
+  const a = serve({});
+  const port = await a.listening;
+  const res = await fetch(`http://${ip}:${port}/read?path=server.properties`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200);
+  const viaServe = await res.text();
+  const oneShot = await felis(['files', '--op', 'read', '--path', 'server.properties', '--worlds-root', w.root]);
+  assert.equal(`${RESULT_PREFIX}${viaServe}\n`, oneShot.stdout, 'byte for byte the one-shot result line');
+  a.child.kill('SIGTERM');
+  const stopped = await a.exited;
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.deepEqual(resultOf(stopped), {});
+
+  const b = serve({ FELIS_SERVE_IDLE_SECONDS: '1' });
+  await b.listening;
+  const idle = await b.exited;
+  assert.equal(idle.code, 0, idle.stderr);
+  assert.deepEqual(resultOf(idle), {});
+  assert.match(idle.stderr, /stopped \(idle\) after 0 requests/);
+});

@@ -19,4 +19,10 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, {
   stderr: (text) => {
     process.stderr.write(text);
   },
+}, {
+  // Serving mode stops cleanly on SIGTERM (the Job's deadline, a deletion) and prints its result line.
+  onSignal: (stop) => {
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  },
 });

@@ -3,43 +3,14 @@
  * variable is one line of `VARIABLES`: its reader says what it accepts and its default. Without
  * FELIS_IMAGE there is no editor, and file routes answer 503 files_unavailable, as Felis does.
  *
- * Plain readers rather than a schema library: this runs before a woken function can answer its
- * readiness probe, and a schema library is most of what would load for it.
+ * The readers (lib/env-readers.ts) are plain functions, not a schema library: this runs before a
+ * woken function can answer its readiness probe.
  * @module
  */
 import { DEFAULT_CPU, DEFAULT_MEMORY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
-
-/** Reads one variable's raw value (undefined when unset); throws a message on a bad value. */
-type Reader<T> = (raw: string | undefined) => T;
-
-/** Text that must not be empty when set; `fallback` when unset. */
-const text =
-  (fallback: string): Reader<string> =>
-  (raw) => {
-    if (raw === undefined) return fallback;
-    if (raw === '') throw new Error('must not be empty');
-    return raw;
-  };
-
-/** Any text, empty included; `fallback` when unset. */
-const anyText =
-  (fallback: string): Reader<string> =>
-  (raw) =>
-    raw ?? fallback;
-
-/** Unset and empty both mean "not configured". */
-const optional: Reader<string | undefined> = (raw) => raw || undefined;
-
-/** A whole number ≥ 0 as Number() reads it (so surrounding blanks are allowed); `fallback` when unset. */
-const count =
-  (fallback: number): Reader<number> =>
-  (raw) => {
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`expected a whole number of at least 0, got ${JSON.stringify(raw)}`);
-    return n;
-  };
+import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
+import { anyText, count, optional, readVariables, text, type Reader } from './env-readers.ts';
 
 /** Every variable the functions read at start, in the order they are checked. Add new ones here. */
 const VARIABLES = {
@@ -61,21 +32,6 @@ const VARIABLES = {
   FELIS_CONTROLLER_NODE: optional,
 } satisfies Record<string, Reader<unknown>>;
 
-type Values = { [K in keyof typeof VARIABLES]: ReturnType<(typeof VARIABLES)[K]> };
-
-/** Reads every variable; the first bad one stops the start, named in the message. */
-export function readVariables(env: NodeJS.ProcessEnv): Values {
-  const out: Record<string, unknown> = {};
-  for (const [name, read] of Object.entries(VARIABLES) as [string, Reader<unknown>][]) {
-    try {
-      out[name] = read(env[name]);
-    } catch (err) {
-      throw new Error(`invalid configuration ${name}: ${(err as Error).message}`);
-    }
-  }
-  return out as Values;
-}
-
 export interface Config {
   namespace: string;
   /** Undefined when no worker image is configured. */
@@ -86,10 +42,13 @@ export interface Config {
   restartAnnotation?: string;
   /** Where a Job runs when the server names no node of its own (Felis's controller node). */
   controllerNode?: string;
+  /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
+  browse?: BrowseConfig;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const e = readVariables(env);
+  const e = readVariables(VARIABLES, env);
+  const browse = browseConfigFromEnv(env);
   const editor: EditorConfig | undefined = e.FELIS_IMAGE
     ? {
         namespace: e.FELIS_NAMESPACE,
@@ -113,5 +72,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restoreTemplate: e.FELIS_RESTORE_TEMPLATE,
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
+    ...(browse ? { browse } : {}),
   };
 }

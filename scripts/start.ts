@@ -22,6 +22,7 @@ import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
 import { createLogger } from '../lib/log.ts';
 import { loadKubeConfig } from '../lib/kube/config.ts';
 import { configFromEnv } from '../lib/config.ts';
+import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp, listen } from '../lib/http/host.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
@@ -101,6 +102,8 @@ if (external) {
   killPodsNow = () => cluster.killPodsNow();
   kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
   env.FELIS_IMAGE ??= 'felis-world/files:dev';
+  // Browse sessions: the key their tokens derive from, kept with the cluster's state.
+  env.FELIS_JOB_KEY_FILE ??= ensureJobKeyFile(dataDir);
   seedDemoWorld(dataDir);
   await seedDemoServer(cluster.kubeConfig(cluster.adminToken));
   // For poking at the cluster by hand (kubectl --kubeconfig, or curl with the admin token).

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { ROUTE_PERMISSIONS } from '../lib/auth/actions.ts';
+import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { assemble, byKind, getPath, type Obj } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
@@ -33,6 +34,21 @@ async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): voi
   const model = mod[o.kind];
   assert.ok(model, `a schema model for ${o.apiVersion} ${o.kind}`);
   return model;
+}
+
+/** Does a LabelSelector (matchLabels, matchExpressions with In/NotIn/Exists/DoesNotExist) select these labels? */
+function selects(sel: Obj | undefined, labels: Record<string, string>): boolean {
+  if (!sel) return false;
+  for (const [k, v] of Object.entries((sel.matchLabels ?? {}) as Record<string, string>)) if (labels[k] !== v) return false;
+  for (const e of (sel.matchExpressions ?? []) as { key: string; operator: string; values?: string[] }[]) {
+    const has = Object.hasOwn(labels, e.key);
+    if (e.operator === 'In' && !(has && e.values!.includes(labels[e.key]!))) return false;
+    if (e.operator === 'NotIn' && has && e.values!.includes(labels[e.key]!)) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+    if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator)) throw new Error(`unknown operator ${e.operator}`);
+  }
+  return true;
 }
 
 async function validate(o: Obj): Promise<void> {
@@ -244,6 +260,47 @@ describe('knative/ manifests', () => {
     const perServer = roles.get('felis-world-editor-survival')!;
     assert.ok(perServer.rules.every((r: { resourceNames?: string[] }) => r.resourceNames?.length === 1));
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
+  });
+
+  test('file Job Pods accept connections only from files-list and files-read, only on the serve port', () => {
+    const policies = objs.filter((o) => o.kind === 'NetworkPolicy');
+    assert.equal(policies.length, 1);
+    const np = policies[0]!;
+    assert.deepEqual(np.spec.policyTypes, ['Ingress']);
+    const settings = configFromEnv(config.data).editor!;
+    const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
+    const browse = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 });
+    const oneShot = renderFilesJob({ ...base, op: 'read', path: 'a' });
+    for (const job of [browse, oneShot]) assert.ok(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), job.metadata!.name);
+    assert.equal(selects(np.spec.podSelector, { 'app.kubernetes.io/managed-by': 'felis-backup' }), false);
+    assert.equal(np.spec.ingress.length, 1);
+    const rule = np.spec.ingress[0];
+    assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
+    assert.deepEqual(browse.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
+    assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
+    const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read']);
+  });
+
+  test('files-list and files-read read the browse key from an optional Secret; no other function has it', () => {
+    for (const [fn, svc] of services) {
+      const spec = svc.spec.template.spec;
+      const c = spec.containers[0];
+      const file = c.env.find((e: { name: string }) => e.name === 'FELIS_JOB_KEY_FILE')?.value as string | undefined;
+      if (fn !== 'files-list' && fn !== 'files-read') {
+        assert.equal(file, undefined, fn);
+        continue;
+      }
+      assert.ok(file, fn);
+      const mount = c.volumeMounts.find((m: { mountPath: string }) => file.startsWith(m.mountPath + '/'));
+      assert.ok(mount?.readOnly, `${fn}: ${file} is on a read-only mount`);
+      const vol = spec.volumes.find((v: { name: string }) => v.name === mount.name);
+      assert.equal(vol.secret.optional, true, `${fn}: without the Secret the function still starts (one-shot Jobs only)`);
+      assert.ok(vol.secret.items.some((i: { path: string }) => `${mount.mountPath}/${i.path}` === file), fn);
+      const browse = configFromEnv({ ...config.data, FELIS_JOB_KEY_FILE: file }).browse!;
+      assert.equal(browse.keyFile, file);
+      assert.ok(browse.idleSeconds < browse.lifetimeSeconds, 'a session idles out before its lifetime');
+    }
   });
 
   test('the MinecraftServer CRD is in, for dev clusters', () => {

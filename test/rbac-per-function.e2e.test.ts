@@ -24,6 +24,7 @@ import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { jobFinished } from '../lib/kube/job-facts.ts';
+import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { createHostApp } from '../lib/http/host.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
 import { createLogger } from '../lib/log.ts';
@@ -68,6 +69,19 @@ async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
   }
 }
 
+/** Ends every browse session (another function's scenario may have started one) and waits until its Pods are gone. */
+async function endSessions(c: ClusterHarness): Promise<void> {
+  const kc = c.kubeConfig(c.adminToken);
+  const selector = 'felis.lolicon.best/files-browse=true';
+  await kc.makeApiClient(BatchV1Api).deleteCollectionNamespacedJob({ namespace: 'minecraft', labelSelector: selector, propagationPolicy: 'Background' });
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 30_000;
+  while ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: selector })).items.length > 0) {
+    if (Date.now() > deadline) throw new Error('browse Pods did not go within 30 s');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 /**
  * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
  * listings on a stopped server, each mutation (which takes and releases the world lock), the
@@ -75,8 +89,10 @@ async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
  * starts a restore.
  */
 const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
-  'files-list': { calls: [['GET', '/api/v1/servers/survival/files']] },
-  'files-read': { calls: [['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]] },
+  // With browse sessions on (and no session up to begin with): the first request starts one and
+  // runs its one-shot Job, the later ones may be answered by the session.
+  'files-list': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', '/api/v1/servers/survival/files']) },
+  'files-read': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]) },
   'files-write': {
     calls: [['PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: Buffer.from('hi').toString('base64'), content_sha256: sha('hi') }]],
   },
@@ -264,7 +280,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
-    const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template });
+    const browse = fn === 'files-list' || fn === 'files-read' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
     const token = mode === 'token' ? TOKEN : callerToken;

@@ -31,6 +31,7 @@ import { ContainerLog, type LogQuery, readLog } from './logs.ts';
 import type { ProcessJournal } from './journal.ts';
 import type { NodeApi } from './node-api.ts';
 import { killProcessGroup, processStartTicks } from './processes.ts';
+import { PodIpPool } from './pod-ips.ts';
 
 type Any = any;
 type Log = { info(...a: unknown[]): void; warn(...a: unknown[]): void };
@@ -130,6 +131,8 @@ class PodWorker {
   private deleting = false;
   finished: Promise<void>;
   private emptyDirRoot?: string;
+  /** This Pod's own loopback address, from scheduling until its worker ends. */
+  podIP?: string;
 
   constructor(k: Kubelet, pod: KObject) {
     this.k = k;
@@ -146,9 +149,12 @@ class PodWorker {
       started: false,
       done: false,
     }));
-    this.finished = this.run().catch((err) => {
-      if (!(err instanceof Aborted)) this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: pod worker failed');
-    });
+    this.finished = this.run()
+      .catch((err) => {
+        if (!(err instanceof Aborted)) this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: pod worker failed');
+      })
+      // The address is free for another Pod once this one's processes are gone.
+      .finally(() => this.k.podIps.release(this.uid));
   }
 
   /** New state of the Pod object (or undefined once it is gone). */
@@ -222,6 +228,7 @@ class PodWorker {
       });
       await this.k.api.bind(this.ns, this.name, this.uid);
     }
+    this.podIP = this.k.podIps.allocate(this.uid);
     this.scheduled = true;
     this.scheduledAt = rfc3339();
     this.startTime = rfc3339();
@@ -317,7 +324,7 @@ class PodWorker {
       'spec.nodeName': this.k.api.nodeName,
       'spec.serviceAccountName': this.pod.spec?.serviceAccountName,
       'status.hostIP': '127.0.0.1',
-      'status.podIP': '127.0.0.1',
+      'status.podIP': this.podIP ?? '',
     };
     return table[path] ?? '';
   }
@@ -522,8 +529,7 @@ class PodWorker {
       ],
       hostIP: '127.0.0.1',
       hostIPs: [{ ip: '127.0.0.1' }],
-      podIP: '127.0.0.1',
-      podIPs: [{ ip: '127.0.0.1' }],
+      ...(this.podIP ? { podIP: this.podIP, podIPs: [{ ip: this.podIP }] } : {}),
       startTime: this.startTime ?? now,
       containerStatuses: this.containers.map((c) => {
         const s: Any = {
@@ -594,6 +600,8 @@ export class Kubelet {
   readonly opts: KubeletOptions;
   readonly logger: Log;
   readonly processes = new Set<ChildProcess>();
+  /** One loopback address per running Pod (status.podIP). */
+  readonly podIps = new PodIpPool();
   private readonly workers = new Map<string, PodWorker>();
   private readonly byName = new Map<string, PodWorker>();
   private unsubscribe: (() => void)[] = [];

@@ -33,3 +33,31 @@ test('a running server is 409 not_stopped; a bad name 400 bad_name; no Job eithe
   assert.equal(envelopeOf(b).code, 'bad_name');
   assert.equal(k.calls.length, 0);
 });
+
+test('with a browse session the listing comes from it (no Job); without an answer from it, from the one-shot Job', async () => {
+  const k = kit(1234);
+  const asked: Array<{ op: string; path: string; server: string }> = [];
+  let answer: string | undefined = JSON.stringify({ entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], avail: 99 });
+  k.deps.browse = {
+    run: async (t, op, path) => {
+      asked.push({ op, path, server: t.server });
+      return answer;
+    },
+  };
+  const r = await k.call('GET', '/api/v1/servers/survival/files?path=world');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], truncated: false, free_bytes: 99 });
+  assert.deepEqual(asked, [{ op: 'list', path: 'world', server: 'survival' }]);
+  assert.equal(k.calls.length, 0, 'no one-shot Job');
+  answer = JSON.stringify({ code: 'not_found', error: 'nope does not exist' });
+  const missing = await k.call('GET', '/api/v1/servers/survival/files?path=nope');
+  assert.equal(missing.status, 404);
+  assert.equal(envelopeOf(missing).code, 'not_found');
+  answer = undefined;
+  const fallback = await k.call('GET', '/api/v1/servers/survival/files?path=world');
+  assert.equal(fallback.body.free_bytes, 1234);
+  assert.equal(k.calls.length, 1, 'the one-shot Job answered');
+  k.gates.enterError = new NotStoppedError();
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/files')).status, 409);
+  assert.equal(asked.length, 3, 'a refused request never reaches the session');
+});

@@ -1,5 +1,4 @@
-/** Entry of the files-ops Knative service (bundled to dist/functions/files-ops.mjs). */
+/** Entry of the files-ops Knative service (bundled to dist/functions/files-ops.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesOps } from './app.ts';
 
-serveFunction('files-ops', filesOps);
+serveFunction('files-ops', async () => (await import('./app.ts')).filesOps);

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
 import { FileEditError, ReadDamagedError } from '../../lib/files/errors.ts';
@@ -61,4 +62,33 @@ test("a missing file is 404 not_found; damaged bytes are 502 read_damaged", asyn
   const d = await damaged.call('GET', '/api/v1/servers/survival/file?path=a');
   assert.equal(d.status, 502);
   assert.equal(envelopeOf(d).code, 'read_damaged');
+});
+
+test('with a browse session the read comes from it, checked like a Job result; without an answer, from the one-shot Job', async () => {
+  const k = kit();
+  const bytes = Buffer.from('motd=session\n');
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  let answer: string | undefined = JSON.stringify({ content: bytes.toString('base64'), sha256: 'e'.repeat(64), content_sha256: sha });
+  const asked: string[] = [];
+  k.deps.browse = {
+    run: async (_t, op, path) => {
+      asked.push(`${op} ${path}`);
+      return answer;
+    },
+  };
+  const r = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'server.properties', content: bytes.toString('base64'), sha256: 'e'.repeat(64), content_sha256: sha });
+  assert.deepEqual(asked, ['read server.properties']);
+  assert.equal(k.calls.length, 0);
+  answer = JSON.stringify({ content: bytes.toString('base64'), sha256: 'e'.repeat(64), content_sha256: 'f'.repeat(64) });
+  const damaged = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(damaged.status, 502);
+  assert.equal(envelopeOf(damaged).code, 'read_damaged');
+  answer = JSON.stringify({ code: 'bad_path', error: 'config/paper-global.yml holds the forwarding secret' });
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/file?path=config/paper-global.yml')).status, 400);
+  answer = undefined;
+  const fallback = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(fallback.body.content, Buffer.from('motd=hi\n').toString('base64'));
+  assert.equal(k.calls.length, 1);
 });

@@ -1,5 +1,4 @@
-/** Entry of the files-unzip Knative service (bundled to dist/functions/files-unzip.mjs). */
+/** Entry of the files-unzip Knative service (bundled to dist/functions/files-unzip.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesUnzip } from './app.ts';
 
-serveFunction('files-unzip', filesUnzip);
+serveFunction('files-unzip', async () => (await import('./app.ts')).filesUnzip);

@@ -1,5 +1,4 @@
-/** Entry of the files-zip Knative service (bundled to dist/functions/files-zip.mjs). */
+/** Entry of the files-zip Knative service (bundled to dist/functions/files-zip.mjs); its routes load after it listens. */
 import { serveFunction } from '../../lib/http/serve.ts';
-import { filesZip } from './app.ts';
 
-serveFunction('files-zip', filesZip);
+serveFunction('files-zip', async () => (await import('./app.ts')).filesZip);

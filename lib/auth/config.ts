@@ -4,7 +4,7 @@
  * (TokenReview + SubjectAccessReview), the token audience, and the decision cache's bounds.
  * @module
  */
-import { z } from 'zod';
+import { oneOf, optional, readVariables, seconds, textOr, wholeNumber } from '../env-readers.ts';
 
 export type AuthMode = 'token' | 'kubernetes';
 
@@ -23,25 +23,18 @@ export interface AuthConfig {
   cacheSize: number;
 }
 
-const seconds = (d: number) => z.coerce.number().min(0).max(300).default(d);
-
-const schema = z.object({
-  FELIS_AUTH_MODE: z.enum(['token', 'kubernetes']).default('token'),
-  FELIS_AUTH_AUDIENCE: z.string().min(1).default('felis-world'),
-  FELIS_AUTH_EVENT_AUDIENCE: z.string().optional(),
-  FELIS_NAMESPACE: z.string().min(1).default('minecraft'),
-  FELIS_AUTH_ALLOW_TTL_SECONDS: seconds(10),
-  FELIS_AUTH_DENY_TTL_SECONDS: seconds(5),
-  FELIS_AUTH_CACHE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(4096),
-});
+const VARIABLES = {
+  FELIS_AUTH_MODE: oneOf(['token', 'kubernetes'] as const, 'token'),
+  FELIS_AUTH_AUDIENCE: textOr('felis-world'),
+  FELIS_AUTH_EVENT_AUDIENCE: optional,
+  FELIS_NAMESPACE: textOr('minecraft'),
+  FELIS_AUTH_ALLOW_TTL_SECONDS: seconds(10, 0, 300),
+  FELIS_AUTH_DENY_TTL_SECONDS: seconds(5, 0, 300),
+  FELIS_AUTH_CACHE_SIZE: wholeNumber(4096, 1, 1_000_000),
+};
 
 export function authConfigFromEnv(env: NodeJS.ProcessEnv = process.env): AuthConfig {
-  const parsed = schema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!parsed.success) {
-    const i = parsed.error.issues[0]!;
-    throw new Error(`invalid configuration ${String(i.path[0])}: ${i.message}`);
-  }
-  const e = parsed.data;
+  const e = readVariables(VARIABLES, env);
   return {
     mode: e.FELIS_AUTH_MODE,
     audience: e.FELIS_AUTH_AUDIENCE,

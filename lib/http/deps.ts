@@ -17,6 +17,8 @@ import { TemplateRestorer } from '../maintenance/restorer.ts';
 import { Settler } from '../maintenance/settle.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
+import { BrowseSessions } from '../browse/sessions.ts';
+import type { BrowseChannel } from '../browse/route.ts';
 
 export interface Deps {
   logger: Logger;
@@ -26,6 +28,8 @@ export interface Deps {
   servers: ServerApi;
   lock: WorldLock;
   settler: Settler;
+  /** List and read through a browse session first; undefined: one-shot Jobs only. */
+  browse?: BrowseChannel;
 }
 
 /** One client for the sync runner and the background ops. */
@@ -42,9 +46,11 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
   const restorer = o.restoreTemplate
     ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)
     : undefined;
+  const jobPods = new KubeJobPodApi(kc);
   return {
     logger: o.logger,
-    editor: o.editor ? editorOf(o.editor, new KubeJobPodApi(kc)) : undefined,
+    editor: o.editor ? editorOf(o.editor, jobPods) : undefined,
+    browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
     gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,

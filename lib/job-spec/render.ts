@@ -215,3 +215,89 @@ export function renderFilesJob(p: JobParams): V1Job {
     },
   };
 }
+
+/** Ours only: marks a file Job that serves list and read for a while (a browse session). */
+export const LABEL_FILES_BROWSE = 'felis.lolicon.best/files-browse';
+/** The container port a serving Job listens on (its Pod address comes from the downward API). */
+export const BROWSE_PORT = 8420;
+/** A browse Job asks for little, as Felis's browser Job does; its limits stay the file Job's. */
+export const BROWSE_REQUESTS = { cpu: '10m', memory: '32Mi' } as const;
+
+export interface BrowseJobParams
+  extends Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup'> {
+  /** Hex SHA-256 of the token callers present; the token itself never appears in the spec. */
+  tokenSha256: string;
+  idleSeconds: number;
+  lifetimeSeconds: number;
+}
+
+/**
+ * A browse Job: the file Job program in `--serve` mode, world mounted read-only. Labelled as a
+ * `read` file Job, so it never counts as a holder of the world, for us or for Felis (whose rule
+ * treats any other mode as a write), plus the browse label by which the functions find it again.
+ * Its deadline leaves a minute past the program's own lifetime for a clean stop.
+ */
+export function renderBrowseJob(p: BrowseJobParams): V1Job {
+  if (!p.image) throw new JobSpecError('no worker image configured');
+  if (!p.worldPvc) throw new JobSpecError('no world volume claim');
+  if (!p.opId) throw new JobSpecError('no operation id');
+  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('a browse job needs a token digest');
+  if (p.command.length === 0) throw new JobSpecError('no worker command configured');
+  const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
+  const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
+  const labels: Record<string, string> = {
+    [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
+    [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
+    [LABEL_SERVER]: p.server,
+    [LABEL_FILES_OP]: p.opId,
+    [LABEL_FILES_MODE]: 'read',
+    [LABEL_FILES_BROWSE]: 'true',
+  };
+  const podSecurity: Record<string, unknown> = { runAsNonRoot: false, runAsUser: p.runAsUser ?? 0, runAsGroup: p.runAsGroup ?? 0 };
+  if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: filesJobName(p.server, p.opId), namespace: p.namespace, labels: { ...labels } },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: p.lifetimeSeconds + 60,
+      ttlSecondsAfterFinished: p.ttlSeconds > 0 ? p.ttlSeconds : FALLBACK_SECONDS,
+      template: {
+        metadata: { labels: { ...labels } },
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: p.serviceAccount,
+          automountServiceAccountToken: false,
+          ...(p.nodeName ? { nodeSelector: { 'felis.node-restriction.kubernetes.io/identity': p.nodeName } } : {}),
+          securityContext: podSecurity,
+          volumes: [{ name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: true } }],
+          containers: [
+            {
+              name: FILES_CONTAINER,
+              image: p.image,
+              command: [...p.command],
+              args: ['--serve', '--worlds-root', p.worldsRoot],
+              env: [
+                { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+                { name: 'FELIS_SERVE_PORT', value: String(BROWSE_PORT) },
+                { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
+                { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
+                { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
+              ],
+              ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
+              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: true }],
+              resources: { requests: { ...BROWSE_REQUESTS }, limits: { cpu, memory } },
+              securityContext: {
+                privileged: false,
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'], add: ['DAC_OVERRIDE'] },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -9,7 +9,8 @@
  *   started by test/cluster-tier/control-plane/up.sh, with the same kubelet registered as Node
  *   `local`, and a counting proxy in front of the apiserver (cluster/real/).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,7 @@ import { seedDemoWorld } from '../../scripts/demo-world.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import { configFromEnv } from '../../lib/config.ts';
 import type { EditorConfig } from '../../lib/files/editor.ts';
+import type { BrowseConfig } from '../../lib/browse/config.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp, listen } from '../../lib/http/host.ts';
 import { authFromEnv } from '../../lib/http/auth.ts';
@@ -48,6 +50,8 @@ export interface StackOptions {
   /** No worker image: the editor is not configured. */
   noImage?: boolean;
   restoreTemplate?: string;
+  /** Browse sessions on (a fresh key in the data directory), with these overrides; off by default. */
+  browse?: Partial<BrowseConfig>;
   /** Where the functions log (default: silent). */
   logger?: Logger;
   /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
@@ -89,7 +93,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const base = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
   const cfg = opts.noImage ? undefined : { ...base, ...opts.editor };
   const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
-  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate });
+  let browse: BrowseConfig | undefined;
+  if (opts.browse) {
+    const keyFile = join(dataDir, 'job-key');
+    writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    browse = { ...configFromEnv({ FELIS_JOB_KEY_FILE: keyFile }).browse!, ...opts.browse };
+  }
+  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
   const app = createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS));
   const server: ServerType = await new Promise((res) => {

@@ -1,0 +1,128 @@
+/**
+ * `node bench/browse.bench.ts [--json] [--runs N]`: a read of server.properties through the
+ * files-read function, end to end over HTTP, with a browse session up (warm: the session Pod is
+ * serving) and as a one-shot Job (the function without a job key), side by side. The embedded
+ * cluster runs in this process; each function bundle runs in its own process, as a Knative
+ * instance would. Reads are interleaved between the two, so a busy machine skews both alike.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startCluster } from '../cluster/index.ts';
+import { buildAll } from '../scripts/build.ts';
+import { seedDemoWorld } from '../scripts/demo-world.ts';
+import { createServer, STOPPED } from '../test/support/servers.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const argv = process.argv.slice(2);
+const asJson = argv.includes('--json');
+const runsArg = argv.indexOf('--runs');
+const RUNS = runsArg >= 0 ? Number(argv[runsArg + 1]) : 20;
+const TOKEN = 'bench-token-0123456789';
+const PATH = '/api/v1/servers/survival/file?path=server.properties';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(root, 'dist/functions/files-read.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`files-read: no port line in 15 s: ${out}`)), 15_000);
+    child.once('exit', (code) => reject(new Error(`files-read exited ${code}: ${out}`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /"port":(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** One read, timed from request to the last byte of the answer. */
+async function read(url: string): Promise<{ ms: number; body: string }> {
+  const t0 = performance.now();
+  const res = await fetch(url + PATH, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(60_000) });
+  const body = await res.text();
+  const ms = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`read: ${res.status} ${body}`);
+  return { ms, body };
+}
+
+const t = performance.now();
+await buildAll();
+const dataDir = mkdtempSync(join(tmpdir(), 'felis-browse-bench-'));
+seedDemoWorld(dataDir, 'survival');
+const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
+const children: ChildProcess[] = [];
+const browse: number[] = [];
+const oneShot: number[] = [];
+let firstMs = 0;
+try {
+  await createServer(cluster, 'survival', STOPPED);
+  const kubeconfig = join(dataDir, 'function.kubeconfig');
+  writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
+  const keyFile = join(dataDir, 'job-key');
+  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: TOKEN, FELIS_IMAGE: 'felis-world/files:dev' };
+  const withSession = await startFunction({ ...env, FELIS_JOB_KEY_FILE: keyFile });
+  const withoutSession = await startFunction(env);
+  children.push(withSession.child, withoutSession.child);
+
+  // The first read starts the session; wait until reads come from it before measuring "warm".
+  const first = await read(withSession.url);
+  firstMs = first.ms;
+  const warmUntil = performance.now() + 30_000;
+  for (;;) {
+    const r = await read(withSession.url);
+    if (r.body !== first.body) throw new Error('a session read differs from the first read');
+    if (r.ms < 200) break;
+    if (performance.now() > warmUntil) throw new Error('the session never came up');
+  }
+  await read(withoutSession.url);
+  for (let i = 0; i < RUNS; i++) {
+    const b = await read(withSession.url);
+    const o = await read(withoutSession.url);
+    if (b.body !== o.body) throw new Error('a session read and a one-shot read differ');
+    browse.push(b.ms);
+    oneShot.push(o.ms);
+    if (!asJson) process.stderr.write('.');
+  }
+} finally {
+  for (const c of children) {
+    c.kill('SIGTERM');
+    if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
+  }
+  await cluster.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const warm = median(browse);
+const cold = median(oneShot);
+const out = {
+  browse_read_ms_p50_warm: r1(warm),
+  oneshot_read_ms_p50: r1(cold),
+  browse_speedup_x: r1(cold / warm),
+  browse_first_read_ms: r1(firstMs),
+};
+if (asJson) {
+  console.log(JSON.stringify(out));
+} else {
+  process.stderr.write('\n');
+  console.log(`files-read, ${RUNS} reads each, interleaved (${r1((performance.now() - t) / 1000)} s in all)`);
+  console.log(`  through a warm browse session  p50 ${out.browse_read_ms_p50_warm} ms`);
+  console.log(`  as a one-shot Job               p50 ${out.oneshot_read_ms_p50} ms`);
+  console.log(`  speed-up                        ${out.browse_speedup_x}x (first read, which starts the session: ${out.browse_first_read_ms} ms)`);
+}

@@ -1,0 +1,101 @@
+/**
+ * `felis files --serve --worlds-root <root>`: the Job program as a read-only server (see
+ * server.ts), configured by its environment, so that the Job spec carries only the token's digest
+ * and the Pod's address comes from the downward API:
+ *
+ * - `FELIS_POD_IP` (required): the address to listen on, `status.podIP`;
+ * - `FELIS_SERVE_TOKEN_SHA256` (required): hex SHA-256 of the token callers present;
+ * - `FELIS_SERVE_PORT` (default 8420), `FELIS_SERVE_IDLE_SECONDS` (default 60),
+ *   `FELIS_SERVE_LIFETIME_SECONDS` (default 540).
+ *
+ * It prints one result line when it stops (`{}`: nothing went wrong), as every file Job does, so a
+ * reader of its log sees the same protocol. Exit 2 for a wrong environment, 1 when the world or the
+ * address cannot be had, 0 after a clean stop.
+ *
+ * @module
+ */
+import { isIP } from 'node:net';
+import { formatResultLine } from '../../lib/protocol/result.ts';
+import type { CliIO } from '../cli.ts';
+import { execute, type ExecuteOptions } from '../execute.ts';
+import { WorldRoot } from '../root.ts';
+import { startServing, type Serving } from './server.ts';
+
+export const SERVE_PORT = 8420;
+export const DEFAULT_IDLE_SECONDS = 60;
+export const DEFAULT_LIFETIME_SECONDS = 540;
+
+const OK = 0;
+const INFRA = 1;
+const USAGE = 2;
+const PREFIX = 'felis files: ';
+
+export interface ServeRunOptions extends ExecuteOptions {
+  /** Registers the stop handler for SIGTERM/SIGINT; tests call it themselves. */
+  onSignal?: (stop: () => void) => void;
+  /** Sees the server once it listens (tests: its address). */
+  onListening?: (s: Serving) => void;
+}
+
+function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400`);
+  return Number(v);
+}
+
+export async function runServe(worldsRoot: string, env: Record<string, string | undefined>, io: CliIO, opts: ServeRunOptions = {}): Promise<number> {
+  let host: string;
+  let digest: string;
+  let port: number;
+  let idle: number;
+  let lifetime: number;
+  try {
+    host = env.FELIS_POD_IP ?? '';
+    if (isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
+    digest = env.FELIS_SERVE_TOKEN_SHA256 ?? '';
+    if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error('FELIS_SERVE_TOKEN_SHA256 must be 64 lowercase hex characters');
+    const p = env.FELIS_SERVE_PORT;
+    port = p === undefined || p === '' ? SERVE_PORT : Number(p);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
+    idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
+    lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
+  } catch (e) {
+    io.stderr(`${PREFIX}${(e as Error).message}\n`);
+    return USAGE;
+  }
+  // Fail before listening when there is no world to serve.
+  try {
+    WorldRoot.open(worldsRoot).close();
+  } catch (e) {
+    io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
+    return INFRA;
+  }
+
+  let serving: Serving;
+  try {
+    serving = await startServing({
+      host,
+      port,
+      tokenSha256: digest,
+      idleMs: idle * 1000,
+      lifetimeMs: lifetime * 1000,
+      run: (op, path) => execute({ op, path, worldsRoot }, opts),
+    });
+  } catch (e) {
+    io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
+    return INFRA;
+  }
+  opts.onSignal?.(() => serving.stop('signal'));
+  opts.onListening?.(serving);
+  io.stderr(`${PREFIX}serving list and read on ${host}:${serving.address.port}\n`);
+  const { reason, served } = await serving.stopped;
+  io.stderr(`${PREFIX}stopped (${reason}) after ${served} requests\n`);
+  try {
+    await io.stdout(formatResultLine({}));
+  } catch (e) {
+    io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
+    return INFRA;
+  }
+  return OK;
+}

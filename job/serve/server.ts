@@ -1,0 +1,165 @@
+/**
+ * The serving mode of the file Job: an HTTP server on the Pod's own address that answers list and
+ * read with exactly the Result a one-shot Job would print (the same `execute`, so the same guards,
+ * redaction and limits), to callers bearing the Job's token. It stops on its own after an idle
+ * period or its lifetime, whichever comes first, and on `stop()` (SIGTERM).
+ *
+ * Wire: `GET /list?path=<p>` and `GET /read?path=<p>`, `Authorization: Bearer <token>`. 200 carries
+ * the Result JSON as the result line would (zero fields omitted); a caller-fault outcome is a 200
+ * too, with its `code`, exactly as the one-shot Job exits 0 with one. Anything else is the
+ * server's own answer: 401 without the right token (before anything else is looked at), 404/405
+ * for other paths and methods, 413 for a request with a body, 503 when full, 500 `{error}` for an
+ * infrastructure failure (the root cannot be opened).
+ *
+ * Bounds: no request body is read at all, at most `maxConcurrent` requests run at once, headers
+ * and whole requests time out, and the number of open connections is capped.
+ *
+ * @module
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { formatResultLine, RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
+
+/** The ops a serving Job answers: the read-only ones. */
+export const SERVE_OPS = ['list', 'read'] as const;
+export type ServeOp = (typeof SERVE_OPS)[number];
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  /** Hex SHA-256 of the token a caller must present; the token itself is never given to the Job. */
+  tokenSha256: string;
+  /** Runs one op; production passes `execute` bound to the world root. */
+  run: (op: ServeOp, path: string) => Promise<Result>;
+  /** Stop after this long without a request. */
+  idleMs: number;
+  /** Stop this long after starting, however busy. */
+  lifetimeMs: number;
+  maxConcurrent?: number;
+  maxConnections?: number;
+  /** How long a request may take from its first byte to its answer. */
+  requestTimeoutMs?: number;
+}
+
+export type StopReason = 'idle' | 'lifetime' | 'signal';
+
+export interface Serving {
+  /** Where it listens (the port is the one asked for, or the one picked for port 0). */
+  address: AddressInfo;
+  /** Settles once stopped and every request answered. */
+  stopped: Promise<{ reason: StopReason; served: number }>;
+  stop(reason?: StopReason): void;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** Does the `Authorization` header carry the token whose SHA-256 is `expected`? Constant time. */
+export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  if (!header || !header.startsWith('Bearer ')) return false;
+  const digest = createHash('sha256').update(header.slice('Bearer '.length)).digest();
+  return digest.length === expected.length && timingSafeEqual(digest, expected);
+}
+
+/** The body of a result line: what the one-shot Job prints after the prefix, without the newline. */
+export function resultBody(r: Result): string {
+  return formatResultLine(r).slice(RESULT_PREFIX.length, -1);
+}
+
+function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...extra,
+  });
+  res.end(body);
+}
+
+export function startServing(o: ServeOptions): Promise<Serving> {
+  if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
+  const expected = Buffer.from(o.tokenSha256, 'hex');
+  const maxConcurrent = o.maxConcurrent ?? 8;
+  let active = 0;
+  let served = 0;
+  let stopping: StopReason | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let resolveStopped!: (v: { reason: StopReason; served: number }) => void;
+  const stopped = new Promise<{ reason: StopReason; served: number }>((r) => (resolveStopped = r));
+
+  const server = http.createServer(
+    {
+      requestTimeout: o.requestTimeoutMs ?? 15_000,
+      headersTimeout: Math.min(o.requestTimeoutMs ?? 15_000, 5_000),
+      keepAliveTimeout: 5_000,
+      maxHeaderSize: 8 << 10,
+    },
+    (req, res) => void handle(req, res),
+  );
+  server.maxConnections = o.maxConnections ?? 64;
+
+  const armIdle = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => stop('idle'), o.idleMs);
+  };
+  const lifetimeTimer = setTimeout(() => stop('lifetime'), o.lifetimeMs);
+
+  function stop(reason: StopReason = 'signal'): void {
+    if (stopping) return;
+    stopping = reason;
+    if (idleTimer) clearTimeout(idleTimer);
+    clearTimeout(lifetimeTimer);
+    server.close(() => resolveStopped({ reason, served }));
+    // A keep-alive connection between requests is idle; one mid-request is closed once answered,
+    // and none outlives the request timeout.
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), o.requestTimeoutMs ?? 15_000).unref();
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (stopping) res.setHeader('connection', 'close');
+    // The token first: a caller without it learns nothing about paths, methods or load.
+    if (!bearerMatches(req.headers.authorization, expected)) {
+      req.resume();
+      return send(res, 401, '{"error":"unauthorized"}');
+    }
+    const url = new URL(req.url ?? '/', 'http://serve.invalid');
+    const op = url.pathname.slice(1);
+    if (!(SERVE_OPS as readonly string[]).includes(op)) {
+      req.resume();
+      return send(res, 404, '{"error":"not found"}');
+    }
+    if (req.method !== 'GET') {
+      req.resume();
+      return send(res, 405, '{"error":"method not allowed"}', { allow: 'GET' });
+    }
+    // Nothing here takes a body; refuse one rather than read it.
+    if ((req.headers['content-length'] && req.headers['content-length'] !== '0') || req.headers['transfer-encoding']) {
+      res.setHeader('connection', 'close');
+      return send(res, 413, '{"error":"requests carry no body"}');
+    }
+    if (active >= maxConcurrent) return send(res, 503, '{"error":"busy"}', { 'retry-after': '1' });
+    active++;
+    if (idleTimer) clearTimeout(idleTimer);
+    try {
+      const result = await o.run(op as ServeOp, url.searchParams.get('path') ?? '');
+      served++;
+      send(res, 200, resultBody(result));
+    } catch (e) {
+      send(res, 500, JSON.stringify({ error: e instanceof Error ? e.message : String(e) }));
+    } finally {
+      active--;
+      if (stopping) setImmediate(() => server.closeIdleConnections());
+      else if (active === 0) armIdle();
+    }
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      armIdle();
+      resolve({ address: server.address() as AddressInfo, stopped, stop });
+    });
+  });
+}

@@ -1,0 +1,218 @@
+/**
+ * Browse sessions, function side: list and read answered by a running browse Pod of the server
+ * when there is one, started on first use, found again by label from any instance. Nothing is
+ * kept in the instance: the Pods are found with `pods list` on every request, the token is derived
+ * from the shared key and the Job's name. Verbs: `pods list`, `jobs create` (both already held by
+ * the list and read functions).
+ *
+ * The instance remembers where it last found a serving Pod for a world (a hint, not state): it calls
+ * that Pod first and lists Pods only when the hint fails, so a warm read costs no API call of its
+ * own. Any answer other than a result from the hinted Pod (it stopped, its address now belongs to
+ * another Pod whose token check refuses ours) drops the hint. Results are never kept.
+ *
+ * `run` answers the Result payload, or undefined when no session could answer within the start
+ * budget: the caller then runs the one-shot Job, so a session never makes an answer worse, only
+ * faster. Two instances starting a session at once converge: the Job name is derived from the
+ * server, its world, the image and a 10-second time bucket, so both create the same Job and one
+ * gets AlreadyExists; across a bucket edge both Pods serve, the oldest is used, the other idles out.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { BROWSE_PORT, filesJobName, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
+import type { JobSettings, Target } from '../files/editor.ts';
+import { LABEL_SERVER } from '../labels.ts';
+import { kubeStatus } from '../kube/errors.ts';
+import type { BrowseConfig } from './config.ts';
+import { callSession, type CallOptions, type CallOutcome } from './call.ts';
+import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
+import { jobToken, MIN_KEY_BYTES, tokenDigest } from './token.ts';
+
+export interface BrowseApi {
+  createJob(namespace: string, job: V1Job): Promise<unknown>;
+  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+}
+
+export interface BrowseLog {
+  warn(obj: object, msg: string): void;
+}
+
+export interface BrowseOptions {
+  /** Injected in tests. */
+  call?: (o: CallOptions) => Promise<CallOutcome>;
+  now?: () => number;
+  /** The key itself, instead of reading `cfg.keyFile` (tests). */
+  key?: Buffer;
+  port?: number;
+  logger?: BrowseLog;
+}
+
+/** A starting Pod older than this is not waited for: it is stuck (unschedulable, never starting). */
+export const STUCK_AFTER_MS = 10_000;
+/** How long after its start a serving Pod may still be not listening yet (its program starting). */
+export const LISTEN_GRACE_MS = 5_000;
+const BUCKET_MS = 10_000;
+const POLL_MS = 15;
+/** Worlds whose serving Pod an instance remembers; the oldest hint goes first. */
+const MAX_HINTS = 256;
+
+interface Hint {
+  job: string;
+  ip: string;
+  startedMs: number;
+}
+
+export type BrowseOp = 'list' | 'read';
+
+export class BrowseSessions {
+  readonly #api: BrowseApi;
+  readonly #settings: JobSettings;
+  readonly #cfg: BrowseConfig;
+  readonly #call: (o: CallOptions) => Promise<CallOutcome>;
+  readonly #now: () => number;
+  readonly #port: number;
+  readonly #log: BrowseLog | undefined;
+  #key: Buffer | undefined;
+  #keyError: string | undefined;
+  readonly #hints = new Map<string, Hint>();
+
+  constructor(api: BrowseApi, settings: JobSettings, cfg: BrowseConfig, opts: BrowseOptions = {}) {
+    this.#api = api;
+    this.#settings = settings;
+    this.#cfg = cfg;
+    this.#call = opts.call ?? callSession;
+    this.#now = opts.now ?? Date.now;
+    this.#port = opts.port ?? BROWSE_PORT;
+    this.#log = opts.logger;
+    this.#key = opts.key;
+  }
+
+  /** The shared key, read once; a missing or short key turns sessions off (one-shot Jobs only). */
+  #sharedKey(): Buffer | undefined {
+    if (this.#key || this.#keyError) return this.#key;
+    try {
+      const k = readFileSync(this.#cfg.keyFile);
+      if (k.length < MIN_KEY_BYTES) throw new Error(`it holds ${k.length} bytes, at least ${MIN_KEY_BYTES} are needed`);
+      this.#key = k;
+    } catch (err) {
+      this.#keyError = (err as Error).message;
+      this.#log?.warn({ keyFile: this.#cfg.keyFile, err: this.#keyError }, 'browse sessions are off: the job key cannot be used');
+    }
+    return this.#key;
+  }
+
+  /** The Result payload from a session, or undefined to run the one-shot Job instead. */
+  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal): Promise<string | undefined> {
+    const key = this.#sharedKey();
+    if (!key) return undefined;
+    const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
+    const ns = this.#settings.namespace;
+    const hintKey = `${t.server}\n${want.claim}\n${want.node ?? ''}`;
+    const hint = this.#hints.get(hintKey);
+    if (hint) {
+      this.#hints.delete(hintKey);
+      if (hint.startedMs + want.lifetimeSeconds * 1000 - END_MARGIN_MS > this.#now()) {
+        const outcome = await this.#callOnce(key, hint.job, hint.ip, op, path, signal);
+        if (outcome.kind === 'ok') {
+          this.#remember(hintKey, hint);
+          return outcome.body;
+        }
+        // A Pod that took the whole call timeout is not asked again for this request.
+        if (outcome.kind === 'timeout') return undefined;
+      }
+    }
+    const selector = `${LABEL_SERVER}=${t.server},${LABEL_FILES_BROWSE}=true`;
+    // The budget runs on the monotonic clock; Pod ages on the wall clock they are stamped with.
+    const budgetEnd = performance.now() + this.#cfg.startBudgetMs;
+    let created = false;
+    try {
+      for (;;) {
+        signal?.throwIfAborted();
+        const pods = await this.#api.listPods(ns, selector);
+        const now = this.#now();
+        const serving = servingPods(pods, want, now);
+        for (const s of serving) {
+          const outcome = await this.#callOnce(key, s.job, s.ip, op, path, signal);
+          if (outcome.kind === 'ok') {
+            this.#remember(hintKey, s);
+            return outcome.body;
+          }
+          if (outcome.kind === 'status' || outcome.kind === 'timeout') {
+            // It answered but not with a result (or not in time): the one-shot Job decides.
+            this.#log?.warn({ pod: s.pod, outcome }, 'browse pod did not answer with a result; running a one-shot job');
+            return undefined;
+          }
+          // Unreachable: it may be just up and not listening yet, or just gone; try the next.
+        }
+        // A serving Pod that has been up a while and still cannot be reached will not be reachable
+        // by waiting (a network that does not let us through): answer through the one-shot Job now.
+        if (serving.length > 0 && serving.every((s) => now - s.startedMs > LISTEN_GRACE_MS)) return undefined;
+        const starting = startingPod(pods, want, now);
+        if (serving.length === 0 && !starting && !created) {
+          await this.#start(t, key, want, now);
+          created = true;
+        } else if (starting && starting.ageMs > STUCK_AFTER_MS && serving.length === 0) {
+          return undefined;
+        }
+        if (performance.now() + POLL_MS > budgetEnd) return undefined;
+        await sleep(POLL_MS, signal);
+      }
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      // The Kubernetes API refused or failed: the one-shot path reports it properly, if it persists.
+      this.#log?.warn({ server: t.server, err: String(err) }, 'browse session unavailable; running a one-shot job');
+      return undefined;
+    }
+  }
+
+  #remember(key: string, h: Hint): void {
+    this.#hints.delete(key);
+    this.#hints.set(key, { job: h.job, ip: h.ip, startedMs: h.startedMs });
+    if (this.#hints.size > MAX_HINTS) this.#hints.delete(this.#hints.keys().next().value!);
+  }
+
+  async #callOnce(key: Buffer, job: string, ip: string, op: BrowseOp, path: string, signal?: AbortSignal): Promise<CallOutcome> {
+    const o: CallOptions = { ip, port: this.#port, token: jobToken(key, job), op, path, timeoutMs: this.#cfg.callTimeoutMs, signal };
+    const first = await this.#call(o);
+    // A kept-alive connection the Pod closed a moment ago fails once; a fresh one tells the truth.
+    if (first.kind === 'unreachable' && /ECONNRESET|socket hang up/.test(first.detail)) return this.#call(o);
+    return first;
+  }
+
+  /** Creates this bucket's browse Job; one already created by another instance is as good. */
+  async #start(t: Target, key: Buffer, want: SessionWant, now: number): Promise<void> {
+    const bucket = Math.floor(now / BUCKET_MS);
+    const opId = `b${createHash('sha256').update(`${t.server}\n${want.claim}\n${want.node ?? ''}\n${want.image}\n${bucket}`).digest('hex').slice(0, 15)}`;
+    const name = filesJobName(t.server, opId);
+    const job = renderBrowseJob({
+      ...this.#settings,
+      server: t.server,
+      opId,
+      worldPvc: t.world.claim,
+      nodeName: t.world.node,
+      tokenSha256: tokenDigest(jobToken(key, name)),
+      idleSeconds: this.#cfg.idleSeconds,
+      lifetimeSeconds: this.#cfg.lifetimeSeconds,
+    });
+    try {
+      await this.#api.createJob(this.#settings.namespace, job);
+    } catch (err) {
+      if (kubeStatus(err)?.reason !== 'AlreadyExists') throw err;
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
