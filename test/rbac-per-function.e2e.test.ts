@@ -100,8 +100,9 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-delete': { calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
   'files-rename': { calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
   // Starting a background op is checks, the lock and one create; the op's own Job then holds the
-  // world, so the next scenario waits for it to end (the listing reads its finished Pod's log).
-  'files-unzip': { calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
+  // world, so the next scenario (and the same one's second run) waits for it to end (the listing
+  // reads its finished Pod's log).
+  'files-unzip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
   'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
   'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
   holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
