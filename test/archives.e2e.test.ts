@@ -12,7 +12,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
-import { forgeZip } from './support/zip-forge.ts';
+import { forgeZip } from '../job/archive/test-kit.ts';
 
 /** Why the archive tests cannot run here, or undefined when the Job program extracts archives. */
 function engineMissing(): string | undefined {
