@@ -40,10 +40,12 @@ async function until(s: Stack, id: string, ok: (o: Op) => boolean, ms = tierMs(1
 }
 
 /** Until no background Job of the server holds the world any more (the next op can start). */
+/** Waits until nothing holds survival's world: the listing shows only the newest async ops, but an
+ * older or a sync Job of an earlier test may still be finishing (slower on a real control plane). */
 async function settled(s: Stack): Promise<void> {
   const end = Date.now() + tierMs(15_000);
-  while ((await ops(s)).some((o) => o.state === 'running')) {
-    if (Date.now() > end) throw new Error('a background op is still running');
+  while ((await ops(s)).some((o) => o.state === 'running') || (await s.call('GET', '/api/v1/servers/survival/holder')).body.held !== false) {
+    if (Date.now() > end) throw new Error('a background op is still running, or the world is still held');
     await new Promise((res) => setTimeout(res, 100));
   }
 }
