@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { ArchiveNameError, checkZipName, isArchivePath } from './archive-names.ts';
 
 test('an archive to extract is named by its ending, in any case', () => {
-  for (const p of ['a.zip', 'maps/A.ZIP', 'x.tar', 'x.Tar.Gz', 'x.tgz', 'dir.zip/inner.zip']) assert.equal(isArchivePath(p), true, p);
-  for (const p of ['a.zip.bak', 'a.gz', 'a.tar.bz2', 'zip', 'a.7z', '']) assert.equal(isArchivePath(p), false, p);
+  for (const p of ['a.zip', 'maps/A.ZIP', 'PACK.Zip', 'dir.zip/inner.zip']) assert.equal(isArchivePath(p), true, p);
+  for (const p of ['a.zip.bak', 'a.gz', 'x.tar', 'x.tar.gz', 'x.tgz', 'a.tar.bz2', 'zip', 'a.7z', '']) assert.equal(isArchivePath(p), false, p);
 });
 
 test('a new archive’s name is one .zip file name of at most 255 bytes', () => {

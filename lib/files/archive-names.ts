@@ -13,8 +13,11 @@ export class ArchiveNameError extends Error {
   }
 }
 
-/** The endings (any case) the Job program recognises an archive by; the ending decides the format. */
-export const ARCHIVE_ENDINGS = ['.zip', '.tar', '.tar.gz', '.tgz'] as const;
+/**
+ * The endings (any case) the Job program extracts; the ending decides the format. Only what it can
+ * read: a route that took `.tar` would answer 202 for an op certain to fail.
+ */
+export const ARCHIVE_ENDINGS = ['.zip'] as const;
 
 const NAME_MAX = 255;
 

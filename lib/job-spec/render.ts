@@ -161,52 +161,77 @@ export function renderFilesJob(p: JobParams): V1Job {
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (p.eventKey) labels[LABEL_EVENT] = p.eventKey;
-  const resources = { cpu, memory };
-  const podSecurity: Record<string, unknown> = {
-    runAsNonRoot: false,
-    runAsUser: p.runAsUser ?? 0,
-    runAsGroup: p.runAsGroup ?? 0,
-  };
-  if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
-  const containerEnv = env(p, op);
+  return jobOf(p, {
+    labels,
+    // Sync Jobs carry no annotations at all; async ones exactly the path.
+    annotations: p.async ? { [ANNOTATION_FILES_PATH]: p.path } : undefined,
+    deadlineSeconds: p.deadlineSeconds > 0 ? p.deadlineSeconds : FALLBACK_SECONDS,
+    readOnly: !rw,
+    args: args(p, op),
+    env: env(p, op),
+    requests: { cpu, memory },
+    limits: { cpu, memory },
+    capabilities: needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : ['DAC_OVERRIDE'],
+  });
+}
 
+/** What differs between the kinds of file Job; the rest of the Job is the same for all of them. */
+interface JobShape {
+  labels: Record<string, string>;
+  annotations?: Record<string, string>;
+  deadlineSeconds: number;
+  readOnly: boolean;
+  args: string[];
+  env?: V1EnvVar[];
+  ports?: { name: string; containerPort: number; protocol: string }[];
+  requests: { cpu: string; memory: string };
+  limits: { cpu: string; memory: string };
+  capabilities: string[];
+}
+
+type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
+
+/** One file Job: one `files` container over the world claim, no API token, root with only the capabilities given. */
+function jobOf(p: JobBase, shape: JobShape): V1Job {
+  const podSecurity: Record<string, unknown> = { runAsNonRoot: false, runAsUser: p.runAsUser ?? 0, runAsGroup: p.runAsGroup ?? 0 };
+  if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
       name: filesJobName(p.server, p.opId),
       namespace: p.namespace,
-      labels: { ...labels },
-      // Sync Jobs carry no annotations at all; async ones exactly the path.
-      ...(p.async ? { annotations: { [ANNOTATION_FILES_PATH]: p.path } } : {}),
+      labels: { ...shape.labels },
+      ...(shape.annotations ? { annotations: shape.annotations } : {}),
     },
     spec: {
       backoffLimit: 0,
-      activeDeadlineSeconds: p.deadlineSeconds > 0 ? p.deadlineSeconds : FALLBACK_SECONDS,
+      activeDeadlineSeconds: shape.deadlineSeconds,
       ttlSecondsAfterFinished: p.ttlSeconds > 0 ? p.ttlSeconds : FALLBACK_SECONDS,
       template: {
-        metadata: { labels: { ...labels } },
+        metadata: { labels: { ...shape.labels } },
         spec: {
           restartPolicy: 'Never',
           serviceAccountName: p.serviceAccount,
           automountServiceAccountToken: false,
           ...(p.nodeName ? { nodeSelector: { 'felis.node-restriction.kubernetes.io/identity': p.nodeName } } : {}),
           securityContext: podSecurity,
-          volumes: [{ name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: !rw } }],
+          volumes: [{ name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: shape.readOnly } }],
           containers: [
             {
               name: FILES_CONTAINER,
               image: p.image,
               command: [...p.command],
-              args: args(p, op),
-              ...(containerEnv ? { env: containerEnv } : {}),
-              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: !rw }],
-              resources: { requests: { ...resources }, limits: { ...resources } },
+              args: shape.args,
+              ...(shape.env ? { env: shape.env } : {}),
+              ...(shape.ports ? { ports: shape.ports } : {}),
+              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: shape.readOnly }],
+              resources: { requests: { ...shape.requests }, limits: { ...shape.limits } },
               securityContext: {
                 privileged: false,
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'], add: needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : ['DAC_OVERRIDE'] },
+                capabilities: { drop: ['ALL'], add: shape.capabilities },
               },
             },
           ],
@@ -223,8 +248,7 @@ export const BROWSE_PORT = 8420;
 /** A browse Job asks for little, as Felis's browser Job does; its limits stay the file Job's. */
 export const BROWSE_REQUESTS = { cpu: '10m', memory: '32Mi' } as const;
 
-export interface BrowseJobParams
-  extends Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup'> {
+export interface BrowseJobParams extends JobBase, Pick<JobParams, 'cpu' | 'memory'> {
   /** Hex SHA-256 of the token callers present; the token itself never appears in the spec. */
   tokenSha256: string;
   idleSeconds: number;
@@ -253,51 +277,21 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     [LABEL_FILES_MODE]: 'read',
     [LABEL_FILES_BROWSE]: 'true',
   };
-  const podSecurity: Record<string, unknown> = { runAsNonRoot: false, runAsUser: p.runAsUser ?? 0, runAsGroup: p.runAsGroup ?? 0 };
-  if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name: filesJobName(p.server, p.opId), namespace: p.namespace, labels: { ...labels } },
-    spec: {
-      backoffLimit: 0,
-      activeDeadlineSeconds: p.lifetimeSeconds + 60,
-      ttlSecondsAfterFinished: p.ttlSeconds > 0 ? p.ttlSeconds : FALLBACK_SECONDS,
-      template: {
-        metadata: { labels: { ...labels } },
-        spec: {
-          restartPolicy: 'Never',
-          serviceAccountName: p.serviceAccount,
-          automountServiceAccountToken: false,
-          ...(p.nodeName ? { nodeSelector: { 'felis.node-restriction.kubernetes.io/identity': p.nodeName } } : {}),
-          securityContext: podSecurity,
-          volumes: [{ name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: true } }],
-          containers: [
-            {
-              name: FILES_CONTAINER,
-              image: p.image,
-              command: [...p.command],
-              args: ['--serve', '--worlds-root', p.worldsRoot],
-              env: [
-                { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-                { name: 'FELIS_SERVE_PORT', value: String(BROWSE_PORT) },
-                { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
-                { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
-                { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
-              ],
-              ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
-              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: true }],
-              resources: { requests: { ...BROWSE_REQUESTS }, limits: { cpu, memory } },
-              securityContext: {
-                privileged: false,
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'], add: ['DAC_OVERRIDE'] },
-              },
-            },
-          ],
-        },
-      },
-    },
-  };
+  return jobOf(p, {
+    labels,
+    deadlineSeconds: p.lifetimeSeconds + 60,
+    readOnly: true,
+    args: ['--serve', '--worlds-root', p.worldsRoot],
+    env: [
+      { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      { name: 'FELIS_SERVE_PORT', value: String(BROWSE_PORT) },
+      { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
+      { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
+      { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
+    ],
+    ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
+    requests: { ...BROWSE_REQUESTS },
+    limits: { cpu, memory },
+    capabilities: ['DAC_OVERRIDE'],
+  });
 }
