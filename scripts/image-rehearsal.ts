@@ -13,7 +13,7 @@
  */
 import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 
@@ -282,7 +282,7 @@ export function rehearse(o: RehearseOptions): Rehearsal {
               cwd,
               env: {
                 ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, final ? underRoot(v, fsRoot) : v])),
-                PATH: `${nodeDir}:${process.env.PATH}`,
+                PATH: `${final ? dirname(imageNode(fsRoot)) : nodeDir}:${process.env.PATH}`,
                 HOME: who ? cwd : (process.env.HOME ?? cwd),
                 // The image's own /tmp: what a step leaves there stays in the image, and is checked.
                 ...(final ? { TMPDIR: join(fsRoot, 'tmp') } : {}),
@@ -308,6 +308,10 @@ export function rehearse(o: RehearseOptions): Rehearsal {
     const imageRoot = join(work, 'image');
     // What the base image brings that the steps rely on.
     mkdirSync(join(imageRoot, 'usr/local/bin'), { recursive: true });
+    // The base image's Node, at its place there. Not this checkout's: the image's user may not be
+    // able to reach it (a clone under a 0700 `mktemp -d`), and would then run the machine's Node.
+    copyFileSync(process.execPath, imageNode(imageRoot));
+    chmodSync(imageNode(imageRoot), 0o755);
     mkdirSync(join(imageRoot, 'tmp'));
     chmodSync(join(imageRoot, 'tmp'), 0o1777);
     const { env, user, cmd } = perform(final, imageRoot, true);
@@ -368,13 +372,18 @@ export interface Started {
 
 /** The env a container of the image starts with; its /tmp is the image's, read-only like the rest. */
 function imageEnv(r: Rehearsal): Record<string, string> {
-  return { ...r.env, PATH: `${dirname(process.execPath)}:${join(r.imageRoot, 'usr/local/bin')}:/usr/bin:/bin`, TMPDIR: join(r.imageRoot, 'tmp') };
+  return { ...r.env, PATH: `${join(r.imageRoot, 'usr/local/bin')}:/usr/bin:/bin`, TMPDIR: join(r.imageRoot, 'tmp') };
+}
+
+/** Where the base image (node:24-slim) keeps its Node. */
+export function imageNode(imageRoot: string): string {
+  return join(imageRoot, 'usr/local/bin/node');
 }
 
 /** Starts a function bundle of the image with the image's env plus `extra`, as its user, and waits for its port. */
 export async function startImageFunction(r: Rehearsal, name: string, extra: Record<string, string>, cwd: string): Promise<Started> {
   const bundle = join(r.imageRoot, 'app/functions', `${name}.mjs`);
-  const child = spawn(process.execPath, [bundle], {
+  const child = spawn(imageNode(r.imageRoot), [bundle], {
     env: { ...imageEnv(r), ...extra },
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
