@@ -5,9 +5,10 @@
  * @module
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { reuseConnections } from './connections.ts';
 
 export function configureFromEnv(kc: KubeConfig, env: NodeJS.ProcessEnv): KubeConfig {
   if (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG) kc.loadFromCluster();
   else kc.loadFromDefault();
-  return kc;
+  return reuseConnections(kc);
 }

@@ -7,6 +7,7 @@
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import { loadClientNode, once, type ClientNode } from './client.ts';
+import { reuseConnections } from './connections.ts';
 
 /** What opening a Pod's log can tell us. */
 export type LogOpening =
@@ -38,7 +39,8 @@ export class KubeJobPodApi implements JobPodApi {
 
   constructor(kc: KubeConfig | Promise<KubeConfig>) {
     this.#clients = once(async () => {
-      const [k, config] = await Promise.all([loadClientNode(), kc]);
+      const [k, loaded] = await Promise.all([loadClientNode(), kc]);
+      const config = reuseConnections(loaded);
       return { k, kc: config, batch: config.makeApiClient(k.BatchV1Api), core: config.makeApiClient(k.CoreV1Api) };
     });
   }

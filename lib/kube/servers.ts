@@ -6,6 +6,7 @@
  */
 import type { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import { loadClientNode, once, type ClientNode } from './client.ts';
+import { reuseConnections } from './connections.ts';
 import { isNotFound } from './errors.ts';
 
 export const MC_GROUP = 'felis.lolicon.best';
@@ -47,7 +48,8 @@ export class KubeServerApi implements ServerApi {
 
   constructor(kc: KubeConfig | Promise<KubeConfig>) {
     this.#clients = once(async () => {
-      const [k, config] = await Promise.all([loadClientNode(), kc]);
+      const [k, loaded] = await Promise.all([loadClientNode(), kc]);
+      const config = reuseConnections(loaded);
       return {
         custom: config.makeApiClient(k.CustomObjectsApi),
         core: config.makeApiClient(k.CoreV1Api),

@@ -43,3 +43,91 @@ test("run locks a running system server's settings save as config-write and give
   assert.equal(api.annotation('lobby', LOCK), undefined);
   await assert.rejects(gates.run('lobby', { op: 'write', path: 'other.json' }, async () => 1), NotStoppedError);
 });
+
+/** A FakeServerApi whose reads wait until the test lets them answer, to see what is in flight at once. */
+class HeldReads extends FakeServerApi {
+  readonly inFlight: string[] = [];
+  readonly #release: (() => void)[] = [];
+  claimError: Error | undefined;
+  async #hold(what: string): Promise<void> {
+    this.inFlight.push(what);
+    await new Promise<void>((r) => this.#release.push(r));
+  }
+  releaseAll(): void {
+    for (const r of this.#release.splice(0)) r();
+  }
+  override async getServer(ns: string, name: string) {
+    await this.#hold(`get ${name}`);
+    return super.getServer(ns, name);
+  }
+  override async claimExists(ns: string, claim: string) {
+    await this.#hold(`get pvc ${claim}`);
+    if (this.claimError) throw this.claimError;
+    return super.claimExists(ns, claim);
+  }
+}
+
+/** Waits (a few event-loop turns at a time, at most 2 s) until `cond` holds; fails the test otherwise. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 2_000;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+async function enterWhenBothAsked(api: HeldReads, name: string, access = { op: 'read' as const, path: 'a' }) {
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
+  const from = api.inFlight.length;
+  const entered = gates.enter(name, access);
+  // Both reads are asked for before either answers.
+  await until(() => api.inFlight.length >= from + 2, 'the server and the claim asked for together');
+  const asked = api.inFlight.slice(from).sort();
+  api.releaseAll();
+  return { entered, asked };
+}
+
+test('entry reads the server and its default world claim at the same time', async () => {
+  const api = new HeldReads();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  const { entered, asked } = await enterWhenBothAsked(api, 'survival');
+  assert.deepEqual(asked, ['get pvc world-survival-0', 'get survival']);
+  assert.deepEqual(await entered, { server: 'survival', world: { claim: 'world-survival-0', node: undefined } });
+});
+
+test('entry keeps its refusal order whatever the concurrent claim read says', async () => {
+  // Unknown server: not_found, even though the claim read failed outright.
+  let api = new HeldReads();
+  api.claimError = new Error('apiserver down');
+  await assert.rejects((await enterWhenBothAsked(api, 'nobody')).entered, ServerNotFoundError);
+  // Running server without a claim: not_stopped before no_world_volume.
+  api = new HeldReads();
+  api.put(felisServer('running', { desiredState: 'Running', phase: 'Running', ready: true }));
+  await assert.rejects((await enterWhenBothAsked(api, 'running')).entered, NotStoppedError);
+  // Stopped server, the claim read failed: that failure, not a made-up answer.
+  api = new HeldReads();
+  api.put(felisServer('broken'));
+  api.claimError = new Error('apiserver down');
+  await assert.rejects((await enterWhenBothAsked(api, 'broken')).entered, /apiserver down/);
+});
+
+test('a server naming its own claim has that claim checked, not the default one', async () => {
+  const api = new HeldReads();
+  api.put(felisServer('custom', { claimName: 'my-world' }));
+  api.claims.add('world-custom-0');
+  const { entered } = await enterWhenBothAsked(api, 'custom');
+  // The named claim is read after the server; let it answer too.
+  const settled = entered.then(
+    () => 'entered',
+    (e: unknown) => e,
+  );
+  await until(() => api.inFlight.includes('get pvc my-world'), 'the named claim asked for');
+  api.releaseAll();
+  assert.ok((await settled) instanceof NoWorldVolumeError);
+  api.claims.add('my-world');
+  const again = await enterWhenBothAsked(api, 'custom');
+  await until(() => api.inFlight.filter((x) => x === 'get pvc my-world').length === 2, 'the named claim asked for again');
+  api.releaseAll();
+  assert.deepEqual(await again.entered, { server: 'custom', world: { claim: 'my-world', node: undefined } });
+});

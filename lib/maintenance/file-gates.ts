@@ -36,17 +36,41 @@ export class MaintenanceGates implements FileGates {
     this.#controllerNode = opts.controllerNode;
   }
 
+  /**
+   * The server and its world claim are read at the same time: the claim is almost always Felis's
+   * default name, so it is asked for alongside the server and asked again only when the server
+   * names another one. The refusals still come in their order (unknown server, then running, then
+   * no volume), whichever read answers first.
+   */
   async enter(name: string, access: FileAccess): Promise<Target> {
     const ns = this.#lock.namespace;
+    const guess = worldClaim(undefined, name);
+    const guessed = settle(this.#api.claimExists(ns, guess));
     const server = await this.#api.getServer(ns, name);
     if (!server) throw new ServerNotFoundError(name);
     if (!isLiveExperienceFile(name, access) && !stoppedForEntry(server)) throw new NotStoppedError();
     const claim = worldClaim(server, name);
-    if (!(await this.#api.claimExists(ns, claim))) throw new NoWorldVolumeError();
+    const exists = claim === guess ? unsettle(await guessed) : await this.#api.claimExists(ns, claim);
+    if (!exists) throw new NoWorldVolumeError();
     return { server: name, world: { claim, node: executionNode(server, this.#controllerNode) } };
   }
 
   run<T>(name: string, access: FileAccess, fn: () => Promise<T>): Promise<T> {
     return this.#lock.run(name, lockKindFor(name, access), fn);
   }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; err: unknown };
+
+/** A promise that never rejects, so one left unread (an earlier refusal) is no unhandled rejection. */
+function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+  return p.then(
+    (value) => ({ ok: true, value }),
+    (err: unknown) => ({ ok: false, err }),
+  );
+}
+
+function unsettle<T>(s: Settled<T>): T {
+  if (!s.ok) throw s.err;
+  return s.value;
 }
