@@ -126,10 +126,15 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
       const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: '', content_sha256: createHash('sha256').digest('hex') });
       assert.equal(w.status, 409, w.text);
       assert.equal(w.body.error.code, 'maintenance_in_progress');
-      assert.match(w.body.error.message, /a file write is running on this server's world/);
+      const naming = "an archive extraction (unzip of small.zip) is running on this server's world; retry once it finishes";
+      assert.equal(w.body.error.message, naming);
       const st = await s.call('POST', '/api/v1/servers/survival/start');
       assert.equal(st.status, 409, st.text);
       assert.equal(st.body.error.code, 'maintenance_in_progress');
+      assert.equal(st.body.error.message, naming);
+      // The holder itself is still the kind Felis understands.
+      const h = await s.call('GET', '/api/v1/servers/survival/holder');
+      assert.equal(h.body.kind, 'file-write', h.text);
       const op = await finished(s, u.body.op.id);
       assert.equal(op.state, 'succeeded', JSON.stringify(op));
       assert.equal(readFileSync(join(s.world, 'small/a.txt'), 'utf8'), 'a\n');

@@ -80,7 +80,7 @@ describe('background ops through the cluster', () => {
     const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: '', content_sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' });
     assert.equal(w.status, 409, w.text);
     assert.equal(w.body.error.code, 'maintenance_in_progress');
-    assert.match(w.body.error.message, /a file write is running/);
+    assert.match(w.body.error.message, /^an archive extraction \(unzip of maps\/pack\.zip\) is running/);
     const st = await s.call('POST', '/api/v1/servers/survival/start');
     assert.equal(st.status, 409, st.text);
     assert.equal(st.body.error.code, 'maintenance_in_progress');

@@ -2,15 +2,20 @@
  * Why maintenance refused, as typed errors the HTTP layer maps to a status and code.
  * @module
  */
-import { holderLabel, type HolderKind } from './holder.ts';
+import { describeHolder, type HolderActivity, type HolderKind } from './holder.ts';
 
-/** The world is held (→ 409 maintenance_in_progress, or world_reclaiming for the reaper on a start). */
+/**
+ * The world is held (→ 409 maintenance_in_progress, or world_reclaiming for the reaper on a start).
+ * The message names the holder, a file Job by its op and path; `kind` is what callers act on.
+ */
 export class MaintenanceBusyError extends Error {
   readonly kind: HolderKind | undefined;
-  constructor(kind?: HolderKind) {
-    super(`${kind ? holderLabel(kind) : 'another operation'} is running on this server's world; retry once it finishes`);
+  readonly activity: HolderActivity | undefined;
+  constructor(kind?: HolderKind, activity?: HolderActivity) {
+    super(`${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`);
     this.name = 'MaintenanceBusyError';
     this.kind = kind;
+    this.activity = activity;
   }
 }
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Job } from '@kubernetes/client-node';
-import { holder, holdState, jobKind, jobFinished, lockValue, parseLock, GRACE_MS, holderLabel } from './holder.ts';
+import { describeHolder, filesActivity, holder, holdState, jobKind, jobFinished, lockValue, parseLock, GRACE_MS, holderLabel } from './holder.ts';
+import { MaintenanceBusyError } from './errors.ts';
 
 const job = (labels: Record<string, string>, conditions: [string, string][] = [], name = 'j'): V1Job => ({
   metadata: { name, labels: { 'felis.lolicon.best/server': 'survival', ...labels }, creationTimestamp: new Date('2026-11-29T10:00:00Z') },
@@ -80,4 +81,49 @@ test('lock values are RFC 3339 UTC seconds and parse back', () => {
   assert.deepEqual(parseLock('file-write@2026-09-28T12:00:00+02:00'), { kind: 'file-write', at: new Date('2026-09-28T10:00:00Z') });
   assert.equal(holderLabel('export'), 'a world export or file download');
   assert.equal(holderLabel('weird'), 'another operation');
+});
+
+const asyncFiles = (mode: string, path: string | undefined, managedBy = 'felis-files'): V1Job => {
+  const j = job({ 'app.kubernetes.io/managed-by': managedBy, 'felis.lolicon.best/files-mode': mode, 'felis.lolicon.best/files-async': 'true' });
+  if (path !== undefined) j.metadata!.annotations = { 'felis.lolicon.best/files-path': path };
+  return j;
+};
+
+test('a file Job holder carries what it does; its kind stays file-write and other holders carry nothing', () => {
+  const h = holdState('survival', {}, [asyncFiles('unzip', 'plugins/pack.zip')], now).holder!;
+  assert.equal(h.kind, 'file-write');
+  assert.deepEqual(h.activity, { op: 'unzip', path: 'plugins/pack.zip' });
+  assert.deepEqual(holdState('survival', {}, [files('write')], now).holder!.activity, { op: 'write' });
+  // An unknown mode still holds as a write, but names no op it cannot vouch for.
+  assert.equal(holdState('survival', {}, [files('chmod')], now).holder!.activity, undefined);
+  assert.equal(holdState('survival', {}, [files()], now).holder!.activity, undefined);
+  assert.equal(holdState('survival', {}, [job({ 'app.kubernetes.io/managed-by': 'felis-restore' })], now).holder!.activity, undefined);
+  assert.equal(filesActivity(asyncFiles('unzip', 'a.zip', 'felis-export')), undefined);
+  // Prototype names are not ops.
+  assert.equal(filesActivity(asyncFiles('constructor', 'a.zip')), undefined);
+  assert.equal(holdState('survival', {}, [asyncFiles('toString', undefined)], now).holder!.kind, 'file-write');
+});
+
+test('a refusal names the file op and its path, and the kind-only wording is unchanged', () => {
+  assert.equal(describeHolder('file-write', { op: 'unzip', path: 'plugins/pack.zip' }), 'an archive extraction (unzip of plugins/pack.zip)');
+  assert.equal(describeHolder('file-write', { op: 'zip', path: 'world' }), 'an archive packing (zip of world)');
+  assert.equal(describeHolder('file-write', { op: 'upload', path: 'mods/big.jar' }), 'a file upload (upload of mods/big.jar)');
+  assert.equal(describeHolder('file-write', { op: 'write' }), 'a file write');
+  assert.equal(describeHolder('file-write', { op: 'delete' }), 'a deletion');
+  assert.equal(describeHolder('file-write'), holderLabel('file-write'));
+  assert.equal(describeHolder('backup', { op: 'unzip', path: 'x.zip' }), 'a backup');
+  const err = new MaintenanceBusyError('file-write', { op: 'unzip', path: 'plugins/pack.zip' });
+  assert.equal(err.kind, 'file-write');
+  assert.equal(err.message, "an archive extraction (unzip of plugins/pack.zip) is running on this server's world; retry once it finishes");
+  assert.equal(new MaintenanceBusyError('file-write').message, "a file write is running on this server's world; retry once it finishes");
+});
+
+test('a hostile path annotation is named printable and bounded', () => {
+  const a = filesActivity(asyncFiles('unzip', 'evil\n\u001b[31mred\u2028.zip'))!;
+  assert.equal(a.path, 'evil??[31mred?.zip');
+  const long = filesActivity(asyncFiles('zip', 'd/'.repeat(500)))!;
+  assert.equal(Array.from(long.path!).length, 160);
+  assert.ok(long.path!.endsWith('…'));
+  assert.equal(filesActivity(asyncFiles('zip', '\ud800x'))!.path, '?x');
+  assert.equal(filesActivity(asyncFiles('zip', '😀.zip'))!.path, '😀.zip');
 });

@@ -8,6 +8,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import {
+  ANNOTATION_FILES_PATH,
   ANNOTATION_MAINTENANCE,
   LABEL_ARCHIVE_PENDING,
   LABEL_EXPORT_MODE,
@@ -82,8 +83,51 @@ export function parseLock(value: string): { kind: string; at: Date } | undefined
   return { kind: value.slice(0, i), at };
 }
 
+/**
+ * What a file Job holding the world is doing: its op (the `files-mode` label) and, for a background
+ * op, the path it works on (the `files-path` annotation). Only for naming the holder in a refusal:
+ * the holder's kind, which Felis understands, stays `file-write`.
+ */
+export interface HolderActivity {
+  op: string;
+  path?: string;
+}
+
+/** How a refusal names each file op that holds the world. */
+const FILE_OP_LABELS: Record<string, string> = {
+  write: 'a file write',
+  mkdir: 'a folder creation',
+  delete: 'a deletion',
+  rename: 'a rename',
+  upload: 'a file upload',
+  unzip: 'an archive extraction',
+  zip: 'an archive packing',
+};
+
+/** A Job labelled by anyone in the namespace names this: printable, bounded, nothing else trusted. */
+const MAX_ACTIVITY_PATH = 160;
+
+function printable(text: string, max: number): string {
+  // Control characters (and lone surrogates) would garble a message or a log line.
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '?');
+  const chars = Array.from(clean);
+  return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : clean;
+}
+
+/** The activity of a file Job (our own, or Felis's of the same shape); undefined for any other Job. */
+export function filesActivity(job: V1Job): HolderActivity | undefined {
+  const l = job.metadata?.labels ?? {};
+  if (l[LABEL_MANAGED_BY] !== 'felis-files') return undefined;
+  const op = l[LABEL_FILES_MODE];
+  if (!op || !Object.hasOwn(FILE_OP_LABELS, op)) return undefined;
+  const path = job.metadata?.annotations?.[ANNOTATION_FILES_PATH];
+  return path ? { op, path: printable(path, MAX_ACTIVITY_PATH) } : { op };
+}
+
 export interface Holder {
   kind: HolderKind;
+  /** For a file Job: which op it is, and on what path (see HolderActivity). */
+  activity?: HolderActivity;
   source: 'job' | 'lock';
   /** The holding Job's name, for a Job holder. */
   job?: string;
@@ -105,12 +149,14 @@ export function holdState(server: string, annotations: Record<string, string> | 
   for (const job of jobs) {
     if (job.metadata?.labels?.[LABEL_SERVER] !== server) continue;
     const since = job.metadata?.creationTimestamp ? rfc3339(new Date(job.metadata.creationTimestamp)) : undefined;
-    const held = (kind: HolderKind): HoldState => ({ holder: { kind, source: 'job', job: job.metadata?.name, since } });
+    const held = (kind: HolderKind, activity?: HolderActivity): HoldState => ({
+      holder: { kind, source: 'job', job: job.metadata?.name, since, ...(activity ? { activity } : {}) },
+    });
     if (archivePending(job)) return held('backup');
     if (restorePending(job)) return held('restore');
     if (jobFinished(job)) continue;
     const kind = jobKind(job);
-    if (kind) return held(kind);
+    if (kind) return held(kind, kind === 'file-write' ? filesActivity(job) : undefined);
   }
   const value = annotations?.[ANNOTATION_MAINTENANCE];
   if (value === undefined) return {};
@@ -131,6 +177,16 @@ export function lockHolds(lock: { kind: string; at: Date }, now: Date): boolean 
 /** Felis's `Holder`: the kind, or undefined when the world is free. */
 export function holder(server: string, annotations: Record<string, string> | undefined, jobs: V1Job[], now: Date): HolderKind | undefined {
   return holdState(server, annotations, jobs, now).holder?.kind;
+}
+
+/**
+ * How a refusal names the holder: a file Job by what it does ("an archive extraction (unzip of
+ * plugins/pack.zip)"), anything else by its kind.
+ */
+export function describeHolder(kind: HolderKind, activity?: HolderActivity): string {
+  if (kind !== 'file-write' || !activity) return holderLabel(kind);
+  const label = Object.hasOwn(FILE_OP_LABELS, activity.op) ? FILE_OP_LABELS[activity.op]! : holderLabel(kind);
+  return activity.path ? `${label} (${activity.op} of ${activity.path})` : label;
 }
 
 /** How a refusal names the holder, in the words Felis uses. */

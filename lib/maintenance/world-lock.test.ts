@@ -166,3 +166,28 @@ test('unlock writes under the resourceVersion it read: a lock replaced meanwhile
   await assert.rejects(lock.unlock('survival', { force: true }), LockProtectedError);
   assert.equal(api.annotation('survival', LOCK), migration);
 });
+
+test('a write, a start and an unlock refused by a running extraction name it; the kind stays file-write', async () => {
+  const { api, lock } = setup();
+  api.jobs.push({
+    metadata: {
+      name: 'felis-files-survival-u1',
+      labels: {
+        'app.kubernetes.io/managed-by': 'felis-files',
+        'felis.lolicon.best/server': 'survival',
+        'felis.lolicon.best/files-mode': 'unzip',
+        'felis.lolicon.best/files-async': 'true',
+      },
+      annotations: { 'felis.lolicon.best/files-path': 'plugins/pack.zip' },
+    },
+    status: {},
+  });
+  const named = (e: unknown) =>
+    e instanceof MaintenanceBusyError &&
+    e.kind === 'file-write' &&
+    e.message === "an archive extraction (unzip of plugins/pack.zip) is running on this server's world; retry once it finishes";
+  await assert.rejects(lock.acquire('survival', 'file-write'), named);
+  await assert.rejects(lock.start('survival'), named);
+  await assert.rejects(lock.unlock('survival', { force: true }), named);
+  assert.equal(patches(api), 0);
+});

@@ -81,7 +81,7 @@ export class WorldLock {
       if (server.metadata.annotations?.[this.#restartAnnotation]) throw new MaintenanceBusyError();
       const jobs = await this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`);
       const held = holdState(name, server.metadata.annotations, jobs, this.#now()).holder;
-      if (held) throw new MaintenanceBusyError(held.kind);
+      if (held) throw new MaintenanceBusyError(held.kind, held.activity);
       const v = lockValue(kind, this.#now());
       await this.#api.patchServer(this.#ns, name, {
         metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: v } },
@@ -128,7 +128,7 @@ export class WorldLock {
   async start(name: string, extraAnnotations: Record<string, string> = {}): Promise<MinecraftServer> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
-      if (state.holder) throw new MaintenanceBusyError(state.holder.kind);
+      if (state.holder) throw new MaintenanceBusyError(state.holder.kind, state.holder.activity);
       const annotations: Record<string, string | null> = { ...extraAnnotations };
       if (server.metadata.annotations?.[ANNOTATION_MAINTENANCE] !== undefined) annotations[ANNOTATION_MAINTENANCE] = null;
       return this.#api.patchServer(this.#ns, name, {
@@ -153,7 +153,7 @@ export class WorldLock {
   async unlock(name: string, opts: { force: boolean }): Promise<Unlocked> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
-      if (state.holder?.source === 'job') throw new MaintenanceBusyError(state.holder.kind);
+      if (state.holder?.source === 'job') throw new MaintenanceBusyError(state.holder.kind, state.holder.activity);
       const value = server.metadata.annotations?.[ANNOTATION_MAINTENANCE];
       if (value === undefined) return { removed: false, lock: null };
       // Any `migration@` value, even one nobody can date: removing it could let a write into a world in flight.
