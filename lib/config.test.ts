@@ -43,3 +43,17 @@ test('the first bad variable in reading order is the one named', () => {
   assert.throws(() => configFromEnv({ FELIS_JOB_FS_GROUP: 'x', FELIS_NAMESPACE: '' }), /FELIS_NAMESPACE/);
   assert.throws(() => configFromEnv({ FELIS_JOB_FS_GROUP: 'x', FELIS_JOB_TTL_SECONDS: '-3' }), /FELIS_JOB_TTL_SECONDS/);
 });
+
+test('background Jobs: 2 h deadline, 30 min TTL and CPU 1 unless configured; bad values named', () => {
+  const d = configFromEnv({ FELIS_IMAGE: 'img' }).editor!;
+  assert.deepEqual([d.asyncDeadlineSeconds, d.asyncTtlSeconds, d.asyncCpu], [7200, 1800, '1']);
+  const e = configFromEnv({ FELIS_IMAGE: 'img', FELIS_ASYNC_JOB_DEADLINE_SECONDS: '14400', FELIS_ASYNC_JOB_TTL_SECONDS: '0', FELIS_ASYNC_JOB_CPU: '1500m' }).editor!;
+  assert.deepEqual([e.asyncDeadlineSeconds, e.asyncTtlSeconds, e.asyncCpu], [14400, 0, '1500m']);
+  // The sync Jobs' settings are their own.
+  assert.deepEqual([e.deadlineSeconds, e.ttlSeconds, e.cpu], [120, 120, '500m']);
+  assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_DEADLINE_SECONDS: '0' }), /invalid configuration FELIS_ASYNC_JOB_DEADLINE_SECONDS: expected a whole number from 1 to 604800, got "0"/);
+  assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_TTL_SECONDS: '30m' }), /FELIS_ASYNC_JOB_TTL_SECONDS: expected a whole number from 0 to 604800, got "30m"/);
+  for (const bad of ['', 'one', '-1', '0', '0m', '1 core']) {
+    assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_CPU: bad }), new RegExp(`FELIS_ASYNC_JOB_CPU: expected a Kubernetes CPU quantity above 0, such as 1 or 1500m, got ${JSON.stringify(JSON.stringify(bad)).slice(1, -1)}`), bad);
+  }
+});

@@ -7,10 +7,13 @@
  * woken function can answer its readiness probe.
  * @module
  */
-import { DEFAULT_CPU, DEFAULT_MEMORY } from './job-spec/render.ts';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
-import { anyText, count, optional, readVariables, text, type Reader } from './env-readers.ts';
+import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
+
+/** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
+const positiveQuantity = (q: string) => QUANTITY.test(q) && !q.startsWith('-') && Number.parseFloat(q) > 0;
 
 /** Every variable the functions read at start, in the order they are checked. Add new ones here. */
 const VARIABLES = {
@@ -24,6 +27,10 @@ const VARIABLES = {
   FELIS_FILES_TIMEOUT_SECONDS: count(90),
   FELIS_JOB_CPU: anyText(DEFAULT_CPU),
   FELIS_JOB_MEMORY: anyText(DEFAULT_MEMORY),
+  // Background ops (unzip, zip): a longer deadline, a longer TTL (how long an ended op stays listed), more CPU.
+  FELIS_ASYNC_JOB_DEADLINE_SECONDS: wholeNumber(ASYNC_DEADLINE_SECONDS, 1, 7 * 86_400),
+  FELIS_ASYNC_JOB_TTL_SECONDS: wholeNumber(ASYNC_TTL_SECONDS, 0, 7 * 86_400),
+  FELIS_ASYNC_JOB_CPU: accepted(ASYNC_CPU, positiveQuantity, 'a Kubernetes CPU quantity above 0, such as 1 or 1500m'),
   FELIS_JOB_RUN_AS_USER: count(0),
   FELIS_JOB_RUN_AS_GROUP: count(0),
   FELIS_JOB_FS_GROUP: count(0),
@@ -61,6 +68,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
         timeoutMs: e.FELIS_FILES_TIMEOUT_SECONDS * 1000,
         cpu: e.FELIS_JOB_CPU,
         memory: e.FELIS_JOB_MEMORY,
+        asyncDeadlineSeconds: e.FELIS_ASYNC_JOB_DEADLINE_SECONDS,
+        asyncTtlSeconds: e.FELIS_ASYNC_JOB_TTL_SECONDS,
+        asyncCpu: e.FELIS_ASYNC_JOB_CPU,
         runAsUser: e.FELIS_JOB_RUN_AS_USER,
         runAsGroup: e.FELIS_JOB_RUN_AS_GROUP,
         fsGroup: e.FELIS_JOB_FS_GROUP,

@@ -65,6 +65,15 @@ export const seconds =
     return n;
   };
 
+/** Text that `ok` accepts (described as `what` in the error); `fallback` when unset, refused when empty. */
+export const accepted =
+  (fallback: string, ok: (raw: string) => boolean, what: string): Reader<string> =>
+  (raw) => {
+    if (raw === undefined) return fallback;
+    if (raw === '' || !ok(raw)) throw new Error(`expected ${what}, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
+
 /** One of a closed set of words; `fallback` when unset or empty. */
 export const oneOf =
   <T extends string>(choices: readonly T[], fallback: T): Reader<T> =>

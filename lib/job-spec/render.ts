@@ -85,7 +85,8 @@ export function filesJobName(server: string, opId: string): string {
 }
 
 // Kubernetes resource.Quantity grammar: a signed decimal number with an optional suffix.
-const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
+/** A Kubernetes resource quantity (`500m`, `2`, `1.5`, `256Mi`, `1e3`). */
+export const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 
 function quantity(v: string | undefined, fallback: string, what: string): string {
   const q = v === undefined || v === '' ? fallback : v;
