@@ -74,8 +74,8 @@ export class GarbageCollector {
   private dependents(ns: string, ownerUid: string): { resource: string; obj: KObject }[] {
     const out: { resource: string; obj: KObject }[] = [];
     for (const resource of this.store.resources()) {
-      for (const obj of this.store.list(resource, ns)) {
-        if ((obj.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid)) out.push({ resource, obj });
+      for (const obj of this.store.select(resource, ns, (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid))) {
+        out.push({ resource, obj });
       }
     }
     return out;
@@ -83,7 +83,7 @@ export class GarbageCollector {
 
   private findByUid(ns: string, uid: string): { resource: string; obj: KObject } | undefined {
     for (const resource of this.store.resources()) {
-      const obj = this.store.list(resource, ns).find((o) => o.metadata.uid === uid);
+      const [obj] = this.store.select(resource, ns, (o) => o.metadata.uid === uid);
       if (obj) return { resource, obj };
     }
     return undefined;

@@ -219,7 +219,7 @@ export class JobController {
     const spec = job.spec ?? {};
     const now = Date.now();
     const nowStr = rfc3339(now);
-    const pods = this.store.list('pods', ns).filter((p) => controllerUid(p) === uid);
+    const pods = this.store.select('pods', ns, (p) => controllerUid(p as KObject) === uid);
     const status: Any = JSON.parse(JSON.stringify(job.status ?? {}));
     const before = JSON.stringify(status);
     const conds: JobCondition[] = (status.conditions ??= []);

@@ -368,7 +368,7 @@ export class Registry {
       start = c.start;
     }
     const keyOf = (o: KObject) => (ns === undefined ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name ?? '');
-    let items = this.store.list(def.resource, ns).filter((o) => {
+    let items = this.store.select(def.resource, ns, (o) => {
       if (labelSel && !labelSel.matches(o.metadata.labels)) return false;
       if (fieldTerms.length) {
         const f = def.fieldLabels(o);

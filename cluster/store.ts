@@ -142,9 +142,19 @@ export class Store {
 
   /** Objects in etcd key order (namespace, then name). */
   list(resource: string, ns?: string): KObject[] {
+    return this.select(resource, ns, () => true);
+  }
+
+  /**
+   * `list` of the objects `pick` accepts, in the same order. `pick` sees the stored object (it must
+   * not change it) so that only what is picked is copied: the controllers and label-selected lists
+   * ask for a few objects out of many on every event, and copying them all made each event cost
+   * the whole table.
+   */
+  select(resource: string, ns: string | undefined, pick: (o: Readonly<KObject>) => boolean): KObject[] {
     const out: KObject[] = [];
     for (const [k, o] of this.table(resource)) {
-      if (ns === undefined || k.startsWith(`${ns}/`)) out.push(clone(o));
+      if ((ns === undefined || k.startsWith(`${ns}/`)) && pick(o)) out.push(clone(o));
     }
     return out.sort((a, b) => {
       const ka = key(a.metadata.namespace ?? '', a.metadata.name ?? '');

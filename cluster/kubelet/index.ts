@@ -652,7 +652,8 @@ export class Kubelet {
     if (this.closed) return;
     let pods: KObject[];
     try {
-      pods = await this.api.podsToRun();
+      // The Pods it runs, and those it may start; a finished Pod it never ran is of no use to it.
+      pods = await this.api.podsToRun((p) => this.workers.has(p.metadata.uid!) || (hasJobController(p as KObject) && !terminalPhase(p.status?.phase) && !p.metadata.deletionTimestamp));
     } catch (err) {
       this.logger.warn({ err: String(err) }, 'kubelet: listing pods failed');
       return;

@@ -13,8 +13,12 @@ import type { KObject } from '../store.ts';
 
 export interface NodeApi {
   readonly nodeName: string;
-  /** Pods bound to this node, plus unscheduled ones (this node also plays the scheduler). */
-  podsToRun(): Promise<KObject[]>;
+  /**
+   * Pods bound to this node, plus unscheduled ones (this node also plays the scheduler). `wanted`,
+   * when given, says which of them the kubelet needs: an implementation may leave the others out
+   * (the in-process one then does not copy them), or return them anyway.
+   */
+  podsToRun(wanted?: (pod: Readonly<KObject>) => boolean): Promise<KObject[]>;
   /** Calls `cb` whenever Pods or claims may have changed. Returns an unsubscribe function. */
   onChange(cb: () => void): () => void;
   /** The claim exists and is not being deleted (else the Pod cannot be scheduled). */
@@ -42,8 +46,8 @@ export class InProcessNodeApi implements NodeApi {
     this.nodeName = nodeName;
   }
 
-  async podsToRun(): Promise<KObject[]> {
-    return this.registry.store.list('pods').filter((p) => !p.spec?.nodeName || p.spec.nodeName === this.nodeName);
+  async podsToRun(wanted?: (pod: Readonly<KObject>) => boolean): Promise<KObject[]> {
+    return this.registry.store.select('pods', undefined, (p) => (!p.spec?.nodeName || p.spec.nodeName === this.nodeName) && (!wanted || wanted(p)));
   }
 
   onChange(cb: () => void): () => void {

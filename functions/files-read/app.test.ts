@@ -92,3 +92,41 @@ test('with a browse session the read comes from it, checked like a Job result; w
   assert.equal(fallback.body.content, Buffer.from('motd=hi\n').toString('base64'));
   assert.equal(k.calls.length, 1);
 });
+
+test('the early session call starts before the gates answer, is handed to the session after them, and is cancelled on a refusal', async () => {
+  const k = kit();
+  const bytes = Buffer.from('motd=early\n');
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const events: string[] = [];
+  const token = { cancel: () => events.push('cancel') };
+  const gates = k.gates as FakeGates & { enter: FakeGates['enter'] };
+  const enter = gates.enter.bind(gates);
+  gates.enter = async (server, access) => {
+    events.push(`gates ${server}`);
+    return enter(server, access);
+  };
+  k.deps.browse = {
+    early: (server, op, path) => {
+      events.push(`early ${server} ${op} ${path}`);
+      return token;
+    },
+    run: async (_t, op, path, _signal, early) => {
+      events.push(`run ${op} ${path} ${early === token ? 'with' : 'without'} early`);
+      return JSON.stringify({ content: bytes.toString('base64'), sha256: sha, content_sha256: sha });
+    },
+  };
+  const r = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(events, ['early survival read server.properties', 'gates survival', 'run read server.properties with early']);
+  events.length = 0;
+  k.gates.enterError = new NotStoppedError();
+  const refused = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(envelopeOf(refused).code, 'not_stopped');
+  assert.deepEqual(events, ['early survival read server.properties', 'gates survival', 'cancel']);
+  // A request that is malformed before the gates makes no early call at all.
+  events.length = 0;
+  k.gates.enterError = undefined;
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/file')).status, 400);
+  assert.equal((await k.call('GET', '/api/v1/servers/Bad_Name/file?path=a')).status, 400);
+  assert.deepEqual(events.filter((e) => e.startsWith('early')), []);
+});

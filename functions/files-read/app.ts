@@ -3,9 +3,8 @@ import type { Hono } from 'hono';
 import type { Env } from '../../lib/http/app.ts';
 import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
-import { openFileCall } from '../../lib/http/file-call.ts';
 import type { Deps } from '../../lib/http/deps.ts';
-import { viaSessionOr } from '../../lib/browse/route.ts';
+import { openViaSession } from '../../lib/browse/route.ts';
 import { decodeRead } from '../../lib/files/decode.ts';
 
 export const filesRead = (deps: Deps) => (app: Hono<Env>) => {
@@ -13,9 +12,8 @@ export const filesRead = (deps: Deps) => (app: Hono<Env>) => {
     'dev.felis.files.read': routeEvent('GET', serverRoute('file', { path: true })),
   });
   app.get('/api/v1/servers/:name/file', async (c) => {
-    const f = await openFileCall(c, deps, 'read');
     // A browse session answers as the one-shot Job would, only sooner; without one, the Job runs.
-    const r = await viaSessionOr(deps.browse, f, 'read', decodeRead, () => f.editor.read(f.target, f.path, f.signal));
+    const { call: f, result: r } = await openViaSession(c, deps, 'read', decodeRead, (f) => f.editor.read(f.target, f.path, f.signal));
     // sha256 is of the bytes on disk (send it back as expect_sha256); content_sha256 of what is sent.
     return sendJson(c, 200, { path: f.path, content: r.content.toString('base64'), sha256: r.sha256, content_sha256: r.contentSha256 });
   });

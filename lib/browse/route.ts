@@ -1,16 +1,27 @@
 /**
  * The list and read functions' use of a browse session: ask the session first, decode its Result
  * exactly as a one-shot Job's, and run the one-shot Job when no session can answer.
+ *
+ * `openViaSession` also overlaps the two waits of a warm request: the call to the browse Pod this
+ * instance remembers for the server starts together with the entry gates (the server and claim
+ * reads), and its answer is used only once the gates have let the request through, for the world
+ * they named. A request the gates refuse gets their refusal, exactly as without a session.
  * @module
  */
+import type { Context } from 'hono';
 import type { Target } from '../files/editor.ts';
+import type { Deps } from '../http/deps.ts';
+import { openFileCall, type FileCall } from '../http/file-call.ts';
+import { queryPath, serverName } from '../http/file-request.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import type { Result } from '../protocol/result.ts';
-import type { BrowseOp } from './sessions.ts';
+import type { BrowseOp, EarlyCall } from './sessions.ts';
 
 /** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
 export interface BrowseChannel {
-  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal): Promise<string | undefined>;
+  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall): Promise<string | undefined>;
+  /** Starts the call to a remembered Pod before the gates answer; optional (fakes may leave it out). */
+  early?(server: string, op: BrowseOp, path: string, signal?: AbortSignal): EarlyCall | undefined;
 }
 
 export async function viaSessionOr<T>(
@@ -19,8 +30,47 @@ export async function viaSessionOr<T>(
   op: BrowseOp,
   decode: (r: Result) => T,
   oneShot: () => Promise<T>,
+  early?: EarlyCall,
 ): Promise<T> {
-  const payload = browse ? await browse.run(call.target, op, call.path, call.signal) : undefined;
+  const payload = browse ? await browse.run(call.target, op, call.path, call.signal, early) : undefined;
   if (payload === undefined) return oneShot();
   return decode(parseResultPayload(payload));
+}
+
+/**
+ * The gates, then the session or the one-shot Job, with the session call already under way while
+ * the gates read the server. Answers the file call (for the route's reply) and the decoded result.
+ */
+export async function openViaSession<T>(
+  c: Context,
+  deps: Deps,
+  op: BrowseOp,
+  decode: (r: Result) => T,
+  oneShot: (f: FileCall) => Promise<T>,
+): Promise<{ call: FileCall; result: T }> {
+  const early = startEarly(c, deps, op);
+  let call: FileCall;
+  try {
+    call = await openFileCall(c, deps, op);
+  } catch (err) {
+    early?.cancel();
+    throw err;
+  }
+  const result = await viaSessionOr(deps.browse, call, op, decode, () => oneShot(call), early);
+  return { call, result };
+}
+
+/** The early call, when the request is well formed enough to have one; openFileCall reports the rest. */
+function startEarly(c: Context, deps: Deps, op: BrowseOp): EarlyCall | undefined {
+  if (!deps.browse?.early || !deps.editor) return undefined;
+  let server: string;
+  let path: string;
+  try {
+    server = serverName(c);
+    path = queryPath(c, false);
+  } catch {
+    return undefined;
+  }
+  if (op !== 'list' && path === '') return undefined;
+  return deps.browse.early(server, op, path, c.req.raw.signal);
 }

@@ -229,3 +229,55 @@ test('a serving Pod that cannot be reached is waited for only while it may still
   assert.equal(old.calls.length, 1, 'an unreachable Pod up for a minute is not waited for');
   assert.equal(old.created.length, 0);
 });
+
+test('an early call to the remembered Pod answers the request once the gates pass, with no second call and no listing', async () => {
+  const f = fake(() => [pod('files-survival-b1', { ip: '127.1.0.9' })], (o) => ({ kind: 'ok', body: `{"path":"${o.path}"}` }));
+  assert.equal(f.sessions.early('survival', 'read', 'a'), undefined, 'nothing remembered yet: no early call');
+  await f.sessions.run(target, 'read', 'a');
+  const early = f.sessions.early('survival', 'read', 'b');
+  assert.ok(early);
+  // The call is already on its way before run (the gates' answer) comes.
+  assert.deepEqual(f.calls.map((c) => c.path), ['a', 'b']);
+  assert.equal(await f.sessions.run(target, 'read', 'b', undefined, early), '{"path":"b"}');
+  assert.equal(f.calls.length, 2);
+  assert.equal(f.lists(), 1);
+  assert.equal(f.sessions.early('creative', 'read', 'b'), undefined, 'another server has its own hint');
+});
+
+test('an early call is cancelled when the gates refuse, and its answer is never used for another world or request', async () => {
+  const f = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.9' }), pod('files-survival-b2', { ip: '127.1.0.7', claim: 'world-moved-0' })],
+    (o) => ({ kind: 'ok', body: `{"ip":"${o.ip}","path":"${o.path}"}` }),
+  );
+  await f.sessions.run(target, 'read', 'a');
+  // The gates refused: the route cancels, which aborts the call's signal.
+  const refused = f.sessions.early('survival', 'read', 'x')!;
+  refused.cancel();
+  assert.equal(f.calls.at(-1)!.signal?.aborted, true);
+  // The server now names another claim: the early answer (from the old world's Pod) is thrown away.
+  const moved = { server: 'survival', world: { claim: 'world-moved-0' } };
+  const stale = f.sessions.early('survival', 'read', 'y')!;
+  assert.equal(await f.sessions.run(moved, 'read', 'y', undefined, stale), '{"ip":"127.1.0.7","path":"y"}');
+  assert.equal(f.calls.at(-2)!.signal?.aborted, true, 'the early call to the old world was cancelled');
+  // An early call made for another path is not an answer to this one.
+  const otherPath = f.sessions.early('survival', 'read', 'z1')!;
+  assert.equal(await f.sessions.run(moved, 'read', 'z2', undefined, otherPath), '{"ip":"127.1.0.7","path":"z2"}');
+});
+
+test('an early call that finds the Pod gone falls back to listing; one that took the whole call timeout runs the one-shot Job', async () => {
+  let gone = false;
+  const f = fake(
+    () => [pod('files-survival-b1', { ip: gone ? '127.1.0.5' : '127.1.0.9' })],
+    (o) => (o.ip === '127.1.0.9' && gone ? { kind: 'unreachable', detail: 'ECONNREFUSED' } : { kind: 'ok', body: `{"ip":"${o.ip}"}` }),
+  );
+  await f.sessions.run(target, 'read', 'a');
+  gone = true;
+  const e = f.sessions.early('survival', 'read', 'b')!;
+  assert.equal(await f.sessions.run(target, 'read', 'b', undefined, e), '{"ip":"127.1.0.5"}');
+  assert.equal(f.lists(), 2);
+  const slow = fake(() => [pod('files-survival-b1', { ip: '127.1.0.9' })], (o) => (o.path === 'slow' ? { kind: 'timeout' } : { kind: 'ok', body: '{}' }));
+  await slow.sessions.run(target, 'read', 'a');
+  const t = slow.sessions.early('survival', 'read', 'slow')!;
+  assert.equal(await slow.sessions.run(target, 'read', 'slow', undefined, t), undefined);
+  assert.equal(slow.lists(), 1, 'a Pod that timed out is not asked again for this request');
+});

@@ -5,10 +5,15 @@
  * from the shared key and the Job's name. Verbs: `pods list`, `jobs create` (both already held by
  * the list and read functions).
  *
- * The instance remembers where it last found a serving Pod for a world (a hint, not state): it calls
- * that Pod first and lists Pods only when the hint fails, so a warm read costs no API call of its
- * own. Any answer other than a result from the hinted Pod (it stopped, its address now belongs to
- * another Pod whose token check refuses ours) drops the hint. Results are never kept.
+ * The instance remembers where it last found a serving Pod for a server's world (a hint, not
+ * state): it calls that Pod first and lists Pods only when the hint fails, so a warm read costs no
+ * API call of its own. Any answer other than a result from the hinted Pod (it stopped, its address
+ * now belongs to another Pod whose token check refuses ours) drops the hint. Results are never kept.
+ *
+ * `early` starts that call before the entry gates have answered (the route runs both at once), and
+ * `run` uses its answer only when the gates let the request through and name the same world the
+ * hint was for; otherwise the answer is thrown away unread. The Pod is read-only, so a call whose
+ * answer is not used changes nothing.
  *
  * `run` answers the Result payload, or undefined when no session could answer within the start
  * budget: the caller then runs the one-shot Job, so a session never makes an answer worse, only
@@ -61,9 +66,28 @@ interface Hint {
   job: string;
   ip: string;
   startedMs: number;
+  /** The world the Pod serves: a hint is only used for a request to the same world. */
+  claim: string;
+  node: string;
 }
 
 export type BrowseOp = 'list' | 'read';
+
+/** A call to a remembered Pod started before the gates answered (see `early`). Opaque to routes. */
+export interface EarlyCall {
+  /** Stops the call (the gates refused); its answer, if any, is never read. */
+  cancel(): void;
+}
+
+interface Early extends EarlyCall {
+  readonly owner: BrowseSessions;
+  readonly server: string;
+  readonly op: BrowseOp;
+  readonly path: string;
+  readonly hint: Hint;
+  /** Never rejects: an aborted or failed call is an outcome like any other. */
+  readonly outcome: Promise<CallOutcome | { kind: 'error'; err: unknown }>;
+}
 
 export class BrowseSessions {
   readonly #api: BrowseApi;
@@ -75,6 +99,7 @@ export class BrowseSessions {
   readonly #log: BrowseLog | undefined;
   #key: Buffer | undefined;
   #keyError: string | undefined;
+  /** By server; the claim and node inside say which world. */
   readonly #hints = new Map<string, Hint>();
 
   constructor(api: BrowseApi, settings: JobSettings, cfg: BrowseConfig, opts: BrowseOptions = {}) {
@@ -102,22 +127,54 @@ export class BrowseSessions {
     return this.#key;
   }
 
-  /** The Result payload from a session, or undefined to run the one-shot Job instead. */
-  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal): Promise<string | undefined> {
+  /**
+   * Starts the call to the Pod remembered for `server`, before the gates have said which world the
+   * request is for; undefined when there is nothing to call. Pass it to `run`, or `cancel` it.
+   */
+  early(server: string, op: BrowseOp, path: string, signal?: AbortSignal): EarlyCall | undefined {
     const key = this.#sharedKey();
-    if (!key) return undefined;
+    const hint = this.#hints.get(server);
+    if (!key || !hint || !this.#lifeLeft(hint)) return undefined;
+    const stop = new AbortController();
+    const sig = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const outcome = this.#callOnce(key, hint.job, hint.ip, op, path, sig).catch((err: unknown) => ({ kind: 'error' as const, err }));
+    const e: Early = { owner: this, server, op, path, hint, outcome, cancel: () => stop.abort(new Error('the request did not pass its gates')) };
+    return e;
+  }
+
+  /**
+   * The Result payload from a session, or undefined to run the one-shot Job instead. `early` is
+   * this request's call started by `early`: its answer is used when it was for this same request
+   * and world; in every other case it is cancelled and this request goes on as without it.
+   */
+  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall): Promise<string | undefined> {
+    const key = this.#sharedKey();
+    if (!key) {
+      early?.cancel();
+      return undefined;
+    }
     const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
     const ns = this.#settings.namespace;
-    const hintKey = `${t.server}\n${want.claim}\n${want.node ?? ''}`;
-    const hint = this.#hints.get(hintKey);
-    if (hint) {
-      this.#hints.delete(hintKey);
-      if (hint.startedMs + want.lifetimeSeconds * 1000 - END_MARGIN_MS > this.#now()) {
+    const e = early as Early | undefined;
+    if (e && e.owner === this && e.server === t.server && e.op === op && e.path === path && this.#sameWorld(e.hint, want)) {
+      const outcome = await e.outcome;
+      if (outcome.kind === 'ok') {
+        this.#remember(t.server, e.hint);
+        return outcome.body;
+      }
+      this.#forget(t.server, e.hint);
+      if (outcome.kind === 'timeout') return undefined;
+      // Aborted with the request, or unreachable: the listing below decides (and sees the abort).
+    } else {
+      early?.cancel();
+      const hint = this.#hints.get(t.server);
+      if (hint && this.#sameWorld(hint, want) && this.#lifeLeft(hint)) {
         const outcome = await this.#callOnce(key, hint.job, hint.ip, op, path, signal);
         if (outcome.kind === 'ok') {
-          this.#remember(hintKey, hint);
+          this.#remember(t.server, hint);
           return outcome.body;
         }
+        this.#forget(t.server, hint);
         // A Pod that took the whole call timeout is not asked again for this request.
         if (outcome.kind === 'timeout') return undefined;
       }
@@ -135,7 +192,7 @@ export class BrowseSessions {
         for (const s of serving) {
           const outcome = await this.#callOnce(key, s.job, s.ip, op, path, signal);
           if (outcome.kind === 'ok') {
-            this.#remember(hintKey, s);
+            this.#remember(t.server, { ...s, claim: want.claim, node: want.node ?? '' });
             return outcome.body;
           }
           if (outcome.kind === 'status' || outcome.kind === 'timeout') {
@@ -166,10 +223,24 @@ export class BrowseSessions {
     }
   }
 
-  #remember(key: string, h: Hint): void {
-    this.#hints.delete(key);
-    this.#hints.set(key, { job: h.job, ip: h.ip, startedMs: h.startedMs });
+  #remember(server: string, h: Hint): void {
+    this.#hints.delete(server);
+    this.#hints.set(server, { job: h.job, ip: h.ip, startedMs: h.startedMs, claim: h.claim, node: h.node });
     if (this.#hints.size > MAX_HINTS) this.#hints.delete(this.#hints.keys().next().value!);
+  }
+
+  /** Drops the hint if it is still the one that failed (a concurrent request may have renewed it). */
+  #forget(server: string, h: Hint): void {
+    const cur = this.#hints.get(server);
+    if (cur && cur.job === h.job && cur.ip === h.ip) this.#hints.delete(server);
+  }
+
+  #sameWorld(h: Hint, want: SessionWant): boolean {
+    return h.claim === want.claim && h.node === (want.node ?? '');
+  }
+
+  #lifeLeft(h: Hint): boolean {
+    return h.startedMs + this.#cfg.lifetimeSeconds * 1000 - END_MARGIN_MS > this.#now();
   }
 
   async #callOnce(key: Buffer, job: string, ip: string, op: BrowseOp, path: string, signal?: AbortSignal): Promise<CallOutcome> {
