@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCluster } from '../cluster/index.ts';
+import { reviewerGrantYaml } from '../cluster/review-grant.ts';
 import { createApp } from '../lib/http/app.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
 import { createLogger } from '../lib/log.ts';
@@ -31,13 +32,9 @@ const cluster = await startCluster({ dataDir: dir, rbacManifest: join(root, 'kna
 try {
   await cluster.applyRbac(
     readFileSync(join(root, 'knative/examples/roles.yaml'), 'utf8') +
+      '---\n' +
+      reviewerGrantYaml() +
       `---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: { name: felis-world-auth-delegator }
-subjects: [{ kind: ServiceAccount, name: felis-world, namespace: minecraft }]
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator }
----
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: { name: bench-viewer, namespace: minecraft }

@@ -10,17 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { startCluster, type EmbeddedCluster } from './index.ts';
+import { reviewerGrantYaml } from './review-grant.ts';
 
 let tmp: string;
 let cluster: EmbeddedCluster;
 
-const DELEGATOR = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: { name: felis-world-auth-delegator }
-subjects: [{ kind: ServiceAccount, name: felis-world, namespace: minecraft }]
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator }
-`;
+const DELEGATOR = reviewerGrantYaml();
 const EDITOR = `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role

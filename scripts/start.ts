@@ -30,6 +30,7 @@ import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { startApiServerSource, startPingSource, type EventSource } from '../cluster/event-sources.ts';
+import { reviewerGrantYaml } from '../cluster/review-grant.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env };
@@ -49,12 +50,7 @@ const kubernetesAuth = authCfg.mode === 'kubernetes';
  * identity may settle (as a Trigger's OIDC identity would be granted in a cluster).
  */
 const EMBEDDED_GRANTS = `
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: { name: felis-world-auth-delegator }
-subjects: [{ kind: ServiceAccount, name: felis-world, namespace: minecraft }]
-roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator }
----
+${reviewerGrantYaml()}---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata: { name: bob-views-all, namespace: minecraft }
