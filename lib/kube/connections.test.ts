@@ -9,14 +9,23 @@ import { reuseConnections } from './connections.ts';
 /** A loopback apiserver stand-in that answers any PVC read and counts the connections it accepts. */
 async function countingServer() {
   let connections = 0;
+  let closed = 0;
   const server = http.createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: req.url!.split('/').pop() } }));
   });
-  server.on('connection', () => connections++);
+  server.on('connection', (socket) => {
+    connections++;
+    socket.on('close', () => closed++);
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    closed: () => closed,
+    close: () => (server.closeAllConnections(), server.close()),
+  };
 }
 
 function configFor(url: string): KubeConfig {
@@ -67,4 +76,20 @@ test('different connection settings get their own pool; patching twice changes n
   await readClaims(kcA, 5);
   assert.ok(a.connections() <= 2, `${a.connections()} connections to a for 10 calls`);
   assert.ok(b.connections() <= 2, `${b.connections()} connections to b for 5 calls`);
+});
+
+test('when the connection settings change (a rotated CA or certificate), the oldest pools are closed, not kept forever', async (t) => {
+  const servers = await Promise.all([1, 2, 3, 4, 5].map(() => countingServer()));
+  t.after(() => servers.forEach((s) => s.close()));
+  const kc = reuseConnections(configFor(servers[0]!.url));
+  for (const s of servers) {
+    // The same KubeConfig pointed elsewhere: other connection settings, as a rotation gives.
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: s.url, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    await readClaims(kc, 2);
+  }
+  // Four pools are kept; the first one's kept-alive connections are closed once the fifth is made.
+  const end = Date.now() + 2_000;
+  while (servers[0]!.closed() < servers[0]!.connections() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(servers[0]!.closed(), servers[0]!.connections());
+  assert.equal(servers[4]!.closed(), 0, 'the newest pool keeps its connection');
 });
