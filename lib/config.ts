@@ -10,6 +10,7 @@
 import { DEFAULT_CPU, DEFAULT_MEMORY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
+import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { anyText, count, optional, readVariables, text, type Reader } from './env-readers.ts';
 
 /** Every variable the functions read at start, in the order they are checked. Add new ones here. */
@@ -44,11 +45,14 @@ export interface Config {
   controllerNode?: string;
   /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
   browse?: BrowseConfig;
+  /** Signed downloads; off (503 export_unavailable) without FELIS_JOB_KEY_FILE. */
+  downloads?: DownloadConfig;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const e = readVariables(VARIABLES, env);
   const browse = browseConfigFromEnv(env);
+  const downloads = downloadConfigFromEnv(env);
   const editor: EditorConfig | undefined = e.FELIS_IMAGE
     ? {
         namespace: e.FELIS_NAMESPACE,
@@ -73,5 +77,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
     ...(browse ? { browse } : {}),
+    ...(downloads ? { downloads } : {}),
   };
 }
