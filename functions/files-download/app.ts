@@ -9,7 +9,10 @@
  *   answer streamed through with the download headers. The caller going away ends the Pod's work.
  */
 import type { Context, Hono } from 'hono';
+import http from 'node:http';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Env } from '../../lib/http/app.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { ApiError, sendError, sendJson } from '../../lib/http/envelope.ts';
@@ -90,7 +93,18 @@ export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
     });
     const len = res.headers['content-length'];
     if (typeof len === 'string' && /^\d+$/.test(len)) headers.set('content-length', len);
-    // Back-pressure end to end: the web stream pulls from the Pod's socket only as the caller reads.
+    headers.set('x-request-id', c.get('requestId'));
+    // On Node's server, the Pod's socket is piped straight into the caller's: back-pressure end to
+    // end, and no web-stream layer between them (it cost most of the throughput). The caller going
+    // away destroys the Pod's response, which ends the Pod's work.
+    const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+    if (outgoing instanceof http.ServerResponse) {
+      outgoing.writeHead(200, Object.fromEntries(headers));
+      await pipeline(res, outgoing).catch((err) => {
+        deps.logger.info({ request_id: c.get('requestId'), job: opened.job, err: String(err) }, 'download ended early');
+      });
+      return RESPONSE_ALREADY_SENT;
+    }
     return new Response(Readable.toWeb(res) as ReadableStream, { status: 200, headers });
   });
 };
