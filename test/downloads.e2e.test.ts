@@ -66,6 +66,7 @@ describe('downloads', () => {
     assert.equal(r.headers.get('content-type'), 'application/octet-stream');
     assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(r.headers.get('cache-control'), 'no-store');
+    assert.ok(r.headers.get('x-request-id'));
     assert.equal(r.headers.get('content-disposition'), `attachment; filename="s_ve 1.bin"; filename*=UTF-8''s%C3%A4ve%201.bin`);
     assert.equal(sha(Buffer.from(await r.arrayBuffer())), sha(data));
     // One export Job, in Felis's shape, created by the function's identity.
@@ -161,8 +162,12 @@ describe('downloads', () => {
     assert.equal(start.status, 409, start.text);
     assert.equal(start.body.error.code, 'maintenance_in_progress');
     assert.match(start.body.error.message, /export/);
+    const job = h.body.job as string;
     await reader.cancel();
     await until(allEnded, 'the export Job to end after the caller went away', tierMs(10_000, 30_000));
+    // Stopped part way (the program exits 1 when its receiver goes away), not run to the end.
+    const ended = (await exportJobs()).find((j) => j.metadata?.name === job)!;
+    assert.ok((ended.status?.failed ?? 0) >= 1, JSON.stringify(ended.status));
     const free = await s.call('GET', '/api/v1/servers/survival/holder');
     assert.equal(free.body.held, false, free.text);
   });
