@@ -121,6 +121,7 @@ test('refusals come back as 422 with the code: the secret by any path, a link ou
   fs.linkSync(w.p('config/paper-global.yml'), w.p('hard.yml'));
   fs.symlinkSync(path.join(w.outside, 'secret.txt'), w.p('out.txt'));
   execFileSync('mkfifo', [w.p('pipe')]);
+  fs.writeFileSync(w.p('config/.felis-edit-0123456789ab'), 'half-written');
   const cases: [string[], string][] = [
     [['--path', 'config/paper-global.yml'], 'bad_path'],
     [['--path', 'innocent.yml'], 'bad_path'],
@@ -132,6 +133,7 @@ test('refusals come back as 422 with the code: the secret by any path, a link ou
     [['--path', 'server.properties', '--dir'], 'bad_path'],
     [['--path', 'pipe'], 'bad_path'],
     [['--path', 'nope.txt'], 'not_found'],
+    [['--path', 'config/.felis-edit-0123456789ab'], 'not_found'],
   ];
   for (const [args, code] of cases) {
     const r = await runExportCli(w.root, args);

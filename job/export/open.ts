@@ -14,11 +14,13 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { resolveSource, type Source } from '../archive/pack.ts';
-import { fail, failure } from '../failure.ts';
+import { fail, failure, msg } from '../failure.ts';
 import { propertiesIdentity, redactProperties, secretIdentity } from '../guard.ts';
 import { readCapped } from '../ops/read.ts';
 import { identityOf, sameIdentity, type WorldRoot } from '../root.ts';
 import { MAX_READ_BYTES } from '../types.ts';
+import { pathHasWorkingName } from '../working-files.ts';
+import { isWorkFolderName } from '../archive/work-folder.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
@@ -39,6 +41,8 @@ export function isRefusal(d: Download | Result): d is Result {
 
 /** Opens the download of `path` (`dir`: the caller expects a folder), or says why not. */
 export function openDownload(root: WorldRoot, path: string, dir: boolean): Download | Result {
+  // The editor's working files and an extraction's working folders are not the world's: not there.
+  if (pathHasWorkingName(path) || path.split('/').some((c) => isWorkFolderName(c))) return fail('not_found', msg.notExist(path));
   const src = resolveSource(root, path);
   if (!('isDir' in src)) return src;
   if (src.isDir !== dir) {
