@@ -8,10 +8,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { jobFinished } from '../lib/kube/job-facts.ts';
+import { downloadKey, signTicket } from '../lib/downloads/signing.ts';
 import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack } from './support/stack.ts';
 
 const EXPORTS = 'app.kubernetes.io/managed-by=felis-export';
@@ -129,21 +130,22 @@ describe('downloads', () => {
     assert.equal(root.body.error.code, 'bad_path');
     assert.equal(s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 0);
 
-    // A URL that lives one second.
-    const short = await startStack({ downloads: { urlSeconds: 1 } });
-    try {
-      const r = await short.call('POST', `/api/v1/servers/survival/files/download?path=${q('eula.txt')}`);
-      assert.equal(r.status, 200, r.text);
-      // Signed by another key (the other stack's): not valid here.
-      assert.equal((await open(`${s.url}${new URL(r.body.url).pathname}`)).status, 404);
-      await sleep(1100);
-      const late = await open(r.body.url);
-      assert.equal(late.status, 410);
-      assert.equal(((await late.json()) as { error: { code: string } }).error.code, 'export_expired');
-      assert.equal(short.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 0);
-    } finally {
-      await short.close();
-    }
+    // Tickets signed with the deployment's key but expired, and with another key (the real tier
+    // runs one stack at a time, so these are made here rather than by a second stack).
+    const key = downloadKey(readFileSync(join(s.dataDir, 'job-key')));
+    const base = { namespace: 'minecraft', server: 'survival', path: 'eula.txt', dir: false };
+    const expired = signTicket(key, { ...base, expires: Math.floor(Date.now() / 1000) - 1 });
+    const late = await open(`${s.url}/api/v1/exports/${expired}/download`);
+    assert.equal(late.status, 410);
+    assert.equal(((await late.json()) as { error: { code: string } }).error.code, 'export_expired');
+    const foreign = signTicket(downloadKey(randomBytes(32)), { ...base, expires: Math.floor(Date.now() / 1000) + 600 });
+    assert.equal((await open(`${s.url}/api/v1/exports/${foreign}/download`)).status, 404);
+    // The same claims with the right key do open (so the two refusals above are about the key and the time).
+    const good = await open(`${s.url}/api/v1/exports/${signTicket(key, { ...base, expires: Math.floor(Date.now() / 1000) + 600 })}/download`);
+    assert.equal(good.status, 200);
+    await good.arrayBuffer();
+    assert.equal(s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 1, 'only the good ticket started a Job');
+    await until(allEnded, 'the export Job to end', tierMs(10_000, 30_000));
   });
 
   test('while a download streams the export Job holds the world: a start is refused naming it; a caller that goes away ends it', async () => {
