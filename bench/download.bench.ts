@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { startCluster } from '../cluster/index.ts';
 import { buildAll } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
@@ -40,7 +41,7 @@ const median = (xs: number[]) => {
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
-async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
+async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [join(root, 'dist/functions/files-download.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr!.on('data', (d) => (out += d));
@@ -56,7 +57,7 @@ async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; chi
       }
     });
   });
-  return { url: `http://127.0.0.1:${port}`, child };
+  return { url: `http://127.0.0.1:${port}`, child, output: () => out };
 }
 
 /** Writes `mib` MiB of incompressible bytes, 4 MiB at a time. */
@@ -117,7 +118,17 @@ try {
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(signed.url, resolve).once('error', reject));
     if (res.statusCode !== 200) throw new Error(`download: ${res.statusCode}`);
     starts.push(performance.now() - t0);
-    await pipeline(res, createWriteStream(target, { highWaterMark: 1 << 20 }));
+    try {
+      await pipeline(res, createWriteStream(target, { highWaterMark: 1 << 20 }));
+    } catch (err) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const core = cluster.kubeConfig(cluster.adminToken).makeApiClient(CoreV1Api);
+      for (const p of (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-export' })).items) {
+        const log = await core.readNamespacedPodLog({ namespace: 'minecraft', name: p.metadata!.name!, container: 'files' }).catch((e) => String(e));
+        console.error(p.metadata!.name, p.status?.phase, JSON.stringify(p.status?.containerStatuses?.[0]?.state), log);
+      }
+      throw new Error(`download cut off after ${Math.round(performance.now() - t0)} ms: ${String(err)}; the function's log:\n${fn.output().slice(-4000)}`);
+    }
     return performance.now() - t0;
   };
   const cpOnce = (): number => {

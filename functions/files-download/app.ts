@@ -12,7 +12,6 @@ import type { Context, Hono } from 'hono';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Env } from '../../lib/http/app.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { ApiError, sendError, sendJson } from '../../lib/http/envelope.ts';
@@ -26,6 +25,18 @@ import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
 import { refusalError } from '../../lib/downloads/refusal.ts';
 
 export const DOWNLOAD_ROUTE = '/api/v1/exports/:ticket/download';
+
+/**
+ * Tells @hono/node-server that the answer was written to the Node response directly. Made per
+ * request (the request-id middleware sets a header on it). Once the adapter listens, the global
+ * Response is its lightweight one, which writes a null-body answer from a cache, headers again
+ * included; reading `body` drops that cache, so only the marker header is looked at.
+ */
+function alreadySent(): Response {
+  const r = new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
+  void r.body;
+  return r;
+}
 
 function requireDownloads(deps: Deps): Downloads {
   if (!deps.downloads) throw new ApiError(503, 'export_unavailable', 'downloads are not configured (no job key)');
@@ -103,7 +114,7 @@ export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
       await pipeline(res, outgoing).catch((err) => {
         deps.logger.info({ request_id: c.get('requestId'), job: opened.job, err: String(err) }, 'download ended early');
       });
-      return RESPONSE_ALREADY_SENT;
+      return alreadySent();
     }
     return new Response(Readable.toWeb(res) as ReadableStream, { status: 200, headers });
   });

@@ -205,3 +205,33 @@ test('a wrong invocation exits 2: Felis push mode, another mode, a missing path 
   assert.deepEqual(parseExportFlags(['--mode=files', '-path', 'p', '--dir=false', '--server', 's']), { mode: 'files', server: 's', path: 'p', worldsRoot: '/data', dir: false, targetUrl: '' });
   assert.throws(() => parseExportFlags(['--bogus', 'x']), /not defined/);
 });
+
+test('a receiver slower than the disk still gets every byte: the program stops only once the last one is handed over', async () => {
+  const w = makeWorld();
+  // About what loopback socket buffers hold: the program has sent it all before the receiver reads on.
+  const data = Buffer.alloc(6 << 20, 3);
+  fs.writeFileSync(w.p('slow.bin'), data);
+  const r = await runExportCli(w.root, ['--path', 'slow.bin']);
+  const got = await new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
+    const req = request({ host: r.serving.address.address, port: r.serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+      let bytes = 0;
+      let complete = false;
+      res.once('data', (c: Buffer) => {
+        bytes += c.length;
+        // Stall well past the program's own close grace, then read the rest.
+        res.pause();
+        setTimeout(() => {
+          res.on('data', (more: Buffer) => (bytes += more.length));
+          res.resume();
+        }, 2_000);
+      });
+      res.on('end', () => (complete = true));
+      res.on('close', () => resolve({ bytes, complete }));
+      res.on('error', () => {});
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.deepEqual(got, { bytes: data.length, complete: true });
+  assert.equal((await r.done).code, 0);
+});

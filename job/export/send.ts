@@ -19,6 +19,18 @@ import { sendRefusal, type DownloadOutcome } from './server.ts';
 /** Reads of 1 MiB: a download is one long sequential read, and fewer, larger writes cost less per byte. */
 const CHUNK = 1 << 20;
 
+/**
+ * Ends the response and waits until every byte has been handed to the kernel: the program stops
+ * (and closes its connections) right after, and bytes still queued in the process would be lost
+ * to a receiver slower than the disk.
+ */
+function endResponse(res: http.ServerResponse, last?: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.once('close', () => (res.writableFinished ? resolve() : reject(new Error('the receiver went away'))));
+    res.end(last);
+  });
+}
+
 export async function sendDownload(root: WorldRoot, path: string, dir: boolean, res: http.ServerResponse, signal: AbortSignal): Promise<DownloadOutcome> {
   const d = openDownload(root, path, dir);
   if (isRefusal(d)) {
@@ -29,20 +41,20 @@ export async function sendDownload(root: WorldRoot, path: string, dir: boolean, 
   switch (d.kind) {
     case 'bytes':
       res.writeHead(200, { ...common, 'content-type': FILE_TYPE, 'content-length': d.bytes.length });
-      res.end(d.bytes);
+      await endResponse(res, d.bytes);
       return { result: { files: 1, bytes: d.bytes.length } };
     case 'file': {
       res.writeHead(200, { ...common, 'content-type': FILE_TYPE, 'content-length': d.size });
       if (d.size === 0) {
         fs.closeSync(d.fd);
-        res.end();
+        await endResponse(res);
         return { result: { files: 1 } };
       }
       // Exactly `size` bytes from the descriptor opened and checked; growth after the look is not sent.
       const rs = fs.createReadStream('', { fd: d.fd, autoClose: true, start: 0, end: d.size - 1, highWaterMark: CHUNK });
       await pipeline(rs, res, { signal, end: false });
       if (rs.bytesRead < d.size) return { failed: `${d.name} shrank while it was sent (${rs.bytesRead} of ${d.size} bytes)` };
-      res.end();
+      await endResponse(res);
       return { result: { files: 1, bytes: d.size } };
     }
     case 'dir': {
