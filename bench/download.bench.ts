@@ -1,7 +1,8 @@
 /**
- * `node bench/download.bench.ts [--json] [--runs N] [--mib N]`: a download of one large file (1 GiB
- * by default) through the files-download function, end to end: sign the URL, GET it, and write
- * what arrives to a file on the same disk; against `cp` of the same file on the same disk. The
+ * `node bench/download.bench.ts [--json] [--runs N] [--mib N] [--node-client]`: a download of one
+ * large file (1 GiB by default) through the files-download function, end to end: sign the URL, GET
+ * it with curl (or Node's http), and write what arrives to a file on the same disk; against `cp`
+ * of the same file on the same disk. The
  * embedded cluster runs in this process, the function bundle in its own process (as a Knative
  * instance would), and the export Job's program in its own, as the kubelet runs it. Runs are
  * interleaved, so a busy machine skews both alike; each is timed from the request (or cp's spawn)
