@@ -12,6 +12,7 @@
  * The cluster runs in this process; each function runs in its own.
  */
 import { spawn } from 'node:child_process';
+import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,6 +85,9 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       };
     case 'files-ops':
       return async () => ({ method: 'GET', path: `${base}/files/ops` });
+    // Signing a download URL: the gates and an HMAC, no Job (the GET on it is the download bench's).
+    case 'files-download':
+      return async () => ({ method: 'POST', path: `${base}/files/download?path=eula.txt` });
     // A background start answers 202 once its Job exists (or 409 while the previous one still holds the world).
     case 'files-unzip':
       return async () => ({ method: 'POST', path: `${base}/files/unzip?path=${encodeURIComponent(`bench-u-${n}.zip`)}`, body: { overwrite: false } });
@@ -210,6 +214,9 @@ try {
     FELIS_IMAGE: 'felis-world/files:dev',
   };
   // The image's compile cache, filled the way the image build fills it.
+  // Downloads need the job key; list and read keep measuring their one-shot path without it.
+  const jobKey = ensureJobKeyFile(dataDir);
+  const keyed = (fn: string, e: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (fn === 'files-download' ? { ...e, FELIS_JOB_KEY_FILE: jobKey } : e);
   const env: NodeJS.ProcessEnv = { ...plain, NODE_COMPILE_CACHE: join(dataDir, 'compile-cache') };
   await warmImage(fnDir, join(root, 'dist/felis.mjs'), env);
   await coldStart(floorBundle, env);
@@ -223,8 +230,8 @@ try {
     results[FLOOR]!.push(await coldStart(floorBundle, env));
     if (compare) results[`${FLOOR} (${NO_CACHE})`]!.push(await coldStart(floorBundle, plain));
     for (const fn of functions) {
-      results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), env, opFor(fn, String(i), world)));
-      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), v.env, opFor(fn, `${v.label}-${i}`, world)));
+      results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), keyed(fn, env), opFor(fn, String(i), world)));
+      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `${v.label}-${i}`, world)));
     }
     if (!asJson) process.stderr.write('.');
   }

@@ -5,6 +5,7 @@
  */
 import type { RouteModule } from '../lib/http/serve.ts';
 import { filesDelete } from './files-delete/app.ts';
+import { filesDownload } from './files-download/app.ts';
 import { filesList } from './files-list/app.ts';
 import { filesMkdir } from './files-mkdir/app.ts';
 import { filesOps } from './files-ops/app.ts';
@@ -28,6 +29,7 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-unzip': filesUnzip,
   'files-zip': filesZip,
   'files-ops': filesOps,
+  'files-download': filesDownload,
   holder: holderRoutes,
   start: startRoutes,
   'world-lock': worldLockRoutes,

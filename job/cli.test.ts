@@ -65,7 +65,9 @@ test('exit 2: wiring mistakes, with "felis files: <error>" on stderr and no resu
     [['files', '--op', 'upload', '--path', 'x', '--worlds-root', w.root], { FELIS_UPLOAD_TOKEN: 't' }, /^felis files: --source-url is required for upload\n$/],
     [['files', '--op', 'upload', '--path', 'x', '--worlds-root', w.root, '--source-url', 'http://x'], {}, /^felis files: FELIS_UPLOAD_TOKEN is required for upload\n$/],
     [['files', '-h'], {}, /^usage: felis files/],
-    [['export', '--op', 'list'], {}, /^felis: unknown command "export"\nusage: felis files/],
+    [['backup', '--op', 'list'], {}, /^felis: unknown command "backup"\nusage: felis files/],
+    // `export` is a command of its own now (job/export/), with its own flags.
+    [['export', '--op', 'list'], {}, /^felis export: flag provided but not defined: -op\nusage: felis export/],
     [[], {}, /^felis: unknown command ""\nusage/],
   ];
   for (const [argv, env, re] of cases) {

@@ -11,6 +11,7 @@ import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.t
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
+import { runExport, type ExportRunOptions } from './export/run.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_INFRA = 1;
@@ -29,8 +30,10 @@ export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   io: CliIO,
-  opts: ExecuteOptions & ServeRunOptions = {},
+  opts: ExecuteOptions & ServeRunOptions & { onExportListening?: ExportRunOptions['onListening'] } = {},
 ): Promise<number> {
+  // `felis export --mode files ...`: one download served from the Pod (job/export/).
+  if (argv[0] === 'export') return runExport(argv.slice(1), env, io, { onSignal: opts.onSignal, onListening: opts.onExportListening });
   if (argv[0] !== 'files') {
     io.stderr(`felis: unknown command ${JSON.stringify(argv[0] ?? '')}\n${USAGE}\n`);
     return EXIT_USAGE;

@@ -10,6 +10,7 @@
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
+import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
@@ -51,11 +52,14 @@ export interface Config {
   controllerNode?: string;
   /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
   browse?: BrowseConfig;
+  /** Signed downloads; off (503 export_unavailable) without FELIS_JOB_KEY_FILE. */
+  downloads?: DownloadConfig;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const e = readVariables(VARIABLES, env);
   const browse = browseConfigFromEnv(env);
+  const downloads = downloadConfigFromEnv(env);
   const editor: EditorConfig | undefined = e.FELIS_IMAGE
     ? {
         namespace: e.FELIS_NAMESPACE,
@@ -83,5 +87,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
     ...(browse ? { browse } : {}),
+    ...(downloads ? { downloads } : {}),
   };
 }

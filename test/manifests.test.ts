@@ -15,6 +15,7 @@ import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { ROUTE_PERMISSIONS } from '../lib/auth/actions.ts';
 import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
+import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
 import { assemble, byKind, getPath, type Obj } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
@@ -23,6 +24,8 @@ const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
 const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
+/** Functions that hold the shared job key: browse sessions (list, read) and signed downloads. */
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-download']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -263,9 +266,7 @@ describe('knative/ manifests', () => {
   });
 
   test('file Job Pods accept connections only from files-list and files-read, only on the serve port', () => {
-    const policies = objs.filter((o) => o.kind === 'NetworkPolicy');
-    assert.equal(policies.length, 1);
-    const np = policies[0]!;
+    const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
     const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
@@ -282,12 +283,33 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read']);
   });
 
-  test('files-list and files-read read the browse key from an optional Secret; no other function has it', () => {
+  test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
+    const policies = byKind(objs, 'NetworkPolicy');
+    assert.deepEqual([...policies.keys()].sort(), ['felis-world-export-jobs', 'felis-world-file-jobs']);
+    const np = policies.get('felis-world-export-jobs')!;
+    assert.deepEqual(np.spec.policyTypes, ['Ingress']);
+    const settings = configFromEnv(config.data).editor!;
+    const job = renderExportJob({ ...settings, command: exportCommand(settings.command), server: 'survival', exportId: '0123456789abcdef', worldPvc: 'world-survival-0', path: 'a', dir: false, tokenSha256: 'a'.repeat(64), idleSeconds: 60 });
+    const labels = job.spec!.template.metadata!.labels!;
+    assert.ok(selects(np.spec.podSelector, labels));
+    assert.equal(selects(policies.get('felis-world-file-jobs')!.spec.podSelector, labels), false);
+    assert.equal(selects(np.spec.podSelector, renderFilesJob({ ...settings, server: 'survival', opId: '0123456789abcdef', worldPvc: 'w', op: 'read', path: 'a' }).spec!.template.metadata!.labels!), false);
+    assert.deepEqual(job.spec!.template.spec!.containers[0]!.command, ['/usr/local/bin/felis', 'export']);
+    assert.deepEqual(np.spec.ingress.length, 1);
+    const rule = np.spec.ingress[0];
+    assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
+    assert.deepEqual(job.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
+    assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
+    const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
+    assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
+  });
+
+  test('files-list, files-read and files-download read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
       const file = c.env.find((e: { name: string }) => e.name === 'FELIS_JOB_KEY_FILE')?.value as string | undefined;
-      if (fn !== 'files-list' && fn !== 'files-read') {
+      if (!JOB_KEY_FUNCTIONS.has(fn)) {
         assert.equal(file, undefined, fn);
         continue;
       }
@@ -297,7 +319,9 @@ describe('knative/ manifests', () => {
       const vol = spec.volumes.find((v: { name: string }) => v.name === mount.name);
       assert.equal(vol.secret.optional, true, `${fn}: without the Secret the function still starts (one-shot Jobs only)`);
       assert.ok(vol.secret.items.some((i: { path: string }) => `${mount.mountPath}/${i.path}` === file), fn);
-      const browse = configFromEnv({ ...config.data, FELIS_JOB_KEY_FILE: file }).browse!;
+      const both = configFromEnv({ ...config.data, FELIS_JOB_KEY_FILE: file });
+      assert.equal(both.downloads!.keyFile, file);
+      const browse = both.browse!;
       assert.equal(browse.keyFile, file);
       assert.ok(browse.idleSeconds < browse.lifetimeSeconds, 'a session idles out before its lifetime');
     }

@@ -49,7 +49,8 @@ const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const q = encodeURIComponent;
 
-type Call = [method: string, path: string, body?: unknown];
+/** A path may be made from the previous call's answer (a signed download URL). */
+type Call = [method: string, path: string | ((previous: string) => string), body?: unknown];
 /** `tag` makes the names of what a setup creates unique to one run. */
 type Setup = (c: ClusterHarness, tag: string) => Promise<void>;
 
@@ -65,6 +66,16 @@ async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
     const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: sel })).items;
     if (jobs.every(jobFinished) && pods.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
     if (Date.now() > deadline) throw new Error('the background file Jobs did not end within 30 s');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+/** Waits until every export Job (a download) has ended: each holds the world while it runs. */
+async function exportsEnded(c: ClusterHarness): Promise<void> {
+  const batch = c.kubeConfig(c.adminToken).makeApiClient(BatchV1Api);
+  const deadline = Date.now() + 30_000;
+  while (!(await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-export' })).items.every(jobFinished)) {
+    if (Date.now() > deadline) throw new Error('the export Jobs did not end within 30 s');
     await new Promise((res) => setTimeout(res, 100));
   }
 }
@@ -134,6 +145,16 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
       }
     },
     calls: [['POST', '/api/v1/restore-chains/settle']],
+  },
+  // Signing is the gates alone; the GET on the signed URL takes the export lock, creates the
+  // export Job, finds its Pod and streams the file. Last, and after the previous download ended:
+  // its Job holds the world until the Pod has served.
+  'files-download': {
+    setup: exportsEnded,
+    calls: [
+      ['POST', `/api/v1/servers/survival/files/download?path=${q('eula.txt')}`],
+      ['GET', (previous) => new URL(JSON.parse(previous).url).pathname],
+    ],
   },
 };
 
@@ -282,7 +303,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
     const browse = fn === 'files-list' || fn === 'files-read' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
-    const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse });
+    const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
+    const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
     const token = mode === 'token' ? TOKEN : callerToken;
@@ -295,13 +317,16 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const before = cluster.counts(user);
     await sc.setup?.(cluster, mode === 'token' ? '' : '-k');
     const statuses: string[] = [];
-    for (const [method, path, body] of sc.calls) {
+    let previous = '';
+    for (const [method, pathOf, body] of sc.calls) {
+      const path = typeof pathOf === 'string' ? pathOf : pathOf(previous);
       const res = await app.request(path, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
-      statuses.push(`${method} ${path} → ${res.status} ${await res.text()}`);
+      previous = await res.text();
+      statuses.push(`${method} ${path} → ${res.status} ${previous}`);
     }
     const after = cluster.counts(user);
     const used = Object.keys(after).filter((k) => after[k]! > (before[k] ?? 0));

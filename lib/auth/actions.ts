@@ -49,6 +49,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   [`PUT ${S}/files/uploads/:id`]: filesUpdate,
   [`DELETE ${S}/files/uploads/:id`]: filesUpdate,
   [`POST ${S}/files/uploads/:id/commit`]: filesUpdate,
+  // A signed, expiring download URL: its signature is the credential (functions/files-download).
   'GET /api/v1/exports/:ticket/download': { kind: 'public' },
   [`GET ${S}/holder`]: { kind: 'server', subresource: 'holder', verb: 'get' },
   // Every holder in the namespace: a per-server grant (resourceNames) cannot allow a list.

@@ -19,6 +19,7 @@ import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { BrowseSessions } from '../browse/sessions.ts';
 import type { BrowseChannel } from '../browse/route.ts';
+import { Downloads } from '../downloads/downloads.ts';
 
 export interface Deps {
   logger: Logger;
@@ -30,6 +31,8 @@ export interface Deps {
   settler: Settler;
   /** List and read through a browse session first; undefined: one-shot Jobs only. */
   browse?: BrowseChannel;
+  /** Signed downloads served by export Jobs; undefined without a worker image or a job key. */
+  downloads?: Downloads;
 }
 
 /** One client for the sync runner and the background ops. */
@@ -51,6 +54,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     logger: o.logger,
     editor: o.editor ? editorOf(o.editor, jobPods) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
+    downloads: o.editor && o.downloads ? new Downloads(servers, lock, o.editor, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
     gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,

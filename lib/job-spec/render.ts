@@ -177,7 +177,7 @@ export function renderFilesJob(p: JobParams): V1Job {
 }
 
 /** What differs between the kinds of file Job; the rest of the Job is the same for all of them. */
-interface JobShape {
+export interface JobShape {
   labels: Record<string, string>;
   annotations?: Record<string, string>;
   deadlineSeconds: number;
@@ -190,10 +190,10 @@ interface JobShape {
   capabilities: string[];
 }
 
-type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
+export type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
 
 /** One file Job: one `files` container over the world claim, no API token, root with only the capabilities given. */
-function jobOf(p: JobBase, shape: JobShape): V1Job {
+export function jobOf(p: JobBase, shape: JobShape): V1Job {
   const podSecurity: Record<string, unknown> = { runAsNonRoot: false, runAsUser: p.runAsUser ?? 0, runAsGroup: p.runAsGroup ?? 0 };
   if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
   return {

@@ -1,0 +1,197 @@
+/**
+ * `node bench/download.bench.ts [--json] [--runs N] [--mib N] [--node-client]`: a download of one
+ * large file (1 GiB by default) through the files-download function, end to end: sign the URL, GET
+ * it with curl (or Node's http), and write what arrives to a file on the same disk; against `cp`
+ * of the same file on the same disk. The
+ * embedded cluster runs in this process, the function bundle in its own process (as a Knative
+ * instance would), and the export Job's program in its own, as the kubelet runs it. Runs are
+ * interleaved, so a busy machine skews both alike; each is timed from the request (or cp's spawn)
+ * to the last byte written. The first download is checked against the file's SHA-256.
+ */
+import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { startCluster } from '../cluster/index.ts';
+import { buildAll } from '../scripts/build.ts';
+import { seedDemoWorld } from '../scripts/demo-world.ts';
+import { createServer, STOPPED } from '../test/support/servers.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const argv = process.argv.slice(2);
+const asJson = argv.includes('--json');
+const arg = (name: string, fallback: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : fallback;
+};
+const RUNS = arg('--runs', 3);
+const MIB = arg('--mib', 1024);
+const TOKEN = 'bench-token-0123456789';
+const execFileAsync = promisify(execFile);
+/** curl as the client, unless absent or `--node-client`. */
+const CURL = !argv.includes('--node-client') && (() => {
+  try {
+    execFileSync('curl', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [join(root, 'dist/functions/files-download.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`files-download: no port line in 15 s: ${out}`)), 15_000);
+    child.once('exit', (code) => reject(new Error(`files-download exited ${code}: ${out}`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /"port":(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+  });
+  return { url: `http://127.0.0.1:${port}`, child, output: () => out };
+}
+
+/** Writes `mib` MiB of incompressible bytes, 4 MiB at a time. */
+function writeBigFile(path: string, mib: number): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (let i = 0; i < mib; i += 4) writeSync(fd, randomBytes(Math.min(4, mib - i) << 20));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sha256File = async (path: string) => {
+  const h = createHash('sha256');
+  await pipeline(createReadStream(path), h);
+  return h.digest('hex');
+};
+
+const t = performance.now();
+await buildAll();
+const dataDir = mkdtempSync(join(tmpdir(), 'felis-download-bench-'));
+const world = seedDemoWorld(dataDir, 'survival');
+const big = join(world, 'big.bin');
+writeBigFile(big, MIB);
+const bytes = MIB << 20;
+const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
+const children: ChildProcess[] = [];
+const download: number[] = [];
+const cp: number[] = [];
+const target = join(dataDir, 'received.bin');
+/** Request to response headers: the export Job's creation and its Pod's start. */
+const starts: number[] = [];
+try {
+  await createServer(cluster, 'survival', STOPPED);
+  const kubeconfig = join(dataDir, 'function.kubeconfig');
+  writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
+  const keyFile = join(dataDir, 'job-key');
+  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+  const fn = await startFunction({
+    PATH: process.env.PATH,
+    KUBECONFIG: kubeconfig,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    FELIS_TOKEN: TOKEN,
+    FELIS_IMAGE: 'felis-world/files:dev',
+    FELIS_JOB_KEY_FILE: keyFile,
+  });
+  children.push(fn.child);
+  const expected = await sha256File(big);
+
+  const downloadOnce = async (): Promise<number> => {
+    const s = await fetch(`${fn.url}/api/v1/servers/survival/files/download?path=big.bin`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    const signed = (await s.json()) as { url: string };
+    if (s.status !== 200) throw new Error(`sign: ${s.status} ${JSON.stringify(signed)}`);
+    // The client is curl when there is one (a native client, as a browser is), else Node's http;
+    // either writes what arrives to a file on the same disk.
+    const t0 = performance.now();
+    if (CURL) {
+      // Not execFileSync: the embedded cluster runs in this process and must keep answering.
+      const w = (await execFileAsync('curl', ['-sS', '--fail', '-o', target, '-w', '%{time_starttransfer} %{size_download}', signed.url])).stdout.split(' ');
+      starts.push(Number(w[0]) * 1000);
+      if (Number(w[1]) !== bytes) throw new Error(`download cut off: ${w[1]} of ${bytes} bytes; the function's log:\n${fn.output().slice(-4000)}`);
+      return performance.now() - t0;
+    }
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(signed.url, resolve).once('error', reject));
+    if (res.statusCode !== 200) throw new Error(`download: ${res.statusCode}`);
+    starts.push(performance.now() - t0);
+    try {
+      await pipeline(res, createWriteStream(target, { highWaterMark: 1 << 20 }));
+    } catch (err) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const core = cluster.kubeConfig(cluster.adminToken).makeApiClient(CoreV1Api);
+      for (const p of (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-export' })).items) {
+        const log = await core.readNamespacedPodLog({ namespace: 'minecraft', name: p.metadata!.name!, container: 'files' }).catch((e) => String(e));
+        console.error(p.metadata!.name, p.status?.phase, JSON.stringify(p.status?.containerStatuses?.[0]?.state), log);
+      }
+      throw new Error(`download cut off after ${Math.round(performance.now() - t0)} ms: ${String(err)}; the function's log:\n${fn.output().slice(-4000)}`);
+    }
+    return performance.now() - t0;
+  };
+  const cpOnce = (): number => {
+    const t0 = performance.now();
+    execFileSync('cp', [big, target]);
+    return performance.now() - t0;
+  };
+
+  // Warm-up, and the check that what arrives is the file.
+  await downloadOnce();
+  if ((await sha256File(target)) !== expected) throw new Error('the downloaded file differs from the original');
+  cpOnce();
+  for (let i = 0; i < RUNS; i++) {
+    download.push(await downloadOnce());
+    rmSync(target);
+    cp.push(cpOnce());
+    rmSync(target);
+    if (!asJson) process.stderr.write('.');
+  }
+} finally {
+  for (const c of children) {
+    c.kill('SIGTERM');
+    if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
+  }
+  await cluster.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const mibS = (ms: number) => MIB / (ms / 1000);
+const out = {
+  download_mib_s: r1(mibS(median(download))),
+  download_cp_mib_s: r1(mibS(median(cp))),
+  download_ratio_vs_cp: r2(median(cp) / median(download)),
+  download_start_ms: r1(median(starts)),
+  download_bytes: bytes,
+  download_client: CURL ? 'curl' : 'node',
+};
+if (asJson) {
+  console.log(JSON.stringify(out));
+} else {
+  process.stderr.write('\n');
+  console.log(`download of a ${MIB} MiB file, ${RUNS} runs each, interleaved (${r1((performance.now() - t) / 1000)} s in all)`);
+  console.log(`  through files-download (sign, export Job, stream, write)  ${out.download_mib_s} MiB/s`);
+  console.log(`  cp on the same disk                                      ${out.download_cp_mib_s} MiB/s`);
+  console.log(`  ratio                                                    ${out.download_ratio_vs_cp} (target >= 0.5)`);
+  console.log(`  start (request to headers: export Job and Pod)          p50 ${out.download_start_ms} ms`);
+}

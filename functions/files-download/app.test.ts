@@ -1,0 +1,271 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { V1Job } from '@kubernetes/client-node';
+import { jobToken } from '../../lib/browse/token.ts';
+import { Downloads } from '../../lib/downloads/downloads.ts';
+import type { DownloadConfig } from '../../lib/downloads/config.ts';
+import { ANNOTATION_MAINTENANCE } from '../../lib/labels.ts';
+import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { WorldLock } from '../../lib/maintenance/world-lock.ts';
+import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
+import { felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
+import { filesDownload } from './app.ts';
+
+const KEY = Buffer.alloc(32, 5);
+const SETTINGS = {
+  namespace: 'minecraft',
+  image: 'felis-world/files:dev',
+  command: ['/usr/local/bin/felis', 'files'],
+  serviceAccount: 'felis-restore',
+  worldsRoot: '/data',
+  deadlineSeconds: 120,
+  ttlSeconds: 120,
+};
+
+type PodAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** A stand-in for the export Pod: checks the token of the Job that was created, then answers as told. */
+async function fakePod(): Promise<{ port: number; answer: PodAnswer; tokens: string[]; gone: Promise<void>[] ; server: http.Server }> {
+  const state = {
+    port: 0,
+    tokens: [] as string[],
+    gone: [] as Promise<void>[],
+    answer: ((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 5 });
+      res.end('hello');
+    }) as PodAnswer,
+    server: undefined as unknown as http.Server,
+  };
+  state.server = http.createServer((req, res) => {
+    state.tokens.push(req.headers.authorization ?? '');
+    state.gone.push(new Promise((r) => res.once('close', () => r())));
+    state.answer(req, res);
+  });
+  await new Promise<void>((r) => state.server.listen(0, '127.0.0.1', r));
+  state.port = (state.server.address() as AddressInfo).port;
+  after(() => {
+    state.server.closeAllConnections();
+    state.server.close();
+  });
+  return state;
+}
+
+/** A ServerApi whose created export Jobs get a running Pod at 127.0.0.1 at once. */
+class ClusterFake extends FakeServerApi {
+  override async createJob(ns: string, job: V1Job): Promise<V1Job> {
+    const created = await super.createJob(ns, job);
+    this.pods.push({
+      metadata: { name: `${job.metadata!.name}-abcde`, labels: { ...job.spec!.template.metadata!.labels } },
+      status: { phase: 'Running', podIP: '127.0.0.1', containerStatuses: [{ name: 'files', ready: true, restartCount: 0, image: 'x', imageID: 'x', state: { running: {} } }] },
+    });
+    return created;
+  }
+}
+
+async function kit(cfg: Partial<DownloadConfig> = {}, opts: { noKey?: boolean } = {}) {
+  const pod = await fakePod();
+  const api = new ClusterFake();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  let now = Date.UTC(2026, 11, 1, 10, 0, 0);
+  const lock = new WorldLock(api, { namespace: 'minecraft', now: () => new Date(now) });
+  const config: DownloadConfig = { keyFile: '/nonexistent', urlSeconds: 600, maxPerServer: 2, idleSeconds: 60, startTimeoutMs: 2_000, deadlineSeconds: 7200, ...cfg };
+  const downloads = new Downloads(api, lock, SETTINGS, config, { key: opts.noKey ? undefined : KEY, now: () => now, port: pod.port, newId: () => '0123456789abcdef' });
+  const gates = new FakeGates();
+  const k = routeKit(filesDownload, { gates, servers: api });
+  k.deps.downloads = downloads;
+  return { ...k, api, pod, lock, advance: (ms: number) => (now += ms) };
+}
+
+const sign = (k: Awaited<ReturnType<typeof kit>>, path: string, dir = false) => k.call('POST', `/api/v1/servers/survival/files/download?path=${encodeURIComponent(path)}${dir ? '&dir=true' : ''}`);
+const ticketPath = (url: string) => new URL(url).pathname;
+const get = (k: Awaited<ReturnType<typeof kit>>, path: string, method = 'GET') => k.app.request(path, { method });
+
+test('sign: 200 {url, filename, expires_at}, gates entered, audited; no Job and no lock yet', async () => {
+  const k = await kit();
+  const r = await sign(k, 'plugins/Essentials.jar');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(Object.keys(r.body).sort(), ['expires_at', 'filename', 'url']);
+  assert.match(r.body.url, /^http:\/\/localhost\/api\/v1\/exports\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\/download$/);
+  assert.equal(r.body.filename, 'Essentials.jar');
+  assert.equal(r.body.expires_at, '2026-12-01T10:10:00Z');
+  assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'read', path: 'plugins/Essentials.jar' } }]);
+  assert.deepEqual(k.audits().map((a) => [a.action, a.payload]), [['file.download', { dir: false }]]);
+  assert.deepEqual(k.api.calls, []);
+  const d = await sign(k, 'world', true);
+  assert.equal(d.body.filename, 'world.zip');
+});
+
+test('sign refuses: the world root (bad_path), no path (bad_request), a bad name, the gates, no bearer, no key, no image', async () => {
+  const k = await kit();
+  for (const p of ['.', '/', './', '//.']) assert.equal(envelopeOf(await sign(k, p)).code, 'bad_path', p);
+  assert.equal(envelopeOf(await k.call('POST', '/api/v1/servers/survival/files/download')).code, 'bad_request');
+  assert.equal(envelopeOf(await k.call('POST', '/api/v1/servers/BAD!/files/download?path=a')).code, 'bad_name');
+  k.gates.enterError = new NotStoppedError();
+  const ns = await sign(k, 'a');
+  assert.equal(ns.status, 409);
+  assert.equal(envelopeOf(ns).code, 'not_stopped');
+  k.gates.enterError = undefined;
+  const anon = await k.app.request('/api/v1/servers/survival/files/download?path=a', { method: 'POST' });
+  assert.equal(anon.status, 401);
+  const noKey = await kit({}, { noKey: true });
+  const r = await sign(noKey, 'a');
+  assert.equal(r.status, 503);
+  assert.equal(envelopeOf(r).code, 'export_unavailable');
+  const none = routeKit(filesDownload);
+  assert.equal(envelopeOf(await none.call('POST', '/api/v1/servers/survival/files/download?path=a')).code, 'export_unavailable');
+  const noImage = routeKit(filesDownload, { editor: null });
+  assert.equal(envelopeOf(await noImage.call('POST', '/api/v1/servers/survival/files/download?path=a')).code, 'files_unavailable');
+  assert.equal(k.audits().length, 0);
+});
+
+test('GET without a bearer: the export Job (Felis labels, export lock taken and given back), the Pod asked with its token, streamed with the download headers', async () => {
+  const k = await kit();
+  const s = await sign(k, 'plugins/Ünï "x".jar');
+  const r = await get(k, ticketPath(s.body.url));
+  assert.equal(r.status, 200, await r.clone().text());
+  assert.equal(await r.text(), 'hello');
+  assert.equal(r.headers.get('content-length'), '5');
+  assert.equal(r.headers.get('content-type'), 'application/octet-stream');
+  assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(r.headers.get('cache-control'), 'no-store');
+  assert.equal(r.headers.get('content-disposition'), `attachment; filename="_n_ _x_.jar"; filename*=UTF-8''%C3%9Cn%C3%AF%20%22x%22.jar`);
+  const [job] = k.api.jobs;
+  assert.equal(job!.metadata!.name, 'export-survival-0123456789abcdef');
+  assert.deepEqual(job!.metadata!.labels, {
+    'app.kubernetes.io/managed-by': 'felis-export',
+    'app.kubernetes.io/component': 'world-export',
+    'felis.lolicon.best/server': 'survival',
+    'felis.lolicon.best/export-mode': 'files',
+    'felis.lolicon.best/export-id': '0123456789abcdef',
+  });
+  const c = job!.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.command, ['/usr/local/bin/felis', 'export']);
+  assert.deepEqual(c.args, ['--mode', 'files', '--server', 'survival', '--worlds-root', '/data', '--path', 'plugins/Ünï "x".jar']);
+  assert.equal(job!.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, true);
+  assert.ok(!JSON.stringify(job).includes(jobToken(KEY, job!.metadata!.name!)), 'the token itself is not in the spec');
+  assert.deepEqual(k.pod.tokens, [`Bearer ${jobToken(KEY, 'export-survival-0123456789abcdef')}`]);
+  // The lock was taken (a patch under the resourceVersion) and given back once the Job existed.
+  const patches = k.api.calls.filter((x) => x.startsWith('patch') || x.startsWith('create'));
+  assert.deepEqual(patches, ['patch survival', 'create job export-survival-0123456789abcdef', 'patch survival']);
+  assert.equal(k.api.annotation('survival', ANNOTATION_MAINTENANCE), undefined);
+});
+
+test('a folder comes as a zip without a length', async () => {
+  const k = await kit();
+  k.pod.answer = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/zip' });
+    res.write('PK');
+    res.end('rest');
+  };
+  const s = await sign(k, 'world', true);
+  const r = await get(k, ticketPath(s.body.url));
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-type'), 'application/zip');
+  assert.equal(r.headers.get('content-length'), null);
+  assert.equal(r.headers.get('content-disposition'), 'attachment; filename="world.zip"');
+  assert.equal(await r.text(), 'PKrest');
+  assert.ok(k.api.jobs[0]!.spec!.template.spec!.containers[0]!.args!.includes('--dir'));
+});
+
+test('tampered or foreign tickets are 404 not_found, expired ones 410 export_expired; HEAD is 405; none starts a Job', async () => {
+  const k = await kit();
+  const s = await sign(k, 'a.txt');
+  const path = ticketPath(s.body.url);
+  const ticket = path.split('/')[4]!;
+  const [payload, sig] = ticket.split('.') as [string, string];
+  const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: 'server.properties' })).toString('base64url');
+  for (const bad of [`${forged}.${sig}`, `${payload}.${sig.slice(0, -1)}A`, 'nonsense', `${payload}`]) {
+    const r = await get(k, `/api/v1/exports/${bad}/download`);
+    assert.equal(r.status, 404, bad);
+    assert.equal(((await r.json()) as any).error.code, 'not_found');
+  }
+  const other = await kit();
+  other.deps.downloads = new Downloads(other.api, other.lock, SETTINGS, other.deps.downloads!.config, { key: Buffer.alloc(32, 6) });
+  assert.equal((await get(other, path)).status, 404);
+  assert.equal((await get(k, path, 'HEAD')).status, 405);
+  k.advance(600_000);
+  const late = await get(k, path);
+  assert.equal(late.status, 410);
+  assert.equal(((await late.json()) as any).error.code, 'export_expired');
+  assert.equal(k.api.jobs.length, 0);
+});
+
+test('GET checks the gates again, and a held world refuses with 409 naming the holder', async () => {
+  const k = await kit();
+  const s = await sign(k, 'a.txt');
+  k.gates.enterError = new NotStoppedError();
+  assert.equal((await get(k, ticketPath(s.body.url))).status, 409);
+  k.gates.enterError = undefined;
+  k.api.jobs.push({ metadata: { name: 'mc-backup-1', labels: { 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/server': 'survival' } }, status: {} });
+  const r = await get(k, ticketPath(s.body.url));
+  assert.equal(r.status, 409);
+  const e = ((await r.json()) as any).error;
+  assert.equal(e.code, 'maintenance_in_progress');
+  assert.match(e.message, /backup/);
+  assert.equal(k.api.jobs.length, 1);
+});
+
+test('downloads run side by side up to the per-server bound; one more is 429 export_busy with Retry-After', async () => {
+  const k = await kit({ maxPerServer: 1 });
+  k.api.jobs.push({ metadata: { name: 'export-survival-ffffffffffffffff', labels: { 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'files', 'felis.lolicon.best/server': 'survival' } }, status: {} });
+  const s = await sign(k, 'a.txt');
+  const r = await get(k, ticketPath(s.body.url));
+  assert.equal(r.status, 429);
+  assert.equal(((await r.json()) as any).error.code, 'export_busy');
+  assert.equal(r.headers.get('retry-after'), '30');
+  assert.equal(k.api.jobs.length, 1);
+  // Under the bound, a running export does not refuse another.
+  const two = await kit({ maxPerServer: 2 });
+  two.api.jobs.push(structuredClone(k.api.jobs[0]!));
+  const s2 = await sign(two, 'a.txt');
+  assert.equal((await get(two, ticketPath(s2.body.url))).status, 200);
+});
+
+test("the Pod's refusal is the caller's error: not_found 404, bad_path 400, too_large 413; anything else 500", async () => {
+  for (const [code, status] of [['not_found', 404], ['bad_path', 400], ['too_large', 413]] as const) {
+    const k = await kit();
+    k.pod.answer = (_req, res) => {
+      res.writeHead(422, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code, error: `it said ${code}` }));
+    };
+    const s = await sign(k, 'a.txt');
+    const r = await get(k, ticketPath(s.body.url));
+    assert.equal(r.status, status);
+    const e = ((await r.json()) as any).error;
+    assert.equal(e.code, code);
+    assert.equal(e.message, `it said ${code}`);
+  }
+  const k = await kit();
+  k.pod.answer = (_req, res) => {
+    res.writeHead(500);
+    res.end('boom');
+  };
+  const s = await sign(k, 'a.txt');
+  const r = await get(k, ticketPath(s.body.url));
+  assert.equal(r.status, 500);
+  assert.equal(((await r.json()) as any).error.code, 'internal');
+});
+
+test('an export Pod that never runs is 504 export_timeout; one that ended is 500', async () => {
+  const k = await kit({ startTimeoutMs: 300 });
+  k.api.createJob = async (_ns, job) => {
+    k.api.jobs.push(job);
+    return job;
+  };
+  const s = await sign(k, 'a.txt');
+  const r = await get(k, ticketPath(s.body.url));
+  assert.equal(r.status, 504);
+  assert.equal(((await r.json()) as any).error.code, 'export_timeout');
+  const e = await kit();
+  e.api.createJob = async (_ns, job) => {
+    e.api.jobs.push(job);
+    e.api.pods.push({ metadata: { name: 'p', labels: { ...job.spec!.template.metadata!.labels } }, status: { phase: 'Failed' } });
+    return job;
+  };
+  const s2 = await sign(e, 'a.txt');
+  assert.equal((await get(e, ticketPath(s2.body.url))).status, 500);
+});

@@ -1,0 +1,121 @@
+/**
+ * Downloads of a file, or of a folder as a zip:
+ *
+ * - `POST /api/v1/servers/:name/files/download?path=&dir=true|false` (bearer, `get files`): the
+ *   gates (exists, stopped, world volume), then a signed, expiring URL on this API that a browser
+ *   opens without a bearer header. Nothing is stored and no Job starts yet.
+ * - `GET /api/v1/exports/:ticket/download` (the signature is the credential): the ticket checked,
+ *   the gates again, the `export` admission around the export Job's creation, then the Pod's
+ *   answer streamed through with the download headers. The caller going away ends the Pod's work.
+ */
+import type { Context, Hono } from 'hono';
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Env } from '../../lib/http/app.ts';
+import { audit } from '../../lib/http/audit.ts';
+import { ApiError, sendError, sendJson } from '../../lib/http/envelope.ts';
+import { requireEditor } from '../../lib/http/file-call.ts';
+import { queryPath, rawQueryParam, serverName } from '../../lib/http/file-request.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+import { ExportBusyError } from '../../lib/downloads/admission.ts';
+import { contentDisposition, downloadFilename } from '../../lib/downloads/disposition.ts';
+import type { Downloads } from '../../lib/downloads/downloads.ts';
+import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
+import { refusalError } from '../../lib/downloads/refusal.ts';
+
+export const DOWNLOAD_ROUTE = '/api/v1/exports/:ticket/download';
+
+/**
+ * Tells @hono/node-server that the answer was written to the Node response directly. Made per
+ * request (the request-id middleware sets a header on it). Once the adapter listens, the global
+ * Response is its lightweight one, which writes a null-body answer from a cache, headers again
+ * included; reading `body` drops that cache, so only the marker header is looked at.
+ */
+function alreadySent(): Response {
+  const r = new Response(null, { headers: { 'x-hono-already-sent': 'true' } });
+  void r.body;
+  return r;
+}
+
+function requireDownloads(deps: Deps): Downloads {
+  if (!deps.downloads) throw new ApiError(503, 'export_unavailable', 'downloads are not configured (no job key)');
+  return deps.downloads;
+}
+
+/** The whole world is no file download (Felis: use the world export instead). */
+function isWorldRoot(path: string): boolean {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  return parts.length === 0;
+}
+
+function origin(c: Context, deps: Deps): string {
+  return deps.downloads?.config.baseUrl ?? new URL(c.req.url).origin;
+}
+
+export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
+  app.post('/api/v1/servers/:name/files/download', async (c) => {
+    const server = serverName(c);
+    const path = queryPath(c, false);
+    const dir = rawQueryParam(c.req.url, 'dir') === 'true';
+    await deps.gates.enter(server, { op: 'read', path });
+    requireEditor(deps);
+    if (path === '') throw new ApiError(400, 'bad_request', 'the ?path= query parameter is required');
+    if (isWorldRoot(path)) throw new ApiError(400, 'bad_path', 'the whole world is not a file download; use the world export instead');
+    const downloads = requireDownloads(deps);
+    const { ticket, expiresAt } = downloads.sign(server, path, dir);
+    const filename = downloadFilename(path, dir);
+    audit(deps.logger, c.get('requestId'), 'file.download', server, path, { dir });
+    return sendJson(c, 200, { url: `${origin(c, deps)}/api/v1/exports/${ticket}/download`, filename, expires_at: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+  });
+
+  app.get(DOWNLOAD_ROUTE, async (c) => {
+    // A HEAD (link previews, scanners) must not start a Job.
+    if (c.req.method !== 'GET') return sendError(c, 405, 'method_not_allowed', 'only GET downloads');
+    const downloads = requireDownloads(deps);
+    const claims = downloads.verify(c.req.param('ticket') ?? '');
+    const target = await deps.gates.enter(claims.server, { op: 'read', path: claims.path });
+    requireEditor(deps);
+    const signal = c.req.raw.signal;
+    let opened;
+    try {
+      opened = await downloads.open(target, claims, signal);
+    } catch (err) {
+      if (err instanceof ExportBusyError) {
+        const r = sendError(c, 429, err.code, err.message);
+        r.headers.set('retry-after', String(err.retryAfterSeconds));
+        return r;
+      }
+      if (err instanceof ExportTimeoutError) {
+        deps.logger.error({ request_id: c.get('requestId'), err: err.message }, 'export pod did not serve in time');
+        throw new ApiError(504, 'export_timeout', 'the download did not start in time; retry shortly');
+      }
+      if (err instanceof ExportPodError) deps.logger.error({ request_id: c.get('requestId'), err: err.message }, 'export pod failed');
+      throw err;
+    }
+    const res = opened.response;
+    if (res.statusCode !== 200) throw await refusalError(res, opened.job);
+    deps.logger.info({ request_id: c.get('requestId'), server: claims.server, path: claims.path, dir: claims.dir, job: opened.job }, 'download streaming');
+    const headers = new Headers({
+      'content-type': claims.dir ? 'application/zip' : 'application/octet-stream',
+      'content-disposition': contentDisposition(downloadFilename(claims.path, claims.dir)),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    });
+    const len = res.headers['content-length'];
+    if (typeof len === 'string' && /^\d+$/.test(len)) headers.set('content-length', len);
+    headers.set('x-request-id', c.get('requestId'));
+    // On Node's server, the Pod's socket is piped straight into the caller's: back-pressure end to
+    // end, and no web-stream layer between them (it cost most of the throughput). The caller going
+    // away destroys the Pod's response, which ends the Pod's work.
+    const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+    if (outgoing instanceof http.ServerResponse) {
+      outgoing.writeHead(200, Object.fromEntries(headers));
+      await pipeline(res, outgoing).catch((err) => {
+        deps.logger.info({ request_id: c.get('requestId'), job: opened.job, err: String(err) }, 'download ended early');
+      });
+      return alreadySent();
+    }
+    return new Response(Readable.toWeb(res) as ReadableStream, { status: 200, headers });
+  });
+};

@@ -1,0 +1,237 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { request } from 'node:http';
+import path from 'node:path';
+import { runCli } from '../cli.ts';
+import { makeWorld, OUTSIDE_TEXT, SECRET_TEXT, sha256 } from '../test-support.ts';
+import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { parseExportFlags } from './run.ts';
+import type { ExportServing } from './server.ts';
+
+const KEY = Buffer.alloc(32, 9);
+const JOB = 'export-survival-0123456789abcdef';
+const TOKEN = jobToken(KEY, JOB);
+
+interface Answer {
+  status: number;
+  body: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body ended cleanly (not cut off). */
+  complete: boolean;
+}
+
+function call(s: ExportServing, opts: { token?: string | null; path?: string; method?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (opts.token !== null) headers.authorization = `Bearer ${opts.token ?? TOKEN}`;
+  return new Promise((resolve, reject) => {
+    const req = request({ host: s.address.address, port: s.address.port, path: opts.path ?? '/download', method: opts.method ?? 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      let complete = false;
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => (complete = true));
+      res.on('close', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), headers: res.headers, complete: complete && !res.errored }));
+      res.on('error', () => {});
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+interface Run {
+  serving: ExportServing;
+  /** Exit code, stdout and stderr once the program ends. */
+  done: Promise<{ code: number; out: string; err: string }>;
+}
+
+/** Runs `felis export ...` on 127.0.0.1, port 0, and hands back the server once it listens. */
+function runExportCli(root: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  let out = '';
+  let err = '';
+  return new Promise((resolve, reject) => {
+    const done = runCli(
+      ['export', '--mode', 'files', '--server', 'survival', '--worlds-root', root, ...args],
+      { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_PORT: '0', FELIS_EXPORT_TOKEN_SHA256: tokenDigest(TOKEN), ...env },
+      { stdout: (t) => void (out += t), stderr: (t) => void (err += t) },
+      { onExportListening: (serving) => resolve({ serving, done: done.then((code) => ({ code, out, err })) }) },
+    );
+    done.then((code) => reject(new Error(`exited ${code} before listening: ${err}`)), reject);
+  });
+}
+
+const resultOf = (out: string) => JSON.parse(out.slice(out.indexOf(RESULT_PREFIX) + RESULT_PREFIX.length).trim());
+
+test('a single file: Content-Length, the exact bytes, then the program exits with its totals', async () => {
+  const w = makeWorld();
+  const data = Buffer.alloc(3 << 20);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 31) & 0xff;
+  fs.mkdirSync(w.p('plugins'));
+  fs.writeFileSync(w.p('plugins/big.jar'), data);
+  const r = await runExportCli(w.root, ['--path', 'plugins/big.jar']);
+  const a = await call(r.serving);
+  assert.equal(a.status, 200);
+  assert.equal(a.headers['content-length'], String(data.length));
+  assert.equal(a.headers['content-type'], 'application/octet-stream');
+  assert.equal(sha256(a.body), sha256(data));
+  const end = await r.done;
+  assert.equal(end.code, 0, end.err);
+  assert.deepEqual(resultOf(end.out), { files: 1, bytes: data.length });
+});
+
+test('a folder as a zip that passes unzip -t, without the forwarding secret, with server.properties redacted and no link followed', async () => {
+  const w = makeWorld();
+  fs.writeFileSync(w.p('config/notes.txt'), 'notes\n');
+  fs.symlinkSync(path.join(w.outside, 'secret.txt'), w.p('config/outside-link'));
+  fs.linkSync(w.p('server.properties'), w.p('config/props-hardlink'));
+  fs.linkSync(w.p('config/paper-global.yml'), w.p('config/secret-hardlink'));
+  const r = await runExportCli(w.root, ['--path', 'config', '--dir']);
+  const a = await call(r.serving);
+  assert.equal(a.status, 200);
+  assert.equal(a.headers['content-type'], 'application/zip');
+  assert.equal(a.headers['content-length'], undefined);
+  assert.ok(a.complete);
+  const zip = path.join(w.base, 'out.zip');
+  fs.writeFileSync(zip, a.body);
+  execFileSync('unzip', ['-t', zip]);
+  const names = execFileSync('unzip', ['-Z1', zip]).toString().trim().split('\n').sort();
+  assert.deepEqual(names, ['config/', 'config/notes.txt', 'config/paper.yml', 'config/props-hardlink']);
+  const props = execFileSync('unzip', ['-p', zip, 'config/props-hardlink']).toString();
+  assert.ok(!props.includes('hunter2') && props.includes('rcon.password=<redacted by felis>'), props);
+  assert.ok(!a.body.includes(Buffer.from(SECRET_TEXT.trim())) && !a.body.includes(Buffer.from(OUTSIDE_TEXT.trim())));
+  const end = await r.done;
+  assert.equal(end.code, 0, end.err);
+  assert.equal(resultOf(end.out).files, 3);
+});
+
+test('server.properties alone is sent redacted, sized as redacted', async () => {
+  const w = makeWorld();
+  const r = await runExportCli(w.root, ['--path', 'server.properties']);
+  const a = await call(r.serving);
+  assert.equal(a.status, 200);
+  assert.equal(a.body.toString(), 'motd=hi\nrcon.password=<redacted by felis>\nserver-port=25565\n');
+  assert.equal(a.headers['content-length'], String(a.body.length));
+  assert.equal((await r.done).code, 0);
+});
+
+test('refusals come back as 422 with the code: the secret by any path, a link out, the root, a kind mismatch, a FIFO, a missing file', async () => {
+  const w = makeWorld();
+  fs.symlinkSync('config/paper-global.yml', w.p('innocent.yml'));
+  fs.linkSync(w.p('config/paper-global.yml'), w.p('hard.yml'));
+  fs.symlinkSync(path.join(w.outside, 'secret.txt'), w.p('out.txt'));
+  execFileSync('mkfifo', [w.p('pipe')]);
+  fs.writeFileSync(w.p('config/.felis-edit-0123456789ab'), 'half-written');
+  const cases: [string[], string][] = [
+    [['--path', 'config/paper-global.yml'], 'bad_path'],
+    [['--path', 'innocent.yml'], 'bad_path'],
+    [['--path', 'hard.yml'], 'bad_path'],
+    [['--path', 'out.txt'], 'bad_path'],
+    [['--path', '.', '--dir'], 'bad_path'],
+    [['--path', '../outside/secret.txt'], 'bad_path'],
+    [['--path', 'config'], 'bad_path'],
+    [['--path', 'server.properties', '--dir'], 'bad_path'],
+    [['--path', 'pipe'], 'bad_path'],
+    [['--path', 'nope.txt'], 'not_found'],
+    [['--path', 'config/.felis-edit-0123456789ab'], 'not_found'],
+  ];
+  for (const [args, code] of cases) {
+    const r = await runExportCli(w.root, args);
+    const a = await call(r.serving);
+    assert.equal(a.status, 422, `${args}: ${a.body}`);
+    assert.equal(JSON.parse(a.body.toString()).code, code, `${args}: ${a.body}`);
+    assert.ok(!a.body.includes(Buffer.from(SECRET_TEXT.trim())) && !a.body.includes(Buffer.from(OUTSIDE_TEXT.trim())));
+    const end = await r.done;
+    assert.equal(end.code, 0);
+    assert.equal(resultOf(end.out).code, code);
+  }
+});
+
+test("no token, a wrong one or another Job's token is refused, and does not spend the download", async () => {
+  const w = makeWorld();
+  const r = await runExportCli(w.root, ['--path', 'server.properties']);
+  for (const token of [null, 'f'.repeat(64), jobToken(KEY, 'export-survival-fedcba9876543210'), tokenDigest(TOKEN)]) {
+    const a = await call(r.serving, { token });
+    assert.equal(a.status, 401);
+    assert.equal(a.body.toString(), '{"error":"unauthorized"}');
+  }
+  assert.equal((await call(r.serving, { path: '/other' })).status, 404);
+  assert.equal((await call(r.serving, { method: 'DELETE' })).status, 405);
+  const ok = await call(r.serving);
+  assert.equal(ok.status, 200);
+  assert.equal((await r.done).code, 0);
+});
+
+test('nobody comes: it stops after the idle period and prints {}', async () => {
+  const w = makeWorld();
+  const started = Date.now();
+  const r = await runExportCli(w.root, ['--path', 'server.properties'], { FELIS_EXPORT_IDLE_SECONDS: '1' });
+  const end = await r.done;
+  assert.equal(end.code, 0, end.err);
+  assert.deepEqual(resultOf(end.out), {});
+  assert.ok(Date.now() - started >= 900);
+});
+
+test('a receiver that goes away mid-folder stops the walk and the program', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('region'));
+  const chunk = Buffer.alloc(1 << 20, 1);
+  for (let i = 0; i < 64; i++) fs.writeFileSync(w.p(`region/r.${i}.bin`), chunk);
+  const r = await runExportCli(w.root, ['--path', 'region', '--dir']);
+  await new Promise<void>((resolve) => {
+    const req = request({ host: r.serving.address.address, port: r.serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      });
+    });
+    req.on('error', () => {});
+    req.end();
+  });
+  const end = await r.done;
+  assert.equal(end.code, 1);
+  assert.match(end.err, /the download failed/);
+});
+
+test('a wrong invocation exits 2: Felis push mode, another mode, a missing path or token digest', async () => {
+  const w = makeWorld();
+  const io = { stdout: () => {}, stderr: () => {} };
+  const env = { FELIS_POD_IP: '127.0.0.1', FELIS_EXPORT_TOKEN_SHA256: tokenDigest(TOKEN) };
+  const base = ['export', '--server', 's', '--worlds-root', w.root];
+  assert.equal(await runCli([...base, '--mode', 'files', '--path', 'a', '--target-url', 'http://x'], env, io), 2);
+  assert.equal(await runCli([...base, '--mode', 'world', '--path', 'a'], env, io), 2);
+  assert.equal(await runCli([...base, '--mode', 'files'], env, io), 2);
+  assert.equal(await runCli([...base, '--mode', 'files', '--path', 'a'], { FELIS_POD_IP: '127.0.0.1' }, io), 2);
+  assert.deepEqual(parseExportFlags(['--mode=files', '-path', 'p', '--dir=false', '--server', 's']), { mode: 'files', server: 's', path: 'p', worldsRoot: '/data', dir: false, targetUrl: '' });
+  assert.throws(() => parseExportFlags(['--bogus', 'x']), /not defined/);
+});
+
+test('a receiver slower than the disk still gets every byte: the program stops only once the last one is handed over', async () => {
+  const w = makeWorld();
+  // About what loopback socket buffers hold: the program has sent it all before the receiver reads on.
+  const data = Buffer.alloc(6 << 20, 3);
+  fs.writeFileSync(w.p('slow.bin'), data);
+  const r = await runExportCli(w.root, ['--path', 'slow.bin']);
+  const got = await new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
+    const req = request({ host: r.serving.address.address, port: r.serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+      let bytes = 0;
+      let complete = false;
+      res.once('data', (c: Buffer) => {
+        bytes += c.length;
+        // Stall well past the program's own close grace, then read the rest.
+        res.pause();
+        setTimeout(() => {
+          res.on('data', (more: Buffer) => (bytes += more.length));
+          res.resume();
+        }, 2_000);
+      });
+      res.on('end', () => (complete = true));
+      res.on('close', () => resolve({ bytes, complete }));
+      res.on('error', () => {});
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.deepEqual(got, { bytes: data.length, complete: true });
+  assert.equal((await r.done).code, 0);
+});

@@ -1,0 +1,118 @@
+/**
+ * The export Job's server: on the Pod address, it serves ONE download to a caller bearing the
+ * Job's token, then stops; nobody coming within the idle period stops it too. The token is
+ * checked first (the same constant-time digest check as the browse server), so a caller without
+ * it learns nothing about paths, methods or state.
+ *
+ * Wire: `GET /download` with `Authorization: Bearer <token>`. The answer is the download itself
+ * (200, its type, `Content-Length` when known) or a refusal: 422 with the Result JSON (`code`,
+ * `error`) exactly as a file op prints it. A download that fails part way is cut off (the
+ * connection is destroyed before the body is complete), so the receiver can never take a
+ * partial body for a whole one. 401 without the token, 404/405 for other paths and methods,
+ * 409 once the download has been claimed, 413 for a request with a body.
+ * @module
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Result } from '../../lib/protocol/result.ts';
+import { bearerMatches, resultBody } from '../serve/server.ts';
+
+export type ExportStopReason = 'served' | 'idle' | 'signal';
+
+/** How one download ended: its Result (a refusal or the totals), or a failure part way. */
+export type DownloadOutcome = { result: Result } | { failed: string };
+
+export interface ExportServeOptions {
+  host: string;
+  port: number;
+  tokenSha256: string;
+  /** Stop after this long without the download being claimed. */
+  idleMs: number;
+  /** Writes the download (or its refusal) to `res`; resolves once it has ended either way. */
+  serve: (res: http.ServerResponse, signal: AbortSignal) => Promise<DownloadOutcome>;
+}
+
+export interface ExportServing {
+  address: AddressInfo;
+  /** Settles once stopped: why, and the download's outcome when there was one. */
+  stopped: Promise<{ reason: ExportStopReason; outcome?: DownloadOutcome }>;
+  stop(reason?: ExportStopReason): void;
+}
+
+function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...extra });
+  res.end(body);
+}
+
+/** Sends a refusal Result (`code`, `error`) as the Job would print it. */
+export function sendRefusal(res: http.ServerResponse, r: Result): void {
+  send(res, 422, resultBody(r));
+}
+
+export function startExportServing(o: ExportServeOptions): Promise<ExportServing> {
+  if (!/^[0-9a-f]{64}$/.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
+  const expected = Buffer.from(o.tokenSha256, 'hex');
+  let claimed = false;
+  let stopping: ExportStopReason | undefined;
+  let outcome: DownloadOutcome | undefined;
+  const abort = new AbortController();
+  let resolveStopped!: (v: { reason: ExportStopReason; outcome?: DownloadOutcome }) => void;
+  const stopped = new Promise<{ reason: ExportStopReason; outcome?: DownloadOutcome }>((r) => (resolveStopped = r));
+
+  const server = http.createServer({ requestTimeout: 15_000, headersTimeout: 5_000, keepAliveTimeout: 1_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
+  server.maxConnections = 16;
+  const idleTimer = setTimeout(() => stop('idle'), o.idleMs);
+
+  function stop(reason: ExportStopReason = 'signal'): void {
+    if (stopping) return;
+    stopping = reason;
+    clearTimeout(idleTimer);
+    // A signal mid-download ends it: the receiver sees a cut-off body, never a short whole one.
+    abort.abort(new Error(`stopped (${reason})`));
+    server.close(() => resolveStopped({ reason, ...(outcome ? { outcome } : {}) }));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 1_000).unref();
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    res.setHeader('connection', 'close');
+    if (!bearerMatches(req.headers.authorization, expected)) {
+      req.resume();
+      return send(res, 401, '{"error":"unauthorized"}');
+    }
+    const url = new URL(req.url ?? '/', 'http://export.invalid');
+    if (url.pathname !== '/download') {
+      req.resume();
+      return send(res, 404, '{"error":"not found"}');
+    }
+    if (req.method !== 'GET') {
+      req.resume();
+      return send(res, 405, '{"error":"method not allowed"}', { allow: 'GET' });
+    }
+    if ((req.headers['content-length'] && req.headers['content-length'] !== '0') || req.headers['transfer-encoding']) {
+      return send(res, 413, '{"error":"requests carry no body"}');
+    }
+    if (claimed || stopping) return send(res, 409, '{"error":"the download was already claimed"}');
+    claimed = true;
+    clearTimeout(idleTimer);
+    // The receiver going away ends the work at once.
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort(new Error('the receiver went away'));
+    });
+    try {
+      outcome = await o.serve(res, abort.signal);
+    } catch (e) {
+      outcome = { failed: e instanceof Error ? e.message : String(e) };
+    }
+    if ('failed' in outcome && !res.writableFinished) res.destroy();
+    stop('served');
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve({ address: server.address() as AddressInfo, stopped, stop });
+    });
+  });
+}

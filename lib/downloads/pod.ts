@@ -1,0 +1,94 @@
+/**
+ * Reaching a download's export Pod: find it by its export id with `pods list` (no `pods get` or
+ * watch), wait until it runs with an address, then ask it for the download with the Job's token,
+ * retrying a refused connection while the program is still starting. The answer's body is handed
+ * on unread: the caller streams it.
+ * @module
+ */
+import http from 'node:http';
+import type { V1Pod } from '@kubernetes/client-node';
+import { FILES_CONTAINER } from '../labels.ts';
+import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
+import { containerTermination, describeTermination } from '../kube/job-facts.ts';
+
+export interface PodLister {
+  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+}
+
+/** The export Pod ended, or never served, before the download could be had (→ 500, detail logged). */
+export class ExportPodError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExportPodError';
+  }
+}
+
+/** The export Pod did not serve in time (→ 504 export_timeout). */
+export class ExportTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExportTimeoutError';
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The running export Pod's address, once it has one. */
+export async function waitForExportPod(api: PodLister, namespace: string, exportId: string, deadline: number, signal: AbortSignal): Promise<string> {
+  for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
+    signal.throwIfAborted();
+    const pods = await api.listPods(namespace, `${LABEL_EXPORT_ID}=${exportId}`);
+    for (const p of pods) {
+      const phase = p.status?.phase;
+      if (phase === 'Failed' || phase === 'Succeeded') {
+        throw new ExportPodError(`export pod ${p.metadata?.name} ended (${phase}) before serving: ${describeTermination(containerTermination(p, FILES_CONTAINER))}`);
+      }
+      const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
+      if (phase === 'Running' && running && p.status?.podIP) return p.status.podIP;
+    }
+    if (Date.now() + delay > deadline) throw new ExportTimeoutError(`export pod for ${exportId} did not start in time`);
+    await sleep(delay, signal);
+  }
+}
+
+/**
+ * `GET /download` on the Pod with the token. A refused or reset connection is retried until
+ * `deadline` (the program may not listen yet); any answer is returned as it is, its body unread.
+ */
+export async function requestDownload(ip: string, port: number, token: string, deadline: number, signal: AbortSignal): Promise<http.IncomingMessage> {
+  for (;;) {
+    try {
+      return await once(ip, port, token, signal);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (signal.aborted) throw signal.reason;
+      if (code !== 'ECONNREFUSED' && code !== 'ECONNRESET') throw new ExportPodError(`export pod at ${ip}: ${(err as Error).message}`);
+      if (Date.now() + 50 > deadline) throw new ExportTimeoutError(`export pod at ${ip} did not listen in time`);
+      await sleep(50, signal);
+    }
+  }
+}
+
+function once(ip: string, port: number, token: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    // Large socket buffers: the download is streamed through, and bigger reads cost less per byte.
+    // (Node passes `highWaterMark` on to the connection; its typings do not list it yet.)
+    const options = { host: ip, port, path: '/download', method: 'GET', agent: false, headers: { authorization: `Bearer ${token}` }, signal, highWaterMark: 1 << 20 };
+    const req = http.request(options as http.RequestOptions, resolve);
+    req.once('error', reject);
+    req.end();
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The export Job of a download, in Felis's shape so that Felis (and our own holder rule) sees it
+ * as an `export` holder while it runs: the name `export-<server>-<16 hex>`, the labels
+ * managed-by `felis-export`, component `world-export`, the server and export-mode `files` on the
+ * Job and its Pods, Felis's command line (`felis export --mode files --server S --worlds-root R
+ * --path P [--dir]`), the world mounted read-only, no API token. One extension: instead of a
+ * `--target-url` to push to, the program serves the download on the Pod address (port 8420) to
+ * the function, to the bearer of a token whose SHA-256 alone is in the spec. Pure.
+ * @module
+ */
+import type { V1Job } from '@kubernetes/client-node';
+import { LABEL_COMPONENT, LABEL_EXPORT_MODE, LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
+import { ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, type JobBase } from './render.ts';
+
+export const MANAGED_BY_EXPORT = 'felis-export';
+export const COMPONENT_WORLD_EXPORT = 'world-export';
+/** Ours only: the id in the Job's name, by which the function finds the Job's Pod. */
+export const LABEL_EXPORT_ID = 'felis.lolicon.best/export-id';
+/** The port the export program serves on (the same container port as a browse Job's). */
+export const EXPORT_PORT = BROWSE_PORT;
+
+export interface ExportJobParams extends Omit<JobBase, 'opId'> {
+  /** 16 lowercase hex characters. */
+  exportId: string;
+  path: string;
+  dir: boolean;
+  /** Hex SHA-256 of the token the function presents. */
+  tokenSha256: string;
+  /** The program stops when nobody claims the download for this long. */
+  idleSeconds: number;
+  /** The Job's deadline: the longest a download may take (default 2 h). */
+  deadlineSeconds?: number;
+  cpu?: string;
+  memory?: string;
+}
+
+export function exportJobName(server: string, exportId: string): string {
+  return `export-${server}-${exportId}`;
+}
+
+/** Felis's export command from the file Job's (`/usr/local/bin/felis files` → `... export`). */
+export function exportCommand(filesCommand: string[]): string[] {
+  return filesCommand.length > 0 && filesCommand[filesCommand.length - 1] === 'files' ? [...filesCommand.slice(0, -1), 'export'] : [...filesCommand, 'export'];
+}
+
+export function renderExportJob(p: ExportJobParams): V1Job {
+  if (!p.image) throw new JobSpecError('no worker image configured');
+  if (!p.worldPvc) throw new JobSpecError('no world volume claim');
+  if (!/^[0-9a-f]{16}$/.test(p.exportId)) throw new JobSpecError('an export job needs a 16-hex id');
+  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('an export job needs a token digest');
+  if (p.path === '') throw new JobSpecError('an export job needs a path');
+  if (p.command.length === 0) throw new JobSpecError('no worker command configured');
+  const cpu = p.cpu || DEFAULT_CPU;
+  const memory = p.memory || DEFAULT_MEMORY;
+  const labels: Record<string, string> = {
+    [LABEL_MANAGED_BY]: MANAGED_BY_EXPORT,
+    [LABEL_COMPONENT]: COMPONENT_WORLD_EXPORT,
+    [LABEL_SERVER]: p.server,
+    [LABEL_EXPORT_MODE]: 'files',
+    [LABEL_EXPORT_ID]: p.exportId,
+  };
+  const job = jobOf(
+    { ...p, opId: p.exportId },
+    {
+      labels,
+      deadlineSeconds: p.deadlineSeconds ?? ASYNC_DEADLINE_SECONDS,
+      readOnly: true,
+      args: ['--mode', 'files', '--server', p.server, '--worlds-root', p.worldsRoot, '--path', p.path, ...(p.dir ? ['--dir'] : [])],
+      env: [
+        { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+        { name: 'FELIS_SERVE_PORT', value: String(EXPORT_PORT) },
+        { name: 'FELIS_EXPORT_TOKEN_SHA256', value: p.tokenSha256 },
+        { name: 'FELIS_EXPORT_IDLE_SECONDS', value: String(p.idleSeconds) },
+      ],
+      ports: [{ name: 'serve', containerPort: EXPORT_PORT, protocol: 'TCP' }],
+      requests: { cpu, memory },
+      limits: { cpu, memory },
+      capabilities: ['DAC_OVERRIDE'],
+    },
+  );
+  job.metadata!.name = exportJobName(p.server, p.exportId);
+  return job;
+}
