@@ -40,6 +40,12 @@ const WINDOW = 256 << 10;
 /** Entry data up to this size is read at once instead of through a file stream. */
 const SMALL_DATA = 256 << 10;
 
+interface Window {
+  start: number;
+  len: number;
+  buf: Buffer;
+}
+
 /**
  * yauzl's reader over our fd. yauzl reads each central directory record with two small reads;
  * through the thread pool that costs more than the rest of the work, so small reads are served
@@ -49,27 +55,42 @@ const SMALL_DATA = 256 << 10;
 class WindowReader extends yauzl.RandomAccessReader {
   readonly #fd: number;
   #closed = false;
-  #wins: { start: number; buf: Buffer }[] = [];
+  /**
+   * Two windows, allocated once and refilled in place (a fresh 256 KiB buffer per miss was
+   * external garbage the GC only collected under pressure: tens of MiB at a million entries).
+   * `#wins[0]` is the most recently used; a miss refills the other one.
+   */
+  #wins: Window[] = [];
   constructor(fd: number) {
     super();
     this.#fd = fd;
   }
   #readAt(buffer: Buffer, offset: number, length: number, position: number): number {
     if (length <= WINDOW) {
-      // Two windows, least recently used replaced: the central directory and the entry data are
-      // read in two places of the file, alternately.
-      let w = this.#wins.find((x) => position >= x.start && position + length <= x.start + x.buf.length);
-      if (!w) {
-        const buf = Buffer.allocUnsafe(WINDOW);
-        const n = fs.readSync(this.#fd, buf, 0, WINDOW, position);
-        w = { start: position, buf: buf.subarray(0, n) };
-        this.#wins = [w, this.#wins[0]].filter(Boolean);
-        if (n < length) {
-          w.buf.copy(buffer, offset, 0, n);
-          return n;
+      // The central directory and the entry data are read in two places of the file, alternately.
+      const wins = this.#wins;
+      const fits = (x: Window | undefined) => x !== undefined && position >= x.start && position + length <= x.start + x.len;
+      let w: Window;
+      if (fits(wins[0])) {
+        w = wins[0];
+      } else if (fits(wins[1])) {
+        w = wins[1];
+        wins[1] = wins[0];
+        wins[0] = w;
+      } else {
+        w = wins.length < 2 ? { start: 0, len: 0, buf: Buffer.allocUnsafe(WINDOW) } : wins[1];
+        w.len = 0; // empty until the read succeeds
+        w.start = position;
+        w.len = fs.readSync(this.#fd, w.buf, 0, WINDOW, position);
+        if (wins.length < 2) wins.unshift(w);
+        else {
+          wins[1] = wins[0];
+          wins[0] = w;
         }
-      } else if (this.#wins[0] !== w) {
-        this.#wins = [w, this.#wins[0]];
+        if (w.len < length) {
+          w.buf.copy(buffer, offset, 0, w.len);
+          return w.len;
+        }
       }
       const from = position - w.start;
       w.buf.copy(buffer, offset, from, from + length);
