@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildJobProgram } from '../scripts/build.ts';
+import { ARCHIVE_NODE_OPTIONS, HEAP_LIMITED_OPS } from '../lib/job-spec/render.ts';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -110,9 +111,12 @@ function measured(cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.
   return { ms, rssMiB: kib / 1024, out: r.stdout };
 }
 
-/** The Job program as the image runs it: the bundle, `felis files ...`, no extra Node flags. */
+/** The Job program as the image runs it: the bundle, `felis files ...`, with the Job's NODE_OPTIONS. */
 function felis(root: string, op: string, p: string): { ms: number; rssMiB: number } {
-  const r = measured(process.execPath, [program, 'files', '--op', op, '--path', p, '--worlds-root', root]);
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  if ((HEAP_LIMITED_OPS as readonly string[]).includes(op)) env.NODE_OPTIONS = ARCHIVE_NODE_OPTIONS;
+  const r = measured(process.execPath, [program, 'files', '--op', op, '--path', p, '--worlds-root', root], env);
   const last = r.out.trimEnd().split('\n').pop() ?? '';
   const result = JSON.parse(last.replace(/^FELIS-FILES-RESULT: /, '')) as { code?: string };
   if (result.code) throw new Error(`${op} refused: ${last}`);
@@ -167,6 +171,7 @@ try {
     fs.rmSync(archive);
     const ratio = iz.ms / o.ms;
     ratios.push(ratio);
+    results[`unzip_ratio_${label}`] = Number(ratio.toFixed(3));
     results[`unzip_ms_${label}`] = Math.round(o.ms);
     results[`infozip_unzip_ms_${label}`] = Math.round(iz.ms);
     results[`unzip_peak_rss_mib_${label === '1m' ? '1m_entries' : label}`] = Math.round(o.rssMiB);

@@ -19,6 +19,9 @@ import { ArchiveReadError, type ZipPass } from './zip-reader.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const DIR_MODE = 0o755;
+/** The folder cache is cleared past this many names or this many characters of them. */
+const CACHE_NAMES = 4096;
+const CACHE_BYTES = 256 << 10;
 
 export interface ExtractHooks {
   chown: (path: string, uid: number, gid: number) => void;
@@ -44,8 +47,9 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
   let done = 0;
   /** The entry being extracted, for a refusal's `entry`. */
   let current = '';
-  /** Folders known to exist in new/ (a cache: a miss only costs an EEXIST). */
+  /** Folders known to exist in new/ (a cache: a miss only costs an EEXIST), bounded in count and bytes. */
   const made = new Set<string>();
+  let madeBytes = 0;
   const chown = (p: string) => {
     try {
       hooks.chown(p, GAME_UID, GAME_GID);
@@ -70,8 +74,15 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
       fs.chmodSync(p, DIR_MODE); // the umask may have taken bits away
       chown(p);
     }
-    if (made.size >= 4096) made.clear();
-    for (let i = 1; i <= parts.length; i++) made.add(parts.slice(0, i).join('/'));
+    if (made.size >= CACHE_NAMES || madeBytes >= CACHE_BYTES) {
+      made.clear();
+      madeBytes = 0;
+    }
+    for (let i = 1; i <= parts.length; i++) {
+      const rel = parts.slice(0, i).join('/');
+      if (!made.has(rel)) madeBytes += rel.length;
+      made.add(rel);
+    }
   };
 
   hooks.progress(0, total);
