@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { errnoError, makeWorld, openFds, type World } from '../test-support.ts';
 import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, treeDigest, type Forged } from '../archive/test-kit.ts';
 import type { ExecuteOptions } from '../types.ts';
@@ -147,7 +148,13 @@ test('a symlink entry is archive_symlink; a pipe or a device is archive_unsafe; 
 test('damaged or self-contradicting archives are archive_invalid with the entry; nothing changes', async () => {
   const w = makeWorld();
   const data = Buffer.alloc(10_000, 'abc');
+  // Over 256 KiB both ways: read and inflated as a stream, not in one call.
+  const large = Buffer.alloc(600_000, 'xyz');
   const cases: [string, Forged[] | Buffer, string, RegExp][] = [
+    ['more bytes than declared, streamed', [{ name: 'a.bin', data: large, declaredSize: 400_000 }], 'a.bin', /more than the 400000 bytes it declares/],
+    ['fewer bytes than declared, streamed', [{ name: 'a.bin', data: large, declaredSize: 700_000 }], 'a.bin', /600000 bytes, not the 700000/],
+    ['a bad CRC, streamed', [{ name: 'a.bin', data: large, crc: 5 }], 'a.bin', /CRC-32/],
+    ['truncated deflate data, streamed', [{ name: 'a.bin', data: large, raw: zlib.deflateRawSync(randomBytes(600_000)).subarray(0, 300_000) }], 'a.bin', /damaged/],
     ['more bytes than declared', [{ name: 'a.bin', data, declaredSize: 9_000 }], 'a.bin', /damaged/],
     ['fewer bytes than declared', [{ name: 'a.bin', data, declaredSize: 11_000 }], 'a.bin', /damaged/],
     ['a bad CRC', [{ name: 'ok.txt', data: 'fine' }, { name: 'a.bin', data, crc: 1234 }], 'a.bin', /CRC-32/],
