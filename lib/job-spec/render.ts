@@ -43,7 +43,7 @@ export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip'];
  */
 export const ARCHIVE_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=32';
 /** The ops whose Job gets ARCHIVE_NODE_OPTIONS. */
-export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip'];
+export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip'];
 
 export interface JobParams {
   namespace: string;
