@@ -147,9 +147,40 @@ function wrap(e: unknown): ArchiveReadError {
 export class ZipPass {
   readonly #zf: yauzl.ZipFile;
   readonly #reader: WindowReader;
+  /** The caller of next() waiting for yauzl's answer. */
+  #waiting: { resolve: (e: ZipEntry | null) => void; reject: (e: Error) => void } | undefined;
+  #ended = false;
+  #failed: ArchiveReadError | undefined;
   private constructor(zf: yauzl.ZipFile, reader: WindowReader) {
     this.#zf = zf;
     this.#reader = reader;
+    // Listeners for the whole pass, not three added and removed per entry.
+    const take = () => {
+      const w = this.#waiting;
+      this.#waiting = undefined;
+      return w;
+    };
+    zf.on('entry', (e: yauzl.Entry) => {
+      take()?.resolve({
+        rawName: e.fileName as unknown as Buffer,
+        versionMadeBy: e.versionMadeBy,
+        externalAttributes: e.externalFileAttributes >>> 0,
+        compressedSize: e.compressedSize,
+        uncompressedSize: e.uncompressedSize,
+        crc32: e.crc32 >>> 0,
+        localHeaderOffset: e.relativeOffsetOfLocalHeader,
+        canDecode: e.canDecodeFileData(),
+        handle: e,
+      });
+    });
+    zf.on('end', () => {
+      this.#ended = true;
+      take()?.resolve(null);
+    });
+    zf.on('error', (err: Error) => {
+      this.#failed ??= wrap(err);
+      take()?.reject(this.#failed);
+    });
   }
 
   /**
@@ -182,39 +213,11 @@ export class ZipPass {
 
   /** The next entry, or null after the last one. */
   next(): Promise<ZipEntry | null> {
-    const zf = this.#zf;
+    if (this.#failed) return Promise.reject(this.#failed);
+    if (this.#ended) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      const done = () => {
-        zf.removeListener('entry', onEntry);
-        zf.removeListener('end', onEnd);
-        zf.removeListener('error', onError);
-      };
-      const onEntry = (e: yauzl.Entry) => {
-        done();
-        resolve({
-          rawName: e.fileName as unknown as Buffer,
-          versionMadeBy: e.versionMadeBy,
-          externalAttributes: e.externalFileAttributes >>> 0,
-          compressedSize: e.compressedSize,
-          uncompressedSize: e.uncompressedSize,
-          crc32: e.crc32 >>> 0,
-          localHeaderOffset: e.relativeOffsetOfLocalHeader,
-          canDecode: e.canDecodeFileData(),
-          handle: e,
-        });
-      };
-      const onEnd = () => {
-        done();
-        resolve(null);
-      };
-      const onError = (err: Error) => {
-        done();
-        reject(wrap(err));
-      };
-      zf.on('entry', onEntry);
-      zf.on('end', onEnd);
-      zf.on('error', onError);
-      zf.readEntry();
+      this.#waiting = { resolve, reject };
+      this.#zf.readEntry();
     });
   }
 
