@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { FileSpill, MemorySpill, ZIP64_ENTRY_FROM, ZipWriter, type Spill } from './zip-writer.ts';
 import { ZipPass } from './zip-reader.ts';
 
@@ -137,4 +139,23 @@ test('a file that grows past 4 GiB without zip64 sizes is an error, not a damage
   const z = new ZipWriter(nowhere, new MemorySpill());
   await assert.rejects(z.addFile({ name: 'grew.bin', mtime: new Date(), mode: 0o100644 }, chunks(), 0, 10), /grew past 4 GiB/);
   nowhere.destroy();
+});
+
+test('an output that fails mid-entry rejects the entry, deflated or stored', { timeout: 30_000 }, async () => {
+  for (const level of [0, 1]) {
+    let written = 0;
+    const out = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _enc, cb) {
+        written += chunk.length;
+        setImmediate(() => cb(written > 300_000 ? new Error('disk gone') : null));
+      },
+    });
+    const z = new ZipWriter(out, new MemorySpill());
+    // Random bytes do not deflate: the deflater keeps producing output for the failing stream.
+    const chunks = function* () {
+      for (let i = 0; i < 40; i++) yield randomBytes(256 << 10);
+    };
+    await assert.rejects(z.addFile({ name: 'x.bin', mtime: new Date(), mode: 0o100644 }, chunks(), level, 40 << 18), /disk gone/);
+  }
 });

@@ -214,7 +214,19 @@ export class ZipWriter {
             crc = zlib.crc32(c, crc);
             usize += c.length;
             if (!zip64 && usize > U32_MAX - 1) throw grew();
-            if (!deflate.write(c)) await once(deflate, 'drain');
+            if (!deflate.write(c)) {
+              // 'close' too: a deflater destroyed by a failed output never drains.
+              await new Promise<void>((resolve) => {
+                const go = () => {
+                  deflate.off('drain', go);
+                  deflate.off('close', go);
+                  resolve();
+                };
+                deflate.on('drain', go);
+                deflate.on('close', go);
+              });
+              if (deflate.destroyed) return;
+            }
           }
           deflate.end();
         } catch (e) {
