@@ -148,7 +148,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
         let crc = 0;
         let n = 0;
         try {
-          const small = await pass.readSmall(e);
+          const small = pass.readSmall(e);
           const data: AsyncIterable<Buffer> | Buffer[] = small ? [small] : ((await pass.openData(e)) as AsyncIterable<Buffer>);
           for await (const chunk of data) {
             // Never a byte past the declared size: the space check approved exactly that much.

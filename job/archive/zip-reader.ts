@@ -39,6 +39,9 @@ export interface ZipEntry {
 const WINDOW = 256 << 10;
 /** Entry data up to this size is read at once instead of through a file stream. */
 const SMALL_DATA = 256 << 10;
+/** A local file header's fixed part, and its signature. */
+const LOCAL_HEADER = 30;
+const LOCAL_SIG = 0x04034b50;
 /** Larger entries are read and inflated in pieces of this size. */
 const DATA_CHUNK = 256 << 10;
 
@@ -106,6 +109,10 @@ class WindowReader extends yauzl.RandomAccessReader {
     }
     return got;
   }
+  /** Reads `length` bytes at `position` now; fewer only at the end of the file. */
+  readNow(buffer: Buffer, offset: number, length: number, position: number): number {
+    return this.#readAt(buffer, offset, length, position);
+  }
   override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
     let err: Error | null = null;
     try {
@@ -148,6 +155,7 @@ export class ZipPass {
   readonly #zf: yauzl.ZipFile;
   readonly #reader: WindowReader;
   /** The caller of next() waiting for yauzl's answer. */
+  readonly #localHeader = Buffer.alloc(LOCAL_HEADER);
   #waiting: { resolve: (e: ZipEntry | null) => void; reject: (e: Error) => void } | undefined;
   #ended = false;
   #failed: ArchiveReadError | undefined;
@@ -247,16 +255,17 @@ export class ZipPass {
    * costs more than the data. Null for other entries (use openData). The inflated length is
    * capped at the declared size + 1, so a lying entry cannot make it allocate more.
    */
-  async readSmall(e: ZipEntry): Promise<Buffer | null> {
+  readSmall(e: ZipEntry): Buffer | null {
     if (e.compressedSize > SMALL_DATA || e.uncompressedSize > SMALL_DATA || !e.canDecode) return null;
-    const zf = this.#zf;
-    const start = await new Promise<number>((resolve, reject) => {
-      zf.readLocalFileHeader(e.handle, { minimal: true }, (err, h) => (err ? reject(wrap(err)) : resolve((h as { fileDataStart: number }).fileDataStart)));
-    });
-    const raw = await new Promise<Buffer>((resolve, reject) => {
-      const buf = Buffer.allocUnsafe(e.compressedSize);
-      this.#reader.read(buf, 0, buf.length, start, (err) => (err ? reject(wrap(err)) : resolve(buf)));
-    });
+    // The local header read here, synchronously, from the window: through yauzl it cost a
+    // callback, a promise and a few objects per entry, a good part of a small entry's work.
+    const lh = this.#localHeader;
+    if (this.#reader.readNow(lh, 0, LOCAL_HEADER, e.localHeaderOffset) < LOCAL_HEADER) throw new ArchiveReadError('unexpected end of the archive');
+    const sig = lh.readUInt32LE(0);
+    if (sig !== LOCAL_SIG) throw new ArchiveReadError(`invalid local file header signature: 0x${sig.toString(16)}`);
+    const start = e.localHeaderOffset + LOCAL_HEADER + lh.readUInt16LE(26) + lh.readUInt16LE(28);
+    const raw = Buffer.allocUnsafe(e.compressedSize);
+    if (this.#reader.readNow(raw, 0, raw.length, start) < raw.length) throw new ArchiveReadError('unexpected end of the archive');
     const method = e.handle.compressionMethod;
     let data: Buffer;
     try {
