@@ -1,8 +1,8 @@
 /**
  * Entry of the file Job's program: `/usr/local/bin/felis files --op <op> --path <p> --worlds-root
  * /data [...]` (bundled by esbuild into dist/felis.mjs). It runs once per Job, so it keeps its
- * imports to node: built-ins, the protocol module, and the zip reader and writer (yauzl, yazl:
- * small, dependency-free) for the archive ops.
+ * imports to node: built-ins, the protocol module, and the zip reader (yauzl: small,
+ * dependency-free) for the archive ops; node:http and node:child_process load only when used.
  *
  * @module
  */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ExternalSorter, FAN_IN } from './external-sort.ts';
+import { ExternalSorter, FAN_IN, MAX_CHUNK_RECORDS } from './external-sort.ts';
 
 function tmp(t: { after: (fn: () => void) => void }): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-sort-'));
@@ -38,4 +38,21 @@ test('a sort that fits in one chunk writes no file; records longer than the read
   big.add(Buffer.alloc(100_000, 'y'));
   const got = [...big.sorted()];
   assert.deepEqual(got.map((b) => [b.length, b[0]]), [[100_000, 0x79], [200_000, 0x7a]]);
+});
+
+test('short records spill by count, not only by bytes: a chunk never indexes more than MAX_CHUNK_RECORDS', (t) => {
+  const dir = tmp(t);
+  const s = new ExternalSorter(dir, 'r'); // 4 MiB chunks: these records would fit in one by bytes
+  const n = MAX_CHUNK_RECORDS * 2 + 5;
+  for (let i = 0; i < n; i++) s.add(Buffer.of((i * 37) & 0xff, (i * 101) & 0xff));
+  assert.equal(s.runCount, 2);
+  let prev: Buffer | undefined;
+  let count = 0;
+  for (const rec of s.sorted()) {
+    if (prev) assert.ok(Buffer.compare(prev, rec) <= 0);
+    prev = rec;
+    count++;
+  }
+  assert.equal(count, n);
+  assert.deepEqual(fs.readdirSync(dir), []);
 });

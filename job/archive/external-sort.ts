@@ -16,6 +16,11 @@ import path from 'node:path';
 export const FAN_IN = 64;
 const READ_BUFFER = 64 << 10;
 const WRITE_BUFFER = 256 << 10;
+/**
+ * Records per chunk at most, whatever their size: the chunk's index (offset, length, order: 12
+ * bytes a record) is then at most 1.5 MiB, and short records cannot multiply the bookkeeping.
+ */
+export const MAX_CHUNK_RECORDS = 1 << 17;
 
 class RunWriter {
   readonly #fd: number;
@@ -133,12 +138,14 @@ export class ExternalSorter {
   readonly #chunkBytes: number;
   /**
    * The chunk being collected: records copied end to end into one buffer, with their offsets and
-   * lengths, so a chunk costs its bytes plus 8 per record (not a Buffer object per record).
+   * lengths in typed arrays allocated once, so a chunk costs its bytes plus 8 per record and
+   * leaves no garbage behind (not a Buffer or a number array per record).
    */
   #arena: Buffer;
   #used = 0;
-  #offs: number[] = [];
-  #lens: number[] = [];
+  #n = 0;
+  #offs = new Uint32Array(0);
+  #lens = new Uint32Array(0);
   #runs: string[] = [];
   #seq = 0;
   #count = 0;
@@ -162,37 +169,52 @@ export class ExternalSorter {
 
   /** Adds one record (copied). */
   add(rec: Buffer): void {
+    if (this.#n > 0 && (this.#n >= MAX_CHUNK_RECORDS || this.#used + rec.length > this.#chunkBytes)) this.#spill();
     if (this.#used + rec.length > this.#arena.length) {
-      if (this.#used + rec.length > this.#chunkBytes && this.#offs.length > 0) this.#spill();
-      if (this.#used + rec.length > this.#arena.length) {
-        // Grow towards the chunk size (or to fit one record longer than a chunk).
-        const size = Math.max(this.#used + rec.length, Math.min(this.#chunkBytes, this.#arena.length * 2));
-        const bigger = Buffer.allocUnsafe(size);
-        this.#arena.copy(bigger, 0, 0, this.#used);
-        this.#arena = bigger;
-      }
+      // Grow towards the chunk size (or to fit one record longer than a chunk).
+      const size = Math.max(this.#used + rec.length, Math.min(this.#chunkBytes, this.#arena.length * 2));
+      const bigger = Buffer.allocUnsafe(size);
+      this.#arena.copy(bigger, 0, 0, this.#used);
+      this.#arena = bigger;
+    }
+    if (this.#n === this.#offs.length) {
+      const cap = Math.min(MAX_CHUNK_RECORDS, Math.max(1024, this.#n * 2));
+      const offs = new Uint32Array(cap);
+      const lens = new Uint32Array(cap);
+      offs.set(this.#offs);
+      lens.set(this.#lens);
+      this.#offs = offs;
+      this.#lens = lens;
     }
     rec.copy(this.#arena, this.#used);
-    this.#offs.push(this.#used);
-    this.#lens.push(rec.length);
+    this.#offs[this.#n] = this.#used;
+    this.#lens[this.#n] = rec.length;
+    this.#n++;
     this.#used += rec.length;
     this.#count++;
   }
 
   /** The chunk's record indices in byte order of the records. */
-  #order(): number[] {
+  #order(): Uint32Array {
     const a = this.#arena;
     const offs = this.#offs;
     const lens = this.#lens;
-    const idx = Array.from({ length: offs.length }, (_, i) => i);
+    const idx = new Uint32Array(this.#n);
+    for (let i = 0; i < idx.length; i++) idx[i] = i;
     // buf.compare(target, tStart, tEnd, sStart, sEnd) compares the source range with the target range.
     return idx.sort((x, y) => a.compare(a, offs[y], offs[y] + lens[y], offs[x], offs[x] + lens[x]));
   }
 
   #reset(): void {
     this.#used = 0;
-    this.#offs = [];
-    this.#lens = [];
+    this.#n = 0;
+  }
+
+  /** Lets the chunk's memory go once nothing more will be added. */
+  #release(): void {
+    this.#arena = Buffer.alloc(0);
+    this.#offs = new Uint32Array(0);
+    this.#lens = new Uint32Array(0);
   }
 
   #newRunName(): string {
@@ -231,11 +253,14 @@ export class ExternalSorter {
   *sorted(): Generator<Buffer> {
     if (this.#runs.length === 0) {
       // Views into the arena: it is not written to again.
-      for (const i of this.#order()) yield this.#arena.subarray(this.#offs[i], this.#offs[i] + this.#lens[i]);
+      const arena = this.#arena;
+      for (const i of this.#order()) yield arena.subarray(this.#offs[i], this.#offs[i] + this.#lens[i]);
       this.#reset();
+      this.#release();
       return;
     }
-    if (this.#offs.length > 0) this.#spill();
+    if (this.#n > 0) this.#spill();
+    this.#release();
     let runs = this.#runs;
     while (runs.length > FAN_IN) {
       const next: string[] = [];

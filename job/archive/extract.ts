@@ -19,6 +19,9 @@ import { ArchiveReadError, type ZipPass } from './zip-reader.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const DIR_MODE = 0o755;
+/** The folder cache is cleared past this many names or this many characters of them. */
+const CACHE_NAMES = 4096;
+const CACHE_BYTES = 256 << 10;
 
 export interface ExtractHooks {
   chown: (path: string, uid: number, gid: number) => void;
@@ -35,6 +38,42 @@ function isFull(e: unknown): boolean {
 
 class Damaged extends Error {}
 
+/** A large entry starts its own writeback every this many bytes. */
+const FLUSH_EVERY = 64 << 20;
+
+/**
+ * Starts the writeback of a large file while it is still being written: an fdatasync on the thread
+ * pool every FLUSH_EVERY bytes, one at a time, so the disk works while the entry is inflated and
+ * the volume's sync at the end finds little left to write (instead of a whole 1 GiB at once).
+ * A failed flush fails the entry, as a failed write would.
+ */
+class Flusher {
+  #pending: Promise<void> | undefined;
+  #error: unknown;
+  #since = 0;
+  wrote(fd: number, bytes: number): void {
+    if (this.#error !== undefined) throw this.#error;
+    this.#since += bytes;
+    if (this.#since < FLUSH_EVERY || this.#pending) return;
+    this.#since = 0;
+    this.#pending = new Promise<void>((resolve) =>
+      fs.fdatasync(fd, (err) => {
+        if (err) this.#error = err;
+        this.#pending = undefined;
+        resolve();
+      }),
+    );
+  }
+  /** Waits for the flush in flight; throws what a flush failed with. Resets for the next file. */
+  async settle(): Promise<void> {
+    if (this.#pending) await this.#pending;
+    this.#since = 0;
+    const err = this.#error;
+    this.#error = undefined;
+    if (err !== undefined) throw err;
+  }
+}
+
 /**
  * Extracts into `newDir` (a path to the working folder's `new/`). Returns null on success, or the
  * refusal: a damaged entry (`archive_invalid` with the entry) or a full volume (`no_space`).
@@ -44,8 +83,9 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
   let done = 0;
   /** The entry being extracted, for a refusal's `entry`. */
   let current = '';
-  /** Folders known to exist in new/ (a cache: a miss only costs an EEXIST). */
+  /** Folders known to exist in new/ (a cache: a miss only costs an EEXIST), bounded in count and bytes. */
   const made = new Set<string>();
+  let madeBytes = 0;
   const chown = (p: string) => {
     try {
       hooks.chown(p, GAME_UID, GAME_GID);
@@ -70,10 +110,18 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
       fs.chmodSync(p, DIR_MODE); // the umask may have taken bits away
       chown(p);
     }
-    if (made.size >= 4096) made.clear();
-    for (let i = 1; i <= parts.length; i++) made.add(parts.slice(0, i).join('/'));
+    if (made.size >= CACHE_NAMES || madeBytes >= CACHE_BYTES) {
+      made.clear();
+      madeBytes = 0;
+    }
+    for (let i = 1; i <= parts.length; i++) {
+      const rel = parts.slice(0, i).join('/');
+      if (!made.has(rel)) madeBytes += rel.length;
+      made.add(rel);
+    }
   };
 
+  const flusher = new Flusher();
   hooks.progress(0, total);
   // Work from inside new/: every path below is relative to it. A path through /proc/self/fd costs
   // a procfs lookup per open, which was the larger part of extracting small files. new/ is the
@@ -100,16 +148,21 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
         let crc = 0;
         let n = 0;
         try {
-          const small = await pass.readSmall(e);
+          const small = pass.readSmall(e);
           const data: AsyncIterable<Buffer> | Buffer[] = small ? [small] : ((await pass.openData(e)) as AsyncIterable<Buffer>);
           for await (const chunk of data) {
+            // Never a byte past the declared size: the space check approved exactly that much.
+            if (n + chunk.length > e.uncompressedSize) throw new Damaged(`${entry}\0it holds more than the ${e.uncompressedSize} bytes it declares`);
             crc = zlib.crc32(chunk, crc);
             n += chunk.length;
             for (let off = 0; off < chunk.length; ) off += fs.writeSync(fd, chunk, off, chunk.length - off);
             done += chunk.length;
             hooks.progress(done, total);
+            if (!small) flusher.wrote(fd, chunk.length);
           }
+          await flusher.settle();
         } catch (err) {
+          if (err instanceof Damaged) throw err;
           if (err instanceof ArchiveReadError || !errCode(err) || errCode(err)?.startsWith('Z_')) {
             throw new Damaged(`${entry}\0${(err as Error).message}`);
           }
@@ -121,6 +174,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
           throw new Damaged(`${entry}\0its CRC-32 is ${hex(crc)}, not the ${hex(e.crc32)} it declares`);
         }
       } finally {
+        await flusher.settle().catch(() => {}); // never close an fd a pending flush still uses
         fs.closeSync(fd);
       }
       chown(p);

@@ -1,7 +1,7 @@
 /**
  * The zip packer: one file or folder of the world streamed into a zip, in bounded memory (one file
- * read at a time through yazl, which writes sizes and CRCs in data descriptors, so nothing is
- * buffered whole). The download rules apply: the walk never follows links (links and special files
+ * read at a time through our zip writer, which writes sizes and CRCs in data descriptors, so
+ * nothing is buffered whole, and spills the central directory). The download rules apply: the walk never follows links (links and special files
  * are skipped), the forwarding secret is withheld by identity, the root server.properties (by
  * identity, so also a hard link to it) is packed redacted, or withheld when over 1 MiB, since it
  * could not be redacted in memory. Entries are named under the source's own base name
@@ -14,8 +14,8 @@
  */
 import fs from 'node:fs';
 import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
-import yazl from 'yazl';
+import type { Writable } from 'node:stream';
+import { MemorySpill, ZipWriter, type Spill } from './zip-writer.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure } from '../failure.ts';
 import { propertiesIdentity, redactProperties, secretIdentity } from '../guard.ts';
@@ -27,8 +27,8 @@ import { isWorkingName } from '../working-files.ts';
 import { isWorkFolderName } from './work-folder.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
-/** Files whose read streams may be queued in yazl at once (each holds an fd while it is read). */
-const WINDOW = 8;
+/** Files smaller than this are read synchronously in one go. */
+const SYNC_READ_BELOW = 64 << 10;
 /** The most one read of a file takes. */
 const READ_CHUNK = 256 << 10;
 /** Deflate at best speed: worlds are mostly already-compressed region files. */
@@ -158,16 +158,46 @@ function time(st: fs.BigIntStats): Date {
   return new Date(Number(st.mtimeMs));
 }
 
+/** A file's bytes in pieces of at most READ_CHUNK (sized to the file), read until its end. */
+async function* fileChunks(fd: number, size: number): AsyncGenerator<Buffer> {
+  let pos = 0;
+  if (size < SYNC_READ_BELOW) {
+    // Small files in one read on this thread: a trip through the thread pool costs more.
+    const buf = Buffer.allocUnsafe(size + 1);
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, n);
+    if (n <= size) {
+      if (n > 0) yield buf.subarray(0, n);
+      return;
+    }
+    // It grew since it was seen: the rest as for a large file.
+    yield buf;
+    pos = n;
+  }
+  for (;;) {
+    // A fresh buffer per piece: the output may still hold the previous one.
+    const want = Math.max(1, Math.min(READ_CHUNK, size - pos > 0 ? size - pos : READ_CHUNK));
+    const buf = Buffer.allocUnsafe(want);
+    const n = await new Promise<number>((resolve, reject) => fs.read(fd, buf, 0, want, pos, (e, got) => (e ? reject(e) : resolve(got))));
+    if (n === 0) return;
+    pos += n;
+    yield n === want ? buf : buf.subarray(0, n);
+  }
+}
+
 /**
- * Streams the zip of `src` into `out` and resolves when yazl has written the last byte into it
+ * Streams the zip of `src` into `out` and resolves when the last byte has been written into it
  * (the caller ends or flushes `out`). `onProgress(done, total)` gets bytes read of the total size
- * of the files the walk saw first.
+ * of the files the walk saw first. One file is open at a time; each entry's central directory
+ * record goes to `spill` (memory unless the caller gives a file), so memory does not grow with
+ * the file count when a file spill is given.
  */
 export async function packToStream(
   root: WorldRoot,
   src: Source,
   out: Writable,
   onProgress: (done: number, total: number) => void = () => {},
+  spill: Spill = new MemorySpill(),
 ): Promise<PackStats> {
   const secret = secretIdentity(root);
   const props = propertiesIdentity(root);
@@ -178,32 +208,17 @@ export async function packToStream(
   for (const it of items(root, src)) if (it.kind === 'file' && !guarded(identityOf(it.st))) total += Number(it.st.size);
 
   const stats: PackStats = { files: 0, dirs: 0, skipped: 0, withheld: 0, bytesRead: 0 };
-  const zip = new yazl.ZipFile();
-  const finished = new Promise<void>((resolve, reject) => {
-    zip.outputStream.once('error', reject);
-    out.once('error', reject);
-    zip.outputStream.once('end', resolve);
-  });
-  zip.outputStream.pipe(out, { end: false });
-
-  let inFlight = 0;
-  let failed: Error | undefined;
-  let wake: (() => void) | undefined;
-  const settle = () => {
-    inFlight--;
-    wake?.();
-  };
+  const zip = new ZipWriter(out, spill);
   onProgress(0, total);
 
   for (const it of items(root, src)) {
-    if (failed) throw failed;
     if (it.kind === 'skip') {
       stats.skipped++;
       continue;
     }
-    const mtime = time(it.st);
+    const meta = { name: it.entry, mtime: time(it.st), mode: Number(it.st.mode) };
     if (it.kind === 'dir') {
-      zip.addEmptyDirectory(it.entry, { mtime, mode: Number(it.st.mode) });
+      await zip.addDirectory(meta);
       stats.dirs++;
       continue;
     }
@@ -212,54 +227,36 @@ export async function packToStream(
       stats.withheld++;
       continue;
     }
-    const mode = Number(it.st.mode);
+    const size = Number(it.st.size);
+    // Opened now, while the walk holds the file's folder; read before the walk moves on.
     const fd = it.open();
-    if (sameIdentity(id, props)) {
-      let raw: Buffer;
-      try {
-        raw = readCapped(fd, MAX_READ_BYTES + 1);
-      } finally {
-        fs.closeSync(fd);
+    try {
+      if (sameIdentity(id, props)) {
+        const raw = readCapped(fd, MAX_READ_BYTES + 1);
+        if (raw.length > MAX_READ_BYTES) {
+          stats.withheld++;
+          continue;
+        }
+        stats.bytesRead += raw.length;
+        const redacted = redactProperties(raw);
+        await zip.addFile(meta, [redacted], LEVEL, redacted.length);
+      } else {
+        const counted = async function* () {
+          for await (const c of fileChunks(fd, size)) {
+            stats.bytesRead += c.length;
+            onProgress(stats.bytesRead, total);
+            yield c;
+          }
+        };
+        await zip.addFile(meta, counted(), compressionLevelFor(it.entry, size), size);
       }
-      if (raw.length > MAX_READ_BYTES) {
-        stats.withheld++;
-        continue;
-      }
-      stats.bytesRead += raw.length;
-      zip.addBuffer(redactProperties(raw), it.entry, { mtime, mode, compressionLevel: LEVEL });
-      stats.files++;
-      onProgress(stats.bytesRead, total);
-      continue;
+    } finally {
+      fs.closeSync(fd);
     }
-    // The fd is opened now (the walk holds its folder now); yazl reads it when its turn comes.
-    inFlight++;
-    zip.addReadStreamLazy(it.entry, { mtime, mode, compressionLevel: compressionLevelFor(it.entry, Number(it.st.size)) }, (cb) => {
-      // Reads sized to the file: a stream allocates a whole highWaterMark buffer per read, and
-      // thousands of small files would otherwise leave that much garbage each for the GC.
-      const size = Number(it.st.size);
-      const rs = fs.createReadStream('', { fd, autoClose: true, highWaterMark: Math.max(1, Math.min(size, READ_CHUNK)) });
-      // Counted as yazl pulls (not with a 'data' listener, which would make the stream flow
-      // regardless of yazl's back-pressure and buffer the file's bytes).
-      let seen = 0;
-      rs.on('end', () => {
-        stats.bytesRead += rs.bytesRead - seen;
-        seen = rs.bytesRead;
-        onProgress(stats.bytesRead, total);
-      });
-      rs.once('error', (e) => {
-        failed ??= e;
-        // yazl would wait for this entry forever: end the output with the error instead.
-        (zip.outputStream as unknown as Readable).destroy(e);
-      });
-      rs.once('close', settle); // also after an error: the stream is destroyed then
-      cb(null, rs);
-    });
     stats.files++;
-    while (inFlight >= WINDOW && !failed) await new Promise<void>((r) => (wake = r));
+    onProgress(stats.bytesRead, total);
   }
-  zip.end();
-  await finished;
-  if (failed) throw failed;
+  await zip.finish();
   return stats;
 }
 

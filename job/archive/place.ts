@@ -14,7 +14,9 @@
 import fs from 'node:fs';
 import { atPath, fdPath, isNotExist } from '../root.ts';
 
+/** Moves held in memory at most, and characters of their paths at most, before a segment is spilled. */
 const JOURNAL_CHUNK = 8192;
+const JOURNAL_CHARS = 1 << 20;
 
 export interface PlaceHooks {
   /** Renames `from` to `to` (paths under /proc/self/fd). Tests inject failures here. */
@@ -27,6 +29,7 @@ type Move = [from: string, to: string];
 class Journal {
   readonly #dir: string;
   #mem: Move[] = [];
+  #memChars = 0;
   #segments = 0;
   count = 0;
   constructor(dir: string) {
@@ -34,10 +37,12 @@ class Journal {
   }
   add(m: Move): void {
     this.#mem.push(m);
+    this.#memChars += m[0].length + m[1].length;
     this.count++;
-    if (this.#mem.length >= JOURNAL_CHUNK) {
+    if (this.#mem.length >= JOURNAL_CHUNK || this.#memChars >= JOURNAL_CHARS) {
       fs.writeFileSync(`${this.#dir}/journal-${this.#segments++}`, JSON.stringify(this.#mem), { mode: 0o600 });
       this.#mem = [];
+      this.#memChars = 0;
     }
   }
   /** Every move, newest first. */

@@ -42,10 +42,20 @@ function nameRecord(name: string, kind: number): Buffer {
   return rec;
 }
 
+/** A safe integer as 8 big-endian bytes (two 32-bit halves: no BigInt per record), so byte order is numeric order. */
+function writeU64(buf: Buffer, n: number, at: number): void {
+  buf.writeUInt32BE(Math.floor(n / 0x1_0000_0000), at);
+  buf.writeUInt32BE(n >>> 0, at + 4);
+}
+
+function readU64(buf: Buffer, at: number): number {
+  return buf.readUInt32BE(at) * 0x1_0000_0000 + buf.readUInt32BE(at + 4);
+}
+
 function rangeRecord(start: number, end: number, rawName: Buffer): Buffer {
   const rec = Buffer.allocUnsafe(16 + rawName.length);
-  rec.writeBigUInt64BE(BigInt(start), 0);
-  rec.writeBigUInt64BE(BigInt(end), 8);
+  writeU64(rec, start, 0);
+  writeU64(rec, end, 8);
   rawName.copy(rec, 16);
   return rec;
 }
@@ -129,8 +139,8 @@ export async function planArchive(pass: ZipPass, workDir: string, visit: Visitor
 
   let furthest = -1;
   for (const rec of ranges.sorted()) {
-    const start = Number(rec.readBigUInt64BE(0));
-    const end = Number(rec.readBigUInt64BE(8));
+    const start = readU64(rec, 0);
+    const end = readU64(rec, 8);
     if (start < furthest) {
       const entry = decodeName(rec.subarray(16)).replaceAll('\\', '/');
       // Leaving the loop returns the generator, which closes and removes its run files.

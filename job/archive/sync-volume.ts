@@ -6,12 +6,11 @@
  *
  * @module
  */
-import { execFileSync } from 'node:child_process';
-
 /** Long enough for a volume's worth of dirty pages; a hung device must not hang the Job forever. */
 const SYNC_TIMEOUT_MS = 10 * 60_000;
 
 /** syncfs of the filesystem holding `dir` (a real path: the child has its own /proc/self). */
 export function syncVolume(dir: string): void {
-  execFileSync('sync', ['-f', dir], { stdio: 'ignore', timeout: SYNC_TIMEOUT_MS });
+  // Loaded on first use: only extraction needs it, and every one-shot Job would pay for it.
+  process.getBuiltinModule('node:child_process').execFileSync('sync', ['-f', dir], { stdio: 'ignore', timeout: SYNC_TIMEOUT_MS });
 }

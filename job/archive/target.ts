@@ -20,12 +20,15 @@ export const MAX_CONFLICTS = 200;
 export const MAX_CONFLICT_BYTES = 8192;
 /** Folder answers remembered at once (a cache, not the plan: misses are looked up again). */
 const CACHE_LIMIT = 4096;
+/** ... and at most this many characters of their names. */
+const CACHE_CHARS = 256 << 10;
 
 export class TargetCheck {
   readonly #destFd: number;
   readonly #destRel: string;
   /** Folder name → whether the server has a real folder there (below real folders). */
   #isServerDir = new Map<string, boolean>();
+  #cacheChars = 0;
   #typeConflict: Result | undefined;
   #conflicts: string[] = [];
   #conflictBytes = 0;
@@ -48,7 +51,11 @@ export class TargetCheck {
   }
 
   #remember(name: string, yes: boolean): void {
-    if (this.#isServerDir.size >= CACHE_LIMIT) this.#isServerDir.clear();
+    if (this.#isServerDir.size >= CACHE_LIMIT || this.#cacheChars >= CACHE_CHARS) {
+      this.#isServerDir.clear();
+      this.#cacheChars = 0;
+    }
+    if (!this.#isServerDir.has(name)) this.#cacheChars += name.length;
     this.#isServerDir.set(name, yes);
   }
 

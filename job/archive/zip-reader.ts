@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { fdPath } from '../root.ts';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
 
 export class ArchiveReadError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -39,6 +39,17 @@ export interface ZipEntry {
 const WINDOW = 256 << 10;
 /** Entry data up to this size is read at once instead of through a file stream. */
 const SMALL_DATA = 256 << 10;
+/** A local file header's fixed part, and its signature. */
+const LOCAL_HEADER = 30;
+const LOCAL_SIG = 0x04034b50;
+/** Larger entries are read and inflated in pieces of this size. */
+const DATA_CHUNK = 256 << 10;
+
+interface Window {
+  start: number;
+  len: number;
+  buf: Buffer;
+}
 
 /**
  * yauzl's reader over our fd. yauzl reads each central directory record with two small reads;
@@ -49,27 +60,42 @@ const SMALL_DATA = 256 << 10;
 class WindowReader extends yauzl.RandomAccessReader {
   readonly #fd: number;
   #closed = false;
-  #wins: { start: number; buf: Buffer }[] = [];
+  /**
+   * Two windows, allocated once and refilled in place (a fresh 256 KiB buffer per miss was
+   * external garbage the GC only collected under pressure: tens of MiB at a million entries).
+   * `#wins[0]` is the most recently used; a miss refills the other one.
+   */
+  #wins: Window[] = [];
   constructor(fd: number) {
     super();
     this.#fd = fd;
   }
   #readAt(buffer: Buffer, offset: number, length: number, position: number): number {
     if (length <= WINDOW) {
-      // Two windows, least recently used replaced: the central directory and the entry data are
-      // read in two places of the file, alternately.
-      let w = this.#wins.find((x) => position >= x.start && position + length <= x.start + x.buf.length);
-      if (!w) {
-        const buf = Buffer.allocUnsafe(WINDOW);
-        const n = fs.readSync(this.#fd, buf, 0, WINDOW, position);
-        w = { start: position, buf: buf.subarray(0, n) };
-        this.#wins = [w, this.#wins[0]].filter(Boolean);
-        if (n < length) {
-          w.buf.copy(buffer, offset, 0, n);
-          return n;
+      // The central directory and the entry data are read in two places of the file, alternately.
+      const wins = this.#wins;
+      const fits = (x: Window | undefined) => x !== undefined && position >= x.start && position + length <= x.start + x.len;
+      let w: Window;
+      if (fits(wins[0])) {
+        w = wins[0];
+      } else if (fits(wins[1])) {
+        w = wins[1];
+        wins[1] = wins[0];
+        wins[0] = w;
+      } else {
+        w = wins.length < 2 ? { start: 0, len: 0, buf: Buffer.allocUnsafe(WINDOW) } : wins[1];
+        w.len = 0; // empty until the read succeeds
+        w.start = position;
+        w.len = fs.readSync(this.#fd, w.buf, 0, WINDOW, position);
+        if (wins.length < 2) wins.unshift(w);
+        else {
+          wins[1] = wins[0];
+          wins[0] = w;
         }
-      } else if (this.#wins[0] !== w) {
-        this.#wins = [w, this.#wins[0]];
+        if (w.len < length) {
+          w.buf.copy(buffer, offset, 0, w.len);
+          return w.len;
+        }
       }
       const from = position - w.start;
       w.buf.copy(buffer, offset, from, from + length);
@@ -82,6 +108,10 @@ class WindowReader extends yauzl.RandomAccessReader {
       got += n;
     }
     return got;
+  }
+  /** Reads `length` bytes at `position` now; fewer only at the end of the file. */
+  readNow(buffer: Buffer, offset: number, length: number, position: number): number {
+    return this.#readAt(buffer, offset, length, position);
   }
   override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
     let err: Error | null = null;
@@ -107,7 +137,7 @@ class WindowReader extends yauzl.RandomAccessReader {
     // A stream of its own open of the file: a destroyed fs stream closes its fd whatever
     // autoClose says, and the window reads and the next entries still need ours.
     const own = fs.openSync(fdPath(this.#fd), fs.constants.O_RDONLY);
-    return fs.createReadStream('', { fd: own, start, end: end - 1, autoClose: true, highWaterMark: 256 << 10 });
+    return fs.createReadStream('', { fd: own, start, end: end - 1, autoClose: true, highWaterMark: DATA_CHUNK });
   }
   override close(callback: (err: Error | null) => void): void {
     if (this.#closed) return void process.nextTick(callback, null);
@@ -124,9 +154,41 @@ function wrap(e: unknown): ArchiveReadError {
 export class ZipPass {
   readonly #zf: yauzl.ZipFile;
   readonly #reader: WindowReader;
+  /** The caller of next() waiting for yauzl's answer. */
+  readonly #localHeader = Buffer.alloc(LOCAL_HEADER);
+  #waiting: { resolve: (e: ZipEntry | null) => void; reject: (e: Error) => void } | undefined;
+  #ended = false;
+  #failed: ArchiveReadError | undefined;
   private constructor(zf: yauzl.ZipFile, reader: WindowReader) {
     this.#zf = zf;
     this.#reader = reader;
+    // Listeners for the whole pass, not three added and removed per entry.
+    const take = () => {
+      const w = this.#waiting;
+      this.#waiting = undefined;
+      return w;
+    };
+    zf.on('entry', (e: yauzl.Entry) => {
+      take()?.resolve({
+        rawName: e.fileName as unknown as Buffer,
+        versionMadeBy: e.versionMadeBy,
+        externalAttributes: e.externalFileAttributes >>> 0,
+        compressedSize: e.compressedSize,
+        uncompressedSize: e.uncompressedSize,
+        crc32: e.crc32 >>> 0,
+        localHeaderOffset: e.relativeOffsetOfLocalHeader,
+        canDecode: e.canDecodeFileData(),
+        handle: e,
+      });
+    });
+    zf.on('end', () => {
+      this.#ended = true;
+      take()?.resolve(null);
+    });
+    zf.on('error', (err: Error) => {
+      this.#failed ??= wrap(err);
+      take()?.reject(this.#failed);
+    });
   }
 
   /**
@@ -159,46 +221,31 @@ export class ZipPass {
 
   /** The next entry, or null after the last one. */
   next(): Promise<ZipEntry | null> {
-    const zf = this.#zf;
+    if (this.#failed) return Promise.reject(this.#failed);
+    if (this.#ended) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      const done = () => {
-        zf.removeListener('entry', onEntry);
-        zf.removeListener('end', onEnd);
-        zf.removeListener('error', onError);
-      };
-      const onEntry = (e: yauzl.Entry) => {
-        done();
-        resolve({
-          rawName: e.fileName as unknown as Buffer,
-          versionMadeBy: e.versionMadeBy,
-          externalAttributes: e.externalFileAttributes >>> 0,
-          compressedSize: e.compressedSize,
-          uncompressedSize: e.uncompressedSize,
-          crc32: e.crc32 >>> 0,
-          localHeaderOffset: e.relativeOffsetOfLocalHeader,
-          canDecode: e.canDecodeFileData(),
-          handle: e,
-        });
-      };
-      const onEnd = () => {
-        done();
-        resolve(null);
-      };
-      const onError = (err: Error) => {
-        done();
-        reject(wrap(err));
-      };
-      zf.on('entry', onEntry);
-      zf.on('end', onEnd);
-      zf.on('error', onError);
-      zf.readEntry();
+      this.#waiting = { resolve, reject };
+      this.#zf.readEntry();
     });
   }
 
-  /** The entry's data, inflated; the stream errors when the byte count differs from the declared. */
+  /**
+   * The entry's data, inflated. It is not checked here: the caller counts the bytes against the
+   * declared size (stopping at the first byte past it) and checks the CRC-32.
+   */
   openData(e: ZipEntry): Promise<Readable> {
     return new Promise((resolve, reject) => {
-      this.#zf.openReadStream(e.handle, (err, stream) => (err ? reject(wrap(err)) : resolve(stream)));
+      // The raw bytes, inflated here in 256 KiB pieces: yauzl's own inflate emits 16 KiB pieces
+      // through one more stream (its byte counter), which for a 1 GiB entry was 65,536 writes and
+      // callbacks. The extractor counts the bytes against the declared size and checks the CRC.
+      this.#zf.openReadStream(e.handle, { decodeFileData: false }, (err, raw) => {
+        if (err) return reject(wrap(err));
+        if (e.handle.compressionMethod === 0) return resolve(raw);
+        const inflate = zlib.createInflateRaw({ chunkSize: DATA_CHUNK });
+        // A read error destroys the inflater with it, so the consumer sees it.
+        pipeline(raw, inflate, () => {});
+        resolve(inflate);
+      });
     });
   }
 
@@ -208,16 +255,17 @@ export class ZipPass {
    * costs more than the data. Null for other entries (use openData). The inflated length is
    * capped at the declared size + 1, so a lying entry cannot make it allocate more.
    */
-  async readSmall(e: ZipEntry): Promise<Buffer | null> {
+  readSmall(e: ZipEntry): Buffer | null {
     if (e.compressedSize > SMALL_DATA || e.uncompressedSize > SMALL_DATA || !e.canDecode) return null;
-    const zf = this.#zf;
-    const start = await new Promise<number>((resolve, reject) => {
-      zf.readLocalFileHeader(e.handle, { minimal: true }, (err, h) => (err ? reject(wrap(err)) : resolve((h as { fileDataStart: number }).fileDataStart)));
-    });
-    const raw = await new Promise<Buffer>((resolve, reject) => {
-      const buf = Buffer.allocUnsafe(e.compressedSize);
-      this.#reader.read(buf, 0, buf.length, start, (err) => (err ? reject(wrap(err)) : resolve(buf)));
-    });
+    // The local header read here, synchronously, from the window: through yauzl it cost a
+    // callback, a promise and a few objects per entry, a good part of a small entry's work.
+    const lh = this.#localHeader;
+    if (this.#reader.readNow(lh, 0, LOCAL_HEADER, e.localHeaderOffset) < LOCAL_HEADER) throw new ArchiveReadError('unexpected end of the archive');
+    const sig = lh.readUInt32LE(0);
+    if (sig !== LOCAL_SIG) throw new ArchiveReadError(`invalid local file header signature: 0x${sig.toString(16)}`);
+    const start = e.localHeaderOffset + LOCAL_HEADER + lh.readUInt16LE(26) + lh.readUInt16LE(28);
+    const raw = Buffer.allocUnsafe(e.compressedSize);
+    if (this.#reader.readNow(raw, 0, raw.length, start) < raw.length) throw new ArchiveReadError('unexpected end of the archive');
     const method = e.handle.compressionMethod;
     let data: Buffer;
     try {

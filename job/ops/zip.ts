@@ -16,9 +16,10 @@ import { atPath, errCode, isNotExist } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
 import { isWorkingName, TEMP_PREFIX } from '../working-files.ts';
 import { endWritable, packToStream, resolveSource } from '../archive/pack.ts';
+import { FileSpill } from '../archive/zip-writer.ts';
 import { isWorkFolderName } from '../archive/work-folder.ts';
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
+const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 /** Free names tried before giving up: `x.zip`, `x (2).zip`, ... `x (1000).zip`. */
 export const MAX_NAME_TRIES = 1000;
 const NAME_MAX = 255;
@@ -79,13 +80,23 @@ export async function zip(ctx: OpContext, req: OpRequest): Promise<Result> {
       return writeFailure(final, e, 'open');
     }
     let landed = false;
+    let spillFd: number | undefined;
     try {
+      // The central directory waits in a file of its own beside the archive, unlinked at once, so
+      // memory does not grow with the file count and nothing is left behind whatever happens.
+      const spillName = TEMP_PREFIX + ctx.randomBytes(6).toString('hex');
+      try {
+        spillFd = fs.openSync(atPath(dirFd, spillName), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+        fs.unlinkSync(atPath(dirFd, spillName));
+      } catch (e) {
+        return writeFailure(final, e, 'open');
+      }
       fs.fchmodSync(fd, 0o644);
       const out = fs.createWriteStream('', { fd, autoClose: false });
       const throttle = new ProgressThrottle(ctx.progress);
       let stats;
       try {
-        stats = await packToStream(ctx.root, src, out, (done, total) => throttle.report(done, total));
+        stats = await packToStream(ctx.root, src, out, (done, total) => throttle.report(done, total), new FileSpill(spillFd));
         await endWritable(out);
       } catch (e) {
         out.destroy();
@@ -111,6 +122,7 @@ export async function zip(ctx: OpContext, req: OpRequest): Promise<Result> {
       bestEffort(() => ctx.fsync(dirFd)); // the rename happened; durability of the entry is best effort
       return { files: stats.files, bytes: size };
     } finally {
+      if (spillFd !== undefined) fs.closeSync(spillFd);
       fs.closeSync(fd);
       if (!landed) bestEffort(() => fs.unlinkSync(atPath(dirFd, temp)));
     }

@@ -14,7 +14,6 @@
  *
  * @module
  */
-import { isIP } from 'node:net';
 import { formatResultLine } from '../../lib/protocol/result.ts';
 import type { CliIO } from '../cli.ts';
 import { execute, type ExecuteOptions } from '../execute.ts';
@@ -52,7 +51,8 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   let lifetime: number;
   try {
     host = env.FELIS_POD_IP ?? '';
-    if (isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
+    // node:net loaded only when serving (see server.ts).
+    if (process.getBuiltinModule('node:net').isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
     digest = env.FELIS_SERVE_TOKEN_SHA256 ?? '';
     if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error('FELIS_SERVE_TOKEN_SHA256 must be 64 lowercase hex characters');
     const p = env.FELIS_SERVE_PORT;

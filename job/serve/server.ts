@@ -17,7 +17,7 @@
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatResultLine, RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 
@@ -87,7 +87,9 @@ export function startServing(o: ServeOptions): Promise<Serving> {
   let resolveStopped!: (v: { reason: StopReason; served: number }) => void;
   const stopped = new Promise<{ reason: StopReason; served: number }>((r) => (resolveStopped = r));
 
-  const server = http.createServer(
+  // Loaded here, not at the top: every one-shot Job loads this module, and node:http is most of
+  // its start-up time.
+  const server = process.getBuiltinModule('node:http').createServer(
     {
       requestTimeout: o.requestTimeoutMs ?? 15_000,
       headersTimeout: Math.min(o.requestTimeoutMs ?? 15_000, 5_000),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, filesJobName, JobSpecError, type JobParams } from './render.ts';
+import { renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
 
 const base: JobParams = {
   namespace: 'minecraft',
@@ -92,6 +92,15 @@ test('async unzip gets the async label and exactly the path annotation', () => {
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
   assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'a.zip' });
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite']);
+});
+
+test('the unzip Job runs with heap limits sized for its container, in NODE_OPTIONS (the command line stays Felis\'s)', () => {
+  const job = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true });
+  const c = job.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.env, [{ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }]);
+  assert.match(ARCHIVE_NODE_OPTIONS, /--max-old-space-size=\d+/);
+  assert.deepEqual(c.command, base.command);
+  assert.equal(renderFilesJob({ ...base, op: 'list', path: '' }).spec!.template.spec!.containers[0]!.env, undefined);
 });
 
 test('unzip and zip take --to after the base args; zip is a background op that may chown', () => {
