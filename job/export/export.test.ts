@@ -235,3 +235,33 @@ test('a receiver slower than the disk still gets every byte: the program stops o
   assert.deepEqual(got, { bytes: data.length, complete: true });
   assert.equal((await r.done).code, 0);
 });
+
+test('a folder download spills its central directory into the scratch folder, leaves nothing there, and fails rather than fall back when it cannot', async () => {
+  const w = makeWorld();
+  for (let i = 0; i < 300; i++) fs.writeFileSync(w.p(`config/f${i}.txt`), `${i}\n`);
+  const scratch = path.join(w.base, 'scratch');
+  fs.mkdirSync(scratch);
+  const r = await runExportCli(w.root, ['--path', 'config', '--dir'], { FELIS_SCRATCH_DIR: scratch });
+  const a = await call(r.serving);
+  assert.equal(a.status, 200);
+  assert.ok(a.complete);
+  const zip = path.join(w.base, 'spilled.zip');
+  fs.writeFileSync(zip, a.body);
+  execFileSync('unzip', ['-tq', zip]);
+  const names = execFileSync('unzip', ['-Z1', zip]).toString().trim().split('\n');
+  // The folder, paper.yml, the 300 files; the forwarding secret beside them is withheld.
+  assert.equal(names.length, 302);
+  assert.ok(names.includes('config/f299.txt') && !names.includes('config/paper-global.yml'));
+  const end = await r.done;
+  assert.equal(end.code, 0, end.err);
+  assert.deepEqual(fs.readdirSync(scratch), []);
+
+  // A scratch folder that is not there: the download is cut off and the program fails, so a
+  // missing scratch volume shows instead of quietly growing the heap.
+  const gone = await runExportCli(w.root, ['--path', 'config', '--dir'], { FELIS_SCRATCH_DIR: path.join(w.base, 'absent') });
+  const b = await call(gone.serving).catch((e: Error) => e);
+  assert.ok(b instanceof Error || !b.complete || b.status !== 200, 'not a whole download');
+  const failed = await gone.done;
+  assert.equal(failed.code, 1, failed.err);
+  assert.match(failed.err, /ENOENT/);
+});

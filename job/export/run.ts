@@ -7,7 +7,9 @@
  *
  * - `FELIS_POD_IP` (required): the address to listen on, `status.podIP`;
  * - `FELIS_EXPORT_TOKEN_SHA256` (required): hex SHA-256 of the token the caller presents;
- * - `FELIS_SERVE_PORT` (default 8420), `FELIS_EXPORT_IDLE_SECONDS` (default 60).
+ * - `FELIS_SERVE_PORT` (default 8420), `FELIS_EXPORT_IDLE_SECONDS` (default 60);
+ * - `FELIS_SCRATCH_DIR` (optional): a writable folder of the Pod's own where a folder download's
+ *   zip central directory waits instead of in memory.
  *
  * It prints one result line when it stops: the totals (`{"files":1,"bytes":N}`), a refusal with
  * its code, or `{}` when nobody came. Exit 2 for a wrong invocation, 1 when the world or the
@@ -85,6 +87,7 @@ export async function runExport(argv: string[], env: Record<string, string | und
   let digest: string;
   let port: number;
   let idle: number;
+  let scratch: string | undefined;
   try {
     f = parseExportFlags(argv);
     if (f.mode !== 'files') throw new Error(`--mode ${JSON.stringify(f.mode)} is not supported by this program (only files)`);
@@ -99,6 +102,8 @@ export async function runExport(argv: string[], env: Record<string, string | und
     port = p === undefined || p === '' ? SERVE_PORT : Number(p);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
     idle = seconds(env, 'FELIS_EXPORT_IDLE_SECONDS', DEFAULT_EXPORT_IDLE_SECONDS);
+    scratch = env.FELIS_SCRATCH_DIR || undefined;
+    if (scratch !== undefined && !scratch.startsWith('/')) throw new Error('FELIS_SCRATCH_DIR must be an absolute path');
   } catch (e) {
     io.stderr(`${PREFIX}${(e as Error).message}\n${EXPORT_USAGE}\n`);
     return 2;
@@ -113,7 +118,7 @@ export async function runExport(argv: string[], env: Record<string, string | und
   try {
     let serving: ExportServing;
     try {
-      serving = await startExportServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, serve: (res, signal) => sendDownload(root, f.path, f.dir, res, signal) });
+      serving = await startExportServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, serve: (res, signal) => sendDownload(root, f.path, f.dir, res, signal, scratch) });
     } catch (e) {
       io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
       return 1;

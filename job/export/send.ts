@@ -11,7 +11,10 @@ import type http from 'node:http';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { packToStream } from '../archive/pack.ts';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { packToStream, type Source } from '../archive/pack.ts';
+import { FileSpill, MemorySpill, type Spill } from '../archive/zip-writer.ts';
 import type { WorldRoot } from '../root.ts';
 import { FILE_TYPE, isRefusal, openDownload, ZIP_TYPE } from './open.ts';
 import { sendRefusal, type DownloadOutcome } from './server.ts';
@@ -31,7 +34,30 @@ function endResponse(res: http.ServerResponse, last?: Buffer): Promise<void> {
   });
 }
 
-export async function sendDownload(root: WorldRoot, path: string, dir: boolean, res: http.ServerResponse, signal: AbortSignal): Promise<DownloadOutcome> {
+/**
+ * A spill file for the zip's central directory in `scratch`, unlinked as soon as it is open so
+ * nothing is left whatever happens; the caller closes `fd`.
+ */
+function openSpill(scratch: string): { fd: number; spill: Spill } {
+  const name = join(scratch, `central-${randomBytes(8).toString('hex')}`);
+  const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  const fd = fs.openSync(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  fs.unlinkSync(name);
+  return { fd, spill: new FileSpill(fd) };
+}
+
+/**
+ * `scratch`: a folder of the Pod's own for a folder's central directory (without one it is kept
+ * in memory, about 100 bytes a file).
+ */
+export async function sendDownload(
+  root: WorldRoot,
+  path: string,
+  dir: boolean,
+  res: http.ServerResponse,
+  signal: AbortSignal,
+  scratch?: string,
+): Promise<DownloadOutcome> {
   const d = openDownload(root, path, dir);
   if (isRefusal(d)) {
     sendRefusal(res, d);
@@ -58,27 +84,45 @@ export async function sendDownload(root: WorldRoot, path: string, dir: boolean, 
       return { result: { files: 1, bytes: d.size } };
     }
     case 'dir': {
-      res.writeHead(200, { ...common, 'content-type': ZIP_TYPE });
-      const out = new PassThrough({ highWaterMark: CHUNK });
-      out.pipe(res);
-      // A receiver gone (or a signal) ends the download: the packer is cut off from the response
-      // and, its output no longer drained, stops reading at once; the program then exits. `out` is
-      // not destroyed, which would fail the packer's own promise behind its back.
-      const gone = new Promise<never>((_, reject) => {
-        const onAbort = () => {
-          out.unpipe(res);
-          reject(signal.reason);
-        };
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      });
-      gone.catch(() => {});
-      const packed = packToStream(root, d.source, out);
-      packed.catch(() => {});
-      const stats = await Promise.race([packed, gone]);
-      out.end();
-      await Promise.race([once(res, 'finish'), gone]);
-      return { result: { files: stats.files, bytes: stats.bytesRead } };
+      const spilled = scratch === undefined ? undefined : openSpill(scratch);
+      try {
+        return await sendFolder(root, d.source, res, signal, common, spilled?.spill ?? new MemorySpill());
+      } finally {
+        // After a cut-off the packer may still hold the spill (it stops at its next write to the
+        // response); the program exits right after, which closes it.
+        if (spilled && !signal.aborted) fs.closeSync(spilled.fd);
+      }
     }
   }
+}
+
+async function sendFolder(
+  root: WorldRoot,
+  source: Source,
+  res: http.ServerResponse,
+  signal: AbortSignal,
+  common: Record<string, string>,
+  spill: Spill,
+): Promise<DownloadOutcome> {
+  res.writeHead(200, { ...common, 'content-type': ZIP_TYPE });
+  const out = new PassThrough({ highWaterMark: CHUNK });
+  out.pipe(res);
+  // A receiver gone (or a signal) ends the download: the packer is cut off from the response
+  // and, its output no longer drained, stops reading at once; the program then exits. `out` is
+  // not destroyed, which would fail the packer's own promise behind its back.
+  const gone = new Promise<never>((_, reject) => {
+    const onAbort = () => {
+      out.unpipe(res);
+      reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  gone.catch(() => {});
+  const packed = packToStream(root, source, out, undefined, spill);
+  packed.catch(() => {});
+  const stats = await Promise.race([packed, gone]);
+  out.end();
+  await Promise.race([once(res, 'finish'), gone]);
+  return { result: { files: stats.files, bytes: stats.bytesRead } };
 }

@@ -10,7 +10,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_COMPONENT, LABEL_EXPORT_MODE, LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
-import { ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, type JobBase } from './render.ts';
+import { ARCHIVE_NODE_OPTIONS, ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, type JobBase } from './render.ts';
 
 export const MANAGED_BY_EXPORT = 'felis-export';
 export const COMPONENT_WORLD_EXPORT = 'world-export';
@@ -43,6 +43,11 @@ export function exportCommand(filesCommand: string[]): string[] {
   return filesCommand.length > 0 && filesCommand[filesCommand.length - 1] === 'files' ? [...filesCommand.slice(0, -1), 'export'] : [...filesCommand, 'export'];
 }
 
+/** Where a folder download's packer spills the zip's central directory (about 100 bytes a file). */
+export const EXPORT_SCRATCH_PATH = '/scratch';
+/** Room for the central directory of a few million files. */
+export const EXPORT_SCRATCH_LIMIT = '1Gi';
+
 export function renderExportJob(p: ExportJobParams): V1Job {
   if (!p.image) throw new JobSpecError('no worker image configured');
   if (!p.worldPvc) throw new JobSpecError('no world volume claim');
@@ -71,7 +76,16 @@ export function renderExportJob(p: ExportJobParams): V1Job {
         { name: 'FELIS_SERVE_PORT', value: String(EXPORT_PORT) },
         { name: 'FELIS_EXPORT_TOKEN_SHA256', value: p.tokenSha256 },
         { name: 'FELIS_EXPORT_IDLE_SECONDS', value: String(p.idleSeconds) },
+        // A folder is packed: the zip's central directory waits in the scratch folder, not in
+        // memory, and the heap is held to the container as the archive Jobs' is.
+        ...(p.dir
+          ? [
+              { name: 'FELIS_SCRATCH_DIR', value: EXPORT_SCRATCH_PATH },
+              { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS },
+            ]
+          : []),
       ],
+      ...(p.dir ? { scratch: { mountPath: EXPORT_SCRATCH_PATH, sizeLimit: EXPORT_SCRATCH_LIMIT } } : {}),
       ports: [{ name: 'serve', containerPort: EXPORT_PORT, protocol: 'TCP' }],
       requests: { cpu, memory },
       limits: { cpu, memory },

@@ -198,9 +198,13 @@ export interface JobShape {
   requests: { cpu: string; memory: string };
   limits: { cpu: string; memory: string };
   capabilities: string[];
+  /** A scratch folder of the Pod's own (emptyDir, at most `sizeLimit`), for a program whose root and world are read-only. */
+  scratch?: { mountPath: string; sizeLimit: string };
 }
 
 export type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
+
+const SCRATCH_VOLUME = 'scratch';
 
 /** One file Job: one `files` container over the world claim, no API token, root with only the capabilities given. */
 export function jobOf(p: JobBase, shape: JobShape): V1Job {
@@ -227,7 +231,10 @@ export function jobOf(p: JobBase, shape: JobShape): V1Job {
           automountServiceAccountToken: false,
           ...(p.nodeName ? { nodeSelector: { 'felis.node-restriction.kubernetes.io/identity': p.nodeName } } : {}),
           securityContext: podSecurity,
-          volumes: [{ name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: shape.readOnly } }],
+          volumes: [
+            { name: 'world', persistentVolumeClaim: { claimName: p.worldPvc, readOnly: shape.readOnly } },
+            ...(shape.scratch ? [{ name: SCRATCH_VOLUME, emptyDir: { sizeLimit: shape.scratch.sizeLimit } }] : []),
+          ],
           containers: [
             {
               name: FILES_CONTAINER,
@@ -236,7 +243,10 @@ export function jobOf(p: JobBase, shape: JobShape): V1Job {
               args: shape.args,
               ...(shape.env ? { env: shape.env } : {}),
               ...(shape.ports ? { ports: shape.ports } : {}),
-              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: shape.readOnly }],
+              volumeMounts: [
+                { name: 'world', mountPath: p.worldsRoot, readOnly: shape.readOnly },
+                ...(shape.scratch ? [{ name: SCRATCH_VOLUME, mountPath: shape.scratch.mountPath }] : []),
+              ],
               resources: { requests: { ...shape.requests }, limits: { ...shape.limits } },
               securityContext: {
                 privileged: false,
