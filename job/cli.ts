@@ -11,6 +11,7 @@ import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.t
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
+import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_INFRA = 1;
@@ -29,7 +30,7 @@ export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   io: CliIO,
-  opts: ExecuteOptions & ServeRunOptions = {},
+  opts: ExecuteOptions & ServeRunOptions & ReceiveRunOptions = {},
 ): Promise<number> {
   if (argv[0] !== 'files') {
     io.stderr(`felis: unknown command ${JSON.stringify(argv[0] ?? '')}\n${USAGE}\n`);
@@ -53,12 +54,20 @@ export async function runCli(
     return EXIT_INFRA;
   }
   // Serving answers many list/read requests; it is a mode of its own, not an op.
-  if (f.serve) {
+  if (f.serve && !f.receive) {
     if (f.op !== '') {
       io.stderr(`${PREFIX}--serve takes no --op\n`);
       return EXIT_USAGE;
     }
     return runServe(f.worldsRoot, env, io, opts);
+  }
+  // Receiving lands uploads streamed to the Pod; a mode of its own too.
+  if (f.receive) {
+    if (f.op !== '' || f.serve) {
+      io.stderr(`${PREFIX}--receive takes no --op or --serve\n`);
+      return EXIT_USAGE;
+    }
+    return runReceive(f.worldsRoot, env, io, opts);
   }
   if (f.op === '') {
     io.stderr(`${PREFIX}--op is required\n`);
