@@ -19,6 +19,7 @@ import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { BrowseSessions } from '../browse/sessions.ts';
 import type { BrowseChannel } from '../browse/route.ts';
+import { UploadReceivers, type UploadChannel } from '../uploads/receiver.ts';
 
 export interface Deps {
   logger: Logger;
@@ -30,6 +31,8 @@ export interface Deps {
   settler: Settler;
   /** List and read through a browse session first; undefined: one-shot Jobs only. */
   browse?: BrowseChannel;
+  /** Uploads through receiver Jobs; undefined without a worker image or a job key (503). */
+  uploads?: UploadChannel;
 }
 
 /** One client for the sync runner and the background ops. */
@@ -51,6 +54,8 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     logger: o.logger,
     editor: o.editor ? editorOf(o.editor, jobPods) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
+    // Receivers are called with tokens from the same shared key as browse sessions.
+    uploads: o.editor && o.browse ? new UploadReceivers(jobPods, o.editor, { keyFile: o.browse.keyFile, startTimeoutMs: o.editor.timeoutMs }) : undefined,
     gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,

@@ -87,7 +87,7 @@ export function filesJobName(server: string, opId: string): string {
 // Kubernetes resource.Quantity grammar: a signed decimal number with an optional suffix.
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 
-function quantity(v: string | undefined, fallback: string, what: string): string {
+export function quantity(v: string | undefined, fallback: string, what: string): string {
   const q = v === undefined || v === '' ? fallback : v;
   if (!QUANTITY.test(q)) throw new JobSpecError(`invalid ${what} quantity ${JSON.stringify(q)}`);
   return q;
@@ -176,7 +176,7 @@ export function renderFilesJob(p: JobParams): V1Job {
 }
 
 /** What differs between the kinds of file Job; the rest of the Job is the same for all of them. */
-interface JobShape {
+export interface JobShape {
   labels: Record<string, string>;
   annotations?: Record<string, string>;
   deadlineSeconds: number;
@@ -189,10 +189,10 @@ interface JobShape {
   capabilities: string[];
 }
 
-type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
+export type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
 
 /** One file Job: one `files` container over the world claim, no API token, root with only the capabilities given. */
-function jobOf(p: JobBase, shape: JobShape): V1Job {
+export function jobOf(p: JobBase, shape: JobShape): V1Job {
   const podSecurity: Record<string, unknown> = { runAsNonRoot: false, runAsUser: p.runAsUser ?? 0, runAsGroup: p.runAsGroup ?? 0 };
   if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
   return {

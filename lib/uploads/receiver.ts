@@ -1,0 +1,232 @@
+/**
+ * Uploads, function side: a receiver Job per upload, found by its op label with `pods list`, called
+ * on its Pod address with its own token (HMAC of the Job's name under the shared key; the Job spec
+ * holds only the token's SHA-256). The request body is streamed straight to the Pod: no copy on the
+ * function's disk, one chunk in memory at a time, and the Pod's pace (its disk) is the caller's.
+ * Verbs: `jobs create`, `pods list`. Nothing is kept in the instance.
+ * @module
+ */
+import http from 'node:http';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { JobSettings, Target } from '../files/editor.ts';
+import { newOpId } from '../files/editor.ts';
+import { checkResult } from '../files/decode.ts';
+import { ApiError } from '../http/envelope.ts';
+import { filesJobName } from '../job-spec/render.ts';
+import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
+import { describeKubeError } from '../kube/errors.ts';
+import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { parseResultPayload } from '../protocol/result-parse.ts';
+import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
+import { jobToken, tokenDigest } from '../browse/token.ts';
+import { readKey } from './key.ts';
+
+export interface ReceiverApi {
+  createJob(namespace: string, job: V1Job): Promise<unknown>;
+  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+}
+
+export interface UploadSettings {
+  /** The shared key the receivers' tokens are derived from. */
+  keyFile: string;
+  /** How long a request waits for its receiver to listen (→ 504 files_timeout). */
+  startTimeoutMs: number;
+}
+
+export interface SingleUpload {
+  path: string;
+  size: number;
+  /** Lowercase hex. */
+  sha256: string;
+  overwrite: boolean;
+}
+
+/** What the single-upload route needs (UploadReceivers, or a fake in route tests). */
+export interface UploadChannel {
+  /** Lands the body at the path; answers its SHA-256, or throws the caller's error. */
+  single(t: Target, u: SingleUpload, body: ReadableStream<Uint8Array> | null, signal: AbortSignal): Promise<{ sha256: string }>;
+}
+
+export interface ReceiverOptions {
+  key?: Buffer;
+  port?: number;
+  newId?: () => string;
+}
+
+/** A single upload's receiver stops this long after its start whatever happens (64 MiB at ≥ 128 KiB/s). */
+const SINGLE_LIFETIME_SECONDS = 540;
+/** …and this long after its start when no upload came (the function went away). */
+const SINGLE_IDLE_SECONDS = 60;
+const POLL_MS = 40;
+
+export const shortBody = (size: number) => new ApiError(400, 'upload_incomplete', `the upload ended before all ${size} bytes arrived`);
+
+/** A receiver Pod that can take a call: running, its container up, an address. */
+export function receiverAddress(pods: V1Pod[]): { ip?: string; ended?: string } {
+  for (const p of pods) {
+    const phase = p.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return { ended: phase };
+    const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
+    if (phase === 'Running' && running && p.status?.podIP) return { ip: p.status.podIP };
+  }
+  return {};
+}
+
+export class UploadReceivers implements UploadChannel {
+  readonly #api: ReceiverApi;
+  readonly #settings: JobSettings;
+  readonly #cfg: UploadSettings;
+  readonly #o: ReceiverOptions;
+
+  constructor(api: ReceiverApi, settings: JobSettings, cfg: UploadSettings, o: ReceiverOptions = {}) {
+    this.#api = api;
+    this.#settings = settings;
+    this.#cfg = cfg;
+    this.#o = o;
+  }
+
+  async single(t: Target, u: SingleUpload, body: ReadableStream<Uint8Array> | null, signal: AbortSignal): Promise<{ sha256: string }> {
+    const key = this.#o.key ?? readKey(this.#cfg.keyFile);
+    const opId = `u${(this.#o.newId ?? newOpId)().slice(1)}`;
+    const name = filesJobName(t.server, opId);
+    const token = jobToken(key, name);
+    const job = renderReceiverJob({
+      ...this.#settings,
+      server: t.server,
+      opId,
+      worldPvc: t.world.claim,
+      nodeName: t.world.node,
+      tokenSha256: tokenDigest(token),
+      once: true,
+      idleSeconds: SINGLE_IDLE_SECONDS,
+      lifetimeSeconds: SINGLE_LIFETIME_SECONDS,
+    });
+    try {
+      await this.#api.createJob(this.#settings.namespace, job);
+    } catch (err) {
+      throw new RunnerError(`create upload job ${name}: ${describeKubeError(err)}`, { cause: err });
+    }
+    const ip = await this.#ready(name, opId, token, signal);
+    const answer = await sendBody({ ip, port: this.#o.port ?? RECEIVE_PORT, token, upload: u, body, signal });
+    return answer;
+  }
+
+  /** Waits until the receiver answers `/ready`: the body can be sent only once. */
+  async #ready(name: string, opId: string, token: string, signal: AbortSignal): Promise<string> {
+    const end = performance.now() + this.#cfg.startTimeoutMs;
+    const selector = `${LABEL_FILES_OP}=${opId}`;
+    for (;;) {
+      signal.throwIfAborted();
+      let pods: V1Pod[];
+      try {
+        pods = await this.#api.listPods(this.#settings.namespace, selector);
+      } catch (err) {
+        throw new RunnerError(`list pods of upload job ${name}: ${describeKubeError(err)}`, { cause: err });
+      }
+      const a = receiverAddress(pods);
+      if (a.ended) throw new RunnerError(`upload job ${name} ended (${a.ended}) before it received the upload`);
+      if (a.ip && (await ready(a.ip, this.#o.port ?? RECEIVE_PORT, token))) return a.ip;
+      if (performance.now() > end) throw new FilesTimeoutError(name);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+}
+
+function ready(ip: string, port: number, token: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.request({ host: ip, port, path: '/ready', method: 'GET', headers: { authorization: `Bearer ${token}` }, agent: false, timeout: 1_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+/** Counts the bytes passing; more than `size` or fewer at the end fails the stream (the Pod then sees it broken). */
+function counter(size: number): Transform {
+  let got = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      got += chunk.length;
+      if (got > size) return cb(new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`));
+      cb(null, chunk);
+    },
+    flush(cb) {
+      cb(got === size ? null : shortBody(size));
+    },
+  });
+}
+
+interface SendOptions {
+  ip: string;
+  port: number;
+  token: string;
+  upload: SingleUpload;
+  body: ReadableStream<Uint8Array> | null;
+  signal: AbortSignal;
+}
+
+/** PUTs the body to the receiver and turns its answer into the caller's: a SHA-256 or an error. */
+export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
+  const u = o.upload;
+  const q = new URLSearchParams({ path: u.path, size: String(u.size), sha256: u.sha256 });
+  if (u.overwrite) q.set('overwrite', 'true');
+  let answer!: { status: number; text: string };
+  const req = http.request({
+    host: o.ip,
+    port: o.port,
+    path: `/upload?${q}`,
+    method: 'PUT',
+    agent: false,
+    headers: { authorization: `Bearer ${o.token}`, 'content-length': String(u.size), 'content-type': 'application/octet-stream' },
+  });
+  const answered = new Promise<void>((resolve, reject) => {
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let n = 0;
+      res.on('data', (c: Buffer) => {
+        n += c.length;
+        if (n <= 64 << 10) chunks.push(c);
+      });
+      res.on('end', () => {
+        answer = { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
+        resolve();
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  const source = o.body ? Readable.fromWeb(o.body as import('node:stream/web').ReadableStream) : Readable.from([]);
+  let sendError: unknown;
+  try {
+    // The receiver may answer (a refusal) before it has read the body: then the rest is not sent.
+    await Promise.race([pipeline(source, counter(u.size), req, { signal: o.signal }), answered.then(() => source.destroy())]);
+  } catch (err) {
+    sendError = err;
+    req.destroy();
+  }
+  try {
+    await answered;
+  } catch (err) {
+    if (sendError instanceof ApiError) throw sendError;
+    if (o.signal.aborted || sendError) throw shortBody(u.size);
+    throw new RunnerError(`upload to ${o.ip}: ${(err as Error).message}`, { cause: err });
+  }
+  if (answer.status === 200) {
+    const r = checkResult(parseResultPayload(answer.text));
+    if (!r.sha256) throw new RunnerError('the receiver answered no sha256');
+    return { sha256: r.sha256 };
+  }
+  if (sendError instanceof ApiError) throw sendError;
+  if (answer.status === 422) {
+    const t = JSON.parse(answer.text) as { transfer: string; error: string };
+    if (t.transfer === 'digest') throw new ApiError(400, 'digest_mismatch', 'the body does not match its Content-Digest; nothing was changed');
+    if (t.transfer === 'long') throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${u.size} bytes`);
+    throw shortBody(u.size);
+  }
+  throw new RunnerError(`the receiver answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+}
