@@ -167,7 +167,7 @@ export function startReceiving(o: ReceiveOptions): Promise<Receiving> {
   /** Once the answer is out: stop (once mode) or restart the idle clock. */
   function after(res: http.ServerResponse): void {
     if (!o.once) return armIdle();
-    if (res.writableFinished || res.destroyed) return stop('done');
+    if (res.writableFinished || res.destroyed || res.closed || !res.socket || res.socket.destroyed) return stop('done');
     res.once('finish', () => stop('done'));
     res.once('close', () => stop('done'));
   }

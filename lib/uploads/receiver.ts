@@ -51,14 +51,18 @@ export interface UploadChannel {
 
 export interface ReceiverOptions {
   key?: Buffer;
-  port?: number;
+  /** The receiver's port (tests: one picked when their receiver listens). */
+  port?: number | (() => number);
   newId?: () => string;
 }
 
 /** A single upload's receiver stops this long after its start whatever happens (64 MiB at ≥ 128 KiB/s). */
 const SINGLE_LIFETIME_SECONDS = 540;
-/** …and this long after its start when no upload came (the function went away). */
-const SINGLE_IDLE_SECONDS = 60;
+/**
+ * …and this long without a request: the function sends the body right after `/ready` answers, so
+ * a receiver that hears nothing for this long lost its caller and gives the world back.
+ */
+const SINGLE_IDLE_SECONDS = 10;
 const POLL_MS = 40;
 
 export const shortBody = (size: number) => new ApiError(400, 'upload_incomplete', `the upload ended before all ${size} bytes arrived`);
@@ -109,8 +113,12 @@ export class UploadReceivers implements UploadChannel {
       throw new RunnerError(`create upload job ${name}: ${describeKubeError(err)}`, { cause: err });
     }
     const ip = await this.#ready(name, opId, token, signal);
-    const answer = await sendBody({ ip, port: this.#o.port ?? RECEIVE_PORT, token, upload: u, body, signal });
-    return answer;
+    return sendBody({ ip, port: this.#port(), token, upload: u, body, signal });
+  }
+
+  #port(): number {
+    const p = this.#o.port;
+    return typeof p === 'function' ? p() : (p ?? RECEIVE_PORT);
   }
 
   /** Waits until the receiver answers `/ready`: the body can be sent only once. */
@@ -127,7 +135,7 @@ export class UploadReceivers implements UploadChannel {
       }
       const a = receiverAddress(pods);
       if (a.ended) throw new RunnerError(`upload job ${name} ended (${a.ended}) before it received the upload`);
-      if (a.ip && (await ready(a.ip, this.#o.port ?? RECEIVE_PORT, token))) return a.ip;
+      if (a.ip && (await ready(a.ip, this.#port(), token))) return a.ip;
       if (performance.now() > end) throw new FilesTimeoutError(name);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -146,17 +154,25 @@ function ready(ip: string, port: number, token: string): Promise<boolean> {
   });
 }
 
-/** Counts the bytes passing; more than `size` or fewer at the end fails the stream (the Pod then sees it broken). */
+/**
+ * Counts the bytes passing and holds the latest chunk back until the next one (or the end) shows
+ * the count is still right: a body longer or shorter than `size` never reaches the receiver whole,
+ * so the receiver sees it broken off and lands nothing. One chunk more in memory, no more.
+ */
 function counter(size: number): Transform {
   let got = 0;
+  let held: Buffer | undefined;
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       got += chunk.length;
       if (got > size) return cb(new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`));
-      cb(null, chunk);
+      const out = held;
+      held = chunk;
+      cb(null, out);
     },
     flush(cb) {
-      cb(got === size ? null : shortBody(size));
+      if (got !== size) return cb(shortBody(size));
+      cb(null, held);
     },
   });
 }
@@ -199,6 +215,12 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
       res.on('error', reject);
     });
     req.on('error', reject);
+  });
+  // The receiver starts its landing on the headers, so a body that then breaks off ends it at once.
+  req.flushHeaders();
+  await new Promise<void>((resolve) => {
+    req.once('socket', (s) => (s.connecting ? s.once('connect', () => resolve()) : resolve()));
+    req.once('error', () => resolve());
   });
   const source = o.body ? Readable.fromWeb(o.body as import('node:stream/web').ReadableStream) : Readable.from([]);
   let sendError: unknown;
