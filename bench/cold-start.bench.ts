@@ -11,6 +11,7 @@
  * `--compare` also measures the functions and the floor without a compile cache, interleaved.
  * The cluster runs in this process; each function runs in its own.
  */
+import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +53,8 @@ interface Op {
   method: string;
   path: string;
   body?: unknown;
+  /** A raw body with its own headers (an upload), instead of JSON. */
+  raw?: { bytes: Buffer; headers: Record<string, string> };
 }
 const sha = async (s: string) => Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s))).toString('hex');
 const writeBody = async (text: string) => ({ content: Buffer.from(text).toString('base64'), content_sha256: await sha(text) });
@@ -84,6 +87,13 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       };
     case 'files-ops':
       return async () => ({ method: 'GET', path: `${base}/files/ops` });
+    case 'files-upload':
+      return async () => {
+        const bytes = Buffer.from(`uploaded ${n}\n`);
+        const digest = Buffer.from(await crypto.subtle.digest('SHA-256', bytes)).toString('base64');
+        const path = `${base}/files/upload?path=${encodeURIComponent(`bench-up-${n}-${Math.random().toString(36).slice(2)}.txt`)}`;
+        return { method: 'PUT', path, raw: { bytes, headers: { 'content-digest': `sha-256=:${digest}:` } } };
+      };
     // A background start answers 202 once its Job exists (or 409 while the previous one still holds the world).
     case 'files-unzip':
       return async () => ({ method: 'POST', path: `${base}/files/unzip?path=${encodeURIComponent(`bench-u-${n}.zip`)}`, body: { overwrite: false } });
@@ -155,8 +165,8 @@ async function coldStart(bundle: string, env: NodeJS.ProcessEnv, op?: () => Prom
       const o = await op();
       const res = await fetch(url + o.path, {
         method: o.method,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(o.body ? { 'content-type': 'application/json' } : {}) },
-        body: o.body ? JSON.stringify(o.body) : undefined,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(o.body ? { 'content-type': 'application/json' } : {}), ...o.raw?.headers },
+        body: o.raw ? o.raw.bytes : o.body ? JSON.stringify(o.body) : undefined,
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();
@@ -223,8 +233,10 @@ try {
     results[FLOOR]!.push(await coldStart(floorBundle, env));
     if (compare) results[`${FLOOR} (${NO_CACHE})`]!.push(await coldStart(floorBundle, plain));
     for (const fn of functions) {
-      results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), env, opFor(fn, String(i), world)));
-      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), v.env, opFor(fn, `${v.label}-${i}`, world)));
+      // Uploads need the job key their receivers' tokens derive from (as their manifest mounts it).
+      const withKey = (e: NodeJS.ProcessEnv) => (fn === 'files-upload' ? { ...e, FELIS_JOB_KEY_FILE: ensureJobKeyFile(dataDir) } : e);
+      results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), withKey(env), opFor(fn, String(i), world)));
+      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), withKey(v.env), opFor(fn, `${v.label}-${i}`, world)));
     }
     if (!asJson) process.stderr.write('.');
   }

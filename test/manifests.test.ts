@@ -15,6 +15,7 @@ import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { ROUTE_PERMISSIONS } from '../lib/auth/actions.ts';
 import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
+import { RECEIVE_PORT, renderReceiverJob } from '../lib/job-spec/upload-job.ts';
 import { assemble, byKind, getPath, type Obj } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
@@ -262,7 +263,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list and files-read, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read and files-upload, only on the serve port', () => {
     const policies = objs.filter((o) => o.kind === 'NetworkPolicy');
     assert.equal(policies.length, 1);
     const np = policies[0]!;
@@ -271,23 +272,25 @@ describe('knative/ manifests', () => {
     const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
     const browse = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 });
     const oneShot = renderFilesJob({ ...base, op: 'read', path: 'a' });
-    for (const job of [browse, oneShot]) assert.ok(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), job.metadata!.name);
+    const receiver = renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 });
+    for (const job of [browse, oneShot, receiver]) assert.ok(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), job.metadata!.name);
     assert.equal(selects(np.spec.podSelector, { 'app.kubernetes.io/managed-by': 'felis-backup' }), false);
     assert.equal(np.spec.ingress.length, 1);
     const rule = np.spec.ingress[0];
     assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
     assert.deepEqual(browse.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
+    assert.deepEqual(receiver.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [RECEIVE_PORT]);
     assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-upload']);
   });
 
-  test('files-list and files-read read the browse key from an optional Secret; no other function has it', () => {
+  test('files-list, files-read and files-upload read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
       const file = c.env.find((e: { name: string }) => e.name === 'FELIS_JOB_KEY_FILE')?.value as string | undefined;
-      if (fn !== 'files-list' && fn !== 'files-read') {
+      if (fn !== 'files-list' && fn !== 'files-read' && fn !== 'files-upload') {
         assert.equal(file, undefined, fn);
         continue;
       }

@@ -49,7 +49,14 @@ const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const q = encodeURIComponent;
 
+/** A body is JSON, or raw bytes with their own headers (an upload). */
 type Call = [method: string, path: string, body?: unknown];
+type RawBody = { raw: Buffer; headers: Record<string, string> };
+const isRaw = (b: unknown): b is RawBody => typeof b === 'object' && b !== null && 'raw' in b;
+const upload = (text: string): RawBody => ({
+  raw: Buffer.from(text),
+  headers: { 'content-length': String(Buffer.byteLength(text)), 'content-digest': `sha-256=:${createHash('sha256').update(text).digest('base64')}:` },
+});
 /** `tag` makes the names of what a setup creates unique to one run. */
 type Setup = (c: ClusterHarness, tag: string) => Promise<void>;
 
@@ -105,6 +112,8 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-unzip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
   'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
   'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
+  // One receiver Job per upload: created, its Pod found by label and called on its address.
+  'files-upload': { calls: [['PUT', `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`, upload('uploaded\n')]] },
   holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
   start: { calls: [['POST', '/api/v1/servers/survival/start'], ['POST', '/api/v1/servers/survival/stop']] },
   'world-lock': {
@@ -281,7 +290,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
-    const browse = fn === 'files-list' || fn === 'files-read' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    const browse = fn === 'files-list' || fn === 'files-read' || fn === 'files-upload' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
@@ -298,8 +307,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     for (const [method, path, body] of sc.calls) {
       const res = await app.request(path, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
+        headers: { authorization: `Bearer ${token}`, ...(isRaw(body) ? body.headers : body ? { 'content-type': 'application/json' } : {}) },
+        body: isRaw(body) ? body.raw : body ? JSON.stringify(body) : undefined,
       });
       statuses.push(`${method} ${path} → ${res.status} ${await res.text()}`);
     }
