@@ -86,7 +86,7 @@ describe('uploads', () => {
     // Refusals before any Job: no digest, no length (chunked).
     const noDigest = await fetch(`${s.url}/api/v1/servers/survival/files/upload?path=a.txt`, { method: 'PUT', body, headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(noDigest.status, 400);
-    assert.equal((await noDigest.json()).error.code, 'digest_required');
+    assert.equal(((await noDigest.json()) as { error: { code: string } }).error.code, 'digest_required');
     assert.ok(!existsSync(join(s.world, 'a.txt')));
   });
 

@@ -4,7 +4,9 @@
  *
  * - `FELIS_POD_IP`, `FELIS_SERVE_TOKEN_SHA256`, `FELIS_SERVE_PORT`, `FELIS_SERVE_IDLE_SECONDS`,
  *   `FELIS_SERVE_LIFETIME_SECONDS` as for `--serve`;
- * - `FELIS_RECEIVE_ONCE=true`: stop after the first upload (the single PUT's Job).
+ * - `FELIS_RECEIVE_ONCE=true`: stop after the first upload (the single PUT's Job);
+ * - `FELIS_UPLOAD_SESSION=<32 hex>`: serve that upload session instead (receive-session.ts); it
+ *   prints the commit's Result, or `{}` when the session ended otherwise.
  *
  * It prints one result line when it stops: the upload's Result when it received one (placed, or
  * refused with a code), `{}` when none came. A transfer error (the bytes were not what was promised)
@@ -20,6 +22,7 @@ import { WorldRoot } from '../root.ts';
 import { openContext } from '../upload/context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';
+import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS, SERVE_PORT } from './run.ts';
 
 const PREFIX = 'felis files: ';
@@ -27,6 +30,7 @@ const PREFIX = 'felis files: ';
 export interface ReceiveRunOptions extends ExecuteOptions {
   onSignal?: (stop: () => void) => void;
   onReceiving?: (r: Receiving) => void;
+  onSession?: (r: SessionReceiving) => void;
 }
 
 function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -57,6 +61,40 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
   } catch (e) {
     io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
     return 1;
+  }
+  const sessionId = env.FELIS_UPLOAD_SESSION;
+  if (sessionId !== undefined) {
+    if (!/^[0-9a-f]{32}$/.test(sessionId)) {
+      io.stderr(`${PREFIX}FELIS_UPLOAD_SESSION must be 32 lowercase hex characters\n`);
+      return 2;
+    }
+    let sr: SessionReceiving;
+    try {
+      sr = await startSessionReceiving({
+        host,
+        port,
+        tokenSha256: digest,
+        id: sessionId,
+        context: () => openContext(worldsRoot, opts),
+        idleMs: idle * 1000,
+        lifetimeMs: lifetime * 1000,
+      });
+    } catch (e) {
+      io.stderr(`${PREFIX}serve upload session ${sessionId}: ${(e as Error).message}\n`);
+      return 1;
+    }
+    opts.onSignal?.(() => sr.stop('signal'));
+    opts.onSession?.(sr);
+    io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
+    const { reason, result } = await sr.stopped;
+    io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
+    try {
+      await io.stdout(formatResultLine(result ?? {}));
+    } catch (e) {
+      io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
+      return 1;
+    }
+    return 0;
   }
   let r: Receiving;
   try {
