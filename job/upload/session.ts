@@ -17,7 +17,6 @@ import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail } from '../failure.ts';
-import { fdPath } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { TEMP_PREFIX } from '../working-files.ts';
 import { TransferError, uploadTarget } from './land.ts';
@@ -76,9 +75,12 @@ export class UploadSession {
     this.#hash = hash;
   }
 
-  /** The session's folder under the root, by path through the root's fd (never a link). */
+  /**
+   * The session's folder, a direct child of the root (the mount itself, trusted); kept as a path
+   * because the session outlives each call's open root. Checked to be a folder, never a link.
+   */
   static folder(ctx: OpContext, id: string): string {
-    return `${fdPath(ctx.root.fd)}/${stagingName(id)}`;
+    return `${ctx.root.dir}/${stagingName(id)}`;
   }
 
   /**
@@ -232,7 +234,7 @@ function writeState(dir: string, s: SessionState): void {
  */
 export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string, now = Date.now()): number {
   let removed = 0;
-  const root = fdPath(ctx.root.fd);
+  const root = ctx.root.dir;
   bestEffort(() => {
     for (const name of fs.readdirSync(root)) {
       if (!name.startsWith(TEMP_PREFIX) || name === keep) continue;
