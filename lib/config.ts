@@ -10,6 +10,7 @@
 import { DEFAULT_CPU, DEFAULT_MEMORY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
+import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
 import { anyText, count, optional, readVariables, text, type Reader } from './env-readers.ts';
 
 /** Every variable the functions read at start, in the order they are checked. Add new ones here. */
@@ -44,6 +45,8 @@ export interface Config {
   controllerNode?: string;
   /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
   browse?: BrowseConfig;
+  /** Upload sessions' idle period and receiver lifetime (uploads need the job key too). */
+  uploads?: UploadConfig;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -73,5 +76,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
     ...(browse ? { browse } : {}),
+    uploads: uploadConfigFromEnv(env),
   };
 }

@@ -11,6 +11,8 @@ import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
 export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';
+/** Ours only: the upload session a receiver Job serves (32 hex); every Job of the session has it. */
+export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
 /** The same container port as a serving Job: only the upload functions may reach it. */
 export const RECEIVE_PORT = BROWSE_PORT;
 
@@ -19,6 +21,8 @@ export interface ReceiverJobParams extends JobBase, Pick<JobParams, 'cpu' | 'mem
   tokenSha256: string;
   /** Stop after the first upload (the single PUT). */
   once: boolean;
+  /** Serve this upload session instead (resumed from the disk when it exists there). */
+  session?: string;
   idleSeconds: number;
   lifetimeSeconds: number;
 }
@@ -29,6 +33,7 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
   if (!p.opId) throw new JobSpecError('no operation id');
   if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('a receiver job needs a token digest');
   if (p.command.length === 0) throw new JobSpecError('no worker command configured');
+  if (p.session !== undefined && (p.once || !/^[0-9a-f]{32}$/.test(p.session))) throw new JobSpecError('a session receiver needs a 32-hex session id');
   const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
   const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
   const labels: Record<string, string> = {
@@ -39,6 +44,7 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
     [LABEL_FILES_MODE]: 'upload',
     [LABEL_FILES_RECEIVE]: 'true',
   };
+  if (p.session) labels[LABEL_UPLOAD_SESSION] = p.session;
   return jobOf(p, {
     labels,
     // A minute past the program's own lifetime for a clean stop.
@@ -52,6 +58,7 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
       { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
       { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
       ...(p.once ? [{ name: 'FELIS_RECEIVE_ONCE', value: 'true' }] : []),
+      ...(p.session ? [{ name: 'FELIS_UPLOAD_SESSION', value: p.session }] : []),
     ],
     ports: [{ name: 'receive', containerPort: RECEIVE_PORT, protocol: 'TCP' }],
     requests: { cpu, memory },

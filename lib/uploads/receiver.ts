@@ -142,7 +142,7 @@ export class UploadReceivers implements UploadChannel {
   }
 }
 
-function ready(ip: string, port: number, token: string): Promise<boolean> {
+export function ready(ip: string, port: number, token: string): Promise<boolean> {
   return new Promise((resolve) => {
     const req = http.request({ host: ip, port, path: '/ready', method: 'GET', headers: { authorization: `Bearer ${token}` }, agent: false, timeout: 1_000 }, (res) => {
       res.resume();
@@ -159,7 +159,7 @@ function ready(ip: string, port: number, token: string): Promise<boolean> {
  * the count is still right: a body longer or shorter than `size` never reaches the receiver whole,
  * so the receiver sees it broken off and lands nothing. One chunk more in memory, no more.
  */
-function counter(size: number): Transform {
+export function counter(size: number): Transform {
   let got = 0;
   let held: Buffer | undefined;
   return new Transform({
