@@ -87,6 +87,11 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       };
     case 'files-ops':
       return async () => ({ method: 'GET', path: `${base}/files/ops` });
+    // Beginning a session creates its receiver Job and waits for it to answer. The bench's sessions
+    // idle out after 1 s (FELIS_UPLOAD_IDLE_SECONDS below); the warm call meets the first's session
+    // and is refused 429 (one session per server).
+    case 'files-uploads':
+      return async () => ({ method: 'POST', path: `${base}/files/uploads?path=${encodeURIComponent(`bench-s-${n}.bin`)}`, body: { size: 1 } });
     case 'files-upload':
       return async () => {
         const bytes = Buffer.from(`uploaded ${n}\n`);
@@ -234,7 +239,7 @@ try {
     if (compare) results[`${FLOOR} (${NO_CACHE})`]!.push(await coldStart(floorBundle, plain));
     for (const fn of functions) {
       // Uploads need the job key their receivers' tokens derive from (as their manifest mounts it).
-      const withKey = (e: NodeJS.ProcessEnv) => (fn === 'files-upload' ? { ...e, FELIS_JOB_KEY_FILE: ensureJobKeyFile(dataDir) } : e);
+      const withKey = (e: NodeJS.ProcessEnv) => (fn.startsWith('files-upload') ? { ...e, FELIS_JOB_KEY_FILE: ensureJobKeyFile(dataDir), FELIS_UPLOAD_IDLE_SECONDS: '1' } : e);
       results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), withKey(env), opFor(fn, String(i), world)));
       for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), withKey(v.env), opFor(fn, `${v.label}-${i}`, world)));
     }

@@ -263,7 +263,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read and files-upload, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read and the upload functions, only on the serve port', () => {
     const policies = objs.filter((o) => o.kind === 'NetworkPolicy');
     assert.equal(policies.length, 1);
     const np = policies[0]!;
@@ -282,15 +282,15 @@ describe('knative/ manifests', () => {
     assert.deepEqual(receiver.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [RECEIVE_PORT]);
     assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-upload']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-upload', 'files-uploads']);
   });
 
-  test('files-list, files-read and files-upload read the job key from an optional Secret; no other function has it', () => {
+  test('files-list, files-read and the upload functions read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
       const file = c.env.find((e: { name: string }) => e.name === 'FELIS_JOB_KEY_FILE')?.value as string | undefined;
-      if (fn !== 'files-list' && fn !== 'files-read' && fn !== 'files-upload') {
+      if (!['files-list', 'files-read', 'files-upload', 'files-uploads'].includes(fn)) {
         assert.equal(file, undefined, fn);
         continue;
       }

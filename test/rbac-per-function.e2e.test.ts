@@ -49,8 +49,8 @@ const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const q = encodeURIComponent;
 
-/** A body is JSON, or raw bytes with their own headers (an upload). */
-type Call = [method: string, path: string, body?: unknown];
+/** A body is JSON, or raw bytes with their own headers (an upload); a path may use the previous answer. */
+type Call = [method: string, path: string | ((previous: any) => string), body?: unknown];
 type RawBody = { raw: Buffer; headers: Record<string, string> };
 const isRaw = (b: unknown): b is RawBody => typeof b === 'object' && b !== null && 'raw' in b;
 const upload = (text: string): RawBody => ({
@@ -89,6 +89,17 @@ async function endSessions(c: ClusterHarness): Promise<void> {
   }
 }
 
+/** Waits until no upload session receiver runs (the previous run's commit ended it). */
+async function uploadSessionsEnded(c: ClusterHarness): Promise<void> {
+  const core = c.kubeConfig(c.adminToken).makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 30_000;
+  const live = async () => (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/upload-session' })).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  while ((await live()).length > 0) {
+    if (Date.now() > deadline) throw new Error('upload session receivers did not end within 30 s');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 /**
  * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
  * listings on a stopped server, each mutation (which takes and releases the world lock), the
@@ -114,6 +125,16 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
   // One receiver Job per upload: created, its Pod found by label and called on its address.
   'files-upload': { calls: [['PUT', `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`, upload('uploaded\n')]] },
+  // A session: begun (a receiver Job under the lock), a part, its status, committed.
+  'files-uploads': {
+    setup: uploadSessionsEnded,
+    calls: [
+      ['POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/session.txt')}`, { size: 9 }],
+      ['PUT', (v) => `/api/v1/servers/survival/files/uploads/${v.id}?offset=0`, upload('uploaded\n')],
+      ['GET', (v) => `/api/v1/servers/survival/files/uploads/${v.id}`],
+      ['POST', (v) => `/api/v1/servers/survival/files/uploads/${v.id}/commit`, { overwrite: true }],
+    ],
+  },
   holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
   start: { calls: [['POST', '/api/v1/servers/survival/start'], ['POST', '/api/v1/servers/survival/stop']] },
   'world-lock': {
@@ -290,7 +311,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
-    const browse = fn === 'files-list' || fn === 'files-read' || fn === 'files-upload' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    const browse = fn === 'files-list' || fn === 'files-read' || fn.startsWith('files-upload') ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
@@ -304,13 +325,21 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const before = cluster.counts(user);
     await sc.setup?.(cluster, mode === 'token' ? '' : '-k');
     const statuses: string[] = [];
-    for (const [method, path, body] of sc.calls) {
+    let previous: unknown;
+    for (const [method, p, body] of sc.calls) {
+      const path = typeof p === 'function' ? p(previous) : p;
       const res = await app.request(path, {
         method,
         headers: { authorization: `Bearer ${token}`, ...(isRaw(body) ? body.headers : body ? { 'content-type': 'application/json' } : {}) },
         body: isRaw(body) ? body.raw : body ? JSON.stringify(body) : undefined,
       });
-      statuses.push(`${method} ${path} → ${res.status} ${await res.text()}`);
+      const text = await res.text();
+      try {
+        previous = JSON.parse(text) ?? previous;
+      } catch {
+        // not JSON: keep the previous answer
+      }
+      statuses.push(`${method} ${path} → ${res.status} ${text}`);
     }
     const after = cluster.counts(user);
     const used = Object.keys(after).filter((k) => after[k]! > (before[k] ?? 0));
