@@ -38,7 +38,7 @@ describe('uploads', () => {
   let batch: BatchV1Api;
   before(async () => {
     // Uploads use the same shared job key as browse sessions; a short TTL so finished Jobs go.
-    s = await startStack({ browse: {}, editor: { ttlSeconds: 2 } });
+    s = await startStack({ browse: {}, editor: { ttlSeconds: 2 }, uploads: { idleSeconds: 20, lifetimeSeconds: 600 } });
     const kc = s.cluster.kubeConfig(s.cluster.adminToken);
     core = kc.makeApiClient(CoreV1Api);
     batch = kc.makeApiClient(BatchV1Api);
@@ -88,6 +88,103 @@ describe('uploads', () => {
     assert.equal(noDigest.status, 400);
     assert.equal(((await noDigest.json()) as { error: { code: string } }).error.code, 'digest_required');
     assert.ok(!existsSync(join(s.world, 'a.txt')));
+  });
+
+  test('a 200 MiB session: parts, one broken off and resent, the receiver Pod lost and resumed, a start refused, committed whole', async () => {
+    const size = 200 << 20;
+    const PART = 32 << 20;
+    // Deterministic bytes, generated per part (never the whole file in memory at once beyond one part).
+    const partAt = (off: number) => {
+      const b = Buffer.alloc(Math.min(PART, size - off));
+      for (let i = 0; i < b.length; i += 8) b.writeUInt32LE(((off + i) * 2654435761) >>> 0, i);
+      return b;
+    };
+    const whole = createHash('sha256');
+    for (let off = 0; off < size; off += PART) whole.update(partAt(off));
+    const expected = whole.digest('hex');
+
+    const begun = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('worlds/big.bin')}`, { size });
+    assert.equal(begun.status, 404, 'the folder must exist');
+    const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/big-session.bin')}`, { size });
+    assert.equal(b.status, 201, b.text);
+    const id = b.body.id as string;
+    assert.match(id, /^[0-9a-f]{32}$/);
+    assert.equal((await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/other.bin')}`, { size: 1 })).body.error.code, 'too_many_uploads');
+    // The session holds the world: a start is refused.
+    const start = await s.call('POST', '/api/v1/servers/survival/start');
+    assert.equal(start.status, 409, start.text);
+    assert.equal(start.body.error.code, 'maintenance_in_progress');
+
+    const sendPart = async (off: number, body: Buffer | ReadableStream<Uint8Array>, len: number, digestOf: Buffer, signal?: AbortSignal) =>
+      fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=${off}`, {
+        method: 'PUT',
+        body,
+        signal,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(len), 'content-digest': `sha-256=:${b64(digestOf)}:` },
+        duplex: 'half',
+      } as RequestInit).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }));
+
+    let off = 0;
+    let broke = false;
+    let lost = false;
+    while (off < size) {
+      const p = partAt(off);
+      if (!broke && off === PART) {
+        // A simulated break: half the part, then the connection goes.
+        broke = true;
+        const ac = new AbortController();
+        const half = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(p.subarray(0, p.length >> 1));
+          },
+        });
+        const cut = sendPart(off, half, p.length, p, ac.signal).catch(() => undefined);
+        await sleep(300);
+        ac.abort();
+        await Promise.race([cut, sleep(2000)]);
+        const st = await until(async () => {
+          const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+          return v.status === 200 ? v : undefined;
+        }, 'the status', 10_000);
+        assert.equal(st.body.received, PART, 'the broken part was not kept');
+      }
+      if (!lost && off === 3 * PART) {
+        // The receiver Pod is lost: the next part starts a new receiver that resumes from the disk.
+        lost = true;
+        const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items;
+        assert.equal(pods.length, 1);
+        await core.deleteNamespacedPod({ namespace: 'minecraft', name: pods[0]!.metadata!.name!, gracePeriodSeconds: 0 });
+        await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase !== 'Running') ? true : undefined), 'the receiver Pod to go', tierMs(15_000, 60_000));
+      }
+      const r = await sendPart(off, p, p.length, p);
+      assert.equal(r.status, 200, `part at ${off}: ${JSON.stringify(r.body)}`);
+      off += p.length;
+      assert.equal(r.body.received, off);
+    }
+    const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+    assert.equal(v.body.parts.length, Math.ceil(size / PART));
+    const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { overwrite: false, sha256: expected });
+    assert.equal(done.status, 200, done.text);
+    assert.deepEqual(done.body, { path: 'plugins/big-session.bin', status: 'uploaded', sha256: expected, size });
+    const h = createHash('sha256');
+    h.update(readFileSync(join(s.world, 'plugins/big-session.bin')));
+    assert.equal(h.digest('hex'), expected);
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no staging left');
+    const gone = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+    assert.equal(gone.status, 404, gone.text);
+  });
+
+  test('an abandoned session ends by itself and leaves nothing behind', async () => {
+    const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/abandoned.bin')}`, { size: 10 });
+    assert.equal(b.status, 201, b.text);
+    const id = b.body.id as string;
+    const p = Buffer.from('01234');
+    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, { method: 'PUT', body: p, headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(p)}:` } });
+    assert.equal(r.status, 200, await r.text());
+    const cancelled = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/cancelled.bin')}`, { size: 10 });
+    assert.equal(cancelled.status, 429);
+    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed') ? true : undefined), 'the idle session to end', tierMs(40_000, 90_000));
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-') || n.includes('abandoned')), []);
   });
 
   test('once done, no receiver Pod or Job is left, and the world is free', async () => {

@@ -2,9 +2,10 @@
  * Upload sessions, function side. A session is one receiver Job at a time (labelled with the
  * session id) whose Pod holds the session's state on the world volume; the function keeps nothing.
  * Each call finds the session's serving Pod with `pods list` and calls it with its Job's token.
- * When no Pod serves it (the receiver was lost, or reached its lifetime) but the session had a Job,
- * the caller may start a new receiver for the same id, which resumes from the disk. Verbs:
- * `jobs create`, `jobs list` (is there a session? which Jobs did it have?), `pods list`.
+ * When no Pod serves it (the receiver was lost, or reached its lifetime), the caller may start a
+ * new receiver for the same id, which resumes from the disk (or answers 404 and ends when the disk
+ * holds no such session). Verbs: `jobs create`, `jobs list` (a server's live sessions; is a
+ * receiver on its way?), `pods list`.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -118,9 +119,6 @@ export class UploadSessions implements SessionChannel {
     const name = filesJobName(t.server, opId);
     const job = renderReceiverJob({
       ...this.#settings,
-      // A finished receiver Job stays as long as its session may sit idle: it is how the next call
-      // knows the session existed and may be resumed from the disk.
-      ttlSeconds: this.#cfg.idleSeconds,
       server: t.server,
       opId,
       worldPvc: t.world.claim,
@@ -158,11 +156,12 @@ export class UploadSessions implements SessionChannel {
         const token = jobToken(key, controllerJob(pod) ?? '');
         if (await ready(s.ip, this.#port(), token)) return podCall(s.ip, this.#port(), token, req, signal);
       } else if (!s.starting) {
-        // No receiver Pod: one is on its way (its Job is not finished), or the session is gone, or
-        // its receiver was lost and it waits on the disk for a new one.
+        // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
+        // or its receiver was lost and the session waits on the disk. A new receiver for the id
+        // answers from the disk, or 404 when the disk holds no such session, and then ends.
         const jobs = await this.#jobs(selector);
         if (!jobs.some((j) => !jobFinished(j))) {
-          if (!resume || resumed || jobs.length === 0) throw notFound();
+          if (!resume || resumed) throw notFound();
           await resume();
           resumed = true;
         }

@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../../lib/log.ts';
 import { configFromEnv } from '../../lib/config.ts';
 import type { EditorConfig } from '../../lib/files/editor.ts';
 import type { BrowseConfig } from '../../lib/browse/config.ts';
+import type { UploadConfig } from '../../lib/uploads/config.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp, listen } from '../../lib/http/host.ts';
 import { authFromEnv } from '../../lib/http/auth.ts';
@@ -52,6 +53,8 @@ export interface StackOptions {
   restoreTemplate?: string;
   /** Browse sessions on (a fresh key in the data directory), with these overrides; off by default. */
   browse?: Partial<BrowseConfig>;
+  /** Upload-session settings (uploads need `browse` too: the shared job key). */
+  uploads?: UploadConfig;
   /** Where the functions log (default: silent). */
   logger?: Logger;
   /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
@@ -99,7 +102,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
     browse = { ...configFromEnv({ FELIS_JOB_KEY_FILE: keyFile }).browse!, ...opts.browse };
   }
-  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse });
+  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, uploads: opts.uploads });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
   const app = createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS));
   const server: ServerType = await new Promise((res) => {
