@@ -27,6 +27,7 @@ function kit(o: { active?: number } = {}) {
   const channel: SessionChannel = {
     newId: () => ID,
     active: async () => o.active ?? 0,
+    ended: async (_server, id) => void log.push(`ended ${id}`),
     start: async (_t, id) => void log.push(`start ${id} locked=${gates.holding}`),
     async call(_server, id, req, _signal, resume) {
       log.push(`${req.method} ${req.path.split('?')[0]}${resume ? ' (may resume)' : ''}`);

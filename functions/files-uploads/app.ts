@@ -85,6 +85,11 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     // The lock covers the Job's creation; from then on the Job itself holds the world.
     await underWorldLock(deps, f, () => ss.start(f.target, id));
     const a = await ss.call(f.target.server, id, { method: 'POST', path: `/begin?${new URLSearchParams({ path: f.path, size: String(size) })}` }, f.signal);
+    if (a.status !== 200 && a.status !== 201) {
+      // The refused session's receiver ends at once; answer once it has, so a corrected begin
+      // right after is not refused as a second session.
+      await ss.ended(f.target.server, id, 5_000);
+    }
     return sendJson(c, 201, answerOrThrow(a, [200, 201]));
   });
 

@@ -7,8 +7,6 @@
  * @module
  */
 import http from 'node:http';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../files/editor.ts';
 import { newOpId } from '../files/editor.ts';
@@ -155,26 +153,59 @@ export function ready(ip: string, port: number, token: string): Promise<boolean>
 }
 
 /**
- * Counts the bytes passing and holds the latest chunk back until the next one (or the end) shows
- * the count is still right: a body longer or shorter than `size` never reaches the receiver whole,
- * so the receiver sees it broken off and lands nothing. One chunk more in memory, no more.
+ * Writes `body` to `req`, pausing while the socket's buffer is full (the receiver's disk sets the
+ * pace), and checks the count on the way: the latest chunk is held back until the next one (or
+ * the end) shows the count is still right, so a body longer or shorter than `size` never reaches
+ * the receiver whole; it sees the request broken off and lands nothing. Ends `req` on success.
+ * Stops early (without error) once `stop` is set: the receiver answered before reading it all.
  */
-export function counter(size: number): Transform {
+export async function streamBody(req: http.ClientRequest, body: ReadableStream<Uint8Array> | null, size: number, signal: AbortSignal, stopped: () => boolean): Promise<void> {
+  const reader = body?.getReader();
   let got = 0;
-  let held: Buffer | undefined;
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      got += chunk.length;
-      if (got > size) return cb(new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`));
-      const out = held;
-      held = chunk;
-      cb(null, out);
-    },
-    flush(cb) {
-      if (got !== size) return cb(shortBody(size));
-      cb(null, held);
-    },
-  });
+  let held: Uint8Array | undefined;
+  const write = async (chunk: Uint8Array) => {
+    if (req.destroyed) return;
+    if (!req.write(chunk) && !req.destroyed) {
+      await new Promise<void>((resolve, reject) => {
+        const done = () => {
+          req.off('drain', done);
+          req.off('close', done);
+          signal.removeEventListener('abort', abort);
+          resolve();
+        };
+        const abort = () => {
+          req.off('drain', done);
+          req.off('close', done);
+          reject(signal.reason);
+        };
+        req.on('drain', done);
+        req.on('close', done);
+        signal.addEventListener('abort', abort, { once: true });
+      });
+    }
+  };
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      if (stopped() || req.destroyed) {
+        // The answer is in: the rest of the body is not wanted, and the connection is done.
+        req.destroy();
+        await reader?.cancel().catch(() => {});
+        return;
+      }
+      const r = reader ? await reader.read() : { done: true as const, value: undefined };
+      if (r.done) break;
+      got += r.value.length;
+      if (got > size) throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`);
+      if (held) await write(held);
+      held = r.value;
+    }
+    if (got !== size) throw shortBody(size);
+    if (held) await write(held);
+    req.end();
+  } finally {
+    reader?.releaseLock();
+  }
 }
 
 interface SendOptions {
@@ -222,11 +253,15 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
     req.once('socket', (s) => (s.connecting ? s.once('connect', () => resolve()) : resolve()));
     req.once('error', () => resolve());
   });
-  const source = o.body ? Readable.fromWeb(o.body as import('node:stream/web').ReadableStream) : Readable.from([]);
   let sendError: unknown;
+  let answeredEarly = false;
+  void answered.then(
+    () => (answeredEarly = true),
+    () => {},
+  );
   try {
     // The receiver may answer (a refusal) before it has read the body: then the rest is not sent.
-    await Promise.race([pipeline(source, counter(u.size), req, { signal: o.signal }), answered.then(() => source.destroy())]);
+    await streamBody(req, o.body, u.size, o.signal, () => answeredEarly);
   } catch (err) {
     sendError = err;
     req.destroy();

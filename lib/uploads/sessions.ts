@@ -10,8 +10,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../files/editor.ts';
 import { ApiError } from '../http/envelope.ts';
@@ -24,7 +22,7 @@ import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import type { UploadConfig } from './config.ts';
 import { readKey } from './key.ts';
-import { counter, ready, shortBody } from './receiver.ts';
+import { ready, shortBody, streamBody } from './receiver.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -47,6 +45,8 @@ export interface SessionChannel {
   newId(): string;
   /** Sessions of the server whose receiver has not ended. */
   active(server: string): Promise<number>;
+  /** Waits (at most `ms`) until no receiver Pod of the session runs: after a refused begin. */
+  ended(server: string, id: string, ms: number): Promise<void>;
   /** Creates a receiver Job for the session (new or resumed); the caller holds the world lock. */
   start(t: Target, id: string): Promise<void>;
   /**
@@ -111,6 +111,16 @@ export class UploadSessions implements SessionChannel {
   async active(server: string): Promise<number> {
     const jobs = await this.#jobs(`${LABEL_SERVER}=${server},${LABEL_FILES_RECEIVE}=true,${LABEL_UPLOAD_SESSION}`);
     return new Set(jobs.filter((j) => !jobFinished(j)).map((j) => j.metadata?.labels?.[LABEL_UPLOAD_SESSION])).size;
+  }
+
+  async ended(server: string, id: string, ms: number): Promise<void> {
+    const end = performance.now() + ms;
+    const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
+    while (performance.now() < end) {
+      const pods = await this.#api.listPods(this.#settings.namespace, selector).catch(() => []);
+      if (pods.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
   }
 
   async start(t: Target, id: string): Promise<void> {
@@ -197,9 +207,13 @@ export async function podCall(ip: string, port: number, token: string, r: { meth
   let sendError: unknown;
   if (r.body) {
     req.flushHeaders();
-    const source = r.body.stream ? Readable.fromWeb(r.body.stream as import('node:stream/web').ReadableStream) : Readable.from([]);
+    let answeredEarly = false;
+    void answered.then(
+      () => (answeredEarly = true),
+      () => {},
+    );
     try {
-      await Promise.race([pipeline(source, counter(r.body.size), req, { signal }), answered.then(() => source.destroy())]);
+      await streamBody(req, r.body.stream, r.body.size, signal, () => answeredEarly);
     } catch (err) {
       sendError = err;
       req.destroy();
