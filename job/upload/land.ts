@@ -16,6 +16,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
+import { blocks } from './batch.ts';
 import { pathHasWorkingName, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
@@ -101,7 +102,7 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       const hash = createHash('sha256');
       let got = 0;
       try {
-        for await (const chunk of source) {
+        for await (const chunk of blocks(source)) {
           if (got + chunk.length > req.size) throw new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`);
           hash.update(chunk);
           let off = 0;

@@ -20,6 +20,7 @@ import { bestEffort, fail } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { TEMP_PREFIX } from '../working-files.ts';
 import { TransferError, uploadTarget } from './land.ts';
+import { blocks } from './batch.ts';
 
 export const PART_MAX_BYTES = 32 << 20;
 const STATE = 'state.json';
@@ -154,7 +155,7 @@ export class UploadSession {
     let got = 0;
     try {
       try {
-        for await (const chunk of body) {
+        for await (const chunk of blocks(body)) {
           if (got + chunk.length > length) throw new TransferError('long', 'the part is longer than its Content-Length');
           let off = 0;
           while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off, offset + got + off)).bytesWritten;
