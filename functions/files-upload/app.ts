@@ -14,6 +14,7 @@ import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { rawQueryParam } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
+import { uploadBody } from '../../lib/uploads/receiver.ts';
 
 /** The most one request may carry; larger files go through upload sessions. */
 export const MAX_SINGLE_UPLOAD = 64 << 20;
@@ -37,7 +38,7 @@ export const filesUpload = (deps: Deps) => (app: Hono<Env>) => {
     const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
     const overwrite = rawQueryParam(c.req.url, 'overwrite') === 'true';
     const uploads = deps.uploads;
-    const placed = await underWorldLock(deps, f, () => uploads.single(f.target, { path: f.path, size, sha256, overwrite }, c.req.raw.body, f.signal));
+    const placed = await underWorldLock(deps, f, () => uploads.single(f.target, { path: f.path, size, sha256, overwrite }, uploadBody(c), f.signal));
     if (placed.sha256 !== sha256) throw new RunnerError(`the receiver placed ${placed.sha256}, not ${sha256}`);
     audit(deps.logger, c.get('requestId'), 'file.upload', f.target.server, f.path, { overwrite, sha256, size_bytes: size });
     return sendJson(c, 200, { path: f.path, status: 'uploaded', sha256, size });

@@ -26,6 +26,7 @@ import { checkResult } from '../../lib/files/decode.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 import { answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel } from '../../lib/uploads/sessions.ts';
 import { declaredLength } from '../files-upload/app.ts';
+import { uploadBody } from '../../lib/uploads/receiver.ts';
 
 const S = '/api/v1/servers/:name/files/uploads';
 const beginBody = z.strictObject({ size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) });
@@ -109,7 +110,7 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
     const id = c.req.param('id');
     const q = new URLSearchParams({ offset: raw, size: String(size), sha256 });
-    const a = await ss.call(server, id, { method: 'PUT', path: `/part?${q}`, body: { stream: c.req.raw.body, size } }, c.req.raw.signal, resumer(server, id));
+    const a = await ss.call(server, id, { method: 'PUT', path: `/part?${q}`, body: { stream: uploadBody(c), size } }, c.req.raw.signal, resumer(server, id));
     return sendJson(c, 200, answerOrThrow(a, [200]));
   });
 

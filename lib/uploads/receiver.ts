@@ -33,6 +33,19 @@ export interface UploadSettings {
   startTimeoutMs: number;
 }
 
+/**
+ * A request's body: the Node request itself when the function runs on Node's HTTP server (no web
+ * stream in between), else the Fetch body (route tests). Either is read once, in order.
+ */
+export type UploadBody = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
+
+/** The body of a Hono request, preferring the untouched Node request under @hono/node-server. */
+export function uploadBody(c: { env: unknown; req: { raw: Request } }): UploadBody {
+  const incoming = (c.env as { incoming?: http.IncomingMessage } | undefined)?.incoming;
+  if (incoming && typeof incoming.readableDidRead === 'boolean' && !incoming.readableDidRead) return incoming;
+  return c.req.raw.body;
+}
+
 export interface SingleUpload {
   path: string;
   size: number;
@@ -44,7 +57,7 @@ export interface SingleUpload {
 /** What the single-upload route needs (UploadReceivers, or a fake in route tests). */
 export interface UploadChannel {
   /** Lands the body at the path; answers its SHA-256, or throws the caller's error. */
-  single(t: Target, u: SingleUpload, body: ReadableStream<Uint8Array> | null, signal: AbortSignal): Promise<{ sha256: string }>;
+  single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<{ sha256: string }>;
 }
 
 export interface ReceiverOptions {
@@ -89,7 +102,7 @@ export class UploadReceivers implements UploadChannel {
     this.#o = o;
   }
 
-  async single(t: Target, u: SingleUpload, body: ReadableStream<Uint8Array> | null, signal: AbortSignal): Promise<{ sha256: string }> {
+  async single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<{ sha256: string }> {
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
     const opId = `u${(this.#o.newId ?? newOpId)().slice(1)}`;
     const name = filesJobName(t.server, opId);
@@ -159,8 +172,8 @@ export function ready(ip: string, port: number, token: string): Promise<boolean>
  * the receiver whole; it sees the request broken off and lands nothing. Ends `req` on success.
  * Stops early (without error) once `stop` is set: the receiver answered before reading it all.
  */
-export async function streamBody(req: http.ClientRequest, body: ReadableStream<Uint8Array> | null, size: number, signal: AbortSignal, stopped: () => boolean): Promise<void> {
-  const reader = body?.getReader();
+export async function streamBody(req: http.ClientRequest, body: UploadBody, size: number, signal: AbortSignal, stopped: () => boolean): Promise<void> {
+  const reader = body ? (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : undefined;
   let got = 0;
   let held: Uint8Array | undefined;
   const write = async (chunk: Uint8Array) => {
@@ -190,10 +203,10 @@ export async function streamBody(req: http.ClientRequest, body: ReadableStream<U
       if (stopped() || req.destroyed) {
         // The answer is in: the rest of the body is not wanted, and the connection is done.
         req.destroy();
-        await reader?.cancel().catch(() => {});
+        await reader?.return?.().catch(() => {});
         return;
       }
-      const r = reader ? await reader.read() : { done: true as const, value: undefined };
+      const r = reader ? await reader.next() : { done: true as const, value: undefined };
       if (r.done) break;
       got += r.value.length;
       if (got > size) throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`);
@@ -203,8 +216,9 @@ export async function streamBody(req: http.ClientRequest, body: ReadableStream<U
     if (got !== size) throw shortBody(size);
     if (held) await write(held);
     req.end();
-  } finally {
-    reader?.releaseLock();
+  } catch (e) {
+    await reader?.return?.().catch(() => {});
+    throw e;
   }
 }
 
@@ -213,7 +227,7 @@ interface SendOptions {
   port: number;
   token: string;
   upload: SingleUpload;
-  body: ReadableStream<Uint8Array> | null;
+  body: UploadBody;
   signal: AbortSignal;
 }
 

@@ -22,7 +22,7 @@ import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import type { UploadConfig } from './config.ts';
 import { readKey } from './key.ts';
-import { ready, shortBody, streamBody } from './receiver.ts';
+import { ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -53,7 +53,7 @@ export interface SessionChannel {
    * Calls the session's receiver. `resume` starts a new receiver when none serves (it checks the
    * gates and takes the lock); without it, or when the session had no Job, 404 upload_not_found.
    */
-  call(server: string, id: string, req: { method: string; path: string; body?: { stream: ReadableStream<Uint8Array> | null; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer>;
+  call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer>;
 }
 
 export interface SessionOptions {
@@ -146,7 +146,7 @@ export class UploadSessions implements SessionChannel {
     }
   }
 
-  async call(server: string, id: string, req: { method: string; path: string; body?: { stream: ReadableStream<Uint8Array> | null; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer> {
+  async call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer> {
     if (!ID.test(id)) throw notFound();
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
     const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
@@ -183,7 +183,7 @@ export class UploadSessions implements SessionChannel {
 }
 
 /** One call to a session receiver; a part's body is streamed with its length checked on the way. */
-export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: ReadableStream<Uint8Array> | null; size: number } }, signal: AbortSignal): Promise<PodAnswer> {
+export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal): Promise<PodAnswer> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (r.body) headers['content-length'] = String(r.body.size);
   const req = http.request({ host: ip, port, path: r.path, method: r.method, agent: false, headers });
