@@ -4,7 +4,7 @@
  * session routes of the files-uploads function (begin, 32 MiB parts streamed from the file,
  * commit) into a receiver Pod of the embedded cluster that writes it into the world volume; a
  * 64 MiB file goes through the single PUT of files-upload. Each is timed from the first request
- * to the last answer; the parts' digests are computed beforehand (a client hashes as it reads, so
+ * to the last answer, each body piped from the file into the socket as curl would send it; the parts' digests are computed beforehand (a client hashes as it reads, so
  * that cost is the client's, not the service's). `cp` copies the same source into the same world
  * folder. Each function bundle runs in its own process, as a Knative instance would.
  */
@@ -12,7 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, mkdtempSync, openSync, closeSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,9 +88,21 @@ async function cp(from: string, to: string): Promise<number> {
   return performance.now() - t0;
 }
 
-const body = (path: string, start: number, length: number) => Readable.toWeb(createReadStream(path, { start, end: start + length - 1, highWaterMark: 1 << 20 })) as ReadableStream<Uint8Array>;
+/** A raw PUT of a file range, as curl would send it: the file piped into the socket. */
+function putRange(url: string, path: string, file: string, start: number, length: number, digest: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url + path);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'PUT', agent: false, headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(length), 'content-digest': `sha-256=:${digest}:` } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT ${path}: ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    pipeline(createReadStream(file, { start, end: start + length - 1, highWaterMark: 1 << 20 }), req).catch(reject);
+  });
+}
 
-async function call(url: string, method: string, path: string, init: { body?: ReadableStream<Uint8Array> | string; headers?: Record<string, string> } = {}): Promise<any> {
+async function call(url: string, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<any> {
   const res = await fetch(url + path, { method, body: init.body, headers: { authorization: `Bearer ${TOKEN}`, ...init.headers }, duplex: 'half', signal: AbortSignal.timeout(600_000) } as RequestInit);
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
@@ -127,10 +140,7 @@ try {
   const t0 = performance.now();
   const begun = await call(sessions.url, 'POST', `${BASE}/files/uploads?path=uploaded-big.bin`, { body: JSON.stringify({ size: SIZE }), headers: { 'content-type': 'application/json' } });
   for (const p of parts) {
-    await call(sessions.url, 'PUT', `${BASE}/files/uploads/${begun.id}?offset=${p.start}`, {
-      body: body(big, p.start, p.length),
-      headers: { 'content-length': String(p.length), 'content-digest': `sha-256=:${p.digest}:` },
-    });
+    await putRange(sessions.url, `${BASE}/files/uploads/${begun.id}?offset=${p.start}`, big, p.start, p.length, p.digest);
   }
   await call(sessions.url, 'POST', `${BASE}/files/uploads/${begun.id}/commit`, { body: JSON.stringify({ overwrite: false }), headers: { 'content-type': 'application/json' } });
   const sessionMs = performance.now() - t0;
@@ -138,7 +148,7 @@ try {
 
   const cpSmallMs = await cp(small, join(world, 'cp-small.bin'));
   const t1 = performance.now();
-  await call(single.url, 'PUT', `${BASE}/files/upload?path=uploaded-small.bin`, { body: body(small, 0, SINGLE), headers: { 'content-length': String(SINGLE), 'content-digest': `sha-256=:${smallDigest}:` } });
+  await putRange(single.url, `${BASE}/files/upload?path=uploaded-small.bin`, small, 0, SINGLE, smallDigest);
   const singleMs = performance.now() - t1;
 
   const mib = (bytes: number, ms: number) => bytes / (1 << 20) / (ms / 1000);
