@@ -123,3 +123,13 @@ test('an op refusal from the receiver is the file error; a receiver that never c
   const u2 = new UploadReceivers(none.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 200 }, { key: KEY, port: none.port });
   await assert.rejects(u2.single(T, { path: 'a', size: 1, sha256: sha(data), overwrite: false }, streamOf([data]), new AbortController().signal), FilesTimeoutError);
 });
+
+test('a receiver\'s answers become the caller\'s: refusals with their code, anything else a 500', async () => {
+  const { answerOrThrow } = await import('./sessions.ts');
+  assert.deepEqual(answerOrThrow({ status: 200, text: '{"id":"x"}' }, [200]), { id: 'x' });
+  assert.throws(() => answerOrThrow({ status: 409, text: '{"code":"upload_busy","error":"busy"}' }, [200]), (e: unknown) => e instanceof ApiError && e.status === 409 && e.code === 'upload_busy');
+  assert.throws(() => answerOrThrow({ status: 507, text: '{"code":"upload_staging_full","error":"full"}' }, [200]), (e: unknown) => e instanceof ApiError && e.status === 507);
+  assert.throws(() => answerOrThrow({ status: 507, text: '' }, [200]), (e: unknown) => !(e instanceof ApiError));
+  assert.throws(() => answerOrThrow({ status: 500, text: '{"code":"internal","error":"x"}' }, [200]), (e: unknown) => !(e instanceof ApiError));
+  assert.throws(() => answerOrThrow({ status: 502, text: 'not json' }, [200]), (e: unknown) => !(e instanceof ApiError));
+});

@@ -241,7 +241,7 @@ export function answerOrThrow(a: PodAnswer, ok: number[]): unknown {
     throw new RunnerError(`the upload receiver answered ${a.status}: ${a.text.slice(0, 200)}`);
   }
   if (ok.includes(a.status)) return body;
-  if (body && typeof body.code === 'string' && a.status >= 400 && a.status < 500 || a.status === 507) {
+  if (body && typeof body.code === 'string' && ((a.status >= 400 && a.status < 500) || a.status === 507)) {
     throw new ApiError(a.status as 400, body.code, String(body.error ?? body.code));
   }
   throw new RunnerError(`the upload receiver answered ${a.status}: ${a.text.slice(0, 200)}`);
