@@ -120,6 +120,8 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     const id = c.req.param('id');
     const a = await ss.call(server, id, { method: 'DELETE', path: '/session' }, c.req.raw.signal, resumer(server, id));
     answerOrThrow(a, [204]);
+    // Answer once the receiver has ended, so a new session may begin right after.
+    await ss.ended(server, id, 5_000);
     return c.body(null, 204);
   });
 
@@ -139,6 +141,8 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     if (a.status !== 200) answerOrThrow(a, []);
     const r = checkResult(parseResultPayload(a.text));
     if (!r.sha256) throw notFound();
+    // Placed; the receiver ends now. Answer once it has, so a new session may begin right after.
+    await ss.ended(server, id, 5_000);
     audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite: body.overwrite, sha256: r.sha256, size_bytes: view.size });
     return sendJson(c, 200, { path: view.path, status: 'uploaded', sha256: r.sha256, size: view.size });
   });

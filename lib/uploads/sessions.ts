@@ -45,7 +45,7 @@ export interface SessionChannel {
   newId(): string;
   /** Sessions of the server whose receiver has not ended. */
   active(server: string): Promise<number>;
-  /** Waits (at most `ms`) until no receiver Pod of the session runs: after a refused begin. */
+  /** Waits (at most `ms`) until the session's receiver has ended: after a refused begin, a commit, a cancel. */
   ended(server: string, id: string, ms: number): Promise<void>;
   /** Creates a receiver Job for the session (new or resumed); the caller holds the world lock. */
   start(t: Target, id: string): Promise<void>;
@@ -109,16 +109,29 @@ export class UploadSessions implements SessionChannel {
   }
 
   async active(server: string): Promise<number> {
-    const jobs = await this.#jobs(`${LABEL_SERVER}=${server},${LABEL_FILES_RECEIVE}=true,${LABEL_UPLOAD_SESSION}`);
-    return new Set(jobs.filter((j) => !jobFinished(j)).map((j) => j.metadata?.labels?.[LABEL_UPLOAD_SESSION])).size;
+    const selector = `${LABEL_SERVER}=${server},${LABEL_FILES_RECEIVE}=true,${LABEL_UPLOAD_SESSION}`;
+    const jobs = (await this.#jobs(selector)).filter((j) => !jobFinished(j));
+    if (jobs.length === 0) return 0;
+    let pods: V1Pod[];
+    try {
+      pods = await this.#api.listPods(this.#settings.namespace, selector);
+    } catch (err) {
+      throw new RunnerError(`list upload session pods: ${describeKubeError(err)}`, { cause: err });
+    }
+    // A Job whose Pods have all ended is over even before its controller marks it finished.
+    const live = jobs.filter((j) => {
+      const mine = pods.filter((p) => controllerJob(p) === j.metadata?.name);
+      return mine.length === 0 || mine.some((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+    });
+    return new Set(live.map((j) => j.metadata?.labels?.[LABEL_UPLOAD_SESSION])).size;
   }
 
   async ended(server: string, id: string, ms: number): Promise<void> {
     const end = performance.now() + ms;
     const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
     while (performance.now() < end) {
-      const pods = await this.#api.listPods(this.#settings.namespace, selector).catch(() => []);
-      if (pods.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
+      const pods = await this.#api.listPods(this.#settings.namespace, selector).catch(() => undefined);
+      if (pods?.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
