@@ -11,8 +11,8 @@
  * `--compare` also measures the functions and the floor without a compile cache, interleaved.
  * The cluster runs in this process; each function runs in its own.
  */
-import { spawn } from 'node:child_process';
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,8 @@ interface Op {
   method: string;
   path: string;
   body?: unknown;
+  /** A raw body with its own headers (an upload), instead of JSON. */
+  raw?: { bytes: Buffer; headers: Record<string, string> };
 }
 const sha = async (s: string) => Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s))).toString('hex');
 const writeBody = async (text: string) => ({ content: Buffer.from(text).toString('base64'), content_sha256: await sha(text) });
@@ -88,6 +90,18 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
     // Signing a download URL: the gates and an HMAC, no Job (the GET on it is the download bench's).
     case 'files-download':
       return async () => ({ method: 'POST', path: `${base}/files/download?path=eula.txt` });
+    // Beginning a session creates its receiver Job and waits for it to answer. The bench's sessions
+    // idle out after 1 s (FELIS_UPLOAD_IDLE_SECONDS below); the warm call meets the first's session
+    // and is refused 429 (one session per server).
+    case 'files-uploads':
+      return async () => ({ method: 'POST', path: `${base}/files/uploads?path=${encodeURIComponent(`bench-s-${n}.bin`)}`, body: { size: 1 } });
+    case 'files-upload':
+      return async () => {
+        const bytes = Buffer.from(`uploaded ${n}\n`);
+        const digest = Buffer.from(await crypto.subtle.digest('SHA-256', bytes)).toString('base64');
+        const path = `${base}/files/upload?path=${encodeURIComponent(`bench-up-${n}-${Math.random().toString(36).slice(2)}.txt`)}`;
+        return { method: 'PUT', path, raw: { bytes, headers: { 'content-digest': `sha-256=:${digest}:` } } };
+      };
     // A background start answers 202 once its Job exists (or 409 while the previous one still holds the world).
     case 'files-unzip':
       return async () => ({ method: 'POST', path: `${base}/files/unzip?path=${encodeURIComponent(`bench-u-${n}.zip`)}`, body: { overwrite: false } });
@@ -159,8 +173,8 @@ async function coldStart(bundle: string, env: NodeJS.ProcessEnv, op?: () => Prom
       const o = await op();
       const res = await fetch(url + o.path, {
         method: o.method,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(o.body ? { 'content-type': 'application/json' } : {}) },
-        body: o.body ? JSON.stringify(o.body) : undefined,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(o.body ? { 'content-type': 'application/json' } : {}), ...o.raw?.headers },
+        body: o.raw ? o.raw.bytes : o.body ? JSON.stringify(o.body) : undefined,
         signal: AbortSignal.timeout(30_000),
       });
       const text = await res.text();
@@ -214,9 +228,12 @@ try {
     FELIS_IMAGE: 'felis-world/files:dev',
   };
   // The image's compile cache, filled the way the image build fills it.
-  // Downloads need the job key; list and read keep measuring their one-shot path without it.
+  // Downloads and uploads need the job key (their Jobs' tokens derive from it, as their manifests
+  // mount it); list and read keep measuring their one-shot path without it. The bench's upload
+  // sessions idle out after 1 s.
   const jobKey = ensureJobKeyFile(dataDir);
-  const keyed = (fn: string, e: NodeJS.ProcessEnv): NodeJS.ProcessEnv => (fn === 'files-download' ? { ...e, FELIS_JOB_KEY_FILE: jobKey } : e);
+  const keyed = (fn: string, e: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+    fn === 'files-download' ? { ...e, FELIS_JOB_KEY_FILE: jobKey } : fn.startsWith('files-upload') ? { ...e, FELIS_JOB_KEY_FILE: jobKey, FELIS_UPLOAD_IDLE_SECONDS: '1' } : e;
   const env: NodeJS.ProcessEnv = { ...plain, NODE_COMPILE_CACHE: join(dataDir, 'compile-cache') };
   await warmImage(fnDir, join(root, 'dist/felis.mjs'), env);
   await coldStart(floorBundle, env);

@@ -12,6 +12,8 @@ import { filesOps } from './files-ops/app.ts';
 import { filesRead } from './files-read/app.ts';
 import { filesRename } from './files-rename/app.ts';
 import { filesUnzip } from './files-unzip/app.ts';
+import { filesUpload } from './files-upload/app.ts';
+import { filesUploads } from './files-uploads/app.ts';
 import { filesWrite } from './files-write/app.ts';
 import { filesZip } from './files-zip/app.ts';
 import { holderRoutes } from './holder/app.ts';
@@ -28,6 +30,8 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-rename': filesRename,
   'files-unzip': filesUnzip,
   'files-zip': filesZip,
+  'files-upload': filesUpload,
+  'files-uploads': filesUploads,
   'files-ops': filesOps,
   'files-download': filesDownload,
   holder: holderRoutes,

@@ -12,6 +12,7 @@ import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runExport, type ExportRunOptions } from './export/run.ts';
+import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_INFRA = 1;
@@ -30,7 +31,7 @@ export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   io: CliIO,
-  opts: ExecuteOptions & ServeRunOptions & { onExportListening?: ExportRunOptions['onListening'] } = {},
+  opts: ExecuteOptions & ServeRunOptions & ReceiveRunOptions & { onExportListening?: ExportRunOptions['onListening'] } = {},
 ): Promise<number> {
   // `felis export --mode files ...`: one download served from the Pod (job/export/).
   if (argv[0] === 'export') return runExport(argv.slice(1), env, io, { onSignal: opts.onSignal, onListening: opts.onExportListening });
@@ -56,12 +57,20 @@ export async function runCli(
     return EXIT_INFRA;
   }
   // Serving answers many list/read requests; it is a mode of its own, not an op.
-  if (f.serve) {
+  if (f.serve && !f.receive) {
     if (f.op !== '') {
       io.stderr(`${PREFIX}--serve takes no --op\n`);
       return EXIT_USAGE;
     }
     return runServe(f.worldsRoot, env, io, opts);
+  }
+  // Receiving lands uploads streamed to the Pod; a mode of its own too.
+  if (f.receive) {
+    if (f.op !== '' || f.serve) {
+      io.stderr(`${PREFIX}--receive takes no --op or --serve\n`);
+      return EXIT_USAGE;
+    }
+    return runReceive(f.worldsRoot, env, io, opts);
   }
   if (f.op === '') {
     io.stderr(`${PREFIX}--op is required\n`);

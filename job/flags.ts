@@ -27,6 +27,7 @@ export interface FilesFlags {
   sha256: string;
   overwrite: boolean;
   serve: boolean;
+  receive: boolean;
 }
 
 type Kind = 'string' | 'bool' | 'int';
@@ -44,6 +45,7 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
   overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
   serve: { key: 'serve', kind: 'bool', usage: 'serve list and read on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*)' },
+  receive: { key: 'receive', kind: 'bool', usage: 'receive uploads on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*, FELIS_RECEIVE_ONCE)' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -60,6 +62,7 @@ export function defaultFlags(): FilesFlags {
     sha256: '',
     overwrite: false,
     serve: false,
+    receive: false,
   };
 }
 

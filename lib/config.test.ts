@@ -4,7 +4,14 @@ import { configFromEnv } from './config.ts';
 
 test('defaults are Felis\'s; no image means no editor; the namespace is read once for everything', () => {
   const bare = configFromEnv({});
-  assert.deepEqual(bare, { namespace: 'minecraft', editor: undefined, restoreTemplate: undefined, restartAnnotation: undefined, controllerNode: undefined });
+  assert.deepEqual(bare, {
+    namespace: 'minecraft',
+    editor: undefined,
+    restoreTemplate: undefined,
+    restartAnnotation: undefined,
+    controllerNode: undefined,
+    uploads: { idleSeconds: 1800, lifetimeSeconds: 21600 },
+  });
   assert.equal(configFromEnv({ FELIS_CONTROLLER_NODE: 'node-a' }).controllerNode, 'node-a');
   const c = configFromEnv({ FELIS_IMAGE: 'img', FELIS_NAMESPACE: 'games', FELIS_FILES_TIMEOUT_SECONDS: '5', FELIS_RESTORE_TEMPLATE: '' });
   assert.equal(c.namespace, 'games');

@@ -11,6 +11,7 @@ import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFA
 import type { EditorConfig } from './files/editor.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
+import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
 import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
@@ -54,6 +55,8 @@ export interface Config {
   browse?: BrowseConfig;
   /** Signed downloads; off (503 export_unavailable) without FELIS_JOB_KEY_FILE. */
   downloads?: DownloadConfig;
+  /** Upload sessions' idle period and receiver lifetime (uploads need the job key too). */
+  uploads?: UploadConfig;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -88,5 +91,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     controllerNode: e.FELIS_CONTROLLER_NODE,
     ...(browse ? { browse } : {}),
     ...(downloads ? { downloads } : {}),
+    uploads: uploadConfigFromEnv(env),
   };
 }

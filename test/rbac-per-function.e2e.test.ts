@@ -49,8 +49,14 @@ const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const q = encodeURIComponent;
 
-/** A path may be made from the previous call's answer (a signed download URL). */
-type Call = [method: string, path: string | ((previous: string) => string), body?: unknown];
+/** A body is JSON, or raw bytes with their own headers (an upload); a path may use the previous answer. */
+type Call = [method: string, path: string | ((previous: any) => string), body?: unknown];
+type RawBody = { raw: Buffer; headers: Record<string, string> };
+const isRaw = (b: unknown): b is RawBody => typeof b === 'object' && b !== null && 'raw' in b;
+const upload = (text: string): RawBody => ({
+  raw: Buffer.from(text),
+  headers: { 'content-length': String(Buffer.byteLength(text)), 'content-digest': `sha-256=:${createHash('sha256').update(text).digest('base64')}:` },
+});
 /** `tag` makes the names of what a setup creates unique to one run. */
 type Setup = (c: ClusterHarness, tag: string) => Promise<void>;
 
@@ -93,6 +99,17 @@ async function endSessions(c: ClusterHarness): Promise<void> {
   }
 }
 
+/** Waits until no upload session receiver runs (the previous run's commit ended it). */
+async function uploadSessionsEnded(c: ClusterHarness): Promise<void> {
+  const core = c.kubeConfig(c.adminToken).makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 30_000;
+  const live = async () => (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/upload-session' })).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  while ((await live()).length > 0) {
+    if (Date.now() > deadline) throw new Error('upload session receivers did not end within 30 s');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 /**
  * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
  * listings on a stopped server, each mutation (which takes and releases the world lock), the
@@ -116,6 +133,18 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-unzip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
   'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
   'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
+  // One receiver Job per upload: created, its Pod found by label and called on its address.
+  'files-upload': { calls: [['PUT', `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`, upload('uploaded\n')]] },
+  // A session: begun (a receiver Job under the lock), a part, its status, committed.
+  'files-uploads': {
+    setup: uploadSessionsEnded,
+    calls: [
+      ['POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/session.txt')}`, { size: 9 }],
+      ['PUT', (v) => `/api/v1/servers/survival/files/uploads/${v.id}?offset=0`, upload('uploaded\n')],
+      ['GET', (v) => `/api/v1/servers/survival/files/uploads/${v.id}`],
+      ['POST', (v) => `/api/v1/servers/survival/files/uploads/${v.id}/commit`, { overwrite: true }],
+    ],
+  },
   holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
   start: { calls: [['POST', '/api/v1/servers/survival/start'], ['POST', '/api/v1/servers/survival/stop']] },
   'world-lock': {
@@ -153,7 +182,7 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
     setup: exportsEnded,
     calls: [
       ['POST', `/api/v1/servers/survival/files/download?path=${q('eula.txt')}`],
-      ['GET', (previous) => new URL(JSON.parse(previous).url).pathname],
+      ['GET', (previous) => new URL((previous as { url: string }).url).pathname],
     ],
   },
 };
@@ -302,8 +331,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
-    const browse = fn === 'files-list' || fn === 'files-read' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
+    const browse = fn === 'files-list' || fn === 'files-read' || fn.startsWith('files-upload') ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
@@ -317,16 +346,21 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const before = cluster.counts(user);
     await sc.setup?.(cluster, mode === 'token' ? '' : '-k');
     const statuses: string[] = [];
-    let previous = '';
-    for (const [method, pathOf, body] of sc.calls) {
-      const path = typeof pathOf === 'string' ? pathOf : pathOf(previous);
+    let previous: unknown;
+    for (const [method, p, body] of sc.calls) {
+      const path = typeof p === 'function' ? p(previous) : p;
       const res = await app.request(path, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
+        headers: { authorization: `Bearer ${token}`, ...(isRaw(body) ? body.headers : body ? { 'content-type': 'application/json' } : {}) },
+        body: isRaw(body) ? body.raw : body ? JSON.stringify(body) : undefined,
       });
-      previous = await res.text();
-      statuses.push(`${method} ${path} → ${res.status} ${previous}`);
+      const text = await res.text();
+      try {
+        previous = JSON.parse(text) ?? previous;
+      } catch {
+        // not JSON: keep the previous answer
+      }
+      statuses.push(`${method} ${path} → ${res.status} ${text}`);
     }
     const after = cluster.counts(user);
     const used = Object.keys(after).filter((k) => after[k]! > (before[k] ?? 0));

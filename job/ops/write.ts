@@ -28,7 +28,7 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.const
 export const EXPERIENCE_CONFIG = 'felis-experience.json';
 const NEW_FILE_MODE = 0o644;
 
-interface Target {
+export interface Target {
   /** The directory that holds the final target, and its name there (never null). */
   parent: Parent;
   exists: boolean;
@@ -47,7 +47,7 @@ function linkOutside(name: string, target: string): string {
  * read and judged: absolute → bad_path; relative, joined to the link's directory and cleaned,
  * leading outside → bad_path. The final target is a regular file or nothing.
  */
-function resolveTarget(ctx: OpContext, name: string, createOnly: boolean): Target | Result {
+export function resolveTarget(ctx: OpContext, name: string, createOnly: boolean): Target | Result {
   let cur = name;
   let hops = 0;
   for (;;) {

@@ -45,7 +45,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   [`POST ${S}/files/zip`]: filesUpdate,
   [`PUT ${S}/files/upload`]: filesUpdate,
   [`POST ${S}/files/uploads`]: filesUpdate,
-  [`GET ${S}/files/uploads/:id`]: filesUpdate,
+  [`GET ${S}/files/uploads/:id`]: filesGet,
   [`PUT ${S}/files/uploads/:id`]: filesUpdate,
   [`DELETE ${S}/files/uploads/:id`]: filesUpdate,
   [`POST ${S}/files/uploads/:id/commit`]: filesUpdate,

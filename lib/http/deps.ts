@@ -20,6 +20,9 @@ import { SyncRunner } from '../runner/sync-runner.ts';
 import { BrowseSessions } from '../browse/sessions.ts';
 import type { BrowseChannel } from '../browse/route.ts';
 import { Downloads } from '../downloads/downloads.ts';
+import { UploadReceivers, type UploadChannel } from '../uploads/receiver.ts';
+import { UploadSessions, type SessionChannel } from '../uploads/sessions.ts';
+import { DEFAULT_UPLOAD_CONFIG } from '../uploads/config.ts';
 
 export interface Deps {
   logger: Logger;
@@ -33,6 +36,10 @@ export interface Deps {
   browse?: BrowseChannel;
   /** Signed downloads served by export Jobs; undefined without a worker image or a job key. */
   downloads?: Downloads;
+  /** Uploads through receiver Jobs; undefined without a worker image or a job key (503). */
+  uploads?: UploadChannel;
+  /** Resumable upload sessions, on the same terms as `uploads`. */
+  uploadSessions?: SessionChannel;
 }
 
 /** One client for the sync runner and the background ops. */
@@ -55,6 +62,12 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     editor: o.editor ? editorOf(o.editor, jobPods) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
     downloads: o.editor && o.downloads ? new Downloads(servers, lock, o.editor, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
+    // Receivers are called with tokens from the same shared key as browse sessions.
+    uploads: o.editor && o.browse ? new UploadReceivers(jobPods, o.editor, { keyFile: o.browse.keyFile, startTimeoutMs: o.editor.timeoutMs }) : undefined,
+    uploadSessions:
+      o.editor && o.browse
+        ? new UploadSessions(jobPods, o.editor, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: o.editor.timeoutMs })
+        : undefined,
     gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
     lock,

@@ -97,7 +97,7 @@ export function filesJobName(server: string, opId: string): string {
 /** A Kubernetes resource quantity (`500m`, `2`, `1.5`, `256Mi`, `1e3`). */
 export const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 
-function quantity(v: string | undefined, fallback: string, what: string): string {
+export function quantity(v: string | undefined, fallback: string, what: string): string {
   const q = v === undefined || v === '' ? fallback : v;
   if (!QUANTITY.test(q)) throw new JobSpecError(`invalid ${what} quantity ${JSON.stringify(q)}`);
   return q;

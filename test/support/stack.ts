@@ -27,6 +27,7 @@ import { configFromEnv } from '../../lib/config.ts';
 import type { EditorConfig } from '../../lib/files/editor.ts';
 import type { BrowseConfig } from '../../lib/browse/config.ts';
 import type { DownloadConfig } from '../../lib/downloads/config.ts';
+import type { UploadConfig } from '../../lib/uploads/config.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp, listen } from '../../lib/http/host.ts';
 import { authFromEnv } from '../../lib/http/auth.ts';
@@ -55,6 +56,8 @@ export interface StackOptions {
   browse?: Partial<BrowseConfig>;
   /** Signed downloads on (the same fresh key as browse sessions), with these overrides; off by default. */
   downloads?: Partial<DownloadConfig>;
+  /** Upload-session settings (uploads need `browse` too: the shared job key). */
+  uploads?: UploadConfig;
   /** Where the functions log (default: silent). */
   logger?: Logger;
   /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
@@ -105,7 +108,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (opts.browse) browse = { ...keyed.browse!, ...opts.browse };
     if (opts.downloads) downloads = { ...keyed.downloads!, ...opts.downloads };
   }
-  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads });
+  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
   const app = createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS));
   const server: ServerType = await new Promise((res) => {

@@ -1,0 +1,164 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import type { ServerApi } from '../../lib/kube/servers.ts';
+import { contentDigestHeader } from '../../lib/http/content-digest.ts';
+import { notFound, type PodAnswer, type SessionChannel } from '../../lib/uploads/sessions.ts';
+import { filesUploads } from './app.ts';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const ID = 'ab'.repeat(16);
+const BASE = '/api/v1/servers/survival/files/uploads';
+
+/** A fake session channel: one in-memory session per id, answering as the receiver does. */
+function kit(o: { active?: number } = {}) {
+  const gates = new FakeGates();
+  const servers = { getServer: async (_ns: string, name: string) => (name === 'survival' ? {} : undefined) } as unknown as ServerApi;
+  const k = routeKit(filesUploads, { gates, servers });
+  const log: string[] = [];
+  const state = new Map<string, { path: string; size: number; data: Buffer }>();
+  const view = (id: string) => {
+    const s = state.get(id)!;
+    return { id, path: s.path, size: s.size, received: s.data.length, part_max_bytes: 33554432, parts: [] };
+  };
+  const ans = (status: number, body?: unknown): PodAnswer => ({ status, text: body === undefined ? '' : JSON.stringify(body) });
+  const channel: SessionChannel = {
+    newId: () => ID,
+    active: async () => o.active ?? 0,
+    ended: async (_server, id) => void log.push(`ended ${id}`),
+    start: async (_t, id) => void log.push(`start ${id} locked=${gates.holding}`),
+    async call(_server, id, req, _signal, resume) {
+      log.push(`${req.method} ${req.path.split('?')[0]}${resume ? ' (may resume)' : ''}`);
+      const url = new URL(req.path, 'http://x');
+      if (url.pathname === '/begin') {
+        state.set(id, { path: url.searchParams.get('path')!, size: Number(url.searchParams.get('size')), data: Buffer.alloc(0) });
+        return ans(201, view(id));
+      }
+      const s = state.get(id);
+      if (!s) throw notFound();
+      if (url.pathname === '/session') return req.method === 'DELETE' ? (state.delete(id), ans(204)) : ans(200, view(id));
+      if (url.pathname === '/part') {
+        const chunks: Buffer[] = [];
+        for await (const c of req.body!.stream as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
+        const b = Buffer.concat(chunks);
+        if (Number(url.searchParams.get('offset')) !== s.data.length) return ans(409, { code: 'upload_offset_mismatch', error: `the upload holds ${s.data.length} bytes; send the part that starts there` });
+        if (sha(b) !== url.searchParams.get('sha256')) return ans(400, { code: 'digest_mismatch', error: 'no' });
+        s.data = Buffer.concat([s.data, b]);
+        return ans(200, view(id));
+      }
+      if (url.pathname === '/commit') {
+        if (url.searchParams.get('overwrite') !== 'true') return ans(200, { code: 'exists', error: `${s.path} already exists` });
+        return ans(200, { sha256: sha(s.data) });
+      }
+      return ans(404, { error: 'not found' });
+    },
+  };
+  k.deps.uploadSessions = channel;
+  return { ...k, log, state };
+}
+
+const part = (k: ReturnType<typeof kit>, offset: string | null, b: Buffer, headers: Record<string, string> = { 'content-length': String(b.length), 'content-digest': contentDigestHeader(sha(b)) }) =>
+  k.app.request(`${BASE}/${ID}${offset === null ? '' : `?offset=${offset}`}`, { method: 'PUT', body: b, headers: { authorization: `Bearer ${TOKEN}`, ...headers } });
+
+test('begin, parts, status, commit: the receiver Job is created under the lock, and the commit is audited', async () => {
+  const k = kit();
+  const begun = await k.call('POST', `${BASE}?path=plugins%2Fpack.zip`, { size: 6 });
+  assert.equal(begun.status, 201, begun.text);
+  assert.deepEqual(begun.body, { id: ID, path: 'plugins/pack.zip', size: 6, received: 0, part_max_bytes: 33554432, parts: [] });
+  assert.deepEqual(k.log, [`start ${ID} locked=true`, 'POST /begin']);
+  assert.equal((await part(k, '0', Buffer.from('abc'))).status, 200);
+  const mism = await part(k, '0', Buffer.from('def'));
+  assert.equal(mism.status, 409);
+  assert.deepEqual(((await mism.json()) as { error: object }).error, { code: 'upload_offset_mismatch', message: 'the upload holds 3 bytes; send the part that starts there', request_id: mism.headers.get('x-request-id') });
+  const early = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
+  assert.equal(early.status, 409);
+  assert.equal(early.body.error.code, 'upload_incomplete');
+  assert.equal((await part(k, '3', Buffer.from('def'))).status, 200);
+  const st = await k.call('GET', `${BASE}/${ID}`);
+  assert.equal(st.body.received, 6);
+  const exists = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: false });
+  assert.equal(exists.status, 409);
+  assert.equal(exists.body.error.code, 'file_exists');
+  assert.equal(k.audits().length, 0);
+  const done = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
+  assert.equal(done.status, 200, done.text);
+  assert.deepEqual(done.body, { path: 'plugins/pack.zip', status: 'uploaded', sha256: sha(Buffer.from('abcdef')), size: 6 });
+  const [a] = k.audits();
+  assert.equal(a!.action, 'file.upload');
+  assert.deepEqual(a!.payload, { overwrite: true, sha256: sha(Buffer.from('abcdef')), size_bytes: 6 });
+  assert.ok(k.log.includes('PUT /part (may resume)'), 'a part may start a new receiver for a lost one');
+});
+
+test('begin refusals: bad path, bad size, one session per server, the server running', async () => {
+  for (const [url, body, status, code] of [
+    [`${BASE}?path=..%2Fa.jar`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=%2Fetc%2Fa.jar`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=plugins%2F..`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=${'a'.repeat(256)}`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=a.jar`, {}, 400, 'bad_request'],
+    [`${BASE}?path=a.jar`, { size: -1 }, 400, 'bad_request'],
+    [BASE, { size: 1 }, 400, 'bad_request'],
+  ] as const) {
+    const k = kit();
+    const r = await k.call('POST', url, body);
+    assert.equal(r.status, status, `${url}: ${r.text}`);
+    assert.equal(r.body.error.code, code);
+    assert.deepEqual(k.log, [], 'no Job');
+  }
+  const busy = kit({ active: 1 });
+  const r = await busy.call('POST', `${BASE}?path=a.jar`, { size: 1 });
+  assert.equal(r.status, 429);
+  assert.equal(r.body.error.code, 'too_many_uploads');
+  assert.equal(busy.gates.ran.length, 0, 'no lock');
+  const running = kit();
+  running.gates.enterError = new NotStoppedError('survival');
+  assert.equal((await running.call('POST', `${BASE}?path=a.jar`, { size: 1 })).body.error.code, 'not_stopped');
+  const commitRunning = kit();
+  commitRunning.gates.enterError = new NotStoppedError('survival');
+  assert.equal((await commitRunning.call('POST', `${BASE}/${ID}/commit`, { overwrite: true })).body.error.code, 'not_stopped');
+});
+
+test('part checks in order: offset, length, digest, then the session', async () => {
+  const b = Buffer.from('abc');
+  const cases: [string | null, Record<string, string>, number, string][] = [
+    [null, {}, 400, 'bad_request'],
+    ['x', { 'content-length': '3' }, 400, 'bad_request'],
+    ['0', { 'content-digest': contentDigestHeader(sha(b)) }, 411, 'length_required'],
+    ['0', { 'content-length': '3' }, 400, 'digest_required'],
+    ['0', { 'content-length': '3', 'content-digest': 'sha-256=:abc:' }, 400, 'bad_digest'],
+    ['0', { 'content-length': '3', 'content-digest': contentDigestHeader(sha(b)) }, 404, 'upload_not_found'],
+  ];
+  for (const [offset, headers, status, code] of cases) {
+    const k = kit();
+    const r = await k.app.request(`${BASE}/${ID}${offset === null ? '' : `?offset=${offset}`}`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, ...headers } });
+    assert.equal(r.status, status, JSON.stringify([offset, headers]));
+    assert.equal(((await r.json()) as { error: { code: string } }).error.code, code);
+  }
+  const k = kit();
+  await k.call('POST', `${BASE}?path=a.bin`, { size: 3 });
+  const lie = await part(k, '0', b, { 'content-length': '3', 'content-digest': contentDigestHeader(sha(Buffer.from('xyz'))) });
+  assert.equal(lie.status, 400);
+  assert.equal(((await lie.json()) as { error: { code: string } }).error.code, 'digest_mismatch');
+});
+
+test('cancel is 204; an unknown session is 404 for status, cancel, commit; an unknown server 404; unconfigured 503', async () => {
+  const k = kit();
+  await k.call('POST', `${BASE}?path=a.bin`, { size: 3 });
+  const del = await k.app.request(`${BASE}/${ID}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
+  assert.equal(del.status, 204);
+  assert.equal(await del.text(), '');
+  for (const [m, p, body] of [['GET', `${BASE}/${ID}`], ['DELETE', `${BASE}/${ID}`], ['POST', `${BASE}/${ID}/commit`, { overwrite: true }]] as const) {
+    const r = await k.call(m, p, body);
+    assert.equal(r.status, 404, `${m} ${p}`);
+    assert.equal(r.body.error.code, 'upload_not_found');
+  }
+  assert.equal((await k.call('GET', `/api/v1/servers/nosuch/files/uploads/${ID}`)).body.error.code, 'not_found');
+  assert.equal((await k.call('POST', `${BASE}/${ID}/commit`)).body.error.code, 'bad_request', 'the commit body is required');
+  const none = kit();
+  none.deps.uploadSessions = undefined;
+  const r = await none.call('POST', `${BASE}?path=a.bin`, { size: 1 });
+  assert.equal(r.status, 503);
+  assert.equal(r.body.error.code, 'files_unavailable');
+});

@@ -1,0 +1,138 @@
+/**
+ * `felis files --receive --worlds-root <root>`: the Job program as an upload receiver (see
+ * receive.ts), configured by its environment as the serving mode is:
+ *
+ * - `FELIS_POD_IP`, `FELIS_SERVE_TOKEN_SHA256`, `FELIS_SERVE_PORT`, `FELIS_SERVE_IDLE_SECONDS`,
+ *   `FELIS_SERVE_LIFETIME_SECONDS` as for `--serve`;
+ * - `FELIS_RECEIVE_ONCE=true`: stop after the first upload (the single PUT's Job);
+ * - `FELIS_UPLOAD_SESSION=<32 hex>`: serve that upload session instead (receive-session.ts); it
+ *   prints the commit's Result, or `{}` when the session ended otherwise.
+ *
+ * It prints one result line when it stops: the upload's Result when it received one (placed, or
+ * refused with a code), `{}` when none came. A transfer error (the bytes were not what was promised)
+ * is not a Result: stderr and exit 1, as for the one-shot upload op. Exit 2 for a wrong environment.
+ *
+ * @module
+ */
+import { isIP } from 'node:net';
+import { formatResultLine, type Result } from '../../lib/protocol/result.ts';
+import type { CliIO } from '../cli.ts';
+import type { ExecuteOptions } from '../types.ts';
+import { WorldRoot } from '../root.ts';
+import { openContext } from '../upload/context.ts';
+import { landUpload } from '../upload/land.ts';
+import { startReceiving, type Receiving } from './receive.ts';
+import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
+import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS, SERVE_PORT } from './run.ts';
+
+const PREFIX = 'felis files: ';
+
+export interface ReceiveRunOptions extends ExecuteOptions {
+  onSignal?: (stop: () => void) => void;
+  onReceiving?: (r: Receiving) => void;
+  onSession?: (r: SessionReceiving) => void;
+}
+
+function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400`);
+  return Number(v);
+}
+
+export async function runReceive(worldsRoot: string, env: Record<string, string | undefined>, io: CliIO, opts: ReceiveRunOptions = {}): Promise<number> {
+  let host: string, digest: string, port: number, idle: number, lifetime: number;
+  try {
+    host = env.FELIS_POD_IP ?? '';
+    if (isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
+    digest = env.FELIS_SERVE_TOKEN_SHA256 ?? '';
+    if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error('FELIS_SERVE_TOKEN_SHA256 must be 64 lowercase hex characters');
+    const p = env.FELIS_SERVE_PORT;
+    port = p === undefined || p === '' ? SERVE_PORT : Number(p);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
+    idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
+    lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
+  } catch (e) {
+    io.stderr(`${PREFIX}${(e as Error).message}\n`);
+    return 2;
+  }
+  try {
+    WorldRoot.open(worldsRoot).close();
+  } catch (e) {
+    io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const sessionId = env.FELIS_UPLOAD_SESSION;
+  if (sessionId !== undefined) {
+    if (!/^[0-9a-f]{32}$/.test(sessionId)) {
+      io.stderr(`${PREFIX}FELIS_UPLOAD_SESSION must be 32 lowercase hex characters\n`);
+      return 2;
+    }
+    let sr: SessionReceiving;
+    try {
+      sr = await startSessionReceiving({
+        host,
+        port,
+        tokenSha256: digest,
+        id: sessionId,
+        context: () => openContext(worldsRoot, opts),
+        idleMs: idle * 1000,
+        lifetimeMs: lifetime * 1000,
+      });
+    } catch (e) {
+      io.stderr(`${PREFIX}serve upload session ${sessionId}: ${(e as Error).message}\n`);
+      return 1;
+    }
+    opts.onSignal?.(() => sr.stop('signal'));
+    opts.onSession?.(sr);
+    io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
+    const { reason, result } = await sr.stopped;
+    io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
+    try {
+      await io.stdout(formatResultLine(result ?? {}));
+    } catch (e) {
+      io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
+      return 1;
+    }
+    return 0;
+  }
+  let r: Receiving;
+  try {
+    r = await startReceiving({
+      host,
+      port,
+      tokenSha256: digest,
+      idleMs: idle * 1000,
+      lifetimeMs: lifetime * 1000,
+      once: env.FELIS_RECEIVE_ONCE === 'true',
+      land: async (req, body) => {
+        const ctx = openContext(worldsRoot, opts);
+        try {
+          return await landUpload(ctx, req, body);
+        } finally {
+          ctx.root.close();
+        }
+      },
+    });
+  } catch (e) {
+    io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  opts.onSignal?.(() => r.stop('signal'));
+  opts.onReceiving?.(r);
+  io.stderr(`${PREFIX}receiving uploads on ${host}:${r.address.port}\n`);
+  const { reason, landings, first } = await r.stopped;
+  io.stderr(`${PREFIX}stopped (${reason}) after ${landings} uploads\n`);
+  if (first?.kind === 'transfer') {
+    io.stderr(`${PREFIX}${first.message}\n`);
+    return 1;
+  }
+  const result: Result = first?.kind === 'result' ? first.result : {};
+  try {
+    await io.stdout(formatResultLine(result));
+  } catch (e) {
+    io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,181 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { request } from 'node:http';
+import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
+import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { openContext } from '../upload/context.ts';
+import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
+import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
+
+const KEY = Buffer.alloc(32, 5);
+const ID = '0123456789abcdef0123456789abcdef';
+const TOKEN = jobToken(KEY, 'files-survival-s0001');
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+function call(r: SessionReceiving, method: string, path: string, o: { token?: string; body?: Buffer[]; length?: number; cut?: boolean } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? TOKEN}` };
+  if (o.length !== undefined) headers['content-length'] = String(o.length);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: r.address.address, port: r.address.port, path, method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined });
+      });
+    });
+    req.on('error', reject);
+    void (async () => {
+      for (const c of o.body ?? []) {
+        req.write(c);
+        await new Promise((w) => setTimeout(w, 5));
+      }
+      if (o.cut) {
+        await new Promise((w) => setTimeout(w, 50));
+        req.destroy(new Error('cut'));
+      } else req.end();
+    })();
+  });
+}
+
+function receiver(root: string, extra: { idleMs?: number } = {}) {
+  return startSessionReceiving({
+    host: '127.0.0.1',
+    port: 0,
+    tokenSha256: tokenDigest(TOKEN),
+    id: ID,
+    context: () => openContext(root),
+    idleMs: extra.idleMs ?? 60_000,
+    lifetimeMs: 60_000,
+  });
+}
+
+const part = (r: SessionReceiving, offset: number, b: Buffer, o: { sha?: string; length?: number; cut?: boolean; send?: Buffer } = {}) =>
+  call(r, 'PUT', `/part?offset=${offset}&size=${o.length ?? b.length}&sha256=${o.sha ?? sha256(b)}`, { body: [o.send ?? b], length: o.length ?? b.length, cut: o.cut });
+
+test('begin, parts, a refused part resent, commit: the file lands whole and the staging folder goes', async () => {
+  const w = makeWorld();
+  const data = Buffer.alloc(3 * 1024 + 17);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 31) & 0xff;
+  const r = await receiver(w.root);
+  const b = await call(r, 'POST', `/begin?path=${encodeURIComponent('plugins/pack.zip')}&size=${data.length}`);
+  assert.equal(b.status, 404, 'the parent folder must exist');
+  const r2 = await receiver(w.root);
+  fs.mkdirSync(w.p('plugins'));
+  const begun = await call(r2, 'POST', `/begin?path=${encodeURIComponent('plugins/pack.zip')}&size=${data.length}`);
+  assert.equal(begun.status, 201);
+  assert.deepEqual(begun.body, { id: ID, path: 'plugins/pack.zip', size: data.length, received: 0, part_max_bytes: PART_MAX_BYTES, parts: [] });
+  assert.ok(fs.statSync(w.p(stagingName(ID))).isDirectory());
+  // The staging folder is a working name: a listing does not show it.
+  const { execute } = await import('../execute.ts');
+  const listed = await execute({ op: 'list', path: '', worldsRoot: w.root });
+  assert.ok(!listed.entries!.some((e) => e.name.startsWith('.felis-edit-')));
+
+  const p1 = data.subarray(0, 1024);
+  const p2 = data.subarray(1024, 2048);
+  const p3 = data.subarray(2048);
+  assert.equal((await part(r2, 0, p1)).status, 200);
+  // Wrong offset, a digest lie, a short part, a part past the size: each refused, nothing kept.
+  const mism = await part(r2, 0, p2);
+  assert.equal(mism.status, 409);
+  assert.deepEqual(mism.body, { code: 'upload_offset_mismatch', error: 'the upload holds 1024 bytes; send the part that starts there' });
+  assert.equal((await part(r2, 1024, p2, { sha: sha256(p3) })).body.code, 'digest_mismatch');
+  await part(r2, 1024, p2, { send: p2.subarray(0, 100), cut: true }).catch(() => undefined);
+  // Until the receiver has seen the cut part end, the session is busy.
+  for (let i = 0; i < 50 && (await part(r2, 1024, Buffer.alloc(data.length))).body.code === 'upload_busy'; i++) await new Promise((w2) => setTimeout(w2, 20));
+  assert.equal((await part(r2, 1024, Buffer.alloc(data.length))).body.code, 'part_too_large');
+  const status = await call(r2, 'GET', '/session');
+  assert.equal(status.body.received, 1024);
+  assert.equal(fs.statSync(`${w.p(stagingName(ID))}/data`).size, 1024, 'refused parts were cut off');
+  assert.equal((await part(r2, 1024, p2)).status, 200);
+  const incomplete = await call(r2, 'POST', '/commit');
+  assert.equal(incomplete.status, 409);
+  assert.equal(incomplete.body.code, 'upload_incomplete');
+  const last = await part(r2, 2048, p3);
+  assert.deepEqual(last.body.parts, [{ size: 1024, sha256: sha256(p1) }, { size: 1024, sha256: sha256(p2) }, { size: p3.length, sha256: sha256(p3) }]);
+  assert.equal((await call(r2, 'POST', `/commit?sha256=${sha256('x')}`)).body.code, 'digest_mismatch');
+  const done = await call(r2, 'POST', `/commit?sha256=${sha256(data)}`);
+  assert.equal(done.status, 200);
+  assert.deepEqual(done.body, { sha256: sha256(data) });
+  assert.deepEqual(fs.readFileSync(w.p('plugins/pack.zip')), data);
+  assert.equal((await r2.stopped).reason, 'committed');
+  assert.ok(!tree(w.root).some((p) => p.includes('.felis-edit-')), 'no staging left');
+});
+
+test('a lost receiver is replaced by one that resumes from the disk, hash and all', async () => {
+  const w = makeWorld();
+  const data = Buffer.from('abcdefghijklmnopqrstuvwxyz');
+  const a = await receiver(w.root);
+  assert.equal((await call(a, 'POST', `/begin?path=big.bin&size=${data.length}`)).status, 201);
+  assert.equal((await part(a, 0, data.subarray(0, 10))).status, 200);
+  a.stop('signal');
+  assert.equal((await a.stopped).reason, 'signal');
+  // A part written but not recorded when the Pod died is not part of the session.
+  fs.appendFileSync(`${w.p(stagingName(ID))}/data`, 'garbage');
+  const b = await receiver(w.root);
+  const st = await call(b, 'GET', '/session');
+  assert.equal(st.body.received, 10);
+  assert.equal((await part(b, 10, data.subarray(10))).status, 200);
+  const done = await call(b, 'POST', '/commit');
+  assert.deepEqual(done.body, { sha256: sha256(data) });
+  assert.equal(fs.readFileSync(w.p('big.bin'), 'utf8'), data.toString());
+});
+
+test('commit keeps the upload rules: no overwrite of an existing file unless asked', async () => {
+  const w = makeWorld();
+  const data = Buffer.from('motd=uploaded\n');
+  const r = await receiver(w.root);
+  await call(r, 'POST', `/begin?path=server.properties&size=${data.length}`);
+  await part(r, 0, data);
+  const refused = await call(r, 'POST', '/commit');
+  assert.equal(refused.body.code, 'exists');
+  assert.equal((await call(r, 'POST', '/commit?overwrite=true')).status, 200);
+  assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=uploaded\n');
+});
+
+test('cancel and idle leave nothing behind; an unknown session is 404; the token comes first', async () => {
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  const r = await receiver(w.root);
+  assert.equal((await call(r, 'GET', '/session', { token: jobToken(KEY, 'files-survival-s0002') })).status, 401);
+  assert.equal((await call(r, 'POST', '/begin?path=a.bin&size=5', { token: tokenDigest(TOKEN) })).status, 401);
+  assert.ok(!fs.existsSync(w.p(stagingName(ID))));
+  await call(r, 'POST', '/begin?path=a.bin&size=5');
+  await part(r, 0, Buffer.from('ab'));
+  assert.equal((await call(r, 'DELETE', '/session')).status, 204);
+  assert.equal((await r.stopped).reason, 'cancelled');
+  assert.deepEqual(snapshot(w.root), before);
+
+  const idle = await receiver(w.root, { idleMs: 300 });
+  await call(idle, 'POST', '/begin?path=a.bin&size=5');
+  await part(idle, 0, Buffer.from('ab'));
+  assert.equal((await idle.stopped).reason, 'idle');
+  assert.deepEqual(snapshot(w.root), before);
+
+  const none = await receiver(w.root);
+  const nf = await call(none, 'GET', '/session');
+  assert.equal(nf.status, 404);
+  assert.equal(nf.body.code, 'upload_not_found');
+  assert.equal((await none.stopped).reason, 'gone');
+});
+
+test('a receiver clears stale staging folders of other sessions killed long ago, not fresh ones', async () => {
+  const w = makeWorld();
+  const staleId = 'f'.repeat(32);
+  const freshId = 'e'.repeat(32);
+  for (const [id, touched] of [[staleId, Date.now() - 3_600_000], [freshId, Date.now()]] as const) {
+    fs.mkdirSync(w.p(stagingName(id)));
+    fs.writeFileSync(`${w.p(stagingName(id))}/data`, 'x');
+    fs.writeFileSync(`${w.p(stagingName(id))}/state.json`, JSON.stringify({ id, path: 'x', size: 2, received: 1, parts: [], touched }));
+  }
+  const r = await receiver(w.root, { idleMs: 60_000 });
+  assert.ok(!fs.existsSync(w.p(stagingName(staleId))), 'stale one removed');
+  assert.ok(fs.existsSync(w.p(stagingName(freshId))), 'fresh one kept');
+  r.stop();
+  await r.stopped;
+});

@@ -1,0 +1,239 @@
+/**
+ * The session mode of the receiver: one Job per upload session, serving that session's calls on
+ * its Pod address until the session ends (committed, cancelled, or idle), holding the world the
+ * whole time. The session itself is on the disk (job/upload/session.ts), so a new receiver for the
+ * same id carries on where a lost one stopped.
+ *
+ * Wire (token first, 401 otherwise): `GET /ready`; `POST /begin?path=&size=` → 201 view (200 when
+ * it already exists: a retried begin); `GET /session` → view; `PUT /part?offset=&size=&sha256=` with
+ * exactly `size` bytes → view; `DELETE /session` → 204; `POST /commit?overwrite=true&sha256=` → the
+ * Result (`{sha256}`, or an op refusal such as `exists`). A refusal is `{code, error}` with the
+ * status the function passes on (404 upload_not_found, 409 upload_busy / upload_offset_mismatch /
+ * upload_incomplete, 413 part_too_large, 400 upload_incomplete / digest_mismatch, 507
+ * upload_staging_full).
+ *
+ * It stops after a commit or a cancel, and when idle: then the staging folder is removed, so an
+ * abandoned session leaves nothing. A stop at its lifetime or on a signal keeps the folder for the
+ * next receiver. At start it removes other sessions' folders left stale by killed receivers.
+ *
+ * @module
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Result } from '../../lib/protocol/result.ts';
+import type { OpContext } from '../types.ts';
+import { TransferError } from '../upload/land.ts';
+import { SessionError, stagingName, sweepStaleSessions, UploadSession, viewOf } from '../upload/session.ts';
+import { bearerMatches, resultBody, type StopReason } from './server.ts';
+
+export interface SessionReceiveOptions {
+  host: string;
+  port: number;
+  tokenSha256: string;
+  /** The session this receiver serves (32 hex). */
+  id: string;
+  /** Opens a context over the world root for one call (closed after it). */
+  context: () => OpContext;
+  idleMs: number;
+  lifetimeMs: number;
+  socketIdleMs?: number;
+}
+
+export type SessionStop = StopReason | 'committed' | 'cancelled' | 'gone';
+
+export interface SessionReceiving {
+  address: AddressInfo;
+  stopped: Promise<{ reason: SessionStop; result?: Result }>;
+  stop(reason?: StopReason): void;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const COUNT = /^(0|[1-9]\d{0,15})$/;
+
+function send(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+const refusal = (res: http.ServerResponse, status: number, code: string, error: string) => send(res, status, JSON.stringify({ code, error }));
+
+function count(v: string | null): number | undefined {
+  return v !== null && COUNT.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : undefined;
+}
+
+const TRANSFER: Record<TransferError['reason'], [number, string]> = {
+  short: [400, 'upload_incomplete'],
+  broken: [400, 'upload_incomplete'],
+  long: [413, 'part_too_large'],
+  digest: [400, 'digest_mismatch'],
+};
+
+export function startSessionReceiving(o: SessionReceiveOptions): Promise<SessionReceiving> {
+  if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
+  const expected = Buffer.from(o.tokenSha256, 'hex');
+  let session: UploadSession | undefined;
+  let stopping: SessionStop | undefined;
+  let final: Result | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let resolveStopped!: (v: { reason: SessionStop; result?: Result }) => void;
+  const stopped = new Promise<{ reason: SessionStop; result?: Result }>((r) => (resolveStopped = r));
+
+  // Pick up the session from the disk (a lost receiver's), and clear what killed receivers left.
+  {
+    const ctx = o.context();
+    try {
+      sweepStaleSessions(ctx, o.idleMs, stagingName(o.id));
+      try {
+        session = UploadSession.open(ctx, o.id);
+      } catch (e) {
+        if (!(e instanceof SessionError)) throw e;
+      }
+    } finally {
+      ctx.root.close();
+    }
+  }
+
+  const server = http.createServer({ requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
+  server.maxConnections = 16;
+  server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
+
+  const armIdle = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => stop('idle'), o.idleMs);
+  };
+  const lifetimeTimer = setTimeout(() => stop('lifetime'), o.lifetimeMs);
+
+  function stop(reason: SessionStop = 'signal'): void {
+    if (stopping) return;
+    stopping = reason;
+    if (idleTimer) clearTimeout(idleTimer);
+    clearTimeout(lifetimeTimer);
+    // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
+    if (reason === 'idle' && session && !session.busy) session.remove();
+    server.close(() => resolveStopped({ reason, ...(final ? { result: final } : {}) }));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  }
+
+  function after(res: http.ServerResponse, reason?: SessionStop): void {
+    if (!reason) return armIdle();
+    if (res.writableFinished || res.closed || !res.socket || res.socket.destroyed) return stop(reason);
+    res.once('finish', () => stop(reason));
+    res.once('close', () => stop(reason));
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (stopping) res.setHeader('connection', 'close');
+    if (!bearerMatches(req.headers.authorization, expected)) {
+      req.resume();
+      return send(res, 401, '{"error":"unauthorized"}');
+    }
+    const url = new URL(req.url ?? '/', 'http://receive.invalid');
+    const route = `${req.method} ${url.pathname}`;
+    if (route !== 'PUT /part') req.resume();
+    if (idleTimer) clearTimeout(idleTimer);
+    if (route === 'GET /ready') {
+      send(res, 200, '{}');
+      return after(res);
+    }
+    if (stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
+    if (route === 'POST /begin') {
+      const size = count(url.searchParams.get('size'));
+      const path = url.searchParams.get('path') ?? '';
+      if (size === undefined || path === '') return refusal(res, 400, 'bad_request', 'path and size are required');
+      if (session) {
+        if (session.state.path !== path || session.state.size !== size) return refusal(res, 409, 'upload_busy', 'the session was begun for another file');
+        send(res, 200, JSON.stringify(viewOf(session.state)));
+        return after(res);
+      }
+      const ctx = o.context();
+      try {
+        session = UploadSession.begin(ctx, o.id, path, size);
+      } catch (e) {
+        if (!(e instanceof SessionError)) throw e;
+        refusal(res, e.status, e.code, e.message);
+        return after(res, 'gone');
+      } finally {
+        ctx.root.close();
+      }
+      send(res, 201, JSON.stringify(viewOf(session.state)));
+      return after(res);
+    }
+    if (!session) {
+      // A receiver started to resume a session the disk does not hold: nothing to serve.
+      refusal(res, 404, 'upload_not_found', 'no such upload session');
+      return after(res, 'gone');
+    }
+    const s = session;
+    if (route === 'GET /session') {
+      send(res, 200, JSON.stringify(viewOf(s.state)));
+      return after(res);
+    }
+    if (s.busy) {
+      if (route === 'PUT /part') res.setHeader('connection', 'close');
+      req.resume();
+      return refusal(res, 409, 'upload_busy', 'another call to this upload session is in progress');
+    }
+    if (route === 'DELETE /session') {
+      s.remove();
+      res.writeHead(204, { 'cache-control': 'no-store' });
+      res.end();
+      return after(res, 'cancelled');
+    }
+    if (route === 'POST /commit') {
+      const sha = url.searchParams.get('sha256');
+      if (sha !== null && !HEX64.test(sha)) return refusal(res, 400, 'bad_request', 'sha256 must be 64 lowercase hex characters');
+      const ctx = o.context();
+      let result: Result;
+      try {
+        result = s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
+      } catch (e) {
+        if (!(e instanceof SessionError)) throw e;
+        refusal(res, e.status, e.code, e.message);
+        return after(res);
+      } finally {
+        ctx.root.close();
+      }
+      send(res, 200, resultBody(result));
+      if (result.code) return after(res);
+      final = result;
+      return after(res, 'committed');
+    }
+    if (route === 'PUT /part') {
+      const offset = count(url.searchParams.get('offset'));
+      const size = count(url.searchParams.get('size'));
+      const sha = url.searchParams.get('sha256') ?? '';
+      const length = req.headers['content-length'];
+      if (offset === undefined || size === undefined || !HEX64.test(sha) || length !== String(size)) {
+        res.setHeader('connection', 'close');
+        req.resume();
+        return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
+      }
+      s.busy = true;
+      try {
+        await s.append(offset, size, sha, req);
+      } catch (e) {
+        if (!req.complete) res.setHeader('connection', 'close');
+        req.resume();
+        if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
+        else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);
+        else refusal(res, 500, 'internal', e instanceof Error ? e.message : String(e));
+        return after(res);
+      } finally {
+        s.busy = false;
+      }
+      send(res, 200, JSON.stringify(viewOf(s.state)));
+      return after(res);
+    }
+    return send(res, 404, '{"error":"not found"}');
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      armIdle();
+      resolve({ address: server.address() as AddressInfo, stopped, stop });
+    });
+  });
+}

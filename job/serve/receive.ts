@@ -1,0 +1,186 @@
+/**
+ * The receiver mode of the file Job: an HTTP server on the Pod's own address that takes an upload's
+ * bytes straight from the function (no staging anywhere else) and lands them in the world, which
+ * it mounts read-write and holds (labelled as an `upload` file Job) while it runs.
+ *
+ * Wire (every request needs `Authorization: Bearer <token>`, checked first; 401 otherwise):
+ * - `GET /ready` → 200 `{}`: the function asks this before it sends a body it cannot send twice.
+ * - `PUT /upload?path=&size=&sha256=&overwrite=true` with exactly `size` bytes (`Content-Length`
+ *   required and equal to `size`, else 411/400 before a byte is read): 200 with the Result JSON
+ *   (`{"sha256"}` once placed, or an op refusal with its `code`: `exists`, `bad_path`, `no_space`,
+ *   …); 422 `{"transfer":"short"|"long"|"digest"|"broken","error"}` when the bytes were not what
+ *   was promised (nothing changed, no working file left); 409 while another upload runs.
+ *
+ * In `once` mode (the single PUT) it stops after its first upload, whatever the outcome, so the
+ * Job ends and stops holding the world. It also stops after an idle period, its lifetime, or a
+ * signal. Bounds: one upload at a time, few connections, slow headers and idle sockets time out.
+ *
+ * @module
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Result } from '../../lib/protocol/result.ts';
+import { landUpload, type Landing, type UploadRequest } from '../upload/land.ts';
+import { bearerMatches, resultBody, type StopReason } from './server.ts';
+
+export interface ReceiveOptions {
+  host: string;
+  port: number;
+  tokenSha256: string;
+  /** Lands one upload; production: `landUpload` over a fresh context of the world root. */
+  land: (req: UploadRequest, body: AsyncIterable<Buffer>) => Promise<Landing>;
+  idleMs: number;
+  lifetimeMs: number;
+  /** Stop after the first upload (the single PUT's Job). */
+  once?: boolean;
+  /** A socket that sends nothing for this long is closed (a stalled upload ends, and is undone). */
+  socketIdleMs?: number;
+  maxConnections?: number;
+}
+
+export interface Receiving {
+  address: AddressInfo;
+  /** The first upload's landing, if any (in `once` mode: the one the Job reports). */
+  stopped: Promise<{ reason: StopReason | 'done'; landings: number; first?: Landing }>;
+  stop(reason?: StopReason): void;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const SIZE = /^(0|[1-9]\d{0,15})$/;
+
+function send(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+/** The Result as the result line carries it; a transfer error as its own small JSON. */
+export function landingAnswer(l: Landing): { status: number; body: string } {
+  if (l.kind === 'result') return { status: 200, body: resultBody(l.result) };
+  return { status: 422, body: JSON.stringify({ transfer: l.reason, error: l.message }) };
+}
+
+function parseUpload(url: URL, contentLength: string | undefined): UploadRequest | { status: number; error: string } {
+  const path = url.searchParams.get('path');
+  const size = url.searchParams.get('size') ?? '';
+  const sha256 = url.searchParams.get('sha256') ?? '';
+  if (path === null || path === '') return { status: 400, error: 'path is required' };
+  if (!SIZE.test(size) || !Number.isSafeInteger(Number(size))) return { status: 400, error: 'size must be a whole number of bytes' };
+  if (!HEX64.test(sha256)) return { status: 400, error: 'sha256 must be 64 lowercase hex characters' };
+  if (contentLength === undefined) return { status: 411, error: 'Content-Length is required' };
+  if (contentLength !== size) return { status: 400, error: 'Content-Length must equal size' };
+  return { path, size: Number(size), sha256, overwrite: url.searchParams.get('overwrite') === 'true' };
+}
+
+export function startReceiving(o: ReceiveOptions): Promise<Receiving> {
+  if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
+  const expected = Buffer.from(o.tokenSha256, 'hex');
+  let busy = false;
+  let landings = 0;
+  let first: Landing | undefined;
+  let stopping: StopReason | 'done' | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let resolveStopped!: (v: { reason: StopReason | 'done'; landings: number; first?: Landing }) => void;
+  const stopped = new Promise<{ reason: StopReason | 'done'; landings: number; first?: Landing }>((r) => (resolveStopped = r));
+
+  const server = http.createServer(
+    // A body may take minutes; its pace is bounded by the socket idle timeout instead.
+    { requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 },
+    (req, res) => void handle(req, res),
+  );
+  server.maxConnections = o.maxConnections ?? 16;
+  server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
+
+  const armIdle = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => stop('idle'), o.idleMs);
+  };
+  const lifetimeTimer = setTimeout(() => stop('lifetime'), o.lifetimeMs);
+
+  function stop(reason: StopReason | 'done' = 'signal'): void {
+    if (stopping) return;
+    stopping = reason;
+    if (idleTimer) clearTimeout(idleTimer);
+    clearTimeout(lifetimeTimer);
+    server.close(() => resolveStopped({ reason, landings, ...(first ? { first } : {}) }));
+    server.closeIdleConnections();
+    // An upload in flight is cut off (and undone) rather than kept past the stop.
+    setTimeout(() => server.closeAllConnections(), 2_000).unref();
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (stopping) res.setHeader('connection', 'close');
+    if (!bearerMatches(req.headers.authorization, expected)) {
+      req.resume();
+      return send(res, 401, '{"error":"unauthorized"}');
+    }
+    const url = new URL(req.url ?? '/', 'http://receive.invalid');
+    if (url.pathname === '/ready' && req.method === 'GET') {
+      req.resume();
+      if (!busy) armIdle();
+      return send(res, 200, '{}');
+    }
+    if (url.pathname !== '/upload') {
+      req.resume();
+      return send(res, 404, '{"error":"not found"}');
+    }
+    if (req.method !== 'PUT') {
+      req.resume();
+      res.setHeader('allow', 'PUT');
+      return send(res, 405, '{"error":"method not allowed"}');
+    }
+    const parsed = parseUpload(url, req.headers['content-length']);
+    if ('error' in parsed) {
+      res.setHeader('connection', 'close');
+      req.resume();
+      return send(res, parsed.status, JSON.stringify({ error: parsed.error }));
+    }
+    if (busy || stopping) {
+      res.setHeader('connection', 'close');
+      req.resume();
+      return send(res, 409, '{"error":"busy"}');
+    }
+    busy = true;
+    if (idleTimer) clearTimeout(idleTimer);
+    let landing: Landing;
+    try {
+      landing = await o.land(parsed, req);
+    } catch (e) {
+      landing = { kind: 'transfer', reason: 'broken', message: e instanceof Error ? e.message : String(e) };
+      // An infrastructure failure (the root cannot be opened) is neither; report it as a 500.
+      busy = false;
+      landings++;
+      if (!req.complete) res.setHeader('connection', 'close');
+      send(res, 500, JSON.stringify({ error: landing.message }));
+      after(res);
+      return;
+    }
+    busy = false;
+    landings++;
+    first ??= landing;
+    const a = landingAnswer(landing);
+    // A refused upload leaves its unread body behind: the connection cannot be reused.
+    if (!req.complete) res.setHeader('connection', 'close');
+    if (!res.destroyed) send(res, a.status, a.body);
+    after(res);
+  }
+
+  /** Once the answer is out: stop (once mode) or restart the idle clock. */
+  function after(res: http.ServerResponse): void {
+    if (!o.once) return armIdle();
+    if (res.writableFinished || res.destroyed || res.closed || !res.socket || res.socket.destroyed) return stop('done');
+    res.once('finish', () => stop('done'));
+    res.once('close', () => stop('done'));
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      armIdle();
+      resolve({ address: server.address() as AddressInfo, stopped, stop });
+    });
+  });
+}
+
+/** What a Result-less stop prints: the Job served nothing that changed the world. */
+export const NOTHING: Result = {};

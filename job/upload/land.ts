@@ -1,0 +1,136 @@
+/**
+ * upload(path, size, sha256, overwrite) fed by a byte stream: the Job side of a single upload. The
+ * bytes go into a working file beside the target (`.felis-edit-<hex>`, a name the file routes never
+ * list or address), hashed and counted as they arrive; only when exactly `size` bytes hashing to
+ * `sha256` have arrived is the file synced, given to the game's user and renamed over the target.
+ * Anything else removes the working file: the target is as it was, nothing is left behind.
+ *
+ * The target rules are the write's (links followed within the world, a folder is no file), with
+ * "may exist" = overwrite; a new file gets 0644 and a replaced one keeps its mode.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import type { Result } from '../../lib/protocol/result.ts';
+import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
+import { resolveTarget, type Target } from '../ops/write.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
+import { blocks } from './batch.ts';
+import { pathHasWorkingName, sweepStale, TEMP_PREFIX } from '../working-files.ts';
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+
+export interface UploadRequest {
+  path: string;
+  /** Exact byte count the body must have. */
+  size: number;
+  /** Lowercase hex SHA-256 the body must hash to. */
+  sha256: string;
+  overwrite: boolean;
+}
+
+/**
+ * A landing either ends with a Result (the upload placed, or refused as an op refuses: `exists`,
+ * `bad_path`, `no_space`, …) or with a transfer error: the bytes were not what was promised, or the
+ * stream broke. A transfer error is not a Result; the target is untouched either way.
+ */
+export type Landing = { kind: 'result'; result: Result } | { kind: 'transfer'; reason: 'short' | 'long' | 'digest' | 'broken'; message: string };
+
+export class TransferError extends Error {
+  readonly reason: 'short' | 'long' | 'digest' | 'broken';
+  constructor(reason: 'short' | 'long' | 'digest' | 'broken', message: string) {
+    super(message);
+    this.name = 'TransferError';
+    this.reason = reason;
+  }
+}
+
+function availOf(ctx: OpContext): number | undefined {
+  try {
+    const s = ctx.statfs(ctx.root.dir);
+    return Number(BigInt(s.bavail) * BigInt(s.bsize));
+  } catch {
+    return undefined; // statfs failing skips the space check, as for unzip
+  }
+}
+
+/**
+ * Checks the target before any byte is read: a working name, a folder, an escape, an existing
+ * entry without overwrite, or a size the volume cannot hold is a Result; else the open target.
+ */
+export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Result {
+  const name = req.path === '' ? '.' : req.path;
+  if (pathHasWorkingName(req.path)) return fail('bad_path', `${name}: names starting with ${TEMP_PREFIX} are the editor's working files`);
+  const t = resolveTarget(ctx, name, !req.overwrite);
+  if (!('parent' in t) && t.code === 'exists') {
+    // A folder is no file whatever overwrite says: report it as such rather than as "exists".
+    const followed = resolveTarget(ctx, name, false);
+    if (!('parent' in followed)) return followed.error === msg.isDir(name) ? followed : t;
+    followed.parent.close();
+    return t;
+  }
+  if (!('parent' in t)) return t;
+  const avail = availOf(ctx);
+  if (avail !== undefined && req.size > avail) {
+    t.parent.close();
+    return {
+      ...fail('no_space', `${name} is ${req.size} bytes and the server's volume has ${avail} free; nothing was changed`),
+      need: req.size,
+      avail,
+    };
+  }
+  return t;
+}
+
+/**
+ * Streams `source` into place. Reads at most size+1 bytes (one more tells a long body), and keeps
+ * no more than one chunk in memory: each write is awaited before the next chunk is pulled, so a
+ * slow disk slows the sender (backpressure through the socket).
+ */
+export async function landUpload(ctx: OpContext, req: UploadRequest, source: AsyncIterable<Buffer>): Promise<Landing> {
+  const name = req.path === '' ? '.' : req.path;
+  const t = uploadTarget(ctx, req);
+  if (!('parent' in t)) return { kind: 'result', result: t };
+  try {
+    sweepStale(t.parent.fd);
+    const tmp = t.parent.at(TEMP_PREFIX + ctx.randomBytes(6).toString('hex'));
+    let fh: fs.promises.FileHandle | undefined;
+    try {
+      fh = await fs.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, t.mode);
+      await fh.chmod(t.mode); // the umask may have narrowed the mode
+      const hash = createHash('sha256');
+      let got = 0;
+      try {
+        for await (const chunk of blocks(source)) {
+          if (got + chunk.length > req.size) throw new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`);
+          hash.update(chunk);
+          let off = 0;
+          while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+          got += chunk.length;
+        }
+      } catch (e) {
+        if (e instanceof TransferError || (e as NodeJS.ErrnoException).code === 'ENOSPC' || (e as NodeJS.ErrnoException).code === 'EDQUOT') throw e;
+        throw new TransferError('broken', `the body of ${name} broke off after ${got} bytes: ${(e as Error).message}`);
+      }
+      if (got !== req.size) throw new TransferError('short', `the upload ended before all ${req.size} bytes arrived (${got} did)`);
+      const sum = hash.digest('hex');
+      if (sum !== req.sha256) throw new TransferError('digest', `the ${req.size} bytes of ${name} hash to ${sum}, not ${req.sha256}; nothing was changed`);
+      ctx.fsync(fh.fd);
+      await fh.close();
+      fh = undefined;
+      // Without CHOWN the file stays root's, which the game can still read.
+      bestEffort(() => ctx.chown(tmp, GAME_UID, GAME_GID));
+      fs.renameSync(tmp, t.parent.at());
+      bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
+      return { kind: 'result', result: { sha256: sum } };
+    } catch (e) {
+      if (fh) await fh.close().catch(() => {});
+      bestEffort(() => fs.unlinkSync(tmp));
+      if (e instanceof TransferError) return { kind: 'transfer', reason: e.reason, message: e.message };
+      return { kind: 'result', result: writeFailure(name, e, 'write') };
+    }
+  } finally {
+    t.parent.close();
+  }
+}

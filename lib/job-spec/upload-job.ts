@@ -1,0 +1,68 @@
+/**
+ * The receiver Job of an upload: the file Job program in `--receive` mode, world mounted
+ * read-write. Labelled as an `upload` file Job, so it holds the world as `file-write` for us and for
+ * Felis (whose rule counts any files-mode but `read` as a write) for as long as it runs, plus the
+ * receive label by which the function finds its Pod. Pure: no I/O.
+ * @module
+ */
+import type { V1Job } from '@kubernetes/client-node';
+import { COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, type JobBase, type JobParams } from './render.ts';
+
+/** Ours only: marks a file Job that receives uploads on its Pod address. */
+export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';
+/** Ours only: the upload session a receiver Job serves (32 hex); every Job of the session has it. */
+export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
+/** The same container port as a serving Job: only the upload functions may reach it. */
+export const RECEIVE_PORT = BROWSE_PORT;
+
+export interface ReceiverJobParams extends JobBase, Pick<JobParams, 'cpu' | 'memory'> {
+  /** Hex SHA-256 of the token the function presents; the token itself never appears in the spec. */
+  tokenSha256: string;
+  /** Stop after the first upload (the single PUT). */
+  once: boolean;
+  /** Serve this upload session instead (resumed from the disk when it exists there). */
+  session?: string;
+  idleSeconds: number;
+  lifetimeSeconds: number;
+}
+
+export function renderReceiverJob(p: ReceiverJobParams): V1Job {
+  if (!p.image) throw new JobSpecError('no worker image configured');
+  if (!p.worldPvc) throw new JobSpecError('no world volume claim');
+  if (!p.opId) throw new JobSpecError('no operation id');
+  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('a receiver job needs a token digest');
+  if (p.command.length === 0) throw new JobSpecError('no worker command configured');
+  if (p.session !== undefined && (p.once || !/^[0-9a-f]{32}$/.test(p.session))) throw new JobSpecError('a session receiver needs a 32-hex session id');
+  const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
+  const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
+  const labels: Record<string, string> = {
+    [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
+    [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
+    [LABEL_SERVER]: p.server,
+    [LABEL_FILES_OP]: p.opId,
+    [LABEL_FILES_MODE]: 'upload',
+    [LABEL_FILES_RECEIVE]: 'true',
+  };
+  if (p.session) labels[LABEL_UPLOAD_SESSION] = p.session;
+  return jobOf(p, {
+    labels,
+    // A minute past the program's own lifetime for a clean stop.
+    deadlineSeconds: p.lifetimeSeconds + 60,
+    readOnly: false,
+    args: ['--receive', '--worlds-root', p.worldsRoot],
+    env: [
+      { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      { name: 'FELIS_SERVE_PORT', value: String(RECEIVE_PORT) },
+      { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
+      { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
+      { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
+      ...(p.once ? [{ name: 'FELIS_RECEIVE_ONCE', value: 'true' }] : []),
+      ...(p.session ? [{ name: 'FELIS_UPLOAD_SESSION', value: p.session }] : []),
+    ],
+    ports: [{ name: 'receive', containerPort: RECEIVE_PORT, protocol: 'TCP' }],
+    requests: { cpu, memory },
+    limits: { cpu, memory },
+    capabilities: ['CHOWN', 'DAC_OVERRIDE'],
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Upload-session settings from the environment. Sessions (and single uploads) need the shared job
+ * key (`FELIS_JOB_KEY_FILE`); without it the upload routes answer 503.
+ *
+ * - `FELIS_UPLOAD_IDLE_SECONDS` (default 1800): a session nobody sends to for this long ends and
+ *   its bytes are removed. Its receiver holds the world (a server start is refused) for as long as
+ *   it lives, so the period is a trade: long enough to resume after a dropped connection or a
+ *   laptop lid closed over lunch, short enough that a forgotten session does not keep a server
+ *   from starting for hours.
+ * - `FELIS_UPLOAD_LIFETIME_SECONDS` (default 21600): a receiver stops after this long whatever
+ *   happens; the session stays on the disk and the next call starts a new receiver for it.
+ * @module
+ */
+import { readVariables, wholeNumber } from '../env-readers.ts';
+
+export interface UploadConfig {
+  idleSeconds: number;
+  lifetimeSeconds: number;
+}
+
+const VARIABLES = {
+  FELIS_UPLOAD_IDLE_SECONDS: wholeNumber(1800, 1, 86_400),
+  FELIS_UPLOAD_LIFETIME_SECONDS: wholeNumber(21_600, 60, 86_400),
+};
+
+export const DEFAULT_UPLOAD_CONFIG: UploadConfig = { idleSeconds: 1800, lifetimeSeconds: 21_600 };
+
+export function uploadConfigFromEnv(env: NodeJS.ProcessEnv): UploadConfig {
+  const e = readVariables(VARIABLES, env);
+  return { idleSeconds: e.FELIS_UPLOAD_IDLE_SECONDS, lifetimeSeconds: e.FELIS_UPLOAD_LIFETIME_SECONDS };
+}

@@ -1,0 +1,261 @@
+/**
+ * Upload sessions, function side. A session is one receiver Job at a time (labelled with the
+ * session id) whose Pod holds the session's state on the world volume; the function keeps nothing.
+ * Each call finds the session's serving Pod with `pods list` and calls it with its Job's token.
+ * When no Pod serves it (the receiver was lost, or reached its lifetime), the caller may start a
+ * new receiver for the same id, which resumes from the disk (or answers 404 and ends when the disk
+ * holds no such session). Verbs: `jobs create`, `jobs list` (a server's live sessions; is a
+ * receiver on its way?), `pods list`.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { JobSettings, Target } from '../files/editor.ts';
+import { ApiError } from '../http/envelope.ts';
+import { filesJobName } from '../job-spec/render.ts';
+import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
+import { describeKubeError } from '../kube/errors.ts';
+import { jobFinished } from '../kube/job-facts.ts';
+import { FILES_CONTAINER, LABEL_SERVER } from '../labels.ts';
+import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
+import { jobToken, tokenDigest } from '../browse/token.ts';
+import type { UploadConfig } from './config.ts';
+import { readKey } from './key.ts';
+import { ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
+
+export interface SessionApi {
+  createJob(namespace: string, job: V1Job): Promise<unknown>;
+  listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
+  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+}
+
+/** One session per server: its receiver holds the world, and the world has one holder at a time. */
+export const MAX_SESSIONS_PER_SERVER = 1;
+const POLL_MS = 40;
+const ID = /^[0-9a-f]{32}$/;
+
+export interface PodAnswer {
+  status: number;
+  text: string;
+}
+
+/** What the session routes need (UploadSessions, or a fake in route tests). */
+export interface SessionChannel {
+  newId(): string;
+  /** Sessions of the server whose receiver has not ended. */
+  active(server: string): Promise<number>;
+  /** Waits (at most `ms`) until the session's receiver has ended: after a refused begin, a commit, a cancel. */
+  ended(server: string, id: string, ms: number): Promise<void>;
+  /** Creates a receiver Job for the session (new or resumed); the caller holds the world lock. */
+  start(t: Target, id: string): Promise<void>;
+  /**
+   * Calls the session's receiver. `resume` starts a new receiver when none serves (it checks the
+   * gates and takes the lock); without it, or when the session had no Job, 404 upload_not_found.
+   */
+  call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer>;
+}
+
+export interface SessionOptions {
+  key?: Buffer;
+  port?: number | (() => number);
+}
+
+function serving(pods: V1Pod[]): { ip?: string; starting: boolean } {
+  let starting = false;
+  for (const p of pods) {
+    if (p.metadata?.deletionTimestamp) continue;
+    const phase = p.status?.phase ?? 'Pending';
+    if (phase === 'Succeeded' || phase === 'Failed') continue;
+    const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
+    if (phase === 'Running' && running && p.status?.podIP) return { ip: p.status.podIP, starting };
+    starting = true;
+  }
+  return { starting };
+}
+
+const controllerJob = (pod: V1Pod) => pod.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Job')?.name;
+
+export const notFound = () => new ApiError(404, 'upload_not_found', 'no such upload session');
+
+export class UploadSessions implements SessionChannel {
+  readonly #api: SessionApi;
+  readonly #settings: JobSettings;
+  readonly #cfg: UploadConfig & { keyFile: string; startTimeoutMs: number };
+  readonly #o: SessionOptions;
+
+  constructor(api: SessionApi, settings: JobSettings, cfg: UploadConfig & { keyFile: string; startTimeoutMs: number }, o: SessionOptions = {}) {
+    this.#api = api;
+    this.#settings = settings;
+    this.#cfg = cfg;
+    this.#o = o;
+  }
+
+  newId(): string {
+    return randomBytes(16).toString('hex');
+  }
+
+  #port(): number {
+    const p = this.#o.port;
+    return typeof p === 'function' ? p() : (p ?? RECEIVE_PORT);
+  }
+
+  async #jobs(selector: string): Promise<V1Job[]> {
+    try {
+      return await this.#api.listJobs(this.#settings.namespace, selector);
+    } catch (err) {
+      throw new RunnerError(`list upload session jobs: ${describeKubeError(err)}`, { cause: err });
+    }
+  }
+
+  async active(server: string): Promise<number> {
+    const selector = `${LABEL_SERVER}=${server},${LABEL_FILES_RECEIVE}=true,${LABEL_UPLOAD_SESSION}`;
+    const jobs = (await this.#jobs(selector)).filter((j) => !jobFinished(j));
+    if (jobs.length === 0) return 0;
+    let pods: V1Pod[];
+    try {
+      pods = await this.#api.listPods(this.#settings.namespace, selector);
+    } catch (err) {
+      throw new RunnerError(`list upload session pods: ${describeKubeError(err)}`, { cause: err });
+    }
+    // A Job whose Pods have all ended is over even before its controller marks it finished.
+    const live = jobs.filter((j) => {
+      const mine = pods.filter((p) => controllerJob(p) === j.metadata?.name);
+      return mine.length === 0 || mine.some((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+    });
+    return new Set(live.map((j) => j.metadata?.labels?.[LABEL_UPLOAD_SESSION])).size;
+  }
+
+  async ended(server: string, id: string, ms: number): Promise<void> {
+    const end = performance.now() + ms;
+    const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
+    while (performance.now() < end) {
+      const pods = await this.#api.listPods(this.#settings.namespace, selector).catch(() => undefined);
+      if (pods?.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  async start(t: Target, id: string): Promise<void> {
+    const key = this.#o.key ?? readKey(this.#cfg.keyFile);
+    const opId = `s${randomBytes(8).toString('hex').slice(1)}`;
+    const name = filesJobName(t.server, opId);
+    const job = renderReceiverJob({
+      ...this.#settings,
+      server: t.server,
+      opId,
+      worldPvc: t.world.claim,
+      nodeName: t.world.node,
+      tokenSha256: tokenDigest(jobToken(key, name)),
+      once: false,
+      session: id,
+      idleSeconds: this.#cfg.idleSeconds,
+      lifetimeSeconds: this.#cfg.lifetimeSeconds,
+    });
+    try {
+      await this.#api.createJob(this.#settings.namespace, job);
+    } catch (err) {
+      throw new RunnerError(`create upload session job ${name}: ${describeKubeError(err)}`, { cause: err });
+    }
+  }
+
+  async call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer> {
+    if (!ID.test(id)) throw notFound();
+    const key = this.#o.key ?? readKey(this.#cfg.keyFile);
+    const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
+    const end = performance.now() + this.#cfg.startTimeoutMs;
+    let resumed = false;
+    for (;;) {
+      signal.throwIfAborted();
+      let pods: V1Pod[];
+      try {
+        pods = await this.#api.listPods(this.#settings.namespace, selector);
+      } catch (err) {
+        throw new RunnerError(`list upload session pods: ${describeKubeError(err)}`, { cause: err });
+      }
+      const s = serving(pods);
+      if (s.ip) {
+        const pod = pods.find((p) => p.status?.podIP === s.ip)!;
+        const token = jobToken(key, controllerJob(pod) ?? '');
+        if (await ready(s.ip, this.#port(), token)) return podCall(s.ip, this.#port(), token, req, signal);
+      } else if (!s.starting) {
+        // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
+        // or its receiver was lost and the session waits on the disk. A new receiver for the id
+        // answers from the disk, or 404 when the disk holds no such session, and then ends.
+        const jobs = await this.#jobs(selector);
+        if (!jobs.some((j) => !jobFinished(j))) {
+          if (!resume || resumed) throw notFound();
+          await resume();
+          resumed = true;
+        }
+      }
+      if (performance.now() > end) throw new FilesTimeoutError(`upload session ${id}`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+}
+
+/** One call to a session receiver; a part's body is streamed with its length checked on the way. */
+export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal): Promise<PodAnswer> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (r.body) headers['content-length'] = String(r.body.size);
+  const req = http.request({ host: ip, port, path: r.path, method: r.method, agent: false, headers });
+  let answer!: PodAnswer;
+  const answered = new Promise<void>((resolve, reject) => {
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let n = 0;
+      res.on('data', (c: Buffer) => {
+        n += c.length;
+        if (n <= 1 << 20) chunks.push(c);
+      });
+      res.on('end', () => {
+        answer = { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
+        resolve();
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  let sendError: unknown;
+  if (r.body) {
+    req.flushHeaders();
+    let answeredEarly = false;
+    void answered.then(
+      () => (answeredEarly = true),
+      () => {},
+    );
+    try {
+      await streamBody(req, r.body.stream, r.body.size, signal, () => answeredEarly);
+    } catch (err) {
+      sendError = err;
+      req.destroy();
+    }
+  } else {
+    req.end();
+  }
+  try {
+    await answered;
+  } catch (err) {
+    if (sendError instanceof ApiError) throw sendError;
+    if (sendError || signal.aborted) throw shortBody(r.body?.size ?? 0);
+    throw new RunnerError(`upload session call to ${ip}: ${(err as Error).message}`, { cause: err });
+  }
+  if (sendError instanceof ApiError && answer.status >= 400) throw sendError;
+  return answer;
+}
+
+/** A receiver's refusal as the caller's error; anything unexpected is a 500 with its detail logged. */
+export function answerOrThrow(a: PodAnswer, ok: number[]): unknown {
+  let body: any;
+  try {
+    body = a.text === '' ? undefined : JSON.parse(a.text);
+  } catch {
+    throw new RunnerError(`the upload receiver answered ${a.status}: ${a.text.slice(0, 200)}`);
+  }
+  if (ok.includes(a.status)) return body;
+  if (body && typeof body.code === 'string' && ((a.status >= 400 && a.status < 500) || a.status === 507)) {
+    throw new ApiError(a.status as 400, body.code, String(body.error ?? body.code));
+  }
+  throw new RunnerError(`the upload receiver answered ${a.status}: ${a.text.slice(0, 200)}`);
+}

@@ -1,0 +1,200 @@
+/**
+ * Uploads end to end, through the real client-node: a body streamed by the function to a receiver
+ * Job's Pod and placed in the world; a body that lies changes nothing; the receiver holds the world
+ * while it works and nothing is left once it is done.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { LABEL_FILES_RECEIVE } from '../lib/job-spec/upload-job.ts';
+import { startStack, q, REAL, tierMs, TOKEN, type Stack } from './support/stack.ts';
+
+const RECEIVE = `${LABEL_FILES_RECEIVE}=true`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const b64 = (b: Buffer) => createHash('sha256').update(b).digest('base64');
+const hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+async function until<T>(fn: () => Promise<T | undefined>, what: string, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Every name under `dir`, recursively. */
+function names(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' });
+}
+
+describe('uploads', () => {
+  let s: Stack;
+  let core: CoreV1Api;
+  let batch: BatchV1Api;
+  before(async () => {
+    // Uploads use the same shared job key as browse sessions; a short TTL so finished Jobs go.
+    s = await startStack({ browse: {}, editor: { ttlSeconds: 2 }, uploads: { idleSeconds: 20, lifetimeSeconds: 600 } });
+    const kc = s.cluster.kubeConfig(s.cluster.adminToken);
+    core = kc.makeApiClient(CoreV1Api);
+    batch = kc.makeApiClient(BatchV1Api);
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  const put = (path: string, body: Buffer, headers: Record<string, string> = {}) =>
+    fetch(`${s.url}/api/v1/servers/survival/files/upload?path=${q(path)}${headers['x-overwrite'] ? '&overwrite=true' : ''}`, {
+      method: 'PUT',
+      body,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(body)}:`, ...headers },
+    });
+
+  test('a 20 MiB single upload lands whole, hashed, owned as the editor owns files, through one receiver Job', async () => {
+    const data = Buffer.alloc(20 << 20);
+    for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE(i * 2654435761 >>> 0, i);
+    const res = await put('plugins/big.jar', data);
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    assert.deepEqual(JSON.parse(text), { path: 'plugins/big.jar', status: 'uploaded', sha256: hex(data), size: data.length });
+    const onDisk = readFileSync(join(s.world, 'plugins/big.jar'));
+    assert.equal(hex(onDisk), hex(data));
+    assert.equal(statSync(join(s.world, 'plugins/big.jar')).mode & 0o777, 0o644);
+    const jobs = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items;
+    assert.equal(jobs.length, 1);
+    assert.equal(jobs[0]!.metadata!.labels!['felis.lolicon.best/files-mode'], 'upload');
+    assert.ok(!JSON.stringify(jobs[0]).includes('Bearer'), 'no token in the Job');
+    // A second upload to the same path without overwrite: 409, the file unchanged.
+    const again = await put('plugins/big.jar', Buffer.from('small'));
+    assert.equal(again.status, 409, await again.text());
+    assert.equal(hex(readFileSync(join(s.world, 'plugins/big.jar'))), hex(data));
+  });
+
+  test('a body that does not match its digest changes nothing and leaves no working file', async () => {
+    const before = readFileSync(join(s.world, 'server.properties'));
+    const body = Buffer.from('motd=replaced\n');
+    const res = await put('server.properties', body, { 'x-overwrite': '1', 'content-digest': `sha-256=:${b64(Buffer.from('other'))}:` });
+    const text = await res.text();
+    assert.equal(res.status, 400, text);
+    assert.equal(JSON.parse(text).error.code, 'digest_mismatch');
+    assert.deepEqual(readFileSync(join(s.world, 'server.properties')), before);
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), []);
+    // Refusals before any Job: no digest, no length (chunked).
+    const noDigest = await fetch(`${s.url}/api/v1/servers/survival/files/upload?path=a.txt`, { method: 'PUT', body, headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.equal(noDigest.status, 400);
+    assert.equal(((await noDigest.json()) as { error: { code: string } }).error.code, 'digest_required');
+    assert.ok(!existsSync(join(s.world, 'a.txt')));
+  });
+
+  test('a 200 MiB session: parts, one broken off and resent, the receiver Pod lost and resumed, a start refused, committed whole', async () => {
+    const size = 200 << 20;
+    const PART = 32 << 20;
+    // Deterministic bytes, generated per part (never the whole file in memory at once beyond one part).
+    const partAt = (off: number) => {
+      const b = Buffer.alloc(Math.min(PART, size - off));
+      for (let i = 0; i < b.length; i += 8) b.writeUInt32LE(((off + i) * 2654435761) >>> 0, i);
+      return b;
+    };
+    const whole = createHash('sha256');
+    for (let off = 0; off < size; off += PART) whole.update(partAt(off));
+    const expected = whole.digest('hex');
+
+    const begun = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('worlds/big.bin')}`, { size });
+    assert.equal(begun.status, 404, 'the folder must exist');
+    const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/big-session.bin')}`, { size });
+    assert.equal(b.status, 201, b.text);
+    const id = b.body.id as string;
+    assert.match(id, /^[0-9a-f]{32}$/);
+    assert.equal((await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/other.bin')}`, { size: 1 })).body.error.code, 'too_many_uploads');
+    // The session holds the world: a start is refused.
+    const start = await s.call('POST', '/api/v1/servers/survival/start');
+    assert.equal(start.status, 409, start.text);
+    assert.equal(start.body.error.code, 'maintenance_in_progress');
+
+    const sendPart = async (off: number, body: Buffer | ReadableStream<Uint8Array>, len: number, digestOf: Buffer, signal?: AbortSignal) =>
+      fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=${off}`, {
+        method: 'PUT',
+        body,
+        signal,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(len), 'content-digest': `sha-256=:${b64(digestOf)}:` },
+        duplex: 'half',
+      } as RequestInit).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }));
+
+    let off = 0;
+    let broke = false;
+    let lost = false;
+    while (off < size) {
+      const p = partAt(off);
+      if (!broke && off === PART) {
+        // A simulated break: half the part, then the connection goes.
+        broke = true;
+        const ac = new AbortController();
+        const half = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(p.subarray(0, p.length >> 1));
+          },
+        });
+        const cut = sendPart(off, half, p.length, p, ac.signal).catch(() => undefined);
+        await sleep(300);
+        ac.abort();
+        await Promise.race([cut, sleep(2000)]);
+        const st = await until(async () => {
+          const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+          return v.status === 200 ? v : undefined;
+        }, 'the status', 10_000);
+        assert.equal(st.body.received, PART, 'the broken part was not kept');
+      }
+      if (!lost && off === 3 * PART) {
+        // The receiver Pod is lost: the next part starts a new receiver that resumes from the disk.
+        lost = true;
+        const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items;
+        assert.equal(pods.length, 1);
+        await core.deleteNamespacedPod({ namespace: 'minecraft', name: pods[0]!.metadata!.name!, gracePeriodSeconds: 0 });
+        await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase !== 'Running') ? true : undefined), 'the receiver Pod to go', tierMs(15_000, 60_000));
+      }
+      const r = await sendPart(off, p, p.length, p);
+      assert.equal(r.status, 200, `part at ${off}: ${JSON.stringify(r.body)}`);
+      off += p.length;
+      assert.equal(r.body.received, off);
+    }
+    const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+    assert.equal(v.body.parts.length, Math.ceil(size / PART));
+    const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { overwrite: false, sha256: expected });
+    assert.equal(done.status, 200, done.text);
+    assert.deepEqual(done.body, { path: 'plugins/big-session.bin', status: 'uploaded', sha256: expected, size });
+    const h = createHash('sha256');
+    h.update(readFileSync(join(s.world, 'plugins/big-session.bin')));
+    assert.equal(h.digest('hex'), expected);
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no staging left');
+    const gone = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+    assert.equal(gone.status, 404, gone.text);
+  });
+
+  test('an abandoned session ends by itself and leaves nothing behind', async () => {
+    const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/abandoned.bin')}`, { size: 10 });
+    assert.equal(b.status, 201, b.text);
+    const id = b.body.id as string;
+    const p = Buffer.from('01234');
+    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, { method: 'PUT', body: p, headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(p)}:` } });
+    assert.equal(r.status, 200, await r.text());
+    const cancelled = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/cancelled.bin')}`, { size: 10 });
+    assert.equal(cancelled.status, 429);
+    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed') ? true : undefined), 'the idle session to end', tierMs(40_000, 90_000));
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-') || n.includes('abandoned')), []);
+  });
+
+  test('once done, no receiver Pod or Job is left, and the world is free', async () => {
+    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the receiver Pods to end', tierMs(15_000, 60_000));
+    await until(async () => ((await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items.length === 0 ? true : undefined), 'the receiver Jobs to go', tierMs(15_000, 60_000));
+    const h = await s.call('GET', '/api/v1/servers/survival/holder');
+    assert.equal(h.body.held, false, h.text);
+    if (!REAL) {
+      const cluster = s.cluster as unknown as { podAddressesInUse(): number };
+      await until(async () => (cluster.podAddressesInUse() === 0 ? true : undefined), 'the kubelet to end every Pod', 5000);
+    }
+  });
+});
