@@ -175,6 +175,9 @@ describe('uploads', () => {
   });
 
   test('an abandoned session ends by itself and leaves nothing behind', async () => {
+    // The previous session's receiver ends shortly after its commit answered (on a loaded machine
+    // it can take longer than the commit waits); until then a new session is the second one.
+    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the earlier receivers to end', tierMs(15_000, 60_000));
     const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/abandoned.bin')}`, { size: 10 });
     assert.equal(b.status, 201, b.text);
     const id = b.body.id as string;
