@@ -20,7 +20,6 @@ import { isRefusal, planArchive } from '../archive/plan.ts';
 import { place } from '../archive/place.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
-import { TarPass } from '../archive/tar-reader.ts';
 import type { ArchivePass } from '../archive/pass.ts';
 import { archiveFormat, type ArchiveFormat } from '../../lib/files/archive-names.ts';
 import { WORK_PREFIX, removeStaleWorkFolders } from '../archive/work-folder.ts';
@@ -93,7 +92,9 @@ async function extractInto(
 ): Promise<Result> {
   const unreadable = (e: ArchiveReadError) => fail('archive_invalid', `${name} is not a readable ${FORMAT_NAMES[format]} archive: ${e.message}; nothing was changed`);
   // Each pass is a fresh read of the same open file: a zip's central directory, a tar front to back.
-  const openPass = (): Promise<ArchivePass> => (format === 'zip' ? ZipPass.open(archiveFd) : Promise.resolve(TarPass.open(archiveFd, format === 'tar.gz')));
+  // The tar reader (tar-stream and its streams) loads only for a tar: every other Job starts without it.
+  const openPass = async (): Promise<ArchivePass> =>
+    format === 'zip' ? ZipPass.open(archiveFd) : (await import('../archive/tar-reader.ts')).TarPass.open(archiveFd, format === 'tar.gz');
   if (format === 'zip') {
     // A zip that is not one is refused before anything is created (a tar has no index to check).
     try {
