@@ -98,9 +98,9 @@ export function leadsOutsideMessage(entry: string): string {
 
 /**
  * Judges one entry, by zip's "version made by" and external attributes, or by `typed` when the
- * format states kind and permissions itself (tar). The first refusal in archive order wins, so the caller stops at one. Order of
- * the rules: unsafe names, `__MACOSX`, symlinks, directories, other special files, a file that
- * names the destination itself.
+ * format states kind and permissions itself (tar). The first refusal in archive order wins, so the
+ * caller stops at one. Order of the rules: unsafe names, `__MACOSX`, symlinks, directories, hard
+ * links, other special files, a file that names the destination itself.
  */
 export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttributes: number, typed?: Typed): Judged {
   const entry = decodeName(rawName).replaceAll('\\', '/');
