@@ -1,7 +1,8 @@
 /**
- * Pass 2: every entry streamed into the working folder's `new/`, in archive order. Files are
- * created exclusively (never through a link), their bytes counted and CRC-32 checked as they pass
- * (yauzl checks the count against the declared size, we check the CRC), then chowned to the
+ * Pass 2: every entry streamed into the working folder's `new/`, in the order the pass gives them
+ * (a tar's data can only be read front to back; a zip's is read where its central directory says). Files are
+ * created exclusively (never through a link), their bytes counted against the declared size and
+ * CRC-32 checked (when the format declares one) as they pass, then chowned to the
  * game's uid. Folders are created 0755 and chowned. Nothing here touches the world outside the
  * working folder; any refusal leaves it to be removed whole.
  *
@@ -15,7 +16,8 @@ import { dir } from '../pathutil.ts';
 import { errCode } from '../root.ts';
 import { GAME_GID, GAME_UID } from '../types.ts';
 import { decodeName, judgeEntry } from './names.ts';
-import { ArchiveReadError, type ZipPass } from './zip-reader.ts';
+import type { ArchivePass } from './pass.ts';
+import { ArchiveReadError } from './zip-reader.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 const DIR_MODE = 0o755;
@@ -79,7 +81,7 @@ class Flusher {
  * refusal: a damaged entry (`archive_invalid` with the entry) or a full volume (`no_space`).
  * Other system errors propagate.
  */
-export async function extractAll(pass: ZipPass, newDir: string, total: number, hooks: ExtractHooks): Promise<Result | null> {
+export async function extractAll(pass: ArchivePass, newDir: string, total: number, hooks: ExtractHooks): Promise<Result | null> {
   let done = 0;
   /** The entry being extracted, for a refusal's `entry`. */
   let current = '';
@@ -130,7 +132,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
   process.chdir(newDir);
   try {
     for (let e = await pass.next(); e !== null; e = await pass.next()) {
-      const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes);
+      const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes, e.typed);
       current = decodeName(e.rawName).replaceAll('\\', '/');
       if (j.action === 'skip') continue;
       // The plan judged every entry of this same file; a refusal now means it changed underneath.
@@ -145,6 +147,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
       const fd = fs.openSync(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, j.mode);
       try {
         fs.fchmodSync(fd, j.mode);
+        // A tar declares no CRC-32: computing one anyway costs little and keeps this loop one shape.
         let crc = 0;
         let n = 0;
         try {
@@ -170,7 +173,7 @@ export async function extractAll(pass: ZipPass, newDir: string, total: number, h
         }
         // yauzl already refused a count that differs; this also covers a reader that does not.
         if (n !== e.uncompressedSize) throw new Damaged(`${entry}\0it holds ${n} bytes, not the ${e.uncompressedSize} it declares`);
-        if (crc >>> 0 !== e.crc32) {
+        if (e.crc32 !== undefined && crc >>> 0 !== e.crc32) {
           throw new Damaged(`${entry}\0its CRC-32 is ${hex(crc)}, not the ${hex(e.crc32)} it declares`);
         }
       } finally {

@@ -27,7 +27,13 @@ export function decodeName(raw: Buffer): string {
 }
 
 /** What an entry's header says it is. */
-export type EntryKind = 'file' | 'dir' | 'symlink' | 'special';
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'hardlink' | 'special';
+
+/** An entry's kind and permission bits when its format states them directly (tar), not as zip's attributes. */
+export interface Typed {
+  kind: EntryKind;
+  perm: number;
+}
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
@@ -91,11 +97,12 @@ export function leadsOutsideMessage(entry: string): string {
 }
 
 /**
- * Judges one entry. The first refusal in archive order wins, so the caller stops at one. Order of
- * the rules: unsafe names, `__MACOSX`, symlinks, directories, other special files, a file that
- * names the destination itself.
+ * Judges one entry, by zip's "version made by" and external attributes, or by `typed` when the
+ * format states kind and permissions itself (tar). The first refusal in archive order wins, so the
+ * caller stops at one. Order of the rules: unsafe names, `__MACOSX`, symlinks, directories, hard
+ * links, other special files, a file that names the destination itself.
  */
-export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttributes: number): Judged {
+export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttributes: number, typed?: Typed): Judged {
   const entry = decodeName(rawName).replaceAll('\\', '/');
   if (isUnsafeName(entry)) {
     return { action: 'refuse', code: 'archive_unsafe', entry, error: leadsOutsideMessage(entry) };
@@ -107,11 +114,17 @@ export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttri
   if (name.split('/').some((c) => isWorkingName(c) || isWorkFolderName(c))) {
     return { action: 'refuse', code: 'archive_unsafe', entry, error: `${entry} uses a name reserved for the editor's working files` };
   }
-  const { kind, perm } = entryKind({ versionMadeBy, externalAttributes, name: entry });
+  const facts = typed ?? entryKind({ versionMadeBy, externalAttributes, name: entry });
+  const perm = facts.perm;
+  // A name ending in '/' is a folder whatever the header says, as zip tools and old tars have it.
+  const kind = facts.kind === 'file' && entry.endsWith('/') ? 'dir' : facts.kind;
   if (kind === 'symlink') {
     return { action: 'refuse', code: 'archive_symlink', entry, error: `${entry} is a symbolic link; links are never extracted` };
   }
   if (kind === 'dir') return name === '.' ? { action: 'skip' } : { action: 'dir', name };
+  if (kind === 'hardlink') {
+    return { action: 'refuse', code: 'archive_unsafe', entry, error: `${entry} is a hard link; links are never extracted` };
+  }
   if (kind === 'special') {
     return { action: 'refuse', code: 'archive_unsafe', entry, error: `${entry} is not a regular file` };
   }

@@ -1,7 +1,8 @@
 /**
  * The extraction plan, in bounded memory whatever the entry count.
  *
- * Pass 1 reads the central directory one record at a time, judges each entry (the first refusal in
+ * Pass 1 reads the entries one at a time (a zip's central directory, or a tar's headers, its data
+ * skipped), judges each entry (the first refusal in
  * archive order wins), sums the declared sizes, and spills two kinds of records to external sorters
  * in the working folder: `name NUL kind` for every file, folder and implied parent folder, and
  * `start end name` for every entry's byte range in the archive. The merge then walks both in
@@ -16,7 +17,7 @@ import { fail } from '../failure.ts';
 import { dir } from '../pathutil.ts';
 import { ExternalSorter } from './external-sort.ts';
 import { judgeEntry, decodeName } from './names.ts';
-import type { ZipPass } from './zip-reader.ts';
+import type { ArchivePass } from './pass.ts';
 
 export const KIND_DIR = 0x44; // 'D'
 export const KIND_FILE = 0x46; // 'F'
@@ -68,7 +69,7 @@ const damaged = (entry: string, why: string) => fail('archive_invalid', `${entry
  * visitor sees every distinct name even when the archive is refused after the merge; the caller
  * prefers the archive's refusal over anything the visitor found.
  */
-export async function planArchive(pass: ZipPass, workDir: string, visit: Visitor, chunkBytes?: number): Promise<PlanSummary | Result> {
+export async function planArchive(pass: ArchivePass, workDir: string, visit: Visitor, chunkBytes?: number): Promise<PlanSummary | Result> {
   const names = new ExternalSorter(workDir, 'names', chunkBytes);
   const ranges = new ExternalSorter(workDir, 'ranges', chunkBytes);
   let bytes = 0;
@@ -84,8 +85,9 @@ export async function planArchive(pass: ZipPass, workDir: string, visit: Visitor
     if (!Number.isSafeInteger(e.compressedSize) || !Number.isSafeInteger(e.localHeaderOffset)) {
       return { ...fail('archive_invalid', `${entryName()} has an impossible size or offset in the archive`), entry: entryName() };
     }
-    ranges.add(rangeRecord(e.localHeaderOffset, e.localHeaderOffset + LOCAL_HEADER_MIN + e.compressedSize, e.rawName));
-    const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes);
+    // Only a zip's entries point at their data, so only they can share it (a tar's follow each other).
+    if (e.localHeaderOffset >= 0) ranges.add(rangeRecord(e.localHeaderOffset, e.localHeaderOffset + LOCAL_HEADER_MIN + e.compressedSize, e.rawName));
+    const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes, e.typed);
     if (j.action === 'refuse') return { code: j.code, error: j.error, entry: j.entry };
     if (j.action === 'skip') continue;
     if (j.action === 'dir') {

@@ -134,3 +134,67 @@ export function treeDigest(dir: string, skip: (rel: string) => boolean = () => f
   walk('');
   return h.digest('hex');
 }
+
+export interface ForgedTar {
+  /** Raw bytes of the name (a string is written as UTF-8); at most 100 bytes (use `pax` for longer). */
+  name: string | Buffer;
+  data?: Buffer | string;
+  /** The typeflag character: '0' file (default), '5' folder, '2' symlink, '1' hard link, '3' char device, '6' FIFO… */
+  type?: string;
+  mode?: number;
+  linkname?: string;
+  /** Lies: the size written in the header (the data written is `data` as it is, padded to 512). */
+  declaredSize?: number;
+  /** A pax path record written before the entry (a long or UTF-8 name). */
+  paxPath?: string;
+  /** Breaks the header checksum. */
+  badChecksum?: boolean;
+}
+
+function tarHeader(name: Buffer, size: number, type: string, mode: number, linkname = '', badChecksum = false): Buffer {
+  const h = Buffer.alloc(512);
+  name.copy(h, 0, 0, Math.min(name.length, 100));
+  const octal = (n: number, width: number) => n.toString(8).padStart(width - 1, '0') + '\0';
+  h.write(octal(mode, 8), 100, 'latin1');
+  h.write(octal(0, 8), 108, 'latin1');
+  h.write(octal(0, 8), 116, 'latin1');
+  h.write(octal(size, 12), 124, 'latin1');
+  h.write(octal(0, 12), 136, 'latin1');
+  h.write('        ', 148, 'latin1');
+  h.write(type, 156, 'latin1');
+  h.write(linkname, 157, 'utf8');
+  h.write('ustar\x0000', 257, 'latin1');
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(octal(badChecksum ? sum + 1 : sum, 7) + ' ', 148, 'latin1');
+  return h;
+}
+
+function padded(data: Buffer): Buffer[] {
+  const rest = data.length % 512;
+  return rest === 0 ? [data] : [data, Buffer.alloc(512 - rest)];
+}
+
+/**
+ * Builds a ustar archive from forged entries, by hand (a header is 512 bytes of fixed fields), so a
+ * test can write what no tar tool would: raw non-UTF-8 names, hostile names and types, lying sizes.
+ */
+export function forgeTar(entries: ForgedTar[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    const name = Buffer.isBuffer(e.name) ? e.name : Buffer.from(e.name, 'utf8');
+    const data = e.data === undefined ? Buffer.alloc(0) : Buffer.isBuffer(e.data) ? e.data : Buffer.from(e.data);
+    const type = e.type ?? '0';
+    if (e.paxPath !== undefined) {
+      const body = (len: number) => `${len} path=${e.paxPath}\n`;
+      let len = Buffer.byteLength(body(0));
+      while (Buffer.byteLength(body(len)) !== len) len = Buffer.byteLength(body(len));
+      const rec = Buffer.from(body(len));
+      parts.push(tarHeader(Buffer.from('PaxHeader'), rec.length, 'x', 0o644), ...padded(rec));
+    }
+    parts.push(tarHeader(name, e.declaredSize ?? data.length, type, e.mode ?? (type === '5' ? 0o755 : 0o644), e.linkname, e.badChecksum));
+    parts.push(...padded(data));
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}

@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { fdPath } from '../root.ts';
 import { PassThrough, pipeline, type Readable } from 'node:stream';
+import type { ArchiveEntry, ArchivePass } from './pass.ts';
 
 export class ArchiveReadError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -22,15 +23,8 @@ export class ArchiveReadError extends Error {
 }
 
 /** The fields of a central directory record the Job uses. `rawName` is the undecoded name. */
-export interface ZipEntry {
-  rawName: Buffer;
-  versionMadeBy: number;
-  externalAttributes: number;
-  compressedSize: number;
-  uncompressedSize: number;
+export interface ZipEntry extends ArchiveEntry {
   crc32: number;
-  localHeaderOffset: number;
-  canDecode: boolean;
   /** The yauzl entry, to open its data. */
   readonly handle: yauzl.Entry;
 }
@@ -151,7 +145,7 @@ function wrap(e: unknown): ArchiveReadError {
 }
 
 /** One pass over an archive's central directory. Several may be opened over the same fd. */
-export class ZipPass {
+export class ZipPass implements ArchivePass<ZipEntry> {
   readonly #zf: yauzl.ZipFile;
   readonly #reader: WindowReader;
   /** The caller of next() waiting for yauzl's answer. */
@@ -173,6 +167,7 @@ export class ZipPass {
         rawName: e.fileName as unknown as Buffer,
         versionMadeBy: e.versionMadeBy,
         externalAttributes: e.externalFileAttributes >>> 0,
+        typed: undefined,
         compressedSize: e.compressedSize,
         uncompressedSize: e.uncompressedSize,
         crc32: e.crc32 >>> 0,

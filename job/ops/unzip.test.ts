@@ -198,14 +198,16 @@ test('zip bombs: a lying ratio stops at the declared size (archive_invalid); an 
   assert.equal(honest.avail, 4096 * 1024);
 });
 
-test('archive path checks: not .zip → bad_path, missing → not_found, a folder named .zip → bad_path, escapes → bad_path', async () => {
+test('archive path checks: not an archive ending → bad_path, missing → not_found, a folder named .zip → bad_path, escapes → bad_path', async () => {
   const w = makeWorld();
-  fs.writeFileSync(w.p('a.tar'), 'x');
+  fs.writeFileSync(w.p('a.rar'), 'x');
+  fs.writeFileSync(w.p('a.zip.bak'), 'x');
   fs.mkdirSync(w.p('dir.zip'));
   fs.writeFileSync(path.join(w.outside, 'o.zip'), forgeZip([{ name: 'x', data: 'x' }]));
   fs.symlinkSync('../outside/o.zip', w.p('link.zip'));
   for (const [p, code] of [
-    ['a.tar', 'bad_path'],
+    ['a.rar', 'bad_path'],
+    ['a.zip.bak', 'bad_path'],
     ['', 'bad_path'],
     ['missing.zip', 'not_found'],
     ['dir.zip', 'bad_path'],

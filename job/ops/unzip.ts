@@ -1,7 +1,8 @@
 /**
- * unzip(path, overwrite, to): extracts a .zip archive of the world into the archive's own folder
- * (or `to`), all or nothing. The design (two passes over the central directory, external sort,
- * working folder, journaled placement) is described in docs/archives.md.
+ * unzip(path, overwrite, to): extracts a .zip, .tar, .tar.gz or .tgz archive of the world into the
+ * archive's own folder (or `to`), all or nothing, by the same rules whatever the format. The design
+ * (two passes over the entries, external sort, working folder, journaled placement) is described in
+ * docs/archives.md.
  *
  * @module
  */
@@ -19,6 +20,8 @@ import { isRefusal, planArchive } from '../archive/plan.ts';
 import { place } from '../archive/place.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
+import type { ArchivePass } from '../archive/pass.ts';
+import { archiveFormat, type ArchiveFormat } from '../../lib/files/archive-names.ts';
 import { WORK_PREFIX, removeStaleWorkFolders } from '../archive/work-folder.ts';
 
 const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
@@ -49,7 +52,8 @@ function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd
 
 export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
   const name = clean(req.path);
-  if (!name.toLowerCase().endsWith('.zip')) return fail('bad_path', `${req.path} is not a .zip archive`);
+  const format = archiveFormat(name);
+  if (format === undefined) return fail('bad_path', `${req.path} is not a .zip, .tar, .tar.gz or .tgz archive`);
 
   let fd: number;
   try {
@@ -66,7 +70,7 @@ export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
     const dest = openDest(ctx, name, req.to);
     if (!('fd' in dest)) return dest;
     try {
-      return await extractInto(ctx, req, name, fd, dest.fd, dest.rel);
+      return await extractInto(ctx, req, name, format, fd, dest.fd, dest.rel);
     } finally {
       fs.closeSync(dest.fd);
     }
@@ -75,16 +79,31 @@ export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
   }
 }
 
-async function extractInto(ctx: OpContext, req: OpRequest, name: string, archiveFd: number, destFd: number, destRel: string): Promise<Result> {
-  const unreadable = (e: ArchiveReadError) => fail('archive_invalid', `${name} is not a readable zip archive: ${e.message}`);
-  let pass: ZipPass;
-  try {
-    pass = await ZipPass.open(archiveFd);
-  } catch (e) {
-    if (e instanceof ArchiveReadError) return unreadable(e);
-    throw e;
+const FORMAT_NAMES: Record<ArchiveFormat, string> = { zip: 'zip', tar: 'tar', 'tar.gz': 'gzipped tar' };
+
+async function extractInto(
+  ctx: OpContext,
+  req: OpRequest,
+  name: string,
+  format: ArchiveFormat,
+  archiveFd: number,
+  destFd: number,
+  destRel: string,
+): Promise<Result> {
+  const unreadable = (e: ArchiveReadError) => fail('archive_invalid', `${name} is not a readable ${FORMAT_NAMES[format]} archive: ${e.message}; nothing was changed`);
+  // Each pass is a fresh read of the same open file: a zip's central directory, a tar front to back.
+  // The tar reader (tar-stream and its streams) loads only for a tar: every other Job starts without it.
+  const openPass = async (): Promise<ArchivePass> =>
+    format === 'zip' ? ZipPass.open(archiveFd) : (await import('../archive/tar-reader.ts')).TarPass.open(archiveFd, format === 'tar.gz');
+  if (format === 'zip') {
+    // A zip that is not one is refused before anything is created (a tar has no index to check).
+    try {
+      (await ZipPass.open(archiveFd)).close();
+    } catch (e) {
+      if (e instanceof ArchiveReadError) return unreadable(e);
+      throw e;
+    }
   }
-  pass.close();
 
   removeStaleWorkFolders(destFd);
   const work = WORK_PREFIX + ctx.randomBytes(6).toString('hex');
@@ -100,7 +119,13 @@ async function extractInto(ctx: OpContext, req: OpRequest, name: string, archive
 
     // Plan and target check, over the sorted names.
     const check = new TargetCheck(destFd, destRel);
-    const planPass = await ZipPass.open(archiveFd);
+    let planPass: ArchivePass;
+    try {
+      planPass = await openPass();
+    } catch (e) {
+      if (e instanceof ArchiveReadError) return unreadable(e);
+      throw e;
+    }
     let plan;
     try {
       plan = await planArchive(planPass, workPath, (n, kind) => check.visit(n, kind));
@@ -127,7 +152,13 @@ async function extractInto(ctx: OpContext, req: OpRequest, name: string, archive
     // Extract into new/.
     const throttle = new ProgressThrottle(ctx.progress);
     const newDir = `${workPath}/new`;
-    const extractPass = await ZipPass.open(archiveFd);
+    let extractPass: ArchivePass;
+    try {
+      extractPass = await openPass();
+    } catch (e) {
+      if (e instanceof ArchiveReadError) return unreadable(e);
+      throw e;
+    }
     let bad: Result | null;
     try {
       bad = await extractAll(extractPass, newDir, plan.bytes, {

@@ -15,20 +15,30 @@ export class ArchiveNameError extends Error {
 
 /**
  * The endings (any case) the Job program extracts; the ending decides the format. Only what it can
- * read: a route that took `.tar` would answer 202 for an op certain to fail.
+ * read: a route that took `.rar` would answer 202 for an op certain to fail.
  */
-export const ARCHIVE_ENDINGS = ['.zip'] as const;
+export const ARCHIVE_ENDINGS = ['.zip', '.tar', '.tar.gz', '.tgz'] as const;
+
+export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz';
+
+/** The format an archive's name says it is (any case), or undefined when it names none. */
+export function archiveFormat(path: string): ArchiveFormat | undefined {
+  const p = path.toLowerCase();
+  if (p.endsWith('.zip')) return 'zip';
+  if (p.endsWith('.tar')) return 'tar';
+  if (p.endsWith('.tar.gz') || p.endsWith('.tgz')) return 'tar.gz';
+  return undefined;
+}
 
 const NAME_MAX = 255;
 
 export function isArchivePath(path: string): boolean {
-  const p = path.toLowerCase();
-  return ARCHIVE_ENDINGS.some((e) => p.endsWith(e));
+  return archiveFormat(path) !== undefined;
 }
 
-/** Throws ArchiveNameError unless `path` ends in an archive ending (`maps/A.ZIP` yes, `a.zip.bak` no). */
+/** Throws ArchiveNameError unless `path` ends in an archive ending (`maps/A.ZIP`, `b.TGZ` yes, `a.zip.bak`, `c.rar` no). */
 export function requireArchivePath(path: string): string {
-  if (!isArchivePath(path)) throw new ArchiveNameError(`only a ${ARCHIVE_ENDINGS.join(', ')} file can be extracted`);
+  if (!isArchivePath(path)) throw new ArchiveNameError('only a .zip, .tar, .tar.gz or .tgz file can be extracted');
   return path;
 }
 
