@@ -22,7 +22,7 @@ async function cli(argv: string[], env: Record<string, string | undefined> = {},
   return { code, out, err };
 }
 
-test('EX9: one result line, prefixed, exit 0 (also for a caller-fault result)', async () => {
+test('one result line, prefixed, exit 0 (also for a caller-fault result)', async () => {
   const w = makeWorld();
   const ok = await cli(['files', '--op', 'read', '--path', 'config/paper.yml', '--worlds-root', w.root]);
   assert.equal(ok.code, 0);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { execute } from './execute.ts';
 import { makeWorld, openFds, snapshot, writeReq } from './test-support.ts';
 
-test('MG26: op chmod is an execute error (infra), and upload is not implemented here; nothing is touched', async () => {
+test('op chmod is an execute error (infra), and upload is not implemented here; nothing is touched', async () => {
   const w = makeWorld();
   const before = snapshot(w.root);
   await assert.rejects(execute({ op: 'chmod', path: 'server.properties', worldsRoot: w.root }), { message: 'unknown op "chmod"' });

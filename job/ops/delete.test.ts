@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeWorld, snapshot, tree, openFds } from '../test-support.ts';
 
-test('MG19: delete removes a file, or a folder recursively', async () => {
+test('delete removes a file, or a folder recursively', async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('plugins/Essentials/data'), { recursive: true });
   fs.writeFileSync(w.p('plugins/Essentials/config.yml'), 'x');
@@ -16,7 +16,7 @@ test('MG19: delete removes a file, or a folder recursively', async () => {
   assert.equal(fs.existsSync(w.p('plugins')), false);
 });
 
-test('MG19: keep-link/ removes only the link; a link to outside is removed and the outside kept', async () => {
+test('keep-link/ removes only the link; a link to outside is removed and the outside kept', async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('kept'));
   fs.writeFileSync(w.p('kept/inner.txt'), 'stay');
@@ -45,7 +45,7 @@ test('a folder holding links to outside is deleted without following them', asyn
   assert.deepEqual(snapshot(w.outside), outside);
 });
 
-test('MG19: root spellings are bad_path; escapes are bad_path and nothing outside is deleted; missing is not_found', async () => {
+test('root spellings are bad_path; escapes are bad_path and nothing outside is deleted; missing is not_found', async () => {
   const w = makeWorld();
   fs.symlinkSync(w.outside, w.p('out-link'));
   const before = snapshot(w.root);

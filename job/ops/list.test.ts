@@ -8,7 +8,7 @@ import { makeWorld, errnoError, PROPS } from '../test-support.ts';
 
 const fixedStatfs = (bavail: bigint) => () => ({ bavail, bsize: 1n });
 
-test('EX4: the root shows server.properties with its size and config as a folder; config shows [paper.yml]', async () => {
+test('the root shows server.properties with its size and config as a folder; config shows [paper.yml]', async () => {
   const w = makeWorld();
   fs.rmSync(w.p('config/paper-global.yml'));
   const r = await w.run({ op: 'list', path: '' });
@@ -93,7 +93,7 @@ test('a vanished entry is kept with size 0 and the zero time', () => {
   }
 });
 
-test('EX5: avail from statfs(root): as is, capped to MaxInt64, 0, and -1 on error', async () => {
+test('avail from statfs(root): as is, capped to MaxInt64, 0, and -1 on error', async () => {
   const w = makeWorld();
   const calls: string[] = [];
   const r1 = await w.run({ op: 'list', path: '' }, { statfs: (p) => (calls.push(p), { bavail: 12345n, bsize: 1n }) });

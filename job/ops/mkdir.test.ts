@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeWorld, errnoError, snapshot } from '../test-support.ts';
 
-test('MG18: mkdir config/sub/ works (trailing slash) with one chown on config/sub whose failure is ignored', async () => {
+test('mkdir config/sub/ works (trailing slash) with one chown on config/sub whose failure is ignored', async () => {
   const w = makeWorld();
   const chowns: string[] = [];
   const r = await w.run({ op: 'mkdir', path: 'config/sub/' }, {
@@ -32,7 +32,7 @@ test('mkdir makes mode 0755 (under the usual umask) and gives the folder to 1000
   if (process.getuid?.() === 0) assert.equal(st.uid, 1000);
 });
 
-test('MG18: an existing folder or file is exists; a missing parent is not_found with the exact message and is not created', async () => {
+test('an existing folder or file is exists; a missing parent is not_found with the exact message and is not created', async () => {
   const w = makeWorld();
   assert.deepEqual(await w.run({ op: 'mkdir', path: 'config' }), { code: 'exists', error: 'config already exists' });
   assert.deepEqual(await w.run({ op: 'mkdir', path: 'server.properties' }), { code: 'exists', error: 'server.properties already exists' });
@@ -46,14 +46,14 @@ test('MG18: an existing folder or file is exists; a missing parent is not_found 
   assert.equal(fs.existsSync(w.p('nowhere')), false);
 });
 
-test('MG18: "", ".", "./" and "config/.." are bad_path', async () => {
+test('"", ".", "./" and "config/.." are bad_path', async () => {
   const w = makeWorld();
   for (const p of ['', '.', './', 'config/..']) {
     assert.deepEqual(await w.run({ op: 'mkdir', path: p }), { code: 'bad_path', error: 'a folder needs a name' }, p);
   }
 });
 
-test('MG18: escapes (../outside/made, through a dir link, absolute) are bad_path and nothing is created', async () => {
+test('escapes (../outside/made, through a dir link, absolute) are bad_path and nothing is created', async () => {
   const w = makeWorld();
   fs.symlinkSync(w.outside, w.p('out-link'));
   fs.symlinkSync('../outside', w.p('rel-out-link'));

@@ -7,7 +7,7 @@ import { formatResultLine, RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 import { makeWorld, content, sha256, OUTSIDE_TEXT, SECRET_TEXT, PROPS } from '../test-support.ts';
 
-test('EX6/EX8: a read returns the bytes, binary-safe through the result line', async () => {
+test('a read returns the bytes, binary-safe through the result line', async () => {
   const w = makeWorld();
   const bytes = Buffer.from([0xff, 0xfe, 0x6f, 0x6b, 0x00, 0x80]);
   fs.writeFileSync(w.p('bin.dat'), bytes);
@@ -20,7 +20,7 @@ test('EX6/EX8: a read returns the bytes, binary-safe through the result line', a
   assert.deepEqual(Buffer.from(back.content!, 'base64'), bytes);
 });
 
-test('EX2: escapes give a code, never content and never an infra error', async () => {
+test('escapes give a code, never content and never an infra error', async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('plugins'));
   fs.symlinkSync(w.outside, w.p('plugins/out-dir'));
@@ -44,7 +44,7 @@ test('EX2: escapes give a code, never content and never an infra error', async (
   }
 });
 
-test('EX7: missing → not_found; a folder → bad_path; over 1 MiB → too_large; exactly 1 MiB reads', async () => {
+test('missing → not_found; a folder → bad_path; over 1 MiB → too_large; exactly 1 MiB reads', async () => {
   const w = makeWorld();
   assert.deepEqual(await w.run({ op: 'read', path: 'nope.txt' }), { code: 'not_found', error: 'nope.txt does not exist' });
   assert.deepEqual(await w.run({ op: 'read', path: 'config/missing/x' }), { code: 'not_found', error: 'config/missing/x does not exist' });
@@ -71,7 +71,7 @@ test('a FIFO is refused without blocking; a file path with a trailing slash is b
   assert.equal((await w.run({ op: 'read', path: 'server.properties/' })).code, 'bad_path');
 });
 
-test('EX10: the forwarding secret is refused under every spelling; paper.yml stays readable', async () => {
+test('the forwarding secret is refused under every spelling; paper.yml stays readable', async () => {
   const w = makeWorld();
   for (const p of ['config/paper-global.yml', './config/paper-global.yml', 'config//paper-global.yml', 'config/../config/paper-global.yml', 'config/./paper-global.yml']) {
     const r = await w.run({ op: 'read', path: p });
@@ -86,7 +86,7 @@ test('EX10: the forwarding secret is refused under every spelling; paper.yml sta
   assert.equal((await w.run({ op: 'read', path: './config/paper-global.yml' })).code, 'bad_path');
 });
 
-test('EX12: a symlink, a directory link or a hard link to the secret is bad_path', async () => {
+test('a symlink, a directory link or a hard link to the secret is bad_path', async () => {
   const w = makeWorld();
   fs.symlinkSync('config/paper-global.yml', w.p('sym.yml'));
   fs.symlinkSync('config', w.p('cfg-link'));
@@ -105,7 +105,7 @@ test('EX12: a symlink, a directory link or a hard link to the secret is bad_path
   assert.ok(!content(r).toString().includes(SECRET_TEXT.trim()));
 });
 
-test('EX11: server.properties is redacted: sha256 of disk bytes, content_sha256 of what is sent', async () => {
+test('server.properties is redacted: sha256 of disk bytes, content_sha256 of what is sent', async () => {
   const w = makeWorld();
   const r = await w.run({ op: 'read', path: 'server.properties' });
   const redacted = 'motd=hi\nrcon.password=<redacted by felis>\nserver-port=25565\n';
@@ -122,7 +122,7 @@ test('EX11: server.properties is redacted: sha256 of disk bytes, content_sha256 
   assert.equal(content(await w.run({ op: 'read', path: './server.properties' })).toString(), redacted);
 });
 
-test('EX12/EX16: a symlink or hard link to server.properties is redacted, incl. Limbo forwarding-secrets and CRLF', async () => {
+test('a symlink or hard link to server.properties is redacted, incl. Limbo forwarding-secrets and CRLF', async () => {
   const w = makeWorld();
   const limbo = 'motd=hi\r\n  forwarding-secrets=abc\r\nrcon.password=p\nkeep=1\r\n';
   fs.writeFileSync(w.p('server.properties'), limbo);

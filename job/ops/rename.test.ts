@@ -6,7 +6,7 @@ import { makeWorld, snapshot } from '../test-support.ts';
 
 const mv = (path: string, to: string) => ({ op: 'rename', path, to });
 
-test('MG20: moves a file; a folder with a trailing slash moves with its contents; a link moves itself', async () => {
+test('moves a file; a folder with a trailing slash moves with its contents; a link moves itself', async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('plugins/Essentials'), { recursive: true });
   fs.writeFileSync(w.p('plugins/Essentials/config.yml'), 'e');
@@ -26,7 +26,7 @@ test('MG20: moves a file; a folder with a trailing slash moves with its contents
   assert.ok(fs.existsSync(w.p('disabled/plugins-off/Essentials/config.yml')));
 });
 
-test('MG20: an existing destination is exists and both stay; a missing destination folder is not_found, exactly', async () => {
+test('an existing destination is exists and both stay; a missing destination folder is not_found, exactly', async () => {
   const w = makeWorld();
   fs.writeFileSync(w.p('a.txt'), 'A');
   fs.writeFileSync(w.p('b.txt'), 'B');
@@ -46,14 +46,14 @@ test('MG20: an existing destination is exists and both stay; a missing destinati
   assert.deepEqual(await w.run(mv('missing.txt', 'other.txt')), { code: 'not_found', error: 'missing.txt does not exist' });
 });
 
-test('MG20: the root on either side is bad_path', async () => {
+test('the root on either side is bad_path', async () => {
   const w = makeWorld();
   for (const [from, to] of [['', 'x'], ['.', 'x'], ['./', 'x'], ['config/..', 'x'], ['config', ''], ['config', '.'], ['server.properties', 'config/..']]) {
     assert.deepEqual(await w.run(mv(from, to)), { code: 'bad_path', error: "the server's root folder cannot be moved" }, `${from} -> ${to}`);
   }
 });
 
-test('MG21: guarded names are managed by felis, under every spelling', async () => {
+test('guarded names are managed by felis, under every spelling', async () => {
   const w = makeWorld();
   fs.symlinkSync('config', w.p('cfg-link'));
   const before = snapshot(w.root);
@@ -72,7 +72,7 @@ test('MG21: guarded names are managed by felis, under every spelling', async () 
   assert.deepEqual(await w.run(mv('props-alias', 'props-alias2')), {});
 });
 
-test('MG21: when config and server.properties are links, both the link and its target are refused', async () => {
+test('when config and server.properties are links, both the link and its target are refused', async () => {
   const w = makeWorld();
   fs.renameSync(w.p('config'), w.p('real-config'));
   fs.symlinkSync('real-config', w.p('config'));
@@ -86,7 +86,7 @@ test('MG21: when config and server.properties are links, both the link and its t
   assert.deepEqual(await w.run(mv('real-config/paper.yml', 'paper.yml')), {});
 });
 
-test('MG21: escapes on either side are bad_path and nothing moves', async () => {
+test('escapes on either side are bad_path and nothing moves', async () => {
   const w = makeWorld();
   fs.symlinkSync(w.outside, w.p('out-link'));
   fs.writeFileSync(w.p('mine.txt'), 'm');

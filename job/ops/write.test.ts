@@ -8,7 +8,7 @@ import { makeWorld, sha256, writeReq, errnoError, snapshot, OUTSIDE_TEXT, tree, 
 const TEMP = /^\.felis-edit-[0-9a-f]{12}$/;
 const noTemps = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith('.felis-edit-'));
 
-test('EX6: a write replaces an existing file and creates a new one; chown once on the temp path, failure ignored', async () => {
+test('a write replaces an existing file and creates a new one; chown once on the temp path, failure ignored', async () => {
   const w = makeWorld();
   const chowns: string[] = [];
   const chown = (p: string, uid: number, gid: number) => {
@@ -42,13 +42,13 @@ test('the default chown gives files to 1000:1000 when allowed, and never fails t
   }
 });
 
-test('EX6: a write into a missing folder is not_found and does not create it', async () => {
+test('a write into a missing folder is not_found and does not create it', async () => {
   const w = makeWorld();
   assert.deepEqual(await w.run(writeReq('plugins/x.yml', 'x')), { code: 'not_found', error: 'plugins/x.yml does not exist' });
   assert.equal(fs.existsSync(w.p('plugins')), false);
 });
 
-test('EX7: over 256 KiB is too_large and nothing is touched; exactly 256 KiB is written; empty content is fine', async () => {
+test('over 256 KiB is too_large and nothing is touched; exactly 256 KiB is written; empty content is fine', async () => {
   const w = makeWorld();
   const big = Buffer.alloc((256 << 10) + 1, 0x61);
   const r = await w.run(writeReq('big.txt', big));
@@ -61,7 +61,7 @@ test('EX7: over 256 KiB is too_large and nothing is touched; exactly 256 KiB is 
   assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), '');
 });
 
-test('EX15: a content digest mismatch changes nothing and leaves no temp; the right digest writes', async () => {
+test('a content digest mismatch changes nothing and leaves no temp; the right digest writes', async () => {
   const w = makeWorld();
   const before = snapshot(w.root);
   const r = await w.run({ ...writeReq('server.properties', 'new'), sha256: sha256('other') });
@@ -75,7 +75,7 @@ test('EX15: a content digest mismatch changes nothing and leaves no temp; the ri
   assert.deepEqual(await w.run({ op: 'write', path: 'nodigest', content: Buffer.from('n') }), { sha256: sha256('n') });
 });
 
-test('EX13: ENOSPC from fsync → no_space, original intact, no temp left; EDQUOT too', async () => {
+test('ENOSPC from fsync → no_space, original intact, no temp left; EDQUOT too', async () => {
   const w = makeWorld();
   const before = fs.readFileSync(w.p('server.properties'));
   for (const code of ['ENOSPC', 'EDQUOT']) {
@@ -90,7 +90,7 @@ test('EX13: ENOSPC from fsync → no_space, original intact, no temp left; EDQUO
   assert.deepEqual(noTemps(w.root), []);
 });
 
-test('EX13: a 0600 file keeps its mode; a new file gets 0644 whatever the umask', async () => {
+test('a 0600 file keeps its mode; a new file gets 0644 whatever the umask', async () => {
   const w = makeWorld();
   fs.chmodSync(w.p('server.properties'), 0o600);
   await w.run(writeReq('server.properties', 'a=b\n'));
@@ -104,7 +104,7 @@ test('EX13: a 0600 file keeps its mode; a new file gets 0644 whatever the umask'
   assert.equal(fs.statSync(w.p('fresh.txt')).mode & 0o7777, 0o644);
 });
 
-test('EX13: a 255-byte name can be created; a 256-byte name is bad_path', async () => {
+test('a 255-byte name can be created; a 256-byte name is bad_path', async () => {
   const w = makeWorld();
   const n255 = 'n'.repeat(255);
   assert.deepEqual(await w.run(writeReq(n255, 'ok')), { sha256: sha256('ok') });
@@ -114,7 +114,7 @@ test('EX13: a 255-byte name can be created; a 256-byte name is bad_path', async 
   assert.match(r.error!, /file name too long/);
 });
 
-test('EX13: a write through an in-root symlink updates the target and leaves the link', async () => {
+test('a write through an in-root symlink updates the target and leaves the link', async () => {
   const w = makeWorld();
   fs.symlinkSync('config/paper.yml', w.p('paper-link.yml'));
   fs.symlinkSync('config', w.p('cfg-link'));
@@ -131,7 +131,7 @@ test('EX13: a write through an in-root symlink updates the target and leaves the
   assert.ok(fs.lstatSync(w.p('dangling.yml')).isSymbolicLink());
 });
 
-test('EX3/EX13: links leading out are refused and the outside is unchanged; ../outside creates nothing', async () => {
+test('links leading out are refused and the outside is unchanged; ../outside creates nothing', async () => {
   const w = makeWorld();
   fs.symlinkSync(path.join(w.outside, 'secret.txt'), w.p('planted.txt'));
   fs.symlinkSync('../../outside/secret.txt', w.p('config/climb.txt'));
@@ -188,7 +188,7 @@ test('the final target must be a regular file: a folder (or a link to one) and a
   assert.ok(fs.statSync(w.p('config')).isDirectory());
 });
 
-test('EX1: felis-experience.json through a link is bad_path and the target is unchanged', async () => {
+test('felis-experience.json through a link is bad_path and the target is unchanged', async () => {
   const w = makeWorld();
   fs.writeFileSync(w.p('real.json'), '{"a":1}');
   fs.symlinkSync('real.json', w.p('felis-experience.json'));
@@ -204,13 +204,13 @@ test('EX1: felis-experience.json through a link is bad_path and the target is un
   assert.equal((await w.run(writeReq('config/felis-experience.json', 'x'))).code, undefined);
 });
 
-test('EX10: a write to config/paper-global.yml is allowed', async () => {
+test('a write to config/paper-global.yml is allowed', async () => {
   const w = makeWorld();
   assert.deepEqual(await w.run(writeReq('config/paper-global.yml', 'new: 1\n')), { sha256: sha256('new: 1\n') });
   assert.equal(fs.readFileSync(w.p('config/paper-global.yml'), 'utf8'), 'new: 1\n');
 });
 
-test('EX14: expect_sha256: stale → conflict with the current hash; matching → written; deleted → conflict, not recreated', async () => {
+test('expect_sha256: stale → conflict with the current hash; matching → written; deleted → conflict, not recreated', async () => {
   const w = makeWorld();
   const current = fs.readFileSync(w.p('server.properties'));
   const stale = await w.run(writeReq('server.properties', 'v2', { expectSha256: sha256('something else') }));
@@ -241,7 +241,7 @@ test('EX14: expect_sha256: stale → conflict with the current hash; matching �
   assert.deepEqual(await w.run(writeReq('props-link', 'v3', { expectSha256: sha256('v2') })), { sha256: sha256('v3') });
 });
 
-test('MG17: create_only creates a new file; an existing file, folder or dangling link is exists and the link target is not created', async () => {
+test('create_only creates a new file; an existing file, folder or dangling link is exists and the link target is not created', async () => {
   const w = makeWorld();
   assert.deepEqual(await w.run(writeReq('brand-new.txt', 'n', { createOnly: true })), { sha256: sha256('n') });
   fs.symlinkSync('config/not-there.yml', w.p('dangling'));
