@@ -136,3 +136,20 @@ test('end to end: files --serve answers on its address, and stops with one resul
   assert.deepEqual(resultOf(idle), {});
   assert.match(idle.stderr, /stopped \(idle\) after 0 requests/);
 });
+
+test('a one-shot Job loads neither node:http nor node:child_process: only the serving modes and the volume sync need them', async () => {
+  const w = makeWorld();
+  // The program as a one-shot list, then which of the costly built-in modules the process loaded.
+  const probe = [
+    `import { runCli } from ${JSON.stringify(path.join(projectRoot, 'job/cli.ts'))};`,
+    `await runCli(['files', '--op', 'list', '--path', 'config', '--worlds-root', ${JSON.stringify(w.root)}], {}, { stdout: () => {}, stderr: () => {} });`,
+    // (node:net is left out: Node loads it by itself, for a piped stdout or its own start-up.)
+    `const loaded = process.moduleLoadList.filter((m) => /^NativeModule (http|https|child_process)$/.test(m));`,
+    `console.log(JSON.stringify(loaded));`,
+  ].join('\n');
+  const r = await new Promise<Run>((resolve) => {
+    execFile(NODE, ['--input-type=module', '-e', probe], { cwd: projectRoot }, (err, stdout, stderr) => resolve({ code: err ? -1 : 0, stdout, stderr }));
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), []);
+});

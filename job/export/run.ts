@@ -17,11 +17,10 @@
  * 0 otherwise.
  * @module
  */
-import { isIP } from 'node:net';
 import { formatResultLine, type Result } from '../../lib/protocol/result.ts';
 import type { CliIO } from '../cli.ts';
 import { WorldRoot } from '../root.ts';
-import { SERVE_PORT } from '../serve/run.ts';
+import { listenEnv, seconds } from '../serve/env.ts';
 import { sendDownload } from './send.ts';
 import { startExportServing, type ExportServing } from './server.ts';
 
@@ -73,13 +72,6 @@ export interface ExportRunOptions {
   onListening?: (s: ExportServing) => void;
 }
 
-function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400`);
-  return Number(v);
-}
-
 /** Runs `felis export ...` (`argv` is what follows `export`). */
 export async function runExport(argv: string[], env: Record<string, string | undefined>, io: CliIO, opts: ExportRunOptions = {}): Promise<number> {
   let f: ExportFlags;
@@ -94,13 +86,7 @@ export async function runExport(argv: string[], env: Record<string, string | und
     if (f.targetUrl !== '') throw new Error('--target-url is not supported by this program: it serves the download on the Pod address instead');
     if (f.server === '') throw new Error('--server is required');
     if (f.path === '') throw new Error('--path is required');
-    host = env.FELIS_POD_IP ?? '';
-    if (isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
-    digest = env.FELIS_EXPORT_TOKEN_SHA256 ?? '';
-    if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error('FELIS_EXPORT_TOKEN_SHA256 must be 64 lowercase hex characters');
-    const p = env.FELIS_SERVE_PORT;
-    port = p === undefined || p === '' ? SERVE_PORT : Number(p);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
+    ({ host, digest, port } = listenEnv(env, 'FELIS_EXPORT_TOKEN_SHA256'));
     idle = seconds(env, 'FELIS_EXPORT_IDLE_SECONDS', DEFAULT_EXPORT_IDLE_SECONDS);
     scratch = env.FELIS_SCRATCH_DIR || undefined;
     if (scratch !== undefined && !scratch.startsWith('/')) throw new Error('FELIS_SCRATCH_DIR must be an absolute path');

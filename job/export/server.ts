@@ -12,7 +12,7 @@
  * 409 once the download has been claimed, 413 for a request with a body.
  * @module
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bearerMatches, resultBody } from '../serve/server.ts';
@@ -59,7 +59,7 @@ export function startExportServing(o: ExportServeOptions): Promise<ExportServing
   let resolveStopped!: (v: { reason: ExportStopReason; outcome?: DownloadOutcome }) => void;
   const stopped = new Promise<{ reason: ExportStopReason; outcome?: DownloadOutcome }>((r) => (resolveStopped = r));
 
-  const server = http.createServer({ requestTimeout: 15_000, headersTimeout: 5_000, keepAliveTimeout: 1_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
+  const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 15_000, headersTimeout: 5_000, keepAliveTimeout: 1_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
   server.maxConnections = 16;
   const idleTimer = setTimeout(() => stop('idle'), o.idleMs);
 

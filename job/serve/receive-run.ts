@@ -14,7 +14,6 @@
  *
  * @module
  */
-import { isIP } from 'node:net';
 import { formatResultLine, type Result } from '../../lib/protocol/result.ts';
 import type { CliIO } from '../cli.ts';
 import type { ExecuteOptions } from '../types.ts';
@@ -23,7 +22,8 @@ import { openContext } from '../upload/context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';
 import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
-import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS, SERVE_PORT } from './run.ts';
+import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
+import { listenEnv, seconds } from './env.ts';
 
 const PREFIX = 'felis files: ';
 
@@ -33,23 +33,10 @@ export interface ReceiveRunOptions extends ExecuteOptions {
   onSession?: (r: SessionReceiving) => void;
 }
 
-function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400`);
-  return Number(v);
-}
-
 export async function runReceive(worldsRoot: string, env: Record<string, string | undefined>, io: CliIO, opts: ReceiveRunOptions = {}): Promise<number> {
   let host: string, digest: string, port: number, idle: number, lifetime: number;
   try {
-    host = env.FELIS_POD_IP ?? '';
-    if (isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
-    digest = env.FELIS_SERVE_TOKEN_SHA256 ?? '';
-    if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error('FELIS_SERVE_TOKEN_SHA256 must be 64 lowercase hex characters');
-    const p = env.FELIS_SERVE_PORT;
-    port = p === undefined || p === '' ? SERVE_PORT : Number(p);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
+    ({ host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256'));
     idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
     lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
   } catch (e) {

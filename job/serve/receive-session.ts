@@ -18,7 +18,7 @@
  *
  * @module
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { OpContext } from '../types.ts';
@@ -93,7 +93,7 @@ export function startSessionReceiving(o: SessionReceiveOptions): Promise<Session
     }
   }
 
-  const server = http.createServer({ requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
+  const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
   server.maxConnections = 16;
   server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
 

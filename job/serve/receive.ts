@@ -17,7 +17,7 @@
  *
  * @module
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import { landUpload, type Landing, type UploadRequest } from '../upload/land.ts';
@@ -82,7 +82,7 @@ export function startReceiving(o: ReceiveOptions): Promise<Receiving> {
   let resolveStopped!: (v: { reason: StopReason | 'done'; landings: number; first?: Landing }) => void;
   const stopped = new Promise<{ reason: StopReason | 'done'; landings: number; first?: Landing }>((r) => (resolveStopped = r));
 
-  const server = http.createServer(
+  const server = process.getBuiltinModule('node:http').createServer(
     // A body may take minutes; its pace is bounded by the socket idle timeout instead.
     { requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 },
     (req, res) => void handle(req, res),

@@ -18,9 +18,10 @@ import { formatResultLine } from '../../lib/protocol/result.ts';
 import type { CliIO } from '../cli.ts';
 import { execute, type ExecuteOptions } from '../execute.ts';
 import { WorldRoot } from '../root.ts';
+import { listenEnv, seconds, SERVE_PORT } from './env.ts';
 import { startServing, type Serving } from './server.ts';
 
-export const SERVE_PORT = 8420;
+export { SERVE_PORT };
 export const DEFAULT_IDLE_SECONDS = 60;
 export const DEFAULT_LIFETIME_SECONDS = 540;
 
@@ -36,13 +37,6 @@ export interface ServeRunOptions extends ExecuteOptions {
   onListening?: (s: Serving) => void;
 }
 
-function seconds(env: Record<string, string | undefined>, name: string, fallback: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 86_400) throw new Error(`${name} must be a whole number of seconds from 1 to 86400`);
-  return Number(v);
-}
-
 export async function runServe(worldsRoot: string, env: Record<string, string | undefined>, io: CliIO, opts: ServeRunOptions = {}): Promise<number> {
   let host: string;
   let digest: string;
@@ -50,14 +44,7 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   let idle: number;
   let lifetime: number;
   try {
-    host = env.FELIS_POD_IP ?? '';
-    // node:net loaded only when serving (see server.ts).
-    if (process.getBuiltinModule('node:net').isIP(host) === 0) throw new Error('FELIS_POD_IP must be the Pod address to listen on');
-    digest = env.FELIS_SERVE_TOKEN_SHA256 ?? '';
-    if (!/^[0-9a-f]{64}$/.test(digest)) throw new Error('FELIS_SERVE_TOKEN_SHA256 must be 64 lowercase hex characters');
-    const p = env.FELIS_SERVE_PORT;
-    port = p === undefined || p === '' ? SERVE_PORT : Number(p);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
+    ({ host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256'));
     idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
     lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
   } catch (e) {
