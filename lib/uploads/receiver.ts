@@ -172,6 +172,23 @@ export function ready(ip: string, port: number, token: string): Promise<boolean>
  * the receiver whole; it sees the request broken off and lands nothing. Ends `req` on success.
  * Stops early (without error) once `stop` is set: the receiver answered before reading it all.
  */
+/** A receiver's answer to `req`: its status and the first `maxBytes` of its body as text. */
+export function answerOf(req: http.ClientRequest, maxBytes: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let n = 0;
+      res.on('data', (c: Buffer) => {
+        n += c.length;
+        if (n <= maxBytes) chunks.push(c);
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
 export async function streamBody(req: http.ClientRequest, body: UploadBody, size: number, signal: AbortSignal, stopped: () => boolean): Promise<void> {
   const reader = body ? (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : undefined;
   let got = 0;
@@ -245,22 +262,7 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
     agent: false,
     headers: { authorization: `Bearer ${o.token}`, 'content-length': String(u.size), 'content-type': 'application/octet-stream' },
   });
-  const answered = new Promise<void>((resolve, reject) => {
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let n = 0;
-      res.on('data', (c: Buffer) => {
-        n += c.length;
-        if (n <= 64 << 10) chunks.push(c);
-      });
-      res.on('end', () => {
-        answer = { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
-        resolve();
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
+  const answered = answerOf(req, 64 << 10).then((a) => void (answer = a));
   // The receiver starts its landing on the headers, so a body that then breaks off ends it at once.
   req.flushHeaders();
   await new Promise<void>((resolve) => {

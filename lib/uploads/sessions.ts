@@ -22,7 +22,7 @@ import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import type { UploadConfig } from './config.ts';
 import { readKey } from './key.ts';
-import { ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
+import { answerOf, ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -201,22 +201,7 @@ export async function podCall(ip: string, port: number, token: string, r: { meth
   if (r.body) headers['content-length'] = String(r.body.size);
   const req = http.request({ host: ip, port, path: r.path, method: r.method, agent: false, headers });
   let answer!: PodAnswer;
-  const answered = new Promise<void>((resolve, reject) => {
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let n = 0;
-      res.on('data', (c: Buffer) => {
-        n += c.length;
-        if (n <= 1 << 20) chunks.push(c);
-      });
-      res.on('end', () => {
-        answer = { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') };
-        resolve();
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
+  const answered = answerOf(req, 1 << 20).then((a) => void (answer = a));
   let sendError: unknown;
   if (r.body) {
     req.flushHeaders();
