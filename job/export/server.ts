@@ -15,7 +15,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bearerMatches, resultBody } from '../serve/server.ts';
+import { bearerMatches, resultBody, send } from '../serve/server.ts';
 
 export type ExportStopReason = 'served' | 'idle' | 'signal';
 
@@ -39,10 +39,6 @@ export interface ExportServing {
   stop(reason?: ExportStopReason): void;
 }
 
-function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...extra });
-  res.end(body);
-}
 
 /** Sends a refusal Result (`code`, `error`) as the Job would print it. */
 export function sendRefusal(res: http.ServerResponse, r: Result): void {

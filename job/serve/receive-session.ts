@@ -24,7 +24,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import type { OpContext } from '../types.ts';
 import { TransferError } from '../upload/land.ts';
 import { SessionError, stagingName, sweepStaleSessions, UploadSession, viewOf } from '../upload/session.ts';
-import { bearerMatches, resultBody, type StopReason } from './server.ts';
+import { bearerMatches, resultBody, send, type StopReason } from './server.ts';
 
 export interface SessionReceiveOptions {
   host: string;
@@ -50,10 +50,6 @@ export interface SessionReceiving {
 const HEX64 = /^[0-9a-f]{64}$/;
 const COUNT = /^(0|[1-9]\d{0,15})$/;
 
-function send(res: http.ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-  res.end(body);
-}
 
 const refusal = (res: http.ServerResponse, status: number, code: string, error: string) => send(res, status, JSON.stringify({ code, error }));
 

@@ -21,7 +21,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import { landUpload, type Landing, type UploadRequest } from '../upload/land.ts';
-import { bearerMatches, resultBody, type StopReason } from './server.ts';
+import { bearerMatches, resultBody, send, type StopReason } from './server.ts';
 
 export interface ReceiveOptions {
   host: string;
@@ -48,10 +48,6 @@ export interface Receiving {
 const HEX64 = /^[0-9a-f]{64}$/;
 const SIZE = /^(0|[1-9]\d{0,15})$/;
 
-function send(res: http.ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
-  res.end(body);
-}
 
 /** The Result as the result line carries it; a transfer error as its own small JSON. */
 export function landingAnswer(l: Landing): { status: number; body: string } {

@@ -66,7 +66,8 @@ export function resultBody(r: Result): string {
   return formatResultLine(r).slice(RESULT_PREFIX.length, -1);
 }
 
-function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
+/** A small JSON answer that is never cached: every serving mode's replies and refusals. */
+export function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
