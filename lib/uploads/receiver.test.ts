@@ -23,6 +23,9 @@ const T = { server: 'survival', world: { claim: 'world-survival-0' } };
 function fakeCluster(root: string, o: { never?: boolean } = {}) {
   const jobs: V1Job[] = [];
   let r: Receiving | undefined;
+  // The Job controller's part: a Job is marked finished once its receiver has stopped.
+  let ended = false;
+  let jobLists = 0;
   const api: ReceiverApi = {
     async createJob(_ns, job) {
       jobs.push(job);
@@ -44,14 +47,19 @@ function fakeCluster(root: string, o: { never?: boolean } = {}) {
           }
         },
       });
+      void r.stopped.then(() => setTimeout(() => (ended = true), 150));
       return job;
+    },
+    async listJobs() {
+      jobLists++;
+      return jobs.map((j) => ({ ...j, status: ended ? { conditions: [{ type: 'Complete', status: 'True' }] } : {} }) as V1Job);
     },
     async listPods() {
       if (!r) return [];
       return [{ metadata: { name: 'p' }, status: { phase: 'Running', podIP: '127.0.0.1', containerStatuses: [{ name: FILES_CONTAINER, state: { running: {} } }] } } as unknown as V1Pod];
     },
   };
-  return { api, jobs, port: () => r?.address.port ?? 0, stopped: () => r?.stopped };
+  return { api, jobs, port: () => r?.address.port ?? 0, stopped: () => r?.stopped, ended: () => ended, jobLists: () => jobLists };
 }
 
 function streamOf(chunks: Buffer[], breakAfter?: number): ReadableStream<Uint8Array> {
@@ -73,6 +81,9 @@ test('a single upload creates one receiver Job that holds the world, and lands t
   const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, newId: () => '0123456789abcdef', port: c.port });
   const out = await (u.single(T, { path: 'big.bin', size: data.length, sha256: sha(data), overwrite: false }, streamOf([data.subarray(0, 1 << 20), data.subarray(1 << 20)]), new AbortController().signal));
   assert.deepEqual(out, { sha256: sha(data) });
+  // It answers only once the receiver Job is marked finished: the world is free when the caller hears.
+  assert.equal(c.ended(), true);
+  assert.ok(c.jobLists() >= 1);
   assert.deepEqual(fs.readFileSync(w.p('big.bin')), data);
   assert.equal(c.jobs.length, 1);
   const labels = c.jobs[0]!.metadata!.labels!;

@@ -16,6 +16,7 @@ import { filesJobName } from '../job-spec/render.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { jobFinished } from '../kube/job-facts.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
@@ -24,6 +25,24 @@ import { readKey } from './key.ts';
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
+  listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
+}
+
+/** How long an answered upload waits for its receiver Job to be marked finished. */
+export const FINISH_WAIT_MS = 5_000;
+
+/**
+ * Waits (at most `ms`) until every Job `selector` picks has a terminal condition: until then the
+ * world counts as held (by Felis's rule and ours), and a write or a start right after the answer
+ * would be refused. Past `ms` it returns anyway; the Job's own end frees the world soon after.
+ */
+export async function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  for (let delay = 20; performance.now() < end; delay = Math.min(delay * 2, 250)) {
+    const jobs = await api.listJobs(namespace, selector).catch(() => undefined);
+    if (jobs?.every(jobFinished)) return;
+    await new Promise((r) => setTimeout(r, delay));
+  }
 }
 
 export interface UploadSettings {
@@ -123,8 +142,13 @@ export class UploadReceivers implements UploadChannel {
     } catch (err) {
       throw new RunnerError(`create upload job ${name}: ${describeKubeError(err)}`, { cause: err });
     }
-    const ip = await this.#ready(name, opId, token, signal);
-    return sendBody({ ip, port: this.#port(), token, upload: u, body, signal });
+    try {
+      const ip = await this.#ready(name, opId, token, signal);
+      return await sendBody({ ip, port: this.#port(), token, upload: u, body, signal });
+    } finally {
+      // Answer once the receiver no longer holds the world, as a write does.
+      await jobsFinished(this.#api, this.#settings.namespace, `${LABEL_FILES_OP}=${opId}`, FINISH_WAIT_MS);
+    }
   }
 
   #port(): number {

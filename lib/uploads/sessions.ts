@@ -22,7 +22,7 @@ import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import type { UploadConfig } from './config.ts';
 import { readKey } from './key.ts';
-import { answerOf, ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
+import { answerOf, jobsFinished, ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -127,13 +127,8 @@ export class UploadSessions implements SessionChannel {
   }
 
   async ended(server: string, id: string, ms: number): Promise<void> {
-    const end = performance.now() + ms;
-    const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
-    while (performance.now() < end) {
-      const pods = await this.#api.listPods(this.#settings.namespace, selector).catch(() => undefined);
-      if (pods?.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
+    // Until its Job is marked finished, the receiver still holds the world.
+    await jobsFinished(this.#api, this.#settings.namespace, `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`, ms);
   }
 
   async start(t: Target, id: string): Promise<void> {
