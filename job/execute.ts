@@ -5,11 +5,9 @@
  *
  * @module
  */
-import fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import type { Result } from '../lib/protocol/result.ts';
 import { isOp } from '../lib/job-spec/ops.ts';
-import { WorldRoot } from './root.ts';
+import { openContext } from './context.ts';
 import { refuseWorkingName } from './working-files.ts';
 import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
 import { list } from './ops/list.ts';
@@ -20,7 +18,6 @@ import { deleteOp } from './ops/delete.ts';
 import { rename } from './ops/rename.ts';
 import { unzip } from './ops/unzip.ts';
 import { zip } from './ops/zip.ts';
-import { syncVolume } from './archive/sync-volume.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
@@ -47,27 +44,10 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   }
   const hidden = refuseWorkingName(req);
   if (hidden) return hidden;
-  let root: WorldRoot;
+  const ctx = openContext(req.worldsRoot, opts);
   try {
-    root = WorldRoot.open(req.worldsRoot, { beforeStep: opts.beforeStep });
-  } catch (e) {
-    throw new Error(`open world root ${req.worldsRoot}: ${(e as Error).message}`, { cause: e });
-  }
-  try {
-    return await run(
-      {
-        root,
-        statfs: opts.statfs ?? ((p) => fs.statfsSync(p, { bigint: true })),
-        chown: opts.chown ?? ((p, uid, gid) => fs.lchownSync(p, uid, gid)),
-        fsync: opts.fsync ?? ((fd) => fs.fsyncSync(fd)),
-        randomBytes: opts.randomBytes ?? ((n) => randomBytes(n)),
-        rename: opts.rename ?? ((from, to) => fs.renameSync(from, to)),
-        syncfs: opts.syncfs ?? syncVolume,
-        progress: opts.progress ?? (() => {}),
-      },
-      req,
-    );
+    return await run(ctx, req);
   } finally {
-    root.close();
+    ctx.root.close();
   }
 }

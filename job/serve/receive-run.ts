@@ -18,7 +18,7 @@ import { formatResultLine, type Result } from '../../lib/protocol/result.ts';
 import type { CliIO } from '../cli.ts';
 import type { ExecuteOptions } from '../types.ts';
 import { WorldRoot } from '../root.ts';
-import { openContext } from '../upload/context.ts';
+import { openContext } from '../context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';
 import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { request } from 'node:http';
 import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
 import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
-import { openContext } from '../upload/context.ts';
+import { openContext } from '../context.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
 import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
 

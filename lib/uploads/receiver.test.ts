@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { makeWorld, tree } from '../../job/test-support.ts';
 import { startReceiving, type Receiving } from '../../job/serve/receive.ts';
-import { openContext } from '../../job/upload/context.ts';
+import { openContext } from '../../job/context.ts';
 import { landUpload } from '../../job/upload/land.ts';
 import { ApiError } from '../http/envelope.ts';
 import { FileEditError } from '../files/errors.ts';

@@ -1,13 +1,13 @@
 /**
- * The op context an upload lands with: the open world root and the system calls, as `execute`
- * builds them for an op (tests replace the same ones).
+ * The context every op runs with: the open world root and the system calls (tests replace the
+ * same ones). `execute` and the upload receiver both open it here.
  * @module
  */
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { syncVolume } from '../archive/sync-volume.ts';
-import { WorldRoot } from '../root.ts';
-import type { ExecuteOptions, OpContext } from '../types.ts';
+import { syncVolume } from './archive/sync-volume.ts';
+import { WorldRoot } from './root.ts';
+import type { ExecuteOptions, OpContext } from './types.ts';
 
 /** Opens the root; throws (an infrastructure failure) when it cannot. Close `ctx.root` when done. */
 export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpContext {
