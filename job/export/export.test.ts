@@ -233,7 +233,8 @@ test('a receiver slower than the disk still gets every byte: the program stops o
     req.end();
   });
   assert.deepEqual(got, { bytes: data.length, complete: true });
-  assert.equal((await r.done).code, 0);
+  const end = await r.done;
+  assert.equal(end.code, 0, end.err);
 });
 
 test('a folder download spills its central directory into the scratch folder, leaves nothing there, and fails rather than fall back when it cannot', async () => {

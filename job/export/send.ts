@@ -28,8 +28,18 @@ const CHUNK = 1 << 20;
  * to a receiver slower than the disk.
  */
 function endResponse(res: http.ServerResponse, last?: Buffer): Promise<void> {
+  // 'finish' means the last byte went to the kernel; a 'close' without it is a cut-off. The two
+  // events, not `writableFinished` read at 'close', decide: that getter also looks at buffers
+  // that may not be settled yet when a slow receiver drains the tail.
   return new Promise((resolve, reject) => {
-    res.once('close', () => (res.writableFinished ? resolve() : reject(new Error('the receiver went away'))));
+    let finished = false;
+    res.once('finish', () => {
+      finished = true;
+      resolve();
+    });
+    res.once('close', () => {
+      if (!finished) reject(new Error('the receiver went away'));
+    });
     res.end(last);
   });
 }

@@ -92,15 +92,17 @@ export function startExportServing(o: ExportServeOptions): Promise<ExportServing
     claimed = true;
     clearTimeout(idleTimer);
     // The receiver going away ends the work at once.
+    let finished = false;
+    res.once('finish', () => (finished = true));
     res.once('close', () => {
-      if (!res.writableFinished) abort.abort(new Error('the receiver went away'));
+      if (!finished) abort.abort(new Error('the receiver went away'));
     });
     try {
       outcome = await o.serve(res, abort.signal);
     } catch (e) {
       outcome = { failed: e instanceof Error ? e.message : String(e) };
     }
-    if ('failed' in outcome && !res.writableFinished) res.destroy();
+    if ('failed' in outcome && !finished) res.destroy();
     stop('served');
   }
 

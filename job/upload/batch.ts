@@ -1,21 +1,108 @@
 /**
- * Gathers a byte stream's small chunks (a socket gives 16–64 KiB at a time) into blocks of about
- * 1 MiB, so the disk sees one write per block rather than one per chunk. Holds at most one block.
+ * The receiving end of an upload's bytes: a socket's small chunks (16–64 KiB) gathered into blocks
+ * of about 1 MiB, written with one `pwritev` per block (the chunks are not copied together), and
+ * several blocks on their way to the disk while the next ones arrive and are hashed. Waiting for
+ * each write before reading on would leave the socket idle half the time, and the sender with it.
  * @module
  */
-export const BLOCK_BYTES = 1 << 20;
+import type { FileHandle } from 'node:fs/promises';
 
-export async function* blocks(source: AsyncIterable<Buffer>, size = BLOCK_BYTES): AsyncGenerator<Buffer> {
-  let parts: Buffer[] = [];
-  let n = 0;
+export const BLOCK_BYTES = 1 << 20;
+/** Bytes handed to the disk and not yet written: the most a receiver holds for a transfer. */
+export const IN_FLIGHT_BYTES = 8 << 20;
+
+export interface Block {
+  chunks: Buffer[];
+  bytes: number;
+}
+
+/** Yields the source's chunks in groups of at least `size` bytes (the last may be smaller). */
+export async function* blocks(source: AsyncIterable<Buffer>, size = BLOCK_BYTES): AsyncGenerator<Block> {
+  let chunks: Buffer[] = [];
+  let bytes = 0;
   for await (const chunk of source) {
-    parts.push(chunk);
-    n += chunk.length;
-    if (n >= size) {
-      yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
-      parts = [];
-      n = 0;
+    if (chunk.length === 0) continue;
+    chunks.push(chunk);
+    bytes += chunk.length;
+    if (bytes >= size) {
+      yield { chunks, bytes };
+      chunks = [];
+      bytes = 0;
     }
   }
-  if (n > 0) yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
+  if (bytes > 0) yield { chunks, bytes };
+}
+
+/** `pwritev` until every byte is written (a regular file seldom takes less, but may). */
+async function writeAll(fh: FileHandle, chunks: Buffer[], position: number): Promise<void> {
+  let rest = chunks;
+  let at = position;
+  while (rest.length > 0) {
+    let n = (await fh.writev(rest, at)).bytesWritten;
+    if (n === 0) throw new Error('the disk took no bytes');
+    at += n;
+    while (rest.length > 0 && n >= rest[0]!.length) n -= rest.shift()!.length;
+    if (n > 0) rest = [rest[0]!.subarray(n), ...rest.slice(1)];
+  }
+}
+
+/**
+ * Writes blocks one after another from `start`, at explicit positions, so they may be on their
+ * way together. `write` returns as soon as the block is queued, unless `maxInFlight` bytes are
+ * already queued; a failed write fails the next `write` or `flush`. Before the file is truncated
+ * or removed after a failure, `settle` must be awaited: a late write would bring bytes back.
+ */
+export class BlockWriter {
+  readonly #fh: FileHandle;
+  readonly #max: number;
+  #position: number;
+  #inFlight = 0;
+  #pending = new Set<Promise<void>>();
+  #error: unknown;
+
+  constructor(fh: FileHandle, start: number, maxInFlight = IN_FLIGHT_BYTES) {
+    this.#fh = fh;
+    this.#position = start;
+    this.#max = maxInFlight;
+  }
+
+  /** Bytes queued so far, written or not. */
+  get position(): number {
+    return this.#position;
+  }
+
+  async write(b: Block): Promise<void> {
+    this.#throwIfFailed();
+    const at = this.#position;
+    this.#position += b.bytes;
+    this.#inFlight += b.bytes;
+    const p: Promise<void> = writeAll(this.#fh, b.chunks, at).then(
+      () => {},
+      (e: unknown) => {
+        this.#error ??= e;
+      },
+    );
+    const tracked = p.finally(() => {
+      this.#inFlight -= b.bytes;
+      this.#pending.delete(tracked);
+    });
+    this.#pending.add(tracked);
+    while (this.#inFlight > this.#max && this.#pending.size > 0) await Promise.race(this.#pending);
+    this.#throwIfFailed();
+  }
+
+  /** Waits for every queued write; throws the first failure. */
+  async flush(): Promise<void> {
+    await this.settle();
+    this.#throwIfFailed();
+  }
+
+  /** Waits for every queued write, failed or not. */
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+  }
+
+  #throwIfFailed(): void {
+    if (this.#error !== undefined) throw this.#error;
+  }
 }

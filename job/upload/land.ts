@@ -16,7 +16,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
-import { blocks } from './batch.ts';
+import { BlockWriter, blocks } from './batch.ts';
 import { pathHasWorkingName, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
@@ -96,19 +96,23 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
     sweepStale(t.parent.fd);
     const tmp = t.parent.at(TEMP_PREFIX + ctx.randomBytes(6).toString('hex'));
     let fh: fs.promises.FileHandle | undefined;
+    let out: BlockWriter | undefined;
     try {
       fh = await fs.promises.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, t.mode);
       await fh.chmod(t.mode); // the umask may have narrowed the mode
       const hash = createHash('sha256');
+      out = new BlockWriter(fh, 0);
       let got = 0;
       try {
-        for await (const chunk of blocks(source)) {
-          if (got + chunk.length > req.size) throw new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`);
-          hash.update(chunk);
-          let off = 0;
-          while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
-          got += chunk.length;
+        for await (const block of blocks(source)) {
+          if (got + block.bytes > req.size) throw new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`);
+          // Queued first, hashed while it goes to the disk.
+          const queued = out.write(block);
+          for (const c of block.chunks) hash.update(c);
+          got += block.bytes;
+          await queued;
         }
+        await out.flush();
       } catch (e) {
         if (e instanceof TransferError || (e as NodeJS.ErrnoException).code === 'ENOSPC' || (e as NodeJS.ErrnoException).code === 'EDQUOT') throw e;
         throw new TransferError('broken', `the body of ${name} broke off after ${got} bytes: ${(e as Error).message}`);
@@ -125,6 +129,8 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
       return { kind: 'result', result: { sha256: sum } };
     } catch (e) {
+      // Writes still on their way end before the descriptor closes and the file goes.
+      await out?.settle();
       if (fh) await fh.close().catch(() => {});
       bestEffort(() => fs.unlinkSync(tmp));
       if (e instanceof TransferError) return { kind: 'transfer', reason: e.reason, message: e.message };

@@ -20,7 +20,7 @@ import { bestEffort, fail } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { TEMP_PREFIX } from '../working-files.ts';
 import { TransferError, uploadTarget } from './land.ts';
-import { blocks } from './batch.ts';
+import { BlockWriter, blocks } from './batch.ts';
 
 export const PART_MAX_BYTES = 32 << 20;
 const STATE = 'state.json';
@@ -152,17 +152,22 @@ export class UploadSession {
     const saved = this.#hash.copy();
     const part = createHash('sha256');
     const fh = await fs.promises.open(`${this.dir}/${DATA}`, 'r+');
+    const out = new BlockWriter(fh, offset);
     let got = 0;
     try {
       try {
-        for await (const chunk of blocks(body)) {
-          if (got + chunk.length > length) throw new TransferError('long', 'the part is longer than its Content-Length');
-          let off = 0;
-          while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off, offset + got + off)).bytesWritten;
-          part.update(chunk);
-          this.#hash.update(chunk);
-          got += chunk.length;
+        for await (const block of blocks(body)) {
+          if (got + block.bytes > length) throw new TransferError('long', 'the part is longer than its Content-Length');
+          // Queued first, hashed while it goes to the disk.
+          const written = out.write(block);
+          for (const c of block.chunks) {
+            part.update(c);
+            this.#hash.update(c);
+          }
+          got += block.bytes;
+          await written;
         }
+        await out.flush();
       } catch (e) {
         if (e instanceof TransferError) throw e;
         const code = (e as NodeJS.ErrnoException).code;
@@ -178,6 +183,7 @@ export class UploadSession {
       this.state = next;
     } catch (e) {
       this.#hash = saved;
+      await out.settle();
       await fh.truncate(offset).catch(() => {});
       throw e;
     } finally {
