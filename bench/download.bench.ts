@@ -6,7 +6,9 @@
  * embedded cluster runs in this process, the function bundle in its own process (as a Knative
  * instance would), and the export Job's program in its own, as the kubelet runs it. Runs are
  * interleaved, so a busy machine skews both alike; each is timed from the request (or cp's spawn)
- * to the last byte written. The first download is checked against the file's SHA-256.
+ * to the last byte written. The first download is checked against the file's SHA-256. With curl,
+ * `curl_file_mib_s` is curl copying the same file from a `file://` URL to the same place: what the
+ * client itself reaches with no network and no server, so no download through it can be faster.
  */
 import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -99,6 +101,7 @@ const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/
 const children: ChildProcess[] = [];
 const download: number[] = [];
 const cp: number[] = [];
+const curlFile: number[] = [];
 const target = join(dataDir, 'received.bin');
 /** Request to response headers: the export Job's creation and its Pod's start. */
 const starts: number[] = [];
@@ -150,6 +153,12 @@ try {
     }
     return performance.now() - t0;
   };
+  /** curl copying the file to the same place with no network at all: the client's own ceiling. */
+  const curlFileOnce = async (): Promise<number> => {
+    const t0 = performance.now();
+    await execFileAsync('curl', ['-sS', '-o', target, `file://${big}`]);
+    return performance.now() - t0;
+  };
   const cpOnce = (): number => {
     const t0 = performance.now();
     execFileSync('cp', [big, target]);
@@ -165,6 +174,10 @@ try {
     rmSync(target);
     cp.push(cpOnce());
     rmSync(target);
+    if (CURL) {
+      curlFile.push(await curlFileOnce());
+      rmSync(target);
+    }
     if (!asJson) process.stderr.write('.');
   }
 } finally {
@@ -184,6 +197,7 @@ const out = {
   download_start_ms: r1(median(starts)),
   download_bytes: bytes,
   download_client: CURL ? 'curl' : 'node',
+  ...(CURL ? { curl_file_mib_s: r1(mibS(median(curlFile))), download_ratio_vs_curl_file: r2(median(curlFile) / median(download)) } : {}),
 };
 if (asJson) {
   console.log(JSON.stringify(out));
@@ -194,4 +208,5 @@ if (asJson) {
   console.log(`  cp on the same disk                                      ${out.download_cp_mib_s} MiB/s`);
   console.log(`  ratio                                                    ${out.download_ratio_vs_cp} (target >= 0.5)`);
   console.log(`  start (request to headers: export Job and Pod)          p50 ${out.download_start_ms} ms`);
+  if (CURL) console.log(`  curl copying file:// to the same disk (no network)       ${out.curl_file_mib_s} MiB/s (the client's own ceiling; ratio ${out.download_ratio_vs_curl_file})`);
 }

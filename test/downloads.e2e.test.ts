@@ -75,6 +75,8 @@ describe('downloads', () => {
     const [job] = await exportJobs();
     assert.match(job!.metadata!.name!, /^export-survival-[0-9a-f]{16}$/);
     assert.equal(job!.metadata!.labels!['felis.lolicon.best/export-mode'], 'files');
+    // A transfer Job: the background ops' CPU, not a one-shot op's.
+    assert.equal(job!.spec!.template.spec!.containers[0]!.resources!.limits!.cpu, '1');
     await until(allEnded, 'the export Job to end', tierMs(10_000, 30_000));
   });
 

@@ -121,6 +121,10 @@ describe('uploads', () => {
     const start = await s.call('POST', '/api/v1/servers/survival/start');
     assert.equal(start.status, 409, start.text);
     assert.equal(start.body.error.code, 'maintenance_in_progress');
+    // A receiver hashes every byte twice for as long as the session lasts: it gets the background
+    // ops' CPU (1 by default), not a one-shot op's 500m.
+    const [receiver] = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items;
+    assert.equal(receiver!.spec!.template.spec!.containers[0]!.resources!.limits!.cpu, '1');
 
     const sendPart = async (off: number, body: Buffer | ReadableStream<Uint8Array>, len: number, digestOf: Buffer, signal?: AbortSignal) =>
       fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=${off}`, {

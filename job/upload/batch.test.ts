@@ -113,3 +113,44 @@ test('a short write is carried on from where it stopped; a failed one fails the 
   await assert.rejects(f.write({ chunks: [Buffer.alloc(1)], bytes: 1 }), { code: 'ENOSPC' });
   await assert.rejects(f.flush(), { code: 'ENOSPC' });
 });
+
+test('write-back starts in the background once enough bytes are written, one at a time, and settle waits for it', async () => {
+  let syncs = 0;
+  let syncing = 0;
+  let overlap = false;
+  let finishSync: (() => void) | undefined;
+  const fh = {
+    writev: async (bufs: Buffer[]) => ({ bytesWritten: bufs.reduce((a, b) => a + b.length, 0), buffers: bufs }),
+    datasync: () => {
+      syncs++;
+      if (syncing > 0) overlap = true;
+      syncing++;
+      return new Promise<void>((r) => {
+        finishSync = () => {
+          syncing--;
+          r();
+        };
+      });
+    },
+  } as unknown as FileHandle;
+  const w = new BlockWriter(fh, 0, 1 << 20, 300);
+  const b = () => ({ chunks: [Buffer.alloc(100)], bytes: 100 });
+  await w.write(b());
+  await w.write(b());
+  await w.settle();
+  assert.equal(syncs, 0, 'not before 300 bytes');
+  await w.write(b());
+  await new Promise((r) => setImmediate(r));
+  assert.equal(syncs, 1);
+  // Another 300 bytes while the first write-back runs: no second one alongside it.
+  for (let i = 0; i < 3; i++) await w.write(b());
+  await new Promise((r) => setImmediate(r));
+  assert.equal(syncs, 1);
+  let settled = false;
+  const s = w.settle().then(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'settle waits for the write-back under way');
+  finishSync!();
+  await s;
+  assert.equal(overlap, false);
+});

@@ -2,7 +2,8 @@
  * The receiving end of an upload's bytes: a socket's small chunks (16–64 KiB) gathered into blocks
  * of about 1 MiB, written with one `pwritev` per block (the chunks are not copied together), and
  * several blocks on their way to the disk while the next ones arrive and are hashed. Waiting for
- * each write before reading on would leave the socket idle half the time, and the sender with it.
+ * each write before reading on would leave the socket idle half the time, and the sender with it;
+ * and write-back starts as the bytes come, not all at the final sync.
  * @module
  */
 import type { FileHandle } from 'node:fs/promises';
@@ -10,6 +11,8 @@ import type { FileHandle } from 'node:fs/promises';
 export const BLOCK_BYTES = 1 << 20;
 /** Bytes handed to the disk and not yet written: the most a receiver holds for a transfer. */
 export const IN_FLIGHT_BYTES = 8 << 20;
+/** Written bytes after which write-back to the disk is started. */
+export const WRITE_BACK_BYTES = 8 << 20;
 
 export interface Block {
   chunks: Buffer[];
@@ -55,15 +58,24 @@ async function writeAll(fh: FileHandle, chunks: Buffer[], position: number): Pro
 export class BlockWriter {
   readonly #fh: FileHandle;
   readonly #max: number;
+  readonly #writeBackEvery: number;
   #position: number;
   #inFlight = 0;
   #pending = new Set<Promise<void>>();
   #error: unknown;
+  #unsynced = 0;
+  #syncing: Promise<void> | undefined;
 
-  constructor(fh: FileHandle, start: number, maxInFlight = IN_FLIGHT_BYTES) {
+  /**
+   * `writeBackEvery`: once this many bytes are written, a `fdatasync` starts in the background, so
+   * the disk works while the transfer goes on and the caller's final sync has only the tail left.
+   * Its outcome is not this writer's: the final sync reports what the disk could not keep.
+   */
+  constructor(fh: FileHandle, start: number, maxInFlight = IN_FLIGHT_BYTES, writeBackEvery = WRITE_BACK_BYTES) {
     this.#fh = fh;
     this.#position = start;
     this.#max = maxInFlight;
+    this.#writeBackEvery = writeBackEvery;
   }
 
   /** Bytes queued so far, written or not. */
@@ -85,6 +97,14 @@ export class BlockWriter {
     const tracked = p.finally(() => {
       this.#inFlight -= b.bytes;
       this.#pending.delete(tracked);
+      this.#unsynced += b.bytes;
+      if (this.#unsynced >= this.#writeBackEvery && !this.#syncing && this.#error === undefined) {
+        this.#unsynced = 0;
+        this.#syncing = this.#fh.datasync().then(
+          () => (this.#syncing = undefined),
+          () => (this.#syncing = undefined),
+        );
+      }
     });
     this.#pending.add(tracked);
     while (this.#inFlight > this.#max && this.#pending.size > 0) await Promise.race(this.#pending);
@@ -97,9 +117,9 @@ export class BlockWriter {
     this.#throwIfFailed();
   }
 
-  /** Waits for every queued write, failed or not. */
+  /** Waits for every queued write (failed or not) and any write-back under way. */
   async settle(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all(this.#pending);
+    while (this.#pending.size > 0 || this.#syncing) await Promise.all([...this.#pending, this.#syncing]);
   }
 
   #throwIfFailed(): void {

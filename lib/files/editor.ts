@@ -4,7 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import { ASYNC_CPU, MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { JobLostError, RunnerError } from '../runner/errors.ts';
@@ -37,6 +37,15 @@ export type JobSettings = Pick<
 export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
   timeoutMs: number;
+}
+
+/**
+ * The settings of transfer Jobs (upload receivers, exports): they hash and copy at the caller's
+ * pace for as long as the transfer lasts, so they get the background ops' CPU, not a one-shot
+ * op's (a receiver at 500m hashes half as fast).
+ */
+export function transferJobSettings<T extends JobSettings & AsyncSettings>(cfg: T): T {
+  return { ...cfg, cpu: cfg.asyncCpu ?? ASYNC_CPU };
 }
 
 /** A fresh 16-hex op id: names the Job and selects its Pod, so it must never repeat. */

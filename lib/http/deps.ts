@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { KubeConfig, V1Job } from '@kubernetes/client-node';
 import { load as loadYaml } from 'js-yaml';
 import type { Config } from '../config.ts';
-import { FilesEditor } from '../files/editor.ts';
+import { FilesEditor, transferJobSettings } from '../files/editor.ts';
 import type { FileGates } from '../files/gates.ts';
 import { KubeJobPodApi } from '../kube/job-pods.ts';
 import { KubeServerApi, type ServerApi } from '../kube/servers.ts';
@@ -57,16 +57,17 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)
     : undefined;
   const jobPods = new KubeJobPodApi(kc);
+  const transfer = o.editor && transferJobSettings(o.editor);
   return {
     logger: o.logger,
     editor: o.editor ? editorOf(o.editor, jobPods) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
-    downloads: o.editor && o.downloads ? new Downloads(servers, lock, o.editor, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
+    downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.
-    uploads: o.editor && o.browse ? new UploadReceivers(jobPods, o.editor, { keyFile: o.browse.keyFile, startTimeoutMs: o.editor.timeoutMs }) : undefined,
+    uploads: transfer && o.browse ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs }) : undefined,
     uploadSessions:
-      o.editor && o.browse
-        ? new UploadSessions(jobPods, o.editor, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: o.editor.timeoutMs })
+      transfer && o.browse
+        ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs })
         : undefined,
     gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
     servers,
