@@ -15,14 +15,10 @@ import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
 import { BrowseSessions } from '../lib/browse/sessions.ts';
 import { callSession } from '../lib/browse/call.ts';
 import { filesRead } from '../functions/files-read/app.ts';
+import { median } from './support.ts';
 
 const PATH = '/api/v1/servers/survival/file?path=server.properties';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** Replaces `obj[method]` with a version that records how long each call took under `stage`. */
 function timed<O extends object>(obj: O, method: keyof O & string, stage: string, record: (stage: string, ms: number) => void): void {

@@ -8,7 +8,7 @@
  * `--stages` adds where a warm read's time goes: the same route in this process (with the
  * cluster, so on one event loop), its Kubernetes reads and its call to the Pod timed one by one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +20,7 @@ import { buildAll } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { createServer, STOPPED } from '../test/support/servers.ts';
 import { warmReadStages } from './browse-stages.ts';
+import { median, startFunction } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -30,31 +31,7 @@ const RUNS = runsArg >= 0 ? Number(argv[runsArg + 1]) : 20;
 const TOKEN = 'bench-token-0123456789';
 const PATH = '/api/v1/servers/survival/file?path=server.properties';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const r1 = (x: number) => Math.round(x * 10) / 10;
-
-async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(root, 'dist/functions/files-read.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`files-read: no port line in 15 s: ${out}`)), 15_000);
-    child.once('exit', (code) => reject(new Error(`files-read exited ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
 
 /** One read, timed from request to the last byte of the answer. */
 async function read(url: string): Promise<{ ms: number; body: string }> {
@@ -83,8 +60,8 @@ try {
   const keyFile = join(dataDir, 'job-key');
   writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: TOKEN, FELIS_IMAGE: 'felis-world/files:dev' };
-  const withSession = await startFunction({ ...env, FELIS_JOB_KEY_FILE: keyFile });
-  const withoutSession = await startFunction(env);
+  const withSession = await startFunction('files-read', { ...env, FELIS_JOB_KEY_FILE: keyFile });
+  const withoutSession = await startFunction('files-read', env);
   children.push(withSession.child, withoutSession.child);
 
   // The first read starts the session; wait until reads come from it before measuring "warm".

@@ -25,6 +25,7 @@ import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { warmImage } from '../scripts/image-compile-cache.ts';
 import { createServer, STOPPED } from '../test/support/servers.ts';
 import { bundleWeight } from './bundle-size.ts';
+import { median } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -42,11 +43,6 @@ const also = argv.flatMap((a, i) =>
 const TOKEN = 'bench-token-0123456789';
 const SERVER = 'survival';
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const r1 = (x: number) => Math.round(x * 10) / 10;
 
 interface Op {

@@ -10,7 +10,7 @@
  * `curl_file_mib_s` is curl copying the same file from a `file://` URL to the same place: what the
  * client itself reaches with no network and no server, so no download through it can be faster.
  */
-import { spawn, execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -25,54 +25,18 @@ import { startCluster } from '../cluster/index.ts';
 import { buildAll } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { createServer, STOPPED } from '../test/support/servers.ts';
+import { curlClient, median, numberArg, startFunction } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
-const arg = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
-const RUNS = arg('--runs', 3);
-const MIB = arg('--mib', 1024);
+const RUNS = numberArg(argv, '--runs', 3);
+const MIB = numberArg(argv, '--mib', 1024);
 const TOKEN = 'bench-token-0123456789';
 const execFileAsync = promisify(execFile);
-/** curl as the client, unless absent or `--node-client`. */
-const CURL = !argv.includes('--node-client') && (() => {
-  try {
-    execFileSync('curl', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const CURL = curlClient(argv);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
-
-async function startFunction(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [join(root, 'dist/functions/files-download.mjs')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`files-download: no port line in 15 s: ${out}`)), 15_000);
-    child.once('exit', (code) => reject(new Error(`files-download exited ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out };
-}
 
 /** Writes `mib` MiB of incompressible bytes, 4 MiB at a time. */
 function writeBigFile(path: string, mib: number): void {
@@ -111,7 +75,7 @@ try {
   writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
   const keyFile = join(dataDir, 'job-key');
   writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
-  const fn = await startFunction({
+  const fn = await startFunction('files-download', {
     PATH: process.env.PATH,
     KUBECONFIG: kubeconfig,
     PORT: '0',

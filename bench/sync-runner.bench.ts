@@ -23,6 +23,7 @@ import { parseResultPayload } from '../lib/protocol/result-parse.ts';
 import { LABEL_FILES_OP } from '../lib/labels.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { felis150Strategy, seedStrategy, type Strategy } from './peer-strategies.ts';
+import { median } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -43,11 +44,6 @@ function prng(seed: number): () => number {
   };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 await buildJobProgram();
 const dataDir = mkdtempSync(join(tmpdir(), 'felis-bench-'));

@@ -15,7 +15,7 @@
  * than half of that. Each function bundle runs in its own
  * process, as a Knative instance would.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -29,56 +29,21 @@ import { startCluster } from '../cluster/index.ts';
 import { buildAll } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { createServer, STOPPED } from '../test/support/servers.ts';
+import { curlClient, median, numberArg, startFunction } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
-const arg = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
-const SIZE = arg('--size-mib', 1024) << 20;
-const RUNS = arg('--runs', 3);
+const SIZE = numberArg(argv, '--size-mib', 1024) << 20;
+const RUNS = numberArg(argv, '--runs', 3);
 const execFileAsync = promisify(execFile);
-/** curl as the client, unless absent or `--node-client`. */
-const CURL = !argv.includes('--node-client') && (() => {
-  try {
-    execFileSync('curl', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const median = (xs: number[]) => {
-  const v = [...xs].sort((a, b) => a - b);
-  const m = v.length >> 1;
-  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
-};
+const CURL = curlClient(argv);
 const SINGLE = 64 << 20;
 const PART = 32 << 20;
 const TOKEN = 'bench-token-0123456789';
 const BASE = '/api/v1/servers/survival';
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-
-async function startFunction(name: string, env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [join(root, `dist/functions/${name}.mjs`)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no port line in 15 s: ${out}`)), 15_000);
-    child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
 
 /** A file of `size` pseudo-random bytes (written in 8 MiB blocks). */
 function makeFile(path: string, size: number): void {
