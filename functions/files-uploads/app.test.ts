@@ -81,6 +81,10 @@ test('begin, parts, status, commit: the receiver Job is created under the lock, 
   const exists = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: false });
   assert.equal(exists.status, 409);
   assert.equal(exists.body.error.code, 'file_exists');
+  // `{}` is a commit without overwrite, as Felis reads a body without the field.
+  const plain = await k.call('POST', `${BASE}/${ID}/commit`, {});
+  assert.equal(plain.status, 409, plain.text);
+  assert.equal(plain.body.error.code, 'file_exists');
   assert.equal(k.audits().length, 0);
   const done = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
   assert.equal(done.status, 200, done.text);

@@ -7,7 +7,7 @@
  * - `PUT .../files/uploads/{id}?offset=` raw part (≤ 32 MiB) with `Content-Length` and
  *   `Content-Digest` → 200 view; streamed to the receiver, appended on the world volume.
  * - `GET .../files/uploads/{id}` → 200 view; `DELETE .../files/uploads/{id}` → 204.
- * - `POST .../files/uploads/{id}/commit` body `{overwrite, sha256?}` → 200 `{path, status, sha256,
+ * - `POST .../files/uploads/{id}/commit` body `{overwrite?, sha256?}` → 200 `{path, status, sha256,
  *   size}`: the whole file's digest checked, renamed into place on the same volume.
  *
  * View: `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}`.
@@ -30,7 +30,7 @@ import { uploadBody } from '../../lib/uploads/receiver.ts';
 
 const S = '/api/v1/servers/:name/files/uploads';
 const beginBody = z.strictObject({ size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) });
-const commitBody = z.strictObject({ overwrite: z.boolean(), sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() });
+const commitBody = z.strictObject({ overwrite: z.boolean().optional(), sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() });
 
 interface View {
   id: string;
@@ -135,7 +135,8 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     const signal = c.req.raw.signal;
     const view = answerOrThrow(await ss.call(server, id, { method: 'GET', path: '/session' }, signal, resumer(t.server, id)), [200]) as View;
     if (view.received !== view.size) throw new ApiError(409, 'upload_incomplete', `the upload holds ${view.received} of its ${view.size} bytes`);
-    const q = new URLSearchParams(body.overwrite ? { overwrite: 'true' } : {});
+    const overwrite = body.overwrite ?? false;
+    const q = new URLSearchParams(overwrite ? { overwrite: 'true' } : {});
     if (body.sha256) q.set('sha256', body.sha256);
     const a = await ss.call(server, id, { method: 'POST', path: `/commit?${q}` }, signal);
     if (a.status !== 200) answerOrThrow(a, []);
@@ -143,7 +144,7 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     if (!r.sha256) throw notFound();
     // Placed; the receiver ends now. Answer once it has, so a new session may begin right after.
     await ss.ended(server, id, 5_000);
-    audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite: body.overwrite, sha256: r.sha256, size_bytes: view.size });
+    audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite, sha256: r.sha256, size_bytes: view.size });
     return sendJson(c, 200, { path: view.path, status: 'uploaded', sha256: r.sha256, size: view.size });
   });
 };
