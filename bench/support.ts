@@ -3,9 +3,10 @@
  * started in its own process as a Knative instance would run it.
  * @module
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startBundleProcess, type BundleProcess } from '../test/support/bundle-process.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -33,29 +34,7 @@ export function curlClient(argv: string[]): boolean {
   }
 }
 
-export interface FunctionProcess {
-  url: string;
-  child: ChildProcess;
-  /** What it printed so far. */
-  output: () => string;
-}
-
-/** Starts `dist/functions/<name>.mjs` with `env` and waits for the port line it prints. */
-export async function startFunction(name: string, env: NodeJS.ProcessEnv): Promise<FunctionProcess> {
-  const child = spawn(process.execPath, [join(root, `dist/functions/${name}.mjs`)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no port line in 15 s: ${out}`)), 15_000);
-    child.once('exit', (code) => reject(new Error(`${name} exited ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child, output: () => out };
+/** Starts `dist/functions/<name>.mjs` with `env` (nothing inherited) and waits for its port line. */
+export function startFunction(name: string, env: NodeJS.ProcessEnv): Promise<BundleProcess> {
+  return startBundleProcess(join(root, `dist/functions/${name}.mjs`), env);
 }

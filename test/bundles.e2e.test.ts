@@ -6,7 +6,6 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { startStack, ROOT, TOKEN, type Stack } from './support/stack.ts';
 import { getServer } from './support/servers.ts';
 import { ANNOTATION_MAINTENANCE } from '../lib/labels.ts';
 import { bundleWeight } from '../bench/bundle-size.ts';
+import { startBundleProcess, type BundleProcess } from './support/bundle-process.ts';
 
 let s: Stack;
 let kubeconfig: string;
@@ -27,34 +27,12 @@ after(async () => {
   await s?.close();
 });
 
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-}
+type Running = BundleProcess;
 
 /** Starts a function bundle as production would (its own process, KUBECONFIG, PORT) and waits for its port. */
-async function startBundle(bundle: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Running> {
+function startBundle(bundle: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Running> {
   assert.ok(existsSync(bundle), `${bundle} exists (npm run build)`);
-  const child = spawn(process.execPath, [bundle], {
-    env: { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: TOKEN, FELIS_IMAGE: 'felis-world/files:dev', ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 15_000);
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d;
-      const m = /"port":(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  return { child, url: `http://127.0.0.1:${port}`, output: () => out };
+  return startBundleProcess(bundle, { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: TOKEN, FELIS_IMAGE: 'felis-world/files:dev', ...extraEnv });
 }
 
 async function stopBundle(r: Running): Promise<number | null> {
