@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { execute } from './execute.ts';
+import { stagingName } from './upload/session.ts';
 import { makeWorld, openFds, snapshot, writeReq } from './test-support.ts';
 
 test('op chmod is an execute error (infra), and upload is not implemented here; nothing is touched', async () => {
@@ -43,3 +44,37 @@ test('every op on success and failure releases every fd it opened', async () => 
   assert.equal(openFds(), before);
 });
 
+
+test('a mutation removes upload sessions abandoned past their own idle period; fresh ones, links and unreadable states stay; a read sweeps nothing', async () => {
+  const w = makeWorld();
+  const hour = 3_600_000;
+  const session = (id: string, state: object | string) => {
+    const dir = w.p(stagingName(id));
+    fs.mkdirSync(dir);
+    fs.writeFileSync(`${dir}/data`, 'bytes');
+    fs.writeFileSync(`${dir}/state.json`, typeof state === 'string' ? state : JSON.stringify({ id, path: 'x', size: 9, received: 5, parts: [], ...state }));
+    return dir;
+  };
+  const abandoned = session('a'.repeat(32), { touched: Date.now() - hour }); // past the default 30 min
+  const longIdle = session('b'.repeat(32), { touched: Date.now() - hour, idle_ms: 2 * hour }); // its receiver would still wait
+  const shortIdle = session('c'.repeat(32), { touched: Date.now() - 120_000, idle_ms: 60_000 });
+  const fresh = session('d'.repeat(32), { touched: Date.now() });
+  const junk = session('e'.repeat(32), 'not json');
+  // A link at a staging name, and a state that is a link to a file outside: neither is followed.
+  fs.symlinkSync(w.outside, w.p(stagingName('f'.repeat(32))));
+  const linked = w.p(stagingName('0'.repeat(32)));
+  fs.mkdirSync(linked);
+  fs.symlinkSync(`${w.outside}/secret.txt`, `${linked}/state.json`);
+
+  const read = await execute({ op: 'read', path: 'server.properties', worldsRoot: w.root });
+  assert.equal(read.code, undefined);
+  assert.ok(fs.existsSync(abandoned), 'a read sweeps nothing');
+
+  const r = await execute({ ...writeReq('notes.txt', 'hi\n'), worldsRoot: w.root });
+  assert.equal(r.code, undefined, JSON.stringify(r));
+  assert.ok(!fs.existsSync(abandoned), 'abandoned past the default idle');
+  assert.ok(!fs.existsSync(shortIdle), 'abandoned past its own shorter idle');
+  for (const kept of [longIdle, fresh, junk, linked]) assert.ok(fs.existsSync(kept), kept);
+  assert.ok(fs.lstatSync(w.p(stagingName('f'.repeat(32)))).isSymbolicLink());
+  assert.ok(fs.existsSync(`${w.outside}/secret.txt`));
+});

@@ -6,9 +6,10 @@
  * @module
  */
 import type { Result } from '../lib/protocol/result.ts';
-import { isOp } from '../lib/job-spec/ops.ts';
+import { isOp, mutates } from '../lib/job-spec/ops.ts';
 import { openContext } from './context.ts';
 import { refuseWorkingName } from './working-files.ts';
+import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from './upload/session.ts';
 import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
 import { list } from './ops/list.ts';
 import { read } from './ops/read.ts';
@@ -46,7 +47,11 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   if (hidden) return hidden;
   const ctx = openContext(req.worldsRoot, opts);
   try {
-    return await run(ctx, req);
+    const result = await run(ctx, req);
+    // A mutation holds the world, so no upload session is live: the ones a lost receiver left
+    // and nobody came back to in time go now, rather than wait for the next upload.
+    if (isOp(req.op) && mutates(req.op)) sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
+    return result;
   } finally {
     ctx.root.close();
   }

@@ -70,6 +70,8 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   const begun = await call(r2, 'POST', `/begin?path=${encodeURIComponent('plugins/pack.zip')}&size=${data.length}`);
   assert.equal(begun.status, 201);
   assert.deepEqual(begun.body, { id: ID, path: 'plugins/pack.zip', size: data.length, received: 0, part_max_bytes: PART_MAX_BYTES, parts: [] });
+  // The session records its receiver's idle period, so any later sweeper judges it alike.
+  assert.equal(JSON.parse(fs.readFileSync(`${w.p(stagingName(ID))}/state.json`, 'utf8')).idle_ms, 60_000);
   assert.ok(fs.statSync(w.p(stagingName(ID))).isDirectory());
   // The staging folder is a working name: a listing does not show it.
   const { execute } = await import('../execute.ts');

@@ -144,7 +144,7 @@ export function startSessionReceiving(o: SessionReceiveOptions): Promise<Session
       }
       const ctx = o.context();
       try {
-        session = UploadSession.begin(ctx, o.id, path, size);
+        session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs });
       } catch (e) {
         if (!(e instanceof SessionError)) throw e;
         refusal(res, e.status, e.code, e.message);

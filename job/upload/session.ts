@@ -3,7 +3,7 @@
  * at the world's root, `.felis-edit-<12 hex of sha256(id)>` (a working name: listings skip it, no
  * file op addresses it, zip never packs it), so a receiver that is lost mid-session is replaced by
  * one that picks up from the disk. Inside: `data` (the bytes received so far) and `state.json`
- * (`{id, path, size, received, parts, touched}`), replaced atomically after each part.
+ * (`{id, path, size, received, parts, touched, idle_ms}`), replaced atomically after each part.
  *
  * A part is written at the end of `data` while it is hashed twice (the part, and the running hash of
  * the whole file); a part whose length or digest is wrong is cut off again (truncate back) and the
@@ -39,6 +39,39 @@ export interface SessionState {
   parts: PartInfo[];
   /** Epoch ms of the last begin or part: a folder untouched past the idle period is stale. */
   touched: number;
+  /**
+   * The session's idle period, as its receiver was told: any sweeper (a later receiver, any
+   * mutation) judges the folder by the same period the session's own receiver would have.
+   */
+  idle_ms?: number;
+}
+
+/** The idle period of a session that did not record one (begun before sessions did): the receivers' default. */
+export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
+/** About 180,000 parts: a larger state is none of ours. */
+const MAX_STATE_BYTES = 16 << 20;
+
+/**
+ * A session's state from its folder, or undefined. The world is hostile: a link, a special file
+ * or an oversized file at the state's name is no state, and is never followed or read whole.
+ */
+function readState(dir: string): SessionState | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${dir}/${STATE}`, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_STATE_BYTES) return undefined;
+    const s = JSON.parse(fs.readFileSync(fd, 'utf8')) as SessionState;
+    return s && typeof s === 'object' && typeof s.touched === 'number' ? s : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** The session view the routes answer; nothing else. */
@@ -88,7 +121,8 @@ export class UploadSession {
    * Begins a session: the path must name a file the upload could land at (a folder, an escape, a
    * working name are `bad_path`), and the volume must have room for `size` now (507 otherwise).
    */
-  static begin(ctx: OpContext, id: string, path: string, size: number, now = Date.now()): UploadSession {
+  static begin(ctx: OpContext, id: string, path: string, size: number, o: { idleMs?: number; now?: number } = {}): UploadSession {
+    const now = o.now ?? Date.now();
     const dir = UploadSession.folder(ctx, id);
     if (isFolder(dir)) return UploadSession.open(ctx, id);
     const t = uploadTarget(ctx, { path, size, sha256: '', overwrite: true });
@@ -100,7 +134,7 @@ export class UploadSession {
     fs.mkdirSync(dir, { mode: 0o700 });
     try {
       fs.writeFileSync(`${dir}/${DATA}`, Buffer.alloc(0), { mode: 0o600, flag: 'wx' });
-      const state: SessionState = { id, path, size, received: 0, parts: [], touched: now };
+      const state: SessionState = { id, path, size, received: 0, parts: [], touched: now, ...(o.idleMs ? { idle_ms: o.idleMs } : {}) };
       writeState(dir, state);
       return new UploadSession(dir, state, createHash('sha256'));
     } catch (e) {
@@ -114,13 +148,8 @@ export class UploadSession {
     const dir = UploadSession.folder(ctx, id);
     // The world is hostile: a link at the staging name is not our folder.
     if (!isFolder(dir)) throw notFound();
-    let state: SessionState;
-    try {
-      state = JSON.parse(fs.readFileSync(`${dir}/${STATE}`, 'utf8')) as SessionState;
-    } catch {
-      throw notFound();
-    }
-    if (state.id !== id) throw notFound();
+    const state = readState(dir);
+    if (!state || state.id !== id) throw notFound();
     // A part written but not recorded (the Pod died between the two) is not part of the session.
     fs.truncateSync(`${dir}/${DATA}`, state.received);
     const hash = createHash('sha256');
@@ -236,8 +265,11 @@ function writeState(dir: string, s: SessionState): void {
 }
 
 /**
- * Removes staging folders of sessions nobody touched for `idleMs` (their receiver was killed and no
- * one came back), except `keep`. Only folders at the root holding a session state are considered.
+ * Removes the staging folders of sessions nobody touched for their idle period (the one they
+ * recorded, else `idleMs`): their receiver was lost and nobody came back in time, so the bytes are
+ * abandoned, as the receiver itself would have found. Never `keep`. Only folders (never links) at
+ * the root that hold a readable session state are considered; anything else stays. A session
+ * cannot be live meanwhile: its receiver holds the world, and so does whoever sweeps.
  */
 export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string, now = Date.now()): number {
   let removed = 0;
@@ -248,8 +280,10 @@ export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string
       bestEffort(() => {
         const st = fs.lstatSync(`${root}/${name}`);
         if (!st.isDirectory()) return;
-        const s = JSON.parse(fs.readFileSync(`${root}/${name}/${STATE}`, 'utf8')) as SessionState;
-        if (now - s.touched < idleMs) return;
+        const s = readState(`${root}/${name}`);
+        if (!s) return;
+        const idle = typeof s.idle_ms === 'number' && s.idle_ms > 0 ? s.idle_ms : idleMs;
+        if (now - s.touched < idle) return;
         fs.rmSync(`${root}/${name}`, { recursive: true, force: true });
         removed++;
       });
