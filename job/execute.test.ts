@@ -45,7 +45,7 @@ test('every op on success and failure releases every fd it opened', async () => 
 });
 
 
-test('a mutation removes upload sessions abandoned past their own idle period; fresh ones, links and unreadable states stay; a read sweeps nothing', async () => {
+test('a mutation removes upload sessions abandoned past their own idle period; fresh ones, links and unreadable states stay; a read or a refused op sweeps nothing', async () => {
   const w = makeWorld();
   const hour = 3_600_000;
   const session = (id: string, state: object | string) => {
@@ -69,6 +69,9 @@ test('a mutation removes upload sessions abandoned past their own idle period; f
   const read = await execute({ op: 'read', path: 'server.properties', worldsRoot: w.root });
   assert.equal(read.code, undefined);
   assert.ok(fs.existsSync(abandoned), 'a read sweeps nothing');
+  const refused = await execute({ op: 'mkdir', path: 'config', worldsRoot: w.root });
+  assert.equal(refused.code, 'exists');
+  assert.ok(fs.existsSync(abandoned), 'a refused mutation changes nothing');
 
   const r = await execute({ ...writeReq('notes.txt', 'hi\n'), worldsRoot: w.root });
   assert.equal(r.code, undefined, JSON.stringify(r));

@@ -49,8 +49,9 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   try {
     const result = await run(ctx, req);
     // A mutation holds the world, so no upload session is live: the ones a lost receiver left
-    // and nobody came back to in time go now, rather than wait for the next upload.
-    if (isOp(req.op) && mutates(req.op)) sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
+    // and nobody came back to in time go now, rather than wait for the next upload. Only after
+    // one that changed the world: a refused op changes nothing.
+    if (result.code === undefined && isOp(req.op) && mutates(req.op)) sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
     return result;
   } finally {
     ctx.root.close();
