@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import type http from 'node:http';
 import { request } from 'node:http';
+import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { runCli } from '../cli.ts';
 import { makeWorld, OUTSIDE_TEXT, SECRET_TEXT, sha256 } from '../test-support.ts';
@@ -10,6 +12,7 @@ import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
 import { parseExportFlags } from './run.ts';
 import type { ExportServing } from './server.ts';
+import { watchDelivery } from './send.ts';
 
 const KEY = Buffer.alloc(32, 9);
 const JOB = 'export-survival-0123456789abcdef';
@@ -265,4 +268,66 @@ test('a folder download spills its central directory into the scratch folder, le
   const failed = await gone.done;
   assert.equal(failed.code, 1, failed.err);
   assert.match(failed.err, /ENOENT/);
+});
+
+test('delivery: finish, or a clean hang-up after the end was handed over, is delivered; a close before the end or after a reset is a cut-off', async () => {
+  const fake = () => {
+    const socket = new EventEmitter();
+    const res = Object.assign(new EventEmitter(), { socket, writableEnded: false });
+    return { res, socket, delivered: watchDelivery(res as unknown as http.ServerResponse) };
+  };
+  const finished = fake();
+  finished.res.writableEnded = true;
+  finished.res.emit('finish');
+  finished.res.emit('close');
+  await finished.delivered;
+
+  // The receiver read to the end and hung up before this side's own 'finish'.
+  const hungUp = fake();
+  hungUp.res.writableEnded = true;
+  hungUp.res.emit('close');
+  await hungUp.delivered;
+
+  const early = fake();
+  early.res.emit('close');
+  await assert.rejects(early.delivered, /went away/);
+
+  const reset = fake();
+  reset.res.writableEnded = true;
+  reset.socket.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+  reset.res.emit('close');
+  await assert.rejects(reset.delivered, /went away/);
+});
+
+test('a file that shrinks while it is sent is cut off, never ended short, and the program says so', async () => {
+  const w = makeWorld();
+  // Far more than socket buffers hold, so most of it is still to be read when the file shrinks.
+  fs.writeFileSync(w.p('shrinking.bin'), Buffer.alloc(64 << 20, 7));
+  const r = await runExportCli(w.root, ['--path', 'shrinking.bin']);
+  const got = await new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
+    const req = request({ host: r.serving.address.address, port: r.serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+      let bytes = 0;
+      let complete = false;
+      res.once('data', (c: Buffer) => {
+        bytes += c.length;
+        // The file loses most of its bytes while the rest is on its way.
+        res.pause();
+        fs.truncateSync(w.p('shrinking.bin'), 1 << 20);
+        setTimeout(() => {
+          res.on('data', (more: Buffer) => (bytes += more.length));
+          res.resume();
+        }, 200);
+      });
+      res.on('end', () => (complete = true));
+      res.on('close', () => resolve({ bytes, complete }));
+      res.on('error', () => {});
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(got.complete, false, 'the body is cut off');
+  assert.ok(got.bytes < 64 << 20, `${got.bytes} bytes`);
+  const end = await r.done;
+  assert.equal(end.code, 1);
+  assert.match(end.err, /shrank while it was sent/);
 });

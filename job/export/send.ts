@@ -8,9 +8,7 @@
  */
 import fs from 'node:fs';
 import type http from 'node:http';
-import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { packToStream, type Source } from '../archive/pack.ts';
@@ -23,25 +21,66 @@ import { sendRefusal, type DownloadOutcome } from './server.ts';
 const CHUNK = 1 << 20;
 
 /**
- * Ends the response and waits until every byte has been handed to the kernel: the program stops
- * (and closes its connections) right after, and bytes still queued in the process would be lost
- * to a receiver slower than the disk.
+ * Watches one response until its bytes are delivered. Delivered: every byte was handed over
+ * (`res.end()` was called) and then either 'finish' (the last byte went to the kernel) or a
+ * clean close. A receiver that has read to the end may hang up before this side sees its own
+ * 'finish'; a receiver that goes away early either closes before the end was handed over or
+ * resets the connection (a socket error here), and both are a cut-off.
  */
-function endResponse(res: http.ServerResponse, last?: Buffer): Promise<void> {
-  // 'finish' means the last byte went to the kernel; a 'close' without it is a cut-off. The two
-  // events, not `writableFinished` read at 'close', decide: that getter also looks at buffers
-  // that may not be settled yet when a slow receiver drains the tail.
-  return new Promise((resolve, reject) => {
+export function watchDelivery(res: http.ServerResponse): Promise<void> {
+  let failed = false;
+  res.socket?.on('error', () => (failed = true));
+  const delivered = new Promise<void>((resolve, reject) => {
     let finished = false;
     res.once('finish', () => {
       finished = true;
       resolve();
     });
     res.once('close', () => {
-      if (!finished) reject(new Error('the receiver went away'));
+      if (finished || (res.writableEnded && !failed)) resolve();
+      else reject(new Error('the receiver went away'));
     });
-    res.end(last);
   });
+  delivered.catch(() => {});
+  return delivered;
+}
+
+/** Waits until `res` may take more, or rejects once it closed. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onDrain = () => {
+      res.off('close', onClose);
+      resolve();
+    };
+    const onClose = () => {
+      res.off('drain', onDrain);
+      reject(new Error('the receiver went away'));
+    };
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
+/**
+ * Writes exactly `size` bytes of `fd` from offset 0 and ends `res` with the last of them, reading
+ * no further ahead than the receiver takes. Resolves with the bytes handed over: fewer than `size`
+ * when the file shrank meanwhile (the response is then left unended, to be cut off).
+ */
+async function sendRange(fd: number, size: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
+  const read = (b: Buffer, at: number) =>
+    new Promise<number>((resolve, reject) => fs.read(fd, b, 0, b.length, at, (err, n) => (err ? reject(err) : resolve(n))));
+  let off = 0;
+  while (off < size) {
+    signal.throwIfAborted();
+    const b = Buffer.allocUnsafe(Math.min(CHUNK, size - off));
+    const n = await read(b, off);
+    if (n === 0) return off;
+    off += n;
+    const chunk = n === b.length ? b : b.subarray(0, n);
+    if (off === size) res.end(chunk);
+    else if (!res.write(chunk)) await drained(res);
+  }
+  return off;
 }
 
 /**
@@ -75,23 +114,27 @@ export async function sendDownload(
   }
   const common = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   switch (d.kind) {
-    case 'bytes':
+    case 'bytes': {
       res.writeHead(200, { ...common, 'content-type': FILE_TYPE, 'content-length': d.bytes.length });
-      await endResponse(res, d.bytes);
+      const delivered = watchDelivery(res);
+      res.end(d.bytes);
+      await delivered;
       return { result: { files: 1, bytes: d.bytes.length } };
+    }
     case 'file': {
       res.writeHead(200, { ...common, 'content-type': FILE_TYPE, 'content-length': d.size });
-      if (d.size === 0) {
+      const delivered = watchDelivery(res);
+      let sent: number;
+      try {
+        // Exactly `size` bytes from the descriptor opened and checked; growth after the look is not sent.
+        sent = await sendRange(d.fd, d.size, res, signal);
+      } finally {
         fs.closeSync(d.fd);
-        await endResponse(res);
-        return { result: { files: 1 } };
       }
-      // Exactly `size` bytes from the descriptor opened and checked; growth after the look is not sent.
-      const rs = fs.createReadStream('', { fd: d.fd, autoClose: true, start: 0, end: d.size - 1, highWaterMark: CHUNK });
-      await pipeline(rs, res, { signal, end: false });
-      if (rs.bytesRead < d.size) return { failed: `${d.name} shrank while it was sent (${rs.bytesRead} of ${d.size} bytes)` };
-      await endResponse(res);
-      return { result: { files: 1, bytes: d.size } };
+      if (sent < d.size) return { failed: `${d.name} shrank while it was sent (${sent} of ${d.size} bytes)` };
+      if (d.size === 0) res.end();
+      await delivered;
+      return { result: d.size === 0 ? { files: 1 } : { files: 1, bytes: d.size } };
     }
     case 'dir': {
       const spilled = scratch === undefined ? undefined : openSpill(scratch);
@@ -115,6 +158,7 @@ async function sendFolder(
   spill: Spill,
 ): Promise<DownloadOutcome> {
   res.writeHead(200, { ...common, 'content-type': ZIP_TYPE });
+  const delivered = watchDelivery(res);
   const out = new PassThrough({ highWaterMark: CHUNK });
   out.pipe(res);
   // A receiver gone (or a signal) ends the download: the packer is cut off from the response
@@ -132,7 +176,8 @@ async function sendFolder(
   const packed = packToStream(root, source, out, undefined, spill);
   packed.catch(() => {});
   const stats = await Promise.race([packed, gone]);
+  // The pipe ends the response once the packer's last byte is in it.
   out.end();
-  await Promise.race([once(res, 'finish'), gone]);
+  await Promise.race([delivered, gone]);
   return { result: { files: stats.files, bytes: stats.bytesRead } };
 }

@@ -91,11 +91,12 @@ export function startExportServing(o: ExportServeOptions): Promise<ExportServing
     if (claimed || stopping) return send(res, 409, '{"error":"the download was already claimed"}');
     claimed = true;
     clearTimeout(idleTimer);
-    // The receiver going away ends the work at once.
+    // The receiver going away before the download was all handed over ends the work at once
+    // (one that hangs up after reading to the end may do so before this side's 'finish').
     let finished = false;
     res.once('finish', () => (finished = true));
     res.once('close', () => {
-      if (!finished) abort.abort(new Error('the receiver went away'));
+      if (!finished && !res.writableEnded) abort.abort(new Error('the receiver went away'));
     });
     try {
       outcome = await o.serve(res, abort.signal);
