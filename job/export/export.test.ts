@@ -209,24 +209,23 @@ test('a wrong invocation exits 2: Felis push mode, another mode, a missing path 
   assert.throws(() => parseExportFlags(['--bogus', 'x']), /not defined/);
 });
 
-test('a receiver slower than the disk still gets every byte: the program stops only once the last one is handed over', async () => {
-  const w = makeWorld();
-  // About what loopback socket buffers hold: the program has sent it all before the receiver reads on.
-  const data = Buffer.alloc(6 << 20, 3);
-  fs.writeFileSync(w.p('slow.bin'), data);
-  const r = await runExportCli(w.root, ['--path', 'slow.bin']);
-  const got = await new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
-    const req = request({ host: r.serving.address.address, port: r.serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+/**
+ * Downloads from `serving` with a receiver that stops after its first chunk, runs `onStall`, waits
+ * `ms`, then reads on: what arrived, and whether the body ended whole.
+ */
+function stallingDownload(serving: ExportServing, ms: number, onStall: () => void = () => {}): Promise<{ bytes: number; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: serving.address.address, port: serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
       let bytes = 0;
       let complete = false;
       res.once('data', (c: Buffer) => {
         bytes += c.length;
-        // Stall well past the program's own close grace, then read the rest.
         res.pause();
+        onStall();
         setTimeout(() => {
           res.on('data', (more: Buffer) => (bytes += more.length));
           res.resume();
-        }, 2_000);
+        }, ms);
       });
       res.on('end', () => (complete = true));
       res.on('close', () => resolve({ bytes, complete }));
@@ -235,6 +234,16 @@ test('a receiver slower than the disk still gets every byte: the program stops o
     req.on('error', reject);
     req.end();
   });
+}
+
+test('a receiver slower than the disk still gets every byte: the program stops only once the last one is handed over', async () => {
+  const w = makeWorld();
+  // About what loopback socket buffers hold: the program has sent it all before the receiver reads on.
+  const data = Buffer.alloc(6 << 20, 3);
+  fs.writeFileSync(w.p('slow.bin'), data);
+  const r = await runExportCli(w.root, ['--path', 'slow.bin']);
+  // Stall well past the program's own close grace, then read the rest.
+  const got = await stallingDownload(r.serving, 2_000);
   assert.deepEqual(got, { bytes: data.length, complete: true });
   const end = await r.done;
   assert.equal(end.code, 0, end.err);
@@ -304,27 +313,8 @@ test('a file that shrinks while it is sent is cut off, never ended short, and th
   // Far more than socket buffers hold, so most of it is still to be read when the file shrinks.
   fs.writeFileSync(w.p('shrinking.bin'), Buffer.alloc(64 << 20, 7));
   const r = await runExportCli(w.root, ['--path', 'shrinking.bin']);
-  const got = await new Promise<{ bytes: number; complete: boolean }>((resolve, reject) => {
-    const req = request({ host: r.serving.address.address, port: r.serving.address.port, path: '/download', headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
-      let bytes = 0;
-      let complete = false;
-      res.once('data', (c: Buffer) => {
-        bytes += c.length;
-        // The file loses most of its bytes while the rest is on its way.
-        res.pause();
-        fs.truncateSync(w.p('shrinking.bin'), 1 << 20);
-        setTimeout(() => {
-          res.on('data', (more: Buffer) => (bytes += more.length));
-          res.resume();
-        }, 200);
-      });
-      res.on('end', () => (complete = true));
-      res.on('close', () => resolve({ bytes, complete }));
-      res.on('error', () => {});
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  // The file loses most of its bytes while the rest is on its way.
+  const got = await stallingDownload(r.serving, 200, () => fs.truncateSync(w.p('shrinking.bin'), 1 << 20));
   assert.equal(got.complete, false, 'the body is cut off');
   assert.ok(got.bytes < 64 << 20, `${got.bytes} bytes`);
   const end = await r.done;
