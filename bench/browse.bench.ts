@@ -8,27 +8,14 @@
  * `--stages` adds where a warm read's time goes: the same route in this process (with the
  * cluster, so on one event loop), its Kubernetes reads and its call to the Pod timed one by one.
  */
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startCluster } from '../cluster/index.ts';
-import { buildAll } from '../scripts/build.ts';
-import { seedDemoWorld } from '../scripts/demo-world.ts';
-import { createServer, STOPPED } from '../test/support/servers.ts';
 import { warmReadStages } from './browse-stages.ts';
-import { median, startFunction } from './support.ts';
+import { BENCH_TOKEN, median, startBenchStack } from './support.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const withStages = argv.includes('--stages');
 const runsArg = argv.indexOf('--runs');
 const RUNS = runsArg >= 0 ? Number(argv[runsArg + 1]) : 20;
-const TOKEN = 'bench-token-0123456789';
 const PATH = '/api/v1/servers/survival/file?path=server.properties';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -36,7 +23,7 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 /** One read, timed from request to the last byte of the answer. */
 async function read(url: string): Promise<{ ms: number; body: string }> {
   const t0 = performance.now();
-  const res = await fetch(url + PATH, { headers: { authorization: `Bearer ${TOKEN}` }, signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(url + PATH, { headers: { authorization: `Bearer ${BENCH_TOKEN}` }, signal: AbortSignal.timeout(60_000) });
   const body = await res.text();
   const ms = performance.now() - t0;
   if (res.status !== 200) throw new Error(`read: ${res.status} ${body}`);
@@ -44,25 +31,14 @@ async function read(url: string): Promise<{ ms: number; body: string }> {
 }
 
 const t = performance.now();
-await buildAll();
-const dataDir = mkdtempSync(join(tmpdir(), 'felis-browse-bench-'));
-seedDemoWorld(dataDir, 'survival');
-const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
-const children: ChildProcess[] = [];
+const stack = await startBenchStack('browse');
 const browse: number[] = [];
 const oneShot: number[] = [];
 let firstMs = 0;
 let stages: Record<string, number> | undefined;
 try {
-  await createServer(cluster, 'survival', STOPPED);
-  const kubeconfig = join(dataDir, 'function.kubeconfig');
-  writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
-  const keyFile = join(dataDir, 'job-key');
-  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: TOKEN, FELIS_IMAGE: 'felis-world/files:dev' };
-  const withSession = await startFunction('files-read', { ...env, FELIS_JOB_KEY_FILE: keyFile });
-  const withoutSession = await startFunction('files-read', env);
-  children.push(withSession.child, withoutSession.child);
+  const withSession = await stack.startFunction('files-read', { ...stack.env, FELIS_JOB_KEY_FILE: stack.keyFile });
+  const withoutSession = await stack.startFunction('files-read', stack.env);
 
   // The first read starts the session; wait until reads come from it before measuring "warm".
   const first = await read(withSession.url);
@@ -83,14 +59,9 @@ try {
     oneShot.push(o.ms);
     if (!asJson) process.stderr.write('.');
   }
-  if (withStages) stages = await warmReadStages({ kubeconfig, keyFile, token: TOKEN, runs: Math.max(RUNS, 40) });
+  if (withStages) stages = await warmReadStages({ kubeconfig: stack.env.KUBECONFIG!, keyFile: stack.keyFile, token: BENCH_TOKEN, runs: Math.max(RUNS, 40) });
 } finally {
-  for (const c of children) {
-    c.kill('SIGTERM');
-    if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
-  }
-  await cluster.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack.close();
 }
 
 const warm = median(browse);

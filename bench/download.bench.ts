@@ -10,29 +10,20 @@
  * `curl_file_mib_s` is curl copying the same file from a `file://` URL to the same place: what the
  * client itself reaches with no network and no server, so no download through it can be faster.
  */
-import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, createWriteStream, openSync, closeSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startCluster } from '../cluster/index.ts';
-import { buildAll } from '../scripts/build.ts';
-import { seedDemoWorld } from '../scripts/demo-world.ts';
-import { createServer, STOPPED } from '../test/support/servers.ts';
-import { curlClient, median, numberArg, startFunction } from './support.ts';
+import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const RUNS = numberArg(argv, '--runs', 3);
 const MIB = numberArg(argv, '--mib', 1024);
-const TOKEN = 'bench-token-0123456789';
 const execFileAsync = promisify(execFile);
 const CURL = curlClient(argv);
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -55,40 +46,23 @@ const sha256File = async (path: string) => {
 };
 
 const t = performance.now();
-await buildAll();
-const dataDir = mkdtempSync(join(tmpdir(), 'felis-download-bench-'));
-const world = seedDemoWorld(dataDir, 'survival');
-const big = join(world, 'big.bin');
-writeBigFile(big, MIB);
+const stack = await startBenchStack('download');
+const { cluster } = stack;
+const big = join(stack.world, 'big.bin');
 const bytes = MIB << 20;
-const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
-const children: ChildProcess[] = [];
 const download: number[] = [];
 const cp: number[] = [];
 const curlFile: number[] = [];
-const target = join(dataDir, 'received.bin');
+const target = join(stack.dataDir, 'received.bin');
 /** Request to response headers: the export Job's creation and its Pod's start. */
 const starts: number[] = [];
 try {
-  await createServer(cluster, 'survival', STOPPED);
-  const kubeconfig = join(dataDir, 'function.kubeconfig');
-  writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
-  const keyFile = join(dataDir, 'job-key');
-  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
-  const fn = await startFunction('files-download', {
-    PATH: process.env.PATH,
-    KUBECONFIG: kubeconfig,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    FELIS_TOKEN: TOKEN,
-    FELIS_IMAGE: 'felis-world/files:dev',
-    FELIS_JOB_KEY_FILE: keyFile,
-  });
-  children.push(fn.child);
+  writeBigFile(big, MIB);
+  const fn = await stack.startFunction('files-download', { ...stack.env, FELIS_JOB_KEY_FILE: stack.keyFile });
   const expected = await sha256File(big);
 
   const downloadOnce = async (): Promise<number> => {
-    const s = await fetch(`${fn.url}/api/v1/servers/survival/files/download?path=big.bin`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    const s = await fetch(`${fn.url}/api/v1/servers/survival/files/download?path=big.bin`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
     const signed = (await s.json()) as { url: string };
     if (s.status !== 200) throw new Error(`sign: ${s.status} ${JSON.stringify(signed)}`);
     // The client is curl when there is one (a native client, as a browser is), else Node's http;
@@ -145,12 +119,7 @@ try {
     if (!asJson) process.stderr.write('.');
   }
 } finally {
-  for (const c of children) {
-    c.kill('SIGTERM');
-    if (c.exitCode === null && c.signalCode === null) await once(c, 'exit');
-  }
-  await cluster.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack.close();
 }
 
 const mibS = (ms: number) => MIB / (ms / 1000);

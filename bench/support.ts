@@ -1,12 +1,20 @@
 /**
- * What the benches share: medians, their flags, the client they use, and a function bundle
- * started in its own process as a Knative instance would run it.
+ * What the benches share: medians, their flags, the client they use, and a stack of the embedded
+ * cluster with function bundles started in their own processes, as Knative instances would run.
  * @module
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCluster } from '../cluster/index.ts';
+import { buildAll } from '../scripts/build.ts';
+import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { startBundleProcess, type BundleProcess } from '../test/support/bundle-process.ts';
+import { createServer, STOPPED } from '../test/support/servers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,7 +42,63 @@ export function curlClient(argv: string[]): boolean {
   }
 }
 
-/** Starts `dist/functions/<name>.mjs` with `env` (nothing inherited) and waits for its port line. */
-export function startFunction(name: string, env: NodeJS.ProcessEnv): Promise<BundleProcess> {
-  return startBundleProcess(join(root, `dist/functions/${name}.mjs`), env);
+/** The bearer token every bench's functions accept. */
+export const BENCH_TOKEN = 'bench-token-0123456789';
+
+export interface BenchStack {
+  /** The cluster's data folder, on the same disk as the world. */
+  dataDir: string;
+  /** The world folder of the stopped server `survival`. */
+  world: string;
+  cluster: Awaited<ReturnType<typeof startCluster>>;
+  /** A key file for browse-session and receiver tokens. */
+  keyFile: string;
+  /**
+   * A function's environment: the cluster as the function's own identity, the bench token, the
+   * dev image. Add `FELIS_JOB_KEY_FILE: keyFile` where sessions, uploads or downloads are wanted.
+   */
+  env: NodeJS.ProcessEnv;
+  /** Starts `dist/functions/<name>.mjs` with `env`; it is stopped by `close`. */
+  startFunction(name: string, env: NodeJS.ProcessEnv): Promise<BundleProcess>;
+  /** Stops the functions and the cluster, and removes the data folder. */
+  close(): Promise<void>;
+}
+
+/** Builds the bundles, then starts the embedded cluster with the stopped server `survival`. */
+export async function startBenchStack(name: string): Promise<BenchStack> {
+  await buildAll();
+  const dataDir = mkdtempSync(join(tmpdir(), `felis-${name}-bench-`));
+  const world = seedDemoWorld(dataDir, 'survival');
+  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
+  const children: ChildProcess[] = [];
+  const close = async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? once(c, 'exit') : undefined)));
+    await cluster.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await createServer(cluster, 'survival', STOPPED);
+    const kubeconfig = join(dataDir, 'function.kubeconfig');
+    writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
+    const keyFile = join(dataDir, 'job-key');
+    writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+    const env = { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: BENCH_TOKEN, FELIS_IMAGE: 'felis-world/files:dev' };
+    return {
+      dataDir,
+      world,
+      cluster,
+      keyFile,
+      env,
+      startFunction: async (fn, fnEnv) => {
+        const p = await startBundleProcess(join(root, `dist/functions/${fn}.mjs`), fnEnv);
+        children.push(p.child);
+        return p;
+      },
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
 }

@@ -15,23 +15,16 @@
  * than half of that. Each function bundle runs in its own
  * process, as a Knative instance would.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, mkdtempSync, openSync, closeSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { createReadStream, openSync, closeSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startCluster } from '../cluster/index.ts';
-import { buildAll } from '../scripts/build.ts';
-import { seedDemoWorld } from '../scripts/demo-world.ts';
-import { createServer, STOPPED } from '../test/support/servers.ts';
-import { curlClient, median, numberArg, startFunction } from './support.ts';
+import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const SIZE = numberArg(argv, '--size-mib', 1024) << 20;
@@ -40,7 +33,6 @@ const execFileAsync = promisify(execFile);
 const CURL = curlClient(argv);
 const SINGLE = 64 << 20;
 const PART = 32 << 20;
-const TOKEN = 'bench-token-0123456789';
 const BASE = '/api/v1/servers/survival';
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -97,7 +89,7 @@ interface Put {
  * (cut beforehand) with `-T`; the Node client pipes each range into a request of its own.
  */
 async function putAll(file: string, puts: Put[]): Promise<void> {
-  const headers = (p: Put) => ({ authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${p.digest}:` });
+  const headers = (p: Put) => ({ authorization: `Bearer ${BENCH_TOKEN}`, 'content-digest': `sha-256=:${p.digest}:` });
   if (CURL) {
     const args = puts.flatMap((p, i) => [
       ...(i > 0 ? ['--next'] : []),
@@ -141,28 +133,19 @@ function cutPart(file: string, start: number, length: number): void {
 }
 
 async function call(url: string, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<any> {
-  const res = await fetch(url + path, { method, body: init.body, headers: { authorization: `Bearer ${TOKEN}`, ...init.headers }, duplex: 'half', signal: AbortSignal.timeout(600_000) } as RequestInit);
+  const res = await fetch(url + path, { method, body: init.body, headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...init.headers }, duplex: 'half', signal: AbortSignal.timeout(600_000) } as RequestInit);
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
 }
 
-await buildAll();
-const dataDir = mkdtempSync(join(tmpdir(), 'felis-upload-bench-'));
-const world = seedDemoWorld(dataDir, 'survival');
-const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
-const children: ChildProcess[] = [];
+const stack = await startBenchStack('upload');
+const { dataDir, world } = stack;
 const out: Record<string, number | string> = {};
 try {
-  await createServer(cluster, 'survival', STOPPED);
-  const kubeconfig = join(dataDir, 'function.kubeconfig');
-  writeFileSync(kubeconfig, cluster.kubeconfigYaml(cluster.tokenFor('minecraft', 'felis-world')));
-  const keyFile = join(dataDir, 'job-key');
-  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, KUBECONFIG: kubeconfig, PORT: '0', HOST: '127.0.0.1', FELIS_TOKEN: TOKEN, FELIS_IMAGE: 'felis-world/files:dev', FELIS_JOB_KEY_FILE: keyFile };
-  const sessions = await startFunction('files-uploads', env);
-  const single = await startFunction('files-upload', env);
-  children.push(sessions.child, single.child);
+  const env = { ...stack.env, FELIS_JOB_KEY_FILE: stack.keyFile };
+  const sessions = await stack.startFunction('files-uploads', env);
+  const single = await stack.startFunction('files-upload', env);
 
   // The sources live in the data directory: the same disk as the world.
   const big = join(dataDir, 'big.bin');
@@ -217,10 +200,7 @@ try {
   out.upload_size_mib = SIZE >> 20;
   out.runs = RUNS;
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : undefined)));
-  await cluster.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stack.close();
 }
 out.client = CURL ? 'curl' : 'node';
 if (asJson) console.log(JSON.stringify(out));
