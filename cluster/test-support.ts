@@ -66,7 +66,7 @@ export async function statusOf(p: Promise<unknown>): Promise<{ code: number; bod
   throw new Error('expected the call to fail');
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 5000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -77,7 +77,7 @@ export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefine
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

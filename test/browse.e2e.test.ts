@@ -13,20 +13,9 @@ import { FilesEditor } from '../lib/files/editor.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
 import { SyncRunner } from '../lib/runner/sync-runner.ts';
 import { LABEL_FILES_BROWSE } from '../lib/job-spec/render.ts';
-import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack } from './support/stack.ts';
+import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack, until } from './support/stack.ts';
 
 const BROWSE = `${LABEL_FILES_BROWSE}=true`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('browse sessions', () => {
   let s: Stack;

@@ -13,21 +13,10 @@ import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { jobFinished } from '../lib/kube/job-facts.ts';
 import { downloadKey, signTicket } from '../lib/downloads/signing.ts';
-import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack } from './support/stack.ts';
+import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack, until } from './support/stack.ts';
 
 const EXPORTS = 'app.kubernetes.io/managed-by=felis-export';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('downloads', () => {
   let s: Stack;

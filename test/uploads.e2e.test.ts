@@ -10,22 +10,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_FILES_RECEIVE } from '../lib/job-spec/upload-job.ts';
-import { startStack, q, REAL, tierMs, TOKEN, type Stack } from './support/stack.ts';
+import { startStack, q, REAL, tierMs, TOKEN, type Stack, until } from './support/stack.ts';
 
 const RECEIVE = `${LABEL_FILES_RECEIVE}=true`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const b64 = (b: Buffer) => createHash('sha256').update(b).digest('base64');
 const hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-async function until<T>(fn: () => Promise<T | undefined>, what: string, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Every name under `dir`, recursively. */
 function names(dir: string): string[] {

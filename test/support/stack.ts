@@ -18,6 +18,7 @@ import type { ServerType } from '@hono/node-server';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { createServer, STOPPED } from './servers.ts';
 import { startCluster } from '../../cluster/index.ts';
+import { waitFor } from '../../cluster/test-support.ts';
 import type { ClusterHarness } from '../../cluster/harness.ts';
 import { readControlPlaneEnv } from '../../cluster/real/admin.ts';
 import { startRealCluster } from '../../cluster/real/index.ts';
@@ -45,6 +46,9 @@ export const TIER: 'embedded' | 'real' = CLUSTER_ENV ? 'real' : 'embedded';
 export const REAL = TIER === 'real';
 /** A timeout that allows for the real controller-manager (it reacts within about a second). */
 export const tierMs = (embeddedMs: number, realMs = embeddedMs * 3) => (REAL ? realMs : embeddedMs);
+
+/** Polls `fn` every 50 ms (both tiers' API servers answer each call) until it gives a value. */
+export const until = <T>(fn: () => Promise<T | undefined>, what: string, ms: number): Promise<T> => waitFor(fn, what, ms, 50);
 
 export interface StackOptions {
   /** Overrides of the editor configuration (e.g. a short timeout). */
