@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { formatResultLine, type Result } from '../lib/protocol/result.ts';
+import type { Result } from '../lib/protocol/result.ts';
+import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
@@ -14,15 +15,7 @@ import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runExport, type ExportRunOptions } from './export/run.ts';
 import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
 
-export const EXIT_OK = 0;
-export const EXIT_INFRA = 1;
-export const EXIT_USAGE = 2;
-
-export interface CliIO {
-  /** Writes the result line; resolves once written, rejects when it could not be. */
-  stdout: (text: string) => Promise<void> | void;
-  stderr: (text: string) => void;
-}
+export { EXIT_INFRA, EXIT_OK, EXIT_USAGE, type CliIO } from './exit.ts';
 
 const PREFIX = 'felis files: ';
 
@@ -122,11 +115,5 @@ export async function runCli(
     io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);
     return EXIT_INFRA;
   }
-  try {
-    await io.stdout(formatResultLine(result));
-  } catch (e) {
-    io.stderr(`${PREFIX}print result: ${e instanceof Error ? e.message : String(e)}\n`);
-    return EXIT_INFRA;
-  }
-  return EXIT_OK;
+  return printResult(io, PREFIX, result);
 }

@@ -17,8 +17,7 @@
  * 0 otherwise.
  * @module
  */
-import { formatResultLine, type Result } from '../../lib/protocol/result.ts';
-import type { CliIO } from '../cli.ts';
+import { printResult, type CliIO } from '../exit.ts';
 import { WorldRoot } from '../root.ts';
 import { listenEnv, seconds } from '../serve/env.ts';
 import { sendDownload } from './send.ts';
@@ -117,15 +116,8 @@ export async function runExport(argv: string[], env: Record<string, string | und
       io.stderr(`${PREFIX}the download failed: ${outcome.failed}\n`);
       return 1;
     }
-    const result: Result = outcome?.result ?? {};
     io.stderr(`${PREFIX}stopped (${reason})\n`);
-    try {
-      await io.stdout(formatResultLine(result));
-    } catch (e) {
-      io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
-      return 1;
-    }
-    return 0;
+    return await printResult(io, PREFIX, outcome?.result ?? {});
   } finally {
     root.close();
   }

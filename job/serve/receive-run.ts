@@ -14,8 +14,7 @@
  *
  * @module
  */
-import { formatResultLine, type Result } from '../../lib/protocol/result.ts';
-import type { CliIO } from '../cli.ts';
+import { printResult, type CliIO } from '../exit.ts';
 import type { ExecuteOptions } from '../types.ts';
 import { WorldRoot } from '../root.ts';
 import { openContext } from '../context.ts';
@@ -75,13 +74,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
     const { reason, result } = await sr.stopped;
     io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
-    try {
-      await io.stdout(formatResultLine(result ?? {}));
-    } catch (e) {
-      io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
-      return 1;
-    }
-    return 0;
+    return printResult(io, PREFIX, result ?? {});
   }
   let r: Receiving;
   try {
@@ -114,12 +107,5 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     io.stderr(`${PREFIX}${first.message}\n`);
     return 1;
   }
-  const result: Result = first?.kind === 'result' ? first.result : {};
-  try {
-    await io.stdout(formatResultLine(result));
-  } catch (e) {
-    io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
-    return 1;
-  }
-  return 0;
+  return printResult(io, PREFIX, first?.kind === 'result' ? first.result : {});
 }

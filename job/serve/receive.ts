@@ -20,7 +20,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import { landUpload, type Landing, type UploadRequest } from '../upload/land.ts';
+import type { Landing, UploadRequest } from '../upload/land.ts';
 import { bearerMatches, resultBody, send, type StopReason } from './server.ts';
 
 export interface ReceiveOptions {

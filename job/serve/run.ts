@@ -14,8 +14,7 @@
  *
  * @module
  */
-import { formatResultLine } from '../../lib/protocol/result.ts';
-import type { CliIO } from '../cli.ts';
+import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../exit.ts';
 import { execute, type ExecuteOptions } from '../execute.ts';
 import { WorldRoot } from '../root.ts';
 import { listenEnv, seconds, SERVE_PORT } from './env.ts';
@@ -25,9 +24,6 @@ export { SERVE_PORT };
 export const DEFAULT_IDLE_SECONDS = 60;
 export const DEFAULT_LIFETIME_SECONDS = 540;
 
-const OK = 0;
-const INFRA = 1;
-const USAGE = 2;
 const PREFIX = 'felis files: ';
 
 export interface ServeRunOptions extends ExecuteOptions {
@@ -78,11 +74,5 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   io.stderr(`${PREFIX}serving list and read on ${host}:${serving.address.port}\n`);
   const { reason, served } = await serving.stopped;
   io.stderr(`${PREFIX}stopped (${reason}) after ${served} requests\n`);
-  try {
-    await io.stdout(formatResultLine({}));
-  } catch (e) {
-    io.stderr(`${PREFIX}print result: ${(e as Error).message}\n`);
-    return INFRA;
-  }
-  return OK;
+  return printResult(io, PREFIX, {});
 }

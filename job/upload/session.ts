@@ -16,7 +16,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail } from '../failure.ts';
+import { bestEffort } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { TEMP_PREFIX } from '../working-files.ts';
 import { TransferError, uploadTarget } from './land.ts';
