@@ -83,6 +83,19 @@ test('a single file: Content-Length, the exact bytes, then the program exits wit
   assert.deepEqual(resultOf(end.out), { files: 1, bytes: data.length });
 });
 
+test('an empty file: Content-Length 0, an empty body, and the program exits with one file', async () => {
+  const w = makeWorld();
+  fs.writeFileSync(w.p('empty.txt'), '');
+  const r = await runExportCli(w.root, ['--path', 'empty.txt']);
+  const a = await call(r.serving);
+  assert.equal(a.status, 200);
+  assert.equal(a.headers['content-length'], '0');
+  assert.equal(a.body.length, 0);
+  const end = await r.done;
+  assert.equal(end.code, 0, end.err);
+  assert.deepEqual(resultOf(end.out), { files: 1 });
+});
+
 test('a folder as a zip that passes unzip -t, without the forwarding secret, with server.properties redacted and no link followed', async () => {
   const w = makeWorld();
   fs.writeFileSync(w.p('config/notes.txt'), 'notes\n');

@@ -69,6 +69,7 @@ function drained(res: http.ServerResponse): Promise<void> {
 async function sendRange(fd: number, size: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
   const read = (b: Buffer, at: number) =>
     new Promise<number>((resolve, reject) => fs.read(fd, b, 0, b.length, at, (err, n) => (err ? reject(err) : resolve(n))));
+  if (size === 0) res.end();
   let off = 0;
   while (off < size) {
     signal.throwIfAborted();
@@ -132,7 +133,6 @@ export async function sendDownload(
         fs.closeSync(d.fd);
       }
       if (sent < d.size) return { failed: `${d.name} shrank while it was sent (${sent} of ${d.size} bytes)` };
-      if (d.size === 0) res.end();
       await delivered;
       return { result: d.size === 0 ? { files: 1 } : { files: 1, bytes: d.size } };
     }

@@ -4,7 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { ASYNC_CPU, MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import { MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { JobLostError, RunnerError } from '../runner/errors.ts';
@@ -12,7 +12,7 @@ import type { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError, EventReusedError } from '../events/errors.ts';
 import { currentEventKey } from '../events/scope.ts';
 import { LABEL_EVENT, LABEL_FILES_MODE, LABEL_SERVER } from '../labels.ts';
-import { BackgroundOps, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
+import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
 import { FileEditError } from './errors.ts';
@@ -45,7 +45,7 @@ export interface EditorConfig extends JobSettings, AsyncSettings {
  * op's (a receiver at 500m hashes half as fast).
  */
 export function transferJobSettings<T extends JobSettings & AsyncSettings>(cfg: T): T {
-  return { ...cfg, cpu: cfg.asyncCpu ?? ASYNC_CPU };
+  return { ...cfg, cpu: longJobCpu(cfg) };
 }
 
 /** A fresh 16-hex op id: names the Job and selects its Pod, so it must never repeat. */

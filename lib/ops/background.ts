@@ -34,6 +34,11 @@ export interface AsyncSettings {
   asyncCpu?: string;
 }
 
+/** The CPU of a Job that works for as long as its op or transfer lasts (background ops, upload receivers, exports). */
+export function longJobCpu(s: AsyncSettings): string {
+  return s.asyncCpu ?? ASYNC_CPU;
+}
+
 export type BackgroundApi = Pick<JobPodApi, 'createJob' | 'listJobs' | 'listPods' | 'openLog'>;
 
 const createdAt = (job: V1Job | void): Date | undefined => {
@@ -59,13 +64,13 @@ export class BackgroundOps {
    * key the Job carries it, so a redelivery finds this Job instead of starting a second one.
    */
   async start(t: Target, req: StartRequest, eventKey?: string): Promise<OpView> {
-    const { asyncDeadlineSeconds, asyncTtlSeconds, asyncCpu, ...settings } = this.#settings;
+    const { asyncDeadlineSeconds, asyncTtlSeconds, asyncCpu: _cpu, ...settings } = this.#settings;
     const id = this.#newId();
     const job = renderFilesJob({
       ...settings,
       deadlineSeconds: asyncDeadlineSeconds ?? ASYNC_DEADLINE_SECONDS,
       ttlSeconds: asyncTtlSeconds ?? ASYNC_TTL_SECONDS,
-      cpu: asyncCpu ?? ASYNC_CPU,
+      cpu: longJobCpu(this.#settings),
       async: true,
       server: t.server,
       opId: id,
