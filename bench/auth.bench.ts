@@ -16,12 +16,12 @@ import { reviewerGrantYaml } from '../cluster/review-grant.ts';
 import { createApp } from '../lib/http/app.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
 import { createLogger } from '../lib/log.ts';
+import { numberArg } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
-const nArg = argv.indexOf('--n');
-const N = nArg >= 0 ? Number(argv[nArg + 1]) : 300;
+const N = numberArg(argv, '--n', 300);
 const TOKEN = 'bench-token-0123456789';
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;

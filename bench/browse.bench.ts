@@ -9,13 +9,12 @@
  * cluster, so on one event loop), its Kubernetes reads and its call to the Pod timed one by one.
  */
 import { warmReadStages } from './browse-stages.ts';
-import { BENCH_TOKEN, median, startBenchStack } from './support.ts';
+import { BENCH_TOKEN, median, numberArg, startBenchStack } from './support.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const withStages = argv.includes('--stages');
-const runsArg = argv.indexOf('--runs');
-const RUNS = runsArg >= 0 ? Number(argv[runsArg + 1]) : 20;
+const RUNS = numberArg(argv, '--runs', 20);
 const PATH = '/api/v1/servers/survival/file?path=server.properties';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;

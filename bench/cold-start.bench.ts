@@ -25,13 +25,12 @@ import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { warmImage } from '../scripts/image-compile-cache.ts';
 import { createServer, STOPPED } from '../test/support/servers.ts';
 import { bundleWeight } from './bundle-size.ts';
-import { median } from './support.ts';
+import { median, numberArg } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
-const runsArg = argv.indexOf('--runs');
-const RUNS = runsArg >= 0 ? Number(argv[runsArg + 1]) : 10;
+const RUNS = numberArg(argv, '--runs', 10);
 const compare = argv.includes('--compare');
 // `--also <label>=<dir>`: other builds of the same functions (e.g. an option being weighed), measured
 // in the same run, interleaved, so a busy machine skews every variant alike. Rows only, no JSON keys.

@@ -23,13 +23,12 @@ import { parseResultPayload } from '../lib/protocol/result-parse.ts';
 import { LABEL_FILES_OP } from '../lib/labels.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { felis150Strategy, seedStrategy, type Strategy } from './peer-strategies.ts';
-import { median } from './support.ts';
+import { median, numberArg } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
-const opsArg = argv.indexOf('--ops');
-const N = opsArg >= 0 ? Number(argv[opsArg + 1]) : 40;
+const N = numberArg(argv, '--ops', 40);
 const USER = 'system:serviceaccount:minecraft:felis-world';
 
 /** mulberry32: a small seeded PRNG, so every run draws the same Pod timings. */

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,7 +23,9 @@ test('blocks gathers chunks into groups of at least the block size without copyi
 });
 
 function tmpFile(): string {
-  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'felis-batch-')), 'data');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-batch-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'data');
 }
 
 test('queued blocks land at their positions, in order of the stream, whatever order the disk finishes them in', async () => {
@@ -48,7 +50,6 @@ test('queued blocks land at their positions, in order of the stream, whatever or
   await w.flush();
   await fh.close();
   assert.deepEqual(fs.readFileSync(file), expected);
-  assert.equal(w.position, expected.length);
 });
 
 test('at most the in-flight bytes are queued: write waits for the disk beyond them', async () => {

@@ -78,11 +78,6 @@ export class BlockWriter {
     this.#writeBackEvery = writeBackEvery;
   }
 
-  /** Bytes queued so far, written or not. */
-  get position(): number {
-    return this.#position;
-  }
-
   async write(b: Block): Promise<void> {
     this.#throwIfFailed();
     const at = this.#position;
