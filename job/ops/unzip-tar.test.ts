@@ -5,9 +5,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { errnoError, makeWorld, openFds, type World } from '../test-support.ts';
-import { forgeTar, treeDigest, type ForgedTar } from '../archive/test-kit.ts';
-import type { ExecuteOptions } from '../types.ts';
+import { makeWorld, openFds, type World } from '../test-support.ts';
+import { forgeTar, type ForgedTar } from '../archive/test-kit.ts';
+import { assertRollsBackAtEveryMove, refused, unzip } from './unzip-test-kit.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ARCHIVE_NODE_OPTIONS } from '../../lib/job-spec/render.ts';
 
@@ -16,19 +16,6 @@ function put(w: World, rel: string, entries: ForgedTar[] | Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });
   const tar = Buffer.isBuffer(entries) ? entries : forgeTar(entries);
   fs.writeFileSync(w.p(rel), /\.(tar\.gz|tgz)$/i.test(rel) && !Buffer.isBuffer(entries) ? zlib.gzipSync(tar) : tar);
-}
-
-async function unzip(w: World, rel: string, extra: { overwrite?: boolean; to?: string } = {}, opts: ExecuteOptions = {}): Promise<Result> {
-  return w.run({ op: 'unzip', path: rel, ...extra }, opts);
-}
-
-/** Runs an extraction that must be refused, and proves the world and its surroundings are untouched. */
-async function refused(w: World, rel: string, extra: { overwrite?: boolean; to?: string } = {}, opts: ExecuteOptions = {}): Promise<Result> {
-  const before = treeDigest(w.base);
-  const r = await unzip(w, rel, extra, opts);
-  assert.ok(r.code, `expected a refusal, got ${JSON.stringify(r)}`);
-  assert.equal(treeDigest(w.base), before, `tree changed by a refused extraction: ${JSON.stringify(r)}`);
-  return r;
 }
 
 const tree: ForgedTar[] = [
@@ -210,22 +197,11 @@ test('a rename failure during placement of a tar rolls the tree back; descriptor
     { name: 'config/paper.yml', data: 'new paper' },
     { name: 'plugins/a.jar', data: randomBytes(300_000) },
   ];
-  for (let failAt = 1; failAt <= 4; failAt++) {
+  await assertRollsBackAtEveryMove(() => {
     const w = makeWorld();
     put(w, 'u.tar.gz', entries);
-    const before = treeDigest(w.base);
-    let n = 0;
-    await assert.rejects(
-      unzip(w, 'u.tar.gz', { overwrite: true }, {
-        rename: (a, b) => {
-          if (++n === failAt) throw errnoError('EIO', 'injected');
-          fs.renameSync(a, b);
-        },
-      }),
-      /injected/,
-    );
-    assert.equal(treeDigest(w.base), before, `failure at move ${failAt}`);
-  }
+    return w;
+  }, 'u.tar.gz', 4);
   const w = makeWorld();
   put(w, 'u.tar.gz', entries);
   const fds = openFds();

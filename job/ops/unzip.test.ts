@@ -6,27 +6,14 @@ import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { errnoError, makeWorld, openFds, type World } from '../test-support.ts';
-import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, treeDigest, type Forged } from '../archive/test-kit.ts';
-import type { ExecuteOptions } from '../types.ts';
+import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, type Forged } from '../archive/test-kit.ts';
+import { assertRollsBackAtEveryMove, refused, unzip } from './unzip-test-kit.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ARCHIVE_NODE_OPTIONS } from '../../lib/job-spec/render.ts';
 
 function put(w: World, rel: string, entries: Forged[] | Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });
   fs.writeFileSync(w.p(rel), Buffer.isBuffer(entries) ? entries : forgeZip(entries));
-}
-
-async function unzip(w: World, rel: string, extra: { overwrite?: boolean; to?: string } = {}, opts: ExecuteOptions = {}): Promise<Result> {
-  return w.run({ op: 'unzip', path: rel, ...extra }, opts);
-}
-
-/** Runs an extraction that must be refused, and proves the world and its surroundings are untouched. */
-async function refused(w: World, rel: string, extra: { overwrite?: boolean; to?: string } = {}, opts: ExecuteOptions = {}): Promise<Result> {
-  const before = treeDigest(w.base);
-  const r = await unzip(w, rel, extra, opts);
-  assert.ok(r.code, `expected a refusal, got ${JSON.stringify(r)}`);
-  assert.equal(treeDigest(w.base), before, `tree changed by a refused extraction: ${JSON.stringify(r)}`);
-  return r;
 }
 
 test('extracts folders, files and implied parents; backslashes become slashes; 0644; every item chowned inside the working folder; the archive stays', async () => {
@@ -348,22 +335,11 @@ test('a rename failure at any placement move rolls the whole tree back; a clean 
   let moves = 0;
   assert.equal((await unzip(count, 'u.zip', { overwrite: true }, { rename: (a, b) => (moves++, fs.renameSync(a, b)) })).files, 4);
   assert.equal(moves, 6);
-  for (let failAt = 1; failAt <= 6; failAt++) {
+  await assertRollsBackAtEveryMove(() => {
     const w = makeWorld();
     put(w, 'u.zip', entries);
-    const before = treeDigest(w.base);
-    let n = 0;
-    await assert.rejects(
-      unzip(w, 'u.zip', { overwrite: true }, {
-        rename: (a, b) => {
-          if (++n === failAt) throw errnoError('EIO', 'injected');
-          fs.renameSync(a, b);
-        },
-      }),
-      /injected/,
-    );
-    assert.equal(treeDigest(w.base), before, `failure at move ${failAt}`);
-  }
+    return w;
+  }, 'u.zip', 6);
 });
 
 test('stale working folders are removed; lookalikes stay', async () => {
