@@ -15,7 +15,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bearerMatches, resultBody, send } from '../serve/server.ts';
+import { bearerMatches, listenOn, resultBody, send } from '../serve/server.ts';
 
 export type ExportStopReason = 'served' | 'idle' | 'signal';
 
@@ -45,7 +45,7 @@ export function sendRefusal(res: http.ServerResponse, r: Result): void {
   send(res, 422, resultBody(r));
 }
 
-export function startExportServing(o: ExportServeOptions): Promise<ExportServing> {
+export async function startExportServing(o: ExportServeOptions): Promise<ExportServing> {
   if (!/^[0-9a-f]{64}$/.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   let claimed = false;
@@ -107,11 +107,5 @@ export function startExportServing(o: ExportServeOptions): Promise<ExportServing
     stop('served');
   }
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => {
-      server.off('error', reject);
-      resolve({ address: server.address() as AddressInfo, stopped, stop });
-    });
-  });
+  return { address: await listenOn(server, o.port, o.host), stopped, stop };
 }

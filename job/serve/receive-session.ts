@@ -24,7 +24,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import type { OpContext } from '../types.ts';
 import { TransferError } from '../upload/land.ts';
 import { SessionError, stagingName, sweepStaleSessions, UploadSession, viewOf } from '../upload/session.ts';
-import { bearerMatches, resultBody, send, type StopReason } from './server.ts';
+import { bearerMatches, listenOn, resultBody, send, type StopReason } from './server.ts';
 
 export interface SessionReceiveOptions {
   host: string;
@@ -64,7 +64,7 @@ const TRANSFER: Record<TransferError['reason'], [number, string]> = {
   digest: [400, 'digest_mismatch'],
 };
 
-export function startSessionReceiving(o: SessionReceiveOptions): Promise<SessionReceiving> {
+export async function startSessionReceiving(o: SessionReceiveOptions): Promise<SessionReceiving> {
   if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   let session: UploadSession | undefined;
@@ -224,12 +224,7 @@ export function startSessionReceiving(o: SessionReceiveOptions): Promise<Session
     return send(res, 404, '{"error":"not found"}');
   }
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => {
-      server.off('error', reject);
-      armIdle();
-      resolve({ address: server.address() as AddressInfo, stopped, stop });
-    });
-  });
+  const address = await listenOn(server, o.port, o.host);
+  armIdle();
+  return { address, stopped, stop };
 }

@@ -21,7 +21,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Landing, UploadRequest } from '../upload/land.ts';
-import { bearerMatches, resultBody, send, type StopReason } from './server.ts';
+import { bearerMatches, listenOn, resultBody, send, type StopReason } from './server.ts';
 
 export interface ReceiveOptions {
   host: string;
@@ -67,7 +67,7 @@ function parseUpload(url: URL, contentLength: string | undefined): UploadRequest
   return { path, size: Number(size), sha256, overwrite: url.searchParams.get('overwrite') === 'true' };
 }
 
-export function startReceiving(o: ReceiveOptions): Promise<Receiving> {
+export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
   if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   let busy = false;
@@ -168,14 +168,9 @@ export function startReceiving(o: ReceiveOptions): Promise<Receiving> {
     res.once('close', () => stop('done'));
   }
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => {
-      server.off('error', reject);
-      armIdle();
-      resolve({ address: server.address() as AddressInfo, stopped, stop });
-    });
-  });
+  const address = await listenOn(server, o.port, o.host);
+  armIdle();
+  return { address, stopped, stop };
 }
 
 /** What a Result-less stop prints: the Job served nothing that changed the world. */

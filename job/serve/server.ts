@@ -67,6 +67,17 @@ export function resultBody(r: Result): string {
 }
 
 /** A small JSON answer that is never cached: every serving mode's replies and refusals. */
+/** Listens on `host:port`; resolves with the address once listening, rejects if it cannot. */
+export function listenOn(server: http.Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
 export function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -77,7 +88,7 @@ export function send(res: http.ServerResponse, status: number, body: string, ext
   res.end(body);
 }
 
-export function startServing(o: ServeOptions): Promise<Serving> {
+export async function startServing(o: ServeOptions): Promise<Serving> {
   if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   const maxConcurrent = o.maxConcurrent ?? 8;
@@ -157,12 +168,7 @@ export function startServing(o: ServeOptions): Promise<Serving> {
     }
   }
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => {
-      server.off('error', reject);
-      armIdle();
-      resolve({ address: server.address() as AddressInfo, stopped, stop });
-    });
-  });
+  const address = await listenOn(server, o.port, o.host);
+  armIdle();
+  return { address, stopped, stop };
 }
