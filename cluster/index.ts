@@ -21,7 +21,6 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Container, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { tokenKubeConfig, tokenKubeconfigYaml } from './kubeconfig.ts';
 import { createApiServer, RequestCounter } from './apiserver.ts';
-import type { PodBehaviour, RequestFault } from './faults.ts';
 import { Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { type JobCondition, JobController } from './job-controller.ts';
@@ -35,7 +34,7 @@ import { InProcessNodeApi } from './kubelet/node-api.ts';
 import { recoverNode, removeStalePodDirs, type NodeRestartResult } from './kubelet/node-restart.ts';
 import { PersistentState } from './persist.ts';
 import { RbacAuthorizer, Authenticator } from './rbac.ts';
-import { type PodRecord, Recorder } from './records.ts';
+import { Recorder } from './records.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
 

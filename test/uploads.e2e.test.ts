@@ -28,7 +28,10 @@ describe('uploads', () => {
   let batch: BatchV1Api;
   before(async () => {
     // Uploads use the same shared job key as browse sessions; a short TTL so finished Jobs go.
-    s = await startStack({ browse: {}, editor: { ttlSeconds: 2 }, uploads: { idleSeconds: 20, lifetimeSeconds: 600 } });
+    // Session receivers stay listed as long as background ops do: short here too, but long enough
+    // that the lost receiver's Job is still there when the next part resumes the session (the new
+    // receiver's Job takes the session's path from it). The embedded cluster runs TTLs at 1/100.
+    s = await startStack({ browse: {}, editor: { ttlSeconds: 2, asyncTtlSeconds: REAL ? 10 : 600 }, uploads: { idleSeconds: 20, lifetimeSeconds: 600 } });
     const kc = s.cluster.kubeConfig(s.cluster.adminToken);
     core = kc.makeApiClient(CoreV1Api);
     batch = kc.makeApiClient(BatchV1Api);
@@ -165,8 +168,19 @@ describe('uploads', () => {
     const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
     assert.equal(v.body.parts.length, Math.ceil(size / PART));
     const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { overwrite: false, sha256: expected });
-    assert.equal(done.status, 200, done.text);
-    assert.deepEqual(done.body, { path: 'plugins/big-session.bin', status: 'uploaded', sha256: expected, size });
+    // Felis's answer: 202 with the upload as an op; a panel then follows it in the ops listing.
+    assert.equal(done.status, 202, done.text);
+    assert.equal(done.body.sha256, expected);
+    const op = done.body.op;
+    assert.equal(op.op, 'upload');
+    assert.equal(op.path, 'plugins/big-session.bin');
+    const listed = await until(async () => {
+      const ops = await s.call('GET', '/api/v1/servers/survival/files/ops');
+      const o = (ops.body.ops as { id: string; state: string; finished_at: string }[]).find((x) => x.id === op.id);
+      return o?.state === 'succeeded' ? o : undefined;
+    }, 'the committed upload to show as succeeded in the ops listing', tierMs(15_000, 60_000));
+    assert.deepEqual(listed, { ...op, state: 'succeeded', finished_at: listed.finished_at, done: size, total: size, files: 1, bytes: size });
+    if (op.state === 'succeeded') assert.deepEqual(listed, op, 'the commit answered the op as the listing shows it');
     const h = createHash('sha256');
     h.update(readFileSync(join(s.world, 'plugins/big-session.bin')));
     assert.equal(h.digest('hex'), expected);
@@ -193,7 +207,7 @@ describe('uploads', () => {
 
   test('once done, no receiver Pod or Job is left, and the world is free', async () => {
     await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the receiver Pods to end', tierMs(15_000, 60_000));
-    await until(async () => ((await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items.length === 0 ? true : undefined), 'the receiver Jobs to go', tierMs(15_000, 60_000));
+    await until(async () => ((await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items.length === 0 ? true : undefined), 'the receiver Jobs to go', tierMs(30_000, 60_000));
     const h = await s.call('GET', '/api/v1/servers/survival/holder');
     assert.equal(h.body.held, false, h.text);
     if (!REAL) {

@@ -7,13 +7,21 @@ import type { ServerApi } from '../../lib/kube/servers.ts';
 import { contentDigestHeader } from '../../lib/http/content-digest.ts';
 import { notFound, type PodAnswer, type SessionChannel } from '../../lib/uploads/sessions.ts';
 import { filesUploads } from './app.ts';
+import type { V1Job } from '@kubernetes/client-node';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ID = 'ab'.repeat(16);
 const BASE = '/api/v1/servers/survival/files/uploads';
 
 /** A fake session channel: one in-memory session per id, answering as the receiver does. */
-function kit(o: { active?: number } = {}) {
+/** The receiver Job that committed, as the session's Jobs are listed once it has ended. */
+const OP = 's0123456789abcde';
+const committedJob = {
+  metadata: { name: `files-survival-${OP}`, creationTimestamp: new Date('2026-12-01T10:00:00Z'), labels: { 'felis.lolicon.best/files-op': OP, 'felis.lolicon.best/files-mode': 'upload' }, annotations: { 'felis.lolicon.best/files-path': 'plugins/pack.zip' } },
+  status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date('2026-12-01T10:05:00Z') }] },
+} as unknown as V1Job;
+
+function kit(o: { active?: number; listed?: V1Job[] } = {}) {
   const gates = new FakeGates();
   const servers = { getServer: async (_ns: string, name: string) => (name === 'survival' ? {} : undefined) } as unknown as ServerApi;
   const k = routeKit(filesUploads, { gates, servers });
@@ -27,7 +35,7 @@ function kit(o: { active?: number } = {}) {
   const channel: SessionChannel = {
     newId: () => ID,
     active: async () => o.active ?? 0,
-    ended: async (_server, id) => void log.push(`ended ${id}`),
+    ended: async (_server, id) => (log.push(`ended ${id}`), o.listed ?? [committedJob]),
     start: async (_t, id) => void log.push(`start ${id} locked=${gates.holding}`),
     async call(_server, id, req, _signal, resume) {
       log.push(`${req.method} ${req.path.split('?')[0]}${resume ? ' (may resume)' : ''}`);
@@ -50,7 +58,7 @@ function kit(o: { active?: number } = {}) {
       }
       if (url.pathname === '/commit') {
         if (url.searchParams.get('overwrite') !== 'true') return ans(200, { code: 'exists', error: `${s.path} already exists` });
-        return ans(200, { sha256: sha(s.data) });
+        return { ...ans(200, { sha256: sha(s.data), files: 1, bytes: s.data.length }), opId: OP };
       }
       return ans(404, { error: 'not found' });
     },
@@ -87,12 +95,27 @@ test('begin, parts, status, commit: the receiver Job is created under the lock, 
   assert.equal(plain.body.error.code, 'file_exists');
   assert.equal(k.audits().length, 0);
   const done = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
-  assert.equal(done.status, 200, done.text);
-  assert.deepEqual(done.body, { path: 'plugins/pack.zip', status: 'uploaded', sha256: sha(Buffer.from('abcdef')), size: 6 });
+  // Felis's answer: 202 and the op as the listing shows it, here already placed.
+  assert.equal(done.status, 202, done.text);
+  assert.deepEqual(done.body, {
+    op: { id: OP, op: 'upload', path: 'plugins/pack.zip', state: 'succeeded', started_at: '2026-12-01T10:00:00Z', finished_at: '2026-12-01T10:05:00Z', done: 6, total: 6, files: 1, bytes: 6 },
+    sha256: sha(Buffer.from('abcdef')),
+  });
   const [a] = k.audits();
   assert.equal(a!.action, 'file.upload');
   assert.deepEqual(a!.payload, { overwrite: true, sha256: sha(Buffer.from('abcdef')), size_bytes: 6 });
   assert.ok(k.log.includes('PUT /part (may resume)'), 'a part may start a new receiver for a lost one');
+});
+
+test('a commit whose receiver Job cannot be listed answers the op as just started, as Felis does', async () => {
+  const k = kit({ listed: [] });
+  assert.equal((await k.call('POST', `${BASE}?path=plugins%2Fpack.zip`, { size: 3 })).status, 201);
+  assert.equal((await part(k, '0', Buffer.from('abc'))).status, 200);
+  const done = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
+  assert.equal(done.status, 202, done.text);
+  const { started_at, ...rest } = done.body.op;
+  assert.deepEqual(rest, { id: OP, op: 'upload', path: 'plugins/pack.zip', state: 'running', done: 0, total: 0 });
+  assert.match(started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 });
 
 test('begin refusals: bad path, bad size, one session per server, the server running', async () => {

@@ -7,8 +7,9 @@
  * - `PUT .../files/uploads/{id}?offset=` raw part (≤ 32 MiB) with `Content-Length` and
  *   `Content-Digest` → 200 view; streamed to the receiver, appended on the world volume.
  * - `GET .../files/uploads/{id}` → 200 view; `DELETE .../files/uploads/{id}` → 204.
- * - `POST .../files/uploads/{id}/commit` body `{overwrite?, sha256?}` → 200 `{path, status, sha256,
- *   size}`: the whole file's digest checked, renamed into place on the same volume.
+ * - `POST .../files/uploads/{id}/commit` body `{overwrite?, sha256?}` → 202 `{op, sha256}`: the whole
+ *   file's digest checked, renamed into place on the same volume; `op` is the upload as the ops
+ *   listing shows it (Felis's answer), already `succeeded`.
  *
  * View: `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}`.
  */
@@ -25,6 +26,7 @@ import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
 import { checkResult } from '../../lib/files/decode.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 import { answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel } from '../../lib/uploads/sessions.ts';
+import { committedOp } from '../../lib/uploads/committed.ts';
 import { declaredLength } from '../files-upload/app.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
 
@@ -84,7 +86,7 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     }
     const id = ss.newId();
     // The lock covers the Job's creation; from then on the Job itself holds the world.
-    await underWorldLock(deps, f, () => ss.start(f.target, id));
+    await underWorldLock(deps, f, () => ss.start(f.target, id, f.path));
     const a = await ss.call(f.target.server, id, { method: 'POST', path: `/begin?${new URLSearchParams({ path: f.path, size: String(size) })}` }, f.signal);
     if (a.status !== 200 && a.status !== 201) {
       // The refused session's receiver ends at once; answer once it has, so a corrected begin
@@ -143,8 +145,8 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     const r = checkResult(parseResultPayload(a.text));
     if (!r.sha256) throw notFound();
     // Placed; the receiver ends now. Answer once it has, so a new session may begin right after.
-    await ss.ended(server, id, 5_000);
+    const jobs = await ss.ended(server, id, 5_000);
     audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite, sha256: r.sha256, size_bytes: view.size });
-    return sendJson(c, 200, { path: view.path, status: 'uploaded', sha256: r.sha256, size: view.size });
+    return sendJson(c, 202, { op: committedOp(a.opId ?? '', view.path, view.size, r, jobs, new Date()), sha256: r.sha256 });
   });
 };

@@ -6,7 +6,8 @@
  *   `FELIS_SERVE_LIFETIME_SECONDS` as for `--serve`;
  * - `FELIS_RECEIVE_ONCE=true`: stop after the first upload (the single PUT's Job);
  * - `FELIS_UPLOAD_SESSION=<32 hex>`: serve that upload session instead (receive-session.ts); it
- *   prints the commit's Result, or `{}` when the session ended otherwise.
+ *   prints progress lines as parts arrive, then the commit's Result, or a coded one saying why the
+ *   session ended without placing anything.
  *
  * It prints one result line when it stops: the upload's Result when it received one (placed, or
  * refused with a code), `{}` when none came. A transfer error (the bytes were not what was promised)
@@ -14,6 +15,7 @@
  *
  * @module
  */
+import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { printResult, type CliIO } from '../exit.ts';
 import type { ExecuteOptions } from '../types.ts';
 import { WorldRoot } from '../root.ts';
@@ -55,6 +57,8 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
       return 2;
     }
     let sr: SessionReceiving;
+    // Progress shares stdout with the result line; a failed one is advisory and ignored.
+    const throttle = new ProgressThrottle((line) => void Promise.resolve(io.stdout(line)).catch(() => {}));
     try {
       sr = await startSessionReceiving({
         host,
@@ -64,6 +68,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
         context: () => openContext(worldsRoot, opts),
         idleMs: idle * 1000,
         lifetimeMs: lifetime * 1000,
+        progress: (received, size) => throttle.report(received, size),
       });
     } catch (e) {
       io.stderr(`${PREFIX}serve upload session ${sessionId}: ${(e as Error).message}\n`);
@@ -74,7 +79,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
     const { reason, result } = await sr.stopped;
     io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
-    return printResult(io, PREFIX, result ?? {});
+    return printResult(io, PREFIX, result);
   }
   let r: Receiving;
   try {

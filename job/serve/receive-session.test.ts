@@ -6,7 +6,7 @@ import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
 import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
 import { openContext } from '../context.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
-import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
+import { endedWith, startSessionReceiving, type SessionReceiving } from './receive-session.ts';
 
 const KEY = Buffer.alloc(32, 5);
 const ID = '0123456789abcdef0123456789abcdef';
@@ -43,7 +43,7 @@ function call(r: SessionReceiving, method: string, path: string, o: { token?: st
   });
 }
 
-function receiver(root: string, extra: { idleMs?: number } = {}) {
+function receiver(root: string, extra: { idleMs?: number; progress?: Array<[number, number]> } = {}) {
   return startSessionReceiving({
     host: '127.0.0.1',
     port: 0,
@@ -52,6 +52,7 @@ function receiver(root: string, extra: { idleMs?: number } = {}) {
     context: () => openContext(root),
     idleMs: extra.idleMs ?? 60_000,
     lifetimeMs: 60_000,
+    progress: (received, size) => extra.progress?.push([received, size]),
   });
 }
 
@@ -65,7 +66,10 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   const r = await receiver(w.root);
   const b = await call(r, 'POST', `/begin?path=${encodeURIComponent('plugins/pack.zip')}&size=${data.length}`);
   assert.equal(b.status, 404, 'the parent folder must exist');
-  const r2 = await receiver(w.root);
+  // A refused begin ends the receiver with the refusal as its Result: a failed op in the listing.
+  assert.deepEqual(await r.stopped, { reason: 'gone', result: { code: b.body.code, error: b.body.error } });
+  const progress: Array<[number, number]> = [];
+  const r2 = await receiver(w.root, { progress });
   fs.mkdirSync(w.p('plugins'));
   const begun = await call(r2, 'POST', `/begin?path=${encodeURIComponent('plugins/pack.zip')}&size=${data.length}`);
   assert.equal(begun.status, 201);
@@ -103,9 +107,11 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   assert.equal((await call(r2, 'POST', `/commit?sha256=${sha256('x')}`)).body.code, 'digest_mismatch');
   const done = await call(r2, 'POST', `/commit?sha256=${sha256(data)}`);
   assert.equal(done.status, 200);
-  assert.deepEqual(done.body, { sha256: sha256(data) });
+  assert.deepEqual(done.body, { sha256: sha256(data), files: 1, bytes: data.length });
   assert.deepEqual(fs.readFileSync(w.p('plugins/pack.zip')), data);
-  assert.equal((await r2.stopped).reason, 'committed');
+  assert.deepEqual(await r2.stopped, { reason: 'committed', result: done.body });
+  // Progress after the begin and after each accepted part; refused parts report nothing.
+  assert.deepEqual(progress, [[0, data.length], [1024, data.length], [2048, data.length], [data.length, data.length]]);
   assert.ok(!tree(w.root).some((p) => p.includes('.felis-edit-')), 'no staging left');
 });
 
@@ -116,7 +122,9 @@ test('a lost receiver is replaced by one that resumes from the disk, hash and al
   assert.equal((await call(a, 'POST', `/begin?path=big.bin&size=${data.length}`)).status, 201);
   assert.equal((await part(a, 0, data.subarray(0, 10))).status, 200);
   a.stop('signal');
-  assert.equal((await a.stopped).reason, 'signal');
+  const interrupted = await a.stopped;
+  assert.equal(interrupted.reason, 'signal');
+  assert.equal(interrupted.result.code, 'upload_interrupted', 'the lost receiver shows as an interrupted op; the session goes on');
   // A part written but not recorded when the Pod died is not part of the session.
   fs.appendFileSync(`${w.p(stagingName(ID))}/data`, 'garbage');
   const b = await receiver(w.root);
@@ -124,7 +132,7 @@ test('a lost receiver is replaced by one that resumes from the disk, hash and al
   assert.equal(st.body.received, 10);
   assert.equal((await part(b, 10, data.subarray(10))).status, 200);
   const done = await call(b, 'POST', '/commit');
-  assert.deepEqual(done.body, { sha256: sha256(data) });
+  assert.deepEqual(done.body, { sha256: sha256(data), files: 1, bytes: data.length });
   assert.equal(fs.readFileSync(w.p('big.bin'), 'utf8'), data.toString());
 });
 
@@ -150,20 +158,22 @@ test('cancel and idle leave nothing behind; an unknown session is 404; the token
   await call(r, 'POST', '/begin?path=a.bin&size=5');
   await part(r, 0, Buffer.from('ab'));
   assert.equal((await call(r, 'DELETE', '/session')).status, 204);
-  assert.equal((await r.stopped).reason, 'cancelled');
+  assert.deepEqual(await r.stopped, { reason: 'cancelled', result: { code: 'upload_cancelled', error: 'the upload was cancelled; nothing was placed' } });
   assert.deepEqual(snapshot(w.root), before);
 
   const idle = await receiver(w.root, { idleMs: 300 });
   await call(idle, 'POST', '/begin?path=a.bin&size=5');
   await part(idle, 0, Buffer.from('ab'));
-  assert.equal((await idle.stopped).reason, 'idle');
+  const expired = await idle.stopped;
+  assert.equal(expired.reason, 'idle');
+  assert.equal(expired.result.code, 'upload_expired');
   assert.deepEqual(snapshot(w.root), before);
 
   const none = await receiver(w.root);
   const nf = await call(none, 'GET', '/session');
   assert.equal(nf.status, 404);
   assert.equal(nf.body.code, 'upload_not_found');
-  assert.equal((await none.stopped).reason, 'gone');
+  assert.deepEqual(await none.stopped, { reason: 'gone', result: { code: 'upload_not_found', error: 'no such upload session' } });
 });
 
 test('a receiver clears stale staging folders of other sessions killed long ago, not fresh ones', async () => {
@@ -180,4 +190,13 @@ test('a receiver clears stale staging folders of other sessions killed long ago,
   assert.ok(fs.existsSync(w.p(stagingName(freshId))), 'fresh one kept');
   r.stop();
   await r.stopped;
+});
+
+test('a receiver stopped before its session began shows why, and nothing it says reads as a placed file', () => {
+  assert.equal(endedWith('lifetime', false, 1000).code, 'upload_not_found');
+  assert.equal(endedWith('lifetime', true, 1000).code, 'upload_interrupted');
+  assert.equal(endedWith('idle', true, 1_800_000).error, 'no call came for 1800 s, so the upload was dropped; nothing was placed');
+  for (const reason of ['idle', 'lifetime', 'signal', 'cancelled', 'gone'] as const) {
+    for (const begun of [false, true]) assert.ok(endedWith(reason, begun, 1000).code, `${reason} has a code, so the listing shows a failed op`);
+  }
 });

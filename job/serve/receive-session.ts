@@ -16,6 +16,10 @@
  * abandoned session leaves nothing. A stop at its lifetime or on a signal keeps the folder for the
  * next receiver. At start it removes other sessions' folders left stale by killed receivers.
  *
+ * The receiver is a background upload op in the ops listing, so how it stopped is its Result: the
+ * commit's (`{sha256, files: 1, bytes}`), or a code saying why nothing was placed (see `endedWith`).
+ * `progress` hears the bytes received after the begin and after every part.
+ *
  * @module
  */
 import type http from 'node:http';
@@ -37,13 +41,14 @@ export interface SessionReceiveOptions {
   idleMs: number;
   lifetimeMs: number;
   socketIdleMs?: number;
+  progress?: (received: number, size: number) => void;
 }
 
 export type SessionStop = StopReason | 'committed' | 'cancelled' | 'gone';
 
 export interface SessionReceiving {
   address: AddressInfo;
-  stopped: Promise<{ reason: SessionStop; result?: Result }>;
+  stopped: Promise<{ reason: SessionStop; result: Result }>;
   stop(reason?: StopReason): void;
 }
 
@@ -64,15 +69,37 @@ const TRANSFER: Record<TransferError['reason'], [number, string]> = {
   digest: [400, 'digest_mismatch'],
 };
 
+/**
+ * The Result of a receiver that stopped for `reason` without placing anything: every such end is a
+ * failed upload op, with a code a panel can tell apart. `refused` is a begin's refusal.
+ */
+export function endedWith(reason: Exclude<SessionStop, 'committed'>, begun: boolean, idleMs: number, refused?: { code: string; message: string }): Result {
+  switch (reason) {
+    case 'cancelled':
+      return { code: 'upload_cancelled', error: 'the upload was cancelled; nothing was placed' };
+    case 'idle':
+      return { code: 'upload_expired', error: `no call came for ${Math.round(idleMs / 1000)} s, so the upload was dropped; nothing was placed` };
+    case 'gone':
+      return refused ? { code: refused.code, error: refused.message } : { code: 'upload_not_found', error: 'no such upload session' };
+    default:
+      // At its lifetime or on a signal the session stays on the disk; the next call resumes it.
+      return begun
+        ? { code: 'upload_interrupted', error: `this receiver stopped (${reason}) with the upload unfinished; its next call carries on with a new receiver` }
+        : { code: 'upload_not_found', error: `this receiver stopped (${reason}) before the upload began` };
+  }
+}
+
 export async function startSessionReceiving(o: SessionReceiveOptions): Promise<SessionReceiving> {
   if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   let session: UploadSession | undefined;
   let stopping: SessionStop | undefined;
   let final: Result | undefined;
+  let refused: SessionError | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
-  let resolveStopped!: (v: { reason: SessionStop; result?: Result }) => void;
-  const stopped = new Promise<{ reason: SessionStop; result?: Result }>((r) => (resolveStopped = r));
+  let resolveStopped!: (v: { reason: SessionStop; result: Result }) => void;
+  const stopped = new Promise<{ reason: SessionStop; result: Result }>((r) => (resolveStopped = r));
+  const progress = () => session && o.progress?.(session.state.received, session.state.size);
 
   // Pick up the session from the disk (a lost receiver's), and clear what killed receivers left.
   {
@@ -106,7 +133,9 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     clearTimeout(lifetimeTimer);
     // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
     if (reason === 'idle' && session && !session.busy) session.remove();
-    server.close(() => resolveStopped({ reason, ...(final ? { result: final } : {}) }));
+    // A placed file is the Result whatever stopped the receiver after it (a commit sets `final`).
+    const result = final ?? endedWith(reason as Exclude<SessionStop, 'committed'>, session !== undefined, o.idleMs, refused);
+    server.close(() => resolveStopped({ reason, result }));
     server.closeIdleConnections();
     setTimeout(() => server.closeAllConnections(), 2_000).unref();
   }
@@ -147,12 +176,14 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
         session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs });
       } catch (e) {
         if (!(e instanceof SessionError)) throw e;
+        refused = e;
         refusal(res, e.status, e.code, e.message);
         return after(res, 'gone');
       } finally {
         ctx.root.close();
       }
       send(res, 201, JSON.stringify(viewOf(session.state)));
+      progress();
       return after(res);
     }
     if (!session) {
@@ -219,6 +250,7 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
         s.busy = false;
       }
       send(res, 200, JSON.stringify(viewOf(s.state)));
+      progress();
       return after(res);
     }
     return send(res, 404, '{"error":"not found"}');

@@ -242,7 +242,7 @@ export class UploadSession {
       t.parent.close();
     }
     this.remove();
-    return { sha256: sum };
+    return { sha256: sum, files: 1, bytes: s.size };
   }
 
   remove(): void {

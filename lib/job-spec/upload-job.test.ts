@@ -43,6 +43,17 @@ test('a receiver Job mounts the world read-write, holds it as a write, and carri
   });
   assert.equal(job.spec!.activeDeadlineSeconds, 600);
   assert.equal(pod.automountServiceAccountToken, false);
+  // The single PUT's Job is a sync file Job: no background label, no annotations.
+  assert.equal(labels['felis.lolicon.best/files-async'], undefined);
+  assert.equal(job.metadata!.annotations, undefined);
+});
+
+test('a session receiver is a background upload op: async on the Job and its Pods, the path its only annotation', () => {
+  const job = renderReceiverJob({ ...BASE, once: false, session: 'c'.repeat(32), path: 'plugins/pack.zip' });
+  assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
+  assert.equal(job.spec!.template.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'plugins/pack.zip' });
+  assert.equal(jobKind(job), 'file-write');
 });
 
 test('a session receiver is labelled with its session; bad inputs are refused before any API call', () => {

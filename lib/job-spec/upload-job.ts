@@ -2,11 +2,13 @@
  * The receiver Job of an upload: the file Job program in `--receive` mode, world mounted
  * read-write. Labelled as an `upload` file Job, so it holds the world as `file-write` for us and for
  * Felis (whose rule counts any files-mode but `read` as a write) for as long as it runs, plus the
- * receive label by which the function finds its Pod. Pure: no I/O.
+ * receive label by which the function finds its Pod. A session's receiver is also a background op
+ * (`files-async`, its path annotated), so Felis's ops listing and ours show the upload, its progress
+ * and how it ended, as Felis shows its own upload Jobs. Pure: no I/O.
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, type JobBase, type JobParams } from './render.ts';
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
@@ -23,6 +25,8 @@ export interface ReceiverJobParams extends JobBase, Pick<JobParams, 'cpu' | 'mem
   once: boolean;
   /** Serve this upload session instead (resumed from the disk when it exists there). */
   session?: string;
+  /** A session's file (its ops listing entry and holder message name it); '' when not known. */
+  path?: string;
   idleSeconds: number;
   lifetimeSeconds: number;
 }
@@ -44,9 +48,14 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
     [LABEL_FILES_MODE]: 'upload',
     [LABEL_FILES_RECEIVE]: 'true',
   };
-  if (p.session) labels[LABEL_UPLOAD_SESSION] = p.session;
+  if (p.session) {
+    labels[LABEL_UPLOAD_SESSION] = p.session;
+    labels[LABEL_FILES_ASYNC] = 'true';
+  }
   return jobOf(p, {
     labels,
+    // Exactly the path, as on Felis's background Jobs; the single PUT's Job is a sync one, with none.
+    ...(p.session ? { annotations: { [ANNOTATION_FILES_PATH]: p.path ?? '' } } : {}),
     // A minute past the program's own lifetime for a clean stop.
     deadlineSeconds: p.lifetimeSeconds + 60,
     readOnly: false,

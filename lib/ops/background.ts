@@ -39,6 +39,11 @@ export function longJobCpu(s: AsyncSettings): string {
   return s.asyncCpu ?? ASYNC_CPU;
 }
 
+/** How long a background op's Job (and an upload session's receiver) stays listed after it ends. */
+export function backgroundTtlSeconds(s: AsyncSettings): number {
+  return s.asyncTtlSeconds ?? ASYNC_TTL_SECONDS;
+}
+
 export type BackgroundApi = Pick<JobPodApi, 'createJob' | 'listJobs' | 'listPods' | 'openLog'>;
 
 const createdAt = (job: V1Job | void): Date | undefined => {
@@ -69,7 +74,7 @@ export class BackgroundOps {
     const job = renderFilesJob({
       ...settings,
       deadlineSeconds: asyncDeadlineSeconds ?? ASYNC_DEADLINE_SECONDS,
-      ttlSeconds: asyncTtlSeconds ?? ASYNC_TTL_SECONDS,
+      ttlSeconds: backgroundTtlSeconds({ asyncTtlSeconds }),
       cpu: longJobCpu(this.#settings),
       async: true,
       server: t.server,

@@ -35,14 +35,18 @@ export const FINISH_WAIT_MS = 5_000;
  * Waits (at most `ms`) until every Job `selector` picks has a terminal condition: until then the
  * world counts as held (by Felis's rule and ours), and a write or a start right after the answer
  * would be refused. Past `ms` it returns anyway; the Job's own end frees the world soon after.
+ * Answers the Jobs as last listed ([] when no listing came through).
  */
-export async function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<void> {
+export async function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<V1Job[]> {
   const end = performance.now() + ms;
+  let last: V1Job[] = [];
   for (let delay = 20; performance.now() < end; delay = Math.min(delay * 2, 250)) {
     const jobs = await api.listJobs(namespace, selector).catch(() => undefined);
-    if (jobs?.every(jobFinished)) return;
+    if (jobs) last = jobs;
+    if (jobs?.every(jobFinished)) return jobs;
     await new Promise((r) => setTimeout(r, delay));
   }
+  return last;
 }
 
 export interface UploadSettings {

@@ -12,12 +12,13 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../files/editor.ts';
+import { backgroundTtlSeconds, type AsyncSettings } from '../ops/background.ts';
 import { ApiError } from '../http/envelope.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { jobFinished } from '../kube/job-facts.ts';
-import { FILES_CONTAINER, LABEL_SERVER } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import type { UploadConfig } from './config.ts';
@@ -38,6 +39,8 @@ const ID = /^[0-9a-f]{32}$/;
 export interface PodAnswer {
   status: number;
   text: string;
+  /** The op id (`files-op`) of the receiver Job that answered, when a session's receiver did. */
+  opId?: string;
 }
 
 /** What the session routes need (UploadSessions, or a fake in route tests). */
@@ -45,10 +48,16 @@ export interface SessionChannel {
   newId(): string;
   /** Sessions of the server whose receiver has not ended. */
   active(server: string): Promise<number>;
-  /** Waits (at most `ms`) until the session's receiver has ended: after a refused begin, a commit, a cancel. */
-  ended(server: string, id: string, ms: number): Promise<void>;
-  /** Creates a receiver Job for the session (new or resumed); the caller holds the world lock. */
-  start(t: Target, id: string): Promise<void>;
+  /**
+   * Waits (at most `ms`) until the session's receiver has ended: after a refused begin, a commit,
+   * a cancel. Answers the session's Jobs as last seen.
+   */
+  ended(server: string, id: string, ms: number): Promise<V1Job[]>;
+  /**
+   * Creates a receiver Job for the session; the caller holds the world lock. `path` is the
+   * session's file; a resumed session's receiver takes it from the session's earlier Jobs.
+   */
+  start(t: Target, id: string, path?: string): Promise<void>;
   /**
    * Calls the session's receiver. `resume` starts a new receiver when none serves (it checks the
    * gates and takes the lock); without it, or when the session had no Job, 404 upload_not_found.
@@ -80,11 +89,11 @@ export const notFound = () => new ApiError(404, 'upload_not_found', 'no such upl
 
 export class UploadSessions implements SessionChannel {
   readonly #api: SessionApi;
-  readonly #settings: JobSettings;
+  readonly #settings: JobSettings & AsyncSettings;
   readonly #cfg: UploadConfig & { keyFile: string; startTimeoutMs: number };
   readonly #o: SessionOptions;
 
-  constructor(api: SessionApi, settings: JobSettings, cfg: UploadConfig & { keyFile: string; startTimeoutMs: number }, o: SessionOptions = {}) {
+  constructor(api: SessionApi, settings: JobSettings & AsyncSettings, cfg: UploadConfig & { keyFile: string; startTimeoutMs: number }, o: SessionOptions = {}) {
     this.#api = api;
     this.#settings = settings;
     this.#cfg = cfg;
@@ -126,18 +135,24 @@ export class UploadSessions implements SessionChannel {
     return new Set(live.map((j) => j.metadata?.labels?.[LABEL_UPLOAD_SESSION])).size;
   }
 
-  async ended(server: string, id: string, ms: number): Promise<void> {
+  async ended(server: string, id: string, ms: number): Promise<V1Job[]> {
     // Until its Job is marked finished, the receiver still holds the world.
-    await jobsFinished(this.#api, this.#settings.namespace, `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`, ms);
+    return jobsFinished(this.#api, this.#settings.namespace, `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`, ms);
   }
 
-  async start(t: Target, id: string): Promise<void> {
+  async start(t: Target, id: string, path?: string): Promise<void> {
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
     const opId = `s${randomBytes(8).toString('hex').slice(1)}`;
     const name = filesJobName(t.server, opId);
+    path ??= (await this.#jobs(`${LABEL_SERVER}=${t.server},${LABEL_UPLOAD_SESSION}=${id}`))
+      .map((j) => j.metadata?.annotations?.[ANNOTATION_FILES_PATH])
+      .find((p) => p !== undefined && p !== '');
     const job = renderReceiverJob({
       ...this.#settings,
+      // Kept after it ends as long as a background op is, so the ops listing shows how it went.
+      ttlSeconds: backgroundTtlSeconds(this.#settings),
       server: t.server,
+      path: path ?? '',
       opId,
       worldPvc: t.world.claim,
       nodeName: t.world.node,
@@ -172,7 +187,7 @@ export class UploadSessions implements SessionChannel {
       if (s.ip) {
         const pod = pods.find((p) => p.status?.podIP === s.ip)!;
         const token = jobToken(key, controllerJob(pod) ?? '');
-        if (await ready(s.ip, this.#port(), token)) return podCall(s.ip, this.#port(), token, req, signal);
+        if (await ready(s.ip, this.#port(), token)) return { ...(await podCall(s.ip, this.#port(), token, req, signal)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
       } else if (!s.starting) {
         // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
         // or its receiver was lost and the session waits on the disk. A new receiver for the id
