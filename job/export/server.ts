@@ -15,6 +15,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
+import { Lifecycle } from '../serve/lifecycle.ts';
 import { bearerMatches, listenOn, resultBody, send } from '../serve/server.ts';
 
 export type ExportStopReason = 'served' | 'idle' | 'signal';
@@ -49,7 +50,6 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
   if (!/^[0-9a-f]{64}$/.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   let claimed = false;
-  let stopping: ExportStopReason | undefined;
   let outcome: DownloadOutcome | undefined;
   const abort = new AbortController();
   let resolveStopped!: (v: { reason: ExportStopReason; outcome?: DownloadOutcome }) => void;
@@ -57,18 +57,16 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
 
   const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 15_000, headersTimeout: 5_000, keepAliveTimeout: 1_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
   server.maxConnections = 16;
-  const idleTimer = setTimeout(() => stop('idle'), o.idleMs);
-
-  function stop(reason: ExportStopReason = 'signal'): void {
-    if (stopping) return;
-    stopping = reason;
-    clearTimeout(idleTimer);
+  // One download, then done: no lifetime of its own (the Job's deadline bounds it).
+  const life = new Lifecycle<'served'>(server, {
+    idleMs: o.idleMs,
+    graceMs: 1_000,
     // A signal mid-download ends it: the receiver sees a cut-off body, never a short whole one.
-    abort.abort(new Error(`stopped (${reason})`));
-    server.close(() => resolveStopped({ reason, ...(outcome ? { outcome } : {}) }));
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 1_000).unref();
-  }
+    onStop: (reason) => abort.abort(new Error(`stopped (${reason})`)),
+    onStopped: (reason) => resolveStopped({ reason: reason as ExportStopReason, ...(outcome ? { outcome } : {}) }),
+  });
+  life.armIdle();
+  const stop = (reason?: ExportStopReason) => life.stop(reason);
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     res.setHeader('connection', 'close');
@@ -88,9 +86,9 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
     if ((req.headers['content-length'] && req.headers['content-length'] !== '0') || req.headers['transfer-encoding']) {
       return send(res, 413, '{"error":"requests carry no body"}');
     }
-    if (claimed || stopping) return send(res, 409, '{"error":"the download was already claimed"}');
+    if (claimed || life.stopping) return send(res, 409, '{"error":"the download was already claimed"}');
     claimed = true;
-    clearTimeout(idleTimer);
+    life.holdIdle();
     // The receiver going away before the download was all handed over ends the work at once
     // (one that hangs up after reading to the end may do so before this side's 'finish').
     let finished = false;

@@ -28,7 +28,8 @@ import type { Result } from '../../lib/protocol/result.ts';
 import type { OpContext } from '../types.ts';
 import { TransferError } from '../upload/land.ts';
 import { SessionError, stagingName, sweepStaleSessions, UploadSession, viewOf } from '../upload/session.ts';
-import { bearerMatches, listenOn, resultBody, send, type StopReason } from './server.ts';
+import { bearerMatches, listenOn, resultBody, send } from './server.ts';
+import { Lifecycle, type StopReason } from './lifecycle.ts';
 
 export interface SessionReceiveOptions {
   host: string;
@@ -93,10 +94,8 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
   if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
   const expected = Buffer.from(o.tokenSha256, 'hex');
   let session: UploadSession | undefined;
-  let stopping: SessionStop | undefined;
   let final: Result | undefined;
   let refused: SessionError | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
   let resolveStopped!: (v: { reason: SessionStop; result: Result }) => void;
   const stopped = new Promise<{ reason: SessionStop; result: Result }>((r) => (resolveStopped = r));
   const progress = () => session && o.progress?.(session.state.received, session.state.size);
@@ -120,35 +119,30 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
   server.maxConnections = 16;
   server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
 
-  const armIdle = () => {
-    if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => stop('idle'), o.idleMs);
-  };
-  const lifetimeTimer = setTimeout(() => stop('lifetime'), o.lifetimeMs);
-
-  function stop(reason: SessionStop = 'signal'): void {
-    if (stopping) return;
-    stopping = reason;
-    if (idleTimer) clearTimeout(idleTimer);
-    clearTimeout(lifetimeTimer);
-    // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
-    if (reason === 'idle' && session && !session.busy) session.remove();
-    // A placed file is the Result whatever stopped the receiver after it (a commit sets `final`).
-    const result = final ?? endedWith(reason as Exclude<SessionStop, 'committed'>, session !== undefined, o.idleMs, refused);
-    server.close(() => resolveStopped({ reason, result }));
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), 2_000).unref();
-  }
+  let result: Result | undefined;
+  const life = new Lifecycle<'committed' | 'cancelled' | 'gone'>(server, {
+    idleMs: o.idleMs,
+    lifetimeMs: o.lifetimeMs,
+    graceMs: 2_000,
+    onStop: (reason) => {
+      // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
+      if (reason === 'idle' && session && !session.busy) session.remove();
+      // A placed file is the Result whatever stopped the receiver after it (a commit sets `final`).
+      result = final ?? endedWith(reason as Exclude<SessionStop, 'committed'>, session !== undefined, o.idleMs, refused);
+    },
+    onStopped: (reason) => resolveStopped({ reason, result: result! }),
+  });
+  const stop = (reason?: SessionStop) => life.stop(reason);
 
   function after(res: http.ServerResponse, reason?: SessionStop): void {
-    if (!reason) return armIdle();
+    if (!reason) return life.armIdle();
     if (res.writableFinished || res.closed || !res.socket || res.socket.destroyed) return stop(reason);
     res.once('finish', () => stop(reason));
     res.once('close', () => stop(reason));
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (stopping) res.setHeader('connection', 'close');
+    if (life.stopping) res.setHeader('connection', 'close');
     if (!bearerMatches(req.headers.authorization, expected)) {
       req.resume();
       return send(res, 401, '{"error":"unauthorized"}');
@@ -156,12 +150,12 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     const url = new URL(req.url ?? '/', 'http://receive.invalid');
     const route = `${req.method} ${url.pathname}`;
     if (route !== 'PUT /part') req.resume();
-    if (idleTimer) clearTimeout(idleTimer);
+    life.holdIdle();
     if (route === 'GET /ready') {
       send(res, 200, '{}');
       return after(res);
     }
-    if (stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
+    if (life.stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
     if (route === 'POST /begin') {
       const size = count(url.searchParams.get('size'));
       const path = url.searchParams.get('path') ?? '';
@@ -257,6 +251,6 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
   }
 
   const address = await listenOn(server, o.port, o.host);
-  armIdle();
+  life.armIdle();
   return { address, stopped, stop };
 }

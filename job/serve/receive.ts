@@ -21,7 +21,8 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Landing, UploadRequest } from '../upload/land.ts';
-import { bearerMatches, listenOn, resultBody, send, type StopReason } from './server.ts';
+import { bearerMatches, listenOn, resultBody, send } from './server.ts';
+import { Lifecycle, type StopReason } from './lifecycle.ts';
 
 export interface ReceiveOptions {
   host: string;
@@ -73,8 +74,6 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
   let busy = false;
   let landings = 0;
   let first: Landing | undefined;
-  let stopping: StopReason | 'done' | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
   let resolveStopped!: (v: { reason: StopReason | 'done'; landings: number; first?: Landing }) => void;
   const stopped = new Promise<{ reason: StopReason | 'done'; landings: number; first?: Landing }>((r) => (resolveStopped = r));
 
@@ -85,26 +84,17 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
   );
   server.maxConnections = o.maxConnections ?? 16;
   server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
-
-  const armIdle = () => {
-    if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => stop('idle'), o.idleMs);
-  };
-  const lifetimeTimer = setTimeout(() => stop('lifetime'), o.lifetimeMs);
-
-  function stop(reason: StopReason | 'done' = 'signal'): void {
-    if (stopping) return;
-    stopping = reason;
-    if (idleTimer) clearTimeout(idleTimer);
-    clearTimeout(lifetimeTimer);
-    server.close(() => resolveStopped({ reason, landings, ...(first ? { first } : {}) }));
-    server.closeIdleConnections();
-    // An upload in flight is cut off (and undone) rather than kept past the stop.
-    setTimeout(() => server.closeAllConnections(), 2_000).unref();
-  }
+  // An upload in flight at the stop is cut off (and undone) after the grace, not kept past it.
+  const life = new Lifecycle<'done'>(server, {
+    idleMs: o.idleMs,
+    lifetimeMs: o.lifetimeMs,
+    graceMs: 2_000,
+    onStopped: (reason) => resolveStopped({ reason, landings, ...(first ? { first } : {}) }),
+  });
+  const stop = (reason?: StopReason | 'done') => life.stop(reason);
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (stopping) res.setHeader('connection', 'close');
+    if (life.stopping) res.setHeader('connection', 'close');
     if (!bearerMatches(req.headers.authorization, expected)) {
       req.resume();
       return send(res, 401, '{"error":"unauthorized"}');
@@ -112,7 +102,7 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
     const url = new URL(req.url ?? '/', 'http://receive.invalid');
     if (url.pathname === '/ready' && req.method === 'GET') {
       req.resume();
-      if (!busy) armIdle();
+      if (!busy) life.armIdle();
       return send(res, 200, '{}');
     }
     if (url.pathname !== '/upload') {
@@ -130,13 +120,13 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
       req.resume();
       return send(res, parsed.status, JSON.stringify({ error: parsed.error }));
     }
-    if (busy || stopping) {
+    if (busy || life.stopping) {
       res.setHeader('connection', 'close');
       req.resume();
       return send(res, 409, '{"error":"busy"}');
     }
     busy = true;
-    if (idleTimer) clearTimeout(idleTimer);
+    life.holdIdle();
     let landing: Landing;
     try {
       landing = await o.land(parsed, req);
@@ -162,14 +152,14 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
 
   /** Once the answer is out: stop (once mode) or restart the idle clock. */
   function after(res: http.ServerResponse): void {
-    if (!o.once) return armIdle();
+    if (!o.once) return life.armIdle();
     if (res.writableFinished || res.destroyed || res.closed || !res.socket || res.socket.destroyed) return stop('done');
     res.once('finish', () => stop('done'));
     res.once('close', () => stop('done'));
   }
 
   const address = await listenOn(server, o.port, o.host);
-  armIdle();
+  life.armIdle();
   return { address, stopped, stop };
 }
 

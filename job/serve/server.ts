@@ -18,6 +18,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
+import { Lifecycle, type StopReason } from './lifecycle.ts';
 import type { AddressInfo } from 'node:net';
 import { formatResultLine, RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 
@@ -42,7 +43,7 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
 }
 
-export type StopReason = 'idle' | 'lifetime' | 'signal';
+export type { StopReason };
 
 export interface Serving {
   /** Where it listens (the port is the one asked for, or the one picked for port 0). */
@@ -66,7 +67,6 @@ export function resultBody(r: Result): string {
   return formatResultLine(r).slice(RESULT_PREFIX.length, -1);
 }
 
-/** A small JSON answer that is never cached: every serving mode's replies and refusals. */
 /** Listens on `host:port`; resolves with the address once listening, rejects if it cannot. */
 export function listenOn(server: http.Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -78,6 +78,7 @@ export function listenOn(server: http.Server, port: number, host: string): Promi
   });
 }
 
+/** A small JSON answer that is never cached: every serving mode's replies and refusals. */
 export function send(res: http.ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, {
     'content-type': 'application/json',
@@ -94,8 +95,6 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
   const maxConcurrent = o.maxConcurrent ?? 8;
   let active = 0;
   let served = 0;
-  let stopping: StopReason | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
   let resolveStopped!: (v: { reason: StopReason; served: number }) => void;
   const stopped = new Promise<{ reason: StopReason; served: number }>((r) => (resolveStopped = r));
 
@@ -111,27 +110,11 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
     (req, res) => void handle(req, res),
   );
   server.maxConnections = o.maxConnections ?? 64;
-
-  const armIdle = () => {
-    if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => stop('idle'), o.idleMs);
-  };
-  const lifetimeTimer = setTimeout(() => stop('lifetime'), o.lifetimeMs);
-
-  function stop(reason: StopReason = 'signal'): void {
-    if (stopping) return;
-    stopping = reason;
-    if (idleTimer) clearTimeout(idleTimer);
-    clearTimeout(lifetimeTimer);
-    server.close(() => resolveStopped({ reason, served }));
-    // A keep-alive connection between requests is idle; one mid-request is closed once answered,
-    // and none outlives the request timeout.
-    server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), o.requestTimeoutMs ?? 15_000).unref();
-  }
+  // A connection mid-request is closed once answered, and none outlives the request timeout.
+  const life = new Lifecycle(server, { idleMs: o.idleMs, lifetimeMs: o.lifetimeMs, graceMs: o.requestTimeoutMs ?? 15_000, onStopped: (reason) => resolveStopped({ reason, served }) });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (stopping) res.setHeader('connection', 'close');
+    if (life.stopping) res.setHeader('connection', 'close');
     // The token first: a caller without it learns nothing about paths, methods or load.
     if (!bearerMatches(req.headers.authorization, expected)) {
       req.resume();
@@ -154,7 +137,7 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
     }
     if (active >= maxConcurrent) return send(res, 503, '{"error":"busy"}', { 'retry-after': '1' });
     active++;
-    if (idleTimer) clearTimeout(idleTimer);
+    life.holdIdle();
     try {
       const result = await o.run(op as ServeOp, url.searchParams.get('path') ?? '');
       served++;
@@ -163,12 +146,12 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
       send(res, 500, JSON.stringify({ error: e instanceof Error ? e.message : String(e) }));
     } finally {
       active--;
-      if (stopping) setImmediate(() => server.closeIdleConnections());
-      else if (active === 0) armIdle();
+      if (life.stopping) setImmediate(() => server.closeIdleConnections());
+      else if (active === 0) life.armIdle();
     }
   }
 
   const address = await listenOn(server, o.port, o.host);
-  armIdle();
-  return { address, stopped, stop };
+  life.armIdle();
+  return { address, stopped, stop: (reason) => life.stop(reason) };
 }
