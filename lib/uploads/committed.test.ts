@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Job } from '@kubernetes/client-node';
+import { committedOp } from './committed.ts';
+
+const job = (o: { path?: string; complete?: boolean }): V1Job =>
+  ({
+    metadata: {
+      creationTimestamp: new Date('2026-12-01T10:00:00Z'),
+      labels: { 'felis.lolicon.best/files-op': 's1', 'felis.lolicon.best/files-mode': 'upload' },
+      annotations: { 'felis.lolicon.best/files-path': o.path ?? 'a.bin' },
+    },
+    status: o.complete === false ? {} : { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date('2026-12-01T10:01:00Z') }] },
+  }) as unknown as V1Job;
+
+const RESULT = { sha256: 'ab'.repeat(32), files: 1, bytes: 7 };
+const NOW = new Date('2026-12-01T11:00:00Z');
+
+test('a committed upload is the op the listing will show: succeeded, with its totals', () => {
+  assert.deepEqual(committedOp('s1', 'a.bin', 7, RESULT, [job({})], NOW), {
+    id: 's1', op: 'upload', path: 'a.bin', state: 'succeeded', started_at: '2026-12-01T10:00:00Z', finished_at: '2026-12-01T10:01:00Z', done: 7, total: 7, files: 1, bytes: 7,
+  });
+});
+
+test('a receiver Job not yet marked finished is a running op with all its bytes in', () => {
+  const v = committedOp('s1', 'a.bin', 7, RESULT, [job({ complete: false })], NOW);
+  assert.equal(v.state, 'running');
+  assert.equal(v.done, 7);
+  assert.equal(v.finished_at, undefined);
+});
+
+test('a resumed receiver that carries no path is named by the session; another op id or no Job is a just-started op', () => {
+  assert.equal(committedOp('s1', 'plugins/a.bin', 7, RESULT, [job({ path: '' })], NOW).path, 'plugins/a.bin');
+  for (const jobs of [[], [job({})]]) {
+    assert.deepEqual(committedOp(jobs.length ? 's2' : 's1', 'a.bin', 7, RESULT, jobs, NOW), { id: jobs.length ? 's2' : 's1', op: 'upload', path: 'a.bin', state: 'running', started_at: '2026-12-01T11:00:00Z', done: 0, total: 0 });
+  }
+});
