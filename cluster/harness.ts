@@ -41,7 +41,10 @@ export interface ClusterHarness {
   counts(user?: string): Record<string, number>;
   resetCounts(): void;
   podRecord(opId: string): PodRecord | undefined;
-  /** Sets a Job's status conditions (leniently). The real tier writes `jobs/status`, so await it. */
+  /**
+   * Sets a Job's status conditions (leniently), and they stay. The real tier writes `jobs/status`
+   * until the Job controller's own status writes no longer drop them, so await it.
+   */
   setJobConditions(namespace: string, name: string, conditions: V1JobCondition[]): void | Promise<void>;
   close(): Promise<void>;
 }

@@ -114,6 +114,7 @@ describe('uploads', () => {
     const start = await s.call('POST', '/api/v1/servers/survival/start');
     assert.equal(start.status, 409, start.text);
     assert.equal(start.body.error.code, 'maintenance_in_progress');
+    assert.match(start.body.error.message, /a file upload \(upload of plugins\/big-session\.bin\)/, 'the refusal names the upload, from its Job');
     // A receiver hashes every byte twice for as long as the session lasts: it gets the background
     // ops' CPU (1 by default), not a one-shot op's 500m.
     const [receiver] = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items;
@@ -167,6 +168,14 @@ describe('uploads', () => {
     }
     const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
     assert.equal(v.body.parts.length, Math.ceil(size / PART));
+    // While it lives, the session is a running upload in the ops listing, its progress read from
+    // the receiver's log.
+    const live = await until(async () => {
+      const ops = (await s.call('GET', '/api/v1/servers/survival/files/ops')).body.ops as { op: string; path: string; state: string; done: number; total: number }[];
+      const running = ops.find((o) => o.state === 'running');
+      return running?.done === size ? running : undefined;
+    }, 'the session to show its progress in the ops listing', tierMs(10_000, 30_000));
+    assert.deepEqual({ ...live, id: undefined, started_at: undefined }, { id: undefined, op: 'upload', path: 'plugins/big-session.bin', state: 'running', started_at: undefined, done: size, total: size });
     const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { overwrite: false, sha256: expected });
     // Felis's answer: 202 with the upload as an op; a panel then follows it in the ops listing.
     assert.equal(done.status, 202, done.text);

@@ -218,7 +218,21 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
           lastProbeTime: t(c.lastProbeTime as Date | string | undefined) ?? now,
           lastTransitionTime: t(c.lastTransitionTime as Date | string | undefined) ?? now,
         }));
-        await admin.must('PATCH', `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`, { status: { conditions: conds } }, 'application/merge-patch+json');
+        const path = `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`;
+        // The Job controller writes the status itself once the Job's Pod runs, and that write can
+        // drop conditions written before it (a sync that read the Job earlier writes the whole
+        // status it computed then): write them until two reads a second apart still show them.
+        const kept = async () => {
+          const have = ((await admin.must('GET', path)).body.status?.conditions ?? []) as { type: string; status: string }[];
+          return conds.every((c) => have.some((h) => h.type === c.type && h.status === c.status));
+        };
+        const deadline = Date.now() + 15_000;
+        for (;;) {
+          await admin.must('PATCH', `${path}/status`, { status: { conditions: conds } }, 'application/merge-patch+json');
+          await sleep(300);
+          if ((await kept()) && (await sleep(1_000)) === undefined && (await kept())) return;
+          if (Date.now() > deadline) throw new Error(`Job ${namespace}/${name} did not keep the conditions written to it`);
+        }
       },
       close() {
         closing ??= (async () => {
