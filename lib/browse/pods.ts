@@ -8,6 +8,7 @@
  */
 import type { V1Pod } from '@kubernetes/client-node';
 import { FILES_CONTAINER } from '../labels.ts';
+import { callableAddress, controllerJob } from '../kube/job-facts.ts';
 
 export interface SessionWant {
   claim: string;
@@ -25,10 +26,6 @@ export interface SessionPod {
 
 /** Time kept in hand before a Pod's own lifetime ends: no new call is sent to it past this. */
 export const END_MARGIN_MS = 15_000;
-
-function controllerJob(pod: V1Pod): string | undefined {
-  return pod.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Job')?.name;
-}
 
 function fits(pod: V1Pod, want: SessionWant): boolean {
   const spec = pod.spec;
@@ -50,10 +47,7 @@ function lifeLeft(pod: V1Pod, want: SessionWant, nowMs: number): boolean {
 /** Pods that can take a call now, oldest first. */
 export function servingPods(pods: V1Pod[], want: SessionWant, nowMs: number): SessionPod[] {
   return pods
-    .filter((p) => {
-      const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
-      return p.status?.phase === 'Running' && !!running && !!p.status.podIP && fits(p, want) && lifeLeft(p, want, nowMs);
-    })
+    .filter((p) => callableAddress(p, FILES_CONTAINER) !== undefined && fits(p, want) && lifeLeft(p, want, nowMs))
     .map((p) => ({ pod: p.metadata!.name!, job: controllerJob(p) ?? '', ip: p.status!.podIP!, startedMs: startedMs(p) }))
     .filter((s) => s.job !== '')
     .sort((a, b) => a.startedMs - b.startedMs || (a.pod < b.pod ? -1 : 1));

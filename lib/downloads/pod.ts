@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
 import { FILES_CONTAINER } from '../labels.ts';
 import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
-import { containerTermination, describeTermination } from '../kube/job-facts.ts';
+import { callableAddress, containerTermination, describeTermination } from '../kube/job-facts.ts';
 
 export interface PodLister {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
@@ -56,8 +56,8 @@ export async function waitForExportPod(api: PodLister, namespace: string, export
       if (phase === 'Failed' || phase === 'Succeeded') {
         throw new ExportPodError(`export pod ${p.metadata?.name} ended (${phase}) before serving: ${describeTermination(containerTermination(p, FILES_CONTAINER))}`);
       }
-      const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
-      if (phase === 'Running' && running && p.status?.podIP) return p.status.podIP;
+      const ip = callableAddress(p, FILES_CONTAINER);
+      if (ip) return ip;
     }
     if (Date.now() + delay > deadline) throw new ExportTimeoutError(`export pod for ${exportId} did not start in time`);
     await sleep(delay, signal);

@@ -10,7 +10,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_COMPONENT, LABEL_EXPORT_MODE, LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
-import { ARCHIVE_NODE_OPTIONS, ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, type JobBase } from './render.ts';
+import { ARCHIVE_NODE_OPTIONS, ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, listenEnvOf, type JobBase } from './render.ts';
 
 export const MANAGED_BY_EXPORT = 'felis-export';
 export const COMPONENT_WORLD_EXPORT = 'world-export';
@@ -72,8 +72,7 @@ export function renderExportJob(p: ExportJobParams): V1Job {
       readOnly: true,
       args: ['--mode', 'files', '--server', p.server, '--worlds-root', p.worldsRoot, '--path', p.path, ...(p.dir ? ['--dir'] : [])],
       env: [
-        { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-        { name: 'FELIS_SERVE_PORT', value: String(EXPORT_PORT) },
+        ...listenEnvOf(EXPORT_PORT),
         { name: 'FELIS_EXPORT_TOKEN_SHA256', value: p.tokenSha256 },
         { name: 'FELIS_EXPORT_IDLE_SECONDS', value: String(p.idleSeconds) },
         // A folder is packed: the zip's central directory waits in the scratch folder, not in

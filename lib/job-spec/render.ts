@@ -186,6 +186,24 @@ export function renderFilesJob(p: JobParams): V1Job {
   });
 }
 
+/** Where a Pod-serving mode listens: the Pod's own address (from the downward API) and `port`. */
+export function listenEnvOf(port: number): V1EnvVar[] {
+  return [
+    { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    { name: 'FELIS_SERVE_PORT', value: String(port) },
+  ];
+}
+
+/** What the browse and receive modes read (job/serve/env.ts): where to listen, whom to let in, how long to stay. */
+export function servingEnvOf(port: number, p: { tokenSha256: string; idleSeconds: number; lifetimeSeconds: number }): V1EnvVar[] {
+  return [
+    ...listenEnvOf(port),
+    { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
+    { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
+    { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
+  ];
+}
+
 /** What differs between the kinds of file Job; the rest of the Job is the same for all of them. */
 export interface JobShape {
   labels: Record<string, string>;
@@ -303,13 +321,7 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     deadlineSeconds: p.lifetimeSeconds + 60,
     readOnly: true,
     args: ['--serve', '--worlds-root', p.worldsRoot],
-    env: [
-      { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-      { name: 'FELIS_SERVE_PORT', value: String(BROWSE_PORT) },
-      { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
-      { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
-      { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
-    ],
+    env: servingEnvOf(BROWSE_PORT, p),
     ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
     requests: { ...BROWSE_REQUESTS },
     limits: { cpu, memory },

@@ -9,7 +9,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { ANNOTATION_FILES_PATH, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
-import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, type JobBase, type JobParams } from './render.ts';
+import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, servingEnvOf, type JobBase, type JobParams } from './render.ts';
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
 export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';
@@ -61,11 +61,7 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
     readOnly: false,
     args: ['--receive', '--worlds-root', p.worldsRoot],
     env: [
-      { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-      { name: 'FELIS_SERVE_PORT', value: String(RECEIVE_PORT) },
-      { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.tokenSha256 },
-      { name: 'FELIS_SERVE_IDLE_SECONDS', value: String(p.idleSeconds) },
-      { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: String(p.lifetimeSeconds) },
+      ...servingEnvOf(RECEIVE_PORT, p),
       ...(p.once ? [{ name: 'FELIS_RECEIVE_ONCE', value: 'true' }] : []),
       ...(p.session ? [{ name: 'FELIS_UPLOAD_SESSION', value: p.session }] : []),
     ],

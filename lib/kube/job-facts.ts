@@ -27,6 +27,20 @@ export function jobFinished(job: V1Job): boolean {
   return jobOutcome(job) !== 'running';
 }
 
+/** The Job that controls a Pod (its owner marked `controller`), by name. */
+export function controllerJob(pod: V1Pod): string | undefined {
+  return pod.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Job')?.name;
+}
+
+/**
+ * The address of a Pod that can take a call now: Running, `container` started and not ended, and
+ * an IP assigned. Undefined for any other Pod.
+ */
+export function callableAddress(pod: V1Pod, container: string): string | undefined {
+  const running = pod.status?.containerStatuses?.find((c) => c.name === container)?.state?.running;
+  return pod.status?.phase === 'Running' && running && pod.status.podIP ? pod.status.podIP : undefined;
+}
+
 /** The terminated state of one container of a Pod, or undefined while it has not terminated. */
 export function containerTermination(pod: V1Pod, container: string): V1ContainerStateTerminated | undefined {
   return pod.status?.containerStatuses?.find((c) => c.name === container)?.state?.terminated;

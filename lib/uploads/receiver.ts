@@ -16,7 +16,7 @@ import { filesJobName } from '../job-spec/render.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
-import { jobFinished } from '../kube/job-facts.ts';
+import { callableAddress, jobFinished } from '../kube/job-facts.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
@@ -106,8 +106,8 @@ export function receiverAddress(pods: V1Pod[]): { ip?: string; ended?: string } 
   for (const p of pods) {
     const phase = p.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') return { ended: phase };
-    const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
-    if (phase === 'Running' && running && p.status?.podIP) return { ip: p.status.podIP };
+    const ip = callableAddress(p, FILES_CONTAINER);
+    if (ip) return { ip };
   }
   return {};
 }

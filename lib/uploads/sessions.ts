@@ -17,7 +17,7 @@ import { ApiError } from '../http/envelope.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
-import { jobFinished } from '../kube/job-facts.ts';
+import { callableAddress, controllerJob, jobFinished } from '../kube/job-facts.ts';
 import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
@@ -76,14 +76,12 @@ function serving(pods: V1Pod[]): { ip?: string; starting: boolean } {
     if (p.metadata?.deletionTimestamp) continue;
     const phase = p.status?.phase ?? 'Pending';
     if (phase === 'Succeeded' || phase === 'Failed') continue;
-    const running = p.status?.containerStatuses?.find((c) => c.name === FILES_CONTAINER)?.state?.running;
-    if (phase === 'Running' && running && p.status?.podIP) return { ip: p.status.podIP, starting };
+    const ip = callableAddress(p, FILES_CONTAINER);
+    if (ip) return { ip, starting };
     starting = true;
   }
   return { starting };
 }
-
-const controllerJob = (pod: V1Pod) => pod.metadata?.ownerReferences?.find((r) => r.controller && r.kind === 'Job')?.name;
 
 export const notFound = () => new ApiError(404, 'upload_not_found', 'no such upload session');
 
