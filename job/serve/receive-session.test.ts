@@ -200,3 +200,16 @@ test('a receiver stopped before its session began shows why, and nothing it says
     for (const begun of [false, true]) assert.ok(endedWith(reason, begun, 1000).code, `${reason} has a code, so the listing shows a failed op`);
   }
 });
+
+test('a refused call does not hold the idle clock: the receiver still ends when nothing more comes', async () => {
+  const w = makeWorld();
+  const r = await receiver(w.root, { idleMs: 300 });
+  assert.equal((await call(r, 'POST', '/begin?path=a.bin&size=5')).status, 201);
+  assert.equal((await call(r, 'POST', '/begin?path=a.bin')).status, 400, 'no size');
+  assert.equal((await call(r, 'PUT', '/part?offset=0', { length: 0 })).status, 400, 'no size or digest');
+  assert.equal((await call(r, 'GET', '/nowhere')).status, 404);
+  const t = performance.now();
+  const ended = await Promise.race([r.stopped, new Promise<undefined>((res) => setTimeout(res, 5_000))]);
+  assert.equal(ended?.reason, 'idle', 'it ended by itself, idle');
+  assert.ok(performance.now() - t < 2_000);
+});

@@ -133,9 +133,12 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     onStopped: (reason) => resolveStopped({ reason, result: result! }),
   });
   const stop = (reason?: SessionStop) => life.stop(reason);
+  // Calls in hand: the idle clock runs only while there are none, whichever way a call was answered.
+  let inHand = 0;
 
+  /** Once the answer is out: the session goes on, or the receiver stops for `reason`. */
   function after(res: http.ServerResponse, reason?: SessionStop): void {
-    if (!reason) return life.armIdle();
+    if (!reason) return;
     if (res.writableFinished || res.closed || !res.socket || res.socket.destroyed) return stop(reason);
     res.once('finish', () => stop(reason));
     res.once('close', () => stop(reason));
@@ -150,7 +153,11 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     const url = new URL(req.url ?? '/', 'http://receive.invalid');
     const route = `${req.method} ${url.pathname}`;
     if (route !== 'PUT /part') req.resume();
+    inHand++;
     life.holdIdle();
+    res.once('close', () => {
+      if (--inHand === 0) life.armIdle();
+    });
     if (route === 'GET /ready') {
       send(res, 200, '{}');
       return after(res);
