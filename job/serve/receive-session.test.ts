@@ -209,7 +209,7 @@ test('a refused call does not hold the idle clock: the receiver still ends when 
   assert.equal((await call(r, 'PUT', '/part?offset=0', { length: 0 })).status, 400, 'no size or digest');
   assert.equal((await call(r, 'GET', '/nowhere')).status, 404);
   const t = performance.now();
-  const ended = await Promise.race([r.stopped, new Promise<undefined>((res) => setTimeout(res, 5_000))]);
+  const ended = await Promise.race([r.stopped, new Promise<undefined>((res) => setTimeout(() => res(undefined), 5_000))]);
   assert.equal(ended?.reason, 'idle', 'it ended by itself, idle');
   assert.ok(performance.now() - t < 2_000);
 });
