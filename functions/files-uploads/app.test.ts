@@ -13,7 +13,6 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ID = 'ab'.repeat(16);
 const BASE = '/api/v1/servers/survival/files/uploads';
 
-/** A fake session channel: one in-memory session per id, answering as the receiver does. */
 /** The receiver Job that committed, as the session's Jobs are listed once it has ended. */
 const OP = 's0123456789abcde';
 const committedJob = {
@@ -21,6 +20,7 @@ const committedJob = {
   status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date('2026-12-01T10:05:00Z') }] },
 } as unknown as V1Job;
 
+/** A fake session channel: one in-memory session per id, answering as the receiver does. */
 function kit(o: { active?: number; listed?: V1Job[] } = {}) {
   const gates = new FakeGates();
   const servers = { getServer: async (_ns: string, name: string) => (name === 'survival' ? {} : undefined) } as unknown as ServerApi;

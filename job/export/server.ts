@@ -15,10 +15,11 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import { Lifecycle } from '../serve/lifecycle.ts';
+import { Lifecycle, type StopReason } from '../serve/lifecycle.ts';
 import { bearerMatches, listenOn, resultBody, send } from '../serve/server.ts';
 
-export type ExportStopReason = 'served' | 'idle' | 'signal';
+/** `lifetime` never comes: an export has no lifetime of its own. */
+export type ExportStopReason = StopReason | 'served';
 
 /** How one download ended: its Result (a refusal or the totals), or a failure part way. */
 export type DownloadOutcome = { result: Result } | { failed: string };
@@ -63,7 +64,7 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
     graceMs: 1_000,
     // A signal mid-download ends it: the receiver sees a cut-off body, never a short whole one.
     onStop: (reason) => abort.abort(new Error(`stopped (${reason})`)),
-    onStopped: (reason) => resolveStopped({ reason: reason as ExportStopReason, ...(outcome ? { outcome } : {}) }),
+    onStopped: (reason) => resolveStopped({ reason, ...(outcome ? { outcome } : {}) }),
   });
   life.armIdle();
   const stop = (reason?: ExportStopReason) => life.stop(reason);
@@ -91,17 +92,15 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
     life.holdIdle();
     // The receiver going away before the download was all handed over ends the work at once
     // (one that hangs up after reading to the end may do so before this side's 'finish').
-    let finished = false;
-    res.once('finish', () => (finished = true));
     res.once('close', () => {
-      if (!finished && !res.writableEnded) abort.abort(new Error('the receiver went away'));
+      if (!res.writableEnded) abort.abort(new Error('the receiver went away'));
     });
     try {
       outcome = await o.serve(res, abort.signal);
     } catch (e) {
       outcome = { failed: e instanceof Error ? e.message : String(e) };
     }
-    if ('failed' in outcome && !finished) res.destroy();
+    if ('failed' in outcome && !res.writableFinished) res.destroy();
     stop('served');
   }
 

@@ -18,9 +18,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
-import { Lifecycle, type StopReason } from './lifecycle.ts';
 import type { AddressInfo } from 'node:net';
 import { formatResultLine, RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
+import { Lifecycle, type StopReason } from './lifecycle.ts';
 
 /** The ops a serving Job answers: the read-only ones. */
 export const SERVE_OPS = ['list', 'read'] as const;
@@ -43,7 +43,6 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
 }
 
-export type { StopReason };
 
 export interface Serving {
   /** Where it listens (the port is the one asked for, or the one picked for port 0). */

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
-import { BlockWriter, blocks } from './batch.ts';
+import { createHash } from 'node:crypto';
+import { BLOCK_BYTES, BlockWriter, blocks } from './batch.ts';
 
 async function* chunksOf(sizes: number[]): AsyncGenerator<Buffer> {
   let n = 0;
@@ -154,4 +155,32 @@ test('write-back starts in the background once enough bytes are written, one at 
   finishSync!();
   await s;
   assert.equal(overlap, false);
+});
+
+test('receive writes the stream from its start, feeds every hash, and refuses a block past the limit unwritten', async () => {
+  const file = tmpFile();
+  fs.writeFileSync(file, Buffer.from('head'));
+  const fh = await fs.promises.open(file, 'r+');
+  try {
+    const sizes = [3000, 5000, 2000];
+    const parts: Buffer[] = [];
+    for await (const c of chunksOf(sizes)) parts.push(c);
+    const expected = Buffer.concat(parts);
+    const a = createHash('sha256');
+    const b = createHash('sha256');
+    const out = new BlockWriter(fh, 4);
+    await out.receive(chunksOf(sizes), expected.length, [a, b], () => new Error('too long'));
+    assert.equal(out.received, expected.length);
+    assert.deepEqual(fs.readFileSync(file), Buffer.concat([Buffer.from('head'), expected]));
+    const sum = createHash('sha256').update(expected).digest('hex');
+    assert.equal(a.digest('hex'), sum);
+    assert.equal(b.digest('hex'), sum);
+
+    const over = new BlockWriter(fh, 0);
+    await assert.rejects(over.receive(chunksOf([BLOCK_BYTES, BLOCK_BYTES]), BLOCK_BYTES + 1, [], () => new Error('too long')), /too long/);
+    await over.settle();
+    assert.equal(over.received, BLOCK_BYTES, 'the block past the limit was not handed over');
+  } finally {
+    await fh.close();
+  }
 });

@@ -6,6 +6,7 @@
  * and write-back starts as the bytes come, not all at the final sync.
  * @module
  */
+import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 
 export const BLOCK_BYTES = 1 << 20;
@@ -59,6 +60,7 @@ export class BlockWriter {
   readonly #fh: FileHandle;
   readonly #max: number;
   readonly #writeBackEvery: number;
+  readonly #start: number;
   #position: number;
   #inFlight = 0;
   #pending = new Set<Promise<void>>();
@@ -73,9 +75,30 @@ export class BlockWriter {
    */
   constructor(fh: FileHandle, start: number, maxInFlight = IN_FLIGHT_BYTES, writeBackEvery = WRITE_BACK_BYTES) {
     this.#fh = fh;
+    this.#start = start;
     this.#position = start;
     this.#max = maxInFlight;
     this.#writeBackEvery = writeBackEvery;
+  }
+
+  /** Bytes handed to this writer so far (queued or written). */
+  get received(): number {
+    return this.#position - this.#start;
+  }
+
+  /**
+   * Writes `source` block by block, each chunk hashed into every one of `hashes` while its block
+   * is on its way to the disk, then waits for every write. A block that would take the bytes past
+   * `limit` throws `tooLong()` and is not written.
+   */
+  async receive(source: AsyncIterable<Buffer>, limit: number, hashes: Hash[], tooLong: () => Error): Promise<void> {
+    for await (const block of blocks(source)) {
+      if (this.received + block.bytes > limit) throw tooLong();
+      const queued = this.write(block);
+      for (const c of block.chunks) for (const h of hashes) h.update(c);
+      await queued;
+    }
+    await this.flush();
   }
 
   async write(b: Block): Promise<void> {

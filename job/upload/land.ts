@@ -16,7 +16,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
-import { BlockWriter, blocks } from './batch.ts';
+import { BlockWriter } from './batch.ts';
 import { pathHasWorkingName, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
@@ -102,22 +102,13 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       await fh.chmod(t.mode); // the umask may have narrowed the mode
       const hash = createHash('sha256');
       out = new BlockWriter(fh, 0);
-      let got = 0;
       try {
-        for await (const block of blocks(source)) {
-          if (got + block.bytes > req.size) throw new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`);
-          // Queued first, hashed while it goes to the disk.
-          const queued = out.write(block);
-          for (const c of block.chunks) hash.update(c);
-          got += block.bytes;
-          await queued;
-        }
-        await out.flush();
+        await out.receive(source, req.size, [hash], () => new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`));
       } catch (e) {
         if (e instanceof TransferError || (e as NodeJS.ErrnoException).code === 'ENOSPC' || (e as NodeJS.ErrnoException).code === 'EDQUOT') throw e;
-        throw new TransferError('broken', `the body of ${name} broke off after ${got} bytes: ${(e as Error).message}`);
+        throw new TransferError('broken', `the body of ${name} broke off after ${out.received} bytes: ${(e as Error).message}`);
       }
-      if (got !== req.size) throw new TransferError('short', `the upload ended before all ${req.size} bytes arrived (${got} did)`);
+      if (out.received !== req.size) throw new TransferError('short', `the upload ended before all ${req.size} bytes arrived (${out.received} did)`);
       const sum = hash.digest('hex');
       if (sum !== req.sha256) throw new TransferError('digest', `the ${req.size} bytes of ${name} hash to ${sum}, not ${req.sha256}; nothing was changed`);
       ctx.fsync(fh.fd);

@@ -20,7 +20,8 @@ import { bestEffort } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { TEMP_PREFIX } from '../working-files.ts';
 import { TransferError, uploadTarget } from './land.ts';
-import { BlockWriter, blocks } from './batch.ts';
+import { BlockWriter } from './batch.ts';
+import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
 
 export const PART_MAX_BYTES = 32 << 20;
 const STATE = 'state.json';
@@ -47,7 +48,7 @@ export interface SessionState {
 }
 
 /** The idle period of a session that did not record one (begun before sessions did): the receivers' default. */
-export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
+export const DEFAULT_SESSION_IDLE_MS = DEFAULT_UPLOAD_CONFIG.idleSeconds * 1000;
 /** About 180,000 parts: a larger state is none of ours. */
 const MAX_STATE_BYTES = 16 << 20;
 
@@ -182,28 +183,16 @@ export class UploadSession {
     const part = createHash('sha256');
     const fh = await fs.promises.open(`${this.dir}/${DATA}`, 'r+');
     const out = new BlockWriter(fh, offset);
-    let got = 0;
     try {
       try {
-        for await (const block of blocks(body)) {
-          if (got + block.bytes > length) throw new TransferError('long', 'the part is longer than its Content-Length');
-          // Queued first, hashed while it goes to the disk.
-          const written = out.write(block);
-          for (const c of block.chunks) {
-            part.update(c);
-            this.#hash.update(c);
-          }
-          got += block.bytes;
-          await written;
-        }
-        await out.flush();
+        await out.receive(body, length, [part, this.#hash], () => new TransferError('long', 'the part is longer than its Content-Length'));
       } catch (e) {
         if (e instanceof TransferError) throw e;
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'ENOSPC' || code === 'EDQUOT') throw new SessionError(507, 'upload_staging_full', "the server's volume filled up; the part was not kept");
-        throw new TransferError('broken', `the part broke off after ${got} bytes`);
+        throw new TransferError('broken', `the part broke off after ${out.received} bytes`);
       }
-      if (got !== length) throw new TransferError('short', `the part ended before all ${length} bytes arrived`);
+      if (out.received !== length) throw new TransferError('short', `the part ended before all ${length} bytes arrived`);
       const sum = part.digest('hex');
       if (sum !== sha256) throw new TransferError('digest', 'the part does not match its Content-Digest; it was not kept');
       await fh.sync();

@@ -69,12 +69,12 @@ export class BackgroundOps {
    * key the Job carries it, so a redelivery finds this Job instead of starting a second one.
    */
   async start(t: Target, req: StartRequest, eventKey?: string): Promise<OpView> {
-    const { asyncDeadlineSeconds, asyncTtlSeconds, asyncCpu: _cpu, ...settings } = this.#settings;
+    const { asyncDeadlineSeconds, asyncTtlSeconds: _ttl, asyncCpu: _cpu, ...settings } = this.#settings;
     const id = this.#newId();
     const job = renderFilesJob({
       ...settings,
       deadlineSeconds: asyncDeadlineSeconds ?? ASYNC_DEADLINE_SECONDS,
-      ttlSeconds: backgroundTtlSeconds({ asyncTtlSeconds }),
+      ttlSeconds: backgroundTtlSeconds(this.#settings),
       cpu: longJobCpu(this.#settings),
       async: true,
       server: t.server,

@@ -18,12 +18,13 @@ export interface UploadConfig {
   lifetimeSeconds: number;
 }
 
-const VARIABLES = {
-  FELIS_UPLOAD_IDLE_SECONDS: wholeNumber(1800, 1, 86_400),
-  FELIS_UPLOAD_LIFETIME_SECONDS: wholeNumber(21_600, 60, 86_400),
-};
-
+/** The defaults; the Job program's sweep of abandoned sessions falls back to the same idle period. */
 export const DEFAULT_UPLOAD_CONFIG: UploadConfig = { idleSeconds: 1800, lifetimeSeconds: 21_600 };
+
+const VARIABLES = {
+  FELIS_UPLOAD_IDLE_SECONDS: wholeNumber(DEFAULT_UPLOAD_CONFIG.idleSeconds, 1, 86_400),
+  FELIS_UPLOAD_LIFETIME_SECONDS: wholeNumber(DEFAULT_UPLOAD_CONFIG.lifetimeSeconds, 60, 86_400),
+};
 
 export function uploadConfigFromEnv(env: NodeJS.ProcessEnv): UploadConfig {
   const e = readVariables(VARIABLES, env);
