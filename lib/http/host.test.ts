@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { jsonBody } from './file-request.ts';
 import { createLogger } from '../log.ts';
 import { createApp } from './app.ts';
-import { listen } from './host.ts';
+import { listen, scaledTimeouts, SERVER_TIMEOUTS, serverTimeoutsFromEnv, type ServerTimeouts } from './host.ts';
 
 /** Sends raw bytes on a fresh connection and returns everything the server wrote before closing. */
 function raw(port: number, bytes: string): Promise<string> {
@@ -121,6 +121,125 @@ describe('a caller that goes away mid-body', () => {
       assert.deepEqual(lines.filter((l) => l.level >= 50), []);
     } finally {
       await new Promise<void>((res) => server.close(() => res()));
+    }
+  });
+});
+
+/** A listener of an echo app with the given timeouts; log lines are collected. */
+async function echoServer(timeouts?: ServerTimeouts): Promise<{ server: Server; port: number; lines: { level: number; msg: string; status?: number }[] }> {
+  const lines: { level: number; msg: string; status?: number }[] = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const app = createApp({ logger, token: () => 'token-0123456789' }, (a) => a.post('/api/v1/echo', async (c) => c.text(await c.req.text())));
+  let port = 0;
+  const server = await new Promise<Server>((res) => {
+    const s = listen(app, { port: 0, hostname: '127.0.0.1', logger, ...(timeouts ? { timeouts } : {}) }, (addr) => ((port = addr.port), res(s)));
+  });
+  return { server, port, lines };
+}
+
+const close = (s: Server) => new Promise<void>((res) => (s.closeAllConnections(), s.close(() => res())));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Everything the server writes on one connection until it closes it (or `ms` pass). */
+function collect(sock: net.Socket, ms: number): Promise<{ text: string; closed: boolean; at: number }> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: false, at: Date.now() - t0 }), ms);
+    sock.on('data', (c) => chunks.push(c));
+    sock.on('error', () => {});
+    sock.on('close', () => (clearTimeout(timer), resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: true, at: Date.now() - t0 })));
+  });
+}
+
+describe('the server timeouts, chosen for Knative', () => {
+  test('the defaults: headers within 20 s, no whole-request limit, keep-alive above queue-proxy\'s 90 s', () => {
+    assert.deepEqual(SERVER_TIMEOUTS, { headersMs: 20_000, requestMs: 0, keepAliveMs: 120_000, checkIntervalMs: 1_000 });
+    assert.deepEqual(serverTimeoutsFromEnv({}), SERVER_TIMEOUTS);
+    assert.equal(serverTimeoutsFromEnv({ FELIS_HEADERS_TIMEOUT_SECONDS: '5' }).headersMs, 5_000);
+    assert.deepEqual(serverTimeoutsFromEnv({ FELIS_HTTP_TIME_SCALE: '0.01' }), { headersMs: 200, requestMs: 0, keepAliveMs: 1_200, checkIntervalMs: 10 });
+    assert.throws(() => serverTimeoutsFromEnv({ FELIS_HEADERS_TIMEOUT_SECONDS: 'soon' }), /FELIS_HEADERS_TIMEOUT_SECONDS/);
+  });
+
+  test("the live server tells queue-proxy it keeps idle connections longer than queue-proxy's 90 s", async () => {
+    const { server, port } = await echoServer();
+    try {
+      const sock = net.connect(port, '127.0.0.1');
+      const got = collect(sock, 2000);
+      sock.write('POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer token-0123456789\r\nContent-Length: 2\r\n\r\nhi');
+      await sleep(300);
+      sock.destroy();
+      const { text } = await got;
+      const keepAlive = /\r\nkeep-alive: timeout=(\d+)/i.exec(text);
+      assert.ok(keepAlive, text);
+      assert.ok(Number(keepAlive[1]) > 90, `Keep-Alive timeout=${keepAlive[1]}`);
+      assert.equal(server.requestTimeout, 0, 'no whole-request limit');
+    } finally {
+      await close(server);
+    }
+  });
+
+  test('a caller too slow to send its headers gets 408 request_timeout in the envelope within the bound, logged at info', async () => {
+    // 1 s of the server's clock is 10 ms here: the 20 s headers limit is 200 ms, checked every 10 ms.
+    const { server, port, lines } = await echoServer(scaledTimeouts(0.01));
+    try {
+      const sock = net.connect(port, '127.0.0.1');
+      const got = collect(sock, 3000);
+      sock.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+      const { text, closed, at } = await got;
+      assert.ok(closed, 'the server closed the connection');
+      assert.ok(at < 210 + 200, `answered after ${at} ms (bound 210 ms of scaled clock plus scheduling)`);
+      const r = parse(text);
+      assert.equal(r.status, 408, text);
+      assert.equal(r.body.error.code, 'request_timeout');
+      assert.equal(r.body.error.request_id, r.headers['x-request-id']);
+      const line = lines.find((l) => l.status === 408);
+      assert.equal(line?.level, 30, JSON.stringify(lines));
+      assert.deepEqual(lines.filter((l) => l.level >= 40), []);
+    } finally {
+      await close(server);
+    }
+  });
+
+  test('an idle kept-alive connection is not answered 408; it is closed quietly after the keep-alive time', async () => {
+    const { server, port } = await echoServer(scaledTimeouts(0.01));
+    try {
+      const sock = net.connect(port, '127.0.0.1');
+      const got = collect(sock, 3000);
+      sock.write('POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer token-0123456789\r\nContent-Length: 2\r\n\r\nhi');
+      const { text, closed, at } = await got;
+      assert.ok(closed);
+      assert.ok(at >= 1_000, `closed after ${at} ms, before the keep-alive time (1.2 s scaled)`);
+      assert.doesNotMatch(text, / 408 /);
+      assert.equal((text.match(/HTTP\/1\.1 /g) ?? []).length, 1, text);
+    } finally {
+      await close(server);
+    }
+  });
+
+  test('a body sent slowly for more than 300 s (of a 100x clock) is received whole', async () => {
+    const { server, port } = await echoServer(scaledTimeouts(0.01));
+    try {
+      const sock = net.connect(port, '127.0.0.1');
+      const got = collect(sock, 8000);
+      const body = 'abcdefghijklmnopq';
+      sock.write(`POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer token-0123456789\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`);
+      // One byte every 200 ms (20 s of the server's clock): 17 bytes take 340 s of it.
+      for (const ch of body) {
+        await sleep(200);
+        sock.write(ch);
+      }
+      const { text } = await got;
+      assert.match(text, /^HTTP\/1\.1 200 /, text);
+      assert.ok(text.endsWith(body), text);
+    } finally {
+      await close(server);
     }
   });
 });

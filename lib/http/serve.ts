@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { authFromEnv } from './auth.ts';
 import type { Deps } from './deps.ts';
-import { listen } from './host.ts';
+import { listen, serverTimeoutsFromEnv } from './host.ts';
 
 export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
 
@@ -74,7 +74,8 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
   };
 
   const port = Number(env.PORT ?? 8080);
-  const server = listen({ fetch }, { port, hostname: env.HOST ?? '0.0.0.0', logger }, (info) => {
+  const timeouts = serverTimeoutsFromEnv(env);
+  const server = listen({ fetch }, { port, hostname: env.HOST ?? '0.0.0.0', logger, timeouts }, (info) => {
     logger.info({ port: info.port }, `${name} listening`);
     setTimeout(startLoading, LOAD_WITHOUT_PROBE_MS);
   });
