@@ -88,7 +88,8 @@ export function renderExportJob(p: ExportJobParams): V1Job {
       ports: [{ name: 'serve', containerPort: EXPORT_PORT, protocol: 'TCP' }],
       requests: { cpu, memory },
       limits: { cpu, memory },
-      capabilities: ['DAC_OVERRIDE'],
+      // It only reads: as the game's uid, with no capability.
+      capabilities: [],
     },
   );
   job.metadata!.name = exportJobName(p.server, p.exportId);

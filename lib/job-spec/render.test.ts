@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
+import { renderBrowseJob, renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
+import { exportCommand, renderExportJob } from './export-job.ts';
 
 const base: JobParams = {
   namespace: 'minecraft',
@@ -34,7 +35,7 @@ test('identity: name, labels on Job and Pod, no annotations on a sync Job', () =
   assert.ok(filesJobName('a'.repeat(32), '0123456789abcdef').length + 6 <= 63);
 });
 
-test('read: read-only mount, DAC_OVERRIDE only, requests equal limits, no env', () => {
+test('read: read-only mount, non-root with no capability, requests equal limits, no env', () => {
   const job = renderFilesJob(base);
   const pod = job.spec!.template.spec!;
   const c = pod.containers[0]!;
@@ -51,11 +52,32 @@ test('read: read-only mount, DAC_OVERRIDE only, requests equal limits, no env', 
   assert.equal(c.env, undefined);
   assert.deepEqual(c.volumeMounts, [{ name: 'world', mountPath: '/data', readOnly: true }]);
   assert.deepEqual(c.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
-  assert.deepEqual(c.securityContext!.capabilities, { drop: ['ALL'], add: ['DAC_OVERRIDE'] });
+  // Reading needs no root: the game's uid owns the world (PodSecurity restricted fits).
+  assert.deepEqual(c.securityContext!.capabilities, { drop: ['ALL'] });
   assert.equal(c.securityContext!.readOnlyRootFilesystem, true);
   assert.equal(c.securityContext!.allowPrivilegeEscalation, false);
-  assert.deepEqual(pod.securityContext, { runAsNonRoot: false, runAsUser: 0, runAsGroup: 0 });
+  assert.deepEqual(pod.securityContext, { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } });
   assert.equal(pod.nodeSelector, undefined);
+});
+
+test('list, browse and export Jobs run as the game uid with no capability; writing Jobs as root with only theirs', () => {
+  const nonRoot = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } };
+  const jobs = {
+    list: renderFilesJob({ ...base, op: 'list' }),
+    browse: renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
+    export: renderExportJob({ ...base, command: exportCommand(base.command), exportId: '0123456789abcdef', path: 'a', dir: true, tokenSha256: 'a'.repeat(64), idleSeconds: 60 }),
+  };
+  for (const [what, job] of Object.entries(jobs)) {
+    assert.deepEqual(job.spec!.template.spec!.securityContext, nonRoot, what);
+    assert.deepEqual(job.spec!.template.spec!.containers[0]!.securityContext!.capabilities, { drop: ['ALL'] }, what);
+  }
+  // A configured uid is kept for them too.
+  assert.equal(renderFilesJob({ ...base, op: 'list', runAsUser: 1001, runAsGroup: 1002 }).spec!.template.spec!.securityContext!.runAsUser, 1001);
+  for (const op of ['write', 'mkdir', 'delete', 'rename', 'unzip', 'zip'] as const) {
+    const pod = renderFilesJob({ ...base, op, content: op === 'write' ? Buffer.from('x') : undefined }).spec!.template.spec!;
+    assert.deepEqual(pod.securityContext, { runAsNonRoot: false, runAsUser: 0, runAsGroup: 0, seccompProfile: { type: 'RuntimeDefault' } }, op);
+    assert.ok(pod.containers[0]!.securityContext!.capabilities!.add!.includes('DAC_OVERRIDE'), op);
+  }
 });
 
 test('write: RW mount, CHOWN, digest args and content parts in env, never in args', () => {

@@ -182,7 +182,8 @@ export function renderFilesJob(p: JobParams): V1Job {
     env: env(p, op),
     requests: { cpu, memory },
     limits: { cpu, memory },
-    capabilities: needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : ['DAC_OVERRIDE'],
+    // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.
+    capabilities: !rw ? [] : needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : ['DAC_OVERRIDE'],
   });
 }
 
@@ -224,10 +225,32 @@ export type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPv
 
 const SCRATCH_VOLUME = 'scratch';
 
-/** One file Job: one `files` container over the world claim, no API token, root with only the capabilities given. */
-export function jobOf(p: JobBase, shape: JobShape): V1Job {
+/** The game's uid and gid: the world's files belong to them. */
+export const GAME_UID = 1000;
+
+/**
+ * The Pod's security context. A Job that needs capabilities (one that writes the world: it must
+ * replace files whatever their mode and give new ones back to the game's uid) runs as root with
+ * only those, as Felis's do. A Job that needs none (list, read, browse, export: reading files the
+ * game's uid owns) runs as that uid instead, non-root, so it fits PodSecurity `restricted`.
+ * Every Pod gets the runtime's default seccomp profile.
+ */
+function podSecurityOf(p: JobBase, capabilities: string[]): Record<string, unknown> {
+  const seccompProfile = { type: 'RuntimeDefault' };
+  if (capabilities.length === 0) {
+    const uid = (p.runAsUser ?? 0) > 0 ? p.runAsUser! : GAME_UID;
+    const gid = (p.runAsGroup ?? 0) > 0 ? p.runAsGroup! : GAME_UID;
+    return { runAsNonRoot: true, runAsUser: uid, runAsGroup: gid, ...((p.fsGroup ?? 0) > 0 ? { fsGroup: p.fsGroup } : {}), seccompProfile };
+  }
   const podSecurity: Record<string, unknown> = { runAsNonRoot: false, runAsUser: p.runAsUser ?? 0, runAsGroup: p.runAsGroup ?? 0 };
   if ((p.fsGroup ?? 0) > 0) podSecurity.fsGroup = p.fsGroup;
+  podSecurity.seccompProfile = seccompProfile;
+  return podSecurity;
+}
+
+/** One file Job: one `files` container over the world claim, no API token; root with only the capabilities given, or the game's uid with none. */
+export function jobOf(p: JobBase, shape: JobShape): V1Job {
+  const podSecurity = podSecurityOf(p, shape.capabilities);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -270,7 +293,7 @@ export function jobOf(p: JobBase, shape: JobShape): V1Job {
                 privileged: false,
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'], add: shape.capabilities },
+                capabilities: shape.capabilities.length > 0 ? { drop: ['ALL'], add: shape.capabilities } : { drop: ['ALL'] },
               },
             },
           ],
@@ -325,6 +348,6 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
     requests: { ...BROWSE_REQUESTS },
     limits: { cpu, memory },
-    capabilities: ['DAC_OVERRIDE'],
+    capabilities: [],
   });
 }
