@@ -117,7 +117,7 @@ log "control plane binaries: $BIN"
 T_UP=$(date +%s)
 FELIS_K8S_BIN="$BIN" bash "$PLANE/up.sh" "$WORK/plane" >/dev/null || { log "ERROR: up.sh failed"; exit 1; }
 ENV_FILE="$WORK/plane/env"
-"$NODE" test/cluster-tier/apply.ts "$ENV_FILE" knative/crd.yaml "${FELIS_TEST_RBAC:-knative/rbac.yaml}" test/cluster-tier/fixtures.yaml || { log "ERROR: applying manifests failed"; exit 1; }
+"$NODE" test/cluster-tier/apply.ts "$ENV_FILE" knative/components/crd/crd.yaml "${FELIS_TEST_RBAC:-knative/rbac.yaml}" test/cluster-tier/fixtures.yaml || { log "ERROR: applying manifests failed"; exit 1; }
 log "control plane up and manifests applied in $(( $(date +%s) - T_UP )) s"
 "$NODE" scripts/build.ts >&2 || { log "ERROR: build failed"; exit 1; }
 

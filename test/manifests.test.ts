@@ -1,23 +1,27 @@
 /**
- * knative/ as `kubectl apply -k knative/` would send it: every object validates against the real
- * Kubernetes and Knative OpenAPI schemas (the kubernetes-models packages), and the deployment
- * holds together: a Service per function that scales to zero, is reachable only in the cluster,
- * runs as its own ServiceAccount, reads its token from a mounted Secret, and is given the same
- * image and namespace for its Jobs as kustomization.yaml sets for everything.
+ * knative/ as `kubectl apply -k knative/` sends it, rendered by kustomize itself (kubectl
+ * kustomize; test/support/kustomize.ts) for the default, for every component alone and all
+ * together, and for a second namespace: every object validates against the real Kubernetes and
+ * Knative OpenAPI schemas (the kubernetes-models packages), and the deployment holds together: a
+ * Service per function that scales to zero, is reachable only in the cluster, runs as its own
+ * ServiceAccount, reads its token from a mounted Secret, is given the same image and namespace
+ * for its Jobs as kustomization.yaml and namespace.yaml set for everything, and whose bindings
+ * and cluster-scoped names follow the namespace.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { ROUTE_PERMISSIONS } from '../lib/auth/actions.ts';
+import { authConfigFromEnv } from '../lib/auth/config.ts';
+import { SERVER_TIMEOUTS } from '../lib/http/host.ts';
 import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../lib/job-spec/upload-job.ts';
-import { assemble, byKind, getPath, type Obj } from './support/kustomize.ts';
+import { byKind, getPath, render, type Obj } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
 
@@ -61,11 +65,30 @@ async function validate(o: Obj): Promise<void> {
 }
 
 const knativeServices = (objs: Obj[]) => objs.filter((o) => o.apiVersion === 'serving.knative.dev/v1' && o.kind === 'Service');
+/** Knative Services are named felis-world-<function>, apart from Felis's own Services in the namespace. */
+const serviceName = (fn: string) => `felis-world-${fn}`;
+/** The components of knative/components/. */
+const COMPONENTS = ['eventing', 'kubernetes-auth', 'admission-policy', 'crd'];
+const CLUSTER_SCOPED = new Set(['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+/** The functions' settings: the one ConfigMap, whose name carries the hash of its contents. */
+const configOf = (objs: Obj[]) => {
+  const maps = objs.filter((o) => o.kind === 'ConfigMap' && /^felis-world-[a-z0-9]{10}$/.test(o.metadata.name));
+  assert.equal(maps.length, 1, maps.map((m) => m.metadata.name).join());
+  return maps[0]!;
+};
+
+// Rendered once each (kustomize takes about a second per render on the shared machine).
+const DEFAULT = render(DIR);
+const ALL = render(DIR, { components: COMPONENTS });
+const OTHER_NS = 'games-two';
+const ALL_OTHER = render(DIR, { components: COMPONENTS, namespace: OTHER_NS });
+const NONE = render(DIR, { components: [] });
+const EACH = new Map(COMPONENTS.map((c) => [c, render(DIR, { components: [c] })]));
 
 describe('knative/ manifests', () => {
-  const objs = assemble(DIR);
-  const services = new Map(knativeServices(objs).map((s) => [s.metadata.name, s]));
-  const config = byKind(objs, 'ConfigMap').get('felis-world')!;
+  const objs = ALL;
+  const services = new Map(knativeServices(objs).map((s) => [s.metadata.name.replace(/^felis-world-/, ''), s]));
+  const config = configOf(objs);
 
   test('every assembled object validates against its Kubernetes or Knative schema', async () => {
     assert.ok(objs.length > 0);
@@ -83,14 +106,34 @@ describe('knative/ manifests', () => {
     await assert.rejects(validate(role), /verbs must be array/);
   });
 
-  test('the namespace is set once: every namespaced object and binding subject is in it, and the functions are told it', () => {
-    const clusterScoped = new Set(['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding']);
-    for (const o of objs) {
-      if (clusterScoped.has(o.kind)) assert.equal(o.metadata.namespace, undefined);
-      else assert.equal(o.metadata.namespace, 'minecraft', `${o.kind} ${o.metadata.name}`);
-      if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') for (const s of o.subjects) assert.equal(s.namespace, 'minecraft');
+  test('the namespace is set once (namespace.yaml): every namespaced object, every binding subject and every name that must carry it follows it', () => {
+    const clusterNames = new Map<string, Set<string>>();
+    for (const [ns, rendered] of [['minecraft', ALL], [OTHER_NS, ALL_OTHER]] as const) {
+      const names = new Set<string>();
+      for (const o of rendered) {
+        const what = `${ns}: ${o.kind} ${o.metadata.name}`;
+        if (CLUSTER_SCOPED.has(o.kind)) {
+          assert.equal(o.metadata.namespace, undefined, what);
+          names.add(`${o.kind}/${o.metadata.name}`);
+          // Ours are named after the namespace, so two installs never share one (the CRD is Felis's, shared by design).
+          if (o.kind !== 'CustomResourceDefinition') assert.ok(o.metadata.name.startsWith(`${ns}.felis-world-`), what);
+        } else assert.equal(o.metadata.namespace, ns, what);
+        if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') {
+          for (const sub of o.subjects) assert.equal(sub.namespace, ns, `${what}: subject ${sub.name}`);
+        }
+      }
+      clusterNames.set(ns, names);
+      const cfg = configOf(rendered);
+      assert.equal(cfg.data.FELIS_NAMESPACE, ns);
+      assert.equal(configFromEnv(cfg.data).namespace, ns);
+      const binding = byKind(rendered, 'ValidatingAdmissionPolicyBinding').values().next().value!;
+      assert.equal(binding.spec.paramRef.namespace, ns);
+      assert.deepEqual(binding.spec.matchResources.namespaceSelector.matchLabels, { 'kubernetes.io/metadata.name': ns });
+      assert.equal(binding.spec.policyName, byKind(rendered, 'ValidatingAdmissionPolicy').keys().next().value);
+      assert.equal(byKind(rendered, 'Broker').get('felis-world')!.spec.config.namespace, ns);
     }
-    assert.equal(config.data.FELIS_NAMESPACE, 'minecraft');
+    const shared = [...clusterNames.get('minecraft')!].filter((n) => clusterNames.get(OTHER_NS)!.has(n));
+    assert.deepEqual(shared, ['CustomResourceDefinition/minecraftservers.felis.lolicon.best']);
   });
 
   test('the image is set once: every function and the file Jobs run the image kustomization.yaml names', () => {
@@ -106,9 +149,39 @@ describe('knative/ manifests', () => {
     assert.deepEqual(cfg.editor?.command, ['/usr/local/bin/felis', 'files']);
   });
 
-  test('a Knative Service per function: scale to zero, cluster-local, /healthz probes, its own bundle', () => {
+  test('an image pinned by digest reaches the Jobs digest and all', () => {
+    const digest = 'sha256:' + 'ab'.repeat(32);
+    const pinned = render(DIR, { components: [], image: { newName: 'registry.example.com/felis-world', digest } });
+    const images = new Set(knativeServices(pinned).map((s) => s.spec.template.spec.containers[0].image));
+    assert.deepEqual([...images], [`registry.example.com/felis-world@${digest}`]);
+    assert.equal(configFromEnv(configOf(pinned).data).editor?.image, `registry.example.com/felis-world@${digest}`);
+  });
+
+  test('changing a setting makes a new ConfigMap name, and every Service refers to it (so each gets a new revision)', () => {
+    const changed = render(DIR, { components: [], config: { LOG_LEVEL: 'debug' } });
+    const before = configOf(NONE).metadata.name;
+    const after = configOf(changed).metadata.name;
+    assert.notEqual(after, before);
+    for (const [rendered, name] of [[NONE, before], [changed, after]] as const) {
+      for (const s of knativeServices(rendered)) assert.equal(s.spec.template.spec.containers[0].envFrom[0].configMapRef.name, name, s.metadata.name);
+    }
+  });
+
+  test('FELIS_DOWNLOAD_BASE_URL is a setting of the ConfigMap, and files-download reads it from there', () => {
+    assert.ok(Object.hasOwn(config.data, 'FELIS_DOWNLOAD_BASE_URL'));
+    const dl = services.get('files-download')!.spec.template.spec.containers[0];
+    assert.equal(dl.envFrom[0].configMapRef.name, config.metadata.name);
+    const own = Object.fromEntries(dl.env.filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]));
+    assert.equal(own.FELIS_DOWNLOAD_BASE_URL, undefined, 'not overridden per Service');
+    const set = render(DIR, { components: [], config: { FELIS_DOWNLOAD_BASE_URL: 'https://felis.example.com' } });
+    const env = { ...configOf(set).data, ...own };
+    assert.equal(configFromEnv(env).downloads?.baseUrl, 'https://felis.example.com');
+  });
+
+  test('a Knative Service per function, named felis-world-<function>: scale to zero, cluster-local, /healthz probes, its own bundle', () => {
     assert.deepEqual([...services.keys()].sort(), Object.keys(FUNCTIONS).sort());
     for (const [fn, s] of services) {
+      assert.equal(s.metadata.name, serviceName(fn));
       assert.equal(s.metadata.labels?.['networking.knative.dev/visibility'], 'cluster-local', fn);
       const a = s.spec.template.metadata.annotations;
       assert.equal(a['autoscaling.knative.dev/min-scale'], '0', fn);
@@ -136,6 +209,24 @@ describe('knative/ manifests', () => {
     for (const fn of FILE_FUNCTIONS) assert.ok(services.get(fn)!.spec.template.spec.timeoutSeconds > waitS, fn);
   });
 
+  test('a request lasts as long as its Service allows: no Knative or Node limit cuts it sooner', () => {
+    // Knative's default answer-start limit is 300 s; an upload answers only after its body is in.
+    const KNATIVE_RESPONSE_START_DEFAULT = 300;
+    let longest = 0;
+    for (const [fn, s] of services) {
+      const spec = s.spec.template.spec;
+      longest = Math.max(longest, spec.timeoutSeconds);
+      if (spec.timeoutSeconds <= KNATIVE_RESPONSE_START_DEFAULT) continue;
+      assert.ok(spec.responseStartTimeoutSeconds > 0 && spec.responseStartTimeoutSeconds <= spec.timeoutSeconds, `${fn}: responseStartTimeoutSeconds`);
+      assert.equal(spec.idleTimeoutSeconds, spec.timeoutSeconds, `${fn}: a paused stream is not cut before the request's end`);
+      if (fn === 'files-upload' || fn === 'files-uploads') assert.equal(spec.responseStartTimeoutSeconds, spec.timeoutSeconds, fn);
+    }
+    assert.deepEqual([...services].filter(([, s]) => s.spec.template.spec.timeoutSeconds > 300).map(([fn]) => fn).sort(), ['files-download', 'files-upload', 'files-uploads']);
+    // The functions' own server: no whole-request limit below the longest Service's, keep-alive above queue-proxy's 90 s.
+    assert.ok(SERVER_TIMEOUTS.requestMs === 0 || SERVER_TIMEOUTS.requestMs >= longest * 1000);
+    assert.ok(SERVER_TIMEOUTS.keepAliveMs > 90_000);
+  });
+
   test('the background functions never wait for a Job: a short timeout, and each is a file function', () => {
     for (const fn of BACKGROUND_FUNCTIONS) {
       assert.ok(services.has(fn), fn);
@@ -157,7 +248,7 @@ describe('knative/ manifests', () => {
       assert.ok(vol?.secret?.secretName, `${fn}: the mount is a Secret`);
       const item = vol.secret.items.find((i: { path: string }) => `${mount.mountPath}/${i.path}` === file);
       assert.ok(item, `${fn}: the Secret key lands at ${file}`);
-      assert.equal(c.envFrom[0].configMapRef.name, 'felis-world', fn);
+      assert.equal(c.envFrom[0].configMapRef.name, config.metadata.name, fn);
     }
   });
 
@@ -173,15 +264,18 @@ describe('knative/ manifests', () => {
     }
   });
 
-  test('each function may review tokens and access, and nothing more cluster-wide: one system:auth-delegator binding per function', () => {
-    const crbs = [...byKind(objs, 'ClusterRoleBinding').values()];
-    assert.equal(byKind(objs, 'ClusterRole').size, 0, 'no ClusterRole of our own');
+  test('system:auth-delegator is bound only with the kubernetes-auth component: one binding per function, and nothing else cluster-wide', () => {
+    assert.equal(byKind(DEFAULT, 'ClusterRoleBinding').size, 0, 'token mode (the default) binds nothing cluster-wide');
+    for (const [c, rendered] of EACH) if (c !== 'kubernetes-auth') assert.equal(byKind(rendered, 'ClusterRoleBinding').size, 0, c);
+    const withAuth = EACH.get('kubernetes-auth')!;
+    const crbs = [...byKind(withAuth, 'ClusterRoleBinding').values()];
+    assert.equal(byKind(withAuth, 'ClusterRole').size, 0, 'no ClusterRole of our own');
     for (const b of crbs) {
       assert.deepEqual(b.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' }, b.metadata.name);
       assert.equal(b.subjects.length, 1, b.metadata.name);
     }
     const bound = crbs.map((b) => b.subjects[0].name).sort();
-    assert.deepEqual(bound, [...services.values()].map((s) => s.spec.template.spec.serviceAccountName).sort());
+    assert.deepEqual(bound, knativeServices(withAuth).map((s) => s.spec.template.spec.serviceAccountName).sort());
   });
 
   test("the file Jobs' Pods run as a ServiceAccount that gets no API token", () => {
@@ -202,17 +296,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual([...roleGrants()].sort(), [...union].sort());
   });
 
-  test('the test assembly refuses a kustomization feature it does not implement, rather than skip it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'felis-kust-'));
-    try {
-      writeFileSync(join(dir, 'kustomization.yaml'), 'resources: []\npatches:\n  - path: p.yaml\n');
-      assert.throws(() => assemble(dir), /not supported by the test assembly: patches/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  test('settling needs no caller: backup Job changes and a minute tick reach the settle function', () => {
+  test('settling needs no caller: backup Job changes and a 10-minute tick reach the settle function', () => {
     const sources = objs.filter((o) => o.apiVersion === 'sources.knative.dev/v1');
     const api = sources.find((o) => o.kind === 'ApiServerSource')!;
     assert.equal(api.spec.mode, 'Resource');
@@ -221,7 +305,7 @@ describe('knative/ manifests', () => {
     const watcher = byKind(objs, 'Role').get(api.spec.serviceAccountName)!;
     assert.deepEqual(watcher.rules, [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }]);
     const ping = sources.find((o) => o.kind === 'PingSource')!;
-    assert.equal(ping.spec.schedule, '* * * * *');
+    assert.equal(ping.spec.schedule, '*/10 * * * *');
     const broker = byKind(objs, 'Broker').values().next().value!;
     for (const s of [api, ping]) assert.deepEqual(s.spec.sink.ref, { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: broker.metadata.name });
     const triggers = [...byKind(objs, 'Trigger').values()];
@@ -229,9 +313,68 @@ describe('knative/ manifests', () => {
     assert.deepEqual(types, ['dev.knative.apiserver.resource.update', 'dev.knative.sources.ping']);
     for (const t of triggers) {
       assert.equal(t.spec.broker, broker.metadata.name);
-      assert.equal(t.spec.subscriber.ref.name, 'settle');
-      assert.ok(services.has(t.spec.subscriber.ref.name));
+      assert.equal(t.spec.subscriber.ref.name, serviceName('settle'));
+      assert.ok(t.metadata.name.startsWith('felis-world-'), t.metadata.name);
+      // Eventing names the Trigger's OIDC identity <trigger>-oidc-eventing.knative.dev-trigger; within 63 it is not hashed.
+      assert.ok(`${t.metadata.name}-oidc-eventing.knative.dev-trigger`.length <= 63, t.metadata.name);
     }
+  });
+
+  test("settle scales to zero between ticks: the tick is further apart than Knative's window plus the retention", () => {
+    const ping = objs.find((o) => o.kind === 'PingSource')!;
+    const every = /^\*\/(\d+) \* \* \* \*$/.exec(ping.spec.schedule);
+    assert.ok(every, ping.spec.schedule);
+    const tickS = Number(every[1]) * 60;
+    const a = services.get('settle')!.spec.template.metadata.annotations;
+    const retentionS = Number(/^(\d+)m$/.exec(a['autoscaling.knative.dev/scale-to-zero-pod-retention-period'])![1]) * 60;
+    // Knative's stable window (60 s) and scale-to-zero grace (30 s) by default, then the retention.
+    assert.ok(tickS > 60 + 30 + retentionS + 60, `a tick every ${tickS} s leaves settle at zero for a while`);
+  });
+
+  test("events carry a token: every Trigger's audience is exactly the one the settle function verifies", () => {
+    const settle = services.get('settle')!.spec.template.spec.containers[0];
+    const own = Object.fromEntries(settle.env.filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]));
+    const verified = authConfigFromEnv({ ...config.data, ...own, FELIS_AUTH_MODE: 'kubernetes' }).eventAudience;
+    assert.notEqual(verified, authConfigFromEnv({ ...config.data }).audience, 'not the callers\' audience');
+    const triggers = [...byKind(objs, 'Trigger').values()];
+    assert.equal(triggers.length, 2);
+    for (const t of triggers) assert.equal(t.spec.subscriber.audience, verified, t.metadata.name);
+    // The example binding names the Triggers' OIDC identities as Eventing makes them.
+    const example = (loadAll(readFileSync(join(DIR, 'examples', 'settle-events.yaml'), 'utf8')) as Obj[]).find((o) => o.kind === 'ClusterRoleBinding')!;
+    assert.deepEqual(example.subjects.map((x: { name: string }) => x.name).sort(), triggers.map((t) => `${t.metadata.name}-oidc-eventing.knative.dev-trigger`).sort());
+  });
+
+  test("Eventing is optional: without its component nothing needs Eventing's kinds; the Broker's channel is named", () => {
+    for (const rendered of [NONE, ...[...EACH].filter(([c]) => c !== 'eventing').map(([, r]) => r)]) {
+      assert.deepEqual(rendered.filter((o) => o.apiVersion.includes('eventing.knative.dev') || o.apiVersion.startsWith('sources.knative.dev')).map((o) => o.kind), []);
+    }
+    const broker = byKind(objs, 'Broker').get('felis-world')!;
+    assert.equal(broker.metadata.annotations!['eventing.knative.dev/broker.class'], 'MTChannelBasedBroker');
+    const channel = byKind(objs, 'ConfigMap').get(broker.spec.config.name)!;
+    assert.ok(channel, broker.spec.config.name);
+    assert.match(channel.data['channel-template-spec'], /kind: InMemoryChannel/);
+  });
+
+  test('the MinecraftServer CRD is only in its component: the default install leaves Felis\'s CRD alone', () => {
+    for (const rendered of [DEFAULT, NONE]) assert.equal(byKind(rendered, 'CustomResourceDefinition').size, 0);
+    const crd = byKind(EACH.get('crd')!, 'CustomResourceDefinition').get('minecraftservers.felis.lolicon.best');
+    assert.equal(getPath(crd, 'spec.names.kind'), 'MinecraftServer');
+  });
+
+  test('the default install is the base plus Eventing; each component adds only its own kinds', () => {
+    const kinds = (r: Obj[]) => new Set(r.map((o) => `${o.kind}/${o.metadata.name}`));
+    const base = kinds(NONE);
+    const added = (c: string) => [...kinds(EACH.get(c)!)].filter((k) => !base.has(k)).map((k) => k.split('/')[0]);
+    assert.deepEqual([...kinds(DEFAULT)].sort(), [...kinds(EACH.get('eventing')!)].sort());
+    assert.deepEqual(new Set(added('kubernetes-auth')), new Set(['ClusterRoleBinding']));
+    assert.deepEqual(new Set(added('admission-policy')), new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']));
+    assert.deepEqual(new Set(added('crd')), new Set(['CustomResourceDefinition']));
+    assert.deepEqual(new Set(added('eventing')), new Set(['ConfigMap', 'Broker', 'ServiceAccount', 'Role', 'RoleBinding', 'ApiServerSource', 'PingSource', 'Trigger']));
+    // The admission policy's parameter holds exactly the functions' settings.
+    const pol = EACH.get('admission-policy')!;
+    const param = byKind(pol, 'ConfigMap').get(byKind(pol, 'ValidatingAdmissionPolicyBinding').values().next().value!.spec.paramRef.name)!;
+    assert.deepEqual(param.data, configOf(pol).data);
+    assert.deepEqual(byKind(ALL_OTHER, 'ConfigMap').get(param.metadata.name)!.data, configOf(ALL_OTHER).data);
   });
 
   test('the example Roles validate, grant only permissions the route table uses, and the viewer changes nothing', async () => {
@@ -240,7 +383,7 @@ describe('knative/ manifests', () => {
       if (p.kind === 'server') used.add(`${p.verb} minecraftservers/${p.subresource}`);
       if (p.kind === 'nonresource') used.add(`${p.verb} ${p.path}`);
     }
-    const examples = ['roles.yaml', 'one-server.yaml', 'settle-events.yaml'].flatMap((f) => loadAll(readFileSync(join(DIR, 'examples', f), 'utf8')) as Obj[]);
+    const examples = ['roles.yaml', 'one-server.yaml', 'settle-events.yaml', 'default-deny.yaml'].flatMap((f) => loadAll(readFileSync(join(DIR, 'examples', f), 'utf8')) as Obj[]);
     const roles = new Map(examples.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role').map((o) => [o.metadata.name, o]));
     for (const o of examples) await assert.doesNotReject(validate(o), `${o.kind} ${o.metadata.name}`);
     const grants = (name: string) => {
@@ -288,7 +431,7 @@ describe('knative/ manifests', () => {
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
     const policies = byKind(objs, 'NetworkPolicy');
-    assert.deepEqual([...policies.keys()].sort(), ['felis-world-export-jobs', 'felis-world-file-jobs']);
+    assert.deepEqual([...policies.keys()].sort(), ['felis-world-export-jobs', 'felis-world-export-jobs-egress', 'felis-world-file-jobs', 'felis-world-file-jobs-egress', 'felis-world-receiver-jobs-egress']);
     const np = policies.get('felis-world-export-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -330,8 +473,41 @@ describe('knative/ manifests', () => {
     }
   });
 
-  test('the MinecraftServer CRD is in, for dev clusters', () => {
-    const crd = byKind(objs, 'CustomResourceDefinition').get('minecraftservers.felis.lolicon.best');
-    assert.equal(getPath(crd, 'spec.names.kind'), 'MinecraftServer');
+  test("felis-world's Job Pods may connect nowhere; Felis's own upload and export Jobs (which call out) are not caught", () => {
+    const egress = [...byKind(objs, 'NetworkPolicy').values()].filter((p) => p.spec.policyTypes.includes('Egress'));
+    for (const p of egress) {
+      assert.deepEqual(p.spec.policyTypes, ['Egress'], p.metadata.name);
+      assert.deepEqual(p.spec.egress, [], `${p.metadata.name}: no egress at all (not even DNS: no Job mode calls out)`);
+    }
+    const caught = (labels: Record<string, string>) => egress.some((p) => selects(p.spec.podSelector, labels));
+    const settings = configFromEnv(config.data).editor!;
+    const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
+    const ours = [
+      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
+      renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true }),
+      renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
+      renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
+      renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 10, lifetimeSeconds: 540 }),
+      renderExportJob({ ...settings, command: exportCommand(settings.command), server: 'survival', exportId: '0123456789abcdef', worldPvc: 'w', path: 'a', dir: true, tokenSha256: 'a'.repeat(64), idleSeconds: 60 }),
+    ];
+    for (const job of ours) assert.ok(caught(job.spec!.template.metadata!.labels!), job.metadata!.name);
+    // Felis's upload Job pulls from a source URL; Felis's export Job pushes to a target URL.
+    const felisUpload = renderFilesJob({ ...base, op: 'upload', path: 'a', sourceUrl: 'http://felis-api/x', uploadToken: 't', size: 1, sha256: 'a'.repeat(64) });
+    assert.equal(caught(felisUpload.spec!.template.metadata!.labels!), false);
+    assert.equal(caught({ 'app.kubernetes.io/managed-by': 'felis-export', 'app.kubernetes.io/component': 'world-export', 'felis.lolicon.best/server': 'survival', 'felis.lolicon.best/export-mode': 'files' }), false);
+  });
+
+  test('the default-deny example allows what Knative needs to reach the functions, and the functions what they call', () => {
+    const recipe = loadAll(readFileSync(join(DIR, 'examples', 'default-deny.yaml'), 'utf8')) as Obj[];
+    const deny = recipe.find((o) => o.metadata.name === 'felis-world-default-deny')!;
+    assert.deepEqual(deny.spec, { podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    const fnLabels = services.get('files-read')!.spec.template.metadata.labels;
+    const forFunctions = recipe.filter((p) => p !== deny && selects(p.spec.podSelector, fnLabels));
+    const inPorts = forFunctions.flatMap((p) => (p.spec.ingress ?? []).flatMap((r: Obj) => r.ports.map((x: { port: number }) => x.port)));
+    assert.deepEqual([...new Set(inPorts)].sort(), [8012, 9090], 'queue-proxy from the activator and gateway; metrics for the autoscaler');
+    const outPorts = new Set(forFunctions.flatMap((p) => (p.spec.egress ?? []).flatMap((r: Obj) => r.ports.map((x: { port: number }) => x.port))));
+    for (const port of [443, 6443, 8420, 53]) assert.ok(outPorts.has(port), `functions may reach port ${port}`);
+    const adapter = recipe.find((p) => selects(p.spec.podSelector, { 'eventing.knative.dev/source': 'apiserver-source-controller' }));
+    assert.ok(adapter, "the ApiServerSource adapter's egress");
   });
 });

@@ -215,7 +215,7 @@ export function compareGrants(used: Iterable<string>, granted: Set<string>): { m
 
 /** The ServiceAccount each function's Knative Service runs as. */
 function serviceAccountOf(objs: Obj[], fn: string): string {
-  const svc = objs.find((o) => o.kind === 'Service' && o.apiVersion === 'serving.knative.dev/v1' && o.metadata.name === fn);
+  const svc = objs.find((o) => o.kind === 'Service' && o.apiVersion === 'serving.knative.dev/v1' && o.metadata.name === `felis-world-${fn}`);
   assert.ok(svc, `Knative Service ${fn}`);
   const sa = svc.spec.template.spec.serviceAccountName as string;
   assert.ok(sa, `${fn} names its serviceAccountName`);
@@ -223,7 +223,8 @@ function serviceAccountOf(objs: Obj[], fn: string): string {
 }
 
 describe('per-function RBAC: each Role grants exactly what its function calls', () => {
-  const objs = assemble(join(ROOT, 'knative'));
+  // Both auth modes run here, so with the kubernetes-auth component's bindings.
+  const objs = assemble(join(ROOT, 'knative'), { components: ['kubernetes-auth'] });
   let dir: string;
   let cluster: ClusterHarness;
   let template: string;

@@ -1,6 +1,6 @@
 /**
  * Custom resources (the CRD strategy of apiextensions-apiserver), with a status subresource and the
- * `type` and `enum` checks of the CRD's structural schema (`knative/crd.yaml`):
+ * `type` and `enum` checks of the CRD's structural schema (`knative/components/crd/crd.yaml`):
  * `felis.lolicon.best/v1alpha1` `minecraftservers`.
  *
  * @module
@@ -126,5 +126,5 @@ export const minecraftServers = customResource({
   version: 'v1alpha1',
   resource: 'minecraftservers',
   kind: 'MinecraftServer',
-  schema: schemaFromCrd(join(import.meta.dirname, '..', '..', 'knative', 'crd.yaml'), 'felis.lolicon.best', 'minecraftservers', 'v1alpha1'),
+  schema: schemaFromCrd(join(import.meta.dirname, '..', '..', 'knative', 'components', 'crd', 'crd.yaml'), 'felis.lolicon.best', 'minecraftservers', 'v1alpha1'),
 });

@@ -2,7 +2,7 @@
  * Applies manifests to the cluster tier's control plane with the admin token (create, or replace
  * when present), waiting for a CRD to be Established and served.
  *
- *   node test/cluster-tier/apply.ts <workdir>/env knative/crd.yaml knative/rbac.yaml …
+ *   node test/cluster-tier/apply.ts <workdir>/env knative/components/crd/crd.yaml knative/rbac.yaml …
  */
 import { readFileSync } from 'node:fs';
 import { AdminClient, applyManifest, readControlPlaneEnv } from '../../cluster/real/admin.ts';

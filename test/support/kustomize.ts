@@ -1,12 +1,18 @@
 /**
- * The part of `kustomize build` that knative/kustomization.yaml uses, so the tests check the objects
- * `kubectl apply -k knative/` would send: `resources` (files), `namespace`, `images` and
- * `replacements` (a source field copied into target fields). Anything else in the kustomization
- * is refused, so a new feature cannot slip past the checks unassembled.
+ * knative/ as `kubectl apply -k knative/` sends it: rendered by kustomize itself (`kubectl
+ * kustomize`), not by an emulation, so the tests check what a cluster would receive. Options edit
+ * a copy of the tree the way an operator edits the real one: the namespace in namespace.yaml,
+ * the components list and the `images` entry in kustomization.yaml.
+ *
+ * Needs kubectl with kustomize v5 or later on PATH (or `KUBECTL=/path/to/kubectl`). Debian's
+ * `kubernetes-client` package is 1.20, whose kustomize (v2) has no components, replacements or
+ * transformer options; it cannot render knative/.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, loadAll } from 'js-yaml';
+import { dump, load, loadAll } from 'js-yaml';
 
 export type Obj = {
   apiVersion: string;
@@ -15,100 +21,90 @@ export type Obj = {
   [k: string]: any;
 };
 
-interface Kustomization {
-  apiVersion?: string;
-  kind?: string;
+export interface RenderOptions {
+  /** The namespace to install into (namespace.yaml); default: as written there (minecraft). */
   namespace?: string;
-  resources?: string[];
-  images?: { name: string; newName?: string; newTag?: string }[];
-  replacements?: {
-    source: { kind: string; name: string; fieldPath: string };
-    targets: { select: { kind: string; name?: string }; fieldPaths: string[] }[];
-  }[];
+  /** The components to include, by folder under components/; default: as kustomization.yaml lists them. */
+  components?: string[];
+  /** Replaces the kustomization's `images` entry. */
+  image?: { newName?: string; newTag?: string; digest?: string };
+  /** Settings to change in config.env (each must already be there). */
+  config?: Record<string, string>;
 }
 
-const KNOWN = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'images', 'replacements']);
-/** Kinds the namespace transformer leaves alone. */
-const CLUSTER_SCOPED = new Set(['CustomResourceDefinition', 'Namespace', 'ClusterRole', 'ClusterRoleBinding']);
-
-export function assemble(dir: string): Obj[] {
-  const k = load(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
-  for (const key of Object.keys(k)) if (!KNOWN.has(key)) throw new Error(`kustomization field not supported by the test assembly: ${key}`);
-  const objs: Obj[] = [];
-  for (const r of k.resources ?? []) {
-    for (const doc of loadAll(readFileSync(join(dir, r), 'utf8'))) if (doc) objs.push(doc as Obj);
+/** The kubectl binary, checked once to carry kustomize v5 or later. */
+let checked: string | undefined;
+export function kubectl(): string {
+  if (checked) return checked;
+  const bin = process.env.KUBECTL || 'kubectl';
+  let out: string;
+  try {
+    out = execFileSync(bin, ['version', '--client', '--output=json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    throw new Error(`the manifest tests render knative/ with kubectl's kustomize; ${bin} did not run (${(err as Error).message}). Install kubectl >= 1.27 (kustomize v5) on PATH or set KUBECTL`);
   }
-  if (k.namespace) setNamespace(objs, k.namespace);
-  for (const img of k.images ?? []) setImage(objs, img);
-  for (const rep of k.replacements ?? []) {
-    const src = objs.filter((o) => o.kind === rep.source.kind && o.metadata.name === rep.source.name);
-    if (src.length !== 1) throw new Error(`replacement source ${rep.source.kind}/${rep.source.name}: ${src.length} matches`);
-    const value = getPath(src[0]!, rep.source.fieldPath);
-    if (value === undefined) throw new Error(`replacement source ${rep.source.kind}/${rep.source.name} has no ${rep.source.fieldPath}`);
-    for (const t of rep.targets) {
-      const hits = objs.filter((o) => o.kind === t.select.kind && (t.select.name === undefined || o.metadata.name === t.select.name));
-      if (hits.length === 0) throw new Error(`replacement target ${t.select.kind}/${t.select.name ?? '*'} matches nothing`);
-      for (const o of hits) for (const p of t.fieldPaths) setPath(o, p, value);
+  const v = (JSON.parse(out) as { kustomizeVersion?: string }).kustomizeVersion ?? '';
+  const major = Number(/^v?(\d+)\./.exec(v)?.[1] ?? 0);
+  if (major < 5) throw new Error(`${bin} has kustomize ${v || '(none)'}; knative/ needs kustomize v5 or later (kubectl >= 1.27)`);
+  checked = bin;
+  return bin;
+}
+
+/** The objects `kubectl kustomize <dir>` prints, after applying `opts` to a copy of `dir`. */
+export function render(dir: string, opts: RenderOptions = {}): Obj[] {
+  const copy = mkdtempSync(join(tmpdir(), 'felis-kustomize-'));
+  try {
+    cpSync(dir, copy, { recursive: true });
+    if (opts.namespace !== undefined) {
+      const file = join(copy, 'namespace.yaml');
+      const ns = load(readFileSync(file, 'utf8')) as Obj;
+      ns.metadata.namespace = opts.namespace;
+      writeFileSync(file, dump(ns));
     }
-  }
-  return objs;
-}
-
-function setNamespace(objs: Obj[], ns: string): void {
-  for (const o of objs) {
-    if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = ns;
-    // kustomize also moves the ServiceAccount subjects of bindings along with their accounts.
-    if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') {
-      for (const s of o.subjects ?? []) if (s.kind === 'ServiceAccount') s.namespace = ns;
-    }
-  }
-}
-
-/** Every `containers[].image` / `initContainers[].image` whose name (before tag or digest) matches. */
-function setImage(objs: Obj[], img: { name: string; newName?: string; newTag?: string }): void {
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    for (const [key, v] of Object.entries(node)) {
-      if ((key === 'containers' || key === 'initContainers') && Array.isArray(v)) {
-        for (const c of v as { image?: string }[]) {
-          if (typeof c.image !== 'string') continue;
-          const m = /^([^@]*?)(?::([^:/@]+))?(@.*)?$/.exec(c.image)!;
-          if (m[1] !== img.name) continue;
-          c.image = `${img.newName ?? m[1]}${img.newTag ? `:${img.newTag}` : m[2] ? `:${m[2]}` : ''}`;
-        }
+    if (opts.components !== undefined || opts.image !== undefined) {
+      const file = join(copy, 'kustomization.yaml');
+      const k = load(readFileSync(file, 'utf8')) as Record<string, any>;
+      if (opts.components !== undefined) {
+        if (opts.components.length > 0) k.components = opts.components.map((c) => `components/${c}`);
+        else delete k.components;
       }
-      visit(v);
+      if (opts.image !== undefined) k.images = [{ name: 'felis-world', ...opts.image }];
+      writeFileSync(file, dump(k));
     }
-  };
-  visit(objs);
+    if (opts.config !== undefined) {
+      const file = join(copy, 'config.env');
+      let text = readFileSync(file, 'utf8');
+      for (const [k, v] of Object.entries(opts.config)) {
+        const line = new RegExp(`^${k}=.*$`, 'm');
+        if (!line.test(text)) throw new Error(`config.env has no ${k}`);
+        text = text.replace(line, `${k}=${v}`);
+      }
+      writeFileSync(file, text);
+    }
+    const out = execFileSync(kubectl(), ['kustomize', copy], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    return (loadAll(out) as (Obj | null)[]).filter((o): o is Obj => o !== null);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** The rendered objects of `dir` (knative/), as kustomize renders them. */
+export function assemble(dir: string, opts: RenderOptions = {}): Obj[] {
+  return render(dir, opts);
 }
 
 /** Dotted field paths with numeric list indices and `[name=x]` list selectors, as kustomize writes them. */
-function steps(path: string): string[] {
-  return path.split('.').filter(Boolean);
-}
-
-function step(node: any, s: string): any {
-  const sel = /^\[(\w+)=(.*)\]$/.exec(s);
-  if (sel) return Array.isArray(node) ? node.find((x) => x?.[sel[1]!] === sel[2]) : undefined;
-  return node?.[/^\d+$/.test(s) && Array.isArray(node) ? Number(s) : s];
-}
-
 export function getPath(obj: unknown, path: string): unknown {
   let n: any = obj;
-  for (const s of steps(path)) n = step(n, s);
+  for (const s of path.split('.').filter(Boolean)) {
+    const sel = /^\[(\w+)=(.*)\]$/.exec(s);
+    if (sel) n = Array.isArray(n) ? n.find((x) => x?.[sel[1]!] === sel[2]) : undefined;
+    else n = n?.[/^\d+$/.test(s) && Array.isArray(n) ? Number(s) : s];
+  }
   return n;
 }
 
-function setPath(obj: unknown, path: string, value: unknown): void {
-  const ss = steps(path);
-  const parent = ss.slice(0, -1).reduce((n: any, s) => step(n, s), obj);
-  if (parent === undefined || parent === null) throw new Error(`replacement target path ${path} does not exist`);
-  parent[ss[ss.length - 1]!] = value;
-}
-
-/** The assembled objects of knative/ by kind and name. */
+/** The objects of one kind by name. */
 export function byKind(objs: Obj[], kind: string): Map<string, Obj> {
   return new Map(objs.filter((o) => o.kind === kind).map((o) => [o.metadata.name, o]));
 }
