@@ -232,7 +232,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
   let callerToken: string;
 
   /**
-   * The functions' identities as one manifest. The event source's Job watcher (knative/eventing.yaml)
+   * The functions' identities as one manifest. The event source's Job watcher (knative/components/eventing)
    * is Knative's adapter, not a function: its grants are no function's.
    */
   function functionRbac(list: Obj[]): string {
