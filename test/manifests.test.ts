@@ -21,7 +21,7 @@ import { SERVER_TIMEOUTS } from '../lib/http/host.ts';
 import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../lib/job-spec/upload-job.ts';
-import { byKind, getPath, render, type Obj } from './support/kustomize.ts';
+import { byKind, getPath, renderAsync, type Obj } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
 
@@ -77,13 +77,27 @@ const configOf = (objs: Obj[]) => {
   return maps[0]!;
 };
 
-// Rendered once each (kustomize takes about a second per render on the shared machine).
-const DEFAULT = render(DIR);
-const ALL = render(DIR, { components: COMPONENTS });
+// Every render up front, side by side (kustomize takes about a second per render on the shared
+// machine): every combination of components, all of them in a second namespace, the default, and
+// the variants some tests need.
 const OTHER_NS = 'games-two';
-const ALL_OTHER = render(DIR, { components: COMPONENTS, namespace: OTHER_NS });
-const NONE = render(DIR, { components: [] });
-const EACH = new Map(COMPONENTS.map((c) => [c, render(DIR, { components: [c] })]));
+const COMBOS = Array.from({ length: 1 << COMPONENTS.length }, (_, m) => COMPONENTS.filter((_c, i) => m & (1 << i)));
+const DIGEST = 'sha256:' + 'ab'.repeat(32);
+const [DEFAULT, ALL_OTHER, CHANGED, ...RENDERED] = await Promise.all([
+  renderAsync(DIR),
+  renderAsync(DIR, { components: COMPONENTS, namespace: OTHER_NS }),
+  // An operator's edits: the image pinned by digest, two settings changed.
+  renderAsync(DIR, {
+    components: [],
+    image: { newName: 'registry.example.com/felis-world', digest: DIGEST },
+    config: { LOG_LEVEL: 'debug', FELIS_DOWNLOAD_BASE_URL: 'https://felis.example.com' },
+  }),
+  ...COMBOS.map((cs) => renderAsync(DIR, { components: cs })),
+]);
+const comboOf = (cs: string[]) => RENDERED[COMBOS.findIndex((c) => c.length === cs.length && cs.every((x) => c.includes(x)))]!;
+const ALL = comboOf(COMPONENTS);
+const NONE = comboOf([]);
+const EACH = new Map(COMPONENTS.map((c) => [c, comboOf([c])]));
 
 describe('knative/ manifests', () => {
   const objs = ALL;
@@ -104,6 +118,31 @@ describe('knative/ manifests', () => {
     const role = structuredClone(objs.find((o) => o.kind === 'Role')!);
     role.rules[0].verbs = 'get';
     await assert.rejects(validate(role), /verbs must be array/);
+  });
+
+  test('every combination of components (and all of them in a second namespace) renders, validates, adds only its own kinds, and keeps every object in the namespace', async () => {
+    const ownKinds: Record<string, string[]> = {
+      eventing: ['Broker', 'ApiServerSource', 'PingSource', 'Trigger'],
+      'kubernetes-auth': ['ClusterRoleBinding'],
+      'admission-policy': ['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'],
+      crd: ['CustomResourceDefinition'],
+    };
+    for (const [i, cs] of [...COMBOS.entries(), [-1, COMPONENTS] as const]) {
+      const r = i < 0 ? ALL_OTHER : RENDERED[i]!;
+      const ns = i < 0 ? OTHER_NS : 'minecraft';
+      const what = `[${cs.join(', ')}] in ${ns}`;
+      for (const o of r) await assert.doesNotReject(validate(o), `${what}: ${o.kind} ${o.metadata.name}`);
+      for (const [c, kinds] of Object.entries(ownKinds)) {
+        for (const k of kinds) assert.equal(r.some((o) => o.kind === k), cs.includes(c), `${what}: ${k}`);
+      }
+      assert.equal(knativeServices(r).length, Object.keys(FUNCTIONS).length, what);
+      assert.equal(configOf(r).data.FELIS_NAMESPACE, ns, what);
+      for (const o of r) {
+        if (CLUSTER_SCOPED.has(o.kind)) assert.equal(o.metadata.namespace, undefined, `${what}: ${o.kind} ${o.metadata.name}`);
+        else assert.equal(o.metadata.namespace, ns, `${what}: ${o.kind} ${o.metadata.name}`);
+        for (const sub of o.kind.endsWith('RoleBinding') ? o.subjects : []) assert.equal(sub.namespace, ns, `${what}: ${o.metadata.name}`);
+      }
+    }
   });
 
   test('the namespace is set once (namespace.yaml): every namespaced object, every binding subject and every name that must carry it follows it', () => {
@@ -150,15 +189,15 @@ describe('knative/ manifests', () => {
   });
 
   test('an image pinned by digest reaches the Jobs digest and all', () => {
-    const digest = 'sha256:' + 'ab'.repeat(32);
-    const pinned = render(DIR, { components: [], image: { newName: 'registry.example.com/felis-world', digest } });
+    const digest = DIGEST;
+    const pinned = CHANGED;
     const images = new Set(knativeServices(pinned).map((s) => s.spec.template.spec.containers[0].image));
     assert.deepEqual([...images], [`registry.example.com/felis-world@${digest}`]);
     assert.equal(configFromEnv(configOf(pinned).data).editor?.image, `registry.example.com/felis-world@${digest}`);
   });
 
   test('changing a setting makes a new ConfigMap name, and every Service refers to it (so each gets a new revision)', () => {
-    const changed = render(DIR, { components: [], config: { LOG_LEVEL: 'debug' } });
+    const changed = CHANGED;
     const before = configOf(NONE).metadata.name;
     const after = configOf(changed).metadata.name;
     assert.notEqual(after, before);
@@ -173,7 +212,7 @@ describe('knative/ manifests', () => {
     assert.equal(dl.envFrom[0].configMapRef.name, config.metadata.name);
     const own = Object.fromEntries(dl.env.filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]));
     assert.equal(own.FELIS_DOWNLOAD_BASE_URL, undefined, 'not overridden per Service');
-    const set = render(DIR, { components: [], config: { FELIS_DOWNLOAD_BASE_URL: 'https://felis.example.com' } });
+    const set = CHANGED;
     const env = { ...configOf(set).data, ...own };
     assert.equal(configFromEnv(env).downloads?.baseUrl, 'https://felis.example.com');
   });

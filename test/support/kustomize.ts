@@ -8,7 +8,8 @@
  * `kubernetes-client` package is 1.20, whose kustomize (v2) has no components, replacements or
  * transformer options; it cannot render knative/.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,39 +51,58 @@ export function kubectl(): string {
   return bin;
 }
 
+/** A copy of `dir` with `opts` applied, for kustomize to render; the caller removes it. */
+function prepare(dir: string, opts: RenderOptions): string {
+  const copy = mkdtempSync(join(tmpdir(), 'felis-kustomize-'));
+  cpSync(dir, copy, { recursive: true });
+  if (opts.namespace !== undefined) {
+    const file = join(copy, 'namespace.yaml');
+    const ns = load(readFileSync(file, 'utf8')) as Obj;
+    ns.metadata.namespace = opts.namespace;
+    writeFileSync(file, dump(ns));
+  }
+  if (opts.components !== undefined || opts.image !== undefined) {
+    const file = join(copy, 'kustomization.yaml');
+    const k = load(readFileSync(file, 'utf8')) as Record<string, any>;
+    if (opts.components !== undefined) {
+      if (opts.components.length > 0) k.components = opts.components.map((c) => `components/${c}`);
+      else delete k.components;
+    }
+    if (opts.image !== undefined) k.images = [{ name: 'felis-world', ...opts.image }];
+    writeFileSync(file, dump(k));
+  }
+  if (opts.config !== undefined) {
+    const file = join(copy, 'config.env');
+    let text = readFileSync(file, 'utf8');
+    for (const [k, v] of Object.entries(opts.config)) {
+      const line = new RegExp(`^${k}=.*$`, 'm');
+      if (!line.test(text)) throw new Error(`config.env has no ${k}`);
+      text = text.replace(line, `${k}=${v}`);
+    }
+    writeFileSync(file, text);
+  }
+  return copy;
+}
+
+const parseAll = (out: string) => (loadAll(out) as (Obj | null)[]).filter((o): o is Obj => o !== null);
+const KUSTOMIZE_OPTS = { encoding: 'utf8', maxBuffer: 64 << 20 } as const;
+
 /** The objects `kubectl kustomize <dir>` prints, after applying `opts` to a copy of `dir`. */
 export function render(dir: string, opts: RenderOptions = {}): Obj[] {
-  const copy = mkdtempSync(join(tmpdir(), 'felis-kustomize-'));
+  const copy = prepare(dir, opts);
   try {
-    cpSync(dir, copy, { recursive: true });
-    if (opts.namespace !== undefined) {
-      const file = join(copy, 'namespace.yaml');
-      const ns = load(readFileSync(file, 'utf8')) as Obj;
-      ns.metadata.namespace = opts.namespace;
-      writeFileSync(file, dump(ns));
-    }
-    if (opts.components !== undefined || opts.image !== undefined) {
-      const file = join(copy, 'kustomization.yaml');
-      const k = load(readFileSync(file, 'utf8')) as Record<string, any>;
-      if (opts.components !== undefined) {
-        if (opts.components.length > 0) k.components = opts.components.map((c) => `components/${c}`);
-        else delete k.components;
-      }
-      if (opts.image !== undefined) k.images = [{ name: 'felis-world', ...opts.image }];
-      writeFileSync(file, dump(k));
-    }
-    if (opts.config !== undefined) {
-      const file = join(copy, 'config.env');
-      let text = readFileSync(file, 'utf8');
-      for (const [k, v] of Object.entries(opts.config)) {
-        const line = new RegExp(`^${k}=.*$`, 'm');
-        if (!line.test(text)) throw new Error(`config.env has no ${k}`);
-        text = text.replace(line, `${k}=${v}`);
-      }
-      writeFileSync(file, text);
-    }
-    const out = execFileSync(kubectl(), ['kustomize', copy], { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
-    return (loadAll(out) as (Obj | null)[]).filter((o): o is Obj => o !== null);
+    return parseAll(execFileSync(kubectl(), ['kustomize', copy], { ...KUSTOMIZE_OPTS, stdio: ['ignore', 'pipe', 'pipe'] }));
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** {@link render}, without blocking: several renders run side by side. */
+export async function renderAsync(dir: string, opts: RenderOptions = {}): Promise<Obj[]> {
+  const copy = prepare(dir, opts);
+  try {
+    const { stdout } = await promisify(execFile)(kubectl(), ['kustomize', copy], KUSTOMIZE_OPTS);
+    return parseAll(stdout);
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }
