@@ -194,7 +194,8 @@ describe('the server timeouts, chosen for Knative', () => {
       sock.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
       const { text, closed, at } = await got;
       assert.ok(closed, 'the server closed the connection');
-      assert.ok(at < 210 + 200, `answered after ${at} ms (bound 210 ms of scaled clock plus scheduling)`);
+      // The stated bound is headers (20 s) plus one check (1 s): 210 ms here, plus up to 400 ms for a loaded machine.
+      assert.ok(at < 210 + 400, `answered after ${at} ms`);
       const r = parse(text);
       assert.equal(r.status, 408, text);
       assert.equal(r.body.error.code, 'request_timeout');
