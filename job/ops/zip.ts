@@ -99,12 +99,14 @@ export async function zip(ctx: OpContext, req: OpRequest): Promise<Result> {
         stats = await packToStream(ctx.root, src, out, (done, total) => throttle.report(done, total), new FileSpill(spillFd));
         await endWritable(out);
       } catch (e) {
+        throttle.flush();
         out.destroy();
         const code = errCode(e);
         if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
         if (code !== undefined && /^E[A-Z0-9]+$/.test(code)) return failure(src.name, e, 'read');
         throw e;
       }
+      throttle.flush(); // the last progress comes before the result
       try {
         ctx.fsync(fd);
       } catch (e) {

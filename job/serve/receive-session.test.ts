@@ -397,3 +397,32 @@ test('the staging folder swapped for a link to a folder elsewhere: refused; noth
   await withTimeout(r2.stopped);
   assert.ok(!fs.existsSync(w2.p('up.bin')));
 });
+
+test('progress arrives: after two quick 4 MiB parts the receiver prints the bytes, before any result', async () => {
+  const { runReceive } = await import('./receive-run.ts');
+  const { lastProgress, PROGRESS_PREFIX, RESULT_PREFIX } = await import('../../lib/protocol/result.ts');
+  const w = makeWorld();
+  let out = '';
+  let err = '';
+  let r!: SessionReceiving;
+  let stop!: () => void;
+  const env = { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_PORT: '0', FELIS_SERVE_TOKEN_SHA256: tokenDigest(TOKEN), FELIS_UPLOAD_SESSION: ID };
+  const exit = runReceive(w.root, env, { stdout: (t) => void (out += t), stderr: (t) => void (err += t) }, { onSession: (s) => (r = s), onSignal: (s) => (stop = s) });
+  for (let i = 0; i < 200 && !r; i++) await new Promise((res) => setTimeout(res, 10));
+  assert.ok(r, err);
+  const MiB4 = Buffer.alloc(4 << 20, 7);
+  try {
+    assert.equal((await call(r, 'POST', `/begin?path=big.bin&size=${12 << 20}`)).status, 201);
+    assert.equal((await part(r, 0, MiB4)).status, 200);
+    assert.equal((await part(r, 4 << 20, MiB4)).status, 200);
+    // Within the throttle's second (plus slack for a loaded machine) the last value is printed.
+    for (let i = 0; i < 300 && lastProgress(out)?.done !== 8 << 20; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.deepEqual(lastProgress(out), { done: 8 << 20, total: 12 << 20 });
+  } finally {
+    stop();
+  }
+  assert.equal(await exit, 0);
+  const lines = out.trimEnd().split('\n');
+  assert.ok(lines.at(-1)!.startsWith(RESULT_PREFIX), 'the result comes last');
+  assert.ok(lines.slice(0, -1).every((l) => l.startsWith(PROGRESS_PREFIX)));
+});
