@@ -317,9 +317,9 @@ export class UploadSession {
   }
 }
 
-/** A staging folder's name: a working name (`.felis-edit-<12 hex>`), and a folder. */
+/** A staging folder's name: the editor's kind of working name, `.felis-edit-<12 hex>` (a folder). */
 export function isStagingName(name: string): boolean {
-  return isWorkingName(name);
+  return name.startsWith(TEMP_PREFIX) && isWorkingName(name);
 }
 
 /**
