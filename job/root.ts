@@ -25,6 +25,8 @@
  */
 import fs from 'node:fs';
 import { getSystemErrorMessage } from 'node:util';
+// A cycle (working-files uses this module's fd paths); only called at run time, never at load.
+import { isWorkingName } from './working-files.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -303,6 +305,8 @@ export class WorldRoot {
           top = fds.length > 0 ? fds[fds.length - 1] : this.#fd;
           continue;
         }
+        // The ops' working names are not the world's: nothing is there, however the path got here.
+        if (isWorkingName(c)) throw new FsError('ENOENT', op, path, GO_ERRNO_TEXT.ENOENT);
         this.#beforeStep?.(names.length > 0 ? `${names.join('/')}/${c}` : c);
         const last = queue.length === 0;
         let link: string | null = null;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { makeWorld, writeReq } from './test-support.ts';
+import { makeWorld, snapshot, writeReq } from './test-support.ts';
 import { isWorkingName, pathHasWorkingName, STALE_AFTER_MS, sweepStale } from './working-files.ts';
 
 const TEMP = '.felis-edit-0123456789ab';
@@ -91,4 +91,91 @@ test('the sweep removes only regular files: a stale-named folder or link stays, 
   }
   assert.ok(fs.statSync(w.p('.felis-edit-00000000000e')).isDirectory());
   assert.equal(fs.readFileSync(w.p('target.txt'), 'utf8'), 'keep');
+});
+
+const UNZIP = '.felis-unzip-0123456789ab';
+const STAGING = '.felis-edit-aaaaaaaaaaaa';
+
+/** A world holding an extraction's working folder, an upload's staging folder and links to both. */
+function withWorkingFolders() {
+  const w = makeWorld();
+  for (const d of [UNZIP, `config/${UNZIP}`]) {
+    fs.mkdirSync(w.p(`${d}/new`), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(w.p(`${d}/old`), { mode: 0o700 });
+    fs.writeFileSync(w.p(`${d}/new/f.txt`), 'half-extracted');
+  }
+  fs.mkdirSync(w.p(STAGING), { mode: 0o700 });
+  fs.writeFileSync(w.p(`${STAGING}/data`), 'half-uploaded');
+  fs.writeFileSync(w.p(`${STAGING}/state.json`), JSON.stringify({ id: 'x', path: 'a', size: 99, received: 13, parts: [], touched: Date.now() }));
+  fs.symlinkSync(UNZIP, w.p('via'));
+  fs.symlinkSync(`${UNZIP}/new/f.txt`, w.p('via-file'));
+  fs.symlinkSync(STAGING, w.p('via-staging'));
+  // Lookalikes are the world's own: one hex digit more, capitals.
+  fs.mkdirSync(w.p('.felis-unzip-0123456789abc'));
+  fs.writeFileSync(w.p('.felis-unzip-0123456789abc/mine.txt'), 'mine');
+  fs.writeFileSync(w.p('.felis-edit-0123456789AB'), 'mine too');
+  return w;
+}
+
+test('working names: the editor\'s and an upload\'s (.felis-edit-<12 hex>) and an extraction\'s (.felis-unzip-<12 hex>), exactly', () => {
+  assert.equal(isWorkingName(UNZIP), true);
+  assert.equal(isWorkingName(STAGING), true);
+  for (const n of ['.felis-unzip-0123456789abc', '.felis-unzip-0123456789a', '.felis-unzip-0123456789AB', '.felis-unzip-', 'x.felis-unzip-0123456789ab']) assert.equal(isWorkingName(n), false, n);
+  assert.equal(pathHasWorkingName(`config/${UNZIP}/new/f.txt`), true);
+});
+
+test('no working folder is listed, and none can be read, deleted, renamed, written, zipped or downloaded, by name or through a link', async () => {
+  const w = withWorkingFolders();
+  const names = (await w.run({ op: 'list', path: '' })).entries!.map((e) => e.name);
+  assert.ok(!names.includes(UNZIP) && !names.includes(STAGING), names.join());
+  assert.ok(names.includes('.felis-unzip-0123456789abc') && names.includes('.felis-edit-0123456789AB'), 'lookalikes are listed');
+  assert.ok(!(await w.run({ op: 'list', path: 'config' })).entries!.some((e) => e.name === UNZIP));
+  const before = snapshot(w.root);
+  const nf = async (req: Parameters<typeof w.run>[0], what: string) => assert.equal((await w.run(req)).code, 'not_found', what);
+  for (const p of [UNZIP, `${UNZIP}/new`, 'via', 'via/new', 'via-staging', `${STAGING}`]) await nf({ op: 'list', path: p }, `list ${p}`);
+  for (const p of [`${UNZIP}/new/f.txt`, `config/${UNZIP}/new/f.txt`, 'via-file', 'via/new/f.txt', `${STAGING}/data`, 'via-staging/data']) await nf({ op: 'read', path: p }, `read ${p}`);
+  for (const p of [UNZIP, `${UNZIP}/new/f.txt`, 'via/new/f.txt', STAGING, `${STAGING}/data`, 'via-staging/data']) await nf({ op: 'delete', path: p }, `delete ${p}`);
+  for (const p of [`${UNZIP}/new/f.txt`, 'via/new/f.txt', `${STAGING}/data`]) await nf({ op: 'rename', path: p, to: 'taken-out.txt' }, `rename ${p}`);
+  for (const p of [UNZIP, `${UNZIP}/new`, 'via', `${STAGING}`, 'via-staging']) await nf({ op: 'zip', path: p, to: 'out.zip' }, `zip ${p}`);
+  assert.equal((await w.run({ op: 'rename', path: 'config/paper.yml', to: `${UNZIP}/new/paper.yml` })).code, 'bad_path');
+  assert.notEqual((await w.run({ op: 'rename', path: 'config/paper.yml', to: 'via/new/paper.yml' })).code, undefined, 'not moved into it through a link');
+  for (const p of [`${UNZIP}/new/g.txt`, `${STAGING}/data`]) assert.equal((await w.run(writeReq(p, 'x'))).code, 'bad_path', `write ${p}`);
+  assert.notEqual((await w.run(writeReq('via/new/g.txt', 'x'))).code, undefined, 'not written through a link');
+  assert.equal((await w.run({ op: 'mkdir', path: `${UNZIP}/new/d` })).code, 'bad_path');
+  // The ops above changed nothing (the refused mutations swept nothing either).
+  assert.deepEqual(snapshot(w.root), before);
+
+  const { openDownload } = await import('./export/open.ts');
+  const { WorldRoot } = await import('./root.ts');
+  const root = WorldRoot.open(w.root);
+  try {
+    for (const [p, dir] of [[`${UNZIP}/new/f.txt`, false], ['via-file', false], ['via/new/f.txt', false], ['via', true], [UNZIP, true], ['via-staging', true], ['via-staging/data', false]] as const) {
+      const d = openDownload(root, p, dir);
+      assert.equal('code' in d ? d.code : 'opened', 'not_found', `download ${p}`);
+      if ('fd' in d) fs.closeSync(d.fd);
+    }
+  } finally {
+    root.close();
+  }
+  // A zip of the folder holding them leaves them out.
+  assert.equal((await w.run({ op: 'zip', path: 'config', to: 'c.zip' })).files, 1, 'paper.yml alone (the secret is withheld)');
+  assert.ok(!fs.readFileSync(w.p('c.zip')).includes('new/f.txt'));
+});
+
+test('the next mutation removes an extraction\'s stale working folder in its folder; a folder of the world with a lookalike or a reserved name made by someone else stays', async () => {
+  const w = withWorkingFolders();
+  // A folder with the exact reserved name that is not ours (not 0700): hidden, never destroyed.
+  fs.mkdirSync(w.p('config/.felis-unzip-fedcba987654'), { mode: 0o755 });
+  fs.chmodSync(w.p('config/.felis-unzip-fedcba987654'), 0o755);
+  fs.writeFileSync(w.p('config/.felis-unzip-fedcba987654/keep.txt'), 'keep');
+  await w.run({ op: 'read', path: 'config/paper.yml' });
+  assert.ok(fs.existsSync(w.p(`config/${UNZIP}`)), 'a read removes nothing');
+  assert.equal((await w.run(writeReq('config/new.txt', 'n'))).code, undefined);
+  assert.ok(!fs.existsSync(w.p(`config/${UNZIP}`)), 'removed by the write in its folder');
+  assert.equal(fs.readFileSync(w.p('config/.felis-unzip-fedcba987654/keep.txt'), 'utf8'), 'keep');
+  assert.ok(fs.existsSync(w.p(UNZIP)), 'the one in another folder stays until a mutation there');
+  assert.equal((await w.run({ op: 'mkdir', path: 'newdir' })).code, undefined);
+  assert.ok(!fs.existsSync(w.p(UNZIP)), 'removed by the mkdir in the root');
+  assert.equal(fs.readFileSync(w.p('.felis-unzip-0123456789abc/mine.txt'), 'utf8'), 'mine', 'the lookalike stays');
+  assert.ok(fs.lstatSync(w.p('via')).isSymbolicLink(), 'links to it are the world\'s: they stay');
 });

@@ -1,12 +1,22 @@
 /**
- * The editor's working files: a write lands its content in `.felis-edit-<12 hex>` beside the target
- * and renames it over the target. A Job killed between the two leaves that file behind. Such names
- * are the editor's, not the world's:
- * - listings leave them out, and no op addresses one (a read or delete finds nothing there; a
- *   write, mkdir or rename cannot create one);
- * - a mutation removes the stale ones in each folder it works in. Stale = older than the Job's
- *   deadline: a Job that wrote it is dead by then, and the world lock keeps two mutations from
- *   running at once, so no live write can own it.
+ * Working names: what the ops keep on the world volume while they work, which is not the world's.
+ * Exactly these names (a prefix and exactly 12 lowercase hex digits, nothing else) are reserved:
+ * - `.felis-edit-<12 hex>`: the editor's working files (a write or upload lands its content there
+ *   beside the target and renames it over the target; a zip is written there), and an upload
+ *   session's staging folder at the world root;
+ * - `.felis-unzip-<12 hex>`: an extraction's working folder in its destination folder.
+ *
+ * `isWorkingName` is the one predicate every op uses:
+ * - listings leave them out, and no op addresses one, by name or through a link (the world root's
+ *   walk finds nothing there, so a read, delete, rename, zip, download or list answers
+ *   `not_found`; a write, mkdir or rename cannot create one: `bad_path`), zip never packs one and
+ *   an archive may not hold one;
+ * - a mutation removes the stale ones in each folder it works in: editor files older than the
+ *   Job's deadline (a Job that wrote it is dead by then, and the world lock keeps two mutations
+ *   from running at once, so no live write can own it), and extraction folders of ours (see
+ *   work-folder.ts); abandoned upload sessions go after every mutation (upload/session.ts).
+ *   A user's folder or file that happens to have a reserved name is hidden, but only what is
+ *   verifiably ours is ever removed.
  *
  * @module
  */
@@ -16,17 +26,20 @@ import { bestEffort, fail, msg } from './failure.ts';
 import { clean } from './pathutil.ts';
 import { atPath, fdPath } from './root.ts';
 import type { OpRequest } from './types.ts';
+import { isWorkFolderName, removeStaleWorkFolders, WORK_PREFIX } from './archive/work-folder.ts';
 
 export const TEMP_PREFIX = '.felis-edit-';
-const WORKING_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
+const EDIT_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
 
 /** A working file older than this is left over by a dead Job: the Job deadline (120 s). */
 export const STALE_AFTER_MS = 120_000;
 /** Entries looked at per sweep: a huge folder costs a bounded amount. */
 const MAX_SWEEP_ENTRIES = 10_000;
 
+/** Any working name: the editor's, an upload's staging folder, an extraction's working folder. */
 export function isWorkingName(name: string | Buffer): boolean {
-  return WORKING_NAME.test(typeof name === 'string' ? name : name.toString('latin1'));
+  const n = typeof name === 'string' ? name : name.toString('latin1');
+  return EDIT_NAME.test(n) || isWorkFolderName(n);
 }
 
 /** True when any component of the path is a working name. */
@@ -47,13 +60,14 @@ export function refuseWorkingName(req: OpRequest): Result | null {
   return null;
 }
 
-function reservedMessage(p: string): string {
-  return `${p}: names starting with ${TEMP_PREFIX} are the editor's working files`;
+export function reservedMessage(p: string): string {
+  return `${p}: names starting with ${TEMP_PREFIX} or ${WORK_PREFIX} are the editor's working files`;
 }
 
 /**
  * Removes the stale working files directly in the folder `dirFd` (regular files only, never a
- * link's target). Best effort: a failure leaves the file for the next sweep. Returns how many went.
+ * link's target), and the working folders a dead extraction left there. Best effort: a failure
+ * leaves the file for the next sweep. Returns how many went.
  */
 export function sweepStale(dirFd: number, nowMs: number = Date.now()): number {
   let removed = 0;
@@ -63,7 +77,7 @@ export function sweepStale(dirFd: number, nowMs: number = Date.now()): number {
       for (let i = 0; i < MAX_SWEEP_ENTRIES; i++) {
         const d = dir.readSync() as unknown as fs.Dirent<Buffer> | null;
         if (d === null) break;
-        if (!isWorkingName(d.name)) continue;
+        if (!EDIT_NAME.test(d.name.toString('latin1'))) continue;
         bestEffort(() => {
           const st = fs.lstatSync(atPath(dirFd, d.name));
           if (!st.isFile() || nowMs - st.mtimeMs < STALE_AFTER_MS) return;
@@ -75,5 +89,5 @@ export function sweepStale(dirFd: number, nowMs: number = Date.now()): number {
       dir.closeSync();
     }
   });
-  return removed;
+  return removed + removeStaleWorkFolders(dirFd);
 }

@@ -5,7 +5,9 @@
  * are skipped), the forwarding secret is withheld by identity, the root server.properties (by
  * identity, so also a hard link to it) is packed redacted, or withheld when over 1 MiB, since it
  * could not be redacted in memory. Entries are named under the source's own base name
- * (`plugins/...`); folders carry their mode and time.
+ * (`plugins/...`); folders carry their mode and time. Each file is re-checked once open: its `fstat`
+ * identity (device, inode, change time, a regular file) must be what the walk's `lstat` planned with, else the
+ * entry is skipped (swapped since the walk saw it).
  *
  * `packToStream` writes to any Writable, so a download can stream the same archive to an HTTP
  * response; `zip` (ops/zip.ts) lands it in the world.
@@ -21,7 +23,7 @@ import { fail, failure } from '../failure.ts';
 import { propertiesIdentity, redactProperties, secretIdentity } from '../guard.ts';
 import { clean, leadsOutside } from '../pathutil.ts';
 import { readCapped } from '../ops/read.ts';
-import { atPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../root.ts';
+import { atPath, errCode, identityOf, sameIdentity, type Identity, type WorldRoot } from '../root.ts';
 import { MAX_READ_BYTES } from '../types.ts';
 import { isWorkingName } from '../working-files.ts';
 import { isWorkFolderName } from './work-folder.ts';
@@ -186,6 +188,35 @@ async function* fileChunks(fd: number, size: number): AsyncGenerator<Buffer> {
 }
 
 /**
+ * Opens a planned file and checks that what is open is what was planned: a regular file with the
+ * device, inode and change time its lstat had. Anything else (swapped for a link, a hard link to another file,
+ * a new file, a special file, or gone) is not packed: undefined, and the entry is skipped, as a
+ * link or special file found by the walk is. Nothing of it reaches the archive.
+ */
+function openPlanned(it: Item): number | undefined {
+  let fd: number;
+  try {
+    fd = it.open();
+  } catch (e) {
+    // ELOOP: now a link (opened without following); ENOENT: gone; ENXIO: now a socket.
+    const code = errCode(e);
+    if (code === 'ELOOP' || code === 'ENOENT' || code === 'ENXIO') return undefined;
+    throw e;
+  }
+  const st = fs.fstatSync(fd, { bigint: true });
+  // The change time too: a file removed and another created in its place may get the same inode.
+  if (st.isFile() && sameIdentity(identityOf(st), identityOf(it.st)) && st.ctimeNs === it.st.ctimeNs) return fd;
+  fs.closeSync(fd);
+  return undefined;
+}
+
+/** Test-only seams, never set in production. */
+export interface PackHooks {
+  /** Called right before a planned file is opened, with its entry name, so a test can swap it. */
+  beforeOpen?: (entry: string) => void;
+}
+
+/**
  * Streams the zip of `src` into `out` and resolves when the last byte has been written into it
  * (the caller ends or flushes `out`). `onProgress(done, total)` gets bytes read of the total size
  * of the files the walk saw first. One file is open at a time; each entry's central directory
@@ -198,6 +229,7 @@ export async function packToStream(
   out: Writable,
   onProgress: (done: number, total: number) => void = () => {},
   spill: Spill = new MemorySpill(),
+  hooks: PackHooks = {},
 ): Promise<PackStats> {
   const secret = secretIdentity(root);
   const props = propertiesIdentity(root);
@@ -229,7 +261,12 @@ export async function packToStream(
     }
     const size = Number(it.st.size);
     // Opened now, while the walk holds the file's folder; read before the walk moves on.
-    const fd = it.open();
+    hooks.beforeOpen?.(it.entry);
+    const fd = openPlanned(it);
+    if (fd === undefined) {
+      stats.skipped++;
+      continue;
+    }
     try {
       if (sameIdentity(id, props)) {
         const raw = readCapped(fd, MAX_READ_BYTES + 1);

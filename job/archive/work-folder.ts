@@ -1,8 +1,11 @@
 /**
  * The extraction's working folder, `<dest>/.felis-unzip-<12 hex>`, holding `new/` (the extracted
  * tree), `old/` (files moved aside by placement), the plan's sort runs and the journal. It is
- * removed at the end of every run; one left by a killed Job is removed by the next extraction
- * into the same folder. Only exact names are removed: lookalikes belong to the world.
+ * removed at the end of every run; one left by a killed Job is removed by the next mutation in
+ * the same folder (an extraction into it, a write, mkdir, delete or rename there). Only exact
+ * names are removed, and only folders of ours: a real folder (never a link), mode 0700, owned by
+ * the Job's user, as an extraction makes it. Lookalikes, and a folder of the world that happens to
+ * have the name (an API mkdir makes 0755 folders for the game's user), are left alone.
  *
  * @module
  */
@@ -15,6 +18,11 @@ const WORK_NAME = /^\.felis-unzip-[0-9a-f]{12}$/;
 
 export function isWorkFolderName(name: string): boolean {
   return WORK_NAME.test(name);
+}
+
+/** A working folder as an extraction makes it: a folder, 0700, the Job user's. */
+function isOurs(st: fs.Stats): boolean {
+  return st.isDirectory() && (st.mode & 0o777) === 0o700 && st.uid === (process.geteuid?.() ?? -1);
 }
 
 /** Removes the working folders a dead extraction left in the folder `dirFd`. Returns how many. */
@@ -31,6 +39,7 @@ export function removeStaleWorkFolders(dirFd: number): number {
   });
   for (const n of names) {
     bestEffort(() => {
+      if (!isOurs(fs.lstatSync(atPath(dirFd, n)))) return;
       // rm never follows links: a link with this name is removed itself, its target is untouched.
       fs.rmSync(atPath(dirFd, n), { recursive: true, force: true });
       removed++;

@@ -167,6 +167,7 @@ async function extractInto(
       });
     } finally {
       extractPass.close();
+      throttle.flush(); // the last progress comes before the result
     }
     if (bad) return bad;
 

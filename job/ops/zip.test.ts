@@ -121,3 +121,37 @@ test('small files and already-compressed formats are stored; larger compressible
     assert.match(listing, /Stored.*world\/region\/r\.0\.0\.mca/);
   }
 });
+
+test('an entry swapped between the plan and its open (a hard link to the secret, a symlink outside) is skipped, never packed', async () => {
+  for (const swap of ['hardlink', 'symlink', 'other-file'] as const) {
+    const w = world();
+    fs.writeFileSync(path.join(w.outside, 'outside.txt'), 'OUTSIDE-BYTES');
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c) => chunks.push(c));
+    const root = WorldRoot.open(w.root);
+    let swapped = 0;
+    try {
+      const src = resolveSource(root, 'world');
+      assert.ok('isDir' in src);
+      const stats = await packToStream(root, src, out, undefined, undefined, {
+        beforeOpen: (entry) => {
+          if (entry !== 'world/level.dat') return;
+          swapped++;
+          fs.rmSync(w.p('world/level.dat'));
+          if (swap === 'hardlink') fs.linkSync(w.p('config/paper-global.yml'), w.p('world/level.dat'));
+          else if (swap === 'symlink') fs.symlinkSync(path.join(w.outside, 'outside.txt'), w.p('world/level.dat'));
+          else fs.writeFileSync(w.p('world/level.dat'), 'A-NEW-FILE');
+        },
+      });
+      assert.equal(swapped, 1, swap);
+      assert.deepEqual({ files: stats.files, skipped: stats.skipped }, { files: 2, skipped: 1 }, swap);
+    } finally {
+      root.close();
+    }
+    const zip = Buffer.concat(chunks);
+    assert.ok(!zip.includes(SECRET_TEXT.trim()), `${swap}: the secret is not packed`);
+    assert.ok(!zip.includes('OUTSIDE-BYTES') && !zip.includes('A-NEW-FILE'), `${swap}: nothing but what was planned`);
+    assert.ok(!zip.includes('world/level.dat'), `${swap}: the entry is left out`);
+  }
+});

@@ -14,10 +14,9 @@ import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { dir, join } from '../pathutil.ts';
 import { atPath, errCode, isNotExist } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
-import { isWorkingName, TEMP_PREFIX } from '../working-files.ts';
+import { isWorkingName, reservedMessage, TEMP_PREFIX } from '../working-files.ts';
 import { endWritable, packToStream, resolveSource } from '../archive/pack.ts';
 import { FileSpill } from '../archive/zip-writer.ts';
-import { isWorkFolderName } from '../archive/work-folder.ts';
 
 const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 /** Free names tried before giving up: `x.zip`, `x (2).zip`, ... `x (1000).zip`. */
@@ -40,7 +39,7 @@ function archiveName(dirFd: number, folder: string, base: string, to: string | u
     if (to.includes('/') || to.includes('\0') || to === '.' || to === '..' || Buffer.byteLength(to) > NAME_MAX) {
       return fail('bad_path', `${to} is not a file name (a name without slashes, at most ${NAME_MAX} bytes)`);
     }
-    if (isWorkingName(to) || isWorkFolderName(to)) return fail('bad_path', `${to}: names starting with ${TEMP_PREFIX} or .felis-unzip- are the editor's working files`);
+    if (isWorkingName(to)) return fail('bad_path', reservedMessage(to));
     if (exists(dirFd, to)) return fail('exists', msg.exists(join(folder, to)));
     return to;
   }
@@ -99,12 +98,14 @@ export async function zip(ctx: OpContext, req: OpRequest): Promise<Result> {
         stats = await packToStream(ctx.root, src, out, (done, total) => throttle.report(done, total), new FileSpill(spillFd));
         await endWritable(out);
       } catch (e) {
+        throttle.flush();
         out.destroy();
         const code = errCode(e);
         if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
         if (code !== undefined && /^E[A-Z0-9]+$/.test(code)) return failure(src.name, e, 'read');
         throw e;
       }
+      throttle.flush(); // the last progress comes before the result
       try {
         ctx.fsync(fd);
       } catch (e) {

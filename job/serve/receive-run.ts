@@ -78,6 +78,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     opts.onSession?.(sr);
     io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
     const { reason, result } = await sr.stopped;
+    throttle.flush(); // the last progress comes before the result
     io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
     return printResult(io, PREFIX, result);
   }

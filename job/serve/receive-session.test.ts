@@ -98,7 +98,8 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   const status = await call(r2, 'GET', '/session');
   assert.equal(status.body.received, 1024);
   assert.equal(fs.statSync(`${w.p(stagingName(ID))}/data`).size, 1024, 'refused parts were cut off');
-  assert.equal((await part(r2, 1024, p2)).status, 200);
+  const resent = await part(r2, 1024, p2);
+  assert.equal(resent.status, 200, JSON.stringify(resent.body));
   const incomplete = await call(r2, 'POST', '/commit');
   assert.equal(incomplete.status, 409);
   assert.equal(incomplete.body.code, 'upload_incomplete');
@@ -212,4 +213,216 @@ test('a refused call does not hold the idle clock: the receiver still ends when 
   const ended = await Promise.race([r.stopped, new Promise<undefined>((res) => setTimeout(() => res(undefined), 5_000))]);
   assert.equal(ended?.reason, 'idle', 'it ended by itself, idle');
   assert.ok(performance.now() - t < 2_000);
+});
+
+// ---- The world is hostile: whatever is planted in or instead of the staging folder ----
+
+const TAMPERED = 'upload_staging_tampered';
+
+/** A file outside the world that nothing of the session may touch: its mode, content and owner. */
+function victim(w: ReturnType<typeof makeWorld>) {
+  const p = `${w.outside}/victim.txt`;
+  fs.writeFileSync(p, 'victim-content\n', { mode: 0o600 });
+  fs.chmodSync(p, 0o600);
+  const look = () => {
+    const st = fs.statSync(p);
+    return { mode: st.mode & 0o7777, uid: st.uid, content: fs.readFileSync(p, 'utf8') };
+  };
+  return { p, before: look(), look };
+}
+
+const withTimeout = <T,>(p: Promise<T>, ms = 5_000): Promise<T | 'timeout'> =>
+  Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms).unref())]);
+
+test('a symlink planted at <staging>/data: the part is refused as tampering, the file outside is untouched, nothing is placed', async () => {
+  const w = makeWorld();
+  const v = victim(w);
+  const data = Buffer.from('0123456789');
+  const r = await receiver(w.root);
+  assert.equal((await call(r, 'POST', `/begin?path=up.bin&size=${data.length}`)).status, 201);
+  const staging = w.p(stagingName(ID));
+  fs.rmSync(`${staging}/data`);
+  fs.symlinkSync(v.p, `${staging}/data`);
+  const a = await withTimeout(part(r, 0, data));
+  assert.notEqual(a, 'timeout');
+  assert.equal((a as Answer).status, 409);
+  assert.equal((a as Answer).body.code, TAMPERED);
+  const c = await withTimeout(call(r, 'POST', '/commit').catch(() => 'refused' as const));
+  assert.ok(c === 'timeout' || c === 'refused' || c.body?.code !== undefined, 'no commit succeeds');
+  const ended = await withTimeout(r.stopped);
+  assert.notEqual(ended, 'timeout');
+  assert.equal((ended as { result: { code?: string } }).result.code, TAMPERED);
+  assert.deepEqual(v.look(), v.before, 'the file outside the world is as it was');
+  assert.ok(!fs.existsSync(w.p('up.bin')), 'nothing placed');
+  assert.ok(!fs.lstatSync(staging, { throwIfNoEntry: false }), 'the tampered session is gone');
+});
+
+test('a symlink planted at state.json.tmp or state.json: the part is refused, nothing outside is written', async () => {
+  for (const name of ['state.json.tmp', 'state.json']) {
+    const w = makeWorld();
+    const v = victim(w);
+    const data = Buffer.from('abc');
+    const r = await receiver(w.root);
+    assert.equal((await call(r, 'POST', `/begin?path=up.bin&size=${data.length}`)).status, 201);
+    const staging = w.p(stagingName(ID));
+    fs.rmSync(`${staging}/${name}`, { force: true });
+    fs.symlinkSync(v.p, `${staging}/${name}`);
+    const a = await withTimeout(part(r, 0, data));
+    assert.notEqual(a, 'timeout');
+    assert.equal((a as Answer).body.code, TAMPERED, name);
+    assert.deepEqual(v.look(), v.before, `${name}: the file outside the world is as it was`);
+    await withTimeout(r.stopped);
+  }
+});
+
+test('a hard link to the withheld file as <staging>/data, state edited, resumed: refused; its digest is never answered, it is not chowned or chmodded', async () => {
+  const w = makeWorld();
+  const secret = w.p('config/paper-global.yml');
+  fs.chmodSync(secret, 0o600);
+  const secretBytes = fs.readFileSync(secret);
+  const before = fs.statSync(secret);
+  const a = await receiver(w.root);
+  assert.equal((await call(a, 'POST', `/begin?path=leak.yml&size=${secretBytes.length}`)).status, 201);
+  a.stop('signal');
+  await a.stopped;
+  const staging = w.p(stagingName(ID));
+  fs.rmSync(`${staging}/data`);
+  fs.linkSync(secret, `${staging}/data`);
+  const st = JSON.parse(fs.readFileSync(`${staging}/state.json`, 'utf8'));
+  fs.writeFileSync(`${staging}/state.json`, JSON.stringify({ ...st, received: secretBytes.length, parts: [{ size: secretBytes.length, sha256: sha256(secretBytes) }] }));
+  const b = await receiver(w.root);
+  const seen = await call(b, 'GET', '/session');
+  assert.equal(seen.status, 409);
+  assert.equal(seen.body.code, TAMPERED);
+  const c = await withTimeout(call(b, 'POST', '/commit?overwrite=true').catch(() => 'refused' as const));
+  assert.ok(c === 'timeout' || c === 'refused' || c.body?.sha256 !== sha256(secretBytes), "the secret's digest is never answered");
+  const ended = await withTimeout(b.stopped);
+  assert.equal((ended as { result: { code?: string } }).result.code, TAMPERED);
+  assert.ok(!fs.existsSync(w.p('leak.yml')), 'nothing placed');
+  const after = fs.statSync(secret);
+  assert.deepEqual([after.mode & 0o7777, after.uid, after.gid], [before.mode & 0o7777, before.uid, before.gid], 'not chmodded or chowned');
+  assert.deepEqual(fs.readFileSync(secret), secretBytes);
+});
+
+test('a hard link planted as data in a live session: the commit is refused and the linked file keeps its owner and mode', async () => {
+  const w = makeWorld();
+  const secret = w.p('config/paper-global.yml');
+  fs.chmodSync(secret, 0o600);
+  const secretBytes = fs.readFileSync(secret);
+  const before = fs.statSync(secret);
+  const r = await receiver(w.root);
+  assert.equal((await call(r, 'POST', `/begin?path=leak.yml&size=${secretBytes.length}`)).status, 201);
+  assert.equal((await part(r, 0, Buffer.alloc(secretBytes.length, 0x61))).status, 200);
+  const staging = w.p(stagingName(ID));
+  fs.rmSync(`${staging}/data`);
+  fs.linkSync(secret, `${staging}/data`);
+  const c = await withTimeout(call(r, 'POST', '/commit'));
+  assert.notEqual(c, 'timeout');
+  assert.equal((c as Answer).body.code, TAMPERED);
+  assert.notEqual((c as Answer).body.sha256, sha256(secretBytes));
+  await withTimeout(r.stopped);
+  assert.ok(!fs.existsSync(w.p('leak.yml')));
+  const after = fs.statSync(secret);
+  assert.deepEqual([after.mode & 0o7777, after.uid, after.gid, after.nlink], [before.mode & 0o7777, before.uid, before.gid, 1]);
+});
+
+test('a FIFO or a socket planted as data: refused at once, no hang', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const net = await import('node:net');
+  for (const kind of ['fifo', 'socket', 'fifo-resumed'] as const) {
+    const w = makeWorld();
+    const data = Buffer.from('hello');
+    const r = await receiver(w.root);
+    assert.equal((await call(r, 'POST', `/begin?path=up.bin&size=${data.length}`)).status, 201);
+    const staging = w.p(stagingName(ID));
+    fs.rmSync(`${staging}/data`);
+    let srv: import('node:net').Server | undefined;
+    if (kind === 'socket') {
+      srv = net.createServer();
+      await new Promise<void>((res) => srv!.listen(`${staging}/data`, res));
+    } else execFileSync('mkfifo', [`${staging}/data`]);
+    try {
+      let target = r;
+      if (kind === 'fifo-resumed') {
+        r.stop('signal');
+        await r.stopped;
+        target = await withTimeout(receiver(w.root)) as SessionReceiving;
+        assert.notEqual(target, 'timeout', 'a resumed receiver does not hang on the FIFO');
+        const s = await withTimeout(call(target, 'GET', '/session'));
+        assert.notEqual(s, 'timeout');
+        assert.equal((s as Answer).body.code, TAMPERED, kind);
+      } else {
+        const a = await withTimeout(part(target, 0, data));
+        assert.notEqual(a, 'timeout', `${kind}: no hang`);
+        assert.equal((a as Answer).body.code, TAMPERED, kind);
+      }
+      const ended = await withTimeout(target.stopped);
+      assert.equal((ended as { result: { code?: string } }).result.code, TAMPERED, kind);
+      assert.ok(!fs.existsSync(w.p('up.bin')));
+    } finally {
+      srv?.close();
+    }
+  }
+});
+
+test('the staging folder swapped for a link to a folder elsewhere: refused; nothing there is written', async () => {
+  const w = makeWorld();
+  const data = Buffer.from('0123456789');
+  const r = await receiver(w.root);
+  assert.equal((await call(r, 'POST', `/begin?path=up.bin&size=${data.length}`)).status, 201);
+  const staging = w.p(stagingName(ID));
+  // The attacker's copy of the folder, outside the world, and our folder moved aside.
+  const elsewhere = `${w.outside}/elsewhere`;
+  fs.cpSync(staging, elsewhere, { recursive: true });
+  fs.renameSync(staging, `${w.outside}/moved-aside`);
+  fs.symlinkSync(elsewhere, staging);
+  const snap = snapshot(elsewhere);
+  const a = await withTimeout(part(r, 0, data));
+  assert.notEqual(a, 'timeout');
+  assert.equal((a as Answer).body.code, TAMPERED);
+  await withTimeout(r.stopped);
+  assert.deepEqual(snapshot(elsewhere), snap, 'the folder elsewhere is as it was');
+  assert.ok(fs.lstatSync(staging).isSymbolicLink(), 'the planted link is left alone, its target untouched');
+  assert.ok(!fs.existsSync(w.p('up.bin')));
+
+  // A real folder of someone else's put in its place is not ours either.
+  const w2 = makeWorld();
+  const r2 = await receiver(w2.root);
+  assert.equal((await call(r2, 'POST', `/begin?path=up.bin&size=${data.length}`)).status, 201);
+  const st2 = w2.p(stagingName(ID));
+  fs.renameSync(st2, `${w2.outside}/moved-aside`);
+  fs.cpSync(`${w2.outside}/moved-aside`, st2, { recursive: true });
+  const a2 = await withTimeout(part(r2, 0, data));
+  assert.equal((a2 as Answer).body?.code, TAMPERED);
+  await withTimeout(r2.stopped);
+  assert.ok(!fs.existsSync(w2.p('up.bin')));
+});
+
+test('progress arrives: after two quick 4 MiB parts the receiver prints the bytes, before any result', async () => {
+  const { runReceive } = await import('./receive-run.ts');
+  const { lastProgress, PROGRESS_PREFIX, RESULT_PREFIX } = await import('../../lib/protocol/result.ts');
+  const w = makeWorld();
+  let out = '';
+  let err = '';
+  let r!: SessionReceiving;
+  let stop!: () => void;
+  const env = { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_PORT: '0', FELIS_SERVE_TOKEN_SHA256: tokenDigest(TOKEN), FELIS_UPLOAD_SESSION: ID };
+  const exit = runReceive(w.root, env, { stdout: (t) => void (out += t), stderr: (t) => void (err += t) }, { onSession: (s) => (r = s), onSignal: (s) => (stop = s) });
+  for (let i = 0; i < 200 && !r; i++) await new Promise((res) => setTimeout(res, 10));
+  assert.ok(r, err);
+  const MiB4 = Buffer.alloc(4 << 20, 7);
+  try {
+    assert.equal((await call(r, 'POST', `/begin?path=big.bin&size=${12 << 20}`)).status, 201);
+    assert.equal((await part(r, 0, MiB4)).status, 200);
+    assert.equal((await part(r, 4 << 20, MiB4)).status, 200);
+    // Within the throttle's second (plus slack for a loaded machine) the last value is printed.
+    for (let i = 0; i < 300 && lastProgress(out)?.done !== 8 << 20; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.deepEqual(lastProgress(out), { done: 8 << 20, total: 12 << 20 });
+  } finally {
+    stop();
+  }
+  assert.equal(await exit, 0);
+  const lines = out.trimEnd().split('\n');
+  assert.ok(lines.at(-1)!.startsWith(RESULT_PREFIX), 'the result comes last');
+  assert.ok(lines.slice(0, -1).every((l) => l.startsWith(PROGRESS_PREFIX)));
 });

@@ -27,7 +27,8 @@ import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { OpContext } from '../types.ts';
 import { TransferError } from '../upload/land.ts';
-import { SessionError, stagingName, sweepStaleSessions, UploadSession, viewOf } from '../upload/session.ts';
+import { SessionError, stagingName, sweepStaleSessions, TAMPERED, UploadSession, viewOf } from '../upload/session.ts';
+import { bestEffort } from '../failure.ts';
 import { bearerMatches, listenOn, resultBody, send } from './server.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';
 
@@ -56,6 +57,15 @@ export interface SessionReceiving {
 const HEX64 = /^[0-9a-f]{64}$/;
 const COUNT = /^(0|[1-9]\d{0,15})$/;
 
+
+/** A tampered staging folder ends the session: its Result is the refusal. */
+function endsSessionWith(set: (e: SessionError) => void) {
+  return (e: SessionError): SessionStop | undefined => {
+    if (e.code !== TAMPERED) return undefined;
+    set(e);
+    return 'gone';
+  };
+}
 
 const refusal = (res: http.ServerResponse, status: number, code: string, error: string) => send(res, status, JSON.stringify({ code, error }));
 
@@ -98,6 +108,10 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
   let refused: SessionError | undefined;
   let resolveStopped!: (v: { reason: SessionStop; result: Result }) => void;
   const stopped = new Promise<{ reason: SessionStop; result: Result }>((r) => (resolveStopped = r));
+  const endsSession = endsSessionWith((e) => {
+    refused = e;
+    session = undefined;
+  });
   const progress = () => session && o.progress?.(session.state.received, session.state.size);
 
   // Pick up the session from the disk (a lost receiver's), and clear what killed receivers left.
@@ -109,6 +123,8 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
         session = UploadSession.open(ctx, o.id);
       } catch (e) {
         if (!(e instanceof SessionError)) throw e;
+        // Tampered: every call is answered so, and the receiver's Result says it.
+        if (e.code === TAMPERED) refused = e;
       }
     } finally {
       ctx.root.close();
@@ -126,7 +142,17 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     graceMs: 2_000,
     onStop: (reason) => {
       // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
-      if (reason === 'idle' && session && !session.busy) session.remove();
+      if (reason === 'idle' && session && !session.busy) {
+        const s = session;
+        bestEffort(() => {
+          const ctx = o.context();
+          try {
+            s.remove(ctx);
+          } finally {
+            ctx.root.close();
+          }
+        });
+      }
       // A placed file is the Result whatever stopped the receiver after it (a commit sets `final`).
       result = final ?? endedWith(reason as Exclude<SessionStop, 'committed'>, session !== undefined, o.idleMs, refused);
     },
@@ -167,6 +193,10 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       const size = count(url.searchParams.get('size'));
       const path = url.searchParams.get('path') ?? '';
       if (size === undefined || path === '') return refusal(res, 400, 'bad_request', 'path and size are required');
+      if (!session && refused) {
+        refusal(res, refused.status, refused.code, refused.message);
+        return after(res, 'gone');
+      }
       if (session) {
         if (session.state.path !== path || session.state.size !== size) return refusal(res, 409, 'upload_busy', 'the session was begun for another file');
         send(res, 200, JSON.stringify(viewOf(session.state)));
@@ -188,8 +218,9 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       return after(res);
     }
     if (!session) {
-      // A receiver started to resume a session the disk does not hold: nothing to serve.
-      refusal(res, 404, 'upload_not_found', 'no such upload session');
+      // A receiver started to resume a session the disk does not hold (or holds tampered): nothing to serve.
+      if (refused) refusal(res, refused.status, refused.code, refused.message);
+      else refusal(res, 404, 'upload_not_found', 'no such upload session');
       return after(res, 'gone');
     }
     const s = session;
@@ -203,7 +234,12 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       return refusal(res, 409, 'upload_busy', 'another call to this upload session is in progress');
     }
     if (route === 'DELETE /session') {
-      s.remove();
+      const ctx = o.context();
+      try {
+        s.remove(ctx);
+      } finally {
+        ctx.root.close();
+      }
       res.writeHead(204, { 'cache-control': 'no-store' });
       res.end();
       return after(res, 'cancelled');
@@ -213,13 +249,15 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       if (sha !== null && !HEX64.test(sha)) return refusal(res, 400, 'bad_request', 'sha256 must be 64 lowercase hex characters');
       const ctx = o.context();
       let result: Result;
+      s.busy = true;
       try {
-        result = s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
+        result = await s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
       } catch (e) {
         if (!(e instanceof SessionError)) throw e;
         refusal(res, e.status, e.code, e.message);
-        return after(res);
+        return after(res, endsSession(e));
       } finally {
+        s.busy = false;
         ctx.root.close();
       }
       send(res, 200, resultBody(result));
@@ -238,17 +276,19 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
         return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
       }
       s.busy = true;
+      const ctx = o.context();
       try {
-        await s.append(offset, size, sha, req);
+        await s.append(ctx, offset, size, sha, req);
       } catch (e) {
         if (!req.complete) res.setHeader('connection', 'close');
         req.resume();
         if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
         else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);
         else refusal(res, 500, 'internal', e instanceof Error ? e.message : String(e));
-        return after(res);
+        return after(res, e instanceof SessionError ? endsSession(e) : undefined);
       } finally {
         s.busy = false;
+        ctx.root.close();
       }
       send(res, 200, JSON.stringify(viewOf(s.state)));
       progress();

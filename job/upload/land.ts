@@ -17,7 +17,7 @@ import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { BlockWriter } from './batch.ts';
-import { pathHasWorkingName, sweepStale, TEMP_PREFIX } from '../working-files.ts';
+import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
@@ -61,7 +61,7 @@ function availOf(ctx: OpContext): number | undefined {
  */
 export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Result {
   const name = req.path === '' ? '.' : req.path;
-  if (pathHasWorkingName(req.path)) return fail('bad_path', `${name}: names starting with ${TEMP_PREFIX} are the editor's working files`);
+  if (pathHasWorkingName(req.path)) return fail('bad_path', reservedMessage(name));
   const t = resolveTarget(ctx, name, !req.overwrite);
   if (!('parent' in t) && t.code === 'exists') {
     // A folder is no file whatever overwrite says: report it as such rather than as "exists".

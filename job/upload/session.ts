@@ -11,6 +11,10 @@
  * when a receiver opens an existing session. Commit compares the whole file's SHA-256 (to the
  * caller's, when given), then renames `data` over the target: the same volume, no second copy.
  *
+ * Every file of the session is opened through its folder's descriptor and checked to be the
+ * session's own regular file (staging.ts): something planted in or instead of the folder ends the
+ * session with `upload_staging_tampered`, and nothing outside the folder is changed.
+ *
  * @module
  */
 import { createHash, type Hash } from 'node:crypto';
@@ -18,8 +22,10 @@ import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
-import { TEMP_PREFIX } from '../working-files.ts';
+import { isWorkingName, TEMP_PREFIX } from '../working-files.ts';
+import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../root.ts';
 import { TransferError, uploadTarget } from './land.ts';
+import { openHandle, StagingFolder, StagingMissing, StagingTampered } from './staging.ts';
 import { BlockWriter } from './batch.ts';
 import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
 
@@ -53,25 +59,18 @@ export const DEFAULT_SESSION_IDLE_MS = DEFAULT_UPLOAD_CONFIG.idleSeconds * 1000;
 const MAX_STATE_BYTES = 16 << 20;
 
 /**
- * A session's state from its folder, or undefined. The world is hostile: a link, a special file
- * or an oversized file at the state's name is no state, and is never followed or read whole.
+ * A session's state from its open folder, or undefined when there is none or it is not ours
+ * (unreadable JSON). A link, a hard link, a special file or an oversized file at the state's name
+ * is tampering (StagingTampered): it is never followed, and never read whole.
  */
-function readState(dir: string): SessionState | undefined {
-  let fd: number;
+function readState(folder: StagingFolder): SessionState | undefined {
+  const raw = folder.readSmall(STATE, MAX_STATE_BYTES);
+  if (raw === undefined) return undefined;
   try {
-    fd = fs.openSync(`${dir}/${STATE}`, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_STATE_BYTES) return undefined;
-    const s = JSON.parse(fs.readFileSync(fd, 'utf8')) as SessionState;
+    const s = JSON.parse(raw.toString('utf8')) as SessionState;
     return s && typeof s === 'object' && typeof s.touched === 'number' ? s : undefined;
   } catch {
     return undefined;
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
@@ -97,25 +96,26 @@ export class SessionError extends Error {
 }
 
 const notFound = () => new SessionError(404, 'upload_not_found', 'no such upload session');
+export const TAMPERED = 'upload_staging_tampered';
+const tampered = (e: StagingTampered) =>
+  new SessionError(409, TAMPERED, `${e.message}: something on the world volume changed the upload's staging folder, so the upload was dropped; nothing was placed`);
 
 export class UploadSession {
-  readonly dir: string;
+  /** The staging folder's name at the world root. */
+  readonly name: string;
   state: SessionState;
   #hash: Hash;
+  /** The staging folder and its `data`, as this session made or found them: nothing else is used. */
+  readonly #folderId: Identity;
+  readonly #dataId: Identity;
   busy = false;
 
-  private constructor(dir: string, state: SessionState, hash: Hash) {
-    this.dir = dir;
+  private constructor(name: string, state: SessionState, hash: Hash, folderId: Identity, dataId: Identity) {
+    this.name = name;
     this.state = state;
     this.#hash = hash;
-  }
-
-  /**
-   * The session's folder, a direct child of the root (the mount itself, trusted); kept as a path
-   * because the session outlives each call's open root. Checked to be a folder, never a link.
-   */
-  static folder(ctx: OpContext, id: string): string {
-    return `${ctx.root.dir}/${stagingName(id)}`;
+    this.#folderId = folderId;
+    this.#dataId = dataId;
   }
 
   /**
@@ -124,157 +124,232 @@ export class UploadSession {
    */
   static begin(ctx: OpContext, id: string, path: string, size: number, o: { idleMs?: number; now?: number } = {}): UploadSession {
     const now = o.now ?? Date.now();
-    const dir = UploadSession.folder(ctx, id);
-    if (isFolder(dir)) return UploadSession.open(ctx, id);
+    const name = stagingName(id);
+    if (fs.lstatSync(atPath(ctx.root.fd, name), { throwIfNoEntry: false })) return UploadSession.open(ctx, id);
     const t = uploadTarget(ctx, { path, size, sha256: '', overwrite: true });
     if (!('parent' in t)) {
       if (t.code === 'no_space') throw new SessionError(507, 'upload_staging_full', t.error ?? 'no room for the upload');
       throw new SessionError(t.code === 'not_found' ? 404 : 400, t.code === 'not_found' ? 'not_found' : 'bad_path', t.error ?? 'the path must name a file inside the world folder');
     }
     t.parent.close();
-    fs.mkdirSync(dir, { mode: 0o700 });
+    const folder = StagingFolder.create(ctx.root.fd, name);
     try {
-      fs.writeFileSync(`${dir}/${DATA}`, Buffer.alloc(0), { mode: 0o600, flag: 'wx' });
+      const fd = folder.createFile(DATA);
+      let dataId: Identity;
+      try {
+        dataId = identityOf(fs.fstatSync(fd, { bigint: true }));
+      } finally {
+        fs.closeSync(fd);
+      }
       const state: SessionState = { id, path, size, received: 0, parts: [], touched: now, ...(o.idleMs ? { idle_ms: o.idleMs } : {}) };
-      writeState(dir, state);
-      return new UploadSession(dir, state, createHash('sha256'));
+      folder.replace(STATE, JSON.stringify(state));
+      return new UploadSession(name, state, createHash('sha256'), folder.identity, dataId);
     } catch (e) {
-      fs.rmSync(dir, { recursive: true, force: true });
+      bestEffort(() => folder.removeAll());
+      if (e instanceof StagingTampered) throw tampered(e);
       throw e;
+    } finally {
+      folder.close();
     }
   }
 
-  /** Opens the session from the disk, rebuilding its running hash from the bytes it holds. */
+  /**
+   * Opens the session from the disk, rebuilding its running hash from the bytes it holds. A
+   * staging folder that is not as a session leaves it is tampering: what is ours of it is removed
+   * (never following a link) and the session is refused.
+   */
   static open(ctx: OpContext, id: string): UploadSession {
-    const dir = UploadSession.folder(ctx, id);
-    // The world is hostile: a link at the staging name is not our folder.
-    if (!isFolder(dir)) throw notFound();
-    const state = readState(dir);
-    if (!state || state.id !== id) throw notFound();
-    // A part written but not recorded (the Pod died between the two) is not part of the session.
-    fs.truncateSync(`${dir}/${DATA}`, state.received);
-    const hash = createHash('sha256');
-    const fd = fs.openSync(`${dir}/${DATA}`, 'r');
+    const name = stagingName(id);
+    let folder: StagingFolder;
     try {
-      const buf = Buffer.allocUnsafe(1 << 20);
-      for (let off = 0; off < state.received; ) {
-        const n = fs.readSync(fd, buf, 0, Math.min(buf.length, state.received - off), off);
-        if (n === 0) throw new Error(`staged data of session ${id} is shorter than recorded`);
-        hash.update(buf.subarray(0, n));
-        off += n;
-      }
-    } finally {
-      fs.closeSync(fd);
+      folder = StagingFolder.open(ctx.root.fd, name);
+    } catch (e) {
+      if (e instanceof StagingMissing) throw notFound();
+      if (e instanceof StagingTampered) throw tampered(e);
+      throw e;
     }
-    return new UploadSession(dir, state, hash);
+    try {
+      const state = readState(folder);
+      if (!state || state.id !== id) throw notFound();
+      const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR);
+      const hash = createHash('sha256');
+      try {
+        // A part written but not recorded (the Pod died between the two) is not part of the session.
+        if (st.size < BigInt(state.received)) throw new StagingTampered("the upload's data is shorter than its state records");
+        fs.ftruncateSync(fd, state.received);
+        const buf = Buffer.allocUnsafe(1 << 20);
+        for (let off = 0; off < state.received; ) {
+          const n = fs.readSync(fd, buf, 0, Math.min(buf.length, state.received - off), off);
+          if (n === 0) throw new StagingTampered("the upload's data is shorter than its state records");
+          hash.update(buf.subarray(0, n));
+          off += n;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+      return new UploadSession(name, state, hash, folder.identity, identityOf(st));
+    } catch (e) {
+      if (!(e instanceof StagingTampered)) throw e;
+      bestEffort(() => folder.removeAll());
+      throw tampered(e);
+    } finally {
+      folder.close();
+    }
+  }
+
+  /**
+   * Runs `fn` with the session's own staging folder open. Tampering found on the way ends the
+   * session: what is still verifiably ours is removed and the call refused (409
+   * `upload_staging_tampered`).
+   */
+  async #within<T>(ctx: OpContext, fn: (folder: StagingFolder) => T | Promise<T>): Promise<T> {
+    let folder: StagingFolder;
+    try {
+      folder = StagingFolder.open(ctx.root.fd, this.name, this.#folderId);
+    } catch (e) {
+      if (e instanceof StagingTampered) throw tampered(e);
+      throw e;
+    }
+    try {
+      return await fn(folder);
+    } catch (e) {
+      if (!(e instanceof StagingTampered)) throw e;
+      bestEffort(() => folder.removeAll());
+      throw tampered(e);
+    } finally {
+      folder.close();
+    }
   }
 
   /**
    * Appends one part at `offset`, checked in this order: offset, length, body length, digest. A
    * refused part leaves the data and the running hash as they were.
    */
-  async append(offset: number, length: number, sha256: string, body: AsyncIterable<Buffer>, now = Date.now()): Promise<void> {
+  async append(ctx: OpContext, offset: number, length: number, sha256: string, body: AsyncIterable<Buffer>, now = Date.now()): Promise<void> {
     const s = this.state;
     if (offset !== s.received) throw new SessionError(409, 'upload_offset_mismatch', `the upload holds ${s.received} bytes; send the part that starts there`);
     if (length < 0 || length > PART_MAX_BYTES || s.received + length > s.size) {
       throw new SessionError(413, 'part_too_large', `a part is at most ${PART_MAX_BYTES} bytes and may not go past the upload's ${s.size} bytes`);
     }
-    const saved = this.#hash.copy();
-    const part = createHash('sha256');
-    const fh = await fs.promises.open(`${this.dir}/${DATA}`, 'r+');
-    const out = new BlockWriter(fh, offset);
-    try {
+    await this.#within(ctx, async (folder) => {
+      const fh = await openHandle(folder, DATA, this.#dataId);
+      const saved = this.#hash.copy();
+      const part = createHash('sha256');
+      const out = new BlockWriter(fh, offset);
       try {
-        await out.receive(body, length, [part, this.#hash], () => new TransferError('long', 'the part is longer than its Content-Length'));
+        try {
+          await out.receive(body, length, [part, this.#hash], () => new TransferError('long', 'the part is longer than its Content-Length'));
+        } catch (e) {
+          if (e instanceof TransferError) throw e;
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === 'ENOSPC' || code === 'EDQUOT') throw new SessionError(507, 'upload_staging_full', "the server's volume filled up; the part was not kept");
+          throw new TransferError('broken', `the part broke off after ${out.received} bytes`);
+        }
+        if (out.received !== length) throw new TransferError('short', `the part ended before all ${length} bytes arrived`);
+        const sum = part.digest('hex');
+        if (sum !== sha256) throw new TransferError('digest', 'the part does not match its Content-Digest; it was not kept');
+        await fh.sync();
+        const next: SessionState = { ...s, received: s.received + length, parts: [...s.parts, { size: length, sha256: sum }], touched: now };
+        folder.replace(STATE, JSON.stringify(next));
+        this.state = next;
       } catch (e) {
-        if (e instanceof TransferError) throw e;
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOSPC' || code === 'EDQUOT') throw new SessionError(507, 'upload_staging_full', "the server's volume filled up; the part was not kept");
-        throw new TransferError('broken', `the part broke off after ${out.received} bytes`);
+        this.#hash = saved;
+        await out.settle();
+        await fh.truncate(offset).catch(() => {});
+        throw e;
+      } finally {
+        await fh.close().catch(() => {});
       }
-      if (out.received !== length) throw new TransferError('short', `the part ended before all ${length} bytes arrived`);
-      const sum = part.digest('hex');
-      if (sum !== sha256) throw new TransferError('digest', 'the part does not match its Content-Digest; it was not kept');
-      await fh.sync();
-      const next: SessionState = { ...s, received: s.received + length, parts: [...s.parts, { size: length, sha256: sum }], touched: now };
-      writeState(this.dir, next);
-      this.state = next;
-    } catch (e) {
-      this.#hash = saved;
-      await out.settle();
-      await fh.truncate(offset).catch(() => {});
-      throw e;
-    } finally {
-      await fh.close().catch(() => {});
-    }
+    });
   }
 
   /**
    * Places the file: all bytes there, the whole digest right (when the caller gives one), the
-   * target rules of an upload (`exists` without overwrite). Then the staging folder goes.
+   * target rules of an upload (`exists` without overwrite). What is renamed into place is the
+   * session's own `data`, checked by name right before the rename and at the target right after.
+   * Then the staging folder goes.
    */
-  commit(ctx: OpContext, overwrite: boolean, expectSha256?: string): Result {
+  async commit(ctx: OpContext, overwrite: boolean, expectSha256?: string): Promise<Result> {
     const s = this.state;
     if (s.received !== s.size) throw new SessionError(409, 'upload_incomplete', `the upload holds ${s.received} of its ${s.size} bytes`);
     const sum = this.#hash.copy().digest('hex');
     if (expectSha256 !== undefined && expectSha256 !== sum) throw new SessionError(400, 'digest_mismatch', `the uploaded bytes hash to ${sum}, not ${expectSha256}; nothing was changed`);
-    // Room is already taken: the bytes are on the volume. Only the target rules are checked.
-    const t = uploadTarget({ ...ctx, statfs: () => ({ bavail: BigInt(Number.MAX_SAFE_INTEGER), bsize: 1n }) }, { path: s.path, size: s.size, sha256: sum, overwrite });
-    if (!('parent' in t)) return t;
+    return this.#within(ctx, (folder) => {
+      const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR, this.#dataId);
+      try {
+        if (st.size !== BigInt(s.size)) throw new StagingTampered(`the upload's data is ${st.size} bytes, not the ${s.size} received`);
+        // Room is already taken: the bytes are on the volume. Only the target rules are checked.
+        const t = uploadTarget({ ...ctx, statfs: () => ({ bavail: BigInt(Number.MAX_SAFE_INTEGER), bsize: 1n }) }, { path: s.path, size: s.size, sha256: sum, overwrite });
+        if (!('parent' in t)) return t;
+        try {
+          fs.fchmodSync(fd, t.mode);
+          // Without CHOWN the file stays the Job's, which the game can still read.
+          bestEffort(() => fs.fchownSync(fd, GAME_UID, GAME_GID));
+          folder.stillIs(DATA, fd);
+          fs.renameSync(folder.at(DATA), t.parent.at());
+          const placed = fs.lstatSync(t.parent.at(), { bigint: true, throwIfNoEntry: false });
+          if (!placed?.isFile() || !sameIdentity(identityOf(placed), this.#dataId)) throw new StagingTampered("the upload's data was swapped while it was placed");
+          bestEffort(() => ctx.fsync(t.parent.fd));
+        } finally {
+          t.parent.close();
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+      // Placed: a folder left behind is swept later, and must not turn the commit into a failure.
+      bestEffort(() => folder.removeAll());
+      return { sha256: sum, files: 1, bytes: s.size };
+    });
+  }
+
+  /** Removes the staging folder, when it still is this session's (anything else is left alone). */
+  remove(ctx: OpContext): void {
+    let folder: StagingFolder;
     try {
-      const data = `${this.dir}/${DATA}`;
-      fs.chmodSync(data, t.mode);
-      bestEffort(() => ctx.chown(data, GAME_UID, GAME_GID));
-      fs.renameSync(data, t.parent.at());
-      bestEffort(() => ctx.fsync(t.parent.fd));
-    } finally {
-      t.parent.close();
+      folder = StagingFolder.open(ctx.root.fd, this.name, this.#folderId);
+    } catch {
+      return;
     }
-    this.remove();
-    return { sha256: sum, files: 1, bytes: s.size };
-  }
-
-  remove(): void {
-    fs.rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
-function isFolder(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isDirectory();
-  } catch {
-    return false;
+    try {
+      folder.removeAll();
+    } finally {
+      folder.close();
+    }
   }
 }
 
-function writeState(dir: string, s: SessionState): void {
-  const tmp = `${dir}/${STATE}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(s), { mode: 0o600 });
-  fs.renameSync(tmp, `${dir}/${STATE}`);
+/** A staging folder's name: the editor's kind of working name, `.felis-edit-<12 hex>` (a folder). */
+export function isStagingName(name: string): boolean {
+  return name.startsWith(TEMP_PREFIX) && isWorkingName(name);
 }
 
 /**
  * Removes the staging folders of sessions nobody touched for their idle period (the one they
  * recorded, else `idleMs`): their receiver was lost and nobody came back in time, so the bytes are
- * abandoned, as the receiver itself would have found. Never `keep`. Only folders (never links) at
- * the root that hold a readable session state are considered; anything else stays. A session
- * cannot be live meanwhile: its receiver holds the world, and so does whoever sweeps.
+ * abandoned, as the receiver itself would have found. Never `keep`. Only folders of ours (never
+ * links) at the root that hold a readable session state are considered; anything else stays. A
+ * session cannot be live meanwhile: its receiver holds the world, and so does whoever sweeps.
  */
 export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string, now = Date.now()): number {
   let removed = 0;
-  const root = ctx.root.dir;
+  const rootFd = ctx.root.fd;
   bestEffort(() => {
-    for (const name of fs.readdirSync(root)) {
-      if (!name.startsWith(TEMP_PREFIX) || name === keep) continue;
+    for (const name of fs.readdirSync(fdPath(rootFd))) {
+      if (!isStagingName(name) || name === keep) continue;
       bestEffort(() => {
-        const st = fs.lstatSync(`${root}/${name}`);
+        const st = fs.lstatSync(atPath(rootFd, name));
         if (!st.isDirectory()) return;
-        const s = readState(`${root}/${name}`);
-        if (!s) return;
-        const idle = typeof s.idle_ms === 'number' && s.idle_ms > 0 ? s.idle_ms : idleMs;
-        if (now - s.touched < idle) return;
-        fs.rmSync(`${root}/${name}`, { recursive: true, force: true });
-        removed++;
+        const folder = StagingFolder.open(rootFd, name);
+        try {
+          const s = readState(folder);
+          if (!s) return;
+          const idle = typeof s.idle_ms === 'number' && s.idle_ms > 0 ? s.idle_ms : idleMs;
+          if (now - s.touched < idle) return;
+          folder.removeAll();
+          removed++;
+        } finally {
+          folder.close();
+        }
       });
     }
   });

@@ -89,3 +89,73 @@ test('diagnosticTail cuts to the final 512 bytes with a marker', () => {
   assert.ok(t.startsWith('...') && t.endsWith('END'));
   assert.equal(Buffer.byteLength(t), 515);
 });
+
+/** A fake clock and timer: `advance` runs the timers that come due, in order. */
+function fakeTime() {
+  let now = 0;
+  let timers: Array<{ at: number; fn: () => void; id: number }> = [];
+  let next = 1;
+  return {
+    now: () => now,
+    timers: {
+      set: (fn: () => void, ms: number) => {
+        const id = next++;
+        timers.push({ at: now + ms, fn, id });
+        return id;
+      },
+      clear: (h: unknown) => {
+        timers = timers.filter((t) => t.id !== h);
+      },
+    },
+    advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        timers.sort((a, b) => a.at - b.at);
+        const t = timers[0];
+        if (!t || t.at > end) break;
+        timers.shift();
+        now = t.at;
+        t.fn();
+      }
+      now = end;
+    },
+    pending: () => timers.length,
+  };
+}
+
+test('progress throttle: a throttled value prints once the interval allows (trailing edge), the latest one', () => {
+  const clock = fakeTime();
+  const lines: string[] = [];
+  const p = new ProgressThrottle((l) => lines.push(l), 1000, clock.now, clock.timers);
+  p.report(0, 100);
+  clock.advance(10);
+  p.report(4, 100);
+  clock.advance(10);
+  p.report(8, 100);
+  assert.equal(lines.length, 1, 'held back while the interval runs');
+  clock.advance(979);
+  assert.equal(lines.length, 1);
+  clock.advance(1);
+  assert.deepEqual(lines, ['FELIS-FILES-PROGRESS: {"done":0,"total":100}\n', 'FELIS-FILES-PROGRESS: {"done":8,"total":100}\n']);
+  assert.equal(clock.pending(), 0);
+  // Nothing waiting: no timer, and no line repeated.
+  clock.advance(5000);
+  assert.equal(lines.length, 2);
+  // A value after a quiet spell prints at once.
+  p.report(9, 100);
+  assert.equal(lines.length, 3);
+});
+
+test('progress throttle: flush prints the waiting value before a result, once', () => {
+  const clock = fakeTime();
+  const lines: string[] = [];
+  const p = new ProgressThrottle((l) => lines.push(l), 1000, clock.now, clock.timers);
+  p.report(0, 10);
+  p.report(3, 10);
+  p.flush();
+  assert.deepEqual(lines, ['FELIS-FILES-PROGRESS: {"done":0,"total":10}\n', 'FELIS-FILES-PROGRESS: {"done":3,"total":10}\n']);
+  assert.equal(clock.pending(), 0, 'the timer is cleared');
+  clock.advance(2000);
+  p.flush();
+  assert.equal(lines.length, 2, 'nothing printed twice');
+});

@@ -206,28 +206,68 @@ export function lastProgress(log: string): Progress | undefined {
   return found;
 }
 
+/** The timer a throttle waits with (tests pass a fake one with their fake clock). */
+export interface ProgressTimer {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimer: ProgressTimer = {
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
 /**
- * Throttles progress lines: the first always prints, then only when done >= total or at least
- * `intervalMs` has passed since the last printed line, so a big op cannot flood the log.
+ * Throttles progress lines, so a big op cannot flood the log, without losing the last value: the
+ * first always prints; then a value prints at once when done >= total or at least `intervalMs` has
+ * passed since the last printed line; otherwise it waits, and the latest waiting value prints as
+ * soon as the interval allows (trailing edge), never dropped. `flush` prints a waiting value now:
+ * call it before the result line, so the last progress always comes before the result. A waiting
+ * timer does not keep the process alive.
  */
 export class ProgressThrottle {
   #last: number | undefined;
+  #pending: Progress | undefined;
+  #timer: unknown;
   readonly #write: (line: string) => void;
   readonly #intervalMs: number;
   readonly #now: () => number;
+  readonly #timers: ProgressTimer;
 
-  constructor(write: (line: string) => void, intervalMs = 1000, now: () => number = () => performance.now()) {
+  constructor(write: (line: string) => void, intervalMs = 1000, now: () => number = () => performance.now(), timers: ProgressTimer = realTimer) {
     this.#write = write;
     this.#intervalMs = intervalMs;
     this.#now = now;
+    this.#timers = timers;
   }
 
   report(done: number, total: number): void {
     const t = this.#now();
-    if (this.#last !== undefined && done < total && t - this.#last < this.#intervalMs) return;
+    if (this.#last !== undefined && done < total && t - this.#last < this.#intervalMs) {
+      this.#pending = { done, total };
+      this.#timer ??= this.#timers.set(() => {
+        this.#timer = undefined;
+        this.flush();
+      }, Math.max(0, this.#intervalMs - (t - this.#last)));
+      return;
+    }
+    this.#print({ done, total }, t);
+  }
+
+  /** Prints the value still waiting, if any. */
+  flush(): void {
+    if (this.#pending) this.#print(this.#pending, this.#now());
+  }
+
+  #print(p: Progress, t: number): void {
+    this.#pending = undefined;
+    if (this.#timer !== undefined) {
+      this.#timers.clear(this.#timer);
+      this.#timer = undefined;
+    }
     this.#last = t;
     try {
-      this.#write(formatProgressLine({ done, total }));
+      this.#write(formatProgressLine(p));
     } catch {
       // Progress is advisory; a failed write must not fail the operation.
     }
