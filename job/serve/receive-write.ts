@@ -18,6 +18,7 @@
  */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { WRITE_CONTENT_PATH } from '../../lib/protocol/content-env.ts';
 import { bearerMatches, listenOn, send } from './server.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';
 
@@ -75,7 +76,7 @@ export async function startWriteReceiving(o: WriteReceiveOptions): Promise<Write
   function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (!bearerMatches(req.headers.authorization, expected)) return refuse(req, res, 401, 'unauthorized');
     const url = new URL(req.url ?? '/', 'http://write.invalid');
-    if (url.pathname !== '/content') return refuse(req, res, 404, 'not found');
+    if (url.pathname !== WRITE_CONTENT_PATH) return refuse(req, res, 404, 'not found');
     if (req.method !== 'PUT') return refuse(req, res, 405, 'method not allowed', { allow: 'PUT' });
     const declared = req.headers['content-length'];
     if (declared === undefined || req.headers['transfer-encoding'] !== undefined || !LENGTH.test(declared)) {

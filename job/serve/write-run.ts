@@ -16,14 +16,12 @@ import { printResult, EXIT_INFRA, EXIT_USAGE, type CliIO } from '../exit.ts';
 import { execute } from '../execute.ts';
 import { WorldRoot } from '../root.ts';
 import { MAX_WRITE_BYTES, type ExecuteOptions } from '../types.ts';
+import { WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../../lib/protocol/content-env.ts';
 import { listenEnv, seconds } from './env.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';
 
 const PREFIX = 'felis files: ';
 
-/** The write Job's defaults: the function sends as soon as the Pod can take it. */
-export const WRITE_IDLE_SECONDS = 10;
-export const WRITE_LIFETIME_SECONDS = 60;
 
 export interface WriteRequestFlags {
   path: string;
@@ -41,8 +39,8 @@ export async function runReceiveWrite(worldsRoot: string, f: WriteRequestFlags, 
   let host: string, digest: string, port: number, idle: number, lifetime: number;
   try {
     ({ host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256'));
-    idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', WRITE_IDLE_SECONDS);
-    lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', WRITE_LIFETIME_SECONDS);
+    idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', WRITE_RECEIVE_IDLE_SECONDS);
+    lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', WRITE_RECEIVE_LIFETIME_SECONDS);
   } catch (e) {
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return EXIT_USAGE;
