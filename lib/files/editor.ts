@@ -160,7 +160,7 @@ export class FilesEditor {
     const state = { sent: false };
     const over = new AbortController();
     const refused = new AbortController();
-    const port = typeof streamed.port === 'function' ? streamed.port() : (streamed.port ?? BROWSE_PORT);
+    const port = streamed.port ?? BROWSE_PORT;
     const delivery = deliverContent({ api: streamed.pods, namespace: this.#cfg.namespace, job: name, opId, token: jobToken(key, name), port, content, signal: over.signal, state }).catch(
       (err: unknown) => void refused.abort(err),
     );

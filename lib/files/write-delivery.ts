@@ -26,7 +26,8 @@ export interface DeliveryOptions {
   job: string;
   opId: string;
   token: string;
-  port: number;
+  /** The Pod's serving port (tests: the one their receiver picked, once it listens). */
+  port: number | (() => number);
   content: Buffer;
   /** Ends the delivery (the run is over, or the caller's deadline passed). */
   signal: AbortSignal;
@@ -95,7 +96,7 @@ function attempt(o: DeliveryOptions, ip: string): Promise<Attempt> {
     const req = http.request(
       {
         host: ip,
-        port: o.port,
+        port: typeof o.port === 'function' ? o.port() : o.port,
         path: WRITE_CONTENT_PATH,
         method: 'PUT',
         agent: false,
