@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
+import { holdState, jobKind } from '../maintenance/holder.ts';
 
 const base: JobParams = {
   namespace: 'minecraft',
@@ -95,6 +96,10 @@ test('a streamed write: --receive after Felis\'s args, the serving env and port,
   assert.deepEqual(c.securityContext, plain.spec!.template.spec!.containers[0]!.securityContext);
   assert.equal(job.spec!.activeDeadlineSeconds, plain.spec!.activeDeadlineSeconds);
   assert.equal(plain.spec!.template.spec!.containers[0]!.ports, undefined);
+  // …and so the maintenance rules see the same holder: a file write, by its op, while unfinished.
+  assert.equal(jobKind(job), 'file-write');
+  assert.deepEqual(holdState('survival', undefined, [job], new Date()), holdState('survival', undefined, [plain], new Date()));
+  assert.equal(holdState('survival', undefined, [job], new Date()).holder?.kind, 'file-write');
 });
 
 test('delete and rename get DAC_OVERRIDE only; rename carries --to', () => {
