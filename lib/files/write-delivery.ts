@@ -59,7 +59,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
  */
 export async function deliverContent(o: DeliveryOptions): Promise<void> {
   const selector = `${LABEL_FILES_OP}=${o.opId}`;
-  for (let delay = 20; !o.signal.aborted; delay = Math.min(delay * 2, 250)) {
+  // At most the runner's own pace while a container is created: the write waits on this poll.
+  for (let delay = 20; !o.signal.aborted; delay = Math.min(delay * 2, 120)) {
     let pods: V1Pod[];
     try {
       pods = await o.api.listPods(o.namespace, selector);
