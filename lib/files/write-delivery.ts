@@ -39,6 +39,10 @@ export interface DeliveryOptions {
   connectTimeoutMs?: number;
 }
 
+/** How soon a refused connection to a running Pod is tried again, and for how long before the Pod is listed again. */
+const RETRY_MS = 15;
+const RETRY_WINDOW_MS = 1_000;
+
 type Attempt = { kind: 'received' } | { kind: 'again' } | { kind: 'refused'; status: number; text: string };
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -72,12 +76,16 @@ export async function deliverContent(o: DeliveryOptions): Promise<void> {
     if (pods.some((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
     const ip = pods.map((p) => callableAddress(p, FILES_CONTAINER)).find((a) => a !== undefined);
     if (ip) {
-      const a = await attempt(o, ip);
-      if (a.kind === 'received') return;
-      if (a.kind === 'refused') {
+      // The container runs: its program listens within moments. Retried at once, without asking
+      // the API again, for a while; then the Pod is listed again (it may have ended).
+      for (const end = performance.now() + RETRY_WINDOW_MS; !o.signal.aborted && performance.now() < end; ) {
+        const a = await attempt(o, ip);
+        if (a.kind === 'received') return;
         // Another body in flight is one of ours (a retry beside a dying connection): wait for it.
-        if (a.status !== 409) throw new RunnerError(`the write job ${o.job} refused its content: ${a.status} ${a.text.slice(0, 200)}`);
+        if (a.kind === 'refused' && a.status !== 409) throw new RunnerError(`the write job ${o.job} refused its content: ${a.status} ${a.text.slice(0, 200)}`);
+        await sleep(RETRY_MS, o.signal);
       }
+      continue;
     }
     await sleep(delay, o.signal);
   }
