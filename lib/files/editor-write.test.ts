@@ -14,6 +14,7 @@ import { JobLostError, RunnerError } from '../runner/errors.ts';
 import { mapDomainError } from '../http/error-map.ts';
 import { FilesEditor, type EditorConfig } from './editor.ts';
 import { FileEditError, WriteNotDeliveredError } from './errors.ts';
+import { withEvent } from '../events/scope.ts';
 
 const KEY = Buffer.alloc(32, 4);
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -35,25 +36,31 @@ const T = { server: 'survival', world: { claim: 'world-survival-0' } };
  * A cluster of one: a created Job runs the real Job program in this process over `root`, its Pod
  * on 127.0.0.1 (the port its receiver picked), its log the program's stdout.
  */
-function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string } = {}) {
+function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string; deferStart?: boolean } = {}) {
   const jobs: V1Job[] = [];
   let receiving: WriteReceiving | undefined;
   let exit: number | undefined;
-  const log = new PassThrough();
-  const api: JobPodApi = {
-    async createJob(_ns, job) {
-      jobs.push(job);
-      if (o.pod) return job;
+  let started = false;
+  // The program's stdout, replayed to every log opening (a lost caller's opening is closed).
+  const printed: string[] = [];
+  const readers = new Set<PassThrough>();
+  const launch = (job: V1Job) => {
+      started = true;
       const c = job.spec!.template.spec!.containers[0]!;
       const env: Record<string, string> = { FELIS_POD_IP: '127.0.0.1' };
       for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
       env.FELIS_SERVE_PORT = '0';
       if (o.digest) env.FELIS_SERVE_TOKEN_SHA256 = o.digest;
       const args = c.args!.map((a) => (a === '/data' ? root : a));
-      void runCli(['files', ...args], env, { stdout: (t) => void log.write(t), stderr: () => {} }, { onWriteReceiving: (r) => (receiving = r) }).then((code) => {
+      void runCli(['files', ...args], env, { stdout: (t) => void (printed.push(t), readers.forEach((r) => r.write(t))), stderr: () => {} }, { onWriteReceiving: (r) => (receiving = r) }).then((code) => {
         exit = code;
-        log.end();
+        readers.forEach((r) => r.end());
       });
+  };
+  const api: JobPodApi = {
+    async createJob(_ns, job) {
+      jobs.push(job);
+      if (!o.pod && !o.deferStart) launch(job);
       return job;
     },
     async listJobs() {
@@ -61,10 +68,10 @@ function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string } =
     },
     async listPods() {
       if (jobs.length === 0) return [];
-      if (o.pod === 'never') return [{ metadata: { name: 'p' }, spec: { nodeName: 'n' }, status: { phase: 'Pending' } } as unknown as V1Pod];
       if (o.pod === 'fails') {
         return [{ metadata: { name: 'p' }, status: { phase: 'Failed', containerStatuses: [{ name: FILES_CONTAINER, state: { terminated: { exitCode: 1 } } }] } } as unknown as V1Pod];
       }
+      if (o.pod === 'never' || !started) return [{ metadata: { name: 'p' }, spec: { nodeName: 'n' }, status: { phase: 'Pending' } } as unknown as V1Pod];
       // Callable once its program listens, as a kubelet reports a started container.
       if (!receiving && exit === undefined) return [{ metadata: { name: 'p' }, spec: { nodeName: 'n' }, status: { phase: 'Pending' } } as unknown as V1Pod];
       const state = exit === undefined ? { running: {} } : { terminated: { exitCode: exit } };
@@ -72,10 +79,14 @@ function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string } =
     },
     async openLog(): Promise<LogOpening> {
       if (o.pod === 'fails') return { kind: 'stream', body: (async function* () {})(), close: () => {} };
-      return { kind: 'stream', body: log, close: () => log.destroy() };
+      const r = new PassThrough();
+      for (const t of printed) r.write(t);
+      if (exit !== undefined) r.end();
+      else readers.add(r);
+      return { kind: 'stream', body: r, close: () => (readers.delete(r), r.destroy()) };
     },
   };
-  return { api, jobs, port: () => receiving?.address.port ?? 1 };
+  return { api, jobs, port: () => receiving?.address.port ?? 1, start: () => launch(jobs[0]!) };
 }
 
 function editor(c: ReturnType<typeof cluster>, streamed = true) {
@@ -143,4 +154,21 @@ test('without a job key the content rides in the env, as Felis carries it', asyn
   assert.deepEqual(env[0], { name: 'FELIS_FILE_CONTENT_PARTS', value: '1' });
   assert.equal(env[1]!.value, content.toString('base64'));
   assert.ok(!c.jobs[0]!.spec!.template.spec!.containers[0]!.args!.includes('--receive'));
+});
+
+test('a redelivered write event whose first delivery never got its content to the Job delivers it to that Job, and creates no other', async () => {
+  const w = makeWorld();
+  const c = cluster(w.root, { deferStart: true });
+  const content = Buffer.from('redeliveredContent');
+  const key = 'e'.repeat(48);
+  const first = await withEvent(key, () => editor(c).write(T, 'event.txt', content, { sha256: sha(content) })).catch((e: unknown) => e);
+  assert.ok(first instanceof WriteNotDeliveredError, String(first));
+  assert.equal(fs.existsSync(w.p('event.txt')), false);
+  assert.equal(c.jobs[0]!.metadata!.labels!['felis.lolicon.best/event'], key);
+  // The Job's Pod comes up late; the event is delivered again, with the same content.
+  c.start();
+  const again = await withEvent(key, () => editor(c).write(T, 'event.txt', content, { sha256: sha(content) }));
+  assert.equal(again, sha(content));
+  assert.deepEqual(fs.readFileSync(w.p('event.txt')), content);
+  assert.equal(c.jobs.length, 1, 'the earlier Job was followed, not a new one created');
 });
