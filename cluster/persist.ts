@@ -16,7 +16,7 @@
 
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { privateDataDir, privateFile } from './private-files.ts';
+import { privateDataDir, privateFile, privateSidecars } from './private-files.ts';
 import type { ProcessJournal, ProcessRecord } from './kubelet/journal.ts';
 import type { KObject, StoreBackend } from './store.ts';
 
@@ -106,8 +106,9 @@ export class PersistentState implements StoreBackend, ProcessJournal {
       }
       db.prepare("INSERT INTO meta(key, value) VALUES ('schema', ?) ON CONFLICT(key) DO NOTHING").run(SCHEMA_VERSION);
       db.exec('COMMIT');
-      // The WAL and shared memory exist now; a umask or an older run cannot have left them readable.
-      privateDataDir(dataDir);
+      // The WAL exists now; a umask or an older run cannot have left it readable. (By path: the
+      // database's locks are this process's, and closing a descriptor of it would drop them.)
+      privateSidecars(file);
     } catch (err) {
       try {
         db?.close();

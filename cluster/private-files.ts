@@ -48,6 +48,25 @@ export function privateFile(file: string, o: { create?: boolean } = {}): void {
   }
 }
 
+/**
+ * Makes the files SQLite creates beside an open database (`-wal`, `-shm`, `-journal`) 0600 by
+ * path, without opening them: this process holds the database's POSIX locks, and closing any
+ * descriptor of a locked file would drop them. Only regular files (the directory is 0700 by now).
+ */
+export function privateSidecars(dbFile: string): void {
+  for (const suffix of ['-wal', '-shm', '-journal']) {
+    const f = dbFile + suffix;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(f);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    if (st.isFile() && (st.mode & 0o777) !== FILE_MODE) fs.chmodSync(f, FILE_MODE);
+  }
+}
+
 /** The data directory 0700 and every private file in it that exists 0600. */
 export function privateDataDir(dir: string): void {
   privateDir(dir);
