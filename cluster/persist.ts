@@ -14,9 +14,9 @@
  * @module
  */
 
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { privateDataDir, privateFile, privateSidecars } from './private-files.ts';
 import type { ProcessJournal, ProcessRecord } from './kubelet/journal.ts';
 import type { KObject, StoreBackend } from './store.ts';
 
@@ -70,10 +70,15 @@ export class PersistentState implements StoreBackend, ProcessJournal {
     };
   }
 
-  /** Opens (or creates) `<dataDir>/cluster.sqlite` and takes it for this process. */
+  /**
+   * Opens (or creates) `<dataDir>/cluster.sqlite` and takes it for this process. The directory is
+   * 0700 and the database 0600 (created so before SQLite opens it, so its WAL and shared-memory
+   * files, which SQLite creates with the database's mode, are 0600 too), also when they existed.
+   */
   static open(dataDir: string): PersistentState {
-    mkdirSync(dataDir, { recursive: true });
+    privateDataDir(dataDir);
     const file = join(dataDir, 'cluster.sqlite');
+    privateFile(file, { create: true });
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(file, { timeout: 0 });
@@ -101,6 +106,9 @@ export class PersistentState implements StoreBackend, ProcessJournal {
       }
       db.prepare("INSERT INTO meta(key, value) VALUES ('schema', ?) ON CONFLICT(key) DO NOTHING").run(SCHEMA_VERSION);
       db.exec('COMMIT');
+      // The WAL exists now; a umask or an older run cannot have left it readable. (By path: the
+      // database's locks are this process's, and closing a descriptor of it would drop them.)
+      privateSidecars(file);
     } catch (err) {
       try {
         db?.close();

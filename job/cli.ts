@@ -14,6 +14,7 @@ import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runExport, type ExportRunOptions } from './export/run.ts';
 import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
+import { runReceiveWrite, type WriteRunOptions } from './serve/write-run.ts';
 
 export { EXIT_INFRA, EXIT_OK, EXIT_USAGE, type CliIO } from './exit.ts';
 
@@ -24,7 +25,7 @@ export async function runCli(
   argv: string[],
   env: Record<string, string | undefined>,
   io: CliIO,
-  opts: ExecuteOptions & ServeRunOptions & ReceiveRunOptions & { onExportListening?: ExportRunOptions['onListening'] } = {},
+  opts: ExecuteOptions & ServeRunOptions & ReceiveRunOptions & WriteRunOptions & { onExportListening?: ExportRunOptions['onListening'] } = {},
 ): Promise<number> {
   // `felis export --mode files ...`: one download served from the Pod (job/export/).
   if (argv[0] === 'export') return runExport(argv.slice(1), env, io, { onSignal: opts.onSignal, onListening: opts.onExportListening });
@@ -56,6 +57,18 @@ export async function runCli(
       return EXIT_USAGE;
     }
     return runServe(f.worldsRoot, env, io, opts);
+  }
+  // A write whose content is streamed to the Pod (with a job key) instead of carried in the env.
+  if (f.receive && f.op === 'write') {
+    if (f.serve) {
+      io.stderr(`${PREFIX}--receive takes no --serve\n`);
+      return EXIT_USAGE;
+    }
+    if (f.sha256 === '') {
+      io.stderr(`${PREFIX}--sha256 is required for write\n`);
+      return EXIT_USAGE;
+    }
+    return runReceiveWrite(f.worldsRoot, f, env, io, opts);
   }
   // Receiving lands uploads streamed to the Pod; a mode of its own too.
   if (f.receive) {

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, writeFileSync } from 'node:fs';
 import type { KubeConfig, V1Container } from '@kubernetes/client-node';
 import { buildJobProgram } from './build.ts';
 import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
@@ -31,6 +31,7 @@ import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { startApiServerSource, startPingSource, type EventSource } from '../cluster/event-sources.ts';
 import { reviewerGrantYaml } from '../cluster/review-grant.ts';
+import { privateDataDir, privateFile } from '../cluster/private-files.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env };
@@ -85,6 +86,8 @@ if (external) {
   logger.info({ server: kc.getCurrentCluster()?.server }, 'using the cluster from KUBECONFIG / in-cluster config');
 } else {
   const { startCluster, ClusterStateUnreadableError, DataDirInUseError } = await import('../cluster/index.ts');
+  // FELIS_DATA 0700, and its state, job key and admin kubeconfig 0600, also when they were left readable.
+  privateDataDir(dataDir);
   // Persistent: servers, Jobs, Pods, claims and locks survive a restart (FELIS_DATA/cluster.sqlite).
   const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true, program: delayedJobProgram }).catch((err) => {
     if (err instanceof DataDirInUseError || err instanceof ClusterStateUnreadableError) {
@@ -100,10 +103,18 @@ if (external) {
   env.FELIS_IMAGE ??= 'felis-world/files:dev';
   // Browse sessions: the key their tokens derive from, kept with the cluster's state.
   env.FELIS_JOB_KEY_FILE ??= ensureJobKeyFile(dataDir);
+  privateFile(join(dataDir, 'job-key'));
   seedDemoWorld(dataDir);
   await seedDemoServer(cluster.kubeConfig(cluster.adminToken));
   // For poking at the cluster by hand (kubectl --kubeconfig, or curl with the admin token).
-  writeFileSync(join(dataDir, 'admin.kubeconfig'), cluster.kubeconfigYaml(cluster.adminToken), { mode: 0o600 });
+  const adminFile = join(dataDir, 'admin.kubeconfig');
+  privateFile(adminFile, { create: true });
+  const adminFd = openSync(adminFile, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+  try {
+    writeFileSync(adminFd, cluster.kubeconfigYaml(cluster.adminToken));
+  } finally {
+    closeSync(adminFd);
+  }
   adminNote = `embedded API: ${cluster.url} (admin token ${cluster.adminToken}; kubeconfig ${join(dataDir, 'admin.kubeconfig')})`;
   if (kubernetesAuth) {
     const examples = ['roles.yaml', 'one-server.yaml', 'settle-events.yaml'].map((f) => readFileSync(join(root, 'knative/examples', f), 'utf8'));

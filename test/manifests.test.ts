@@ -29,8 +29,8 @@ const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
 const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
-/** Functions that hold the shared job key: browse sessions (list, read), uploads and signed downloads. */
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-upload', 'files-uploads', 'files-download']);
+/** Functions that hold the shared job key: browse sessions (list, read), uploads, streamed writes and signed downloads. */
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-upload', 'files-uploads', 'files-write', 'files-download']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -448,7 +448,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read and the upload functions, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read, the upload functions and files-write, only on the serve port', () => {
     const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -456,16 +456,18 @@ describe('knative/ manifests', () => {
     const browse = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 });
     const oneShot = renderFilesJob({ ...base, op: 'read', path: 'a' });
     const receiver = renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 });
-    for (const job of [browse, oneShot, receiver]) assert.ok(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), job.metadata!.name);
+    const write = renderFilesJob({ ...base, op: 'write', path: 'a', sha256: 'b'.repeat(64), contentTokenSha256: 'a'.repeat(64) });
+    for (const job of [browse, oneShot, receiver, write]) assert.ok(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), job.metadata!.name);
     assert.equal(selects(np.spec.podSelector, { 'app.kubernetes.io/managed-by': 'felis-backup' }), false);
     assert.equal(np.spec.ingress.length, 1);
     const rule = np.spec.ingress[0];
     assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
     assert.deepEqual(browse.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
     assert.deepEqual(receiver.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [RECEIVE_PORT]);
+    assert.deepEqual(write.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
     assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-upload', 'files-uploads']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-upload', 'files-uploads', 'files-write']);
   });
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
@@ -489,7 +491,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
   });
 
-  test('files-list, files-read, the upload functions and files-download read the job key from an optional Secret; no other function has it', () => {
+  test('files-list, files-read, the upload functions, files-write and files-download read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];

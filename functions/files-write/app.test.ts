@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
-import { FileEditError } from '../../lib/files/errors.ts';
+import { FileEditError, WriteNotDeliveredError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { filesWrite } from './app.ts';
 
@@ -117,6 +117,20 @@ test("the Job's own refusals map to their codes and are not audited", async () =
     assert.equal(envelopeOf(r).code, code);
     assert.equal(k.audits().length, 0);
   }
+});
+
+test("a write whose content never reached its Job is 504 write_not_delivered, saying nothing was written", async () => {
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, {
+    write: () => {
+      throw new WriteNotDeliveredError('files-survival-0123456789abcdef');
+    },
+  });
+  const k = routeKit(filesWrite, { gates, editor: ed.editor });
+  const r = await k.call('PUT', URL_, body('x'));
+  assert.equal(r.status, 504);
+  assert.deepEqual(envelopeOf(r), { code: 'write_not_delivered', message: "the write's file Job could not take its content in time; nothing was written, retry shortly" });
+  assert.equal(k.audits().length, 0);
 });
 
 test('a missing path, a bad name, a NUL or an over-long name are refused before any Job', async () => {

@@ -4,18 +4,22 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import type { V1Job } from '@kubernetes/client-node';
+import { BROWSE_PORT, filesJobName, MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
-import { JobLostError, RunnerError } from '../runner/errors.ts';
+import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
+import { jobToken, tokenDigest } from '../browse/token.ts';
+import { readKey } from '../uploads/key.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError, EventReusedError } from '../events/errors.ts';
 import { currentEventKey } from '../events/scope.ts';
-import { LABEL_EVENT, LABEL_FILES_MODE, LABEL_SERVER } from '../labels.ts';
+import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
-import { FileEditError } from './errors.ts';
+import { FileEditError, WriteNotDeliveredError } from './errors.ts';
+import { deliverContent, type PodLister } from './write-delivery.ts';
 
 export interface World {
   claim: string;
@@ -53,17 +57,36 @@ export function newOpId(): string {
   return randomBytes(8).toString('hex');
 }
 
+/**
+ * Writes with a job key: the content is streamed to the write Job's Pod (write-delivery.ts) instead
+ * of carried in its env, where anyone who can list Pods or Jobs would read it.
+ */
+export interface StreamedWrites {
+  /** The shared job key (`FELIS_JOB_KEY_FILE`), read at each write as uploads read it. */
+  keyFile: string;
+  pods: PodLister;
+  /** Tests: the key itself, and the port the write Pod listens on (default the serving port). */
+  key?: Buffer;
+  port?: number | (() => number);
+}
+
 export class FilesEditor {
   readonly #cfg: EditorConfig;
   readonly #runner: SyncRunner;
   readonly #background: BackgroundOps | undefined;
+  readonly #streamed: StreamedWrites | undefined;
 
-  /** `jobs` (the runner's Kubernetes calls) enables the background ops; without it they fail. */
-  constructor(cfg: EditorConfig, runner: SyncRunner, jobs?: BackgroundApi) {
+  /**
+   * `jobs` (the runner's Kubernetes calls) enables the background ops; without it they fail.
+   * `streamed` (a job key) makes writes stream their content; without it the content rides in the
+   * Job's env, as Felis's does.
+   */
+  constructor(cfg: EditorConfig, runner: SyncRunner, jobs?: BackgroundApi, streamed?: StreamedWrites) {
     this.#cfg = cfg;
     this.#runner = runner;
     const { timeoutMs: _t, ...settings } = cfg;
     this.#background = jobs ? new BackgroundOps(settings, jobs, newOpId) : undefined;
+    this.#streamed = streamed;
   }
 
   /**
@@ -113,12 +136,44 @@ export class FilesEditor {
     if (content.length > MAX_WRITE_BYTES) {
       throw new FileEditError('too_large', `content is ${content.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
     }
-    const r = await this.#run(
-      t,
-      { op: 'write', path, content, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly },
-      signal,
+    const call = { op: 'write', path, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly } as const;
+    const streamed = this.#streamed;
+    if (!streamed) return decodeWrite(await this.#run(t, { ...call, content }, signal));
+    const key = streamed.key ?? readKey(streamed.keyFile);
+    return decodeWrite(
+      await this.#run(t, call, signal, {
+        contentToken: (name) => tokenDigest(jobToken(key, name)),
+        deliver: (job, s) => this.#deliver(streamed, key, job, content, s),
+      }),
     );
-    return decodeWrite(r);
+  }
+
+  /**
+   * Runs `job` while its content is delivered beside it: the delivery ends once the run does, and
+   * a delivery refused for good ends the run. Until every byte has left for the Pod the Job cannot
+   * have written anything, so a deadline passed by then is WriteNotDeliveredError (nothing
+   * written), and a Job lost by then is a plain retry.
+   */
+  async #deliver(streamed: StreamedWrites, key: Buffer, job: V1Job, content: Buffer, run: (signal: AbortSignal) => Promise<string>): Promise<string> {
+    const name = job.metadata!.name!;
+    const opId = job.metadata!.labels![LABEL_FILES_OP]!;
+    const state = { sent: false };
+    const over = new AbortController();
+    const refused = new AbortController();
+    const port = streamed.port ?? BROWSE_PORT;
+    const delivery = deliverContent({ api: streamed.pods, namespace: this.#cfg.namespace, job: name, opId, token: jobToken(key, name), port, content, signal: over.signal, state }).catch(
+      (err: unknown) => void refused.abort(err),
+    );
+    try {
+      return await run(refused.signal);
+    } catch (err) {
+      if (!state.sent && err instanceof FilesTimeoutError) throw new WriteNotDeliveredError(name);
+      if (!state.sent && err instanceof JobLostError) throw new JobLostError(err.message, false);
+      throw err;
+    } finally {
+      over.abort();
+      await delivery;
+    }
   }
 
   async mkdir(t: Target, path: string, signal?: AbortSignal): Promise<void> {
@@ -137,10 +192,21 @@ export class FilesEditor {
     t: Target,
     call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to'>>,
     signal?: AbortSignal,
+    streamed?: {
+      /** The digest of the token for the Job named so (a streamed write's spec carries it). */
+      contentToken: (jobName: string) => string;
+      /** Runs the Job (through `run`, with a signal that ends it) while delivering its content. */
+      deliver: (job: V1Job, run: (signal: AbortSignal) => Promise<string>) => Promise<string>;
+    },
   ) {
     const { timeoutMs, ...settings } = this.#cfg;
     const deadline = AbortSignal.timeout(timeoutMs);
-    const opts = { mutating: mutates(call.op), signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
+    const base = { mutating: mutates(call.op), signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
+    const follow = (job: V1Job, adopt: boolean): Promise<string> => {
+      const run = (extra?: AbortSignal) => this.#runner.run(job, { ...base, ...(extra ? { signal: AbortSignal.any([base.signal, extra]) } : {}), ...(adopt ? { adopt } : {}) });
+      // A redelivered event's streamed write may still be waiting for its content: deliver it again.
+      return streamed && (!adopt || isStreamedWrite(job)) ? streamed.deliver(job, run) : run();
+    };
     // An event is handled once: a redelivery follows the Job the first delivery created, found by
     // the event's label, and answers from its result instead of running the op again.
     const eventKey = currentEventKey();
@@ -151,22 +217,30 @@ export class FilesEditor {
         const labels = earlier.metadata?.labels ?? {};
         if (labels[LABEL_SERVER] !== t.server || labels[LABEL_FILES_MODE] !== call.op) throw new EventReusedError(name);
         try {
-          return parseResultPayload(await this.#runner.run(earlier, { ...opts, adopt: true }));
+          return parseResultPayload(await follow(earlier, true));
         } catch (err) {
           if (err instanceof JobLostError) throw new EventAnswerGoneError(name);
           throw err;
         }
       }
     }
+    const opId = newOpId();
     const job = renderFilesJob({
       ...settings,
       ...call,
       server: t.server,
-      opId: newOpId(),
+      opId,
       worldPvc: t.world.claim,
       nodeName: t.world.node,
+      ...(streamed ? { contentTokenSha256: streamed.contentToken(filesJobName(t.server, opId)) } : {}),
       ...(eventKey ? { eventKey } : {}),
     });
-    return parseResultPayload(await this.#runner.run(job, opts));
+    return parseResultPayload(await follow(job, false));
   }
+}
+
+/** A write Job that takes its content on its Pod address (`--receive`), not from its env. */
+function isStreamedWrite(job: V1Job): boolean {
+  const c = job.spec?.template.spec?.containers.find((x) => x.name === FILES_CONTAINER);
+  return job.metadata?.labels?.[LABEL_FILES_MODE] === 'write' && (c?.args ?? []).includes('--receive');
 }

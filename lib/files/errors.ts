@@ -34,6 +34,18 @@ export class ReadDamagedError extends Error {
   }
 }
 
+/**
+ * A streamed write's content never reached its Job before the caller's deadline (its Pod did not
+ * become reachable in time): nothing was written, and the Job ends on its own without writing
+ * (→ 504 write_not_delivered).
+ */
+export class WriteNotDeliveredError extends Error {
+  constructor(job: string) {
+    super(`fileedit: the content of write job ${job} could not be delivered in time`);
+    this.name = 'WriteNotDeliveredError';
+  }
+}
+
 /** A result code this version does not know: an error, never a success (→ 500). */
 export class UnknownResultCodeError extends Error {
   constructor(code: string, detail?: string) {

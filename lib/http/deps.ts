@@ -42,8 +42,12 @@ export interface Deps {
   uploadSessions?: SessionChannel;
 }
 
-/** One client for the sync runner and the background ops. */
-const editorOf = (cfg: NonNullable<Config['editor']>, jobs: KubeJobPodApi) => new FilesEditor(cfg, new SyncRunner(jobs), jobs);
+/**
+ * One client for the sync runner and the background ops. With the shared job key, writes stream
+ * their content to the Job's Pod; without one it rides in the Job's env (Felis's way).
+ */
+const editorOf = (cfg: NonNullable<Config['editor']>, jobs: KubeJobPodApi, keyFile: string | undefined) =>
+  new FilesEditor(cfg, new SyncRunner(jobs), jobs, keyFile ? { keyFile, pods: jobs } : undefined);
 
 /** `kc` may be a promise: nothing here calls Kubernetes (or loads its client) until a request does. */
 export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { logger: Logger }): Deps {
@@ -60,7 +64,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
   const transfer = o.editor && transferJobSettings(o.editor);
   return {
     logger: o.logger,
-    editor: o.editor ? editorOf(o.editor, jobPods) : undefined,
+    editor: o.editor ? editorOf(o.editor, jobPods, o.browse?.keyFile) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
     downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.

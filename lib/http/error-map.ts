@@ -5,7 +5,7 @@
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ArchiveNameError } from '../files/archive-names.ts';
-import { EDIT_ERRORS, FileEditError, ReadDamagedError } from '../files/errors.ts';
+import { EDIT_ERRORS, FileEditError, ReadDamagedError, WriteNotDeliveredError } from '../files/errors.ts';
 import {
   LockFreshError,
   LockProtectedError,
@@ -31,6 +31,9 @@ export function mapDomainError(err: unknown): Mapped | undefined {
   if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
   if (err instanceof FilesTimeoutError) {
     return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };
+  }
+  if (err instanceof WriteNotDeliveredError) {
+    return { status: 504, code: 'write_not_delivered', message: "the write's file Job could not take its content in time; nothing was written, retry shortly" };
   }
   if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };
   if (err instanceof NotStoppedError) return { status: 409, code: 'not_stopped', message: err.message };

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderBrowseJob, renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
 import { exportCommand, renderExportJob } from './export-job.ts';
+import { holdState, jobKind } from '../maintenance/holder.ts';
 
 const base: JobParams = {
   namespace: 'minecraft',
@@ -95,6 +96,34 @@ test('write: RW mount, CHOWN, digest args and content parts in env, never in arg
   assert.ok(!JSON.stringify(c.args).includes(joined.slice(0, 100)));
 });
 
+test('a streamed write: --receive after Felis\'s args, the serving env and port, the token digest only, no content anywhere; labels as any write', () => {
+  const plain = renderFilesJob({ ...base, op: 'write', content: Buffer.from('x'), sha256: 'ab'.repeat(32), createOnly: true });
+  const job = renderFilesJob({ ...base, op: 'write', contentTokenSha256: 'ef'.repeat(32), sha256: 'ab'.repeat(32), createOnly: true });
+  const c = job.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.args, [...plain.spec!.template.spec!.containers[0]!.args!, '--receive']);
+  assert.deepEqual(c.env, [
+    { name: 'FELIS_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    { name: 'FELIS_SERVE_PORT', value: '8420' },
+    { name: 'FELIS_SERVE_TOKEN_SHA256', value: 'ef'.repeat(32) },
+    { name: 'FELIS_SERVE_IDLE_SECONDS', value: '10' },
+    { name: 'FELIS_SERVE_LIFETIME_SECONDS', value: '60' },
+  ]);
+  assert.deepEqual(c.ports, [{ name: 'receive', containerPort: 8420, protocol: 'TCP' }]);
+  assert.ok(!JSON.stringify(job).includes('FELIS_FILE_CONTENT'));
+  // It holds the world exactly as the env-var write Job does: same labels, no annotations, RW, CHOWN.
+  assert.deepEqual(job.metadata!.labels, plain.metadata!.labels);
+  assert.deepEqual(job.spec!.template.metadata!.labels, plain.spec!.template.metadata!.labels);
+  assert.equal(job.metadata!.annotations, undefined);
+  assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, false);
+  assert.deepEqual(c.securityContext, plain.spec!.template.spec!.containers[0]!.securityContext);
+  assert.equal(job.spec!.activeDeadlineSeconds, plain.spec!.activeDeadlineSeconds);
+  assert.equal(plain.spec!.template.spec!.containers[0]!.ports, undefined);
+  // …and so the maintenance rules see the same holder: a file write, by its op, while unfinished.
+  assert.equal(jobKind(job), 'file-write');
+  assert.deepEqual(holdState('survival', undefined, [job], new Date()), holdState('survival', undefined, [plain], new Date()));
+  assert.equal(holdState('survival', undefined, [job], new Date()).holder?.kind, 'file-write');
+});
+
 test('delete and rename get DAC_OVERRIDE only; rename carries --to', () => {
   assert.deepEqual(renderFilesJob({ ...base, op: 'delete' }).spec!.template.spec!.containers[0]!.securityContext!.capabilities!.add, ['DAC_OVERRIDE']);
   const r = renderFilesJob({ ...base, op: 'rename', to: 'b.txt', createOnly: true });
@@ -147,6 +176,9 @@ test('render-time validation, in order', () => {
     [{ opId: '' }, /operation id/],
     [{ op: 'chmod' }, /unknown operation/],
     [{ op: 'write', content: Buffer.alloc(262145) }, /262145 bytes, the limit is 262144/],
+    [{ op: 'read', contentTokenSha256: 'a'.repeat(64) }, /takes no streamed content/],
+    [{ op: 'write', contentTokenSha256: 'A'.repeat(64) }, /token digest/],
+    [{ op: 'write', contentTokenSha256: 'a'.repeat(64), content: Buffer.from('x') }, /carries no content/],
     [{ op: 'upload' }, /source URL and a token/],
     [{ op: 'read', async: true }, /background/],
     [{ op: 'mkdir', async: true }, /background/],

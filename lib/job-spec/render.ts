@@ -17,10 +17,10 @@ import {
   LABEL_SERVER,
   MANAGED_BY_FILES,
 } from '../labels.ts';
-import { encodeContentEnv } from '../protocol/content-env.ts';
+import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
 import { isOp, mutates, needsChown, type Op } from './ops.ts';
 
-/** The most content a write carries: it rides in the Job's env, and Felis caps it here. */
+/** The most content a write carries (streamed to its Pod, or in the Job's env): Felis caps it here. */
 export const MAX_WRITE_BYTES = 256 << 10;
 export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
@@ -68,6 +68,11 @@ export interface JobParams {
   fsGroup?: number;
   async?: boolean;
   content?: Buffer;
+  /**
+   * write: the content is streamed to the Job's Pod by a caller with the token whose SHA-256 this
+   * is (the token itself never appears in the spec), instead of carried in the env.
+   */
+  contentTokenSha256?: string;
   sha256?: string;
   expectSha256?: string;
   createOnly?: boolean;
@@ -110,6 +115,7 @@ function args(p: JobParams, op: Op): string[] {
       a.push('--sha256', p.sha256 ?? '');
       if (p.expectSha256) a.push('--expect-sha256', p.expectSha256);
       if (p.createOnly) a.push('--create-only');
+      if (p.contentTokenSha256) a.push('--receive');
       break;
     case 'rename':
       a.push('--to', p.to ?? '');
@@ -134,6 +140,9 @@ function args(p: JobParams, op: Op): string[] {
 }
 
 function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
+  if (op === 'write' && p.contentTokenSha256) {
+    return servingEnvOf(BROWSE_PORT, { tokenSha256: p.contentTokenSha256, idleSeconds: WRITE_RECEIVE_IDLE_SECONDS, lifetimeSeconds: WRITE_RECEIVE_LIFETIME_SECONDS });
+  }
   if (op === 'write') return encodeContentEnv(p.content ?? Buffer.alloc(0));
   if (op === 'upload') return [{ name: 'FELIS_UPLOAD_TOKEN', value: p.uploadToken ?? '' }];
   if (HEAP_LIMITED_OPS.includes(op)) return [{ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }];
@@ -151,6 +160,11 @@ export function renderFilesJob(p: JobParams): V1Job {
   const op = p.op;
   if ((p.content?.length ?? 0) > MAX_WRITE_BYTES) {
     throw new JobSpecError(`content is ${p.content!.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
+  }
+  if (p.contentTokenSha256 !== undefined) {
+    if (op !== 'write') throw new JobSpecError(`operation ${op} takes no streamed content`);
+    if (!/^[0-9a-f]{64}$/.test(p.contentTokenSha256)) throw new JobSpecError('a streamed write needs a token digest');
+    if (p.content !== undefined) throw new JobSpecError('a streamed write carries no content in its spec');
   }
   if (op === 'upload' && (!p.sourceUrl || !p.uploadToken)) {
     throw new JobSpecError('an upload needs a source URL and a token');
@@ -180,6 +194,8 @@ export function renderFilesJob(p: JobParams): V1Job {
     readOnly: !rw,
     args: args(p, op),
     env: env(p, op),
+    // A streamed write's Pod takes its content on the serving port, as a receiver's takes an upload.
+    ...(p.contentTokenSha256 ? { ports: [{ name: 'receive', containerPort: BROWSE_PORT, protocol: 'TCP' }] } : {}),
     requests: { cpu, memory },
     limits: { cpu, memory },
     // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.

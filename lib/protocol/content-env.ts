@@ -1,6 +1,14 @@
 /**
- * Write content as it travels to the file Job: env vars, because the API cannot create Secrets and
- * args are visible in more places (the Pod spec, process listings, audit logs).
+ * Write content as it travels to the file Job. Two ways:
+ *
+ * **Streamed (with a job key).** The Job runs `--op write --receive` and listens on its Pod address
+ * (the serving env: `FELIS_POD_IP`, `FELIS_SERVE_PORT`, `FELIS_SERVE_TOKEN_SHA256`, idle and
+ * lifetime); the function PUTs the bytes to `WRITE_CONTENT_PATH` with the Job's token and a
+ * `Content-Length`. No Job or Pod object holds the content, only its SHA-256 (`--sha256`).
+ *
+ * **In the env (the Felis-compatible fallback, without a job key).** The content rides in env vars,
+ * because the API cannot create Secrets and args are visible in more places (process listings,
+ * audit logs). Anyone who can list Pods or Jobs in the namespace reads it until the Job's TTL.
  *
  * `FELIS_FILE_CONTENT_PARTS=<n>` then `FELIS_FILE_CONTENT_0` … `FELIS_FILE_CONTENT_<n-1>`: standard
  * padded base64 of the content, cut into pieces of at most 65536 characters, because Linux refuses
@@ -9,6 +17,16 @@
  *
  * @module
  */
+
+/** Where a streamed write's Job takes its one body. */
+export const WRITE_CONTENT_PATH = '/content';
+/**
+ * A streamed write's Job waits this long for its body once it listens (the function sends as soon
+ * as the Pod can take it; one that gave up or died leaves the Job to end here, writing nothing)…
+ */
+export const WRITE_RECEIVE_IDLE_SECONDS = 10;
+/** …and stops listening this long after its start whatever happens. */
+export const WRITE_RECEIVE_LIFETIME_SECONDS = 60;
 
 export const CONTENT_PARTS_ENV = 'FELIS_FILE_CONTENT_PARTS';
 export const CONTENT_PART_ENV_PREFIX = 'FELIS_FILE_CONTENT_';
