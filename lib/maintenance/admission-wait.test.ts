@@ -158,3 +158,42 @@ test('WorldLock.run without a wait refuses a file-write holder at once, as befor
   const lock = new WorldLock(api, { namespace: 'minecraft' });
   await assert.rejects(lock.run('survival', 'file-write', async () => 1), (e: MaintenanceBusyError) => e.kind === 'file-write' && !(e instanceof WaitExpiredError));
 });
+
+test('a nudge (this instance gave the world back) wakes a pausing waiter to try at once', async () => {
+  const line = new ArrivalLine();
+  let free = false;
+  let tries = 0;
+  // Pauses that would outlast the test: only a nudge (an abort of the pause) ends one.
+  const clock: Clock = {
+    now: () => 0,
+    random: () => 0.5,
+    sleep: (_ms, signal) => new Promise<void>((r) => signal?.addEventListener('abort', () => r(), { once: true })),
+  };
+  const p = admitWaiting('s', async () => { tries++; if (!free) throw busy('file-write'); return 'in'; }, { waitMs: 10_000 }, line, clock);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(tries, 1, 'paused after the first refusal');
+  line.nudge('other');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(tries, 1, "another server's nudge does not wake it");
+  free = true;
+  line.nudge('s');
+  assert.equal(await p, 'in');
+  assert.equal(tries, 2);
+});
+
+test('WorldLock.run nudges the waiters of its own instance when it gives the world back', async () => {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  // Pauses that never end by themselves: only the nudge can admit the waiter.
+  const waitClock: Clock = { now: () => 0, random: () => 0.5, sleep: (_ms, signal) => new Promise<void>((r) => signal?.addEventListener('abort', () => r(), { once: true })) };
+  const lock = new WorldLock(api, { namespace: 'minecraft', waitClock });
+  let releaseFirst!: () => void;
+  const first = lock.run('survival', 'file-write', () => new Promise<void>((r) => (releaseFirst = r)));
+  await new Promise((r) => setTimeout(r, 20));
+  const second = lock.run('survival', 'file-write', async () => 'second ran', { waitMs: 10_000 });
+  await new Promise((r) => setTimeout(r, 50));
+  releaseFirst();
+  await first;
+  const timeout = new Promise((r) => setTimeout(() => r('never admitted'), 2000).unref());
+  assert.equal(await Promise.race([second, timeout]), 'second ran');
+});

@@ -9,7 +9,8 @@
  * Arrival order: the annotation lock has no queue, so across function instances the first to try
  * after the holder lets go wins. Within one instance, waiters for a server line up: only the first
  * in line tries, and a new waiter joins the end of the line rather than trying first, so one
- * instance admits its waiters in the order they came.
+ * instance admits its waiters in the order they came. A mutation of this instance that gives the
+ * world back nudges the first in line to try at once rather than at its next try.
  * @module
  */
 import { MaintenanceBusyError } from './errors.ts';
@@ -72,6 +73,26 @@ export const realClock: Clock = {
 /** One line of waiters per key (a server), in arrival order. */
 export class ArrivalLine {
   readonly #lines = new Map<string, Array<() => void>>();
+  readonly #nudges = new Map<string, Set<() => void>>();
+
+  /**
+   * This instance just gave `key`'s world back: a waiter pausing between tries tries again now
+   * (and from the first, short pause on), instead of finding out at its next try.
+   */
+  nudge(key: string): void {
+    for (const n of this.#nudges.get(key) ?? []) n();
+  }
+
+  /** Calls `fn` on each nudge of `key` until the returned function is called. */
+  onNudge(key: string, fn: () => void): () => void {
+    let set = this.#nudges.get(key);
+    if (!set) this.#nudges.set(key, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0 && this.#nudges.get(key) === set) this.#nudges.delete(key);
+    };
+  }
 
   /** Joins the end of `key`'s line; resolves the returned `turn` once first in it. */
   join(key: string): { first: boolean; turn: Promise<void>; leave: () => void } {
@@ -132,8 +153,21 @@ export async function admitWaiting<T>(key: string, admit: () => Promise<T>, opts
     for (let rest = last !== undefined; ; rest = true) {
       if (rest) {
         const left = end - clock.now();
-        if (left > 0) await clock.sleep(Math.min(pause * (1 - JITTER + 2 * JITTER * clock.random()), left), opts.signal);
-        pause = Math.min(pause * 2, WAIT_MAX_MS);
+        let nudged = false;
+        if (left > 0) {
+          const wake = new AbortController();
+          const off = line.onNudge(key, () => {
+            nudged = true;
+            wake.abort();
+          });
+          try {
+            await clock.sleep(Math.min(pause * (1 - JITTER + 2 * JITTER * clock.random()), left), opts.signal ? AbortSignal.any([wake.signal, opts.signal]) : wake.signal);
+          } finally {
+            off();
+          }
+        }
+        // A nudged waiter tries now; the holder's Job may still be finishing, so short pauses again.
+        pause = nudged ? WAIT_FIRST_MS : Math.min(pause * 2, WAIT_MAX_MS);
       }
       if (opts.signal?.aborted) throw last ?? new MaintenanceBusyError();
       try {

@@ -12,7 +12,7 @@ import { DEFAULT_RESTART_ANNOTATION, gamePodSelector } from './contracts.ts';
 import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
 import { holdState, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
 import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
-import { admitWaiting, ArrivalLine, type WaitOptions } from './admission-wait.ts';
+import { admitWaiting, ArrivalLine, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
 
 /** How long a release may take before we give up on it (the lock then lapses after Grace). */
 export const RELEASE_TIMEOUT_MS = 10_000;
@@ -26,6 +26,8 @@ export interface WorldLockOptions {
   retry?: { steps: number; delayMs: number; jitter: number };
   /** Told when a release fails; the lock then lapses by itself after Grace. */
   onReleaseError?: (err: unknown, server: string) => void;
+  /** The clock of a caller's wait for the world (tests); the real one by default. */
+  waitClock?: Clock;
 }
 
 /** Gives the world back: removes the lock the admission wrote. */
@@ -46,6 +48,7 @@ export class WorldLock {
   readonly #onReleaseError: (err: unknown, server: string) => void;
   /** This instance's waiters, per server, in arrival order. */
   readonly #line = new ArrivalLine();
+  readonly #waitClock: Clock;
 
   constructor(api: ServerApi, opts: WorldLockOptions) {
     this.#api = api;
@@ -54,6 +57,7 @@ export class WorldLock {
     this.#now = opts.now ?? (() => new Date());
     this.#retry = opts.retry ?? { steps: 5, delayMs: 10, jitter: 0.1 };
     this.#onReleaseError = opts.onReleaseError ?? (() => {});
+    this.#waitClock = opts.waitClock ?? realClock;
   }
 
   get namespace(): string {
@@ -102,11 +106,12 @@ export class WorldLock {
    */
   async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>, wait?: WaitOptions): Promise<T> {
     const acquire = () => this.acquire(name, kind);
-    const release = wait ? await admitWaiting(name, acquire, wait, this.#line) : await acquire();
+    const release = wait ? await admitWaiting(name, acquire, wait, this.#line, this.#waitClock) : await acquire();
     try {
       return await fn();
     } finally {
       await bounded(release(), RELEASE_TIMEOUT_MS).catch((err) => this.#onReleaseError(err, name));
+      this.#line.nudge(name);
     }
   }
 
