@@ -30,6 +30,7 @@ import { persistentVolumeClaims, pods } from './kinds/pod.ts';
 import { Kubelet } from './kubelet/index.ts';
 import { listenLoopback } from './listen.ts';
 import type { ClusterHarness } from './harness.ts';
+import { PodLogFiles } from './kubelet/log-files.ts';
 import { InProcessNodeApi } from './kubelet/node-api.ts';
 import { recoverNode, removeStalePodDirs, type NodeRestartResult } from './kubelet/node-restart.ts';
 import { PersistentState } from './persist.ts';
@@ -74,7 +75,8 @@ export interface StartClusterOptions {
   backoffScale?: number;
   /**
    * Keep the cluster's objects in `<dataDir>/cluster.sqlite` across restarts and crashes, and
-   * journal the Pod processes so a restart ends what a crash left running. Default false (the
+   * journal the Pod processes so a restart ends what a crash left running, and keep container logs
+   * in `<dataDir>/pod-logs` (bounded per container, removed with their Pod). Default false (the
    * tests' clusters live in memory). Only one cluster at a time may open a data directory.
    */
   persist?: boolean;
@@ -154,6 +156,10 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
     logger,
     backoffScale,
     journal: state,
+    // Like a node's /var/log/pods: a Pod's log outlives a restart and goes with the Pod.
+    logFiles: state
+      ? new PodLogFiles(join(opts.dataDir, 'pod-logs'), { onError: (err) => logger.warn({ err: String(err) }, 'kubelet: writing a container log file failed') })
+      : undefined,
   });
   gc.start();
   jobController.start();

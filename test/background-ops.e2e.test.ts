@@ -7,7 +7,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Container } from '@kubernetes/client-node';
@@ -220,14 +221,54 @@ describe('a background op past its deadline', () => {
     await s?.close();
   });
 
-  test('shows failed, DeadlineExceeded, with the run-it-again message', async () => {
+  test('shows failed, DeadlineExceeded, outcome unknown: the op had run, so check the files rather than run it again', async () => {
     const hold = join(s.dataDir, 'never-released');
     s.program = scripted(['--progress', '7/70', '--hold', hold]);
     const r = await s.call('POST', `/api/v1/servers/survival/files/zip?path=plugins`, {});
     assert.equal(r.status, 202, r.text);
     const done = await until(s, r.body.op.id, (o) => o.state !== 'running', tierMs(20_000));
     assert.equal(done.state, 'failed');
-    assert.deepEqual(done.error, { code: 'job_failed', message: 'the file operation ran out of time (DeadlineExceeded); run it again' });
+    assert.deepEqual(done.error, {
+      code: 'outcome_unknown',
+      message: 'the file operation ran out of time (DeadlineExceeded) before it could report how it went; the outcome is unknown: check the files before running it again',
+    });
     assert.ok(done.finished_at);
+  });
+});
+
+describe('waiting for the world instead of a 409 (Prefer: wait)', () => {
+  let s: Stack;
+  before(async () => {
+    s = await startStack();
+  });
+  after(async () => {
+    s.cluster.faults.clear();
+    await s?.close();
+  });
+
+  const write = (path: string, text: string, headers: Record<string, string> = {}) => {
+    const b = Buffer.from(text);
+    return s.call('PUT', `/api/v1/servers/survival/file?path=${q(path)}`, { content: b.toString('base64'), content_sha256: createHash('sha256').update(b).digest('hex') }, headers);
+  };
+
+  test('two concurrent writes to one server: the second, with Prefer: wait=10, waits for the first and both succeed', async () => {
+    // The first write's Pod is slow to start, so it holds the world for a while.
+    s.cluster.faults.pod('felis.lolicon.best/files-mode=write', { creatingMs: tierMs(1500) });
+    const first = write('first.txt', 'one\n');
+    const end = Date.now() + tierMs(10_000);
+    while ((await s.call('GET', '/api/v1/servers/survival/holder')).body.held !== true) {
+      if (Date.now() > end) throw new Error('the first write never held the world');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const refused = await write('second.txt', 'two\n');
+    assert.equal(refused.status, 409, 'without the preference: refused as before');
+    assert.equal(refused.body.error.code, 'maintenance_in_progress');
+    const second = write('second.txt', 'two\n', { prefer: 'wait=10' });
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a.status, 200, a.text);
+    assert.equal(b.status, 200, b.text);
+    assert.equal(b.headers.get('preference-applied'), 'wait=10');
+    assert.equal(readFileSync(join(s.dataDir, 'worlds', 'survival', 'second.txt'), 'utf8'), 'two\n');
+    assert.equal(readFileSync(join(s.dataDir, 'worlds', 'survival', 'first.txt'), 'utf8'), 'one\n');
   });
 });

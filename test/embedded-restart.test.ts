@@ -395,3 +395,71 @@ for (const inFlight of [true, false]) {
     }
   });
 }
+
+test('the ops listing after a restart (SIGTERM, then SIGKILL) is the listing before it: a success stays a success, a refusal keeps its code and conflicts', async () => {
+  const data = freshData();
+  let svc = await startService(data);
+  try {
+    const listing = async (s: Service) => {
+      const r = await s.call('GET', '/api/v1/servers/survival/files/ops');
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.ops as { id: string; state: string; error?: { code: string; conflicts?: string[] } }[];
+    };
+    const ended = (s: Service, id: string) => until(`op ${id} to end`, async () => (await listing(s)).find((o) => o.id === id && o.state !== 'running'), 60_000);
+    const zip = await svc.call('POST', '/api/v1/servers/survival/files/zip?path=world', { name: 'world.zip' });
+    assert.equal(zip.status, 202, JSON.stringify(zip.body));
+    assert.equal((await ended(svc, zip.body.op.id)).state, 'succeeded');
+    // Unpacking it next to itself without overwrite: every file it holds exists already.
+    const unzip = await svc.call('POST', '/api/v1/servers/survival/files/unzip?path=world.zip', { overwrite: false });
+    assert.equal(unzip.status, 202, JSON.stringify(unzip.body));
+    const refused = await ended(svc, unzip.body.op.id);
+    assert.equal(refused.state, 'failed');
+    assert.equal(refused.error?.code, 'file_exists');
+    assert.ok(refused.error?.conflicts?.includes('world/level.dat'), JSON.stringify(refused.error));
+    const before = await listing(svc);
+    assert.equal(before.length, 2);
+
+    await stopService(svc);
+    svc = await startService(data);
+    assert.deepEqual(await listing(svc), before, 'after an orderly stop');
+
+    killGroup(svc.proc.pid!);
+    await svc.exited;
+    svc = await startService(data);
+    assert.deepEqual(await listing(svc), before, 'after a SIGKILL of the service');
+  } finally {
+    await stopService(svc);
+  }
+});
+
+test('an orphan that finished its op after a SIGKILL of the service is listed as outcome_unknown (NodeRestarted), never "run it again"', async () => {
+  const data = freshData();
+  const svc = await startService(data, { FELIS_EMBEDDED_JOB_DELAY_MS: '1500' });
+  const zip = await svc.call('POST', '/api/v1/servers/survival/files/zip?path=world', { name: 'orphan.zip' });
+  assert.equal(zip.status, 202, JSON.stringify(zip.body));
+  const [proc] = await until('the zip Job to be running', () => {
+    const ps = delayedJobProcesses(data);
+    return ps.length ? ps : undefined;
+  });
+  seen.push(proc!);
+  killGroup(svc.proc.pid!);
+  await svc.exited;
+  // The Job's process outlives the service and does its work; only its report has nowhere to go.
+  await until('the orphan to finish', () => !alive(proc!) || undefined, 30_000);
+  assert.ok(statSync(join(data, 'worlds', 'survival', 'orphan.zip')).size > 0, 'the orphan packed the archive');
+
+  const again = await startService(data);
+  try {
+    const op = await until('the op to be settled', async () => {
+      const r = await again.call('GET', '/api/v1/servers/survival/files/ops');
+      return (r.body.ops as { id: string; state: string; error?: { code: string; message: string } }[]).find((o) => o.id === zip.body.op.id && o.state !== 'running');
+    }, 30_000);
+    assert.equal(op.state, 'failed');
+    assert.deepEqual(op.error, {
+      code: 'outcome_unknown',
+      message: 'the service or its node restarted while the file operation ran (NodeRestarted); the outcome is unknown: check the files before running it again',
+    });
+  } finally {
+    await stopService(again);
+  }
+});

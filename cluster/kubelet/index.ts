@@ -11,6 +11,10 @@
  * to a mountPath, or under it, are rewritten to that directory. Logs are kept per container and
  * served by `containerLogs`, the function behind the API server's `pods/log`.
  *
+ * With `logFiles` (the persistent cluster), every container's log is also written to disk, and the
+ * logs of Pods this kubelet did not run itself (they finished before a restart) are served from
+ * there until their Pod is deleted (`log-files.ts`).
+ *
  * With a `journal`, each started process is recorded (pid and start time) until its Pod's final
  * status is written, so that a restart after a crash can end what the crash left running
  * (`node-restart.ts`).
@@ -28,6 +32,7 @@ import type { Recorder } from '../records.ts';
 import { rfc3339 } from '../registry.ts';
 import type { KObject } from '../store.ts';
 import { ContainerLog, type LogQuery, readLog } from './logs.ts';
+import type { PodLogDir, PodLogFiles } from './log-files.ts';
 import type { ProcessJournal } from './journal.ts';
 import type { NodeApi } from './node-api.ts';
 import { killProcessGroup, processStartTicks } from './processes.ts';
@@ -57,6 +62,8 @@ export interface KubeletOptions {
   maxLogBytes?: number;
   /** Where started processes are recorded (the persistent cluster); none in the tests' clusters. */
   journal?: ProcessJournal;
+  /** Where container logs are kept on disk (the persistent cluster); in memory only without. */
+  logFiles?: PodLogFiles;
 }
 
 /** A kubelet-side log error: 400 and 404 come back to the API server as plain text. */
@@ -334,7 +341,7 @@ class PodWorker {
     const restartPolicy = this.pod.spec?.restartPolicy ?? 'Never';
     for (;;) {
       if (c.log) c.previousLog = c.log;
-      c.log = new ContainerLog(this.k.opts.maxLogBytes);
+      c.log = new ContainerLog(this.k.opts.maxLogBytes, this.k.opts.logFiles?.open(this.ns, this.name, this.uid, c.spec.name, c.restartCount));
       const exit = await this.spawnOnce(c, volumes);
       c.log.end();
       const finishedAt = rfc3339();
@@ -581,6 +588,12 @@ class PodWorker {
   cleanup(): void {
     if (this.emptyDirRoot) rmSync(this.emptyDirRoot, { recursive: true, force: true });
   }
+
+  /** The Pod is gone: its logs go with it. */
+  removeLogs(): void {
+    const files = this.k.opts.logFiles;
+    if (files) files.remove(files.dirOf(this.ns, this.name, this.uid));
+  }
 }
 
 function randomHex(): string {
@@ -604,6 +617,9 @@ export class Kubelet {
   readonly podIps = new PodIpPool();
   private readonly workers = new Map<string, PodWorker>();
   private readonly byName = new Map<string, PodWorker>();
+  /** Pods whose logs are on disk from an earlier run and that no worker runs: by uid and by name. */
+  private readonly archived = new Map<string, PodLogDir>();
+  private readonly archivedByName = new Map<string, PodLogDir>();
   private unsubscribe: (() => void)[] = [];
   private reconciling = false;
   private dirty = false;
@@ -616,6 +632,10 @@ export class Kubelet {
   }
 
   start(): void {
+    for (const d of this.opts.logFiles?.scan() ?? []) {
+      this.archived.set(d.uid, d);
+      this.archivedByName.set(`${d.namespace}/${d.pod}`, d);
+    }
     this.unsubscribe.push(this.api.onChange(() => this.kick()));
     this.unsubscribe.push(this.opts.faults.subscribe(() => this.kick()));
     this.kick();
@@ -653,7 +673,7 @@ export class Kubelet {
     let pods: KObject[];
     try {
       // The Pods it runs, and those it may start; a finished Pod it never ran is of no use to it.
-      pods = await this.api.podsToRun((p) => this.workers.has(p.metadata.uid!) || (hasJobController(p as KObject) && !terminalPhase(p.status?.phase) && !p.metadata.deletionTimestamp));
+      pods = await this.api.podsToRun((p) => this.workers.has(p.metadata.uid!) || this.archived.has(p.metadata.uid!) || (hasJobController(p as KObject) && !terminalPhase(p.status?.phase) && !p.metadata.deletionTimestamp));
     } catch (err) {
       this.logger.warn({ err: String(err) }, 'kubelet: listing pods failed');
       return;
@@ -667,6 +687,11 @@ export class Kubelet {
         w.update(pod);
         continue;
       }
+      const archived = this.archived.get(uid);
+      if (archived) {
+        if (!terminalPhase(pod.status?.phase)) this.unarchive(archived);
+        else continue;
+      }
       // Only Job Pods run here; others (a game Pod in a test) are just stored.
       if (!hasJobController(pod) || terminalPhase(pod.status?.phase) || pod.metadata.deletionTimestamp) continue;
       const worker = new PodWorker(this, pod);
@@ -678,8 +703,34 @@ export class Kubelet {
       w.update(undefined);
       this.workers.delete(uid);
       if (this.byName.get(`${w.ns}/${w.name}`) === w) this.byName.delete(`${w.ns}/${w.name}`);
-      void w.finished.then(() => w.cleanup());
+      void w.finished.then(() => {
+        w.cleanup();
+        w.removeLogs();
+      });
     }
+    // Logs kept from an earlier run whose Pod is gone now go with it.
+    for (const [uid, d] of this.archived) {
+      if (seen.has(uid)) continue;
+      this.unarchive(d);
+      this.opts.logFiles?.remove(d.dir);
+    }
+  }
+
+  private unarchive(d: PodLogDir): void {
+    this.archived.delete(d.uid);
+    if (this.archivedByName.get(`${d.namespace}/${d.pod}`) === d) this.archivedByName.delete(`${d.namespace}/${d.pod}`);
+  }
+
+  /** The log of a Pod that ran before a restart, read back from its files. */
+  private archivedLog(d: PodLogDir, container: string, query: LogQuery): ContainerLogResult {
+    const lines = this.opts.logFiles!.read(d.dir, container, !!query.previous);
+    if (!lines) {
+      const message = query.previous
+        ? `previous terminated container "${container}" in pod "${d.pod}" not found`
+        : `container "${container}" in pod "${d.pod}" is terminated`;
+      return { ok: false, code: 400, message };
+    }
+    return { ok: true, stream: readLog(ContainerLog.ofLines(lines, this.opts.maxLogBytes), query) };
   }
 
   /**
@@ -688,7 +739,11 @@ export class Kubelet {
    */
   containerLogs(namespace: string, pod: string, container: string, query: LogQuery): ContainerLogResult {
     const w = this.byName.get(`${namespace}/${pod}`);
-    if (!w) return { ok: false, code: 404, message: `pod "${pod}" does not exist` };
+    if (!w) {
+      const d = this.archivedByName.get(`${namespace}/${pod}`);
+      if (d) return this.archivedLog(d, container, query);
+      return { ok: false, code: 404, message: `pod "${pod}" does not exist` };
+    }
     const log = w.logFor(container, !!query.previous);
     if (typeof log === 'string') return { ok: false, code: 400, message: log };
     return { ok: true, stream: readLog(log, query) };

@@ -42,13 +42,25 @@ export class ContainerLog {
   private readonly partial: Record<StreamName, Buffer[]> = { stdout: [], stderr: [] };
   private readonly listeners = new Set<(l: LogLine | null) => void>();
   private readonly maxBytes: number;
+  private readonly sink: { write(line: LogLine): void; close(): void } | undefined;
   ended = false;
 
-  constructor(maxBytes = DEFAULT_MAX_LOG_BYTES) {
+  /** With a `sink`, every line is also handed to it (the log files of a persistent node). */
+  constructor(maxBytes = DEFAULT_MAX_LOG_BYTES, sink?: { write(line: LogLine): void; close(): void }) {
     this.maxBytes = maxBytes;
+    this.sink = sink;
+  }
+
+  /** An ended log of lines read back (from the log files, after a restart). */
+  static ofLines(lines: LogLine[], maxBytes = DEFAULT_MAX_LOG_BYTES): ContainerLog {
+    const log = new ContainerLog(maxBytes);
+    for (const l of lines) log.push(l);
+    log.ended = true;
+    return log;
   }
 
   private push(line: LogLine): void {
+    this.sink?.write(line);
     this.lines.push(line);
     this.bytes += line.data.length;
     while (this.bytes > this.maxBytes && this.lines.length > 1) this.bytes -= this.lines.shift()!.data.length;
@@ -85,6 +97,7 @@ export class ContainerLog {
       this.partial[s] = [];
     }
     this.ended = true;
+    this.sink?.close();
     for (const l of this.listeners) l(null);
     this.listeners.clear();
   }

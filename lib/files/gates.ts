@@ -22,7 +22,18 @@ export interface FileGates {
   enter(server: string, access: FileAccess): Promise<Target>;
   /**
    * Runs a mutation holding the server's world (409 maintenance_in_progress when held), and gives
-   * the world back before returning, whatever `fn` did.
+   * the world back before returning, whatever `fn` did. With `opts.waitMs`, a world held by
+   * another file mutation is waited for, up to that long, instead of refused.
    */
-  run<T>(server: string, access: FileAccess, fn: () => Promise<T>): Promise<T>;
+  run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T>;
+}
+
+/** How a mutation that may wait for the world (the caller asked to) waits. */
+export interface RunOptions {
+  /** Wait up to this long for another file mutation to let go of the world; none when absent or 0. */
+  waitMs?: number;
+  /** The caller went away: stop waiting. */
+  signal?: AbortSignal;
+  /** Told once when the wait was honoured (admitted, or out of time after waiting). */
+  applied?: () => void;
 }

@@ -12,6 +12,7 @@ import type { Op } from '../job-spec/ops.ts';
 import type { Deps } from './deps.ts';
 import { ApiError, badRequest } from './envelope.ts';
 import { queryPath, serverName } from './file-request.ts';
+import { preferWaitSeconds } from './prefer.ts';
 
 export interface FileCall {
   target: Target;
@@ -20,6 +21,10 @@ export interface FileCall {
   /** Ends the wait for a Job's result when the caller goes away. */
   signal: AbortSignal;
   access: FileAccess;
+  /** `Prefer: wait=N` (at most 30): wait for another file mutation instead of a 409; undefined when not asked. */
+  waitSeconds: number | undefined;
+  /** Says `Preference-Applied: wait=N` on the answer. */
+  preferenceApplied: () => void;
 }
 
 export function requireEditor(deps: Deps): FilesEditor {
@@ -35,10 +40,16 @@ export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<File
   const target = await deps.gates.enter(server, access);
   const editor = requireEditor(deps);
   if (op !== 'list' && path === '') throw badRequest('the ?path= query parameter is required');
-  return { target, path, editor, signal: c.req.raw.signal, access };
+  const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
+  const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
+  return { target, path, editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };
 }
 
-/** Runs a mutation holding the server's world; the lock is given back before the answer. */
+/**
+ * Runs a mutation holding the server's world; the lock is given back before the answer. Asked to
+ * (`Prefer: wait=N`), it waits up to N s for another file mutation to end instead of a 409.
+ */
 export function underWorldLock<T>(deps: Deps, call: FileCall, fn: () => Promise<T>): Promise<T> {
-  return deps.gates.run(call.target.server, call.access, fn);
+  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn);
+  return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied });
 }

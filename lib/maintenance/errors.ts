@@ -11,11 +11,14 @@ import { describeHolder, type HolderActivity, type HolderKind } from './holder.t
 export class MaintenanceBusyError extends Error {
   readonly kind: HolderKind | undefined;
   readonly activity: HolderActivity | undefined;
-  constructor(kind?: HolderKind, activity?: HolderActivity) {
+  /** Refused because other admissions kept winning the race for the lock, not for a holder seen. */
+  readonly contended: boolean;
+  constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean } = {}) {
     super(`${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`);
     this.name = 'MaintenanceBusyError';
     this.kind = kind;
     this.activity = activity;
+    this.contended = opts.contended ?? false;
   }
 }
 

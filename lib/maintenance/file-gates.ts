@@ -4,7 +4,7 @@
  * WorldLock. Reads and listings take no lock.
  * @module
  */
-import type { FileAccess, FileGates } from '../files/gates.ts';
+import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { Target } from '../files/editor.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { executionNode, worldClaim } from './contracts.ts';
@@ -55,8 +55,8 @@ export class MaintenanceGates implements FileGates {
     return { server: name, world: { claim, node: executionNode(server, this.#controllerNode) } };
   }
 
-  run<T>(name: string, access: FileAccess, fn: () => Promise<T>): Promise<T> {
-    return this.#lock.run(name, lockKindFor(name, access), fn);
+  run<T>(name: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
+    return this.#lock.run(name, lockKindFor(name, access), fn, opts?.waitMs ? { waitMs: opts.waitMs, signal: opts.signal, applied: opts.applied } : undefined);
   }
 }
 

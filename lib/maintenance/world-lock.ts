@@ -12,6 +12,7 @@ import { DEFAULT_RESTART_ANNOTATION, gamePodSelector } from './contracts.ts';
 import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
 import { holdState, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
 import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
+import { admitWaiting, ArrivalLine, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
 
 /** How long a release may take before we give up on it (the lock then lapses after Grace). */
 export const RELEASE_TIMEOUT_MS = 10_000;
@@ -25,6 +26,8 @@ export interface WorldLockOptions {
   retry?: { steps: number; delayMs: number; jitter: number };
   /** Told when a release fails; the lock then lapses by itself after Grace. */
   onReleaseError?: (err: unknown, server: string) => void;
+  /** The clock of a caller's wait for the world (tests); the real one by default. */
+  waitClock?: Clock;
 }
 
 /** Gives the world back: removes the lock the admission wrote. */
@@ -43,6 +46,9 @@ export class WorldLock {
   readonly #now: () => Date;
   readonly #retry: { steps: number; delayMs: number; jitter: number };
   readonly #onReleaseError: (err: unknown, server: string) => void;
+  /** This instance's waiters, per server, in arrival order. */
+  readonly #line = new ArrivalLine();
+  readonly #waitClock: Clock;
 
   constructor(api: ServerApi, opts: WorldLockOptions) {
     this.#api = api;
@@ -51,6 +57,7 @@ export class WorldLock {
     this.#now = opts.now ?? (() => new Date());
     this.#retry = opts.retry ?? { steps: 5, delayMs: 10, jitter: 0.1 };
     this.#onReleaseError = opts.onReleaseError ?? (() => {});
+    this.#waitClock = opts.waitClock ?? realClock;
   }
 
   get namespace(): string {
@@ -92,16 +99,19 @@ export class WorldLock {
   }
 
   /**
-   * Runs `fn` holding the world as `kind`. The release runs on every path (success, error, timeout,
+   * Runs `fn` holding the world as `kind`; with `wait`, a world held by another file mutation is
+   * waited for (admission-wait.ts) instead of refused. The release runs on every path (success, error, timeout,
    * a caller who went away) and finishes before this returns, so the caller's next request finds
    * the world free. It is bounded to 10 s and a failure is only reported: a lock lapses by itself.
    */
-  async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>): Promise<T> {
-    const release = await this.acquire(name, kind);
+  async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>, wait?: WaitOptions): Promise<T> {
+    const acquire = () => this.acquire(name, kind);
+    const release = wait ? await admitWaiting(name, acquire, wait, this.#line, this.#waitClock) : await acquire();
     try {
       return await fn();
     } finally {
       await bounded(release(), RELEASE_TIMEOUT_MS).catch((err) => this.#onReleaseError(err, name));
+      this.#line.nudge(name);
     }
   }
 
@@ -176,7 +186,7 @@ export class WorldLock {
         return await fn();
       } catch (err) {
         if (!isConflict(err)) throw err;
-        if (i >= steps) throw new MaintenanceBusyError();
+        if (i >= steps) throw new MaintenanceBusyError(undefined, undefined, { contended: true });
         await new Promise((r) => setTimeout(r, delayMs * (1 + Math.random() * jitter)));
       }
     }

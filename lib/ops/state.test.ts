@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { formatProgressLine, formatResultLine, RESULT_PREFIX, type Result } from '../protocol/result.ts';
-import { killedForMemory, newestPodPerOp, opState } from './state.ts';
+import { filesMayHaveRun, killedForMemory, newestPodPerOp, opState } from './state.ts';
 
 const STARTED = '2026-12-01T05:00:00Z';
 const ENDED = '2026-12-01T05:10:00Z';
@@ -100,10 +100,39 @@ test('the last result line counts, not the first', () => {
   assert.equal(s.state, 'succeeded');
 });
 
-test('DeadlineExceeded without a result fails with that reason and keeps its progress', () => {
+test('DeadlineExceeded without a result fails with that reason and keeps its progress; its Pod gone, the outcome is unknown', () => {
   const s = opState(job([DEADLINE]), undefined, progress(70, 100));
-  assert.deepEqual([s.state, s.reason, s.done, s.total], ['failed', 'DeadlineExceeded', 70, 100]);
+  assert.deepEqual([s.state, s.reason, s.done, s.total, s.outcomeUnknown], ['failed', 'DeadlineExceeded', 70, 100, true]);
   assert.equal(s.result, undefined);
+});
+
+test('a result decides the outcome: a success or a refusal is never unknown', () => {
+  assert.equal(opState(job([{ type: 'Complete' }]), undefined, result({ files: 1 })).outcomeUnknown, false);
+  const refused = opState(job([BACKOFF]), pod([{ name: 'files', reason: 'Error', exitCode: 1 }]), result({ code: 'exists', conflicts: ['a'] }));
+  assert.deepEqual([refused.state, refused.outcomeUnknown, refused.result?.conflicts], ['failed', false, ['a']]);
+});
+
+test('without a result: unknown when the files container ran, or nobody can tell; known when it never ran', () => {
+  const ran = opState(job([BACKOFF]), pod([{ name: 'files', reason: 'Error', exitCode: 137 }]), progress(3, 9));
+  assert.deepEqual([ran.state, ran.reason, ran.outcomeUnknown], ['failed', 'BackoffLimitExceeded', true]);
+  const startError = opState(job([BACKOFF]), pod([{ name: 'files', reason: 'StartError', exitCode: 128 }]), '');
+  assert.deepEqual([startError.reason, startError.outcomeUnknown], ['BackoffLimitExceeded', false]);
+  const waiting: V1Pod = { metadata: { name: 'w' }, status: { phase: 'Pending', containerStatuses: [{ name: 'files', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } };
+  assert.equal(opState(job([DEADLINE]), waiting, '').outcomeUnknown, false);
+  assert.equal(filesMayHaveRun({ metadata: {}, status: { phase: 'Pending' } }), false, 'a Pod with no container status never ran one');
+  assert.equal(filesMayHaveRun(undefined), true);
+  // OOM is known well enough to act on (split the archive), not "unknown".
+  assert.equal(opState(job([BACKOFF]), pod([{ name: 'files', reason: 'OOMKilled' }]), '').outcomeUnknown, false);
+});
+
+test('a Pod ended by a node restart names that reason, not BackoffLimitExceeded, and its outcome is unknown', () => {
+  const p = pod([{ name: 'files', reason: 'ContainerStatusUnknown', exitCode: 137 }]);
+  p.status!.reason = 'NodeRestarted';
+  const s = opState(job([BACKOFF, { type: 'Failed', reason: 'BackoffLimitExceeded' }]), p, progress(500, 20000));
+  assert.deepEqual([s.state, s.reason, s.outcomeUnknown, s.done], ['failed', 'NodeRestarted', true, 500]);
+  // A reason that is not a plain word is not shown.
+  p.status!.reason = 'bad reason\n';
+  assert.equal(opState(job([BACKOFF]), p, '').reason, 'BackoffLimitExceeded');
 });
 
 test('FailureTarget with BackoffLimitExceeded; a Failed condition with no reason becomes Failed', () => {
@@ -122,6 +151,9 @@ test('Complete without a log, or with an unparseable result, is ResultUnavailabl
   // A result of the wrong shape is no result either.
   const wrong = opState(job([{ type: 'Complete' }]), undefined, `${RESULT_PREFIX}{"files":"many"}\n`);
   assert.equal(wrong.reason, 'ResultUnavailable');
+  // The program exits 0 only after printing its result: the op ran, its report is what is missing.
+  assert.equal(wrong.outcomeUnknown, true);
+  assert.equal(opState(job([{ type: 'Complete' }]), pod([{ name: 'files', reason: 'Completed', exitCode: 0 }]), '').outcomeUnknown, true);
 });
 
 test('OOMKilled in the files container, and only there, becomes the reason', () => {

@@ -3,7 +3,10 @@
  * The printed result decides the outcome whatever the Job's condition says (a Job stopped at its
  * deadline just after printing did finish its work); a Job that ended without one failed, and the
  * reason says how: the condition's reason, or OOMKilled when the kernel killed the `files`
- * container for memory (the Job's condition cannot tell that). Pure: no I/O.
+ * container for memory (the Job's condition cannot tell that), or the Pod's own reason
+ * (`NodeRestarted`, `Evicted`) over the Job's `BackoffLimitExceeded`, which only says that the Pod
+ * failed. Whether such an op may have changed the world is `outcomeUnknown`: it may have, unless
+ * its `files` container is known never to have run. Pure: no I/O.
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
@@ -35,6 +38,12 @@ export interface OpState {
   result: Result | undefined;
   /** Why a failed op without a result failed; empty otherwise. */
   reason: string;
+  /**
+   * A failed op without a result that may have run (and changed files) before it stopped, or that
+   * ended well but whose result cannot be read: nobody can say how it went. False when its `files`
+   * container never ran, for an OOM kill, and for every op with a result.
+   */
+  outcomeUnknown: boolean;
 }
 
 const SUCCEEDED = new Set(['Complete', 'SuccessCriteriaMet']);
@@ -63,6 +72,24 @@ export function killedForMemory(pod: V1Pod | undefined): boolean {
   return (pod?.status?.containerStatuses ?? []).some((cs) => cs.name === FILES_CONTAINER && cs.state?.terminated?.reason === REASON_OOM_KILLED);
 }
 
+/** Terminations of a container that was never run: its program did not start. */
+const NEVER_RAN = new Set(['StartError', 'ContainerCannotRun', 'CreateContainerError']);
+
+/**
+ * Whether the `files` container may have run: true unless the Pod shows it never did (waiting,
+ * or a start that failed, with no earlier run). Without a Pod (deleted at the deadline, lost with
+ * its node) nobody can tell, which counts as may have.
+ */
+export function filesMayHaveRun(pod: V1Pod | undefined): boolean {
+  if (!pod) return true;
+  const cs = (pod.status?.containerStatuses ?? []).find((c) => c.name === FILES_CONTAINER);
+  if (!cs) return false;
+  if (cs.lastState?.terminated || cs.state?.running) return true;
+  const t = cs.state?.terminated;
+  if (t) return !NEVER_RAN.has(t.reason ?? '');
+  return false;
+}
+
 export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpState {
   const labels = job.metadata?.labels ?? {};
   const st: OpState = {
@@ -76,6 +103,7 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpStat
     total: 0,
     result: undefined,
     reason: '',
+    outcomeUnknown: false,
   };
   const p = lastProgress(log);
   if (p) {
@@ -84,15 +112,18 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpStat
   }
   // Only True conditions count; when several are True the last one listed decides.
   let ended = false;
+  let completed = false;
   let reason = '';
   for (const c of job.status?.conditions ?? []) {
     if (c.status !== 'True') continue;
     if (SUCCEEDED.has(c.type)) {
       ended = true;
+      completed = true;
       reason = REASON_RESULT_UNAVAILABLE;
       st.finished = time(c.lastTransitionTime);
     } else if (FAILED.has(c.type)) {
       ended = true;
+      completed = false;
       reason = c.reason ?? '';
       st.finished = time(c.lastTransitionTime);
     }
@@ -112,6 +143,19 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpStat
     return st;
   }
   st.state = 'failed';
-  st.reason = killedForMemory(pod) ? REASON_OOM_KILLED : reason || REASON_FAILED;
+  if (killedForMemory(pod)) {
+    // Known well enough to act on: the archive is too big for the memory limit.
+    st.reason = REASON_OOM_KILLED;
+    return st;
+  }
+  // The program exits 0 only after printing its result: a completed Job did its work, unread.
+  st.reason = completed ? reason : podReason(pod) || reason || REASON_FAILED;
+  st.outcomeUnknown = completed || filesMayHaveRun(pod);
   return st;
+}
+
+/** The Pod's own failure reason (`NodeRestarted`, `Evicted`), when it has a well-formed one. */
+function podReason(pod: V1Pod | undefined): string {
+  const r = pod?.status?.reason;
+  return typeof r === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(r) ? r : '';
 }

@@ -14,6 +14,7 @@ const base: OpState = {
   total: 100,
   result: undefined,
   reason: '',
+  outcomeUnknown: false,
 };
 
 test('a running op: RFC 3339 start in whole seconds, progress, and no finish, files, bytes or error keys', () => {
@@ -51,17 +52,35 @@ test('a refusal maps exists, no_space and conflict to the sync codes; the rest p
   assert.deepEqual(unsafe.error, { code: 'archive_unsafe', message: 'escapes', entry: '../x' });
 });
 
-test('a failure without a result is job_failed, with the message its reason calls for', () => {
+test('a failure without a result whose program never ran is job_failed: nothing changed, run it again', () => {
   const v = (reason: string) => opView({ ...base, state: 'failed', finished: new Date(), reason }).error;
-  assert.deepEqual(v('DeadlineExceeded'), { code: 'job_failed', message: 'the file operation ran out of time (DeadlineExceeded); run it again' });
+  assert.deepEqual(v('DeadlineExceeded'), {
+    code: 'job_failed',
+    message: 'the file operation ran out of time before it started (DeadlineExceeded); nothing was changed: run it again',
+  });
   assert.deepEqual(v('OOMKilled'), {
     code: 'job_failed',
     message: 'the file operation ran out of memory (OOMKilled); an archive of this many files has to be split into smaller ones',
   });
-  for (const r of ['BackoffLimitExceeded', 'ResultUnavailable', 'Failed']) {
-    assert.deepEqual(v(r), { code: 'job_failed', message: `the file operation stopped before it could report how it went (${r}); run it again` });
+  for (const r of ['BackoffLimitExceeded', 'Failed']) {
+    assert.deepEqual(v(r), { code: 'job_failed', message: `the file operation did not start (${r}); nothing was changed: run it again` });
   }
-  assert.equal(jobFailedMessage('Evicted'), 'the file operation stopped before it could report how it went (Evicted); run it again');
+  assert.equal(jobFailedMessage('Evicted'), 'the file operation did not start (Evicted); nothing was changed: run it again');
+});
+
+test('an op that may have run without a readable result is outcome_unknown: check the files, never "run it again"', () => {
+  const v = (reason: string) => opView({ ...base, state: 'failed', finished: new Date(), reason, outcomeUnknown: true }).error!;
+  const check = 'the outcome is unknown: check the files before running it again';
+  assert.deepEqual(v('ResultUnavailable'), { code: 'outcome_unknown', message: `the file operation ended, but its report cannot be read (ResultUnavailable); ${check}` });
+  assert.deepEqual(v('DeadlineExceeded'), { code: 'outcome_unknown', message: `the file operation ran out of time (DeadlineExceeded) before it could report how it went; ${check}` });
+  assert.deepEqual(v('NodeRestarted'), { code: 'outcome_unknown', message: `the service or its node restarted while the file operation ran (NodeRestarted); ${check}` });
+  for (const r of ['BackoffLimitExceeded', 'Evicted', 'Failed']) {
+    assert.deepEqual(v(r), { code: 'outcome_unknown', message: `the file operation stopped before it could report how it went (${r}); ${check}` });
+  }
+  for (const r of ['ResultUnavailable', 'DeadlineExceeded', 'NodeRestarted', 'BackoffLimitExceeded']) assert.doesNotMatch(v(r).message, /run it again/);
+  // A printed result still decides, even with the flag set.
+  const refused = opView({ ...base, state: 'failed', finished: new Date(), outcomeUnknown: true, result: { code: 'exists', error: 'a exists', conflicts: ['a'] } });
+  assert.deepEqual(refused.error, { code: 'file_exists', message: 'a exists', conflicts: ['a'] });
 });
 
 test('the answer to a start is running at 0/0 with nothing else', () => {

@@ -6,7 +6,10 @@
  */
 import { EDIT_ERRORS, isEditErrorKind } from '../files/errors.ts';
 import type { Result } from '../protocol/result.ts';
-import { REASON_OOM_KILLED, type OpState, type OpStateName } from './state.ts';
+import { REASON_OOM_KILLED, REASON_RESULT_UNAVAILABLE, type OpState, type OpStateName } from './state.ts';
+
+/** The Pod reason of the Pods a node ended by restarting (the embedded cluster's, under `npm start`). */
+const NODE_RESTARTED = 'NodeRestarted';
 
 export interface OpError {
   code: string;
@@ -35,8 +38,14 @@ export interface OpView {
   error?: OpError;
 }
 
-/** The code an op's failure shows when its Job printed no result. */
+/** The code an op's failure shows when its Job printed no result and never ran its program. */
 export const JOB_FAILED = 'job_failed';
+/**
+ * The code of an op that ended without a result it can show but may have run: it may have changed
+ * files (all, some or none). Not a refusal: the caller is told to look, not to run it again
+ * (which could refuse with `file_exists`, or do the work twice).
+ */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
 
 /** Kubernetes times have whole seconds: RFC 3339 without a fraction, as Felis shows them. */
 export function rfc3339(d: Date | undefined): string {
@@ -52,13 +61,23 @@ export function opErrorCode(code: string): string {
   return code;
 }
 
-/** What to tell a caller whose op ended without a result, by the reason it ended. */
+/** What to tell a caller whose op ended without a result and never ran, by the reason it ended. */
 export function jobFailedMessage(reason: string): string {
-  if (reason === 'DeadlineExceeded') return 'the file operation ran out of time (DeadlineExceeded); run it again';
+  if (reason === 'DeadlineExceeded') return 'the file operation ran out of time before it started (DeadlineExceeded); nothing was changed: run it again';
   if (reason === REASON_OOM_KILLED) {
     return 'the file operation ran out of memory (OOMKilled); an archive of this many files has to be split into smaller ones';
   }
-  return `the file operation stopped before it could report how it went (${reason}); run it again`;
+  return `the file operation did not start (${reason}); nothing was changed: run it again`;
+}
+
+const CHECK = 'the outcome is unknown: check the files before running it again';
+
+/** What to tell a caller whose op may have run but whose outcome cannot be read. */
+export function outcomeUnknownMessage(reason: string): string {
+  if (reason === REASON_RESULT_UNAVAILABLE) return `the file operation ended, but its report cannot be read (${reason}); ${CHECK}`;
+  if (reason === 'DeadlineExceeded') return `the file operation ran out of time (${reason}) before it could report how it went; ${CHECK}`;
+  if (reason === NODE_RESTARTED) return `the service or its node restarted while the file operation ran (${reason}); ${CHECK}`;
+  return `the file operation stopped before it could report how it went (${reason}); ${CHECK}`;
 }
 
 function resultError(r: Result & { code: string }): OpError {
@@ -88,7 +107,9 @@ export function opView(s: OpState): OpView {
     if (s.result?.bytes) v.bytes = s.result.bytes;
   }
   if (s.state === 'failed') {
-    v.error = s.result?.code ? resultError(s.result as Result & { code: string }) : { code: JOB_FAILED, message: jobFailedMessage(s.reason) };
+    if (s.result?.code) v.error = resultError(s.result as Result & { code: string });
+    else if (s.outcomeUnknown) v.error = { code: OUTCOME_UNKNOWN, message: outcomeUnknownMessage(s.reason) };
+    else v.error = { code: JOB_FAILED, message: jobFailedMessage(s.reason) };
   }
   return v;
 }

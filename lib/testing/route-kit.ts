@@ -12,7 +12,7 @@ import { createApp, type Env } from '../http/app.ts';
 import type { Deps } from '../http/deps.ts';
 import type { RouteModule } from '../http/serve.ts';
 import type { FilesEditor, Target } from '../files/editor.ts';
-import type { FileAccess, FileGates } from '../files/gates.ts';
+import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
@@ -39,9 +39,14 @@ export class FakeGates implements FileGates {
     return { server, world: { claim: `world-${server}-0` } };
   }
 
-  async run<T>(server: string, access: FileAccess, fn: () => Promise<T>): Promise<T> {
+  /** The options of each locked run that had any (a caller's `Prefer: wait`). */
+  runOptions: RunOptions[] = [];
+
+  async run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
     this.ran.push({ server, access });
+    if (opts) this.runOptions.push(opts);
     if (this.runError) throw this.runError;
+    opts?.applied?.();
     this.holding = true;
     try {
       return await fn();
