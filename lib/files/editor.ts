@@ -9,8 +9,9 @@ import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { JobLostError, RunnerError } from '../runner/errors.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
-import { EventAnswerGoneError, EventReusedError } from '../events/errors.ts';
-import { currentEventKey } from '../events/scope.ts';
+import { EventAnswerGoneError } from '../events/errors.ts';
+import { eventParams, matchEarlier } from '../events/redelivery.ts';
+import { currentEvent } from '../events/scope.ts';
 import { LABEL_EVENT, LABEL_FILES_MODE, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
@@ -71,7 +72,7 @@ export class FilesEditor {
    * answers its running view. Serving a CloudEvent, the Job carries the event's key.
    */
   async start(t: Target, req: StartRequest): Promise<OpView> {
-    return this.#ops().start(t, req, currentEventKey());
+    return this.#ops().start(t, req, currentEvent());
   }
 
   /**
@@ -80,8 +81,8 @@ export class FilesEditor {
    * which the running op itself holds.
    */
   async earlierOp(server: string, req: Pick<StartRequest, 'op' | 'path'>): Promise<OpView | undefined> {
-    const key = currentEventKey();
-    return key ? this.#ops().eventOp(server, req, key) : undefined;
+    const ev = currentEvent();
+    return ev ? this.#ops().eventOp(server, req, ev) : undefined;
   }
 
   /** The server's background ops, newest first, at most ten. */
@@ -143,13 +144,12 @@ export class FilesEditor {
     const opts = { mutating: mutates(call.op), signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
     // An event is handled once: a redelivery follows the Job the first delivery created, found by
     // the event's label, and answers from its result instead of running the op again.
-    const eventKey = currentEventKey();
-    if (eventKey) {
-      const earlier = (await this.#runner.findJobs(settings.namespace, `${LABEL_EVENT}=${eventKey}`))[0];
+    const ev = currentEvent();
+    if (ev) {
+      const earlier = (await this.#runner.findJobs(settings.namespace, `${LABEL_EVENT}=${ev.key}`))[0];
       if (earlier) {
         const name = earlier.metadata?.name ?? '';
-        const labels = earlier.metadata?.labels ?? {};
-        if (labels[LABEL_SERVER] !== t.server || labels[LABEL_FILES_MODE] !== call.op) throw new EventReusedError(name);
+        matchEarlier(earlier, ev, { server: t.server, op: call.op });
         try {
           return parseResultPayload(await this.#runner.run(earlier, { ...opts, adopt: true }));
         } catch (err) {
@@ -165,7 +165,7 @@ export class FilesEditor {
       opId: newOpId(),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
-      ...(eventKey ? { eventKey } : {}),
+      ...eventParams(ev),
     });
     return parseResultPayload(await this.#runner.run(job, opts));
   }
