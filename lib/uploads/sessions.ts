@@ -22,9 +22,10 @@ import { callableAddress, controllerJob, jobFinished, jobOutcome } from '../kube
 import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
-import type { UploadConfig } from './config.ts';
+import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
 import { readKey } from './key.ts';
-import { answerOf, jobsFinished, ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
+import { jobsFinished, ready, type UploadBody } from './receiver.ts';
+import { PodStreamError, streamToPod } from '../http/pod-stream.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -203,7 +204,7 @@ export class UploadSessions implements SessionChannel {
       if (s.ip) {
         const pod = pods.find((p) => p.status?.podIP === s.ip)!;
         const token = jobToken(key, controllerJob(pod) ?? '');
-        if (await ready(s.ip, this.#port(), token)) return { ...(await podCall(s.ip, this.#port(), token, req, signal)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
+        if (await ready(s.ip, this.#port(), token)) return { ...(await podCall(s.ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
       } else if (!s.starting) {
         // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
         // or its receiver was lost and the session waits on the disk. A session begins by creating
@@ -226,38 +227,13 @@ export class UploadSessions implements SessionChannel {
 }
 
 /** One call to a session receiver; a part's body is streamed with its length checked on the way. */
-export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal): Promise<PodAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (r.body) headers['content-length'] = String(r.body.size);
-  const req = http.request({ host: ip, port, path: r.path, method: r.method, agent: false, headers });
-  let answer!: PodAnswer;
-  const answered = answerOf(req, 1 << 20).then((a) => void (answer = a));
-  let sendError: unknown;
-  if (r.body) {
-    req.flushHeaders();
-    let answeredEarly = false;
-    void answered.then(
-      () => (answeredEarly = true),
-      () => {},
-    );
-    try {
-      await streamBody(req, r.body.stream, r.body.size, signal, () => answeredEarly);
-    } catch (err) {
-      sendError = err;
-      req.destroy();
-    }
-  } else {
-    req.end();
-  }
+export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, idleMs?: number): Promise<PodAnswer> {
   try {
-    await answered;
+    return await streamToPod({ host: ip, port, method: r.method, path: r.path, headers: { authorization: `Bearer ${token}` }, ...(r.body ? { body: r.body } : {}), signal, maxAnswerBytes: 1 << 20, ...(idleMs !== undefined ? { idleMs } : {}) });
   } catch (err) {
-    if (sendError instanceof ApiError) throw sendError;
-    if (sendError || signal.aborted) throw shortBody(r.body?.size ?? 0);
-    throw new RunnerError(`upload session call to ${ip}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof PodStreamError) throw new RunnerError(`upload session call to ${ip}: ${err.message}`, { cause: err });
+    throw err;
   }
-  if (sendError instanceof ApiError && answer.status >= 400) throw sendError;
-  return answer;
 }
 
 /** A receiver's refusal as the caller's error; anything unexpected is a 500 with its detail logged. */
