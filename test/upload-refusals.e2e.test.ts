@@ -9,12 +9,47 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { q, startStack, TOKEN, type Stack } from './support/stack.ts';
 
 const SIZES = [0, 1 << 10, 3 << 20, 32 << 20];
+/** The body idle limit of this stack (FELIS_UPLOAD_BODY_IDLE_SECONDS), small so the stall tests are quick. */
+const BODY_IDLE_S = 3;
+
+/**
+ * A PUT with a declared length that sends `sent` bytes and then goes silent, keeping the
+ * connection open; answers what came back and when (ms after the last byte), or 'none' by `waitMs`.
+ */
+function stalledPut(url: string, declared: number, sent: number, digestHeader: string, waitMs: number): Promise<{ status: number; code?: string; ms: number } | 'none'> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(declared), 'content-digest': digestHeader } });
+    let t0 = 0;
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve('none');
+    }, waitMs);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const ms = performance.now() - t0;
+        req.destroy();
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode ?? 0, code: text ? JSON.parse(text).error?.code : undefined, ms });
+      });
+    });
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    req.write(Buffer.alloc(sent, 0x62), () => (t0 = performance.now()));
+  });
+}
 const digest = (b: Buffer) => `sha-256=:${createHash('sha256').update(b).digest('base64')}:`;
 const body = (n: number) => Buffer.alloc(n, 0x61);
 
@@ -22,7 +57,7 @@ describe('refusals answered whatever the body size', () => {
   let s: Stack;
   let batch: BatchV1Api;
   before(async () => {
-    s = await startStack({ browse: {}, uploads: { idleSeconds: 120, lifetimeSeconds: 600 } });
+    s = await startStack({ browse: {}, uploads: { idleSeconds: 120, lifetimeSeconds: 600, bodyIdleSeconds: BODY_IDLE_S } });
     batch = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(BatchV1Api);
   });
   after(async () => {
@@ -74,6 +109,35 @@ describe('refusals answered whatever the body size', () => {
     }
     const st = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
     assert.equal(st.body.received, 1 << 10, 'no refused part was kept');
+    assert.equal((await s.call('DELETE', `/api/v1/servers/survival/files/uploads/${id}`)).status, 204);
+  });
+
+  test('a single upload that sends 10 KiB of 256 KiB and goes silent is answered 408 upload_stalled within the idle limit, and a write right after succeeds', async () => {
+    const r = await stalledPut(`${s.url}/api/v1/servers/survival/files/upload?path=${q('plugins/stalled.bin')}`, 256 << 10, 10 << 10, digest(body(256 << 10)), (BODY_IDLE_S + 15) * 1000);
+    assert.notEqual(r, 'none', 'no answer');
+    if (r === 'none') return;
+    assert.equal(r.status, 408);
+    assert.equal(r.code, 'upload_stalled');
+    assert.ok(r.ms < (BODY_IDLE_S + 3) * 1000, `answered ${Math.round(r.ms)} ms after the last byte`);
+    // The lock is given back: a write right after is not refused as held.
+    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('after-stall.txt')}`, { content: Buffer.from('ok').toString('base64'), content_sha256: createHash('sha256').update('ok').digest('hex') });
+    assert.equal(w.status, 200, w.text);
+    assert.ok(!existsSync(join(s.world, 'plugins/stalled.bin')), 'nothing was placed');
+  });
+
+  test('a session part that stalls is answered 408 upload_stalled, and the same part sent whole right after is taken', async () => {
+    const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/stalled-part.bin')}`, { size: 256 << 10 });
+    assert.equal(b.status, 201, b.text);
+    const id = b.body.id as string;
+    const whole = body(256 << 10);
+    const r = await stalledPut(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, whole.length, 10 << 10, digest(whole), (BODY_IDLE_S + 15) * 1000);
+    assert.notEqual(r, 'none', 'no answer');
+    if (r === 'none') return;
+    assert.equal(r.status, 408);
+    assert.equal(r.code, 'upload_stalled');
+    assert.ok(r.ms < (BODY_IDLE_S + 3) * 1000, `answered ${Math.round(r.ms)} ms after the last byte`);
+    const again = await send(`/api/v1/servers/survival/files/uploads/${id}?offset=0`, whole);
+    assert.equal(again.status, 200, again.text);
     assert.equal((await s.call('DELETE', `/api/v1/servers/survival/files/uploads/${id}`)).status, 204);
   });
 });
