@@ -210,8 +210,9 @@ export async function streamToPod(r: PodStreamRequest): Promise<PodAnswer> {
   else await answered;
   // Answered before the whole body went: this connection cannot carry another request.
   if (!req.writableEnded) req.destroy();
-  if (answer && (callerError === undefined || answer.status >= 400)) return answer;
+  // The caller's own fault (too long, short, stalled) is the more precise answer when both came.
   if (callerError instanceof ApiError) throw callerError;
+  if (answer && callerError === undefined) return answer;
   if (callerError !== undefined || r.signal.aborted) throw shortBody(r.body?.size ?? 0);
   throw new PodStreamError(`${r.method} ${r.host}: ${connError instanceof Error ? connError.message : 'the connection ended without an answer'}`, { cause: connError });
 }
