@@ -16,6 +16,8 @@ export const LABEL_THEN_RESTORE = 'felis.lolicon.best/then-restore';
 export const LABEL_ARCHIVE_PENDING = 'felis.lolicon.best/archive-pending';
 /** Ours only: the key (hash of source and id) of the CloudEvent a file Job was created for. */
 export const LABEL_EVENT = 'felis.lolicon.best/event';
+/** Ours only: a digest of the request that CloudEvent carried; a redelivery must carry the same. */
+export const LABEL_EVENT_REQUEST = 'felis.lolicon.best/event-request';
 
 export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 export const ANNOTATION_MAINTENANCE = 'felis.lolicon.best/maintenance';

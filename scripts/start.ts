@@ -37,6 +37,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env };
 const logger = createLogger('felis-world', env);
 const port = Number(env.PORT ?? 8080);
+// Signed download URLs name this server: their origin comes from this setting only, never from a
+// request's Host header.
+env.FELIS_DOWNLOAD_BASE_URL ||= `http://127.0.0.1:${port}`;
 const token = env.FELIS_TOKEN || randomBytes(18).toString('base64url');
 const dataDir = resolve(env.FELIS_DATA ?? join(root, 'data'));
 const external = Boolean(env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST);

@@ -5,6 +5,7 @@
  * while it streams (a start is refused naming it); nothing left behind.
  */
 import { after, before, describe, test } from 'node:test';
+import http from 'node:http';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { jobFinished } from '../lib/kube/job-facts.ts';
 import { downloadKey, signTicket } from '../lib/downloads/signing.ts';
-import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack, until } from './support/stack.ts';
+import { startStack, q, FUNCTION_USER, REAL, TOKEN, tierMs, type Stack, until } from './support/stack.ts';
 
 const EXPORTS = 'app.kubernetes.io/managed-by=felis-export';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -39,8 +40,8 @@ describe('downloads', () => {
     assert.equal(r.status, 200, r.text);
     return r.body as { url: string; filename: string; expires_at: string };
   };
-  /** Opens a signed URL as a browser would: no Authorization header. */
-  const open = (url: string) => fetch(url);
+  /** Opens a signed URL as a browser would (against the API it called): no Authorization header. */
+  const open = (url: string) => fetch(new URL(url, s.url));
 
   test('sign, then GET without a bearer: the same bytes, with Content-Length and the download headers', async () => {
     const data = randomBytes(5 << 20);
@@ -48,7 +49,8 @@ describe('downloads', () => {
     writeFileSync(join(s.world, 'backups', 'säve 1.bin'), data);
     const signed = await sign('backups/säve 1.bin');
     assert.equal(signed.filename, 'säve 1.bin');
-    assert.ok(signed.url.startsWith(s.url), signed.url);
+    // No FELIS_DOWNLOAD_BASE_URL in this stack: origin-relative.
+    assert.ok(signed.url.startsWith('/api/v1/exports/'), signed.url);
     s.cluster.resetCounts();
     const r = await open(signed.url);
     assert.equal(r.status, 200);
@@ -105,7 +107,7 @@ describe('downloads', () => {
 
   test('tampered, foreign and expired URLs are refused before any Job; the world root cannot be signed', async () => {
     const signed = await sign('eula.txt');
-    const u = new URL(signed.url);
+    const u = new URL(signed.url, s.url);
     const [, , , , ticket] = u.pathname.split('/');
     const [payload, sig] = ticket!.split('.') as [string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
@@ -172,5 +174,22 @@ describe('downloads', () => {
       const cluster = s.cluster as unknown as { podAddressesInUse(): number };
       await until(async () => (cluster.podAddressesInUse() === 0 ? true : undefined), 'the kubelet to end every Pod', 5000);
     }
+  });
+
+  test("a forged Host header does not reach the signed URL", async () => {
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const u = new URL(`${s.url}/api/v1/servers/survival/files/download?path=eula.txt`);
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'POST', headers: { host: 'evil.example:443', authorization: `Bearer ${TOKEN}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(answer.status, 200, answer.text);
+    const url = JSON.parse(answer.text).url as string;
+    assert.doesNotMatch(url, /evil/);
+    assert.match(url, /^\/api\/v1\/exports\/[^/]+\/download$/);
   });
 });

@@ -172,7 +172,7 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
     setup: exportsEnded,
     calls: [
       ['POST', `/api/v1/servers/survival/files/download?path=${q('eula.txt')}`],
-      ['GET', (previous) => new URL((previous as { url: string }).url).pathname],
+      ['GET', (previous) => new URL((previous as { url: string }).url, 'http://origin.invalid').pathname],
     ],
   },
 };

@@ -81,7 +81,7 @@ async function kit(cfg: Partial<DownloadConfig> = {}, opts: { noKey?: boolean } 
 }
 
 const sign = (k: Awaited<ReturnType<typeof kit>>, path: string, dir = false) => k.call('POST', `/api/v1/servers/survival/files/download?path=${encodeURIComponent(path)}${dir ? '&dir=true' : ''}`);
-const ticketPath = (url: string) => new URL(url).pathname;
+const ticketPath = (url: string) => new URL(url, 'http://base.invalid').pathname;
 const get = (k: Awaited<ReturnType<typeof kit>>, path: string, method = 'GET') => k.app.request(path, { method });
 
 test('sign: 200 {url, filename, expires_at}, gates entered, audited; no Job and no lock yet', async () => {
@@ -89,7 +89,8 @@ test('sign: 200 {url, filename, expires_at}, gates entered, audited; no Job and 
   const r = await sign(k, 'plugins/Essentials.jar');
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(Object.keys(r.body).sort(), ['expires_at', 'filename', 'url']);
-  assert.match(r.body.url, /^http:\/\/localhost\/api\/v1\/exports\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\/download$/);
+  // No FELIS_DOWNLOAD_BASE_URL: origin-relative, never the origin the request named.
+  assert.match(r.body.url, /^\/api\/v1\/exports\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\/download$/);
   assert.equal(r.body.filename, 'Essentials.jar');
   assert.equal(r.body.expires_at, '2026-12-01T10:10:00Z');
   assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'read', path: 'plugins/Essentials.jar' } }]);
@@ -268,4 +269,41 @@ test('an export Pod that never runs is 504 export_timeout; one that ended is 500
   };
   const s2 = await sign(e, 'a.txt');
   assert.equal((await get(e, ticketPath(s2.body.url))).status, 500);
+});
+
+test("the URL's origin is FELIS_DOWNLOAD_BASE_URL or none, never the request's Host", async () => {
+  const k = await kit();
+  const forged = await k.call('POST', '/api/v1/servers/survival/files/download?path=a.txt', undefined, { host: 'evil.example' });
+  assert.equal(forged.status, 200, forged.text);
+  assert.doesNotMatch(forged.body.url, /evil/);
+  assert.match(forged.body.url, /^\/api\/v1\/exports\//);
+  const based = await kit({ baseUrl: 'https://felis.example.com' });
+  const r = await based.call('POST', 'http://evil.example/api/v1/servers/survival/files/download?path=a.txt', undefined, { host: 'evil.example' });
+  assert.match(r.body.url, /^https:\/\/felis\.example\.com\/api\/v1\/exports\//);
+});
+
+test('the ticket carries who signed it; the GET is audited under that actor; the ticket never reaches a log', async () => {
+  const k = await kit();
+  const s = await sign(k, 'a.txt');
+  const path = ticketPath(s.body.url);
+  const ticket = path.split('/')[4]!;
+  const claims = JSON.parse(Buffer.from(ticket.split('.')[0]!, 'base64url').toString());
+  assert.equal(claims.a, 'bearer');
+  const r = await get(k, path);
+  assert.equal(r.status, 200);
+  await r.arrayBuffer();
+  const opened = k.audits().find((a) => a.action === 'file.download.open');
+  assert.equal(opened?.actor, 'bearer');
+  assert.equal(opened?.target, 'survival:a.txt');
+  // A failure on the way (the Pod answers nonsense) is logged with the path, the ticket redacted.
+  k.pod.answer = (_req, res) => {
+    res.writeHead(502);
+    res.end('?');
+  };
+  const failed = await get(k, path);
+  assert.equal(failed.status, 500);
+  const all = k.logs.join('');
+  assert.ok(!all.includes(ticket.split('.')[1]!), 'the signature is in a log');
+  assert.ok(!all.includes(ticket.split('.')[0]!), 'the payload is in a log');
+  assert.match(all, /\/api\/v1\/exports\/<redacted>\/download/);
 });

@@ -8,7 +8,8 @@
  *   the gates again, the `export` admission around the export Job's creation, then the Pod's
  *   answer streamed through with the download headers. The caller going away ends the Pod's work.
  */
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
+import { actorOf, asActor, BEARER, currentActor } from '../../lib/auth/actor.ts';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -49,9 +50,17 @@ function isWorldRoot(path: string): boolean {
   return parts.length === 0;
 }
 
-function origin(c: Context, deps: Deps): string {
-  return deps.downloads?.config.baseUrl ?? new URL(c.req.url).origin;
+/**
+ * The signed URL's origin: `FELIS_DOWNLOAD_BASE_URL`, or none (an origin-relative URL the panel
+ * resolves against the API it called). Never the request's Host: a caller could name any origin,
+ * and a link to it would carry a valid ticket there.
+ */
+function origin(deps: Deps): string {
+  return deps.downloads?.config.baseUrl ?? '';
 }
+
+/** Tickets signed before the signer was recorded are audited under this name. */
+export const UNRECORDED_SIGNER = 'unrecorded';
 
 export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
   app.post('/api/v1/servers/:name/files/download', async (c) => {
@@ -63,10 +72,10 @@ export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
     if (path === '') throw new ApiError(400, 'bad_request', 'the ?path= query parameter is required');
     if (isWorldRoot(path)) throw new ApiError(400, 'bad_path', 'the whole world is not a file download; use the world export instead');
     const downloads = requireDownloads(deps);
-    const { ticket, expiresAt } = downloads.sign(server, path, dir);
+    const { ticket, expiresAt } = downloads.sign(server, path, dir, (currentActor() ?? BEARER).name);
     const filename = downloadFilename(path, dir);
     audit(deps.logger, c.get('requestId'), 'file.download', server, path, { dir });
-    return sendJson(c, 200, { url: `${origin(c, deps)}/api/v1/exports/${ticket}/download`, filename, expires_at: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    return sendJson(c, 200, { url: `${origin(deps)}/api/v1/exports/${ticket}/download`, filename, expires_at: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') });
   });
 
   app.get(DOWNLOAD_ROUTE, async (c) => {
@@ -96,6 +105,8 @@ export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
     const res = opened.response;
     if (res.statusCode !== 200) throw await refusalError(res, opened.job);
     deps.logger.info({ request_id: c.get('requestId'), server: claims.server, path: claims.path, dir: claims.dir, job: opened.job }, 'download streaming');
+    // No bearer here: the download acts for whoever signed its URL, and is audited as theirs.
+    asActor(actorOf(claims.signer ?? UNRECORDED_SIGNER), () => audit(deps.logger, c.get('requestId'), 'file.download.open', claims.server, claims.path, { dir: claims.dir, job: opened.job }));
     const headers = new Headers({
       'content-type': claims.dir ? 'application/zip' : 'application/octet-stream',
       'content-disposition': contentDisposition(downloadFilename(claims.path, claims.dir)),

@@ -181,8 +181,8 @@ test('a redelivered unzip event answers the same op without a second Job or a se
   assert.equal(jobs.jobs.length, 1);
   assert.equal(gates.ran.length, 1, 'the redelivery takes no lock: the running op holds the world');
   const reused = await deliver('ev-1', 'other.zip');
-  assert.equal(reused.status, 400);
-  assert.equal(reused.body.error.code, 'event_id_reused');
+  assert.equal(reused.status, 409);
+  assert.equal(reused.body.error.code, 'event_conflict');
   const other = await deliver('ev-2');
   assert.equal(other.status, 202);
   assert.notEqual(other.body.op.id, first.body.op.id);

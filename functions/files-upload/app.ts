@@ -15,6 +15,7 @@ import { rawQueryParam } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
+import { checkLocalPath } from '../files-uploads/app.ts';
 
 /** The most one request may carry; larger files go through upload sessions. */
 export const MAX_SINGLE_UPLOAD = 64 << 20;
@@ -31,6 +32,8 @@ export const filesUpload = (deps: Deps) => (app: Hono<Env>) => {
   app.put('/api/v1/servers/:name/files/upload', async (c) => {
     const f = await openFileCall(c, deps, 'upload');
     if (!deps.uploads) throw new ApiError(503, 'files_unavailable', 'uploads are not configured');
+    // What can be judged without the disk is refused before any lock or Job.
+    checkLocalPath(f.path);
     const size = declaredLength(c.req.raw.headers);
     if (size > MAX_SINGLE_UPLOAD) {
       throw new ApiError(413, 'too_large', `a single upload carries at most ${MAX_SINGLE_UPLOAD} bytes; send larger files through an upload session (POST .../files/uploads)`);

@@ -6,7 +6,9 @@
  *   session ends (a server start is refused meanwhile). One session per server (429 otherwise).
  * - `PUT .../files/uploads/{id}?offset=` raw part (≤ 32 MiB) with `Content-Length` and
  *   `Content-Digest` → 200 view; streamed to the receiver, appended on the world volume.
- * - `GET .../files/uploads/{id}` → 200 view; `DELETE .../files/uploads/{id}` → 204.
+ * - `GET .../files/uploads/{id}` → 200 view, from the session's serving receiver only (it needs just
+ *   `get files`, so it never starts one: 409 `upload_paused` when the receivers have ended, 404
+ *   when the id never had one); `DELETE .../files/uploads/{id}` → 204.
  * - `POST .../files/uploads/{id}/commit` body `{overwrite?, sha256?}` → 202 `{op, sha256}`: the whole
  *   file's digest checked, renamed into place on the same volume; `op` is the upload as the ops
  *   listing shows it (Felis's answer), already `succeeded`.
@@ -99,7 +101,8 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
   app.get(`${S}/:id`, async (c) => {
     const server = await knownServer(c, deps);
     const ss = sessions(deps);
-    const a = await ss.call(server, c.req.param('id'), { method: 'GET', path: '/session' }, c.req.raw.signal, resumer(server, c.req.param('id')));
+    // Read-only (`get files`): answered by a receiver that serves, never by starting one.
+    const a = await ss.call(server, c.req.param('id'), { method: 'GET', path: '/session' }, c.req.raw.signal);
     return sendJson(c, 200, answerOrThrow(a, [200]));
   });
 

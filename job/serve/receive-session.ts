@@ -229,7 +229,8 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       return after(res);
     }
     if (s.busy) {
-      if (route === 'PUT /part') res.setHeader('connection', 'close');
+      // The rest of a refused part is read and dropped, never left unread under a close: that
+      // close would reset the connection and lose this answer. The caller closes once answered.
       req.resume();
       return refusal(res, 409, 'upload_busy', 'another call to this upload session is in progress');
     }
@@ -271,7 +272,6 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       const sha = url.searchParams.get('sha256') ?? '';
       const length = req.headers['content-length'];
       if (offset === undefined || size === undefined || !HEX64.test(sha) || length !== String(size)) {
-        res.setHeader('connection', 'close');
         req.resume();
         return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
       }
@@ -280,7 +280,6 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       try {
         await s.append(ctx, offset, size, sha, req);
       } catch (e) {
-        if (!req.complete) res.setHeader('connection', 'close');
         req.resume();
         if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
         else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);

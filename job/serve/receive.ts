@@ -144,8 +144,9 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
     landings++;
     first ??= landing;
     const a = landingAnswer(landing);
-    // A refused upload leaves its unread body behind: the connection cannot be reused.
-    if (!req.complete) res.setHeader('connection', 'close');
+    // A refused upload's unread rest is read and dropped, never left unread under a close: that
+    // close would reset the connection and could lose this answer. The caller closes once answered.
+    if (!req.complete) req.resume();
     if (!res.destroyed) send(res, a.status, a.body);
     after(res);
   }

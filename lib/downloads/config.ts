@@ -18,7 +18,7 @@ export interface DownloadConfig {
   startTimeoutMs: number;
   /** The export Job's deadline: the longest one download may take. */
   deadlineSeconds: number;
-  /** The origin put in front of signed URLs; default: the origin the request came to. */
+  /** The origin put in front of signed URLs; default: none (origin-relative), never a request's Host. */
   baseUrl?: string;
 }
 

@@ -79,9 +79,9 @@ export class Downloads {
     return this.#jobKey;
   }
 
-  sign(server: string, path: string, dir: boolean): Signed {
+  sign(server: string, path: string, dir: boolean, signer: string): Signed {
     const expires = Math.floor(this.#now() / 1000) + this.#cfg.urlSeconds;
-    const ticket = signTicket(downloadKey(this.#key()), { namespace: this.#settings.namespace, server, path, dir, expires });
+    const ticket = signTicket(downloadKey(this.#key()), { namespace: this.#settings.namespace, server, path, dir, expires, signer });
     return { ticket, expiresAt: new Date(expires * 1000) };
   }
 

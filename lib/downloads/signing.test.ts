@@ -47,3 +47,17 @@ test('malformed tickets are invalid, never a throw', () => {
   const odd = Buffer.from(JSON.stringify({ n: 'minecraft', s: 'survival', p: 1, d: 0, e: 1 })).toString('base64url');
   assert.equal(verifyTicket(KEY, `${odd}.${createHmac('sha256', KEY).update(odd).digest('base64url')}`, 'minecraft', NOW).ok, false);
 });
+
+test('a ticket names its signer; one signed before signers were recorded still verifies, naming none', () => {
+  const signed = { ...claims, signer: 'system:serviceaccount:minecraft:alice' };
+  assert.deepEqual(verifyTicket(KEY, signTicket(KEY, signed), 'minecraft', NOW), { ok: true, claims: signed });
+  // The old payload, without `a`, signed with the same key.
+  const payload = Buffer.from(JSON.stringify({ n: 'minecraft', s: 'survival', p: 'a', d: 0, e: claims.expires })).toString('base64url');
+  const old = `${payload}.${createHmac('sha256', KEY).update(payload).digest('base64url')}`;
+  const v = verifyTicket(KEY, old, 'minecraft', NOW);
+  assert.equal(v.ok && v.claims.signer, undefined);
+  assert.equal(v.ok, true);
+  // A signer that is not text is no ticket of ours.
+  const bad = Buffer.from(JSON.stringify({ n: 'minecraft', s: 'survival', p: 'a', d: 0, e: claims.expires, a: 7 })).toString('base64url');
+  assert.deepEqual(verifyTicket(KEY, `${bad}.${createHmac('sha256', KEY).update(bad).digest('base64url')}`, 'minecraft', NOW), { ok: false, why: 'invalid' });
+});

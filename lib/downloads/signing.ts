@@ -1,7 +1,8 @@
 /**
  * Signed download URLs: stateless tickets any function instance can check. A ticket is
  * `<payload>.<signature>`, both base64url: the payload is the JSON of what the holder may
- * download (namespace, server, path, file or folder, expiry in Unix seconds), the signature its
+ * download (namespace, server, path, file or folder, expiry in Unix seconds) and who signed it
+ * (`a`, absent from tickets signed before it was recorded), the signature its
  * HMAC-SHA256 under a key derived from the shared job key for this purpose alone, so that a
  * download signature can never be taken for a Job token or the other way round (Job tokens are
  * HMACs of Job names, which cannot contain the purpose string's spaces).
@@ -24,6 +25,11 @@ export interface DownloadClaims {
   dir: boolean;
   /** Unix seconds. */
   expires: number;
+  /**
+   * Who signed it (the actor's name), so the download is audited under them. Tickets signed
+   * before this was recorded carry none; they stay valid until they expire.
+   */
+  signer?: string;
 }
 
 export type Verdict = { ok: true; claims: DownloadClaims } | { ok: false; why: 'invalid' | 'expired' };
@@ -36,7 +42,7 @@ export function downloadKey(jobKey: Buffer): Buffer {
 const mac = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest();
 
 export function signTicket(key: Buffer, c: DownloadClaims): string {
-  const payload = Buffer.from(JSON.stringify({ n: c.namespace, s: c.server, p: c.path, d: c.dir ? 1 : 0, e: c.expires })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ n: c.namespace, s: c.server, p: c.path, d: c.dir ? 1 : 0, e: c.expires, ...(c.signer !== undefined ? { a: c.signer } : {}) })).toString('base64url');
   return `${payload}.${mac(key, payload).toString('base64url')}`;
 }
 
@@ -61,10 +67,10 @@ export function verifyTicket(key: Buffer, ticket: string, namespace: string, now
     return invalid;
   }
   const o = v as Record<string, unknown>;
-  if (typeof o !== 'object' || o === null || typeof o.n !== 'string' || typeof o.s !== 'string' || typeof o.p !== 'string' || (o.d !== 0 && o.d !== 1) || typeof o.e !== 'number' || !Number.isSafeInteger(o.e)) {
+  if (typeof o !== 'object' || o === null || typeof o.n !== 'string' || typeof o.s !== 'string' || typeof o.p !== 'string' || (o.d !== 0 && o.d !== 1) || typeof o.e !== 'number' || !Number.isSafeInteger(o.e) || (o.a !== undefined && typeof o.a !== 'string')) {
     return invalid;
   }
   if (o.n !== namespace) return invalid;
   if (o.e * 1000 <= nowMs) return { ok: false, why: 'expired' };
-  return { ok: true, claims: { namespace: o.n, server: o.s, path: o.p, dir: o.d === 1, expires: o.e } };
+  return { ok: true, claims: { namespace: o.n, server: o.s, path: o.p, dir: o.d === 1, expires: o.e, ...(typeof o.a === 'string' ? { signer: o.a } : {}) } };
 }

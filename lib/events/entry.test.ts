@@ -8,7 +8,7 @@ import { FileEditError } from '../files/errors.ts';
 import { ApiError } from '../http/envelope.ts';
 import type { RouteModule } from '../http/serve.ts';
 import { envelopeOf, fakeEditor, FakeGates, routeKit, TOKEN } from '../testing/route-kit.ts';
-import { currentEventKey, eventKey } from './scope.ts';
+import { currentEvent, currentEventKey, eventKey } from './scope.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const WRITE = { server: 'survival', path: 'ops.json', body: { content: Buffer.from('[]').toString('base64'), content_sha256: sha('[]') } };
@@ -148,4 +148,59 @@ test('a lock-removal event passes force to the route as the query would', async 
   assert.deepEqual(asked, [['survival', true]]);
   const wrong = await post(kit, binary('dev.felis.lock.remove', { server: 'survival', path: 'a' }));
   assert.equal(envelopeOf(wrong).code, 'event_data_invalid');
+});
+
+test('an unauthenticated event is refused before its body is read, and a huge one leaves no big log line', async () => {
+  const { kit, calls } = writeKit();
+  const huge = 'x'.repeat(1_800_000);
+  let pulled = 0;
+  // A body that counts what is read of it: a refusal before reading pulls (almost) nothing.
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (pulled >= huge.length) return c.close();
+      const chunk = Buffer.from(huge.slice(pulled, pulled + 65_536));
+      pulled += chunk.length;
+      c.enqueue(chunk);
+    },
+  });
+  const res = await kit.app.request('/', {
+    method: 'POST',
+    headers: { 'content-type': 'application/cloudevents+json' },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  assert.equal(res.status, 401, await res.text());
+  assert.ok(pulled <= 2 * 65_536, `${pulled} bytes of the body were read`);
+  // Binary mode with a wrong token: refused the same way.
+  const wrong = await post(kit, { ...binary('dev.felis.files.write', WRITE, huge), authorization: 'Bearer wrong' });
+  assert.equal(wrong.status, 401);
+  assert.equal(calls.length, 0);
+  for (const l of kit.logs) assert.ok(l.length < 2048, `a log line of ${l.length} bytes`);
+});
+
+test("an authenticated event's logged attributes are cut to a few hundred bytes", async () => {
+  const { kit } = writeKit();
+  const id = 'i'.repeat(100_000);
+  const r = await post(kit, binary('dev.felis.files.write', WRITE, id));
+  assert.equal(r.status, 200, r.text);
+  const unknown = await post(kit, binary('t'.repeat(100_000), WRITE, 'short'));
+  assert.equal(envelopeOf(unknown).code, 'event_type_unknown');
+  assert.ok(unknown.text.length < 2048, `an answer of ${unknown.text.length} bytes`);
+  for (const l of kit.logs) assert.ok(l.length < 2048, `a log line of ${l.length} bytes`);
+  assert.ok(kit.logs.some((l) => JSON.parse(l).msg === 'event received'));
+});
+
+test('the event in scope carries a digest of the request: the same id with another request has another digest', async () => {
+  const seen: Array<ReturnType<typeof currentEvent>> = [];
+  const gates = new FakeGates();
+  const { editor } = fakeEditor(gates, { write: () => (seen.push(currentEvent()), sha('[]')) });
+  const kit = routeKit(filesWrite, { editor, gates });
+  await post(kit, binary('dev.felis.files.write', WRITE, 'same'));
+  await post(kit, binary('dev.felis.files.write', WRITE, 'same'));
+  await post(kit, binary('dev.felis.files.write', { ...WRITE, path: 'other.json' }, 'same'));
+  assert.equal(seen.length, 3);
+  assert.equal(seen[0]!.key, seen[2]!.key, 'one event key: source and id');
+  assert.equal(seen[0]!.request, seen[1]!.request);
+  assert.notEqual(seen[0]!.request, seen[2]!.request);
+  assert.match(seen[0]!.request ?? '', /^[0-9a-f]{48}$/);
 });

@@ -12,7 +12,7 @@ import { ApiError, sendError } from '../http/envelope.ts';
 import type { Logger } from '../log.ts';
 import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type RequestData } from './parse.ts';
 import { deliveryStatus, envelopeCode } from './delivery.ts';
-import { eventKey, withEvent } from './scope.ts';
+import { eventKey, requestDigest, withEvent } from './scope.ts';
 import { authOf } from '../http/auth.ts';
 import { asActor } from '../auth/actor.ts';
 
@@ -40,6 +40,11 @@ export type EventTable = Record<string, RouteEvent | OpenEvent>;
 
 /** Events carry JSON plus a base64 file of up to 256 KiB; this leaves room for both. */
 export const MAX_EVENT_BYTES = 2 << 20;
+/**
+ * An event without a token (a PingSource tick, an ApiServerSource Job change in token mode)
+ * carries no file: this bounds what a stranger can make a function read.
+ */
+export const MAX_OPEN_EVENT_BYTES = 256 << 10;
 
 const tables = new WeakMap<Hono<Env>, Map<string, RouteEvent | OpenEvent>>();
 
@@ -71,28 +76,37 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
   c.req.raw.headers.forEach((v, k) => {
     headers[k] = v;
   });
+  const auth = authOf(app);
+  if (!auth) throw new Error('the event entry needs the app made by createApp');
+  // The caller first, before a byte of the body is read: a stranger costs a header check, not 2 MiB
+  // of reading and a log line. A token, when sent, must be valid. Without one only an event handled
+  // directly (a Knative source's tick, token mode only) may come, and it is small.
+  const open = [...types.values()].some((h) => h.kind === 'open');
+  const ceType = headers['ce-type'];
+  const mayBeOpen = auth.mode === 'token' && open && (ceType === undefined || types.get(ceType)?.kind === 'open');
+  if (headers.authorization !== undefined) await auth.authenticate(headers.authorization, true);
+  else if (!mayBeOpen) throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
   let ev: ParsedEvent;
   let handler: RouteEvent | OpenEvent | undefined;
   try {
-    ev = parseEvent(headers, await readBody(c.req.raw));
+    ev = parseEvent(headers, await readBody(c.req.raw, headers.authorization === undefined ? MAX_OPEN_EVENT_BYTES : MAX_EVENT_BYTES));
     handler = types.get(ev.type);
-    if (!handler) throw new EventRejected('event_type_unknown', `this function does not accept events of type ${ev.type}; it accepts ${[...types.keys()].join(', ')}`);
+    if (!handler) throw new EventRejected('event_type_unknown', `this function does not accept events of type ${clip(ev.type)}; it accepts ${[...types.keys()].join(', ')}`);
   } catch (err) {
     if (err instanceof EventRejected) {
-      logger.info({ request_id: c.get('requestId'), code: err.code, reason: err.message }, 'refused an event');
+      logger.info({ request_id: c.get('requestId'), code: err.code, reason: clip(err.message) }, 'refused an event');
       return sendError(c, 400, err.code, err.message);
     }
     throw err;
   }
   const key = eventKey(ev.source, ev.id);
-  logger.info({ request_id: c.get('requestId'), event_id: ev.id, event_source: ev.source, event_type: ev.type, event_key: key }, 'event received');
+  logger.info({ request_id: c.get('requestId'), event_id: clip(ev.id), event_source: clip(ev.source), event_type: clip(ev.type), event_key: key }, 'event received');
   if (handler.kind === 'open') {
     // Kubernetes mode: the delivery's own token (Knative OIDC) must carry the event's permission.
-    const auth = authOf(app);
-    if (!auth) throw new Error('the event entry needs the app made by createApp');
     const actor = await auth.checkEvent(headers.authorization, ev.type);
     return asActor(actor, () => handler.handle(ev, c));
   }
+  if (headers.authorization === undefined) throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
 
   let url: string;
   let data: RequestData;
@@ -105,36 +119,43 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
     if (err instanceof EventRejected) return sendError(c, 400, err.code, err.message);
     throw err;
   }
+  const body = handler.body ? JSON.stringify(data.body) : undefined;
   const inner = new Request(new URL(url, 'http://localhost'), {
     method: handler.method,
     headers: {
-      ...(headers.authorization ? { authorization: headers.authorization } : {}),
+      authorization: headers.authorization,
       'x-request-id': c.get('requestId'),
       ...(handler.body ? { 'content-type': 'application/json' } : {}),
     },
-    body: handler.body ? JSON.stringify(data.body) : undefined,
+    body,
     signal: c.req.raw.signal,
   });
-  const res = await withEvent(key, () => app.fetch(inner, c.env));
+  // A redelivery carries the same request: the Job an earlier delivery made is matched on both.
+  const res = await withEvent({ key, request: requestDigest(handler.method, url, body) }, () => app.fetch(inner, c.env));
   if (res.status < 400) return res;
   // Error answers are small envelopes: read to see which refusal it is.
   const text = await res.text();
   return new Response(text, { status: deliveryStatus(res.status, envelopeCode(text)), headers: res.headers });
 }
 
-async function readBody(req: Request): Promise<string> {
+async function readBody(req: Request, max: number): Promise<string> {
+  const tooLarge = () => new ApiError(413, 'too_large', `the event is larger than ${max >> 10} KiB`);
   const len = Number(req.headers.get('content-length') ?? NaN);
-  if (len > MAX_EVENT_BYTES) throw new ApiError(413, 'too_large', 'the event is larger than 2 MiB');
+  if (len > max) throw tooLarge();
   if (!req.body) return '';
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
     n += chunk.length;
-    if (n > MAX_EVENT_BYTES) throw new ApiError(413, 'too_large', 'the event is larger than 2 MiB');
+    if (n > max) throw tooLarge();
     chunks.push(Buffer.from(chunk));
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** Event attributes are the sender's text: logged and echoed at most this long. */
+const LOGGED_CHARS = 256;
+const clip = (s: string) => (s.length > LOGGED_CHARS ? `${s.slice(0, LOGGED_CHARS)}… (${s.length} chars)` : s);
 
 /** `/api/v1/servers/<server>/<rest>` with `?path=` and `?force=` where the route takes them. */
 export function serverRoute(rest: string, takes: { path?: boolean; force?: boolean } = {}) {

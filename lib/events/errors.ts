@@ -1,11 +1,15 @@
 /** The refusals only a redelivered event can meet. @module */
 import { ApiError } from '../http/envelope.ts';
 
-/** The same source and id came with a different request: a sender bug that no retry fixes. */
-export class EventReusedError extends ApiError {
+/**
+ * The same source and id came with a different request (another server, op, path or body): the
+ * first request's Job answers for that id, so this one is not run. 409: a retry runs it once the
+ * first Job's record is gone, as a new event.
+ */
+export class EventConflictError extends ApiError {
   constructor(job: string) {
-    super(400, 'event_id_reused', `this event's source and id were already used for a different request (file job ${job})`);
-    this.name = 'EventReusedError';
+    super(409, 'event_conflict', `this event's source and id were already used for a different request (file job ${job}); it was not run`);
+    this.name = 'EventConflictError';
   }
 }
 

@@ -5,10 +5,10 @@ import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { configFromEnv } from '../config.ts';
 import { FilesEditor } from '../files/editor.ts';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
-import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
+import { FILES_CONTAINER, LABEL_EVENT, LABEL_EVENT_REQUEST, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { RESULT_PREFIX } from '../protocol/result.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
-import { EventAnswerGoneError, EventReusedError } from './errors.ts';
+import { EventAnswerGoneError, EventConflictError } from './errors.ts';
 import { eventKey, withEvent } from './scope.ts';
 
 const SHA = 'a'.repeat(64);
@@ -87,20 +87,35 @@ test('a redelivered event whose Job has finished and lost its Pod is refused 410
   assert.equal(api.created.length, 1);
 });
 
-test('an event id reused for another op or server is refused 400 and runs nothing', async () => {
+test('an event id reused for another op or server is refused 409 event_conflict and runs nothing', async () => {
   const api = new Jobs();
   const key = eventKey('/src', 'id-4');
   const e = editor(api);
   await withEvent(key, () => write(e));
   assert.equal(api.created[0]!.metadata!.labels![LABEL_FILES_MODE], 'write');
-  await assert.rejects(withEvent(key, () => e.delete(TARGET, 'a.txt')), (err: unknown) => err instanceof EventReusedError && err.status === 400);
+  await assert.rejects(withEvent(key, () => e.delete(TARGET, 'a.txt')), (err: unknown) => err instanceof EventConflictError && err.status === 409 && err.code === 'event_conflict');
   await assert.rejects(
     withEvent(key, () => e.write({ ...TARGET, server: 'creative' }, 'a.txt', Buffer.from('hi'), { sha256: SHA })),
-    (err: unknown) => err instanceof EventReusedError,
+    (err: unknown) => err instanceof EventConflictError,
   );
   assert.equal(api.created.length, 1);
   assert.equal(api.created[0]!.metadata!.labels![LABEL_SERVER], 'survival');
   assert.ok(api.created[0]!.metadata!.labels![LABEL_FILES_OP]);
+});
+
+test('an event id reused for the same op on the same server but another request is refused 409 event_conflict, and the second request does not run', async () => {
+  const api = new Jobs();
+  const key = eventKey('/src', 'id-5');
+  const e = editor(api);
+  await withEvent({ key, request: 'a'.repeat(48) }, () => write(e));
+  assert.equal(api.created[0]!.metadata!.labels![LABEL_EVENT_REQUEST], 'a'.repeat(48));
+  // The same request again is a redelivery: answered from the first Job.
+  assert.equal(await withEvent({ key, request: 'a'.repeat(48) }, () => write(e)), SHA);
+  await assert.rejects(
+    withEvent({ key, request: 'b'.repeat(48) }, () => e.write(TARGET, 'other.txt', Buffer.from('hi'), { sha256: SHA })),
+    (err: unknown) => err instanceof EventConflictError && err.status === 409 && err.code === 'event_conflict',
+  );
+  assert.equal(api.created.length, 1);
 });
 
 test('the event key is a label value and differs when either the source or the id does', () => {

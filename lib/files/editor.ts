@@ -12,8 +12,9 @@ import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.t
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import { readKey } from '../uploads/key.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
-import { EventAnswerGoneError, EventReusedError } from '../events/errors.ts';
-import { currentEventKey } from '../events/scope.ts';
+import { EventAnswerGoneError } from '../events/errors.ts';
+import { eventParams, matchEarlier } from '../events/redelivery.ts';
+import { currentEvent } from '../events/scope.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
@@ -94,7 +95,7 @@ export class FilesEditor {
    * answers its running view. Serving a CloudEvent, the Job carries the event's key.
    */
   async start(t: Target, req: StartRequest): Promise<OpView> {
-    return this.#ops().start(t, req, currentEventKey());
+    return this.#ops().start(t, req, currentEvent());
   }
 
   /**
@@ -103,8 +104,8 @@ export class FilesEditor {
    * which the running op itself holds.
    */
   async earlierOp(server: string, req: Pick<StartRequest, 'op' | 'path'>): Promise<OpView | undefined> {
-    const key = currentEventKey();
-    return key ? this.#ops().eventOp(server, req, key) : undefined;
+    const ev = currentEvent();
+    return ev ? this.#ops().eventOp(server, req, ev) : undefined;
   }
 
   /** The server's background ops, newest first, at most ten. */
@@ -209,13 +210,12 @@ export class FilesEditor {
     };
     // An event is handled once: a redelivery follows the Job the first delivery created, found by
     // the event's label, and answers from its result instead of running the op again.
-    const eventKey = currentEventKey();
-    if (eventKey) {
-      const earlier = (await this.#runner.findJobs(settings.namespace, `${LABEL_EVENT}=${eventKey}`))[0];
+    const ev = currentEvent();
+    if (ev) {
+      const earlier = (await this.#runner.findJobs(settings.namespace, `${LABEL_EVENT}=${ev.key}`))[0];
       if (earlier) {
         const name = earlier.metadata?.name ?? '';
-        const labels = earlier.metadata?.labels ?? {};
-        if (labels[LABEL_SERVER] !== t.server || labels[LABEL_FILES_MODE] !== call.op) throw new EventReusedError(name);
+        matchEarlier(earlier, ev, { server: t.server, op: call.op });
         try {
           return parseResultPayload(await follow(earlier, true));
         } catch (err) {
@@ -233,7 +233,7 @@ export class FilesEditor {
       worldPvc: t.world.claim,
       nodeName: t.world.node,
       ...(streamed ? { contentTokenSha256: streamed.contentToken(filesJobName(t.server, opId)) } : {}),
-      ...(eventKey ? { eventKey } : {}),
+      ...eventParams(ev),
     });
     return parseResultPayload(await follow(job, false));
   }

@@ -22,6 +22,14 @@ export interface AppOptions {
 
 export type Env = { Variables: { requestId: string } };
 
+/**
+ * A request path as it may be logged: a signed download URL's ticket is a credential, so it is
+ * replaced (`/api/v1/exports/<redacted>/download`).
+ */
+export function loggedPath(path: string): string {
+  return path.replace(/^\/api\/v1\/exports\/[^/]*/, '/api/v1/exports/<redacted>');
+}
+
 /** A Hono app with the shared middleware; `register` adds the function's routes. */
 export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void): Hono<Env> {
   const app = new Hono<Env>();
@@ -43,19 +51,23 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
   register(app);
   app.notFound((c) => sendError(c, 404, 'not_found', 'no such route'));
   app.onError((err, c) => {
-    if (err instanceof ApiError) return sendError(c, err.status, err.code, err.message);
+    if (err instanceof ApiError) {
+      // A caller too slow with its body is the caller's doing: a line to say so, not an error.
+      if (err.status === 408) opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: loggedPath(c.req.path), code: err.code }, 'the caller stalled');
+      return sendError(c, err.status, err.code, err.message);
+    }
     if (err instanceof CallerGoneError || (c.req.raw.signal.aborted && !(err instanceof FilesTimeoutError))) {
       // The caller hung up (mid-body or while waiting): nothing failed on our side, and no one reads this answer.
-      opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: c.req.path, reason: String(c.req.raw.signal.reason) }, 'caller went away');
+      opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: loggedPath(c.req.path), reason: String(c.req.raw.signal.reason) }, 'caller went away');
       return sendError(c, 400, 'cancelled', 'the request was cancelled by the caller');
     }
     if (err instanceof JobLostError) {
-      opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: c.req.path }, 'file job ended without a result');
+      opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path) }, 'file job ended without a result');
       return sendError(c, 500, 'internal', err.callerMessage);
     }
     const mapped = mapDomainError(err);
     if (mapped) return sendError(c, mapped.status, mapped.code, mapped.message);
-    opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: c.req.path }, 'request failed');
+    opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path) }, 'request failed');
     return sendError(c, 500, 'internal', 'internal error');
   });
   return app;

@@ -64,6 +64,11 @@ export interface ApiAuth {
    * token mode such events need no token (a Knative source cannot send ours).
    */
   checkEvent(authorization: string | undefined, eventType: string): Promise<Actor>;
+  /**
+   * Is this a caller at all (no permission asked yet)? Throws 401 (or 503 when it cannot be told).
+   * The event entry asks before it reads a delivery's body; `event`: the token is a delivery's.
+   */
+  authenticate(authorization: string, event: boolean): Promise<void>;
 }
 
 const bearerOf = (header: string | undefined): string | undefined => /^Bearer (.+)$/.exec(header ?? '')?.[1];
@@ -98,6 +103,10 @@ export function tokenAuth(token: TokenSource): ApiAuth {
       await asActor(BEARER, next);
     },
     checkEvent: async () => BEARER,
+    authenticate: async (authorization) => {
+      const given = bearerOf(authorization);
+      if (given === undefined || !tokenMatches(given, token())) throw unauthorized();
+    },
   };
 }
 
@@ -155,6 +164,9 @@ export function kubernetesAuth(authorizer: KubeAuthorizer, cfg: AuthConfig, logg
         throw new ApiError(403, 'forbidden', `no permission is defined for events of type ${eventType}; they are refused in kubernetes mode`);
       }
       return check(token, attrsFor(p, ''), undefined, true);
+    },
+    async authenticate(authorization, event) {
+      await check(bearerOf(authorization), undefined, undefined, event);
     },
   };
 }

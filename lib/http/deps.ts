@@ -22,7 +22,7 @@ import type { BrowseChannel } from '../browse/route.ts';
 import { Downloads } from '../downloads/downloads.ts';
 import { UploadReceivers, type UploadChannel } from '../uploads/receiver.ts';
 import { UploadSessions, type SessionChannel } from '../uploads/sessions.ts';
-import { DEFAULT_UPLOAD_CONFIG } from '../uploads/config.ts';
+import { DEFAULT_BODY_IDLE_SECONDS, DEFAULT_UPLOAD_CONFIG } from '../uploads/config.ts';
 
 export interface Deps {
   logger: Logger;
@@ -68,7 +68,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
     downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.
-    uploads: transfer && o.browse ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs }) : undefined,
+    uploads: transfer && o.browse ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs, bodyIdleMs: (o.uploads?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000 }) : undefined,
     uploadSessions:
       transfer && o.browse
         ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs })

@@ -13,6 +13,7 @@ import {
   LABEL_FILES_MODE,
   LABEL_FILES_OP,
   LABEL_EVENT,
+  LABEL_EVENT_REQUEST,
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   MANAGED_BY_FILES,
@@ -84,6 +85,8 @@ export interface JobParams {
   uploadToken?: string;
   /** The key of the CloudEvent this Job serves, as a label: a redelivery finds the Job by it. */
   eventKey?: string;
+  /** The digest of the request that event carried (lib/events/scope.ts), as a label beside it. */
+  eventRequest?: string;
 }
 
 export class JobSpecError extends Error {
@@ -186,6 +189,7 @@ export function renderFilesJob(p: JobParams): V1Job {
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (p.eventKey) labels[LABEL_EVENT] = p.eventKey;
+  if (p.eventKey && p.eventRequest) labels[LABEL_EVENT_REQUEST] = p.eventRequest;
   return jobOf(p, {
     labels,
     // Sync Jobs carry no annotations at all; async ones exactly the path.

@@ -5,7 +5,7 @@ import { JobSpecError } from '../job-spec/render.ts';
 import type { LogOpening, LogOptions } from '../kube/job-pods.ts';
 import { formatProgressLine, formatResultLine } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
-import { EventReusedError } from '../events/errors.ts';
+import { EventConflictError } from '../events/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
 import { BackgroundOps, type BackgroundApi } from './background.ts';
 import { MAX_OPS, opsSelector } from './list.ts';
@@ -155,15 +155,19 @@ test('start: invalid settings fail before any call; a refused create fails', asy
   await assert.rejects(new BackgroundOps(settings, api, () => 'x').start(target, { op: 'zip', path: 'w' }), (e: Error) => e instanceof RunnerError && /forbidden/.test(e.message));
 });
 
-test('an event key labels the Job; the same event finds that op again, and refuses another server, op or path', async () => {
+test('an event key labels the Job; the same event finds that op again, and refuses another server, op, path or request', async () => {
   const api = new FakeApi();
   const bg = new BackgroundOps(settings, api, () => '00000000000000cd');
-  assert.equal(await bg.eventOp('survival', { op: 'zip', path: 'world' }, 'k1'), undefined);
-  const first = await bg.start(target, { op: 'zip', path: 'world' }, 'k1');
+  const ev = { key: 'k1', request: 'r'.repeat(48) };
+  assert.equal(await bg.eventOp('survival', { op: 'zip', path: 'world' }, ev), undefined);
+  const first = await bg.start(target, { op: 'zip', path: 'world' }, ev);
   assert.equal(api.jobs[0]!.metadata!.labels!['felis.lolicon.best/event'], 'k1');
-  assert.deepEqual(await bg.eventOp('survival', { op: 'zip', path: 'world' }, 'k1'), first);
+  assert.equal(api.jobs[0]!.metadata!.labels!['felis.lolicon.best/event-request'], 'r'.repeat(48));
+  assert.deepEqual(await bg.eventOp('survival', { op: 'zip', path: 'world' }, ev), first);
   for (const [server, op, path] of [['creative', 'zip', 'world'], ['survival', 'unzip', 'world'], ['survival', 'zip', 'plugins']] as const) {
-    await assert.rejects(bg.eventOp(server, { op, path }, 'k1'), EventReusedError);
+    await assert.rejects(bg.eventOp(server, { op, path }, ev), EventConflictError);
   }
+  // Same server, op and path, but the event carried another request (e.g. another body).
+  await assert.rejects(bg.eventOp('survival', { op: 'zip', path: 'world' }, { key: 'k1', request: 's'.repeat(48) }), (e: unknown) => e instanceof EventConflictError && e.status === 409);
   assert.equal(api.calls.filter((c) => c.startsWith('create')).length, 1);
 });

@@ -10,7 +10,8 @@ import type { JobSettings, Target } from '../files/editor.ts';
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, renderFilesJob } from '../job-spec/render.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
-import { EventReusedError } from '../events/errors.ts';
+import { eventParams, matchEarlier } from '../events/redelivery.ts';
+import type { EventScope } from '../events/scope.ts';
 import { ANNOTATION_FILES_PATH, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
@@ -68,7 +69,7 @@ export class BackgroundOps {
    * Renders and creates the op's Job (one API call) and answers its running view. With an event
    * key the Job carries it, so a redelivery finds this Job instead of starting a second one.
    */
-  async start(t: Target, req: StartRequest, eventKey?: string): Promise<OpView> {
+  async start(t: Target, req: StartRequest, event?: EventScope): Promise<OpView> {
     const { asyncDeadlineSeconds, asyncTtlSeconds: _ttl, asyncCpu: _cpu, ...settings } = this.#settings;
     const id = this.#newId();
     const job = renderFilesJob({
@@ -85,7 +86,7 @@ export class BackgroundOps {
       to: req.to,
       worldPvc: t.world.claim,
       nodeName: t.world.node,
-      ...(eventKey ? { eventKey } : {}),
+      ...eventParams(event),
     });
     let created: V1Job | void;
     try {
@@ -98,20 +99,19 @@ export class BackgroundOps {
 
   /**
    * The op an earlier delivery of this event started, as its 202 showed it; undefined when none
-   * did. The same event used for another server or op is the sender's bug (400 event_id_reused).
+   * did. The same event id with another request (server, op, path, body) is 409 event_conflict.
    */
-  async eventOp(server: string, req: Pick<StartRequest, 'op' | 'path'>, eventKey: string): Promise<OpView | undefined> {
+  async eventOp(server: string, req: Pick<StartRequest, 'op' | 'path'>, event: EventScope): Promise<OpView | undefined> {
     let jobs: V1Job[];
     try {
-      jobs = await this.#api.listJobs(this.#settings.namespace, `${LABEL_EVENT}=${eventKey}`);
+      jobs = await this.#api.listJobs(this.#settings.namespace, `${LABEL_EVENT}=${event.key}`);
     } catch (err) {
       throw new RunnerError(`list file jobs: ${describeKubeError(err)}`, { cause: err });
     }
     const earlier = jobs[0];
     if (!earlier) return undefined;
     const labels = earlier.metadata?.labels ?? {};
-    const path = earlier.metadata?.annotations?.[ANNOTATION_FILES_PATH];
-    if (labels[LABEL_SERVER] !== server || labels[LABEL_FILES_MODE] !== req.op || path !== req.path) throw new EventReusedError(earlier.metadata?.name ?? '');
+    matchEarlier(earlier, event, { server, op: req.op, path: req.path });
     return startedView(labels[LABEL_FILES_OP] ?? '', req.op, req.path, createdAt(earlier) ?? new Date(0));
   }
 

@@ -9,6 +9,8 @@
  *   from starting for hours.
  * - `FELIS_UPLOAD_LIFETIME_SECONDS` (default 21600): a receiver stops after this long whatever
  *   happens; the session stays on the disk and the next call starts a new receiver for it.
+ * - `FELIS_UPLOAD_BODY_IDLE_SECONDS` (default 30): a body (single upload or part) that sends
+ *   nothing for this long is answered 408 `upload_stalled` and changes nothing.
  * @module
  */
 import { readVariables, wholeNumber } from '../env-readers.ts';
@@ -16,7 +18,19 @@ import { readVariables, wholeNumber } from '../env-readers.ts';
 export interface UploadConfig {
   idleSeconds: number;
   lifetimeSeconds: number;
+  /**
+   * A caller may pause its body (a single upload's, a part's) this long; past it the upload is
+   * answered 408 `upload_stalled`, nothing is kept, and the world is given back. Optional in
+   * settings written before it existed: `DEFAULT_BODY_IDLE_SECONDS` then.
+   */
+  bodyIdleSeconds?: number;
 }
+
+/**
+ * The default body idle limit: as long as a receiver keeps a silent connection open, so the
+ * function answers before (or as) the receiver gives up on it.
+ */
+export const DEFAULT_BODY_IDLE_SECONDS = 30;
 
 /** The defaults; the Job program's sweep of abandoned sessions falls back to the same idle period. */
 export const DEFAULT_UPLOAD_CONFIG: UploadConfig = { idleSeconds: 1800, lifetimeSeconds: 21_600 };
@@ -24,9 +38,10 @@ export const DEFAULT_UPLOAD_CONFIG: UploadConfig = { idleSeconds: 1800, lifetime
 const VARIABLES = {
   FELIS_UPLOAD_IDLE_SECONDS: wholeNumber(DEFAULT_UPLOAD_CONFIG.idleSeconds, 1, 86_400),
   FELIS_UPLOAD_LIFETIME_SECONDS: wholeNumber(DEFAULT_UPLOAD_CONFIG.lifetimeSeconds, 60, 86_400),
+  FELIS_UPLOAD_BODY_IDLE_SECONDS: wholeNumber(DEFAULT_BODY_IDLE_SECONDS, 1, 3_600),
 };
 
 export function uploadConfigFromEnv(env: NodeJS.ProcessEnv): UploadConfig {
   const e = readVariables(VARIABLES, env);
-  return { idleSeconds: e.FELIS_UPLOAD_IDLE_SECONDS, lifetimeSeconds: e.FELIS_UPLOAD_LIFETIME_SECONDS };
+  return { idleSeconds: e.FELIS_UPLOAD_IDLE_SECONDS, lifetimeSeconds: e.FELIS_UPLOAD_LIFETIME_SECONDS, bodyIdleSeconds: e.FELIS_UPLOAD_BODY_IDLE_SECONDS };
 }

@@ -21,6 +21,8 @@ import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
 import { readKey } from './key.ts';
+import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
+import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../http/pod-stream.ts';
 
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -54,13 +56,15 @@ export interface UploadSettings {
   keyFile: string;
   /** How long a request waits for its receiver to listen (→ 504 files_timeout). */
   startTimeoutMs: number;
+  /** How long the caller may pause its body (→ 408 upload_stalled); default 30 s. */
+  bodyIdleMs?: number;
 }
 
 /**
  * A request's body: the Node request itself when the function runs on Node's HTTP server (no web
  * stream in between), else the Fetch body (route tests). Either is read once, in order.
  */
-export type UploadBody = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | null;
+export type UploadBody = StreamBody;
 
 /** The body of a Hono request, preferring the untouched Node request under @hono/node-server. */
 export function uploadBody(c: { env: unknown; req: { raw: Request } }): UploadBody {
@@ -99,7 +103,7 @@ const SINGLE_LIFETIME_SECONDS = 540;
 const SINGLE_IDLE_SECONDS = 10;
 const POLL_MS = 40;
 
-export const shortBody = (size: number) => new ApiError(400, 'upload_incomplete', `the upload ended before all ${size} bytes arrived`);
+export { shortBody };
 
 /** A receiver Pod that can take a call: running, its container up, an address. */
 export function receiverAddress(pods: V1Pod[]): { ip?: string; ended?: string } {
@@ -148,7 +152,7 @@ export class UploadReceivers implements UploadChannel {
     }
     try {
       const ip = await this.#ready(name, opId, token, signal);
-      return await sendBody({ ip, port: this.#port(), token, upload: u, body, signal });
+      return await sendBody({ ip, port: this.#port(), token, upload: u, body, signal, idleMs: this.#cfg.bodyIdleMs ?? DEFAULT_BODY_IDLE_SECONDS * 1000 });
     } finally {
       // Answer once the receiver no longer holds the world, as a write does.
       await jobsFinished(this.#api, this.#settings.namespace, `${LABEL_FILES_OP}=${opId}`, FINISH_WAIT_MS);
@@ -193,80 +197,6 @@ export function ready(ip: string, port: number, token: string): Promise<boolean>
   });
 }
 
-/**
- * Writes `body` to `req`, pausing while the socket's buffer is full (the receiver's disk sets the
- * pace), and checks the count on the way: the latest chunk is held back until the next one (or
- * the end) shows the count is still right, so a body longer or shorter than `size` never reaches
- * the receiver whole; it sees the request broken off and lands nothing. Ends `req` on success.
- * Stops early (without error) once `stop` is set: the receiver answered before reading it all.
- */
-/** A receiver's answer to `req`: its status and the first `maxBytes` of its body as text. */
-export function answerOf(req: http.ClientRequest, maxBytes: number): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let n = 0;
-      res.on('data', (c: Buffer) => {
-        n += c.length;
-        if (n <= maxBytes) chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
-}
-
-export async function streamBody(req: http.ClientRequest, body: UploadBody, size: number, signal: AbortSignal, stopped: () => boolean): Promise<void> {
-  const reader = body ? (body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : undefined;
-  let got = 0;
-  let held: Uint8Array | undefined;
-  const write = async (chunk: Uint8Array) => {
-    if (req.destroyed) return;
-    if (!req.write(chunk) && !req.destroyed) {
-      await new Promise<void>((resolve, reject) => {
-        const done = () => {
-          req.off('drain', done);
-          req.off('close', done);
-          signal.removeEventListener('abort', abort);
-          resolve();
-        };
-        const abort = () => {
-          req.off('drain', done);
-          req.off('close', done);
-          reject(signal.reason);
-        };
-        req.on('drain', done);
-        req.on('close', done);
-        signal.addEventListener('abort', abort, { once: true });
-      });
-    }
-  };
-  try {
-    for (;;) {
-      signal.throwIfAborted();
-      if (stopped() || req.destroyed) {
-        // The answer is in: the rest of the body is not wanted, and the connection is done.
-        req.destroy();
-        await reader?.return?.().catch(() => {});
-        return;
-      }
-      const r = reader ? await reader.next() : { done: true as const, value: undefined };
-      if (r.done) break;
-      got += r.value.length;
-      if (got > size) throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`);
-      if (held) await write(held);
-      held = r.value;
-    }
-    if (got !== size) throw shortBody(size);
-    if (held) await write(held);
-    req.end();
-  } catch (e) {
-    await reader?.return?.().catch(() => {});
-    throw e;
-  }
-}
-
 interface SendOptions {
   ip: string;
   port: number;
@@ -274,6 +204,8 @@ interface SendOptions {
   upload: SingleUpload;
   body: UploadBody;
   signal: AbortSignal;
+  /** The caller may pause its body this long (408 upload_stalled past it). */
+  idleMs?: number;
 }
 
 /** PUTs the body to the receiver and turns its answer into the caller's: a SHA-256 or an error. */
@@ -281,48 +213,28 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
   const u = o.upload;
   const q = new URLSearchParams({ path: u.path, size: String(u.size), sha256: u.sha256 });
   if (u.overwrite) q.set('overwrite', 'true');
-  let answer!: { status: number; text: string };
-  const req = http.request({
-    host: o.ip,
-    port: o.port,
-    path: `/upload?${q}`,
-    method: 'PUT',
-    agent: false,
-    headers: { authorization: `Bearer ${o.token}`, 'content-length': String(u.size), 'content-type': 'application/octet-stream' },
-  });
-  const answered = answerOf(req, 64 << 10).then((a) => void (answer = a));
-  // The receiver starts its landing on the headers, so a body that then breaks off ends it at once.
-  req.flushHeaders();
-  await new Promise<void>((resolve) => {
-    req.once('socket', (s) => (s.connecting ? s.once('connect', () => resolve()) : resolve()));
-    req.once('error', () => resolve());
-  });
-  let sendError: unknown;
-  let answeredEarly = false;
-  void answered.then(
-    () => (answeredEarly = true),
-    () => {},
-  );
+  let answer: { status: number; text: string };
   try {
-    // The receiver may answer (a refusal) before it has read the body: then the rest is not sent.
-    await streamBody(req, o.body, u.size, o.signal, () => answeredEarly);
+    answer = await streamToPod({
+      host: o.ip,
+      port: o.port,
+      method: 'PUT',
+      path: `/upload?${q}`,
+      headers: { authorization: `Bearer ${o.token}`, 'content-type': 'application/octet-stream' },
+      body: { stream: o.body, size: u.size },
+      signal: o.signal,
+      maxAnswerBytes: 64 << 10,
+      idleMs: o.idleMs,
+    });
   } catch (err) {
-    sendError = err;
-    req.destroy();
-  }
-  try {
-    await answered;
-  } catch (err) {
-    if (sendError instanceof ApiError) throw sendError;
-    if (o.signal.aborted || sendError) throw shortBody(u.size);
-    throw new RunnerError(`upload to ${o.ip}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof PodStreamError) throw new RunnerError(`upload to ${o.ip}: ${err.message}`, { cause: err });
+    throw err;
   }
   if (answer.status === 200) {
     const r = checkResult(parseResultPayload(answer.text));
     if (!r.sha256) throw new RunnerError('the receiver answered no sha256');
     return { sha256: r.sha256 };
   }
-  if (sendError instanceof ApiError) throw sendError;
   if (answer.status === 422) {
     const t = JSON.parse(answer.text) as { transfer: string; error: string };
     if (t.transfer === 'digest') throw new ApiError(400, 'digest_mismatch', 'the body does not match its Content-Digest; nothing was changed');

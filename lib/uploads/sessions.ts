@@ -2,9 +2,10 @@
  * Upload sessions, function side. A session is one receiver Job at a time (labelled with the
  * session id) whose Pod holds the session's state on the world volume; the function keeps nothing.
  * Each call finds the session's serving Pod with `pods list` and calls it with its Job's token.
- * When no Pod serves it (the receiver was lost, or reached its lifetime), the caller may start a
- * new receiver for the same id, which resumes from the disk (or answers 404 and ends when the disk
- * holds no such session). Verbs: `jobs create`, `jobs list` (a server's live sessions; is a
+ * When no Pod serves it (the receiver was lost, or reached its lifetime), a caller that may change
+ * files (a part, a cancel, a commit) starts a new receiver for the same id, which resumes from the
+ * disk (or answers 404 and ends when the disk holds no such session). An id no receiver Job was
+ * ever made for is judged absent from the Job list alone: 404, and nothing is created. Verbs: `jobs create`, `jobs list` (a server's live sessions; is a
  * receiver on its way?), `pods list`.
  * @module
  */
@@ -17,13 +18,14 @@ import { ApiError } from '../http/envelope.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
-import { callableAddress, controllerJob, jobFinished } from '../kube/job-facts.ts';
+import { callableAddress, controllerJob, jobFinished, jobOutcome } from '../kube/job-facts.ts';
 import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, tokenDigest } from '../browse/token.ts';
-import type { UploadConfig } from './config.ts';
+import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
 import { readKey } from './key.ts';
-import { answerOf, jobsFinished, ready, shortBody, streamBody, type UploadBody } from './receiver.ts';
+import { jobsFinished, ready, type UploadBody } from './receiver.ts';
+import { PodStreamError, streamToPod } from '../http/pod-stream.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -60,7 +62,9 @@ export interface SessionChannel {
   start(t: Target, id: string, path?: string): Promise<void>;
   /**
    * Calls the session's receiver. `resume` starts a new receiver when none serves (it checks the
-   * gates and takes the lock); without it, or when the session had no Job, 404 upload_not_found.
+   * gates and takes the lock). A session that never had a Job is 404 upload_not_found, with no Job
+   * created; one whose receivers have all ended is, without `resume` (a status call, which only
+   * reads: it must never create a Job that holds the world), answered by `endedAnswer`.
    */
   call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer>;
 }
@@ -84,6 +88,21 @@ function serving(pods: V1Pod[]): { ip?: string; starting: boolean } {
 }
 
 export const notFound = () => new ApiError(404, 'upload_not_found', 'no such upload session');
+/**
+ * A status call's answer when every receiver of the session has ended (the caller may not start
+ * one). A receiver that ended by itself (its Job succeeded) committed, was cancelled, expired or
+ * found no session: the session is gone, 404. (At its 6 h lifetime it also ends by itself and keeps
+ * the session; a part or commit still resumes that one.) A receiver that was lost (its Job failed:
+ * the Pod deleted, evicted or killed) left the session on the volume: 409 upload_paused.
+ */
+export function endedAnswer(jobs: V1Job[]): ApiError {
+  const newest = jobs.reduce((a, b) => (new Date(b.metadata?.creationTimestamp ?? 0) > new Date(a.metadata?.creationTimestamp ?? 0) ? b : a));
+  return jobOutcome(newest) === 'failed' ? paused() : new ApiError(404, 'upload_not_found', 'this upload session has ended (committed, cancelled or expired)');
+}
+
+/** The session had a receiver, all have ended, and the caller may not start one (a status call). */
+export const paused = () =>
+  new ApiError(409, 'upload_paused', 'this upload session has no running receiver; if it is still on the volume, its next part or commit resumes it and answers what it holds (else 404 upload_not_found)');
 
 export class UploadSessions implements SessionChannel {
   readonly #api: SessionApi;
@@ -185,14 +204,18 @@ export class UploadSessions implements SessionChannel {
       if (s.ip) {
         const pod = pods.find((p) => p.status?.podIP === s.ip)!;
         const token = jobToken(key, controllerJob(pod) ?? '');
-        if (await ready(s.ip, this.#port(), token)) return { ...(await podCall(s.ip, this.#port(), token, req, signal)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
+        if (await ready(s.ip, this.#port(), token)) return { ...(await podCall(s.ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
       } else if (!s.starting) {
         // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
-        // or its receiver was lost and the session waits on the disk. A new receiver for the id
-        // answers from the disk, or 404 when the disk holds no such session, and then ends.
+        // or its receiver was lost and the session waits on the disk. A session begins by creating
+        // its receiver Job, so an id no Job carries was never begun: 404 without creating one. A
+        // new receiver for an id that had one answers from the disk (404 when the disk no longer
+        // holds the session) and then ends; only a caller allowed to change files may start it.
         const jobs = await this.#jobs(selector);
+        if (jobs.length === 0) throw notFound();
         if (!jobs.some((j) => !jobFinished(j))) {
-          if (!resume || resumed) throw notFound();
+          if (resumed) throw notFound();
+          if (!resume) throw endedAnswer(jobs);
           await resume();
           resumed = true;
         }
@@ -204,38 +227,13 @@ export class UploadSessions implements SessionChannel {
 }
 
 /** One call to a session receiver; a part's body is streamed with its length checked on the way. */
-export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal): Promise<PodAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (r.body) headers['content-length'] = String(r.body.size);
-  const req = http.request({ host: ip, port, path: r.path, method: r.method, agent: false, headers });
-  let answer!: PodAnswer;
-  const answered = answerOf(req, 1 << 20).then((a) => void (answer = a));
-  let sendError: unknown;
-  if (r.body) {
-    req.flushHeaders();
-    let answeredEarly = false;
-    void answered.then(
-      () => (answeredEarly = true),
-      () => {},
-    );
-    try {
-      await streamBody(req, r.body.stream, r.body.size, signal, () => answeredEarly);
-    } catch (err) {
-      sendError = err;
-      req.destroy();
-    }
-  } else {
-    req.end();
-  }
+export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, idleMs?: number): Promise<PodAnswer> {
   try {
-    await answered;
+    return await streamToPod({ host: ip, port, method: r.method, path: r.path, headers: { authorization: `Bearer ${token}` }, ...(r.body ? { body: r.body } : {}), signal, maxAnswerBytes: 1 << 20, ...(idleMs !== undefined ? { idleMs } : {}) });
   } catch (err) {
-    if (sendError instanceof ApiError) throw sendError;
-    if (sendError || signal.aborted) throw shortBody(r.body?.size ?? 0);
-    throw new RunnerError(`upload session call to ${ip}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof PodStreamError) throw new RunnerError(`upload session call to ${ip}: ${err.message}`, { cause: err });
+    throw err;
   }
-  if (sendError instanceof ApiError && answer.status >= 400) throw sendError;
-  return answer;
 }
 
 /** A receiver's refusal as the caller's error; anything unexpected is a 500 with its detail logged. */
