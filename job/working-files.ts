@@ -18,7 +18,9 @@ import { atPath, fdPath } from './root.ts';
 import type { OpRequest } from './types.ts';
 
 export const TEMP_PREFIX = '.felis-edit-';
-const WORKING_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
+// `.felis-edit-withheld` is the withheld-file ledger's folder (withheld.ts): hidden the same way,
+// and no upload session's name (those are 12 hex digits).
+const WORKING_NAME = /^\.felis-edit-(?:[0-9a-f]{12}|withheld)$/;
 
 /** A working file older than this is left over by a dead Job: the Job deadline (120 s). */
 export const STALE_AFTER_MS = 120_000;
