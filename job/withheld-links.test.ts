@@ -14,6 +14,7 @@ import { WorldRoot } from './root.ts';
 import { openDownload, isRefusal } from './export/open.ts';
 import { packToStream, resolveSource } from './archive/pack.ts';
 import { LEDGER_DIR, LEDGER_FILE } from './withheld.ts';
+import { forgeZip } from './archive/test-kit.ts';
 
 const SECRET = 'config/paper-global.yml';
 const ROTATED = 'proxies:\n  velocity:\n    secret: "rotated-QWERTY"\n';
@@ -193,4 +194,18 @@ test('rename of the withheld file or of a folder holding it is refused; rename o
   fs.writeFileSync(w.p('x.yml'), 'x');
   assert.equal((await w.run({ op: 'rename', path: 'x.yml', to: SECRET })).code, 'exists');
   assert.equal(fs.readFileSync(w.p(SECRET), 'utf8'), SECRET_TEXT);
+});
+
+test('an unzip entry landing on the withheld file is withheld_linked while it has other links, even with overwrite; nothing changes', async () => {
+  const w = makeWorld();
+  fs.linkSync(w.p(SECRET), w.p('stolen.yml'));
+  fs.writeFileSync(w.p('a.zip'), forgeZip([{ name: 'config/paper-global.yml', data: ROTATED }, { name: 'config/new.txt', data: 'new\n' }]));
+  const r = await w.run({ op: 'unzip', path: 'a.zip', overwrite: true });
+  assert.equal(r.code, 'withheld_linked', JSON.stringify(r));
+  assert.equal(fs.readFileSync(w.p(SECRET), 'utf8'), SECRET_TEXT);
+  assert.equal(fs.existsSync(w.p('config/new.txt')), false);
+  // The other link deleted, the same extraction replaces it like a write.
+  assert.deepEqual(await w.run({ op: 'delete', path: 'stolen.yml' }), {});
+  assert.equal((await w.run({ op: 'unzip', path: 'a.zip', overwrite: true })).code, undefined);
+  assert.equal(fs.readFileSync(w.p(SECRET), 'utf8'), ROTATED);
 });

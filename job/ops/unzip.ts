@@ -11,7 +11,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { secretMessage } from '../guard.ts';
-import { withheldRule } from '../withheld.ts';
+import { linkedEntry, withheldRule } from '../withheld.ts';
 import { clean, dir } from '../pathutil.ts';
 import { atPath } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
@@ -119,7 +119,7 @@ async function extractInto(
     fs.mkdirSync(`${workPath}/old`, 0o700);
 
     // Plan and target check, over the sorted names.
-    const check = new TargetCheck(destFd, destRel);
+    const check = new TargetCheck(destFd, destRel, linkedEntry(ctx.root));
     let planPass: ArchivePass;
     try {
       planPass = await openPass();
