@@ -13,7 +13,7 @@ import { makeWorld, SECRET_TEXT, content, sha256, writeReq, type World } from '.
 import { WorldRoot } from './root.ts';
 import { openDownload, isRefusal } from './export/open.ts';
 import { packToStream, resolveSource } from './archive/pack.ts';
-import { LEDGER_DIR, LEDGER_FILE } from './withheld.ts';
+import { LEDGER_DIR, LEDGER_FILE, MAX_LEDGER_ENTRIES, parseLedger } from './withheld.ts';
 import { forgeZip } from './archive/test-kit.ts';
 
 const SECRET = 'config/paper-global.yml';
@@ -208,4 +208,46 @@ test('an unzip entry landing on the withheld file is withheld_linked while it ha
   assert.deepEqual(await w.run({ op: 'delete', path: 'stolen.yml' }), {});
   assert.equal((await w.run({ op: 'unzip', path: 'a.zip', overwrite: true })).code, undefined);
   assert.equal(fs.readFileSync(w.p(SECRET), 'utf8'), ROTATED);
+});
+
+test('a symbolic link chain: the withheld name leads through links to a file with another hard link; its replace is refused, and deleting the links on the way leaves every name withheld', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('real'));
+  fs.renameSync(w.p(SECRET), w.p('real/secret.yml'));
+  fs.symlinkSync('../real/hop.yml', w.p(SECRET));
+  fs.symlinkSync('secret.yml', w.p('real/hop.yml'));
+  fs.linkSync(w.p('real/secret.yml'), w.p('real/copy.yml'));
+  // The entry the name resolves to has another link: no replace through the chain, no delete of it or its folder.
+  assert.equal((await w.run(writeReq(SECRET, ROTATED))).code, 'withheld_linked');
+  assert.equal((await w.run({ op: 'delete', path: 'real/secret.yml' })).code, 'withheld_linked');
+  assert.equal((await w.run({ op: 'delete', path: 'real' })).code, 'withheld_linked');
+  assert.equal((await w.run({ op: 'rename', path: 'real', to: 'elsewhere' })).code, 'bad_path');
+  // The links themselves are ordinary names; once they are gone the old file and its link hold
+  // a remembered content.
+  assert.deepEqual(await w.run({ op: 'delete', path: SECRET }), {});
+  assert.deepEqual(await w.run({ op: 'delete', path: 'real/hop.yml' }), {});
+  assert.deepEqual(await exposures(w, 'real/secret.yml'), []);
+  assert.deepEqual(await exposures(w, 'real/copy.yml'), []);
+  // A hard link inside a folder being zipped, and a symlink to it: left out, bad_path.
+  fs.symlinkSync('real/copy.yml', w.p('sym.yml'));
+  assert.equal((await w.run({ op: 'read', path: 'sym.yml' })).code, 'bad_path');
+});
+
+test('the ledger is bounded: the newest contents are kept, each once, in the exact format only', async () => {
+  const w = makeWorld();
+  for (let i = 0; i < MAX_LEDGER_ENTRIES + 6; i++) {
+    assert.equal((await w.run(writeReq(SECRET, `secret: v${i}\n`))).code, undefined);
+    if (i % 10 === 0) assert.equal((await w.run({ op: 'mkdir', path: `d${i}` })).code, undefined); // seen again: not recorded twice
+  }
+  const text = fs.readFileSync(w.p(`${LEDGER_DIR}/${LEDGER_FILE}`), 'utf8');
+  const contents = parseLedger(text);
+  assert.equal(contents.length, MAX_LEDGER_ENTRIES);
+  assert.equal(new Set(contents.map((c) => c.sha256)).size, MAX_LEDGER_ENTRIES);
+  // The first one seen (the original secret) went first; the last written is known to the next Job.
+  assert.ok(!contents.some((c) => c.sha256 === sha256(SECRET_TEXT)));
+  assert.ok(contents.some((c) => c.sha256 === sha256(`secret: v${MAX_LEDGER_ENTRIES + 4}\n`)));
+  assert.deepEqual(parseLedger('{"v":1,"contents":[{"size":3,"sha256":"ab"}]}'), []);
+  assert.deepEqual(parseLedger('{"v":2,"contents":[]}'), []);
+  assert.deepEqual(parseLedger('not json'), []);
+  assert.deepEqual(parseLedger(JSON.stringify({ v: 1, contents: [{ size: 5, sha256: null }] })), [{ size: 5, sha256: null }]);
 });
