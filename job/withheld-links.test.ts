@@ -159,7 +159,10 @@ test('the ledger is not addressable, and one planted as a symlink, a hard link t
     ['a symlink to the secret', () => fs.symlinkSync('../config/paper-global.yml', ledger)],
     ['a hard link to the secret', () => fs.linkSync(w.p(SECRET), ledger)],
     ['a FIFO', () => execFileSync('mkfifo', [ledger])],
-    ['a folder', () => fs.mkdirSync(ledger)],
+    ['a folder holding a link out', () => {
+      fs.mkdirSync(ledger);
+      fs.symlinkSync(w.outside, path.join(ledger, 'out'));
+    }],
     ['garbage', () => fs.writeFileSync(ledger, '{"v":1,"contents":[{"size":"x"}]}')],
   ];
   for (const [what, plant] of plants) {
@@ -175,6 +178,7 @@ test('the ledger is not addressable, and one planted as a symlink, a hard link t
     assert.ok(st.isFile() && st.nlink === 1, what);
     assert.equal(fs.readFileSync(w.p(SECRET), 'utf8'), SECRET_TEXT, what);
     assert.equal(fs.readFileSync(outsideTarget, 'utf8'), 'outside\n', what);
+    assert.deepEqual(fs.readdirSync(w.outside).sort(), ['secret.txt', 'target.txt'], what);
   }
   // The ledger folder itself replaced by a symlink out of the world: nothing is written there.
   fs.rmSync(w.p(LEDGER_DIR), { recursive: true, force: true });

@@ -25,6 +25,7 @@
 import fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { bestEffort } from './failure.ts';
+import { removeAllAt } from './ops/delete.ts';
 import { isSecretName, SECRET_PATH } from './guard.ts';
 import { dir, join, leadsOutside } from './pathutil.ts';
 import { atPath, errCode, identityOf, sameIdentity, type Identity, type WorldRoot } from './root.ts';
@@ -302,7 +303,8 @@ function writeLedger(root: WorldRoot, contents: Content[]): void {
   try {
     // Leftovers of a Job that died mid-write, and anything planted here, go first.
     for (const n of fs.readdirSync(atPath(dfd, '.')).slice(0, 64)) {
-      if (n !== LEDGER_FILE) bestEffort(() => fs.rmSync(atPath(dfd, n), { recursive: true, force: true }));
+      // fd by fd, never following a link (a path-based removal could be raced out of the folder).
+      if (n !== LEDGER_FILE) bestEffort(() => removeAllAt(dfd, n));
     }
     const tmp = `${LEDGER_FILE}-${randomBytes(6).toString('hex')}`;
     const fd = fs.openSync(atPath(dfd, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
@@ -322,7 +324,7 @@ function writeLedger(root: WorldRoot, contents: Content[]): void {
         throw e;
       }
       // A folder planted at the ledger's name.
-      fs.rmSync(atPath(dfd, LEDGER_FILE), { recursive: true, force: true });
+      removeAllAt(dfd, LEDGER_FILE);
       fs.renameSync(atPath(dfd, tmp), atPath(dfd, LEDGER_FILE));
     }
     bestEffort(() => fs.fsyncSync(dfd));
