@@ -255,3 +255,38 @@ test('the ledger is bounded: the newest contents are kept, each once, in the exa
   assert.deepEqual(parseLedger('not json'), []);
   assert.deepEqual(parseLedger(JSON.stringify({ v: 1, contents: [{ size: 5, sha256: null }] })), [{ size: 5, sha256: null }]);
 });
+
+test('a file swapped for a hard link to the secret between the packer looking at it and opening it is left out', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('p'));
+  fs.writeFileSync(w.p('p/a.txt'), 'an ordinary file of another size\n');
+  const root = WorldRoot.open(w.root);
+  try {
+    const s = resolveSource(root, 'p');
+    assert.ok('isDir' in s);
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    // The swap lands after both walks have looked at p/a.txt (the write of the first entry's
+    // header happens after the second walk's lstat and before the open).
+    let swapped = false;
+    const origOpen = fs.openSync;
+    (fs as { openSync: typeof fs.openSync }).openSync = ((p: fs.PathLike, ...rest: unknown[]) => {
+      if (!swapped && String(p).endsWith('/a.txt')) {
+        swapped = true;
+        fs.rmSync(w.p('p/a.txt'));
+        fs.linkSync(w.p(SECRET), w.p('p/a.txt'));
+      }
+      return (origOpen as (...a: unknown[]) => number)(p, ...rest);
+    }) as typeof fs.openSync;
+    try {
+      await packToStream(root, s, sink);
+    } finally {
+      (fs as { openSync: typeof fs.openSync }).openSync = origOpen;
+    }
+    assert.ok(swapped);
+    assert.ok(!Buffer.concat(chunks).includes(Buffer.from('XYZZY')));
+  } finally {
+    root.close();
+  }
+});

@@ -233,8 +233,8 @@ export async function packToStream(
     const fd = it.open();
     try {
       // A file holding a withheld content (a link left behind by a replace) is left out too,
-      // judged on the bytes that would be packed.
-      const verdict = rule.judge(fd, it.st);
+      // judged on the bytes that would be packed, by what is open (not what was looked at).
+      const verdict = rule.judge(fd, fs.fstatSync(fd, { bigint: true }));
       if (verdict.withheld) {
         stats.withheld++;
         continue;
