@@ -8,6 +8,7 @@
 import type { Result } from '../lib/protocol/result.ts';
 import { isOp, mutates } from '../lib/job-spec/ops.ts';
 import { openContext } from './context.ts';
+import { rememberWithheld } from './withheld.ts';
 import { refuseWorkingName } from './working-files.ts';
 import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from './upload/session.ts';
 import type { ExecuteOptions, OpContext, OpRequest } from './types.ts';
@@ -47,6 +48,9 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   if (hidden) return hidden;
   const ctx = openContext(req.worldsRoot, opts);
   try {
+    // A read-write Job remembers the withheld file's content before its op may replace it, so a
+    // link left holding that content stays withheld (withheld.ts). Read-only Jobs only read it.
+    if (isOp(req.op) && mutates(req.op)) rememberWithheld(ctx.root);
     const result = await run(ctx, req);
     // A mutation holds the world, so no upload session is live: the ones a lost receiver left
     // and nobody came back to in time go now, rather than wait for the next upload. Only after

@@ -39,18 +39,6 @@ export function secretIdentity(root: WorldRoot): Identity | null {
   return root.identity(SECRET_PATH, true);
 }
 
-/**
- * True when `name` is the withheld file under any spelling or link (symlinks followed inside the
- * root, hard links by identity), or would be created as it. A missing file counts by name alone,
- * so the answer never tells whether it exists.
- */
-export function isWithheld(root: WorldRoot, name: string): boolean {
-  if (isSecretName(name)) return true;
-  const secret = secretIdentity(root);
-  if (!secret) return false;
-  return sameIdentity(root.identity(name, true), secret) || sameIdentity(root.identity(name, false), secret);
-}
-
 /** Identity of the root server.properties (links followed), or null when there is none. */
 export function propertiesIdentity(root: WorldRoot): Identity | null {
   return root.identity(PROPERTIES_PATH, true);

@@ -12,6 +12,7 @@ import { after } from 'node:test';
 import { createHash } from 'node:crypto';
 import { execute, type ExecuteOptions, type OpRequest } from './execute.ts';
 import type { Result } from '../lib/protocol/result.ts';
+import { LEDGER_DIR } from './withheld.ts';
 
 export interface World {
   /** Temp base holding `root` and `outside`. */
@@ -59,6 +60,8 @@ export function tree(dir: string): string[] {
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
+      // The withheld-file ledger every read-write Job keeps (withheld.ts): the editor's, not the world's.
+      if (r === LEDGER_DIR) continue;
       out.push(e.isDirectory() ? `${r}/` : e.isSymbolicLink() ? `${r}@` : r);
       if (e.isDirectory()) walk(r);
     }

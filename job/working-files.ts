@@ -27,19 +27,23 @@ import { clean } from './pathutil.ts';
 import { atPath, fdPath } from './root.ts';
 import type { OpRequest } from './types.ts';
 import { isWorkFolderName, removeStaleWorkFolders, WORK_PREFIX } from './archive/work-folder.ts';
+import { LEDGER_DIR } from './withheld-ledger.ts';
 
 export const TEMP_PREFIX = '.felis-edit-';
 const EDIT_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
+// `.felis-edit-withheld` is the withheld-file ledger's folder (withheld-ledger.ts): hidden the same
+// way, never swept as stale (it is rebuilt by its own rules), and no upload session's name (those
+// are 12 hex digits).
 
 /** A working file older than this is left over by a dead Job: the Job deadline (120 s). */
 export const STALE_AFTER_MS = 120_000;
 /** Entries looked at per sweep: a huge folder costs a bounded amount. */
 const MAX_SWEEP_ENTRIES = 10_000;
 
-/** Any working name: the editor's, an upload's staging folder, an extraction's working folder. */
+/** Any working name: the editor's, an upload's staging folder, an extraction's working folder, the withheld ledger's folder. */
 export function isWorkingName(name: string | Buffer): boolean {
   const n = typeof name === 'string' ? name : name.toString('latin1');
-  return EDIT_NAME.test(n) || isWorkFolderName(n);
+  return EDIT_NAME.test(n) || n === LEDGER_DIR || isWorkFolderName(n);
 }
 
 /** True when any component of the path is a working name. */

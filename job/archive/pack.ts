@@ -20,7 +20,8 @@ import type { Writable } from 'node:stream';
 import { MemorySpill, ZipWriter, type Spill } from './zip-writer.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure } from '../failure.ts';
-import { propertiesIdentity, redactProperties, secretIdentity } from '../guard.ts';
+import { propertiesIdentity, redactProperties } from '../guard.ts';
+import { withheldRule } from '../withheld.ts';
 import { clean, leadsOutside } from '../pathutil.ts';
 import { readCapped } from '../ops/read.ts';
 import { atPath, errCode, identityOf, sameIdentity, type Identity, type WorldRoot } from '../root.ts';
@@ -87,7 +88,7 @@ export function resolveSource(root: WorldRoot, path: string): Source | Result {
   if (sameIdentity(identityOf(st), root.identity('.', false))) {
     return fail('bad_path', `${path} is not a file or folder inside the world`);
   }
-  if (st.isFile() && sameIdentity(identityOf(st), secretIdentity(root))) {
+  if (st.isFile() && (withheldRule(root).isIdentity(identityOf(st)) || withheldRule(root).judgePath(root, name))) {
     return fail('bad_path', `${name} holds the proxy forwarding secret; it is never packed`);
   }
   return { name, isDir: st.isDirectory(), base: name.slice(name.lastIndexOf('/') + 1) };
@@ -231,9 +232,9 @@ export async function packToStream(
   spill: Spill = new MemorySpill(),
   hooks: PackHooks = {},
 ): Promise<PackStats> {
-  const secret = secretIdentity(root);
+  const rule = withheldRule(root);
   const props = propertiesIdentity(root);
-  const guarded = (id: Identity) => sameIdentity(id, secret);
+  const guarded = (id: Identity) => rule.isIdentity(id);
 
   // First walk: the total, for progress. Nothing is held but the walk's open folders.
   let total = 0;
@@ -268,7 +269,17 @@ export async function packToStream(
       continue;
     }
     try {
-      if (sameIdentity(id, props)) {
+      // A file holding a withheld content (a link left behind by a replace) is left out too,
+      // judged on the bytes that would be packed, by what is open (not what was looked at).
+      const verdict = rule.judge(fd, fs.fstatSync(fd, { bigint: true }));
+      if (verdict.withheld) {
+        stats.withheld++;
+        continue;
+      }
+      if (verdict.bytes && !sameIdentity(id, props)) {
+        stats.bytesRead += verdict.bytes.length;
+        await zip.addFile(meta, [verdict.bytes], compressionLevelFor(it.entry, verdict.bytes.length), verdict.bytes.length);
+      } else if (sameIdentity(id, props)) {
         const raw = readCapped(fd, MAX_READ_BYTES + 1);
         if (raw.length > MAX_READ_BYTES) {
           stats.withheld++;

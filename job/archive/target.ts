@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail } from '../failure.ts';
 import { dir, join } from '../pathutil.ts';
-import { atPath, isNotExist } from '../root.ts';
+import { atPath, identityOf, isNotExist, sameIdentity } from '../root.ts';
+import { linkedMessage, type WithheldEntry } from '../withheld.ts';
 
 /** At most this many names in `conflicts`, ... */
 export const MAX_CONFLICTS = 200;
@@ -34,11 +35,16 @@ export class TargetCheck {
   #conflictBytes = 0;
   #listFull = false;
   #count = 0;
+  readonly #linked: WithheldEntry | null;
 
-  /** `destFd` is the destination folder; `destRel` its root-relative name (for reported paths). */
-  constructor(destFd: number, destRel: string) {
+  /**
+   * `destFd` is the destination folder; `destRel` its root-relative name (for reported paths).
+   * `linked`: the withheld file's entry while it has other links (withheld.ts), which no entry may replace.
+   */
+  constructor(destFd: number, destRel: string, linked: WithheldEntry | null = null) {
     this.#destFd = destFd;
     this.#destRel = destRel;
+    this.#linked = linked;
   }
 
   #lstat(name: string): fs.Stats | null {
@@ -91,6 +97,10 @@ export class TargetCheck {
     if (st.isDirectory()) return this.#conflict(server, 'a folder', 'a file');
     if (st.isSymbolicLink()) return this.#conflict(server, 'a link', 'a file');
     if (!st.isFile()) return this.#conflict(server, 'a special file', 'a file');
+    if (this.#linked && st.nlink > 1 && this.#isLinked(name)) {
+      if (!this.#typeConflict) this.#typeConflict = { ...fail('withheld_linked', linkedMessage(server)), entry: server };
+      return;
+    }
     this.#count++;
     if (this.#listFull) return;
     const size = Buffer.byteLength(server);
@@ -101,6 +111,17 @@ export class TargetCheck {
     }
     this.#conflicts.push(server);
     this.#conflictBytes += size;
+  }
+
+  /** Is `name` (below the destination, through real folders) the linked withheld file's own entry? */
+  #isLinked(name: string): boolean {
+    const e = this.#linked!;
+    if (name.slice(name.lastIndexOf('/') + 1) !== e.name) return false;
+    try {
+      return sameIdentity(identityOf(fs.statSync(atPath(this.#destFd, dir(name)), { bigint: true })), e.dir);
+    } catch {
+      return true; // cannot tell: refuse rather than orphan it
+    }
   }
 
   /** The refusal the server's state calls for, or null when the extraction may go ahead. */

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createHash } from 'node:crypto';
+import { LEDGER_DIR } from '../withheld.ts';
 
 export interface Forged {
   /** Raw bytes of the name (a string is written as UTF-8). */
@@ -116,13 +117,16 @@ export function forgeZip(entries: Forged[]): Buffer {
  * A digest of everything under `dir`: each entry's relative path, type, permission bits, and its
  * bytes (files) or target (links), in sorted order. Equal digests mean byte-for-byte equal trees.
  */
+/** The withheld-file ledger a read-write Job keeps (withheld.ts) is the editor's, not the world's: never in a digest. */
+const isLedger = (rel: string) => rel === LEDGER_DIR || rel.endsWith(`/${LEDGER_DIR}`);
+
 export function treeDigest(dir: string, skip: (rel: string) => boolean = () => false): string {
   const h = createHash('sha256');
   const walk = (rel: string) => {
     const names = fs.readdirSync(path.join(dir, rel)).sort();
     for (const n of names) {
       const r = rel ? `${rel}/${n}` : n;
-      if (skip(r)) continue;
+      if (skip(r) || isLedger(r)) continue;
       const full = path.join(dir, r);
       const st = fs.lstatSync(full);
       h.update(`${r}\0${st.mode.toString(8)}\0`);

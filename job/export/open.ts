@@ -15,7 +15,8 @@ import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { resolveSource, type Source } from '../archive/pack.ts';
 import { fail, failure, msg } from '../failure.ts';
-import { propertiesIdentity, redactProperties, secretIdentity } from '../guard.ts';
+import { propertiesIdentity, redactProperties } from '../guard.ts';
+import { withheldRule } from '../withheld.ts';
 import { readCapped } from '../ops/read.ts';
 import { identityOf, sameIdentity, type WorldRoot } from '../root.ts';
 import { MAX_READ_BYTES } from '../types.ts';
@@ -64,8 +65,10 @@ export function openDownload(root: WorldRoot, path: string, dir: boolean): Downl
       fs.closeSync(fd);
       return fail('bad_path', `${src.name} changed while it was opened; reload and try again`);
     }
-    // The secret by the identity of what is open, whatever the path looked like.
-    if (sameIdentity(identityOf(st), secretIdentity(root))) {
+    // The secret by the identity of what is open, whatever the path looked like, or by its
+    // content (judged on the bytes then sent from memory).
+    const verdict = withheldRule(root).judge(fd, st);
+    if (verdict.withheld) {
       fs.closeSync(fd);
       return fail('bad_path', `${src.name} holds the proxy forwarding secret; it is never downloaded`);
     }
@@ -74,6 +77,10 @@ export function openDownload(root: WorldRoot, path: string, dir: boolean): Downl
       fs.closeSync(fd);
       if (raw.length > MAX_READ_BYTES) return fail('too_large', `${src.name} is over ${MAX_READ_BYTES} bytes and cannot be redacted`);
       return { kind: 'bytes', name: src.name, bytes: redactProperties(raw) };
+    }
+    if (verdict.bytes) {
+      fs.closeSync(fd);
+      return { kind: 'bytes', name: src.name, bytes: verdict.bytes };
     }
     return { kind: 'file', name: src.name, fd, size: Number(st.size) };
   } catch (e) {

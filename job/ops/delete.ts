@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure } from '../failure.ts';
 import { clean } from '../pathutil.ts';
-import { atPath, errCode, fdPath, type Parent } from '../root.ts';
+import { atPath, errCode, fdPath, identityOf, type Parent } from '../root.ts';
+import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../withheld.ts';
 import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
@@ -66,10 +67,17 @@ export function deleteOp(ctx: OpContext, req: OpRequest): Result {
   try {
     if (parent.name === null) return fail('bad_path', "the server's root folder cannot be deleted");
     sweepStale(parent.fd);
+    let st: fs.BigIntStats;
     try {
-      fs.lstatSync(parent.at());
+      st = fs.lstatSync(parent.at(), { bigint: true });
     } catch (e) {
       return failure(name, e, 'lstat');
+    }
+    // The withheld file (or a folder holding it) stays while other links to it exist: deleting it
+    // would leave its content at them under ordinary names. The other links can go.
+    const linked = linkedEntry(ctx.root);
+    if (linked && (isEntry(linked, parent.fd, parent.name) || (st.isDirectory() && holdsEntry(linked, identityOf(st))))) {
+      return fail('withheld_linked', linkedMessage(name));
     }
     try {
       removeAllAt(parent.fd, parent.name);

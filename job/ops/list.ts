@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
 import { failure } from '../failure.ts';
-import { secretIdentity } from '../guard.ts';
+import { withheldRule, type WithheldRule } from '../withheld.ts';
 import { isWorkingName } from '../working-files.ts';
-import { atPath, fdPath, sameIdentity, type Identity } from '../root.ts';
+import { atPath, fdPath } from '../root.ts';
 import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
@@ -53,8 +53,8 @@ export function list(ctx: OpContext, req: OpRequest): Result {
   }
   const entries: Entry[] = [];
   let truncated = false;
-  // Any name for the withheld file (itself, a hard link) is listed with size 0.
-  const withheld = secretIdentity(ctx.root);
+  // Any name for the withheld file (itself, a hard link, a file holding a withheld content) is listed with size 0.
+  const withheld = withheldRule(ctx.root);
   try {
     let dir: fs.Dir;
     try {
@@ -91,13 +91,13 @@ export function list(ctx: OpContext, req: OpRequest): Result {
 
 /**
  * One listing entry; a stat failure (deleted since the directory was read) keeps it, zeroed. An
- * entry that is the withheld file shows size 0: its size says something about its content.
+ * entry that is withheld shows size 0: its size says something about its content.
  */
-export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory'>, withheld: Identity | null = null): Entry {
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory'>, withheld: WithheldRule | null = null): Entry {
   const name = d.name.toString('utf8');
   try {
     const st = fs.lstatSync(atPath(dirFd, d.name), { bigint: true });
-    const size = sameIdentity({ dev: st.dev, ino: st.ino }, withheld) ? 0 : Number(st.size);
+    const size = withheld?.judgeAt(dirFd, d.name, st) ? 0 : Number(st.size);
     return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs) };
   } catch {
     // Kept, with size 0 and a zero time, as Go keeps an entry whose Info() fails.

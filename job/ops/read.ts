@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure, msg } from '../failure.ts';
-import { isSecretName, propertiesIdentity, redactProperties, secretIdentity, secretMessage } from '../guard.ts';
+import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../guard.ts';
+import { withheldRule } from '../withheld.ts';
 import { identityOf, sameIdentity } from '../root.ts';
 import { MAX_READ_BYTES, type OpContext, type OpRequest } from '../types.ts';
 
@@ -51,8 +52,15 @@ export function read(ctx: OpContext, req: OpRequest): Result {
     }
     if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
     const id = identityOf(st);
-    // The secret by identity: symlinks, directory links and hard links to it.
-    if (sameIdentity(id, secretIdentity(ctx.root))) return fail('bad_path', secretMessage(name));
+    // The secret by identity (symlinks, directory links and hard links to it) or by content (a
+    // link left holding a withheld content after a replace): judged on the very bytes sent.
+    let verdict;
+    try {
+      verdict = withheldRule(ctx.root).judge(fd, st);
+    } catch (e) {
+      return failure(name, e, 'read');
+    }
+    if (verdict.withheld) return fail('bad_path', secretMessage(name));
     if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
 
     // 3. Size before reading, and the read itself capped.
@@ -61,10 +69,12 @@ export function read(ctx: OpContext, req: OpRequest): Result {
     }
     let raw: Buffer;
     try {
-      raw = readCapped(fd, MAX_READ_BYTES);
+      raw = verdict.bytes ?? readCapped(fd, MAX_READ_BYTES);
     } catch (e) {
       return failure(name, e, 'read');
     }
+    // Grown into a withheld content after the verdict (read again above): judged again.
+    if (!verdict.bytes && withheldRule(ctx.root).isContent(raw)) return fail('bad_path', secretMessage(name));
 
     // 4. Redaction for the root server.properties and anything linked to it.
     const content = sameIdentity(id, propertiesIdentity(ctx.root)) ? redactProperties(raw) : raw;

@@ -10,6 +10,7 @@ import { bestEffort, fail, failure, msg } from '../failure.ts';
 import { isGuarded, managedMessage, renameGuardIdentities } from '../guard.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, identityOf, isNotExist, type Parent } from '../root.ts';
+import { holdsEntry, withheldEntry } from '../withheld.ts';
 import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
@@ -35,6 +36,9 @@ export function rename(ctx: OpContext, req: OpRequest): Result {
       return failure(from, e, 'lstat');
     }
     if (isGuarded(identityOf(st), renameGuardIdentities(ctx.root))) return fail('bad_path', managedMessage(from));
+    // A folder holding the withheld file, however deep (`config` may lead elsewhere): moving it
+    // would take the file away from its name.
+    if (st.isDirectory() && holdsEntry(withheldEntry(ctx.root), identityOf(st))) return fail('bad_path', managedMessage(from));
 
     const missingFolder = () => fail('not_found', msg.folderMissing(dir(to)));
     let dst: Parent;

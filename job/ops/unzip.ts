@@ -10,9 +10,10 @@ import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
-import { secretIdentity, secretMessage } from '../guard.ts';
+import { secretMessage } from '../guard.ts';
+import { linkedEntry, withheldRule } from '../withheld.ts';
 import { clean, dir } from '../pathutil.ts';
-import { atPath, identityOf, sameIdentity } from '../root.ts';
+import { atPath } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { pathHasWorkingName } from '../working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
@@ -65,7 +66,7 @@ export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
     const st = fs.fstatSync(fd, { bigint: true });
     if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
     if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
-    if (sameIdentity(identityOf(st), secretIdentity(ctx.root))) return fail('bad_path', secretMessage(name));
+    if (withheldRule(ctx.root).judge(fd, st).withheld) return fail('bad_path', secretMessage(name));
 
     const dest = openDest(ctx, name, req.to);
     if (!('fd' in dest)) return dest;
@@ -118,7 +119,7 @@ async function extractInto(
     fs.mkdirSync(`${workPath}/old`, 0o700);
 
     // Plan and target check, over the sorted names.
-    const check = new TargetCheck(destFd, destRel);
+    const check = new TargetCheck(destFd, destRel, linkedEntry(ctx.root));
     let planPass: ArchivePass;
     try {
       planPass = await openPass();

@@ -19,7 +19,7 @@ import {
   type OpRequest,
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
-import { isWithheld } from '../guard.ts';
+import { isEntry, isWithheldName, linkedEntry, linkedMessage } from '../withheld.ts';
 import { sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
@@ -91,6 +91,8 @@ export function resolveTarget(ctx: OpContext, name: string, createOnly: boolean)
       }
       if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
       if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
+      // Replacing the withheld file while other links to it exist would leave its content at them.
+      if (st.nlink > 1n && isEntry(linkedEntry(ctx.root), parent.fd, parent.name)) return fail('withheld_linked', linkedMessage(name));
       keep = true;
       return { parent, exists: true, mode: Number(st.mode & 0o777n), hops };
     } finally {
@@ -195,7 +197,7 @@ export function write(ctx: OpContext, req: OpRequest): Result {
   }
   // A conditional write to the withheld file would answer whether a guess of its content is right
   // (or what its hash is); no caller can have read that hash, so the condition is refused.
-  if ((req.expectSha256 || req.createOnly) && isWithheld(ctx.root, name)) {
+  if ((req.expectSha256 || req.createOnly) && isWithheldName(ctx.root, name)) {
     return fail('bad_path', `${name} holds the proxy forwarding secret; it can only be overwritten, without expect_sha256 or create_only`);
   }
   // 3. Landing target.

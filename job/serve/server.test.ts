@@ -253,3 +253,24 @@ test('felis files --serve: wrong environment is exit 2; a signal stops it with o
   assert.equal(x.o.out, `${RESULT_PREFIX}{}\n`);
   assert.match(x.o.err, /stopped \(signal\) after 1 requests/);
 });
+
+test('a browse read of a hard link left holding the secret after the game replaced it (temp + rename) is bad_path; its listing size is 0', async () => {
+  const w = makeWorld();
+  const secret = fs.readFileSync(w.p('config/paper-global.yml'));
+  assert.equal((await execute({ op: 'mkdir', path: 'plugins', worldsRoot: w.root })).code, undefined); // a read-write Job saw it
+  fs.linkSync(w.p('config/paper-global.yml'), w.p('plugins/old.yml'));
+  fs.writeFileSync(w.p('config/.tmp'), 'rotated by the game\n');
+  fs.renameSync(w.p('config/.tmp'), w.p('config/paper-global.yml'));
+  const s = await serve(w.root);
+  try {
+    const r = await call(s, '/read?path=plugins/old.yml');
+    assert.equal(r.status, 200, r.body);
+    assert.equal(JSON.parse(r.body).code, 'bad_path', r.body);
+    assert.ok(!r.body.includes(secret.toString('base64')));
+    const l = JSON.parse((await call(s, '/list?path=plugins')).body) as Result;
+    assert.equal(l.entries!.find((e) => e.name === 'old.yml')!.size, 0);
+  } finally {
+    s.stop();
+    await s.stopped;
+  }
+});

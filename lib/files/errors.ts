@@ -12,6 +12,7 @@ export const EDIT_ERRORS = {
   no_space: { status: 507, code: 'volume_full', text: 'the server volume is full' },
   exists: { status: 409, code: 'file_exists', text: 'file already exists' },
   digest_mismatch: { status: 400, code: 'digest_mismatch', text: 'content does not match its sha256' },
+  withheld_linked: { status: 409, code: 'withheld_linked', text: 'the proxy forwarding secret has other hard links; delete them first' },
 } as const;
 
 export type EditErrorKind = keyof typeof EDIT_ERRORS;

@@ -30,6 +30,7 @@ export const RESULT_CODES = [
   'archive_unsafe',
   'archive_symlink',
   'type_conflict',
+  'withheld_linked',
 ] as const;
 export type ResultCode = (typeof RESULT_CODES)[number];
 
