@@ -54,7 +54,7 @@ function recoverOne(root: WorldRoot, name: string, header: JournalHeader, hooks:
   const r = { journal: name, op: header.op, base: header.base, was: header.state };
   let baseFd: number;
   try {
-    baseFd = root.openDir(header.base);
+    baseFd = root.openDir(header.base === '' ? '.' : header.base);
   } catch (e) {
     if (!isNotExist(e) && errCode(e) !== 'ENOTDIR') throw e;
     fs.rmSync(atPath(root.fd, name), { recursive: true, force: true });
