@@ -5,7 +5,8 @@
  * - FELIS_TEST_STOP_AT: `<n>:KILL` or `<n>:TERM` sends this process that signal right after the
  *   n-th journal step (counted from 1 over the whole run, recovery included); `progress:TERM` at
  *   the first progress line of the op;
- * - FELIS_TEST_FAIL_RENAME: `<n>` makes the n-th rename of a move fail with EIO (a rollback).
+ * - FELIS_TEST_FAIL_RENAME: `<n>` makes the n-th rename of a move fail with EIO (a rollback);
+ * - FELIS_TEST_KILL_RENAME: `<n>` sends SIGKILL just before the n-th rename of a move.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { runCli } from '../cli.ts';
 const stepsFile = process.env.FELIS_TEST_STEPS;
 const [stopAt, signal] = (process.env.FELIS_TEST_STOP_AT ?? '').split(':');
 const failRename = Number(process.env.FELIS_TEST_FAIL_RENAME ?? 0);
+const killRename = Number(process.env.FELIS_TEST_KILL_RENAME ?? 0);
 let steps = 0;
 let renames = 0;
 let progressed = false;
@@ -37,7 +39,8 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, {
     if (String(steps) === stopAt) stopHere();
   },
   rename: (from, to) => {
-    if (++renames === failRename) throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
+    if (++renames === killRename) process.kill(process.pid, 'SIGKILL');
+    if (renames === failRename) throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
     fs.renameSync(from, to);
   },
   progress: (line) => {

@@ -66,6 +66,8 @@ interface Case {
   new: string;
   /** The steps of a clean run, in order. */
   steps: string[];
+  /** The renames a clean run makes. */
+  moves: number;
 }
 
 const ENTRIES = [
@@ -102,9 +104,7 @@ function makeCase(format: 'zip' | 'tar', overwrite: boolean): Case {
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /FELIS-FILES-RESULT: \{"files":/);
   assert.deepEqual(leftovers(clean), []);
-  const moves = overwrite ? 3 + 2 * REPLACING.length : 3;
-  assert.deepEqual(r.steps, ['state:staging', 'state:placing', ...Array.from({ length: moves }, (_, i) => `move:${i + 1}`), 'state:committed', 'work-removed', 'journal-removed']);
-  return { label, archive, args, template, old, new: treeDigest(clean), steps: r.steps };
+  return { label, archive, args, template, old, new: treeDigest(clean), steps: r.steps, moves: overwrite ? 3 + 2 * REPLACING.length : 3 };
 }
 
 function fresh(template: string): string {
@@ -128,6 +128,26 @@ const cases = [makeCase('zip', false), makeCase('zip', true), makeCase('tar', fa
 
 for (const c of cases) {
   describe(`placement of a ${c.label} extraction`, () => {
+    test('a clean run writes the journal, makes every move, commits and cleans up', () => {
+      const moves = Array.from({ length: c.moves }, (_, i) => `move:${i + 1}`);
+      assert.deepEqual(c.steps, ['state:staging', 'state:placing', ...moves, 'state:committed', 'work-removed', 'journal-removed']);
+    });
+
+    // The same stops as after each step, by another hook: this one also runs the Job program of
+    // before the journal (which fails it, leaving the working folder and a mix). Once is enough.
+    test('SIGKILL just before every rename: the next op finds the old or the new tree', { skip: c !== cases[1] && 'run for the zip with overwrite only' }, () => {
+      for (let n = 1; n <= c.moves; n++) {
+        const root = fresh(c.template);
+        const r = child(root, c.args, { FELIS_TEST_KILL_RENAME: String(n) });
+        assert.equal(r.signal, 'SIGKILL', `rename ${n}: ${r.stderr}`);
+        const next = nextOp(root);
+        assert.equal(next.status, 0, next.stderr);
+        const digest = treeDigest(root);
+        assert.ok(digest === c.old || digest === c.new, `killed before rename ${n}: a mix of old and new (${leftovers(root).join(', ')})`);
+        assert.deepEqual(leftovers(root), [], `killed before rename ${n}`);
+      }
+    });
+
     test('SIGKILL after every step: the next op finds the old or the new tree, never a mix', () => {
       for (let n = 1; n <= c.steps.length; n++) {
         const root = fresh(c.template);
@@ -169,11 +189,16 @@ for (const c of cases) {
       oldOrNew(c, root, 'old', 'SIGTERM while extracting');
     });
 
-    test('SIGKILL after every step of the recovery too: the next op after that still finds old or new', () => {
-      for (let n = 1; n < c.steps.length; n++) {
+    // Recovery is the same code whatever the format: run it for the cases with asides in their moves.
+    test('SIGKILL after every step of the recovery too: the next op after that still finds old or new', { skip: c.moves === 3 && 'run for the overwriting cases' }, () => {
+      // Recovery of each kind: all moves ahead (just placing), half of them, none (committed).
+      const placing = c.steps.indexOf('state:placing') + 1;
+      const points = [placing, placing + Math.ceil(c.moves / 2), c.steps.indexOf('state:committed') + 1];
+      for (const n of points) {
         const dry = fresh(c.template);
         assert.equal(child(dry, c.args, { FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
         const recovery = nextOp(dry).steps;
+        assert.ok(recovery.length > 0);
         for (let m = 1; m <= recovery.length; m++) {
           const root = fresh(c.template);
           assert.equal(child(root, c.args, { FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
@@ -190,9 +215,9 @@ for (const c of cases) {
 
 describe('a placement that fails and rolls back', () => {
   const c = cases[1]; // zip with overwrite: asides and moves in
-  const moves = c.steps.filter((s) => s.startsWith('move:')).length;
   test('a failed move is undone in the Job; SIGKILL after every step of that undo, and of its recovery, still ends with the old tree', () => {
-    for (let k = 2; k <= moves; k++) {
+    // The second move failing (one to undo) and the last (all the others to undo).
+    for (const k of [2, c.moves]) {
       const dry = fresh(c.template);
       const r0 = child(dry, c.args, { FELIS_TEST_FAIL_RENAME: String(k) });
       assert.equal(r0.status, 1, r0.stdout);
