@@ -294,6 +294,17 @@ export class Journal {
     }
   }
 
+  /** True when every segment can be read and every move in it is one a journal of ours would make. */
+  valid(): boolean {
+    try {
+      for (let s = 0; s < this.#header.segments; s++) this.#segment(s);
+      return true;
+    } catch (e) {
+      if (e instanceof JournalError || e instanceof SyntaxError || isNotExist(e)) return false;
+      throw e;
+    }
+  }
+
   #segment(s: number): Move[] {
     const seg: unknown = JSON.parse(fs.readFileSync(this.#jpath(`moves-${s}.json`), 'utf8'));
     if (!Array.isArray(seg) || !seg.every((m) => validMove(m, this.#header.work))) {
@@ -341,9 +352,12 @@ export class Journal {
   #forward(idempotent: boolean): void {
     try {
       for (const [i, m] of this.#moves(false)) {
-        if (idempotent && this.#done(m)) continue;
-        // rename() replaces a file silently; a name that must be free is checked first.
-        if (exists(this.#at(m[2]))) throw new JournalError(`${m[2]} exists already`);
+        if (idempotent) {
+          if (this.#done(m)) continue;
+          // rename() replaces a file silently: after a stop, a name that must be free is checked
+          // first. Within the Job the plan has just seen it free, and the world is held.
+          if (exists(this.#at(m[2]))) throw new JournalError(`${m[2]} exists already`);
+        }
         this.#hooks.rename(this.#at(m[1]), this.#at(m[2]));
         this.#step(`move:${i + 1}`);
       }

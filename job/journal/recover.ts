@@ -45,12 +45,14 @@ export function recoverAll(root: WorldRoot, hooks: JournalHooks): Recovered[] {
   const out: Recovered[] = [];
   for (const name of journalNames(root.fd)) {
     const header = Journal.read(root.fd, name);
-    if (header) out.push(recoverOne(root, name, header, hooks));
+    if (!header) continue;
+    const r = recoverOne(root, name, header, hooks);
+    if (r) out.push(r);
   }
   return out;
 }
 
-function recoverOne(root: WorldRoot, name: string, header: JournalHeader, hooks: JournalHooks): Recovered {
+function recoverOne(root: WorldRoot, name: string, header: JournalHeader, hooks: JournalHooks): Recovered | null {
   const r = { journal: name, op: header.op, base: header.base, was: header.state };
   let baseFd: number;
   try {
@@ -61,10 +63,11 @@ function recoverOne(root: WorldRoot, name: string, header: JournalHeader, hooks:
     return { ...r, now: 'gone' };
   }
   try {
+    const j = Journal.load(root.fd, baseFd, name, header, hooks);
+    if (!j.valid()) return null; // not ours: left alone
     if (folderId(baseFd) !== header.baseId) {
       throw new JournalError(`journal ${name} (${header.op} into ${header.base || '.'}) names a folder that has been replaced; it was left as it is`);
     }
-    const j = Journal.load(root.fd, baseFd, name, header, hooks);
     let now: 'new' | 'old';
     switch (header.state) {
       case 'placing':
