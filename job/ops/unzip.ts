@@ -116,12 +116,12 @@ async function extractInto(
   } catch (e) {
     return writeFailure(name, e, 'mkdir');
   }
-  ctx.stop.whileStaging(() => journal.finish());
+  ctx.stop.staging(() => journal.finish());
   const workPath = atPath(destFd, work);
   try {
     fs.mkdirSync(workPath, 0o700);
   } catch (e) {
-    ctx.stop.whileStaging(null);
+    ctx.stop.settled();
     bestEffort(() => journal.finish());
     return writeFailure(name, e, 'mkdir');
   }
@@ -196,7 +196,7 @@ async function extractInto(
     }
 
     // From here on a stop signal waits: the placement finishes or rolls back, and the result is printed.
-    ctx.stop.finishing();
+    ctx.stop.settled();
     try {
       place(destFd, work, journal);
     } catch (e) {
@@ -206,7 +206,7 @@ async function extractInto(
     }
     return { files: plan.files, bytes: plan.bytes };
   } finally {
-    ctx.stop.whileStaging(null);
+    ctx.stop.settled();
     // A journal left placing or undoing (an undo that failed) stays for the next Job; every other
     // state removes the working folder, then the journal.
     if (journal.state !== 'placing' && journal.state !== 'undoing') bestEffort(() => journal.finish());
