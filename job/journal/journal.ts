@@ -133,10 +133,22 @@ export function validHeader(h: unknown): h is JournalHeader {
 /** An `in` move comes from the working folder; an `aside` goes into it; neither ever touches it otherwise. */
 function validMove(m: unknown, work: string): m is Move {
   if (!Array.isArray(m) || m.length !== 3 || !isCleanRel(m[1]) || !isCleanRel(m[2])) return false;
-  const inWork = (p: string) => p.startsWith(`${work}/`);
-  if (m[0] === 'in') return inWork(m[1]) && !inWork(m[2]) && m[2] !== work;
-  if (m[0] === 'aside') return inWork(m[2]) && !inWork(m[1]) && m[1] !== work;
+  const inWork = (p: string) => p === work || p.startsWith(`${work}/`);
+  // Staged entries come from new/ only; what is moved aside goes to old/<n> only.
+  if (m[0] === 'in') return m[1].startsWith(`${work}/new/`) && !inWork(m[2]);
+  if (m[0] === 'aside') return new RegExp(`^${work.replaceAll('.', '\\.')}/old/\\d+$`).test(m[2]) && !inWork(m[1]);
   return false;
+}
+
+/**
+ * A journal file is ours only when this program's user wrote it for itself: a regular file (never a
+ * link) owned by the Job's user, writable by nobody else. The game and every file felis-world
+ * writes for a caller belong to the game's uid, so neither can forge one.
+ */
+function ownFile(p: string): boolean {
+  const st = fs.lstatSync(p);
+  const uid = process.geteuid?.() ?? st.uid;
+  return st.isFile() && st.uid === uid && (st.mode & 0o022) === 0;
 }
 
 /** `<dev>:<ino>` of an open folder. */
@@ -208,6 +220,7 @@ export class Journal {
   static read(rootFd: number, name: string): JournalHeader | null {
     let text: string;
     try {
+      if (!ownFile(atPath(rootFd, `${name}/${JOURNAL_FILE}`))) return null;
       text = fs.readFileSync(atPath(rootFd, `${name}/${JOURNAL_FILE}`), 'utf8');
     } catch (e) {
       if (isNotExist(e) || errCode(e) === 'ENOTDIR' || errCode(e) === 'ELOOP') return null;
@@ -306,6 +319,7 @@ export class Journal {
   }
 
   #segment(s: number): Move[] {
+    if (!ownFile(this.#jpath(`moves-${s}.json`))) throw new JournalError(`segment ${s} of journal ${this.#name} is not ours`);
     const seg: unknown = JSON.parse(fs.readFileSync(this.#jpath(`moves-${s}.json`), 'utf8'));
     if (!Array.isArray(seg) || !seg.every((m) => validMove(m, this.#header.work))) {
       throw new JournalError(`segment ${s} of journal ${this.#name} is not valid`);

@@ -78,6 +78,8 @@ test('a journal that is not ours is never acted on: a move out of the world or o
     ['moves-0.json', [['aside', 'config/paper.yml', 'elsewhere/0']]],
     ['moves-0.json', [['in', 'config/paper.yml', 'x']]],
     ['moves-0.json', [['in', `${WORK}/new/./n.txt`, 'n.txt']]],
+    ['moves-0.json', [['in', `${WORK}/old/0`, 'stolen.txt']]],
+    ['moves-0.json', [['aside', 'config/paper-global.yml', `${WORK}/new/x`]]],
     ['journal.json', { ...header, base: '../outside' }],
     ['journal.json', { ...header, work: 'config' }],
     ['journal.json', { ...header, state: 'done' }],
@@ -89,6 +91,13 @@ test('a journal that is not ours is never acted on: a move out of the world or o
     assert.equal(world(), before, `${file}: ${JSON.stringify(body)}`);
     fs.writeFileSync(w.p(`${name}/${file}`), original);
   }
+  // Written by someone else (the game's uid), or group-writable: not ours either.
+  fs.chownSync(w.p(`${name}/moves-0.json`), 1000, 1000);
+  assert.deepEqual(recover(w), []);
+  fs.chownSync(w.p(`${name}/moves-0.json`), process.geteuid!(), process.getegid!());
+  fs.chmodSync(w.p(`${name}/journal.json`), 0o620);
+  assert.deepEqual(recover(w), []);
+  fs.chmodSync(w.p(`${name}/journal.json`), 0o600);
   fs.writeFileSync(w.p(`${name}/journal.json`), '{not json');
   assert.deepEqual(recover(w), []);
   assert.equal(world(), before);
