@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { syncVolume } from './archive/sync-volume.ts';
 import { WorldRoot } from './root.ts';
+import { StopGate, exitStopped } from './journal/stop.ts';
+import { recoverAll, type Recovered } from './journal/recover.ts';
 import type { ExecuteOptions, OpContext } from './types.ts';
 
 /** Opens the root; throws (an infrastructure failure) when it cannot. Close `ctx.root` when done. */
@@ -26,5 +28,32 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
     rename: opts.rename ?? ((from, to) => fs.renameSync(from, to)),
     syncfs: opts.syncfs ?? syncVolume,
     progress: opts.progress ?? (() => {}),
+    stop: new StopGate(opts.onStopExit ?? exitStopped),
+    journalStep: opts.journalStep,
   };
+}
+
+/**
+ * For a Job that mounts the world read-write, before anything else: finishes or undoes every op a
+ * stopped Job left half-placed (job/journal/recover.ts), so this one starts from the tree before
+ * or after it. Throws (an infrastructure failure) when one cannot be.
+ */
+export function recoverWorld(ctx: OpContext): Recovered[] {
+  try {
+    return recoverAll(ctx.root, { rename: ctx.rename, fsync: ctx.fsync, syncfs: ctx.syncfs, step: ctx.journalStep });
+  } catch (e) {
+    throw new Error(`finish an interrupted op on the world: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** `openContext`, then `recoverWorld`: what every read-write mode opens. */
+export function openWritableContext(worldsRoot: string, opts: ExecuteOptions = {}): OpContext {
+  const ctx = openContext(worldsRoot, opts);
+  try {
+    recoverWorld(ctx);
+  } catch (e) {
+    ctx.root.close();
+    throw e;
+  }
+  return ctx;
 }

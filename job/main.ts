@@ -20,7 +20,8 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, {
     process.stderr.write(text);
   },
 }, {
-  // Serving mode stops cleanly on SIGTERM (the Job's deadline, a deletion) and prints its result line.
+  // SIGTERM (the Job's deadline, a deletion): serving modes stop cleanly and print their result
+  // line; a mutation finishes or undoes what it is doing (job/journal/stop.ts).
   onSignal: (stop) => {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

@@ -5,6 +5,7 @@
  * @module
  */
 import type { WorldRoot } from './root.ts';
+import type { StopGate } from './journal/stop.ts';
 
 /** One `felis files` invocation, as `execute` takes it. */
 export interface OpRequest {
@@ -58,6 +59,12 @@ export interface ExecuteOptions {
   syncfs?: (path: string) => void;
   /** Where progress lines go. Default: nowhere (the CLI passes stdout). */
   progress?: (line: string) => void;
+  /** Registers what a stop signal (SIGTERM) does; the Job program's main passes it. Default: none. */
+  onSignal?: (stop: () => void) => void;
+  /** How a stop while staging ends the program. Default: said on stderr, exit 1. */
+  onStopExit?: (message: string) => void;
+  /** Test-only: told of every durable step of a journal (job/journal/journal.ts), to stop the Job there. */
+  journalStep?: (name: string) => void;
 }
 
 export interface OpContext {
@@ -69,6 +76,9 @@ export interface OpContext {
   rename: (from: string, to: string) => void;
   syncfs: (path: string) => void;
   progress: (line: string) => void;
+  /** What a stop signal does to the op under way (job/journal/stop.ts). */
+  stop: StopGate;
+  journalStep?: (name: string) => void;
 }
 
 /** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */

@@ -308,19 +308,21 @@ test('the space check needs exactly bytes + 4096 per file and folder', async () 
 test('when one syncfs is not available, every file is fsynced; ENOSPC at the second file is no_space and nothing changes', async () => {
   const w = makeWorld();
   put(w, 'f.zip', [{ name: 'a.txt', data: 'a' }, { name: 'b.txt', data: 'b' }, { name: 'c.txt', data: 'c' }]);
+  // The extracted files, not the journal's own (which are fsynced whatever the volume offers).
+  const staged = (fd: number) => fs.fstatSync(fd).isFile() && fs.readlinkSync(`/proc/self/fd/${fd}`).includes('/new/');
   let files = 0;
   const r = await refused(w, 'f.zip', {}, {
     syncfs: () => {
       throw new Error('no syncfs here');
     },
     fsync: (fd) => {
-      if (fs.fstatSync(fd).isFile() && ++files === 2) throw errnoError('ENOSPC');
+      if (staged(fd) && ++files === 2) throw errnoError('ENOSPC');
     },
   });
   assert.equal(r.code, 'no_space');
   assert.match(r.error!, /filled up while extracting; nothing was changed/);
   let synced = 0;
-  assert.equal((await unzip(w, 'f.zip', {}, { syncfs: () => { throw new Error('no'); }, fsync: (fd) => void (fs.fstatSync(fd).isFile() && synced++) })).files, 3);
+  assert.equal((await unzip(w, 'f.zip', {}, { syncfs: () => { throw new Error('no'); }, fsync: (fd) => void (staged(fd) && synced++) })).files, 3);
   assert.equal(synced, 3);
 });
 

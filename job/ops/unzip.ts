@@ -19,6 +19,7 @@ import { pathHasWorkingName } from '../working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
 import { isRefusal, planArchive } from '../archive/plan.ts';
 import { place } from '../archive/place.ts';
+import { Journal, type JournalHooks } from '../journal/journal.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
 import type { ArchivePass } from '../archive/pass.ts';
@@ -108,12 +109,23 @@ async function extractInto(
 
   removeStaleWorkFolders(destFd);
   const work = WORK_PREFIX + ctx.randomBytes(6).toString('hex');
+  // Written down before the working folder exists: whatever stops this Job from here on, the next
+  // one that mounts the world read-write finishes or undoes it.
+  let journal: Journal;
   try {
-    fs.mkdirSync(atPath(destFd, work), 0o700);
+    journal = Journal.begin(ctx.root.fd, destFd, 'unzip', work, ctx.randomBytes(6).toString('hex'), journalHooks(ctx));
   } catch (e) {
     return writeFailure(name, e, 'mkdir');
   }
+  ctx.stop.staging(() => journal.finish());
   const workPath = atPath(destFd, work);
+  try {
+    fs.mkdirSync(workPath, 0o700);
+  } catch (e) {
+    ctx.stop.settled();
+    bestEffort(() => journal.finish());
+    return writeFailure(name, e, 'mkdir');
+  }
   try {
     fs.mkdirSync(`${workPath}/new`, 0o700);
     fs.mkdirSync(`${workPath}/old`, 0o700);
@@ -185,8 +197,10 @@ async function extractInto(
       if (full) return full;
     }
 
+    // From here on a stop signal waits: the placement finishes or rolls back, and the result is printed.
+    ctx.stop.settled();
     try {
-      place(destFd, work, { rename: ctx.rename, fsync: ctx.fsync });
+      place(destFd, work, journal);
     } catch (e) {
       const c = (e as { code?: string }).code;
       if (c === 'ENOSPC' || c === 'EDQUOT') return filledUp();
@@ -194,7 +208,14 @@ async function extractInto(
     }
     return { files: plan.files, bytes: plan.bytes };
   } finally {
-    bestEffort(() => fs.rmSync(workPath, { recursive: true, force: true }));
+    ctx.stop.settled();
+    // A journal left placing or undoing (an undo that failed) stays for the next Job; every other
+    // state removes the working folder, then the journal.
+    if (journal.state !== 'placing' && journal.state !== 'undoing') bestEffort(() => journal.finish());
     bestEffort(() => ctx.fsync(destFd));
   }
+}
+
+function journalHooks(ctx: OpContext): JournalHooks {
+  return { rename: ctx.rename, fsync: ctx.fsync, syncfs: ctx.syncfs, step: ctx.journalStep };
 }

@@ -19,7 +19,7 @@ import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { printResult, type CliIO } from '../exit.ts';
 import type { ExecuteOptions } from '../types.ts';
 import { WorldRoot } from '../root.ts';
-import { openContext } from '../context.ts';
+import { openWritableContext } from '../context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';
 import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
@@ -65,7 +65,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
         port,
         tokenSha256: digest,
         id: sessionId,
-        context: () => openContext(worldsRoot, opts),
+        context: () => openWritableContext(worldsRoot, opts),
         idleMs: idle * 1000,
         lifetimeMs: lifetime * 1000,
         progress: (received, size) => throttle.report(received, size),
@@ -92,7 +92,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
       lifetimeMs: lifetime * 1000,
       once: env.FELIS_RECEIVE_ONCE === 'true',
       land: async (req, body) => {
-        const ctx = openContext(worldsRoot, opts);
+        const ctx = openWritableContext(worldsRoot, opts);
         try {
           return await landUpload(ctx, req, body);
         } finally {
