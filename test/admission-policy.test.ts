@@ -98,6 +98,7 @@ function everyRenderedJob(): Record<string, V1Job> {
     'one-shot mkdir': renderFilesJob({ ...base, op: 'mkdir', path: 'd' }),
     'one-shot delete': renderFilesJob({ ...base, op: 'delete', path: 'd' }),
     'one-shot rename': renderFilesJob({ ...base, op: 'rename', path: 'a', to: 'b' }),
+    'streamed write (content on the Pod address)': renderFilesJob({ ...base, op: 'write', path: 'a.txt', sha256: digest, contentTokenSha256: digest }),
     'an event-keyed write': renderFilesJob({ ...base, op: 'write', path: 'a.txt', content: Buffer.from('x'), sha256: digest, eventKey: 'e'.repeat(40) }),
     'background unzip': renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', to: 'x', overwrite: true, async: true, deadlineSeconds: 7200, ttlSeconds: 1800, cpu: '1' }),
     'background zip': renderFilesJob({ ...base, op: 'zip', path: 'world', to: 'w.zip', async: true }),
