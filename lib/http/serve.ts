@@ -115,7 +115,14 @@ export function stopOnSignals(
         .catch((err) => logger.error({ err }, 'stop failed'))
         .finally(() => process.exit(0));
     });
-    if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
+    // A connection kept alive after its last answer would hold the close for the whole keep-alive
+    // period (120 s, longer than queue-proxy's idle limit): close each one as soon as it is idle,
+    // including those whose in-flight request ends after the signal.
+    if ('closeIdleConnections' in server) {
+      const closeIdle = () => (server as { closeIdleConnections(): void }).closeIdleConnections();
+      closeIdle();
+      setInterval(closeIdle, 50).unref();
+    }
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
