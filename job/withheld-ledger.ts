@@ -19,7 +19,8 @@ import { atPath, errCode, type WorldRoot } from './root.ts';
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 
 /** The ledger's folder at the world's root (a working name: see working-files.ts) and its file. */
-export const LEDGER_DIR = '.felis-edit-withheld';
+export { LEDGER_DIR } from '../lib/protocol/working-names.ts';
+import { LEDGER_DIR } from '../lib/protocol/working-names.ts';
 export const LEDGER_FILE = 'ledger';
 /** Contents remembered; the oldest goes first. */
 export const MAX_LEDGER_ENTRIES = 64;

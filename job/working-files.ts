@@ -26,14 +26,10 @@ import { bestEffort, fail, msg } from './failure.ts';
 import { clean } from './pathutil.ts';
 import { atPath, fdPath } from './root.ts';
 import type { OpRequest } from './types.ts';
-import { isWorkFolderName, removeStaleWorkFolders, WORK_PREFIX } from './archive/work-folder.ts';
-import { LEDGER_DIR } from './withheld-ledger.ts';
+import { removeStaleWorkFolders, WORK_PREFIX } from './archive/work-folder.ts';
+import { EDIT_PREFIX, isEditName, isWorkingName as isWorkingText } from '../lib/protocol/working-names.ts';
 
-export const TEMP_PREFIX = '.felis-edit-';
-const EDIT_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
-// `.felis-edit-withheld` is the withheld-file ledger's folder (withheld-ledger.ts): hidden the same
-// way, never swept as stale (it is rebuilt by its own rules), and no upload session's name (those
-// are 12 hex digits).
+export const TEMP_PREFIX = EDIT_PREFIX;
 
 /** A working file older than this is left over by a dead Job: the Job deadline (120 s). */
 export const STALE_AFTER_MS = 120_000;
@@ -43,7 +39,7 @@ const MAX_SWEEP_ENTRIES = 10_000;
 /** Any working name: the editor's, an upload's staging folder, an extraction's working folder, the withheld ledger's folder. */
 export function isWorkingName(name: string | Buffer): boolean {
   const n = typeof name === 'string' ? name : name.toString('latin1');
-  return EDIT_NAME.test(n) || n === LEDGER_DIR || isWorkFolderName(n);
+  return isWorkingText(n);
 }
 
 /** True when any component of the path is a working name. */
@@ -81,7 +77,7 @@ export function sweepStale(dirFd: number, nowMs: number = Date.now()): number {
       for (let i = 0; i < MAX_SWEEP_ENTRIES; i++) {
         const d = dir.readSync() as unknown as fs.Dirent<Buffer> | null;
         if (d === null) break;
-        if (!EDIT_NAME.test(d.name.toString('latin1'))) continue;
+        if (!isEditName(d.name.toString('latin1'))) continue;
         bestEffort(() => {
           const st = fs.lstatSync(atPath(dirFd, d.name));
           if (!st.isFile() || nowMs - st.mtimeMs < STALE_AFTER_MS) return;

@@ -145,3 +145,21 @@ test('the receiver\'s refusals reach the caller with their codes and are not aud
     assert.equal(kk.audits().length, 0);
   }
 });
+
+test('a path through one of the ops working names is refused by name, before the lock or any receiver', async () => {
+  const data = Buffer.alloc(3 << 20, 7);
+  const h = { 'content-length': String(data.length), 'content-digest': contentDigestHeader(sha(data)) };
+  for (const p of ['.felis-edit-0123456789ab', 'world/.felis-unzip-0123456789ab/x.bin', '.felis-edit-withheld/ledger', '../x.bin', '/etc/x']) {
+    const k = kit();
+    const res = await put(k, `/api/v1/servers/survival/files/upload?path=${encodeURIComponent(p)}`, data, h);
+    assert.equal(res.status, 400, p);
+    assert.equal((await envelope(res)).code, 'bad_path', p);
+    assert.equal(k.calls.length, 0, `${p}: no receiver`);
+    assert.deepEqual(k.gates.ran, [], `${p}: no lock`);
+  }
+  // Only the exact working names: a user's look-alike goes through.
+  const k = kit();
+  const small = Buffer.from('notes');
+  const ok = await put(k, `/api/v1/servers/survival/files/upload?path=.felis-edit-notes.txt`, small, { 'content-length': String(small.length), 'content-digest': contentDigestHeader(sha(small)) });
+  assert.equal(ok.status, 200);
+});

@@ -15,6 +15,7 @@
  *
  * View: `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}`.
  */
+import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../../lib/protocol/working-names.ts';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../../lib/http/app.ts';
@@ -61,6 +62,8 @@ export function checkLocalPath(path: string): void {
     } else segs.push(seg);
   }
   if (escapes || segs.length === 0) throw new ApiError(400, 'bad_path', 'the path must name a file inside the world folder');
+  // The ops' own working names are refused by the Job too; by name alone they need no Job.
+  if (pathNamesWorkingFile(segs.join('/'))) throw new ApiError(400, 'bad_path', `${path}: names starting with ${EDIT_PREFIX} or ${WORK_PREFIX} are the editor's working files`);
 }
 
 /** The server exists (no stopped gate: a running server's upload can still be looked at or cancelled). */

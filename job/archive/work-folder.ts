@@ -13,12 +13,8 @@ import fs from 'node:fs';
 import { bestEffort } from '../failure.ts';
 import { atPath, fdPath } from '../root.ts';
 
-export const WORK_PREFIX = '.felis-unzip-';
-const WORK_NAME = /^\.felis-unzip-[0-9a-f]{12}$/;
-
-export function isWorkFolderName(name: string): boolean {
-  return WORK_NAME.test(name);
-}
+export { isWorkFolderName, WORK_PREFIX } from '../../lib/protocol/working-names.ts';
+import { isWorkFolderName } from '../../lib/protocol/working-names.ts';
 
 /** A working folder as an extraction makes it: a folder, 0700, the Job user's. */
 function isOurs(st: fs.Stats): boolean {

@@ -1,0 +1,38 @@
+/**
+ * The names the ops keep for their own working files and folders on the world volume. They are
+ * judged by name alone, so the Job hides them from every op and the functions can refuse a path
+ * through one before any Job exists.
+ *
+ * - `.felis-edit-<12 hex>`: a write's temporary file, or an upload session's staging folder;
+ * - `.felis-unzip-<12 hex>`: an extraction's working folder, or a placement journal's folder;
+ * - `.felis-edit-withheld`: the withheld-file ledger's folder (never swept as stale).
+ *
+ * Exactly these names: a user's `.felis-edit-notes.txt` is an ordinary file.
+ * @module
+ */
+export const EDIT_PREFIX = '.felis-edit-';
+export const WORK_PREFIX = '.felis-unzip-';
+export const LEDGER_DIR = '.felis-edit-withheld';
+
+const EDIT_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
+const WORK_NAME = /^\.felis-unzip-[0-9a-f]{12}$/;
+
+/** A write's temporary file or an upload session's staging folder. */
+export function isEditName(name: string): boolean {
+  return EDIT_NAME.test(name);
+}
+
+/** An extraction's working folder or a placement journal's folder. */
+export function isWorkFolderName(name: string): boolean {
+  return WORK_NAME.test(name);
+}
+
+/** Any of the ops' working names. */
+export function isWorkingName(name: string): boolean {
+  return isEditName(name) || name === LEDGER_DIR || isWorkFolderName(name);
+}
+
+/** True when any component of a slash-separated path is a working name. */
+export function pathNamesWorkingFile(path: string): boolean {
+  return path.split('/').some((c) => isWorkingName(c));
+}
