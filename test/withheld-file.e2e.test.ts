@@ -111,14 +111,14 @@ describe('hard links to the withheld file', () => {
     assert.equal(l.body.entries.find((e: { name: string }) => e.name === name.slice(folder ? folder.length + 1 : 0)).size, 0);
     const file = await s.call('POST', `/api/v1/servers/survival/files/download?path=${q(name)}`);
     assert.equal(file.status, 200, file.text);
-    const got = await fetch(file.body.url);
+    const got = await fetch(new URL(file.body.url, s.url));
     const body = Buffer.from(await got.arrayBuffer());
     assert.equal(got.status, 400, body.toString());
     assert.ok(!leaks(body));
     if (folder) {
       const dir = await s.call('POST', `/api/v1/servers/survival/files/download?path=${q(folder)}&dir=true`);
       assert.equal(dir.status, 200, dir.text);
-      const zip = await fetch(dir.body.url);
+      const zip = await fetch(new URL(dir.body.url, s.url));
       assert.equal(zip.status, 200);
       assert.ok(!leaks(Buffer.from(await zip.arrayBuffer())), 'the folder download packs the secret');
       // The export Jobs of the downloads hold the world until they end: retry while they do.

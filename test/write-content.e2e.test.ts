@@ -17,6 +17,7 @@ import { jobToken } from '../lib/browse/token.ts';
 import { LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER, FILES_CONTAINER } from '../lib/labels.ts';
 import { callableAddress } from '../lib/kube/job-facts.ts';
 import { startStack, q, REAL, tierMs, until, type Stack } from './support/stack.ts';
+import { isEditName } from '../lib/protocol/working-names.ts';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const NS = 'minecraft';
@@ -165,7 +166,7 @@ describe('write content with a job key', () => {
     }, 'the cut write Job ended', tierMs(40_000));
     assert.ok((ended.status!.failed ?? 0) >= 1, 'it ended as failed: it printed no result');
     assert.equal(existsSync(join(s.world, target)), false, 'nothing was written');
-    assert.ok(!readdirSync(s.world).some((n) => n.startsWith('.felis-edit-')), 'no working file left');
+    assert.ok(!readdirSync(s.world).some((n) => isEditName(n)), 'no working file left');
     const holder = await s.call('GET', '/api/v1/servers/survival/holder');
     assert.equal(holder.body.held, false, holder.text);
   });
