@@ -129,13 +129,7 @@ export class WithheldRule {
     } catch {
       return false; // gone or swapped for a link: it yields nothing here
     }
-    try {
-      return this.judge(fd, fs.fstatSync(fd, { bigint: true })).withheld;
-    } catch {
-      return true;
-    } finally {
-      fs.closeSync(fd);
-    }
+    return this.judgeOpened(fd);
   }
 
   /** The verdict on a path (links inside followed); a path that cannot be opened is not withheld. */
@@ -146,6 +140,11 @@ export class WithheldRule {
     } catch {
       return false;
     }
+    return this.judgeOpened(fd);
+  }
+
+  /** The verdict on a file this class opened; it closes it. A file that cannot be judged is withheld. */
+  private judgeOpened(fd: number): boolean {
     try {
       return this.judge(fd, fs.fstatSync(fd, { bigint: true })).withheld;
     } catch {
