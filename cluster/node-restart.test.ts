@@ -175,4 +175,30 @@ describe('a node restart', () => {
       state.close();
     }
   });
+
+  it('a graceful stop (shutdownGraceMs) sends SIGTERM first: a Pod that finishes on it has its last words in its log after the restart', async () => {
+    const script = "trap 'echo finished-on-term; exit 0' TERM; echo started; while true; do sleep 0.05; done";
+    const lastWords = async (graceMs: number): Promise<string> => {
+      const dataDir = tmp();
+      const cluster = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true, shutdownGraceMs: graceMs });
+      const core = cluster.kubeConfig(cluster.adminToken).makeApiClient(CoreV1Api);
+      await cluster.kubeConfig(cluster.adminToken).makeApiClient(BatchV1Api).createNamespacedJob({ namespace: 'minecraft', body: shJob('trapping', script) });
+      const pod = await waitFor(async () => {
+        const p = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'job-name=trapping' })).items[0];
+        if (p?.status?.phase !== 'Running') return undefined;
+        const log = await core.readNamespacedPodLog({ namespace: 'minecraft', name: p.metadata!.name!, container: 'files' });
+        return log.includes('started') ? p.metadata!.name! : undefined;
+      }, 'the trapping Pod running');
+      await cluster.close();
+      const again = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
+      try {
+        return await again.kubeConfig(again.adminToken).makeApiClient(CoreV1Api).readNamespacedPodLog({ namespace: 'minecraft', name: pod, container: 'files' });
+      } finally {
+        await again.close();
+      }
+    };
+    assert.match(await lastWords(3000), /^started\n[^]*finished-on-term\n$/);
+    // Without a grace, a stop is a crash: SIGKILL, no last words.
+    assert.doesNotMatch(await lastWords(0), /finished-on-term/);
+  });
 });

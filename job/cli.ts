@@ -122,7 +122,8 @@ export async function runCli(
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
-      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), ...opts },
+      // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.
+      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), opId: env.FELIS_OP_ID || undefined, ...opts },
     );
   } catch (e) {
     io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);

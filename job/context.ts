@@ -10,6 +10,7 @@ import { WorldRoot } from './root.ts';
 import { StopGate, exitStopped } from './journal/stop.ts';
 import { recoverAll, type Recovered } from './journal/recover.ts';
 import type { ExecuteOptions, OpContext } from './types.ts';
+import { formatRecoveredLine } from '../lib/protocol/recovered.ts';
 
 /** Opens the root; throws (an infrastructure failure) when it cannot. Close `ctx.root` when done. */
 export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpContext {
@@ -30,6 +31,7 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
     progress: opts.progress ?? (() => {}),
     stop: new StopGate(opts.onStopExit ?? exitStopped),
     journalStep: opts.journalStep,
+    opId: opts.opId,
   };
 }
 
@@ -39,10 +41,20 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
  * or after it. Throws (an infrastructure failure) when one cannot be.
  */
 export function recoverWorld(ctx: OpContext): Recovered[] {
+  let recovered: Recovered[];
   try {
-    return recoverAll(ctx.root, { rename: ctx.rename, fsync: ctx.fsync, syncfs: ctx.syncfs, step: ctx.journalStep });
+    recovered = recoverAll(ctx.root, { rename: ctx.rename, fsync: ctx.fsync, syncfs: ctx.syncfs, step: ctx.journalStep });
   } catch (e) {
     throw new Error(`finish an interrupted op on the world: ${(e as Error).message}`, { cause: e });
+  }
+  reportRecovered(ctx, recovered);
+  return recovered;
+}
+
+/** Says what recovery made of each interrupted op, so whoever reads this Job's log can record it. */
+export function reportRecovered(ctx: OpContext, recovered: Recovered[]): void {
+  for (const r of recovered) {
+    if (r.id) ctx.progress(formatRecoveredLine({ op: r.id, kind: r.op, now: r.now }));
   }
 }
 

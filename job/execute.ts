@@ -7,7 +7,8 @@
  */
 import type { Result } from '../lib/protocol/result.ts';
 import { isOp, mutates } from '../lib/job-spec/ops.ts';
-import { openContext, recoverWorld } from './context.ts';
+import { openContext, recoverWorld, reportRecovered } from './context.ts';
+import type { Recovered } from './journal/recover.ts';
 import { rememberWithheld } from './withheld.ts';
 import { refuseWorkingName } from './working-files.ts';
 import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from './upload/session.ts';
@@ -47,18 +48,21 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   const hidden = refuseWorkingName(req);
   if (hidden) return hidden;
   const ctx = openContext(req.worldsRoot, opts);
+  let recovered: Recovered[] = [];
   try {
     const writes = isOp(req.op) && mutates(req.op);
     if (writes) {
       // A stop signal while the op stages ends the Job at once; during a placement it waits for the end.
       opts.onSignal?.(() => ctx.stop.request());
       // An unfinished placement a dead Job left is finished or undone before anything else.
-      recoverWorld(ctx);
+      recovered = recoverWorld(ctx);
       // A read-write Job remembers the withheld file's content before its op may replace it, so a
       // link left holding that content stays withheld (withheld.ts). Read-only Jobs only read it.
       rememberWithheld(ctx.root);
     }
     const result = await run(ctx, req);
+    // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.
+    reportRecovered(ctx, recovered);
     // A mutation holds the world, so no upload session is live: the ones a lost receiver left
     // and nobody came back to in time go now, rather than wait for the next upload. Only after
     // one that changed the world: a refused op changes nothing.

@@ -65,6 +65,8 @@ export interface ExecuteOptions {
   onStopExit?: (message: string) => void;
   /** Test-only: told of every durable step of a journal (job/journal/journal.ts), to stop the Job there. */
   journalStep?: (name: string) => void;
+  /** This Job's op id (FELIS_OP_ID, from its op-id label), written into its journals. */
+  opId?: string;
 }
 
 export interface OpContext {
@@ -79,6 +81,7 @@ export interface OpContext {
   /** What a stop signal does to the op under way (job/journal/stop.ts). */
   stop: StopGate;
   journalStep?: (name: string) => void;
+  opId?: string;
 }
 
 /** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */

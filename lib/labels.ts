@@ -20,6 +20,12 @@ export const LABEL_EVENT = 'felis.lolicon.best/event';
 export const LABEL_EVENT_REQUEST = 'felis.lolicon.best/event-request';
 
 export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
+/**
+ * felis-world's own, on a file Job whose op was stopped mid-placement: what the op that recovered
+ * the world after it made of it (`new`, `old`, `gone`), and that op's id.
+ */
+export const ANNOTATION_RECOVERED = 'felis.lolicon.best/recovered';
+export const ANNOTATION_RECOVERED_BY = 'felis.lolicon.best/recovered-by';
 export const ANNOTATION_MAINTENANCE = 'felis.lolicon.best/maintenance';
 export const ANNOTATION_RESTORE_REF = 'felis.lolicon.best/restore-ref';
 export const ANNOTATION_RESTORE_BACKUP_ID = 'felis.lolicon.best/restore-backup-id';

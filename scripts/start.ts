@@ -46,6 +46,11 @@ const external = Boolean(env.KUBECONFIG || env.KUBERNETES_SERVICE_HOST);
 const jobDelayMs = Math.max(0, Number(env.FELIS_EMBEDDED_JOB_DELAY_MS ?? 0) || 0);
 const shutdownMs = Math.max(0, Number(env.FELIS_SHUTDOWN_SECONDS ?? 10) || 0) * 1000;
 const authCfg = authConfigFromEnv(env);
+/**
+ * The share of the stop budget the Job processes get between SIGTERM and SIGKILL: half of it, at
+ * most 5 s — a placement of tens of thousands of files finishes or rolls back in a second or two.
+ */
+const podShutdownGraceMs = (budgetMs: number) => Math.min(5000, Math.floor(budgetMs / 2));
 const kubernetesAuth = authCfg.mode === 'kubernetes';
 
 /**
@@ -92,7 +97,7 @@ if (external) {
   // FELIS_DATA 0700, and its state, job key and admin kubeconfig 0600, also when they were left readable.
   privateDataDir(dataDir);
   // Persistent: servers, Jobs, Pods, claims and locks survive a restart (FELIS_DATA/cluster.sqlite).
-  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true, program: delayedJobProgram }).catch((err) => {
+  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true, program: delayedJobProgram, shutdownGraceMs: podShutdownGraceMs(shutdownMs) }).catch((err) => {
     if (err instanceof DataDirInUseError || err instanceof ClusterStateUnreadableError) {
       console.error(`felis-world: ${err.message}`);
       process.exit(1);

@@ -64,6 +64,12 @@ export interface KubeletOptions {
   journal?: ProcessJournal;
   /** Where container logs are kept on disk (the persistent cluster); in memory only without. */
   logFiles?: PodLogFiles;
+  /**
+   * On `close`, how long running Pod processes have between SIGTERM and SIGKILL, as a node's
+   * graceful shutdown gives them: a Job that is placing files finishes or rolls back and prints its
+   * result, which the log files keep. 0 (the tests' clusters): SIGKILL at once, as a node crash.
+   */
+  shutdownGraceMs?: number;
 }
 
 /** A kubelet-side log error: 400 and 404 come back to the API server as plain text. */
@@ -603,10 +609,12 @@ function randomHex(): string {
 }
 
 /** The whole group, even when its leader has exited: what it started may still run. */
-function killGroup(proc: ChildProcess): void {
+function killGroup(proc: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (proc.pid === undefined) return;
-  killProcessGroup(proc.pid);
+  killProcessGroup(proc.pid, signal);
 }
+
+const exited = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
 
 export class Kubelet {
   readonly api: NodeApi;
@@ -761,12 +769,17 @@ export class Kubelet {
     if (this.closed) return;
     this.closed = true;
     for (const u of this.unsubscribe) u();
+    const exitOf = (p: ChildProcess) => new Promise<void>((r) => (exited(p) ? r() : p.once('close', () => r())));
+    const graceMs = this.opts.shutdownGraceMs ?? 0;
+    if (graceMs > 0 && this.processes.size > 0) {
+      // Their output is still read (and written to the log files) while they finish.
+      const running = [...this.processes];
+      for (const p of running) killGroup(p, 'SIGTERM');
+      await Promise.race([Promise.all(running.map(exitOf)), grace(graceMs)]);
+    }
     for (const w of this.workers.values()) w.stop();
     for (const p of this.processes) killGroup(p);
-    const exits = [...this.processes].map(
-      (p) => new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('close', () => r()))),
-    );
-    await Promise.race([Promise.all(exits), grace(3000)]);
+    await Promise.race([Promise.all([...this.processes].map(exitOf)), grace(3000)]);
     await Promise.race([Promise.all([...this.workers.values()].map((w) => w.finished)), grace(1000)]);
     for (const w of this.workers.values()) w.cleanup();
     this.workers.clear();

@@ -34,14 +34,14 @@ export function isRecordedProcessAlive(pid: number, startTicks: string): boolean
   return !!f && f[19] === startTicks && f[0] !== 'Z' && f[0] !== 'X';
 }
 
-/** SIGKILL to a process group (the process itself if the group is gone). Never throws. */
-export function killProcessGroup(pid: number): void {
+/** SIGKILL (or `signal`) to a process group (the process itself if the group is gone). Never throws. */
+export function killProcessGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (!Number.isInteger(pid) || pid <= 1) return;
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     try {
-      process.kill(pid, 'SIGKILL');
+      process.kill(pid, signal);
     } catch {
       // already gone
     }

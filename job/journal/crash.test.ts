@@ -239,3 +239,37 @@ describe('a placement that fails and rolls back', () => {
     }
   });
 });
+
+describe('what recovery reports', () => {
+  const c = cases[0];
+  test("the next op names the interrupted op (its FELIS_OP_ID) and the tree it left, before its own result", () => {
+    const id = '0123456789abcdef';
+    const placing = c.steps.indexOf('state:placing') + 1;
+    for (const [n, now] of [
+      [1, 'old'],
+      [placing, 'new'],
+    ] as const) {
+      const root = fresh(c.template);
+      const r = child(root, c.args, { FELIS_OP_ID: id, FELIS_TEST_STOP_AT: `${n}:KILL` });
+      assert.equal(r.signal, 'SIGKILL');
+      const next = child(root, ['--op', 'delete', '--path', 'no-such-file'], { FELIS_OP_ID: 'fedcba9876543210' });
+      assert.equal(next.status, 0, next.stderr);
+      const line = `FELIS-FILES-RECOVERED: {"op":"${id}","kind":"unzip","now":"${now}"}`;
+      const lines = next.stdout.split('\n');
+      assert.ok(lines.includes(line), next.stdout);
+      assert.ok(lines.lastIndexOf(line) < lines.findIndex((l) => l.startsWith('FELIS-FILES-RESULT: ')), 'said before the result');
+      oldOrNew(c, root, now, `killed after step ${n}`);
+      // Said once: the op after that finds nothing to recover.
+      assert.doesNotMatch(nextOp(root).stdout, /FELIS-FILES-RECOVERED/);
+    }
+  });
+
+  test('a SIGTERM while staging says, in its own log, that nothing of it was placed', () => {
+    const id = '0123456789abcdef';
+    const root = fresh(c.template);
+    const r = child(root, c.args, { FELIS_OP_ID: id, FELIS_TEST_STOP_AT: '1:TERM' });
+    assert.equal(r.status, 1, r.stdout);
+    assert.ok(r.stdout.split('\n').includes(`FELIS-FILES-RECOVERED: {"op":"${id}","kind":"unzip","now":"old"}`), r.stdout);
+    oldOrNew(c, root, 'old', 'stopped while staging');
+  });
+});

@@ -35,6 +35,7 @@
  *
  * @module
  */
+import { OP_ID } from '../../lib/protocol/recovered.ts';
 import fs from 'node:fs';
 import { atPath, errCode, fdPath, isNotExist } from '../root.ts';
 import { WORK_PREFIX, isWorkFolderName } from '../archive/work-folder.ts';
@@ -52,6 +53,8 @@ export type JournalState = 'staging' | 'placing' | 'committed' | 'undoing' | 'un
 export interface JournalHeader {
   v: 1;
   op: string;
+  /** The op's id (its Job's op-id label), when the Job was told it: recovery reports it. */
+  id?: string;
   /** The base folder, root-relative ("" for the root), as the kernel names it (no links). */
   base: string;
   /** Its identity, `<dev>:<ino>`: a journal never acts on another folder of the same name. */
@@ -123,6 +126,7 @@ export function validHeader(h: unknown): h is JournalHeader {
   const j = h as JournalHeader;
   return (
     typeof j === 'object' && j !== null && j.v === 1 && typeof j.op === 'string' &&
+    (j.id === undefined || (typeof j.id === 'string' && OP_ID.test(j.id))) &&
     (j.base === '' || isCleanRel(j.base)) && typeof j.baseId === 'string' && /^\d+:\d+$/.test(j.baseId) &&
     typeof j.work === 'string' && isWorkFolderName(j.work) &&
     ['staging', 'placing', 'committed', 'undoing', 'undone'].includes(j.state) &&
@@ -201,13 +205,14 @@ export class Journal {
   /**
    * Writes down a new op in state `staging`, durably, before its working folder `work` (not made
    * yet) exists in the base folder `baseFd`: whatever stops the Job from then on, the next Job
-   * removes that folder. `hex` is 12 random hex digits for the journal folder's name.
+   * removes that folder. `hex` is 12 random hex digits for the journal folder's name; `id` is the
+   * op's id, if the Job knows it.
    */
-  static begin(rootFd: number, baseFd: number, op: string, work: string, hex: string, hooks: JournalHooks): Journal {
+  static begin(rootFd: number, baseFd: number, op: string, work: string, hex: string, hooks: JournalHooks, id?: string): Journal {
     const base = canonicalRel(rootFd, baseFd);
     if (base === null) throw new JournalError('the destination folder is not inside the world');
     const name = WORK_PREFIX + hex;
-    const header: JournalHeader = { v: 1, op, base, baseId: folderId(baseFd), work, state: 'staging', segments: 0, moves: 0 };
+    const header: JournalHeader = { v: 1, op, ...(id !== undefined && OP_ID.test(id) ? { id } : {}), base, baseId: folderId(baseFd), work, state: 'staging', segments: 0, moves: 0 };
     fs.mkdirSync(atPath(rootFd, name), 0o700);
     const j = new Journal(rootFd, baseFd, name, header, hooks);
     j.#writeFile(JOURNAL_FILE, JSON.stringify(header));

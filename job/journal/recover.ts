@@ -20,6 +20,8 @@ import { Journal, JournalError, folderId, type JournalHeader, type JournalHooks,
 export interface Recovered {
   journal: string;
   op: string;
+  /** The interrupted op's id, when its journal has one. */
+  id?: string;
   base: string;
   was: JournalState;
   /** What the tree is now: the op's result (`new`), the tree before it (`old`), or `gone` (its base folder was). */
@@ -53,7 +55,7 @@ export function recoverAll(root: WorldRoot, hooks: JournalHooks): Recovered[] {
 }
 
 function recoverOne(root: WorldRoot, name: string, header: JournalHeader, hooks: JournalHooks): Recovered | null {
-  const r = { journal: name, op: header.op, base: header.base, was: header.state };
+  const r = { journal: name, op: header.op, ...(header.id ? { id: header.id } : {}), base: header.base, was: header.state };
   let baseFd: number;
   try {
     baseFd = root.openDir(header.base === '' ? '.' : header.base);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { formatRecoveredLine } from '../../lib/protocol/recovered.ts';
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
@@ -113,11 +114,15 @@ async function extractInto(
   // one that mounts the world read-write finishes or undoes it.
   let journal: Journal;
   try {
-    journal = Journal.begin(ctx.root.fd, destFd, 'unzip', work, ctx.randomBytes(6).toString('hex'), journalHooks(ctx));
+    journal = Journal.begin(ctx.root.fd, destFd, 'unzip', work, ctx.randomBytes(6).toString('hex'), journalHooks(ctx), ctx.opId);
   } catch (e) {
     return writeFailure(name, e, 'mkdir');
   }
-  ctx.stop.staging(() => journal.finish());
+  ctx.stop.staging(() => {
+    journal.finish();
+    // The listing then reads, from this Job's own log, that nothing of it was placed.
+    if (ctx.opId) ctx.progress(formatRecoveredLine({ op: ctx.opId, kind: 'unzip', now: 'old' }));
+  });
   const workPath = atPath(destFd, work);
   try {
     fs.mkdirSync(workPath, 0o700);

@@ -145,10 +145,14 @@ test('async unzip gets the async label and exactly the path annotation', () => {
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite']);
 });
 
-test('the unzip Job runs with heap limits sized for its container, in NODE_OPTIONS (the command line stays Felis\'s)', () => {
+test('the unzip Job runs with heap limits sized for its container, in NODE_OPTIONS, and is told its op id from its own label (the command line stays Felis\'s)', () => {
   const job = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true });
   const c = job.spec!.template.spec!.containers[0]!;
-  assert.deepEqual(c.env, [{ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }]);
+  assert.deepEqual(c.env, [
+    { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS },
+    { name: 'FELIS_OP_ID', valueFrom: { fieldRef: { fieldPath: "metadata.labels['felis.lolicon.best/files-op']" } } },
+  ]);
+  assert.equal(job.spec!.template.metadata!.labels!['felis.lolicon.best/files-op'], job.metadata!.labels!['felis.lolicon.best/files-op'], 'the Pod carries the label the env reads');
   assert.match(ARCHIVE_NODE_OPTIONS, /--max-old-space-size=\d+/);
   assert.deepEqual(c.command, base.command);
   assert.equal(renderFilesJob({ ...base, op: 'list', path: '' }).spec!.template.spec!.containers[0]!.env, undefined);

@@ -148,9 +148,19 @@ function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
   }
   if (op === 'write') return encodeContentEnv(p.content ?? Buffer.alloc(0));
   if (op === 'upload') return [{ name: 'FELIS_UPLOAD_TOKEN', value: p.uploadToken ?? '' }];
-  if (HEAP_LIMITED_OPS.includes(op)) return [{ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }];
-  return undefined;
+  const out: V1EnvVar[] = [];
+  if (HEAP_LIMITED_OPS.includes(op)) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+  if (JOURNALED_OPS.includes(op)) out.push(OP_ID_ENV);
+  return out.length > 0 ? out : undefined;
 }
+
+/**
+ * Ops that place many paths under a journal: their Job is told its op id (from its own op-id label,
+ * so the spec names nothing new), which the journal keeps, so the Job that recovers an interrupted
+ * one can say which op it was (lib/protocol/recovered.ts).
+ */
+export const JOURNALED_OPS: readonly Op[] = ['unzip'];
+const OP_ID_ENV: V1EnvVar = { name: 'FELIS_OP_ID', valueFrom: { fieldRef: { fieldPath: `metadata.labels['${LABEL_FILES_OP}']` } } };
 
 /**
  * Renders the Job, or throws JobSpecError before any API call, in Felis's validation order.

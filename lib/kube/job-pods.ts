@@ -31,18 +31,31 @@ export interface JobPodApi {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
   listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
   openLog(namespace: string, pod: string, container: string, opts: LogOptions): Promise<LogOpening>;
+  /** Merge-patches annotations onto a Job (`jobs patch`). Optional: fakes without it record nothing. */
+  annotateJob?(namespace: string, name: string, annotations: Record<string, string>): Promise<void>;
 }
 
 /** The production JobPodApi over client-node, loaded on the first call (see ./client.ts). */
 export class KubeJobPodApi implements JobPodApi {
-  readonly #clients: () => Promise<{ k: ClientNode; kc: KubeConfig; batch: BatchV1Api; core: CoreV1Api }>;
+  readonly #clients: () => Promise<{ k: ClientNode; kc: KubeConfig; batch: BatchV1Api; core: CoreV1Api; mergePatch: ReturnType<ClientNode['setHeaderOptions']> }>;
 
   constructor(kc: KubeConfig | Promise<KubeConfig>) {
     this.#clients = once(async () => {
       const [k, loaded] = await Promise.all([loadClientNode(), kc]);
       const config = reuseConnections(loaded);
-      return { k, kc: config, batch: config.makeApiClient(k.BatchV1Api), core: config.makeApiClient(k.CoreV1Api) };
+      return {
+        k,
+        kc: config,
+        batch: config.makeApiClient(k.BatchV1Api),
+        core: config.makeApiClient(k.CoreV1Api),
+        mergePatch: k.setHeaderOptions('Content-Type', k.PatchStrategy.MergePatch),
+      };
     });
+  }
+
+  async annotateJob(namespace: string, name: string, annotations: Record<string, string>): Promise<void> {
+    const c = await this.#clients();
+    await c.batch.patchNamespacedJob({ namespace, name, body: { metadata: { annotations } } }, c.mergePatch);
   }
 
   async createJob(namespace: string, body: V1Job): Promise<V1Job> {

@@ -11,7 +11,8 @@ import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
-import { newestPodPerOp, opState, type OpState } from './state.ts';
+import { newestPodPerOp, opState, type OpState, type Recovery } from './state.ts';
+import { recoveredIn } from '../protocol/recovered.ts';
 
 /**
  * How many ops a listing shows, and so how many logs one call reads. One background op runs per
@@ -65,13 +66,27 @@ export async function listOps(api: OpsApi, namespace: string, server: string): P
   const podOf = newestPodPerOp(pods);
   const listed = newestJobs(jobs);
   // At most MAX_OPS reads, each bounded in lines and bytes: read them side by side.
-  return Promise.all(
+  const read = await Promise.all(
     listed.map(async (job) => {
       const pod = podOf.get(job.metadata?.labels?.[LABEL_FILES_OP] ?? '');
       const log = pod && pod.status?.phase !== 'Pending' ? await logTail(api, namespace, pod.metadata?.name ?? '') : '';
-      return opState(job, pod, log);
+      return { job, pod, log };
     }),
   );
+  // A background op that recovered the world says so in its own log: what it found of another op
+  // is known here even before (or without) the annotation a runner would put on that op's Job.
+  const recoveries = recoveriesIn(read);
+  return read.map(({ job, pod, log }) => opState(job, pod, log, recoveries.get(job.metadata?.labels?.[LABEL_FILES_OP] ?? '')));
+}
+
+/** Op id → what the listed op that recovered it reported. */
+export function recoveriesIn(read: { job: V1Job; log: string }[]): Map<string, Recovery> {
+  const out = new Map<string, Recovery>();
+  for (const { job, log } of read) {
+    const by = job.metadata?.labels?.[LABEL_FILES_OP] ?? '';
+    for (const r of recoveredIn(log)) if (r.op !== by) out.set(r.op, { now: r.now, by });
+  }
+  return out;
 }
 
 /** The last OP_LOG_LINES lines of the `files` container's log; '' when it cannot be read. */

@@ -169,3 +169,31 @@ test('the newest Pod of each op id is the one used', () => {
   assert.equal(m.get('a')?.metadata?.name, 'a2');
   assert.equal(m.get('b')?.metadata?.name, 'b1');
 });
+
+test('an op stopped mid-placement takes the outcome the op that recovered the world reported: new is success, old a failure, never unknown', () => {
+  const p = pod([{ name: 'files', reason: 'Error', exitCode: 137 }]);
+  const forward = opState(job([BACKOFF]), p, progress(3, 9), { now: 'new', by: '00000000000000bb' });
+  assert.deepEqual([forward.state, forward.outcomeUnknown, forward.recovered], ['succeeded', false, { now: 'new', by: '00000000000000bb' }]);
+  const back = opState(job([BACKOFF]), p, '', { now: 'old', by: '00000000000000bb' });
+  assert.deepEqual([back.state, back.outcomeUnknown, back.reason], ['failed', false, 'BackoffLimitExceeded']);
+  // Recorded on the Job by the runner instead: the same.
+  const annotated = job([BACKOFF]);
+  annotated.metadata!.annotations!['felis.lolicon.best/recovered'] = 'gone';
+  annotated.metadata!.annotations!['felis.lolicon.best/recovered-by'] = '00000000000000cc';
+  assert.deepEqual(opState(annotated, p, '').recovered, { now: 'gone', by: '00000000000000cc' });
+  // A malformed record is none.
+  annotated.metadata!.annotations!['felis.lolicon.best/recovered-by'] = 'not an op';
+  assert.deepEqual([opState(annotated, p, '').recovered, opState(annotated, p, '').outcomeUnknown], [undefined, true]);
+  // A printed result decides over any record.
+  const withResult = opState(job([BACKOFF]), p, result({ code: 'exists' }), { now: 'new', by: '00000000000000bb' });
+  assert.deepEqual([withResult.state, withResult.recovered], ['failed', undefined]);
+});
+
+test('an op stopped while staging, that said so in its own log, was undone by itself: failed, never unknown', () => {
+  const p = pod([{ name: 'files', reason: 'Error', exitCode: 1 }]);
+  const own = `FELIS-FILES-RECOVERED: {"op":"00000000000000aa","kind":"unzip","now":"old"}\n`;
+  const s = opState(job([BACKOFF]), p, own);
+  assert.deepEqual([s.state, s.outcomeUnknown, s.recovered], ['failed', false, { now: 'old', by: '00000000000000aa' }]);
+  // Another op's line in its log is not about itself.
+  assert.equal(opState(job([BACKOFF]), p, own.replace('00000000000000aa', '00000000000000bb')).outcomeUnknown, true);
+});

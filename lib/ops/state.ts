@@ -10,7 +10,8 @@
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_MODE, LABEL_FILES_OP } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, LABEL_FILES_MODE, LABEL_FILES_OP } from '../labels.ts';
+import { OP_ID, recoveredIn, type RecoveredNow } from '../protocol/recovered.ts';
 import { lastProgress, lastResultPayload, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 
@@ -44,6 +45,19 @@ export interface OpState {
    * container never ran, for an OOM kill, and for every op with a result.
    */
   outcomeUnknown: boolean;
+  /**
+   * What a later op found of this one when it recovered the world after it (its journal): the tree
+   * it left is the op's result (`new`) or the tree before it (`old`), or its destination was gone.
+   * Only for an op whose own result was never printed.
+   */
+  recovered?: Recovery;
+}
+
+/** What the op that recovered a world made of an interrupted op. */
+export interface Recovery {
+  now: RecoveredNow;
+  /** The op id of the op whose Job did it. */
+  by: string;
 }
 
 const SUCCEEDED = new Set(['Complete', 'SuccessCriteriaMet']);
@@ -90,7 +104,28 @@ export function filesMayHaveRun(pod: V1Pod | undefined): boolean {
   return false;
 }
 
-export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpState {
+/**
+ * The recovery recorded on a Job (the annotations the runner puts there when a later op's Job
+ * reported it: lib/runner/sync-runner.ts), if any.
+ */
+export function recoveryOnJob(job: V1Job): Recovery | undefined {
+  const a = job.metadata?.annotations ?? {};
+  const now = a[ANNOTATION_RECOVERED];
+  const by = a[ANNOTATION_RECOVERED_BY] ?? '';
+  if ((now === 'new' || now === 'old' || now === 'gone') && OP_ID.test(by)) return { now, by };
+  return undefined;
+}
+
+/** A stop while the op staged: it removed what it had staged and said so in its own log. */
+function ownUndo(id: string, log: string): Recovery | undefined {
+  return recoveredIn(log).some((r) => r.op === id && r.now === 'old') ? { now: 'old', by: id } : undefined;
+}
+
+/**
+ * `recovery`: what a later op reported of this one, if known (from the Job's annotations, or the
+ * log of a later op in the same listing); it decides an outcome the op could not report itself.
+ */
+export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recovery?: Recovery): OpState {
   const labels = job.metadata?.labels ?? {};
   const st: OpState = {
     id: labels[LABEL_FILES_OP] ?? '',
@@ -151,6 +186,13 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string): OpStat
   // The program exits 0 only after printing its result: a completed Job did its work, unread.
   st.reason = completed ? reason : podReason(pod) || reason || REASON_FAILED;
   st.outcomeUnknown = completed || filesMayHaveRun(pod);
+  const rec = recovery ?? recoveryOnJob(job) ?? ownUndo(st.id, log);
+  if (st.outcomeUnknown && rec) {
+    // Its journal told the next op how to finish it: all of it is in place (new) or none (old, gone).
+    st.recovered = rec;
+    st.outcomeUnknown = false;
+    if (rec.now === 'new') st.state = 'succeeded';
+  }
   return st;
 }
 

@@ -94,3 +94,22 @@ test('the answer to a start is running at 0/0 with nothing else', () => {
     total: 0,
   });
 });
+
+test('an op a later op recovered says what became of it: all in place (succeeded), or none of it and interrupted', () => {
+  const by = '00000000000000bb';
+  const done = opView({ ...base, state: 'succeeded', finished: new Date(), reason: 'NodeRestarted', outcomeUnknown: false, recovered: { now: 'new', by } });
+  assert.equal(done.error, undefined);
+  assert.equal(done.recovered?.now, 'new');
+  assert.match(done.recovered!.message, new RegExp(`\\(NodeRestarted\\); op ${by} finished placing it: all of its files are in place`));
+  const undone = opView({ ...base, state: 'failed', finished: new Date(), reason: 'BackoffLimitExceeded', outcomeUnknown: false, recovered: { now: 'old', by } });
+  assert.equal(undone.error?.code, 'interrupted');
+  assert.match(undone.error!.message, /put back what it had placed: none of its files are in the world, so it can be run again/);
+  const gone = opView({ ...base, state: 'failed', finished: new Date(), reason: 'BackoffLimitExceeded', outcomeUnknown: false, recovered: { now: 'gone', by } });
+  assert.deepEqual([gone.error?.code, /destination folder was removed/.test(gone.error!.message)], ['interrupted', true]);
+});
+
+test('an op that undid itself on a stop while staging says so, and that it can be run again', () => {
+  const v = opView({ ...base, state: 'failed', finished: new Date(), reason: 'BackoffLimitExceeded', outcomeUnknown: false, recovered: { now: 'old', by: base.id } });
+  assert.equal(v.error?.code, 'interrupted');
+  assert.match(v.error!.message, /stopped \(BackoffLimitExceeded\) before it placed anything, and removed what it had staged/);
+});

@@ -6,7 +6,8 @@
  */
 import { EDIT_ERRORS, isEditErrorKind } from '../files/errors.ts';
 import type { Result } from '../protocol/result.ts';
-import { REASON_OOM_KILLED, REASON_RESULT_UNAVAILABLE, type OpState, type OpStateName } from './state.ts';
+import { REASON_OOM_KILLED, REASON_RESULT_UNAVAILABLE, type OpState, type OpStateName, type Recovery } from './state.ts';
+import type { RecoveredNow } from '../protocol/recovered.ts';
 
 /** The Pod reason of the Pods a node ended by restarting (the embedded cluster's, under `npm start`). */
 const NODE_RESTARTED = 'NodeRestarted';
@@ -36,6 +37,8 @@ export interface OpView {
   bytes?: number;
   /** Only when failed. */
   error?: OpError;
+  /** Only for an op stopped mid-way that a later op of the world finished (`new`) or undid. */
+  recovered?: { now: RecoveredNow; by: string; message: string };
 }
 
 /** The code an op's failure shows when its Job printed no result and never ran its program. */
@@ -46,6 +49,11 @@ export const JOB_FAILED = 'job_failed';
  * (which could refuse with `file_exists`, or do the work twice).
  */
 export const OUTCOME_UNKNOWN = 'outcome_unknown';
+/**
+ * The code of an op stopped mid-way whose journal let the next op of the world put back what it had
+ * placed: none of it is in the world, and running it again is safe.
+ */
+export const INTERRUPTED = 'interrupted';
 
 /** Kubernetes times have whole seconds: RFC 3339 without a fraction, as Felis shows them. */
 export function rfc3339(d: Date | undefined): string {
@@ -80,6 +88,15 @@ export function outcomeUnknownMessage(reason: string): string {
   return `the file operation stopped before it could report how it went (${reason}); ${CHECK}`;
 }
 
+/** What became of an op stopped mid-way (`reason`), as the op that recovered the world reported it. */
+export function recoveredMessage(reason: string, r: Recovery, id?: string): string {
+  if (r.by === id) return `the file operation was stopped (${reason}) before it placed anything, and removed what it had staged: none of its files are in the world, so it can be run again`;
+  const stopped = `the file operation was stopped before it could report how it went (${reason})`;
+  if (r.now === 'new') return `${stopped}; op ${r.by} finished placing it: all of its files are in place`;
+  if (r.now === 'old') return `${stopped}; op ${r.by} put back what it had placed: none of its files are in the world, so it can be run again`;
+  return `${stopped}; its destination folder was removed before op ${r.by} could finish it: none of its files are in the world`;
+}
+
 function resultError(r: Result & { code: string }): OpError {
   const fallback = isEditErrorKind(r.code) ? EDIT_ERRORS[r.code].text : `the file operation refused (${r.code})`;
   const e: OpError = { code: opErrorCode(r.code), message: r.error || fallback };
@@ -106,8 +123,10 @@ export function opView(s: OpState): OpView {
     if (s.result?.files) v.files = s.result.files;
     if (s.result?.bytes) v.bytes = s.result.bytes;
   }
+  if (s.recovered) v.recovered = { now: s.recovered.now, by: s.recovered.by, message: recoveredMessage(s.reason, s.recovered, s.id) };
   if (s.state === 'failed') {
     if (s.result?.code) v.error = resultError(s.result as Result & { code: string });
+    else if (s.recovered) v.error = { code: INTERRUPTED, message: recoveredMessage(s.reason, s.recovered, s.id) };
     else if (s.outcomeUnknown) v.error = { code: OUTCOME_UNKNOWN, message: outcomeUnknownMessage(s.reason) };
     else v.error = { code: JOB_FAILED, message: jobFailedMessage(s.reason) };
   }

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { MAX_RECOVERED, parseRecoveredLine, type RecoveredOp } from './recovered.ts';
+
 /** Marks the one line of compact JSON that carries an operation's outcome. */
 export const RESULT_PREFIX = 'FELIS-FILES-RESULT: ';
 /** Marks a progress line of a background op: `{"done":d,"total":n}`. */
@@ -113,6 +115,7 @@ export class ResultLineScanner {
   #bytes = 0;
   #lastOther = '';
   #payload: string | undefined;
+  readonly #recovered: RecoveredOp[] = [];
 
   /** Bytes fed so far. */
   get bytesRead(): number {
@@ -121,6 +124,10 @@ export class ResultLineScanner {
   /** The payload (text after the prefix) of the first result line, once seen. */
   get payload(): string | undefined {
     return this.#payload;
+  }
+  /** The recovery lines seen before the result (recovered.ts). */
+  get recovered(): readonly RecoveredOp[] {
+    return this.#recovered;
   }
   /** The last complete line that was not a result line: the diagnostic for "no result". */
   get lastOtherLine(): string {
@@ -158,6 +165,11 @@ export class ResultLineScanner {
     if (line.startsWith(RESULT_PREFIX)) {
       this.#payload = line.slice(RESULT_PREFIX.length);
       return true;
+    }
+    const r = parseRecoveredLine(line);
+    if (r) {
+      if (this.#recovered.length < MAX_RECOVERED) this.#recovered.push(r);
+      return false;
     }
     if (line.trim() !== '') this.#lastOther = line;
     return false;

@@ -6,12 +6,14 @@
  * the caller's next write be refused as busy. That wait is bounded: once the container has
  * terminated, a Job controller slow to mark the Job finished delays the answer by at most
  * `finishGraceMs`, never into a timeout, since the op's effect is already on disk. Verbs:
- * `jobs create, list`, `pods list`, `pods/log get`.
+ * `jobs create, list`, `pods list`, `pods/log get`; and `jobs patch` to record on an interrupted
+ * op's Job what the op that recovered the world after it made of it.
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
-import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import type { RecoveredOp } from '../protocol/recovered.ts';
 import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/result.ts';
 import { stageAwareSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
 import { describeKubeError } from '../kube/errors.ts';
@@ -131,6 +133,7 @@ export class SyncRunner {
       if (payload !== undefined) {
         if (opts.mutating) await this.#awaitFinished(w, ns, selector, opening, scanner);
         else opening.close();
+        await this.#recordRecovered(ns, opId, scanner);
         return payload;
       }
       // The stream ended without a result: the container exited, or the connection closed early.
@@ -151,11 +154,33 @@ export class SyncRunner {
     if (opening.kind === 'stream') {
       const payload = await w.readUntilResult(opening, scanner);
       opening.close();
-      if (payload !== undefined) return payload;
+      if (payload !== undefined) {
+        await this.#recordRecovered(ns, pod.metadata?.labels?.[LABEL_FILES_OP] ?? '', scanner);
+        return payload;
+      }
     }
     const tail = diagnosticTail(scanner.lastOtherLine || seen?.lastOtherLine || '');
     const ended = describeTermination(containerTermination(pod, FILES_CONTAINER));
     throw new JobLostError(`file job ${job} produced no result (phase ${pod.status?.phase ?? 'Unknown'}; ${ended}; pod ${pod.metadata?.name}): ${tail}`, mutating);
+  }
+
+  /**
+   * The op's Job recovered the world from ops stopped mid-placement (recovery lines before its
+   * result): each of those ops' Jobs is annotated with what became of it, so the ops listing can
+   * say so instead of "outcome unknown". Advisory: a failure here leaves the listing as it was,
+   * and never fails the op that did the recovering.
+   */
+  async #recordRecovered(ns: string, by: string, scanner: ResultLineScanner): Promise<void> {
+    if (scanner.recovered.length === 0 || !this.#api.annotateJob) return;
+    for (const r of scanner.recovered) {
+      try {
+        for (const job of await this.#api.listJobs(ns, `${LABEL_FILES_OP}=${r.op}`)) {
+          await this.#api.annotateJob(ns, job.metadata!.name!, recoveryAnnotations(r, by));
+        }
+      } catch {
+        // The listing then shows the op's outcome as unknown, as it would without this record.
+      }
+    }
   }
 
   /**
@@ -182,6 +207,11 @@ export class SyncRunner {
       await w.sleep(delay);
     }
   }
+}
+
+/** The annotations that record on an interrupted op's Job what op `by` made of it. */
+export function recoveryAnnotations(r: RecoveredOp, by: string): Record<string, string> {
+  return { [ANNOTATION_RECOVERED]: r.now, [ANNOTATION_RECOVERED_BY]: by };
 }
 
 function newest(pods: V1Pod[]): V1Pod | undefined {
