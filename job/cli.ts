@@ -68,7 +68,8 @@ export async function runCli(
       io.stderr(`${PREFIX}--sha256 is required for write\n`);
       return EXIT_USAGE;
     }
-    return runReceiveWrite(f.worldsRoot, f, env, io, opts);
+    // Its log carries what recovery did before the write (a write prints no progress of its own).
+    return runReceiveWrite(f.worldsRoot, f, env, io, { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), ...opts });
   }
   // Receiving lands uploads streamed to the Pod; a mode of its own too.
   if (f.receive) {

@@ -10,8 +10,8 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
@@ -33,6 +33,8 @@ import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { assemble, type Obj } from './support/kustomize.ts';
 import { createJob, createServer, holderJob, setServer, STOPPED } from './support/servers.ts';
 import { ROOT } from './support/stack.ts';
+import { Journal } from '../job/journal/journal.ts';
+import { WORK_PREFIX } from '../lib/protocol/working-names.ts';
 
 const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
 
@@ -59,6 +61,32 @@ const upload = (text: string): RawBody => ({
 });
 /** `tag` makes the names of what a setup creates unique to one run. */
 type Setup = (c: ClusterHarness, tag: string) => Promise<void>;
+
+/** The data folder of the suite's cluster (its worlds are under it); set before the scenarios run. */
+let suiteDir = '';
+
+/**
+ * Leaves in survival's world the journal of an extraction killed while staging, naming a Job of
+ * its own op id: the scenario's mutation Job recovers it first and says so, and its function
+ * records on that Job what became of the op (`jobs patch`).
+ */
+const interruptedExtraction: Setup = async (c, tag) => {
+  const id = randomBytes(8).toString('hex');
+  const labels = { 'felis.lolicon.best/files-op': id };
+  await createJob(c, {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: `interrupted${tag}-${id}`, namespace: 'minecraft', labels },
+    spec: { backoffLimit: 0, template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'files', image: 'felis-test/none', command: ['sh', '-c', 'exit 0'] }] } } },
+  });
+  const root = openSync(join(suiteDir, 'worlds', 'survival'), 'r');
+  try {
+    const hooks = { rename: renameSync, fsync: fsyncSync, syncfs: () => {} };
+    Journal.begin(root, root, 'unzip', WORK_PREFIX + randomBytes(6).toString('hex'), randomBytes(6).toString('hex'), hooks, id);
+  } finally {
+    closeSync(root);
+  }
+};
 
 /** Waits until every background file Job has ended and its Pod has terminated. */
 async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
@@ -121,12 +149,14 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   // runs its one-shot Job, the later ones may be answered by the session.
   'files-list': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', '/api/v1/servers/survival/files']) },
   'files-read': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]) },
+  // Each sync mutation first finds an interrupted extraction to recover (and record).
   'files-write': {
+    setup: interruptedExtraction,
     calls: [['PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: Buffer.from('hi').toString('base64'), content_sha256: sha('hi') }]],
   },
-  'files-mkdir': { calls: [['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`]] },
-  'files-delete': { calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
-  'files-rename': { calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
+  'files-mkdir': { setup: interruptedExtraction, calls: [['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`]] },
+  'files-delete': { setup: interruptedExtraction, calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
+  'files-rename': { setup: interruptedExtraction, calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
   // Starting a background op is checks, the lock and one create; the op's own Job then holds the
   // world, so the next scenario (and the same one's second run) waits for it to end (the listing
   // reads its finished Pod's log).
@@ -246,6 +276,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'felis-rbac-'));
+    suiteDir = dir;
     rbacFile = join(dir, 'rbac.yaml');
     writeFileSync(rbacFile, functionRbac(objs));
     template = join(dir, 'restore.yaml');
