@@ -207,7 +207,8 @@ export function checkedApp(inner: { fetch: (req: Request, env?: any) => Response
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(pending), new Promise((res) => (timer = setTimeout(res, ms)))]);
       clearTimeout(timer);
-      if (mismatches.length) throw new Error(`${mismatches.length} answer(s) do not match docs/openapi.json:\n${[...new Set(mismatches)].map((m) => `  - ${m}`).join('\n')}`);
+      const distinct = [...new Set(mismatches)];
+      if (distinct.length) throw new Error(`${mismatches.length} answer(s) do not match docs/openapi.json (${distinct.length} distinct):\n${distinct.map((m) => `  - ${m}`).join('\n')}`);
     },
   };
 }
