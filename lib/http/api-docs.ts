@@ -27,8 +27,11 @@ export const SWAGGER_UI_FILES: Record<string, string> = {
 /** Where the build puts {@link SWAGGER_UI_FILES}, beside the function bundles. */
 export const DOCS_ASSETS_DIR = 'docs-assets';
 
-/** Only this origin: no inline script or style, no other host, not framed elsewhere. */
-export const DOCS_CSP = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'";
+/**
+ * Only this origin: no inline script or style, no other host, not framed elsewhere. The one
+ * exception is `data:` images: swagger-ui.css draws its icons (copy, expand) as inline SVG there.
+ */
+export const DOCS_CSP = "default-src 'self'; img-src 'self' data:; base-uri 'self'; form-action 'self'; frame-ancestors 'self'; object-src 'none'";
 
 // No inline script (the CSP forbids it): the page starts Swagger UI from this file. No validator
 // (it would load a badge from swagger.io).
