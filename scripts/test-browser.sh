@@ -18,7 +18,7 @@ if ! "$CHROMIUM" --version >/dev/null 2>&1; then
   if [[ "$(id -u)" != 0 ]]; then SUDO=sudo; fi
   echo "test:browser: installing Debian's chromium (apt-get install -y chromium)" >&2
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 fi
 echo "test:browser: $("$CHROMIUM" --version 2>/dev/null)" >&2
 
