@@ -109,3 +109,18 @@ test('checkedApp: every answer of the app is checked on its way out, unchanged f
   });
   assert.equal(logged.length, 2, 'each mismatch is logged when it happens');
 });
+
+test('checkedApp: a JSON body that never ends is reported as unchecked, not passed', async () => {
+  const inner = new Hono();
+  let stop!: () => void;
+  inner.get('/api/v1/servers/:name/files/uploads/:id', () => {
+    const body = new ReadableStream<Uint8Array>({ start: (ctl) => void (stop = () => ctl.close()) });
+    return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+  });
+  const { app, assertClean } = checkedApp(inner, checker, () => {});
+  const r = await app.request('/api/v1/servers/s/files/uploads/u1');
+  assert.equal(r.status, 200);
+  await assert.rejects(assertClean(50), /GET \/api\/v1\/servers\/s\/files\/uploads\/u1 → 200: the JSON body was still arriving 50 ms after the tests ended/);
+  stop();
+  await r.body?.cancel();
+});

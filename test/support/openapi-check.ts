@@ -163,7 +163,7 @@ export interface CheckedApp {
  */
 export function checkedApp(inner: { fetch: (req: Request, env?: any) => Response | Promise<Response> }, checker: Checker, log: (line: string) => void = (l) => console.error(l)): CheckedApp {
   const mismatches: string[] = [];
-  const pending = new Set<Promise<void>>();
+  const pending = new Map<Promise<void>, string>();
   const app = new Hono<any>();
   app.use(async (c, next) => {
     await next();
@@ -198,15 +198,16 @@ export function checkedApp(inner: { fetch: (req: Request, env?: any) => Response
         // The caller went away mid-body: nothing to check.
       })
       .finally(() => pending.delete(p));
-    pending.add(p);
+    pending.set(p, `${base.method} ${path} → ${base.status}`);
   });
   app.all('*', (c) => inner.fetch(c.req.raw, c.env));
   return {
     app,
     async assertClean(ms = 5_000) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(pending), new Promise((res) => (timer = setTimeout(res, ms)))]);
+      await Promise.race([Promise.all(pending.keys()), new Promise((res) => (timer = setTimeout(res, ms)))]);
       clearTimeout(timer);
+      for (const what of pending.values()) mismatches.push(`${what}: the JSON body was still arriving ${ms} ms after the tests ended, so it was never checked`);
       const distinct = [...new Set(mismatches)];
       if (distinct.length) throw new Error(`${mismatches.length} answer(s) do not match docs/openapi.json (${distinct.length} distinct):\n${distinct.map((m) => `  - ${m}`).join('\n')}`);
     },
