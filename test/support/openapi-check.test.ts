@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { checkedApp, compileChecker, DOCUMENT, loadChecker, type Answer } from './openapi-check.ts';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { checkedApp, checkedFetch, compileChecker, DOCUMENT, loadChecker, type Answer } from './openapi-check.ts';
 
 const envelope = (codes: string[]) => ({
   type: 'object',
@@ -123,4 +125,22 @@ test('checkedApp: a JSON body that never ends is reported as unchecked, not pass
   await assert.rejects(assertClean(50), /GET \/api\/v1\/servers\/s\/files\/uploads\/u1 → 200: the JSON body was still arriving 50 ms after the tests ended/);
   stop();
   await r.body?.cancel();
+});
+
+test('checkedFetch: the answers of a server in another process, checked on the caller\'s side', async () => {
+  const inner = new Hono();
+  inner.get('/api/v1/servers/:name/files/uploads/:id', (c) => c.json({ id: c.req.param('id'), size: c.req.param('id') === 'bad' ? 'x' : 3 }));
+  const server = await new Promise<ReturnType<typeof serve>>((res) => {
+    const s = serve({ fetch: inner.fetch, port: 0, hostname: '127.0.0.1' }, () => res(s));
+  });
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { fetch: f, assertClean } = checkedFetch(checker, () => {});
+    assert.deepEqual(await (await f(`${url}/api/v1/servers/s/files/uploads/u1`)).json(), { id: 'u1', size: 3 });
+    await assertClean();
+    assert.equal((await f(new URL(`${url}/api/v1/servers/s/files/uploads/bad`), { method: 'GET' })).status, 200);
+    await assert.rejects(assertClean(), /uploads\/bad → 200: the body does not match the declared schema: \/size must be integer/);
+  } finally {
+    await new Promise((res) => server.close(res));
+  }
 });

@@ -4,7 +4,8 @@
  * it. Strict: the route (method and path template), the status, the content type and, for JSON,
  * the body must each be declared; an error body is the envelope with a code from the route's enum,
  * because that is how the document declares it. `checkedApp` puts the check in front of a host app
- * so that every answer the tests receive is held to it.
+ * (test/support/stack.ts), and `checkedFetch` behind the caller when the functions run in another
+ * process (`npm start`), so that every answer the tests receive is held to it.
  * @module
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -149,60 +150,48 @@ export function loadChecker(file = DOCUMENT): Checker {
 /** The reference itself, not the API it describes. */
 const NOT_API = (path: string) => path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
 
-export interface CheckedApp {
-  /** The host app with every answer checked on its way out. */
-  app: Hono<any>;
-  /** Waits for the checks of answers still being read (at most `ms`), then throws listing every mismatch. */
+/** Answers held to a checker as they pass: each mismatch logged at once and kept for `assertClean`. */
+export interface AnswerLog {
+  /** Checks `res` (a JSON body from a clone, which the caller's copy never waits on; other bodies unread). */
+  observe(method: string, path: string, res: Response): void;
+  /** Waits for the checks of bodies still arriving (at most `ms`), then throws listing every mismatch. */
   assertClean(ms?: number): Promise<void>;
 }
 
-/**
- * `inner` behind a middleware that checks each answer against `checker`: JSON bodies are read from
- * a clone (the caller's copy streams on untouched); other bodies are never read, so downloads are
- * not buffered. Each mismatch is logged as it happens and kept for `assertClean`.
- */
-export function checkedApp(inner: { fetch: (req: Request, env?: any) => Response | Promise<Response> }, checker: Checker, log: (line: string) => void = (l) => console.error(l)): CheckedApp {
+export function answerLog(checker: Checker, log: (line: string) => void = (l) => console.error(l)): AnswerLog {
   const mismatches: string[] = [];
   const pending = new Map<Promise<void>, string>();
-  const app = new Hono<any>();
-  app.use(async (c, next) => {
-    await next();
-    const path = new URL(c.req.url).pathname;
-    if (NOT_API(path)) return;
-    const res = c.res;
-    const base = { method: c.req.method, path, status: res.status, contentType: res.headers.get('content-type'), hasBody: res.body !== null };
-    const record = (a: Answer) => {
-      for (const m of checker.check(a)) {
-        mismatches.push(m);
-        log(`openapi mismatch: ${m}`);
-      }
-    };
-    if (!res.body || !isJsonType(base.contentType) || c.req.method === 'HEAD') {
-      record(base);
-      return;
+  const record = (a: Answer) => {
+    for (const m of checker.check(a)) {
+      mismatches.push(m);
+      log(`openapi mismatch: ${m}`);
     }
-    // The clone tees the stream: the caller's copy flows on while this one is read.
-    const copy = res.clone();
-    const p = copy
-      .text()
-      .then((text) => {
-        let body: Answer['body'];
-        try {
-          body = { json: JSON.parse(text) };
-        } catch {
-          body = { text };
-        }
-        record({ ...base, body });
-      })
-      .catch(() => {
-        // The caller went away mid-body: nothing to check.
-      })
-      .finally(() => pending.delete(p));
-    pending.set(p, `${base.method} ${path} → ${base.status}`);
-  });
-  app.all('*', (c) => inner.fetch(c.req.raw, c.env));
+  };
   return {
-    app,
+    observe(method, path, res) {
+      if (NOT_API(path)) return;
+      const base = { method, path, status: res.status, contentType: res.headers.get('content-type'), hasBody: res.body !== null };
+      // Other bodies are never read, so downloads are not buffered.
+      if (!res.body || !isJsonType(base.contentType) || method === 'HEAD') return record(base);
+      // The clone tees the stream: the caller's copy flows on while this one is read.
+      const p = res
+        .clone()
+        .text()
+        .then((text) => {
+          let body: Answer['body'];
+          try {
+            body = { json: JSON.parse(text) };
+          } catch {
+            body = { text };
+          }
+          record({ ...base, body });
+        })
+        .catch(() => {
+          // The body broke off (the connection ended): nothing whole to check.
+        })
+        .finally(() => pending.delete(p));
+      pending.set(p, `${method} ${path} → ${res.status}`);
+    },
     async assertClean(ms = 5_000) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(pending.keys()), new Promise((res) => (timer = setTimeout(res, ms)))]);
@@ -212,4 +201,30 @@ export function checkedApp(inner: { fetch: (req: Request, env?: any) => Response
       if (distinct.length) throw new Error(`${mismatches.length} answer(s) do not match docs/openapi.json (${distinct.length} distinct):\n${distinct.map((m) => `  - ${m}`).join('\n')}`);
     },
   };
+}
+
+type Fetch = (req: Request, env?: any) => Response | Promise<Response>;
+
+/** `inner` (a host app) behind a Hono middleware that checks each answer on its way out. */
+export function checkedApp(inner: { fetch: Fetch }, checker: Checker, log?: (line: string) => void): { app: Hono<any> } & Pick<AnswerLog, 'assertClean'> {
+  const answers = answerLog(checker, log);
+  const app = new Hono<any>();
+  app.use(async (c, next) => {
+    await next();
+    answers.observe(c.req.method, new URL(c.req.url).pathname, c.res);
+  });
+  app.all('*', (c) => inner.fetch(c.req.raw, c.env));
+  return { app, assertClean: answers.assertClean };
+}
+
+/** `fetch`, checking each answer: for tests whose functions run in another process (`npm start`). */
+export function checkedFetch(checker: Checker, log?: (line: string) => void): { fetch: typeof fetch } & Pick<AnswerLog, 'assertClean'> {
+  const answers = answerLog(checker, log);
+  const checked = async (input: string | URL | Request, init?: RequestInit) => {
+    const res = await fetch(input, init);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    answers.observe(method.toUpperCase(), new URL(input instanceof Request ? input.url : input).pathname, res);
+    return res;
+  };
+  return { fetch: checked as typeof fetch, assertClean: answers.assertClean };
 }
