@@ -13,6 +13,8 @@ COPY scripts ./scripts
 COPY lib ./lib
 COPY functions ./functions
 COPY job ./job
+# The API reference document, inlined into the bundles (served at /openapi.json and /docs).
+COPY docs/openapi.json ./docs/
 # Source maps stay out of the image: nothing there reads them.
 RUN node scripts/build.ts && find dist -name '*.map' -delete
 

@@ -4,12 +4,15 @@
  *   dist/felis.mjs                 the Job program (`felis files ...`), executable (`#!/usr/bin/env node`)
  *   dist/functions/<name>.mjs      one per Knative service
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
+ *   dist/functions/docs-assets/    the Swagger UI files the /docs page loads (lib/http/api-docs.ts)
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
  */
 import { build, type BuildOptions } from 'esbuild';
-import { chmodSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { DOCS_ASSETS_DIR, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -36,6 +39,14 @@ export async function buildJobProgram(): Promise<void> {
   chmodSync(outfile, 0o755);
 }
 
+/** Copies the Swagger UI files beside the function bundles, where the bundled /docs reads them. */
+export function copyDocsAssets(): void {
+  const from = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const to = join(root, 'dist/functions', DOCS_ASSETS_DIR);
+  mkdirSync(to, { recursive: true });
+  for (const f of Object.keys(SWAGGER_UI_FILES)) copyFileSync(join(from, f), join(to, f));
+}
+
 export async function buildAll(): Promise<string[]> {
   const fnDir = join(root, 'functions');
   const functions = readdirSync(fnDir, { withFileTypes: true })
@@ -59,6 +70,7 @@ export async function buildAll(): Promise<string[]> {
       minify: true,
     }),
   ]);
+  copyDocsAssets();
   return ['felis', ...functions];
 }
 

@@ -15,9 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import { lockValue } from '../lib/maintenance/holder.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
+import { checkedFetch, loadChecker } from './support/openapi-check.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TOKEN = 'embedded-restart-token';
+// Every answer of `npm start` is held to docs/openapi.json (checked on this side: it runs in another process).
+const checked = checkedFetch(loadChecker());
 const LOCK = 'felis.lolicon.best/maintenance';
 const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
 
@@ -101,7 +104,7 @@ async function startService(dataDir: string, env: Record<string, string> = {}): 
     output: () => out,
     exited,
     async call(method, path, body) {
-      const r = await fetch(url + path, {
+      const r = await checked.fetch(url + path, {
         method,
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -463,3 +466,6 @@ test('an orphan that finished its op after a SIGKILL of the service is listed as
     await stopService(again);
   }
 });
+
+// Last of the hooks (they run in order): the processes above are stopped even when this throws.
+after(() => checked.assertClean());

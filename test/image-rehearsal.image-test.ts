@@ -124,6 +124,15 @@ test('holder from the image answers a real request against the embedded cluster'
     const res = await fetch(`${s.url}/api/v1/servers/survival/holder`, { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), { held: false });
+    // The API reference from the image alone: the document and the page's files beside the bundles.
+    const doc = await fetch(`${s.url}/openapi.json`);
+    assert.equal(doc.status, 200);
+    assert.deepEqual(await doc.json(), JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8')));
+    for (const a of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      const asset = await fetch(`${s.url}/docs/assets/${a}`);
+      assert.equal(asset.status, 200, `${a}: ${s.output()}`);
+      assert.ok((await asset.arrayBuffer()).byteLength > 100_000, a);
+    }
   } finally {
     assert.equal(await s.stop(), 0, s.output());
   }

@@ -7,6 +7,7 @@
  * Each scenario runs twice: in token mode, and in kubernetes auth mode, where the function also
  * creates TokenReviews and SubjectAccessReviews, which its system:auth-delegator binding grants.
  * `npm run test:cluster` runs the same against the real apiserver, each function with its own token.
+ * Every answer is checked against docs/openapi.json (test/support/openapi-check.ts).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,10 +36,12 @@ import { createJob, createServer, holderJob, setServer, STOPPED } from './suppor
 import { ROOT } from './support/stack.ts';
 import { Journal } from '../job/journal/journal.ts';
 import { WORK_PREFIX } from '../lib/protocol/working-names.ts';
+import { checkedApp, loadChecker } from './support/openapi-check.ts';
 
 const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
 
 const TOKEN = 'rbac-test-token';
+const checker = loadChecker();
 const CALLER = 'felis-rbac-caller';
 const CALLER_BINDING = `
 apiVersion: rbac.authorization.k8s.io/v1
@@ -358,7 +361,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const browse = fn === 'files-list' || fn === 'files-read' || fn.startsWith('files-upload') || fn === 'files-write' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
-    const app = createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]);
+    const { app, assertClean } = checkedApp(createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]), checker);
     const token = mode === 'token' ? TOKEN : callerToken;
     const sc = SCENARIOS[fn]!;
     if (mode === 'kubernetes') {
@@ -387,6 +390,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     }
     const after = cluster.counts(user);
     const used = Object.keys(after).filter((k) => after[k]! > (before[k] ?? 0));
+    await assertClean();
     return { statuses, used, user };
   }
 

@@ -13,8 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jsonCall } from '../lib/testing/json-call.ts';
+import { checkedFetch, loadChecker } from './support/openapi-check.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Every answer of `npm start` is held to docs/openapi.json (checked on this side: it runs in another process).
+const checked = checkedFetch(loadChecker());
 const data = mkdtempSync(join(tmpdir(), 'felis-start-k8s-'));
 const proc = spawn(process.execPath, ['scripts/start.ts'], {
   cwd: ROOT,
@@ -62,7 +65,7 @@ const write = (text: string) => ({ content: Buffer.from(text).toString('base64')
 
 test('npm start in kubernetes mode: bob views, is refused a write naming the permission; alice writes; audits name them', async () => {
   const { url, alice, bob } = await started();
-  const as = (token: string, method: string, path: string, body?: unknown) => jsonCall((p, init) => fetch(url + p, init), token, method, path, body);
+  const as = (token: string, method: string, path: string, body?: unknown) => jsonCall((p, init) => checked.fetch(url + p, init), token, method, path, body);
   const list = await as(bob, 'GET', '/api/v1/servers/survival/files?path=');
   assert.equal(list.status, 200, list.text);
   const refused = await as(bob, 'PUT', '/api/v1/servers/survival/file?path=hello.txt', write('hello\n'));
@@ -81,3 +84,6 @@ test('npm start in kubernetes mode: bob views, is refused a write naming the per
   // Every line of alice's request names her; bob's refusal is logged under his name.
   assert.ok(out.includes('"actor":"bob"'), 'bob in the log');
 });
+
+// Last of the hooks (they run in order): the processes above are stopped even when this throws.
+after(() => checked.assertClean());

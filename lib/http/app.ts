@@ -1,7 +1,7 @@
 /**
  * The common shell of every function: request ids, auth on `/api/*` (the shared token or
- * Kubernetes identities), `/healthz`, and one error handler that turns every failure into the
- * envelope. Routes are added by the functions themselves.
+ * Kubernetes identities), `/healthz`, the API reference (`/openapi.json`, `/docs`), and one error
+ * handler that turns every failure into the envelope. Routes are added by the functions themselves.
  * @module
  */
 import { Hono } from 'hono';
@@ -10,6 +10,7 @@ import type { Logger } from '../log.ts';
 import { bindAuth, tokenAuth, type ApiAuth, type TokenSource } from './auth.ts';
 import { ApiError, sendError, sendJson } from './envelope.ts';
 import { mapDomainError } from './error-map.ts';
+import { mountApiDocs } from './api-docs.ts';
 import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
 import { CallerGoneError } from './file-request.ts';
 
@@ -44,6 +45,7 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
     }
   });
   app.get('/healthz', (c) => sendJson(c, 200, { status: 'ok' }));
+  mountApiDocs(app);
   const auth = opts.auth ?? (opts.token ? tokenAuth(opts.token) : undefined);
   if (!auth) throw new Error('createApp needs auth or a token');
   bindAuth(app, auth);

@@ -8,6 +8,9 @@
  * - `FELIS_TEST_CLUSTER_ENV=<workdir>/env` (`npm run test:cluster`): the real v1.20 control plane
  *   started by test/cluster-tier/control-plane/up.sh, with the same kubelet registered as Node
  *   `local`, and a counting proxy in front of the apiserver (cluster/real/).
+ *
+ * Either way every answer the functions give is checked against docs/openapi.json on its way out
+ * (./openapi-check.ts): a mismatch is logged at once, and `close()` throws listing them all.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +37,7 @@ import { createHostApp, listen } from '../../lib/http/host.ts';
 import { authFromEnv } from '../../lib/http/auth.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
 import { jsonCall } from '../../lib/testing/json-call.ts';
+import { checkedApp, loadChecker } from './openapi-check.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FUNCTION_USER = 'system:serviceaccount:minecraft:felis-world';
@@ -81,6 +85,8 @@ export interface Stack {
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  // Before anything starts: without the document there is nothing to hold the answers to.
+  const checker = loadChecker();
   const dataDir = mkdtempSync(join(tmpdir(), 'felis-e2e-'));
   const world = seedDemoWorld(dataDir, 'survival');
   const stack = {} as Stack;
@@ -114,9 +120,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
   const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
-  const app = createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS));
+  const checked = checkedApp(createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS)), checker);
   const server: ServerType = await new Promise((res) => {
-    const s = listen(app, { port: 0, hostname: '127.0.0.1', logger }, () => res(s));
+    const s = listen(checked.app, { port: 0, hostname: '127.0.0.1', logger }, () => res(s));
   });
   const addr = server.address() as { port: number };
   Object.assign(stack, {
@@ -132,6 +138,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await new Promise<void>((res) => server.close(() => res()));
       await cluster.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await checked.assertClean();
     },
   });
   return stack;
