@@ -144,3 +144,11 @@ test('checkedFetch: the answers of a server in another process, checked on the c
     await new Promise((res) => server.close(res));
   }
 });
+
+test('a route the document does not have may only be answered as the apps answer one: 404 not_found in the envelope', () => {
+  const env = (code: string) => ({ json: { error: { code, message: 'no such route', request_id: 'r' } } });
+  assert.deepEqual(ok({ method: 'GET', path: '/api/v1/nowhere', status: 404, body: env('not_found') }), []);
+  assert.deepEqual(ok({ method: 'PUT', path: '/api/v1/servers/s/files/uploads/u1', status: 404, body: env('not_found') }), []);
+  assert.match(ok({ method: 'GET', path: '/api/v1/nowhere', status: 404, body: env('file_exists') })[0]!, /no path of the document matches/);
+  assert.match(ok({ method: 'GET', path: '/api/v1/nowhere', status: 404, contentType: 'text/plain', body: { text: 'Not Found' } })[0]!, /no path of the document matches/);
+});
