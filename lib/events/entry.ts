@@ -180,3 +180,18 @@ export function noServer(path: string) {
     return path;
   };
 }
+
+const SERVER_PREFIX = '/api/v1/servers/:name/';
+
+/**
+ * The event of a route of the table (lib/http/routes/table.ts): a route under a server is
+ * addressed by the event's `server` (and `path`/`force` where the route takes them); a route
+ * without path parameters takes no data. Any other route cannot be an event.
+ */
+export function routeEventFor(method: RouteEvent['method'], path: string, takes: { path?: boolean; force?: boolean }, body: boolean): RouteEvent {
+  if (path.startsWith(SERVER_PREFIX) && !path.slice(SERVER_PREFIX.length).includes(':')) {
+    return routeEvent(method, serverRoute(path.slice(SERVER_PREFIX.length), { path: takes.path, force: takes.force }), body);
+  }
+  if (!path.includes(':')) return routeEvent(method, noServer(path), body);
+  throw new Error(`${method} ${path}: no event can address a route with these path parameters`);
+}
