@@ -9,6 +9,7 @@
 
 import { JOB_CHANGE_TYPES, PING_TYPE } from '../events/settle-events.ts';
 import { ROUTES } from '../http/routes/table.ts';
+import type { RouteTable } from '../http/routes/types.ts';
 import type { Permission } from './permission.ts';
 
 export { SETTLE_URL, type Permission } from './permission.ts';
@@ -21,9 +22,12 @@ export const RESOURCE = 'minecraftservers';
  * Reads of a world (list, read, the op list, a download ticket) are `get files`; every change to a
  * world is `update files`, uploads included; the lock release is `delete lock`.
  */
-export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = Object.fromEntries(
-  Object.values(ROUTES).map((r) => [`${r.method} ${r.path}`, r.permission]),
-);
+export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = permissionsOf(ROUTES);
+
+/** A route table's permissions, keyed `METHOD pattern`. */
+export function permissionsOf(routes: RouteTable): Record<string, Permission> {
+  return Object.fromEntries(Object.values(routes).map((r) => [`${r.method} ${r.path}`, r.permission]));
+}
 
 export const SETTLE: Permission = ROUTE_PERMISSIONS['POST /api/v1/restore-chains/settle']!;
 

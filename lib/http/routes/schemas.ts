@@ -27,8 +27,7 @@ const onlyTrue = (what: string) =>
 const sha256Hex = z.string().describe('SHA-256, 64 lowercase hex characters');
 
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
-export const opViewSchema = z
-  .strictObject({
+export const opViewSchema = z.strictObject({
     id: z.string(),
     op: z.string().describe('unzip, zip or upload'),
     path: z.string(),
@@ -51,20 +50,17 @@ export const opViewSchema = z
       })
       .optional()
       .describe('when failed'),
-  })
-  .meta({ id: 'OpView' });
+  });
 
 /** An upload session as its receiver answers it (job/upload/session.ts), passed through. */
-const uploadViewSchema = z
-  .object({
+const uploadViewSchema = z.object({
     id: z.string(),
     path: z.string(),
     size: z.number(),
     received: z.number(),
     part_max_bytes: z.number(),
     parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
-  })
-  .meta({ id: 'UploadView' });
+  });
 
 const entrySchema = z.object({ name: z.string(), size: z.number(), is_dir: z.boolean(), mod_time: z.string().describe('RFC 3339 with nanoseconds') });
 
