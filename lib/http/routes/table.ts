@@ -43,7 +43,14 @@ const GATES: readonly ErrorCode[] = [
   [503, 'files_unavailable'],
 ];
 /** A one-shot file Job's outcome (lib/http/error-map.ts, lib/files/errors.ts). */
-const JOB: readonly ErrorCode[] = [[404, 'not_found'], [400, 'bad_path'], [504, 'files_timeout']];
+const JOB: readonly ErrorCode[] = [
+  [404, 'not_found'],
+  [400, 'bad_path'],
+  [504, 'files_timeout'],
+  // A redelivered event (lib/events/errors.ts).
+  [409, 'event_conflict'],
+  [410, 'event_answer_gone'],
+];
 /** What a change to the world can meet besides: the Job's refusals of a mutation. */
 const MUTATION: readonly ErrorCode[] = [
   [409, 'file_exists'],
