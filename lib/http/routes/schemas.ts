@@ -105,7 +105,15 @@ export const SCHEMAS = {
   },
   'files.write': {
     query: pathQuery,
-    body: { json: writeBodySchema },
+    body: {
+      // Required in fact, optional to the schema: the route refuses a missing one with its own code (write-body.ts).
+      json: writeBodySchema.extend({
+        content: writeBodySchema.shape.content.describe('base64 of the new bytes (required: absent or null is 400 bad_request)'),
+        content_sha256: writeBodySchema.shape.content_sha256.describe('SHA-256 of the new bytes (required: absent is 400 digest_required)'),
+        expect_sha256: writeBodySchema.shape.expect_sha256.describe('write only if the file on disk still has this SHA-256 (409 file_changed otherwise)'),
+        create_only: writeBodySchema.shape.create_only.describe('write only if no file is there (409 file_exists otherwise)'),
+      }),
+    },
     requestHeaders: preferHeader,
     responses: { 200: { description: 'written', json: statusOf('written', { sha256: sha256Hex }) } },
   },
@@ -113,7 +121,7 @@ export const SCHEMAS = {
   'files.delete': { query: pathQuery, requestHeaders: preferHeader, responses: { 200: { description: 'deleted', json: statusOf('deleted') } } },
   'files.rename': {
     query: pathQuery,
-    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required)') }) },
+    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required: absent or empty is 400 bad_request)') }) },
     requestHeaders: preferHeader,
     responses: { 200: { description: 'renamed', json: statusOf('renamed', { to: z.string() }) } },
   },

@@ -12,8 +12,12 @@ import type { RouteTable, SchemaTable } from './types.ts';
 export const BEGIN = '<!-- routes:begin -->';
 export const END = '<!-- routes:end -->';
 
+/**
+ * A body's or query's fields, `?` on the optional ones. A field the route checks itself (to answer
+ * its own code) is optional to the schema; its description says "(required" and so does the summary.
+ */
 function fields(shape: Record<string, z.ZodType>): string[] {
-  return Object.entries(shape).map(([k, s]) => (s.safeParse(undefined).success ? `${k}?` : k));
+  return Object.entries(shape).map(([k, s]) => (s.safeParse(undefined).success && !/\(required/.test(s.description ?? '') ? `${k}?` : k));
 }
 
 function permission(p: Permission): string {
