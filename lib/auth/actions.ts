@@ -1,6 +1,7 @@
 /**
- * Who may call which route, as Kubernetes authorization attributes: one table from each route
- * (method and Hono route pattern) to what a SubjectAccessReview asks. A server's routes are
+ * Who may call which route, as Kubernetes authorization attributes: a map from each route (method
+ * and Hono route pattern) to what a SubjectAccessReview asks, derived from the route table
+ * (lib/http/routes/table.ts), where each route names its permission. A server's routes are
  * subresources of its MinecraftServer, so ordinary RBAC rules (per server with `resourceNames`)
  * grant them; settling, which touches no server in particular, is a non-resource URL that only a
  * ClusterRole can grant. A route missing from the table is refused in kubernetes mode.

@@ -1,6 +1,7 @@
 /**
  * The CloudEvents entry of every function: `POST /`, where Knative Triggers and SinkBindings
- * deliver. Each function declares the event types it takes; a request event is turned into the
+ * deliver. A function takes the event types the route table gives its routes (registered by
+ * lib/http/routes/register.ts), and any it handles directly; a request event is turned into the
  * very HTTP request the route already serves (method, `:name`, `?path=`, body, and the caller's
  * bearer token) and answered by that route, so events and HTTP share every check and every error.
  * The answer follows Knative's delivery contract: only what a retry can fix is 404/409/429/5xx.
