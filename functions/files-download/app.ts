@@ -8,24 +8,24 @@
  *   the gates again, the `export` admission around the export Job's creation, then the Pod's
  *   answer streamed through with the download headers. The caller going away ends the Pod's work.
  */
-import type { Hono } from 'hono';
 import { actorOf, asActor, BEARER, currentActor } from '../../lib/auth/actor.ts';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Env } from '../../lib/http/app.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { ApiError, sendError, sendJson } from '../../lib/http/envelope.ts';
 import { requireEditor } from '../../lib/http/file-call.ts';
-import { queryPath, rawQueryParam, serverName } from '../../lib/http/file-request.ts';
+import { queryPath, serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
+import { ROUTES } from '../../lib/http/routes/table.ts';
 import { ExportBusyError } from '../../lib/downloads/admission.ts';
 import { contentDisposition, downloadFilename } from '../../lib/downloads/disposition.ts';
 import type { Downloads } from '../../lib/downloads/downloads.ts';
 import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
 import { refusalError } from '../../lib/downloads/refusal.ts';
 
-export const DOWNLOAD_ROUTE = '/api/v1/exports/:ticket/download';
+export const DOWNLOAD_ROUTE = ROUTES['exports.download'].path;
 
 /**
  * Tells @hono/node-server that the answer was written to the Node response directly. Made per
@@ -62,23 +62,24 @@ function origin(deps: Deps): string {
 /** Tickets signed before the signer was recorded are audited under this name. */
 export const UNRECORDED_SIGNER = 'unrecorded';
 
-export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
-  app.post('/api/v1/servers/:name/files/download', async (c) => {
+export const filesDownload = defineFunction('files-download', (deps) => ({
+  'files.download': async (c, input) => {
     const server = serverName(c);
     const path = queryPath(c, false);
-    const dir = rawQueryParam(c.req.url, 'dir') === 'true';
     await deps.gates.enter(server, { op: 'read', path });
     requireEditor(deps);
     if (path === '') throw new ApiError(400, 'bad_request', 'the ?path= query parameter is required');
+    // Read once the path is known to be there (the schema asks for it); ?path= was decoded above, in Felis's order.
+    const { dir } = input.query();
     if (isWorldRoot(path)) throw new ApiError(400, 'bad_path', 'the whole world is not a file download; use the world export instead');
     const downloads = requireDownloads(deps);
     const { ticket, expiresAt } = downloads.sign(server, path, dir, (currentActor() ?? BEARER).name);
     const filename = downloadFilename(path, dir);
     audit(deps.logger, c.get('requestId'), 'file.download', server, path, { dir });
     return sendJson(c, 200, { url: `${origin(deps)}/api/v1/exports/${ticket}/download`, filename, expires_at: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') });
-  });
+  },
 
-  app.get(DOWNLOAD_ROUTE, async (c) => {
+  'exports.download': async (c) => {
     // A HEAD (link previews, scanners) must not start a Job.
     if (c.req.method !== 'GET') return sendError(c, 405, 'method_not_allowed', 'only GET downloads');
     const downloads = requireDownloads(deps);
@@ -121,12 +122,14 @@ export const filesDownload = (deps: Deps) => (app: Hono<Env>) => {
     // away destroys the Pod's response, which ends the Pod's work.
     const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
     if (outgoing instanceof http.ServerResponse) {
-      outgoing.writeHead(200, Object.fromEntries(headers));
+      // Set one by one rather than passed to writeHead, so the response keeps them (getHeaders()).
+      for (const [k, v] of headers) outgoing.setHeader(k, v);
+      outgoing.writeHead(200);
       await pipeline(res, outgoing).catch((err) => {
         deps.logger.info({ request_id: c.get('requestId'), job: opened.job, err: String(err) }, 'download ended early');
       });
       return alreadySent();
     }
     return new Response(Readable.toWeb(res) as ReadableStream, { status: 200, headers });
-  });
-};
+  },
+}));

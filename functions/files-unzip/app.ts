@@ -3,27 +3,18 @@
  * archive in the background. The world lock is held only around the Job's creation; the running
  * Job then holds the world. Answers 202 `{op}`: follow it in `GET .../files/ops`.
  */
-import type { Hono } from 'hono';
-import { z } from 'zod';
-import type { Env } from '../../lib/http/app.ts';
-import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { requireArchivePath } from '../../lib/files/archive-names.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { badRequest, sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
-import { checkPath, jsonBody } from '../../lib/http/file-request.ts';
-import type { Deps } from '../../lib/http/deps.ts';
+import { checkPath } from '../../lib/http/file-request.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
 
-const unzipBody = z.strictObject({ overwrite: z.boolean().optional(), to: z.string().optional() });
-
-export const filesUnzip = (deps: Deps) => (app: Hono<Env>) => {
-  acceptEvents(app, deps.logger, {
-    'dev.felis.files.unzip': routeEvent('POST', serverRoute('files/unzip', { path: true }), true),
-  });
-  app.post('/api/v1/servers/:name/files/unzip', async (c) => {
+export const filesUnzip = defineFunction('files-unzip', (deps) => ({
+  'files.unzip': async (c, input) => {
     const f = await openFileCall(c, deps, 'unzip');
     requireArchivePath(f.path);
-    const body = await jsonBody(c, unzipBody);
+    const body = await input.body();
     const overwrite = body.overwrite ?? false;
     if (body.to !== undefined) {
       if (body.to === '') throw badRequest('invalid request: to: leave it out to extract next to the archive, or name a folder');
@@ -36,5 +27,5 @@ export const filesUnzip = (deps: Deps) => (app: Hono<Env>) => {
     const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
     audit(deps.logger, c.get('requestId'), 'file.unzip', f.target.server, f.path, { overwrite, ...(req.to !== undefined ? { to: req.to } : {}), op: op.id });
     return sendJson(c, 202, { op });
-  });
-};
+  },
+}));

@@ -16,15 +16,14 @@
  * View: `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}`.
  */
 import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../../lib/protocol/working-names.ts';
-import type { Context, Hono } from 'hono';
-import { z } from 'zod';
-import type { Env } from '../../lib/http/app.ts';
+import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
-import { ApiError, badRequest, sendJson } from '../../lib/http/envelope.ts';
+import { ApiError, sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, requireEditor, underWorldLock } from '../../lib/http/file-call.ts';
-import { jsonBody, rawQueryParam, serverName } from '../../lib/http/file-request.ts';
+import { serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
 import { checkResult } from '../../lib/files/decode.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
@@ -32,10 +31,6 @@ import { answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel }
 import { committedOp } from '../../lib/uploads/committed.ts';
 import { declaredLength } from '../files-upload/app.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
-
-const S = '/api/v1/servers/:name/files/uploads';
-const beginBody = z.strictObject({ size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) });
-const commitBody = z.strictObject({ overwrite: z.boolean().optional(), sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() });
 
 interface View {
   id: string;
@@ -73,7 +68,7 @@ async function knownServer(c: Context, deps: Deps): Promise<string> {
   return server;
 }
 
-export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
+export const filesUploads = defineFunction('files-uploads', (deps) => {
   /** Starts a new receiver for a session whose receiver was lost: the world must be free again. */
   const resumer = (server: string, id: string) => async () => {
     const access = { op: 'upload' as const, path: '' };
@@ -81,78 +76,79 @@ export const filesUploads = (deps: Deps) => (app: Hono<Env>) => {
     await deps.gates.run(server, access, () => deps.uploadSessions!.start(t, id));
   };
 
-  app.post(S, async (c) => {
-    const f = await openFileCall(c, deps, 'upload');
-    const ss = sessions(deps);
-    checkLocalPath(f.path);
-    const { size } = await jsonBody(c, beginBody);
-    if ((await ss.active(f.target.server)) >= MAX_SESSIONS_PER_SERVER) {
-      throw new ApiError(429, 'too_many_uploads', `this server already has an upload session; finish or cancel it first (at most ${MAX_SESSIONS_PER_SERVER})`);
-    }
-    const id = ss.newId();
-    // The lock covers the Job's creation; from then on the Job itself holds the world.
-    await underWorldLock(deps, f, () => ss.start(f.target, id, f.path));
-    const a = await ss.call(f.target.server, id, { method: 'POST', path: `/begin?${new URLSearchParams({ path: f.path, size: String(size) })}` }, f.signal);
-    if (a.status !== 200 && a.status !== 201) {
-      // The refused session's receiver ends at once; answer once it has, so a corrected begin
-      // right after is not refused as a second session.
-      await ss.ended(f.target.server, id, 5_000);
-    }
-    return sendJson(c, 201, answerOrThrow(a, [200, 201]));
-  });
+  return {
+    'uploads.begin': async (c, input) => {
+      const f = await openFileCall(c, deps, 'upload');
+      const ss = sessions(deps);
+      checkLocalPath(f.path);
+      const { size } = await input.body();
+      if ((await ss.active(f.target.server)) >= MAX_SESSIONS_PER_SERVER) {
+        throw new ApiError(429, 'too_many_uploads', `this server already has an upload session; finish or cancel it first (at most ${MAX_SESSIONS_PER_SERVER})`);
+      }
+      const id = ss.newId();
+      // The lock covers the Job's creation; from then on the Job itself holds the world.
+      await underWorldLock(deps, f, () => ss.start(f.target, id, f.path));
+      const a = await ss.call(f.target.server, id, { method: 'POST', path: `/begin?${new URLSearchParams({ path: f.path, size: String(size) })}` }, f.signal);
+      if (a.status !== 200 && a.status !== 201) {
+        // The refused session's receiver ends at once; answer once it has, so a corrected begin
+        // right after is not refused as a second session.
+        await ss.ended(f.target.server, id, 5_000);
+      }
+      return sendJson(c, 201, answerOrThrow(a, [200, 201]));
+    },
 
-  app.get(`${S}/:id`, async (c) => {
-    const server = await knownServer(c, deps);
-    const ss = sessions(deps);
-    // Read-only (`get files`): answered by a receiver that serves, never by starting one.
-    const a = await ss.call(server, c.req.param('id'), { method: 'GET', path: '/session' }, c.req.raw.signal);
-    return sendJson(c, 200, answerOrThrow(a, [200]));
-  });
+    'uploads.get': async (c) => {
+      const server = await knownServer(c, deps);
+      const ss = sessions(deps);
+      // Read-only (`get files`): answered by a receiver that serves, never by starting one.
+      const a = await ss.call(server, (c.req.param('id') ?? ''), { method: 'GET', path: '/session' }, c.req.raw.signal);
+      return sendJson(c, 200, answerOrThrow(a, [200]));
+    },
 
-  app.put(`${S}/:id`, async (c) => {
-    const server = await knownServer(c, deps);
-    const ss = sessions(deps);
-    const raw = rawQueryParam(c.req.url, 'offset');
-    if (raw === undefined || !/^\d{1,16}$/.test(raw)) throw badRequest('the ?offset= query parameter must be a byte count');
-    const size = declaredLength(c.req.raw.headers);
-    const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
-    const id = c.req.param('id');
-    const q = new URLSearchParams({ offset: raw, size: String(size), sha256 });
-    const a = await ss.call(server, id, { method: 'PUT', path: `/part?${q}`, body: { stream: uploadBody(c), size } }, c.req.raw.signal, resumer(server, id));
-    return sendJson(c, 200, answerOrThrow(a, [200]));
-  });
+    'uploads.part': async (c, input) => {
+      const server = await knownServer(c, deps);
+      const ss = sessions(deps);
+      const { offset: raw } = input.query();
+      const size = declaredLength(c.req.raw.headers);
+      const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
+      const id = (c.req.param('id') ?? '');
+      const q = new URLSearchParams({ offset: raw, size: String(size), sha256 });
+      const a = await ss.call(server, id, { method: 'PUT', path: `/part?${q}`, body: { stream: uploadBody(c), size } }, c.req.raw.signal, resumer(server, id));
+      return sendJson(c, 200, answerOrThrow(a, [200]));
+    },
 
-  app.delete(`${S}/:id`, async (c) => {
-    const server = await knownServer(c, deps);
-    const ss = sessions(deps);
-    const id = c.req.param('id');
-    const a = await ss.call(server, id, { method: 'DELETE', path: '/session' }, c.req.raw.signal, resumer(server, id));
-    answerOrThrow(a, [204]);
-    // Answer once the receiver has ended, so a new session may begin right after.
-    await ss.ended(server, id, 5_000);
-    return c.body(null, 204);
-  });
+    'uploads.cancel': async (c) => {
+      const server = await knownServer(c, deps);
+      const ss = sessions(deps);
+      const id = (c.req.param('id') ?? '');
+      const a = await ss.call(server, id, { method: 'DELETE', path: '/session' }, c.req.raw.signal, resumer(server, id));
+      answerOrThrow(a, [204]);
+      // Answer once the receiver has ended, so a new session may begin right after.
+      await ss.ended(server, id, 5_000);
+      return c.body(null, 204);
+    },
 
-  app.post(`${S}/:id/commit`, async (c) => {
-    const id = c.req.param('id');
-    // The stopped and volume gates again; the path is the session's, so none is asked for here.
-    const server = serverName(c);
-    const t = await deps.gates.enter(server, { op: 'upload', path: '' });
-    const ss = sessions(deps);
-    const body = await jsonBody(c, commitBody);
-    const signal = c.req.raw.signal;
-    const view = answerOrThrow(await ss.call(server, id, { method: 'GET', path: '/session' }, signal, resumer(t.server, id)), [200]) as View;
-    if (view.received !== view.size) throw new ApiError(409, 'upload_incomplete', `the upload holds ${view.received} of its ${view.size} bytes`);
-    const overwrite = body.overwrite ?? false;
-    const q = new URLSearchParams(overwrite ? { overwrite: 'true' } : {});
-    if (body.sha256) q.set('sha256', body.sha256);
-    const a = await ss.call(server, id, { method: 'POST', path: `/commit?${q}` }, signal);
-    if (a.status !== 200) answerOrThrow(a, []);
-    const r = checkResult(parseResultPayload(a.text));
-    if (!r.sha256) throw notFound();
-    // Placed; the receiver ends now. Answer once it has, so a new session may begin right after.
-    const jobs = await ss.ended(server, id, 5_000);
-    audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite, sha256: r.sha256, size_bytes: view.size });
-    return sendJson(c, 202, { op: committedOp(a.opId ?? '', view.path, view.size, r, jobs, new Date()), sha256: r.sha256 });
-  });
-};
+    'uploads.commit': async (c, input) => {
+      const id = (c.req.param('id') ?? '');
+      // The stopped and volume gates again; the path is the session's, so none is asked for here.
+      const server = serverName(c);
+      const t = await deps.gates.enter(server, { op: 'upload', path: '' });
+      const ss = sessions(deps);
+      const body = await input.body();
+      const signal = c.req.raw.signal;
+      const view = answerOrThrow(await ss.call(server, id, { method: 'GET', path: '/session' }, signal, resumer(t.server, id)), [200]) as View;
+      if (view.received !== view.size) throw new ApiError(409, 'upload_incomplete', `the upload holds ${view.received} of its ${view.size} bytes`);
+      const overwrite = body.overwrite ?? false;
+      const q = new URLSearchParams(overwrite ? { overwrite: 'true' } : {});
+      if (body.sha256) q.set('sha256', body.sha256);
+      const a = await ss.call(server, id, { method: 'POST', path: `/commit?${q}` }, signal);
+      if (a.status !== 200) answerOrThrow(a, []);
+      const r = checkResult(parseResultPayload(a.text));
+      if (!r.sha256) throw notFound();
+      // Placed; the receiver ends now. Answer once it has, so a new session may begin right after.
+      const jobs = await ss.ended(server, id, 5_000);
+      audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite, sha256: r.sha256, size_bytes: view.size });
+      return sendJson(c, 202, { op: committedOp(a.opId ?? '', view.path, view.size, r, jobs, new Date()), sha256: r.sha256 });
+    },
+  };
+});

@@ -2,12 +2,9 @@
  * `GET /api/v1/servers/:name/holder` — what holds one server's world;
  * `GET /api/v1/holders` — every held server in the namespace, for operators.
  */
-import type { Hono } from 'hono';
-import type { Env } from '../../lib/http/app.ts';
-import { noServer, acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
-import type { Deps } from '../../lib/http/deps.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
 import type { HoldState } from '../../lib/maintenance/holder.ts';
 import { listHolders } from '../../lib/maintenance/holders.ts';
 
@@ -20,18 +17,13 @@ function view(s: HoldState) {
   };
 }
 
-export const holderRoutes = (deps: Deps) => (app: Hono<Env>) => {
-  acceptEvents(app, deps.logger, {
-    'dev.felis.holder.get': routeEvent('GET', serverRoute('holder')),
-    'dev.felis.holders.list': routeEvent('GET', noServer('/api/v1/holders')),
-  });
-  app.get('/api/v1/servers/:name/holder', async (c) => {
+export const holderRoutes = defineFunction('holder', (deps) => ({
+  'holder.get': async (c) => {
     const { state } = await deps.lock.inspect(serverName(c));
     return sendJson(c, 200, view(state));
-  });
-
-  app.get('/api/v1/holders', async (c) => {
+  },
+  'holders.list': async (c) => {
     const holders = await listHolders(deps.servers, deps.lock.namespace, new Date());
     return sendJson(c, 200, { holders: holders.map((h) => ({ server: h.server, ...view(h.state) })) });
-  });
-};
+  },
+}));

@@ -3,13 +3,12 @@
  * in-process; here a scheduler (PingSource, CronJob) or an operator calls it, and Knative sources
  * deliver it as events: a PingSource tick, or an ApiServerSource's change of a backup Job.
  */
-import type { Hono } from 'hono';
-import { acceptEvents, noServer, routeEvent, type OpenEvent } from '../../lib/events/entry.ts';
+import type { OpenEvent } from '../../lib/events/entry.ts';
 import { emit } from '../../lib/events/emit.ts';
 import { isSettleTrigger, JOB_CHANGE_TYPES, PING_TYPE } from '../../lib/events/settle-events.ts';
-import type { Env } from '../../lib/http/app.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
 import { SETTLE_REASONS } from '../../lib/maintenance/settle.ts';
 
 /** One pass, logged chain by chain; the answer lists every chain the pass looked at. */
@@ -33,9 +32,11 @@ async function settlePass(deps: Deps) {
   };
 }
 
-export const settleRoutes = (deps: Deps) => (app: Hono<Env>) => {
-  // A source's event starts one pass and carries no input, so it needs no token: the worst a
-  // stranger can do is ask for a pass, which is idempotent and settles each chain single-flight.
+/**
+ * A source's event starts one pass and carries no input, so it needs no token: the worst a
+ * stranger can do is ask for a pass, which is idempotent and settles each chain single-flight.
+ */
+function sourceEvents(deps: Deps) {
   const fromSource: OpenEvent = {
     kind: 'open',
     handle: async (ev, c) => {
@@ -43,11 +44,11 @@ export const settleRoutes = (deps: Deps) => (app: Hono<Env>) => {
       return sendJson(c, 200, await settlePass(deps));
     },
   };
-  acceptEvents(app, deps.logger, {
-    'dev.felis.restore.settle': routeEvent('POST', noServer('/api/v1/restore-chains/settle')),
-    [PING_TYPE]: fromSource,
-    ...Object.fromEntries(JOB_CHANGE_TYPES.map((t) => [t, fromSource])),
-  });
+  return { [PING_TYPE]: fromSource, ...Object.fromEntries(JOB_CHANGE_TYPES.map((t) => [t, fromSource])) };
+}
 
-  app.post('/api/v1/restore-chains/settle', async (c) => sendJson(c, 200, await settlePass(deps)));
-};
+export const settleRoutes = defineFunction(
+  'settle',
+  (deps) => ({ 'restore.settle': async (c) => sendJson(c, 200, await settlePass(deps)) }),
+  sourceEvents,
+);

@@ -2,12 +2,9 @@
  * `POST /api/v1/servers/:name/start` — the guarded start: refused while anything holds the world;
  * `POST /api/v1/servers/:name/stop` — always allowed.
  */
-import type { Hono } from 'hono';
-import type { Env } from '../../lib/http/app.ts';
-import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { ApiError, sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
-import type { Deps } from '../../lib/http/deps.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
 import type { MinecraftServer } from '../../lib/kube/servers.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 
@@ -18,12 +15,8 @@ const view = (s: MinecraftServer) => ({
   ready: s.status?.ready ?? false,
 });
 
-export const startRoutes = (deps: Deps) => (app: Hono<Env>) => {
-  acceptEvents(app, deps.logger, {
-    'dev.felis.server.start': routeEvent('POST', serverRoute('start')),
-    'dev.felis.server.stop': routeEvent('POST', serverRoute('stop')),
-  });
-  app.post('/api/v1/servers/:name/start', async (c) => {
+export const startRoutes = defineFunction('start', (deps) => ({
+  'server.start': async (c) => {
     const name = serverName(c);
     try {
       return sendJson(c, 202, view(await deps.lock.start(name)));
@@ -34,9 +27,6 @@ export const startRoutes = (deps: Deps) => (app: Hono<Env>) => {
       }
       throw err;
     }
-  });
-
-  app.post('/api/v1/servers/:name/stop', async (c) => {
-    return sendJson(c, 202, view(await deps.lock.stop(serverName(c))));
-  });
-};
+  },
+  'server.stop': async (c) => sendJson(c, 202, view(await deps.lock.stop(serverName(c)))),
+}));

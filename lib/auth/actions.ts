@@ -1,6 +1,7 @@
 /**
- * Who may call which route, as Kubernetes authorization attributes: one table from each route
- * (method and Hono route pattern) to what a SubjectAccessReview asks. A server's routes are
+ * Who may call which route, as Kubernetes authorization attributes: a map from each route (method
+ * and Hono route pattern) to what a SubjectAccessReview asks, derived from the route table
+ * (lib/http/routes/table.ts), where each route names its permission. A server's routes are
  * subresources of its MinecraftServer, so ordinary RBAC rules (per server with `resourceNames`)
  * grant them; settling, which touches no server in particular, is a non-resource URL that only a
  * ClusterRole can grant. A route missing from the table is refused in kubernetes mode.
@@ -8,57 +9,26 @@
  */
 
 import { JOB_CHANGE_TYPES, PING_TYPE } from '../events/settle-events.ts';
+import { ROUTES } from '../http/routes/table.ts';
+import type { RouteTable } from '../http/routes/types.ts';
+import type { Permission } from './permission.ts';
+
+export { SETTLE_URL, type Permission } from './permission.ts';
 
 export const API_GROUP = 'felis.lolicon.best';
 export const RESOURCE = 'minecraftservers';
-/** The non-resource URL whose `post` allows a settling pass. */
-export const SETTLE_URL = '/felis-world/settle';
-
-/** What one route needs, before the server name and namespace are known. */
-export type Permission =
-  /** On the server named by the route's `:name` (or on all servers of the namespace, for `list`). */
-  | { kind: 'server'; subresource: 'files' | 'holder' | 'state' | 'lock'; verb: 'get' | 'list' | 'update' | 'delete' }
-  | { kind: 'nonresource'; path: string; verb: string }
-  /** The route carries its own credential (a signed, expiring URL): no bearer review. */
-  | { kind: 'public' };
-
-const filesGet: Permission = { kind: 'server', subresource: 'files', verb: 'get' };
-const filesUpdate: Permission = { kind: 'server', subresource: 'files', verb: 'update' };
-const S = '/api/v1/servers/:name';
 
 /**
- * Every route of every function, `METHOD pattern`. Reads of a world (list, read, the op list, a
- * download ticket) are `get files`; every change to a world is `update files`, uploads included;
- * the lock release is `delete lock` (what `kubectl annotate … maintenance-` would need).
+ * Every route of every function, `METHOD pattern`, from the route table (lib/http/routes/table.ts).
+ * Reads of a world (list, read, the op list, a download ticket) are `get files`; every change to a
+ * world is `update files`, uploads included; the lock release is `delete lock`.
  */
-export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
-  [`GET ${S}/files`]: filesGet,
-  [`GET ${S}/file`]: filesGet,
-  [`GET ${S}/files/ops`]: filesGet,
-  [`GET ${S}/files/ops/:op`]: filesGet,
-  [`POST ${S}/files/download`]: filesGet,
-  [`PUT ${S}/file`]: filesUpdate,
-  [`DELETE ${S}/file`]: filesUpdate,
-  [`POST ${S}/files/mkdir`]: filesUpdate,
-  [`POST ${S}/files/rename`]: filesUpdate,
-  [`POST ${S}/files/unzip`]: filesUpdate,
-  [`POST ${S}/files/zip`]: filesUpdate,
-  [`PUT ${S}/files/upload`]: filesUpdate,
-  [`POST ${S}/files/uploads`]: filesUpdate,
-  [`GET ${S}/files/uploads/:id`]: filesGet,
-  [`PUT ${S}/files/uploads/:id`]: filesUpdate,
-  [`DELETE ${S}/files/uploads/:id`]: filesUpdate,
-  [`POST ${S}/files/uploads/:id/commit`]: filesUpdate,
-  // A signed, expiring download URL: its signature is the credential (functions/files-download).
-  'GET /api/v1/exports/:ticket/download': { kind: 'public' },
-  [`GET ${S}/holder`]: { kind: 'server', subresource: 'holder', verb: 'get' },
-  // Every holder in the namespace: a per-server grant (resourceNames) cannot allow a list.
-  'GET /api/v1/holders': { kind: 'server', subresource: 'holder', verb: 'list' },
-  [`POST ${S}/start`]: { kind: 'server', subresource: 'state', verb: 'update' },
-  [`POST ${S}/stop`]: { kind: 'server', subresource: 'state', verb: 'update' },
-  [`DELETE ${S}/lock`]: { kind: 'server', subresource: 'lock', verb: 'delete' },
-  'POST /api/v1/restore-chains/settle': { kind: 'nonresource', path: SETTLE_URL, verb: 'post' },
-};
+export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = permissionsOf(ROUTES);
+
+/** A route table's permissions, keyed `METHOD pattern`. */
+export function permissionsOf(routes: RouteTable): Record<string, Permission> {
+  return Object.fromEntries(Object.values(routes).map((r) => [`${r.method} ${r.path}`, r.permission]));
+}
 
 export const SETTLE: Permission = ROUTE_PERMISSIONS['POST /api/v1/restore-chains/settle']!;
 

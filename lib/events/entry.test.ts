@@ -9,6 +9,8 @@ import { ApiError } from '../http/envelope.ts';
 import type { RouteModule } from '../http/serve.ts';
 import { envelopeOf, fakeEditor, FakeGates, routeKit, TOKEN } from '../testing/route-kit.ts';
 import { currentEvent, currentEventKey, eventKey } from './scope.ts';
+import { routeEventFor } from './entry.ts';
+import { EventRejected } from './parse.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const WRITE = { server: 'survival', path: 'ops.json', body: { content: Buffer.from('[]').toString('base64'), content_sha256: sha('[]') } };
@@ -203,4 +205,18 @@ test('the event in scope carries a digest of the request: the same id with anoth
   assert.equal(seen[0]!.request, seen[1]!.request);
   assert.notEqual(seen[0]!.request, seen[2]!.request);
   assert.match(seen[0]!.request ?? '', /^[0-9a-f]{48}$/);
+});
+
+test("a table route's event is addressed by its path: a server route by server (and path/force where taken), a route without parameters by nothing", () => {
+  const list = routeEventFor('GET', '/api/v1/servers/:name/files', { path: true }, false);
+  assert.deepEqual([list.method, list.body, list.target({ server: 'survival', path: 'a b' })], ['GET', false, '/api/v1/servers/survival/files?path=a+b']);
+  assert.throws(() => list.target({ server: 'survival', force: true }), EventRejected, 'force is not taken by a listing');
+  const unlock = routeEventFor('DELETE', '/api/v1/servers/:name/lock', { force: true }, false);
+  assert.equal(unlock.target({ server: 'survival', force: true }), '/api/v1/servers/survival/lock?force=true');
+  assert.throws(() => unlock.target({ server: 'survival', path: 'x' }), EventRejected);
+  const settle = routeEventFor('POST', '/api/v1/restore-chains/settle', {}, false);
+  assert.equal(settle.target({}), '/api/v1/restore-chains/settle');
+  assert.throws(() => settle.target({ server: 'survival' }), EventRejected);
+  assert.equal(routeEventFor('PUT', '/api/v1/servers/:name/file', { path: true }, true).body, true);
+  assert.throws(() => routeEventFor('GET', '/api/v1/servers/:name/files/uploads/:id', {}, false), /no event can address/);
 });

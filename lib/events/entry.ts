@@ -1,6 +1,7 @@
 /**
  * The CloudEvents entry of every function: `POST /`, where Knative Triggers and SinkBindings
- * deliver. Each function declares the event types it takes; a request event is turned into the
+ * deliver. A function takes the event types the route table gives its routes (registered by
+ * lib/http/routes/register.ts), and any it handles directly; a request event is turned into the
  * very HTTP request the route already serves (method, `:name`, `?path=`, body, and the caller's
  * bearer token) and answered by that route, so events and HTTP share every check and every error.
  * The answer follows Knative's delivery contract: only what a retry can fix is 404/409/429/5xx.
@@ -179,4 +180,19 @@ export function noServer(path: string) {
     if (d.server !== undefined || d.path !== undefined || d.force !== undefined) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
     return path;
   };
+}
+
+const SERVER_PREFIX = '/api/v1/servers/:name/';
+
+/**
+ * The event of a route of the table (lib/http/routes/table.ts): a route under a server is
+ * addressed by the event's `server` (and `path`/`force` where the route takes them); a route
+ * without path parameters takes no data. Any other route cannot be an event.
+ */
+export function routeEventFor(method: RouteEvent['method'], path: string, takes: { path?: boolean; force?: boolean }, body: boolean): RouteEvent {
+  if (path.startsWith(SERVER_PREFIX) && !path.slice(SERVER_PREFIX.length).includes(':')) {
+    return routeEvent(method, serverRoute(path.slice(SERVER_PREFIX.length), { path: takes.path, force: takes.force }), body);
+  }
+  if (!path.includes(':')) return routeEvent(method, noServer(path), body);
+  throw new Error(`${method} ${path}: no event can address a route with these path parameters`);
 }

@@ -1,0 +1,146 @@
+/**
+ * The OpenAPI 3.1 document of the route table. Schemas come from zod 4's own `z.toJSONSchema`
+ * with target draft-2020-12, the dialect OpenAPI 3.1 uses: zod is already the schema library of
+ * the routes, so no second library has to follow zod's major versions, and what the document says
+ * is what `lib/http` parses. Every error answer is the envelope (lib/http/envelope.ts) with the
+ * route's codes, and the codes every route can answer, listed per status as an `enum` on `code`.
+ * @module
+ */
+import { z } from 'zod';
+import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
+import type { ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteSchemas, RouteTable, SchemaTable } from './types.ts';
+
+type Json = Record<string, unknown>;
+
+/** A zod schema as JSON Schema 2020-12, without the `$schema` key (the document's dialect holds). */
+export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'throw' }) as Json;
+  return rest;
+}
+
+/** The error envelope with exactly `codes` allowed. */
+export function envelopeSchema(codes: readonly string[]): Json {
+  const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
+  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string() }) }), 'output');
+}
+
+/** Hono's `:name` as OpenAPI's `{name}`. */
+export const openapiPath = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+
+/** A route's codes and the common ones, by status, each list sorted and without repeats. */
+export function errorsByStatus(e: RouteEntry): Map<number, string[]> {
+  const all: ErrorCode[] = [...(e.permission.kind === 'public' ? PUBLIC_COMMON_ERRORS : COMMON_ERRORS), ...e.errors];
+  const by = new Map<number, Set<string>>();
+  for (const [status, code] of all) by.set(status, (by.get(status) ?? new Set()).add(code));
+  return new Map([...by].sort(([a], [b]) => a - b).map(([s, codes]) => [s, [...codes].sort()]));
+}
+
+const PARAM_DESCRIPTIONS: Record<string, string> = {
+  name: 'the MinecraftServer: 3 to 32 of a-z, 0-9 and -, no leading or trailing -',
+  id: 'the upload session',
+  ticket: 'the signed download ticket (the credential)',
+};
+
+function rawContent(raw: RawContent): Json {
+  return Object.fromEntries(raw.contentTypes.map((t) => [t, { schema: { type: 'string', contentMediaType: t, description: raw.description } }]));
+}
+
+function headers(h: Record<string, HeaderSpec> | undefined): Json | undefined {
+  if (!h) return undefined;
+  return Object.fromEntries(Object.entries(h).map(([name, s]) => [name, { description: s.description, schema: { type: 'string' }, ...(s.required ? { required: true } : {}) }]));
+}
+
+function parameters(e: RouteEntry, s: RouteSchemas): Json[] {
+  const out: Json[] = [];
+  for (const [, name] of e.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    out.push({ name, in: 'path', required: true, description: PARAM_DESCRIPTIONS[name!] ?? name, schema: { type: 'string' } });
+  }
+  for (const [name, schema] of Object.entries(s.query?.shape ?? {})) {
+    const js = jsonSchema(schema as z.ZodType, 'input');
+    const { description, ...rest } = js;
+    const required = !(schema as z.ZodType).safeParse(undefined).success;
+    out.push({ name, in: 'query', required, ...(description ? { description } : {}), schema: rest });
+  }
+  for (const [name, h] of Object.entries(s.requestHeaders ?? {})) {
+    out.push({ name, in: 'header', required: h.required ?? false, description: h.description, schema: { type: 'string' } });
+  }
+  return out;
+}
+
+function operation(id: string, e: RouteEntry, s: RouteSchemas): Json {
+  const responses: Json = {};
+  for (const [status, r] of Object.entries(s.responses)) {
+    const h = 'empty' in r ? undefined : headers(r.headers);
+    const content = 'json' in r ? { 'application/json': { schema: jsonSchema(r.json, 'output') } } : 'raw' in r ? rawContent(r.raw) : undefined;
+    responses[status] = { description: r.description, ...(h ? { headers: h } : {}), ...(content ? { content } : {}) };
+  }
+  for (const [status, codes] of errorsByStatus(e)) {
+    responses[String(status)] = { description: codes.join(', '), content: { 'application/json': { schema: envelopeSchema(codes) } } };
+  }
+  const body = s.body && ('json' in s.body ? { required: true, content: { 'application/json': { schema: jsonSchema(s.body.json, 'input') } } } : { required: true, content: rawContent(s.body.raw) });
+  const params = parameters(e, s);
+  return {
+    operationId: id,
+    summary: e.summary,
+    tags: [e.fn],
+    ...(e.permission.kind === 'public' ? { security: [] } : {}),
+    ...(params.length ? { parameters: params } : {}),
+    ...(s.body ? { requestBody: body } : {}),
+    responses,
+    'x-felis-function': e.fn,
+    'x-felis-permission': e.permission,
+    ...(e.event ? { 'x-felis-event-type': e.event.type } : {}),
+  };
+}
+
+/** Codes the CloudEvents entry answers itself (lib/events/entry.ts, parse.ts), before any route. */
+const EVENT_CODES = ['event_batch', 'event_data_invalid', 'event_data_type', 'event_invalid', 'event_malformed', 'event_missing', 'event_type_unknown', 'too_large', 'unauthorized'];
+
+/** The document for `tables`; `version` is the package's. */
+export function buildDocument<T extends RouteTable>(tables: { routes: T; schemas: SchemaTable<T> }, version: string): Json {
+  const paths: Record<string, Json> = {
+    '/healthz': {
+      get: {
+        operationId: 'healthz',
+        summary: 'Liveness and readiness: answered before the routes load.',
+        security: [],
+        responses: { 200: { description: 'up', content: { 'application/json': { schema: jsonSchema(z.strictObject({ status: z.literal('ok') }), 'output') } } } },
+      },
+    },
+  };
+  const eventTypes: string[] = [];
+  for (const [id, e] of Object.entries(tables.routes)) {
+    const p = (paths[openapiPath(e.path)] ??= {});
+    p[e.method.toLowerCase()] = operation(id, e, tables.schemas[id]!);
+    if (e.event) eventTypes.push(e.event.type);
+  }
+  paths['/'] = {
+    post: {
+      operationId: 'cloudevents',
+      summary: 'The CloudEvents entry (binary or structured mode), where Knative Triggers deliver.',
+      description:
+        `A request event is answered by the route its type names (x-felis-event-type), with its status mapped to Knative's delivery contract: ` +
+        `only what a retry can fix is 404/409/429/5xx. Route event types: ${eventTypes.join(', ')}. Codes of the entry itself: ${EVENT_CODES.join(', ')}.`,
+      requestBody: { required: true, content: { 'application/json': { schema: {} }, 'application/cloudevents+json': { schema: {} } } },
+      responses: {
+        '2XX': { description: "the route's answer", content: { 'application/json': { schema: {} } } },
+        default: { description: 'a refusal, of the entry or of the route', content: { 'application/json': { schema: envelopeSchema([]) } } },
+      },
+      'x-felis-event-types': eventTypes,
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'felis-world',
+      version,
+      description: 'World files and world maintenance for Felis. Generated from lib/http/routes by `npm run openapi`.',
+    },
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'the shared token, or (kubernetes mode) a Kubernetes token for this API' } },
+      schemas: { ErrorEnvelope: envelopeSchema([]) },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * The zod schemas of every route in table.ts, under the same ids: its query, its body, and each
+ * success answer as the handler sends it. The query and body schemas are what lib/http parses
+ * (register.ts); the answers are what the OpenAPI document promises, so they describe what the
+ * handlers really send: nullable where it can be null, optional where it can be absent, and
+ * strict only where the handler builds the whole object itself.
+ * @module
+ */
+import { z } from 'zod';
+import { writeBodySchema } from '../write-body.ts';
+import type { SchemaTable } from './types.ts';
+import type { ROUTES } from './table.ts';
+
+const PATH_REQUIRED = 'the ?path= query parameter is required';
+/** `?path=`: read by the file routes' common front (file-call.ts); here for the document. */
+const pathQuery = z.object({
+  path: z.string({ error: PATH_REQUIRED }).min(1, { error: PATH_REQUIRED }).describe("a path inside the world folder, as the Job sees it ('/'-separated)"),
+});
+/** A flag that is on only for `true`: anything else is off, as the routes always read it. */
+const onlyTrue = (what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => v === 'true')
+    .describe(`\`true\`: ${what}; any other value or none: not`);
+
+const sha256Hex = z.string().describe('SHA-256, 64 lowercase hex characters');
+
+/** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
+export const opViewSchema = z.strictObject({
+    id: z.string(),
+    op: z.string().describe('unzip, zip or upload'),
+    path: z.string(),
+    state: z.enum(['running', 'succeeded', 'failed']),
+    started_at: z.string().describe('RFC 3339, whole seconds'),
+    finished_at: z.string().optional().describe('once ended'),
+    done: z.number(),
+    total: z.number(),
+    files: z.number().optional().describe('on success, when non-zero'),
+    bytes: z.number().optional().describe('on success, when non-zero'),
+    error: z
+      .strictObject({
+        code: z.string(),
+        message: z.string(),
+        entry: z.string().optional(),
+        conflicts: z.array(z.string()).optional(),
+        conflict_count: z.number().optional(),
+        need: z.number().optional(),
+        avail: z.number().optional(),
+      })
+      .optional()
+      .describe('when failed'),
+    recovered: z
+      .strictObject({
+        now: z.enum(['new', 'old', 'gone']).describe('new: the next op finished placing it; old: what it had placed was put back; gone: its destination folder was removed'),
+        by: z.string().describe('the op whose Job recovered the world (the op itself, for a stop while staging)'),
+        message: z.string(),
+      })
+      .optional()
+      .describe('an op stopped mid-way whose journal a later op of the world finished or undid (docs/background-ops.md)'),
+  });
+
+/** An upload session as its receiver answers it (job/upload/session.ts), passed through. */
+const uploadViewSchema = z.object({
+    id: z.string(),
+    path: z.string(),
+    size: z.number(),
+    received: z.number(),
+    part_max_bytes: z.number(),
+    parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
+  });
+
+const entrySchema = z.object({ name: z.string(), size: z.number(), is_dir: z.boolean(), mod_time: z.string().describe('RFC 3339 with nanoseconds') });
+
+const holderFields = {
+  held: z.boolean(),
+  kind: z.string().optional().describe('what holds it: backup, restore, file-write, …'),
+  source: z.enum(['job', 'lock']).optional(),
+  job: z.string().optional(),
+  since: z.string().optional(),
+  stale_lock: z.string().optional().describe('a lock annotation present but no longer holding'),
+};
+
+const serverView = z.strictObject({ name: z.string(), desiredState: z.string(), phase: z.string(), ready: z.boolean() });
+
+const statusOf = (status: string, extra: Record<string, z.ZodType> = {}) => z.strictObject({ path: z.string(), ...extra, status: z.literal(status) });
+
+const rawFile = { contentTypes: ['application/octet-stream'], description: 'the file\'s bytes, any content type' } as const;
+const digestHeaders = {
+  'Content-Length': { description: 'the body\'s byte count (411 length_required without it)', required: true },
+  'Content-Digest': { description: 'the body\'s SHA-256: `sha-256=:<base64>:`', required: true },
+};
+const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for another file mutation instead of a 409' } };
+
+export const SCHEMAS = {
+  'files.list': {
+    query: z.object({ path: z.string().optional().describe('a folder; empty or absent: the root') }),
+    responses: {
+      200: {
+        description: "the folder's entries",
+        json: z.strictObject({ path: z.string(), entries: z.array(entrySchema), truncated: z.boolean(), free_bytes: z.number().nullable().describe('0 on a full volume, null when unknown') }),
+      },
+    },
+  },
+  'files.read': {
+    query: pathQuery,
+    responses: {
+      200: {
+        description: "the file's bytes, base64",
+        json: z.strictObject({ path: z.string(), content: z.string().describe('base64'), sha256: sha256Hex.describe('of the bytes on disk: send it back as expect_sha256'), content_sha256: sha256Hex.describe('of what is sent') }),
+      },
+    },
+  },
+  'files.write': {
+    query: pathQuery,
+    body: {
+      // Required in fact, optional to the schema: the route refuses a missing one with its own code (write-body.ts).
+      json: writeBodySchema.extend({
+        content: writeBodySchema.shape.content.describe('base64 of the new bytes (required: absent or null is 400 bad_request)'),
+        content_sha256: writeBodySchema.shape.content_sha256.describe('SHA-256 of the new bytes (required: absent is 400 digest_required)'),
+        expect_sha256: writeBodySchema.shape.expect_sha256.describe('write only if the file on disk still has this SHA-256 (409 file_changed otherwise)'),
+        create_only: writeBodySchema.shape.create_only.describe('write only if no file is there (409 file_exists otherwise)'),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: { 200: { description: 'written', json: statusOf('written', { sha256: sha256Hex }) } },
+  },
+  'files.mkdir': { query: pathQuery, requestHeaders: preferHeader, responses: { 200: { description: 'created', json: statusOf('created') } } },
+  'files.delete': { query: pathQuery, requestHeaders: preferHeader, responses: { 200: { description: 'deleted', json: statusOf('deleted') } } },
+  'files.rename': {
+    query: pathQuery,
+    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required: absent or empty is 400 bad_request)') }) },
+    requestHeaders: preferHeader,
+    responses: { 200: { description: 'renamed', json: statusOf('renamed', { to: z.string() }) } },
+  },
+  'files.unzip': {
+    query: pathQuery,
+    body: { json: z.strictObject({ overwrite: z.boolean().optional(), to: z.string().optional().describe('an existing folder to extract into') }) },
+    requestHeaders: preferHeader,
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.zip': {
+    query: pathQuery,
+    body: { json: z.strictObject({ name: z.string().optional().describe('a `.zip` file name next to the path') }) },
+    requestHeaders: preferHeader,
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.upload': {
+    query: pathQuery.extend({ overwrite: onlyTrue('replace an existing file') }),
+    body: { raw: { ...rawFile, description: 'the whole file, at most 64 MiB' } },
+    requestHeaders: { ...digestHeaders, ...preferHeader },
+    responses: { 200: { description: 'placed', json: statusOf('uploaded', { sha256: sha256Hex, size: z.number() }) } },
+  },
+  'uploads.begin': {
+    query: pathQuery,
+    body: { json: z.strictObject({ size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) }) },
+    requestHeaders: preferHeader,
+    responses: { 201: { description: 'the session', json: uploadViewSchema } },
+  },
+  'uploads.get': { responses: { 200: { description: 'the session', json: uploadViewSchema } } },
+  'uploads.part': {
+    query: z.object({
+      offset: z
+        .string({ error: 'the ?offset= query parameter must be a byte count' })
+        .regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })
+        .describe('where the part starts: the bytes received so far'),
+    }),
+    body: { raw: { ...rawFile, description: 'one part, at most 32 MiB' } },
+    requestHeaders: digestHeaders,
+    responses: { 200: { description: 'the session', json: uploadViewSchema } },
+  },
+  'uploads.cancel': { responses: { 204: { description: 'cancelled', empty: true } } },
+  'uploads.commit': {
+    body: { json: z.strictObject({ overwrite: z.boolean().optional(), sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() }) },
+    responses: { 202: { description: 'placed: the upload as the ops listing shows it', json: z.strictObject({ op: opViewSchema, sha256: sha256Hex }) } },
+  },
+  'files.ops': { responses: { 200: { description: 'newest first, at most ten', json: z.strictObject({ ops: z.array(opViewSchema) }) } } },
+  'files.download': {
+    query: pathQuery.extend({ dir: onlyTrue('the folder as a zip') }),
+    responses: {
+      200: {
+        description: 'a signed URL, valid 10 min',
+        json: z.strictObject({ url: z.string().describe('origin-relative unless FELIS_DOWNLOAD_BASE_URL is set'), filename: z.string(), expires_at: z.string().describe('RFC 3339, whole seconds') }),
+      },
+    },
+  },
+  'exports.download': {
+    responses: {
+      200: {
+        description: 'the file, or the folder as a zip, streamed',
+        raw: { contentTypes: ['application/octet-stream', 'application/zip'], description: 'a file (application/octet-stream, with Content-Length) or a folder as a zip stream' },
+        headers: {
+          'Content-Disposition': { description: 'attachment, with the file name' },
+          'X-Content-Type-Options': { description: 'nosniff' },
+          'Cache-Control': { description: 'no-store' },
+        },
+      },
+    },
+  },
+  'holder.get': { responses: { 200: { description: "what holds the server's world", json: z.strictObject(holderFields) } } },
+  'holders.list': {
+    responses: { 200: { description: 'every held server in the namespace', json: z.strictObject({ holders: z.array(z.strictObject({ server: z.string(), ...holderFields })) }) } },
+  },
+  'server.start': { responses: { 202: { description: 'asked to run', json: serverView } } },
+  'server.stop': { responses: { 202: { description: 'asked to stop', json: serverView } } },
+  'lock.remove': {
+    query: z.object({
+      force: z
+        .enum(['true', 'false'], { error: 'force must be true or false' })
+        .optional()
+        .transform((v) => v === 'true')
+        .describe('`true`: remove a lock younger than Grace too'),
+    }),
+    responses: {
+      200: {
+        description: 'what was removed',
+        json: z.strictObject({
+          name: z.string(),
+          removed: z.boolean(),
+          lock: z.strictObject({ kind: z.string(), since: z.string().nullable(), value: z.string(), fresh: z.boolean() }).nullable(),
+        }),
+      },
+    },
+  },
+  'restore.settle': {
+    responses: {
+      200: {
+        description: 'every chain the pass looked at',
+        json: z.strictObject({
+          chains: z.array(
+            z.strictObject({
+              job: z.string(),
+              server: z.string(),
+              state: z.enum(['started', 'abandoned', 'pending']),
+              reason: z.string().optional(),
+              message: z.string().optional(),
+              error: z.string().optional(),
+            }),
+          ),
+        }),
+      },
+    },
+  },
+} as const satisfies SchemaTable<typeof ROUTES>;
