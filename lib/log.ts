@@ -5,7 +5,7 @@
  * @module
  */
 import { pino, type Logger } from 'pino';
-import { actorMixin } from './auth/actor.ts';
+import { actorMixin } from './actor.ts';
 
 export type { Logger };
 

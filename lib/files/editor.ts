@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import { BROWSE_PORT, filesJobName, MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
-import { jobToken, tokenDigest } from '../browse/token.ts';
-import { readKey } from '../uploads/key.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError } from '../events/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
@@ -21,23 +21,6 @@ import type { OpView } from '../ops/view.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
 import { FileEditError, WriteNotDeliveredError } from './errors.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
-
-export interface World {
-  claim: string;
-  node?: string;
-}
-
-/** A server and where its world lives, as the entry gate resolved them. */
-export interface Target {
-  server: string;
-  world: World;
-}
-
-/** How every file Job is shaped, whatever the op (the configuration part of JobParams). */
-export type JobSettings = Pick<
-  JobParams,
-  'namespace' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'deadlineSeconds' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup'
->;
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */

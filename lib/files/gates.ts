@@ -6,7 +6,7 @@
  * @module
  */
 import type { Op } from '../job-spec/ops.ts';
-import type { Target } from './editor.ts';
+import type { Target } from '../job-spec/types.ts';
 
 /** What a file call is about to do. */
 export interface FileAccess {

@@ -21,7 +21,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError } from './envelope.ts';
 import type { Logger } from '../log.ts';
 import { attributesOf, EVENT_PERMISSIONS, permissionFor, type Attributes, type Permission } from '../auth/actions.ts';
-import { asActor, BEARER, type Actor } from '../auth/actor.ts';
+import { asActor, BEARER, type Actor } from '../actor.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
 import { authConfigFromEnv, type AuthConfig, type AuthMode } from '../auth/config.ts';
 import { AuthUnavailableError, KubeReviewer } from '../auth/reviewer.ts';

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Context } from 'hono';
-import type { FilesEditor, Target } from '../files/editor.ts';
+import type { FilesEditor } from '../files/editor.ts';
+import type { Target } from '../job-spec/types.ts';
 import type { FileAccess } from '../files/gates.ts';
 import type { Op } from '../job-spec/ops.ts';
 import type { Deps } from './deps.ts';

@@ -5,7 +5,7 @@
  * @module
  */
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
-import type { Target } from '../files/editor.ts';
+import type { Target } from '../job-spec/types.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { executionNode, worldClaim } from './contracts.ts';
 import { NoWorldVolumeError, NotStoppedError, ServerNotFoundError } from './errors.ts';

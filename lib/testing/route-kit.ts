@@ -11,13 +11,14 @@ import type { Hono } from 'hono';
 import { createApp, type Env } from '../http/app.ts';
 import type { Deps } from '../http/deps.ts';
 import type { RouteModule } from '../http/serve.ts';
-import type { FilesEditor, Target } from '../files/editor.ts';
+import type { FilesEditor } from '../files/editor.ts';
+import type { Target } from '../job-spec/types.ts';
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { jsonCall } from './json-call.ts';
-import { actorMixin } from '../auth/actor.ts';
+import { actorMixin } from '../actor.ts';
 import type { ApiAuth } from '../http/auth.ts';
 import type { Logger } from '../log.ts';
 

@@ -8,10 +8,10 @@
  */
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../files/editor.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { newOpId } from '../files/editor.ts';
 import { checkResult } from '../files/decode.ts';
-import { ApiError } from '../http/envelope.ts';
+import { domainError } from '../errors.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
@@ -19,10 +19,9 @@ import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { callableAddress, jobFinished } from '../kube/job-facts.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
-import { jobToken, tokenDigest } from '../browse/token.ts';
-import { readKey } from './key.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
-import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../http/pod-stream.ts';
+import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../protocol/pod-stream.ts';
 
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -237,8 +236,8 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
   }
   if (answer.status === 422) {
     const t = JSON.parse(answer.text) as { transfer: string; error: string };
-    if (t.transfer === 'digest') throw new ApiError(400, 'digest_mismatch', 'the body does not match its Content-Digest; nothing was changed');
-    if (t.transfer === 'long') throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${u.size} bytes`);
+    if (t.transfer === 'digest') throw domainError('digest_mismatch', 'the body does not match its Content-Digest; nothing was changed');
+    if (t.transfer === 'long') throw domainError('too_large', `the body is longer than its Content-Length of ${u.size} bytes`);
     throw shortBody(u.size);
   }
   throw new RunnerError(`the receiver answered ${answer.status}: ${answer.text.slice(0, 200)}`);
