@@ -121,15 +121,20 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
   /** What sort of refusal (named so, not `kind`, because some errors carry a `kind` of their own). */
   readonly errorKind: ErrorKind;
-  readonly callerMessage: string;
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly #callerMessage: string | undefined;
   constructor(code: C, kind: KindOf<C>, message: string, opts: DomainErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'DomainError';
     this.code = code;
     this.errorKind = kind;
-    this.callerMessage = opts.callerMessage ?? message;
+    this.#callerMessage = opts.callerMessage;
     this.details = opts.details;
+  }
+
+  /** What the caller reads: the message, unless the error was given one of its own for the caller. */
+  get callerMessage(): string {
+    return this.#callerMessage ?? this.message;
   }
 }
 

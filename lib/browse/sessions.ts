@@ -33,6 +33,7 @@ import type { BrowseConfig } from './config.ts';
 import { callSession, type CallOptions, type CallOutcome } from './call.ts';
 import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
 import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
+import { sleep } from '../sleep.ts';
 
 export interface BrowseApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -279,18 +280,4 @@ export class BrowseSessions {
       if (kubeStatus(err)?.reason !== 'AlreadyExists') throw err;
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -19,6 +19,7 @@ import { holdState, jobFinished, lockValue } from '../maintenance/holder.ts';
 import { fullyStopped } from '../maintenance/server-state.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { MANAGED_BY_EXPORT } from '../job-spec/export-job.ts';
+import { sleep } from '../sleep.ts';
 
 /** Too many downloads of this server at once (→ 429 export_busy with Retry-After). */
 export class ExportBusyError extends DomainError {
@@ -43,8 +44,6 @@ export interface AdmitOptions {
   /** How long a fresh `export@` lock of another admission is waited for. */
   lockWaitMs?: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs `create` holding the world as `export`, then gives the lock back (bounded; a failed

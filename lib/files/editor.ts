@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import { BROWSE_PORT, filesJobName, MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import { BROWSE_PORT, filesJobName, renderFilesJob, type JobParams } from '../job-spec/render.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
@@ -19,7 +19,7 @@ import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_S
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
-import { FileEditError, WriteNotDeliveredError } from './errors.ts';
+import { WriteNotDeliveredError } from './errors.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
@@ -117,9 +117,7 @@ export class FilesEditor {
     opts: { sha256: string; expectSha256?: string; createOnly?: boolean },
     signal?: AbortSignal,
   ): Promise<string> {
-    if (content.length > MAX_WRITE_BYTES) {
-      throw new FileEditError('too_large', `content is ${content.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
-    }
+    // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
     const call = { op: 'write', path, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly } as const;
     const streamed = this.#streamed;
     if (!streamed) return decodeWrite(await this.#run(t, { ...call, content }, signal));

@@ -16,7 +16,8 @@ import { filesJobName } from '../job-spec/render.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
-import { callableAddress, jobFinished } from '../kube/job-facts.ts';
+import { callableAddress } from '../kube/job-facts.ts';
+import { waitJobsFinished } from '../kube/job-wait.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
@@ -38,16 +39,8 @@ export const FINISH_WAIT_MS = 5_000;
  * would be refused. Past `ms` it returns anyway; the Job's own end frees the world soon after.
  * Answers the Jobs as last listed ([] when no listing came through).
  */
-export async function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<V1Job[]> {
-  const end = performance.now() + ms;
-  let last: V1Job[] = [];
-  for (let delay = 20; performance.now() < end; delay = Math.min(delay * 2, 250)) {
-    const jobs = await api.listJobs(namespace, selector).catch(() => undefined);
-    if (jobs) last = jobs;
-    if (jobs?.every(jobFinished)) return jobs;
-    await new Promise((r) => setTimeout(r, delay));
-  }
-  return last;
+export function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<V1Job[]> {
+  return waitJobsFinished({ list: () => api.listJobs(namespace, selector).catch(() => undefined), endAt: performance.now() + ms });
 }
 
 export interface UploadSettings {
