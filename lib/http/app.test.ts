@@ -63,7 +63,7 @@ test('every other domain error has one status and code', async () => {
     [() => new LockProtectedError(), 409, 'lock_protected'],
     [() => new LockFreshError(), 409, 'lock_fresh'],
     [() => new ServerNotFoundError('survival'), 404, 'not_found', 'no such server'],
-    [() => new ApiError(418, 'teapot', 'short and stout'), 418, 'teapot', 'short and stout'],
+    [() => new ApiError(418, 'teapot' as never, 'short and stout'), 418, 'teapot', 'short and stout'],
   ];
   for (const [make, status, code, message] of rows) {
     const { r, e } = await answer(make);
