@@ -36,4 +36,6 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Told once when the wait was honoured (admitted, or out of time after waiting). */
   applied?: () => void;
+  /** What `enter` answered for this call: the gates may admit from what they read for it. */
+  entered?: Target;
 }

@@ -51,6 +51,7 @@ export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<File
  * (`Prefer: wait=N`), it waits up to N s for another file mutation to end instead of a 409.
  */
 export function underWorldLock<T>(deps: Deps, call: FileCall, fn: () => Promise<T>): Promise<T> {
-  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn);
-  return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied });
+  const entered = call.target;
+  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn, { entered });
+  return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied, entered });
 }

@@ -45,7 +45,9 @@ export class FakeGates implements FileGates {
 
   async run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
     this.ran.push({ server, access });
-    if (opts) this.runOptions.push(opts);
+    // The wait options a route passed (`entered` only says which entry the call came through).
+    const { entered: _entered, ...wait } = opts ?? {};
+    if (Object.keys(wait).length > 0) this.runOptions.push(wait);
     if (this.runError) throw this.runError;
     opts?.applied?.();
     this.holding = true;
