@@ -9,7 +9,7 @@
  *   reviewed user. 401 for a token the apiserver does not accept, 403 naming the missing
  *   permission, 503 `auth_unavailable` when the apiserver cannot answer.
  *
- * Either way the rest of the request runs as its actor (lib/auth/actor.ts), so audit events and
+ * Either way the rest of the request runs as its actor (lib/actor.ts), so audit events and
  * log lines name who acted.
  * @module
  */
