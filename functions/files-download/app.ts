@@ -9,7 +9,7 @@
  *   answer streamed through with the download headers. The caller going away ends the Pod's work.
  */
 import type { Hono } from 'hono';
-import { actorOf, asActor, BEARER, currentActor } from '../../lib/auth/actor.ts';
+import { actorOf, asActor, BEARER, currentActor } from '../../lib/actor.ts';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

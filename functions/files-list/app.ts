@@ -4,7 +4,7 @@ import type { Env } from '../../lib/http/app.ts';
 import { acceptEvents, routeEvent, serverRoute } from '../../lib/events/entry.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import type { Deps } from '../../lib/http/deps.ts';
-import { openViaSession } from '../../lib/browse/route.ts';
+import { openViaSession } from '../../lib/http/via-session.ts';
 import { decodeList } from '../../lib/files/decode.ts';
 
 export const filesList = (deps: Deps) => (app: Hono<Env>) => {
