@@ -13,6 +13,7 @@ import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedErr
 import { holdState, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
 import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
 import { admitWaiting, ArrivalLine, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
+import { sleep } from '../sleep.ts';
 
 /** How long a release may take before we give up on it (the lock then lapses after Grace). */
 export const RELEASE_TIMEOUT_MS = 10_000;
@@ -201,7 +202,7 @@ export class WorldLock {
       } catch (err) {
         if (!isConflict(err)) throw err;
         if (i >= steps) throw new MaintenanceBusyError(undefined, undefined, { contended: true });
-        await new Promise((r) => setTimeout(r, delayMs * (1 + Math.random() * jitter)));
+        await sleep(delayMs * (1 + Math.random() * jitter));
       }
     }
   }

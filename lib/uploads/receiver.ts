@@ -23,6 +23,7 @@ import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
 import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../protocol/pod-stream.ts';
+import { sleep } from '../sleep.ts';
 
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -172,7 +173,7 @@ export class UploadReceivers implements UploadChannel {
       if (a.ended) throw new RunnerError(`upload job ${name} ended (${a.ended}) before it received the upload`);
       if (a.ip && (await ready(a.ip, this.#port(), token))) return a.ip;
       if (performance.now() > end) throw new FilesTimeoutError(name);
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await sleep(POLL_MS);
     }
   }
 }

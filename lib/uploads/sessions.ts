@@ -26,6 +26,7 @@ import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
 import { jobsFinished, ready, type UploadBody } from './receiver.ts';
 import { PodStreamError, streamToPod } from '../protocol/pod-stream.ts';
+import { sleep } from '../sleep.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -221,7 +222,7 @@ export class UploadSessions implements SessionChannel {
         }
       }
       if (performance.now() > end) throw new FilesTimeoutError(`upload session ${id}`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await sleep(POLL_MS);
     }
   }
 }
