@@ -93,7 +93,7 @@ test('end to end: node job/main.ts files --op ... prints one result line and exi
 
 test('end to end: files --serve answers on its address, and stops with one result line on SIGTERM and when idle', async () => {
   const { spawn } = await import('node:child_process');
-  const { jobToken, tokenDigest } = await import('../lib/browse/token.ts');
+  const { jobToken, tokenDigest } = await import('../lib/protocol/job-token.ts');
   const w = makeWorld();
   const token = jobToken(Buffer.alloc(32, 9), 'files-survival-bmain');
   const ip = `127.${10 + Math.floor(Math.random() * 200)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;

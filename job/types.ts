@@ -86,7 +86,7 @@ export interface OpContext {
 
 /** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */
 export const MAX_READ_BYTES = 1 << 20;
-export const MAX_WRITE_BYTES = 256 << 10;
+export { MAX_WRITE_BYTES } from '../lib/protocol/limits.ts';
 export const MAX_ENTRIES = 2000;
 /** Link hops the write target follows, independent of general resolution. */
 export const MAX_WRITE_LINK_HOPS = 8;

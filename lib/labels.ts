@@ -32,6 +32,8 @@ export const ANNOTATION_RESTORE_BACKUP_ID = 'felis.lolicon.best/restore-backup-i
 export const ANNOTATION_THEN_RESTORE_REASON = 'felis.lolicon.best/then-restore-reason';
 
 export const MANAGED_BY_FILES = 'felis-files';
+/** The managed-by of Felis's backup Jobs (a restore chain's first link). */
+export const MANAGED_BY_BACKUP = 'felis-backup';
 export const COMPONENT_WORLD_FILES = 'world-files';
 /** The one container of a file Job; the log is read from it by name. */
 export const FILES_CONTAINER = 'files';

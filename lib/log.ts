@@ -1,11 +1,11 @@
 /**
  * Structured logs (pino): one JSON line per event, request ids on every request-scoped line.
  * LOG_LEVEL sets the level (`silent` in tests). A line logged while serving a request names the
- * request's actor (lib/auth/actor.ts).
+ * request's actor (lib/actor.ts).
  * @module
  */
 import { pino, type Logger } from 'pino';
-import { actorMixin } from './auth/actor.ts';
+import { actorMixin } from './actor.ts';
 
 export type { Logger };
 

@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ROOT, startStack, type Stack } from './support/stack.ts';
 import { jsonCall } from '../lib/testing/json-call.ts';
-import { actorMixin } from '../lib/auth/actor.ts';
+import { actorMixin } from '../lib/actor.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
 import { createApp } from '../lib/http/app.ts';
 import { envelopeOf } from '../lib/testing/route-kit.ts';

@@ -15,7 +15,7 @@ import { loadAll } from 'js-yaml';
 import { join } from 'node:path';
 import { FUNCTIONS } from '../functions/index.ts';
 import { configFromEnv } from '../lib/config.ts';
-import { ROUTE_PERMISSIONS } from '../lib/auth/actions.ts';
+import { ROUTE_PERMISSIONS } from '../lib/http/routes/permissions.ts';
 import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { SERVER_TIMEOUTS } from '../lib/http/host.ts';
 import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';

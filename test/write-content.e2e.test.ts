@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
-import { jobToken } from '../lib/browse/token.ts';
+import { jobToken } from '../lib/protocol/job-token.ts';
 import { LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER, FILES_CONTAINER } from '../lib/labels.ts';
 import { callableAddress } from '../lib/kube/job-facts.ts';
 import { startStack, q, REAL, tierMs, until, type Stack } from './support/stack.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { V1Job } from '@kubernetes/client-node';
-import { jobToken } from '../../lib/browse/token.ts';
+import { jobToken } from '../../lib/protocol/job-token.ts';
 import { Downloads } from '../../lib/downloads/downloads.ts';
 import type { DownloadConfig } from '../../lib/downloads/config.ts';
 import { ANNOTATION_MAINTENANCE } from '../../lib/labels.ts';

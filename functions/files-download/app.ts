@@ -8,7 +8,7 @@
  *   the gates again, the `export` admission around the export Job's creation, then the Pod's
  *   answer streamed through with the download headers. The caller going away ends the Pod's work.
  */
-import { actorOf, asActor, BEARER, currentActor } from '../../lib/auth/actor.ts';
+import { actorOf, asActor, BEARER, currentActor } from '../../lib/actor.ts';
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,7 +1,7 @@
 /** `GET /api/v1/servers/:name/files?path=` — one folder's entries. No lock. */
 import { sendJson } from '../../lib/http/envelope.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { openViaSession } from '../../lib/browse/route.ts';
+import { openViaSession } from '../../lib/http/via-session.ts';
 import { decodeList } from '../../lib/files/decode.ts';
 
 export const filesList = defineFunction('files-list', (deps) => ({

@@ -1,7 +1,7 @@
 /** `GET /api/v1/servers/:name/file?path=` — a file's bytes, base64. No lock. */
 import { sendJson } from '../../lib/http/envelope.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { openViaSession } from '../../lib/browse/route.ts';
+import { openViaSession } from '../../lib/http/via-session.ts';
 import { decodeRead } from '../../lib/files/decode.ts';
 
 export const filesRead = defineFunction('files-read', (deps) => ({

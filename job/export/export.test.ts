@@ -9,7 +9,7 @@ import path from 'node:path';
 import { runCli } from '../cli.ts';
 import { makeWorld, OUTSIDE_TEXT, SECRET_TEXT, sha256 } from '../test-support.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { parseExportFlags } from './run.ts';
 import type { ExportServing } from './server.ts';
 import { watchDelivery } from './send.ts';

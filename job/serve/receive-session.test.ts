@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
 import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
-import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { openContext } from '../context.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
 import { endedWith, startSessionReceiving, type SessionReceiving } from './receive-session.ts';

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { runCli } from '../cli.ts';
 import { makeWorld, sha256, snapshot, tree, SECRET_TEXT } from '../test-support.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { MAX_WRITE_BYTES } from '../types.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';
 

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { runCli } from '../cli.ts';
 import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { openContext } from '../context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';

@@ -6,7 +6,7 @@ import { runCli } from '../cli.ts';
 import { execute } from '../execute.ts';
 import { makeWorld, snapshot } from '../test-support.ts';
 import { RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/browse/token.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { startServing, type ServeOp, type Serving } from './server.ts';
 import { runServe } from './run.ts';
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { routeKit } from '../testing/route-kit.ts';
 import { acceptedEvents } from '../events/entry.ts';
 import type { RouteModule } from '../http/serve.ts';
-import { EVENT_PERMISSIONS, permissionFor, ROUTE_PERMISSIONS } from './actions.ts';
+import { EVENT_PERMISSIONS } from './actions.ts';
+import { permissionFor, ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
 
 const all: RouteModule = (deps) => (app) => {

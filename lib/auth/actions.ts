@@ -1,46 +1,25 @@
 /**
- * Who may call which route, as Kubernetes authorization attributes: a map from each route (method
- * and Hono route pattern) to what a SubjectAccessReview asks, derived from the route table
- * (lib/http/routes/table.ts), where each route names its permission. A server's routes are
+ * Who may do what, as Kubernetes authorization attributes: what a SubjectAccessReview asks for a
+ * permission (each route names its own in the route table; lib/http/routes/permissions.ts maps
+ * them), and the permissions of the events a function handles directly. A server's routes are
  * subresources of its MinecraftServer, so ordinary RBAC rules (per server with `resourceNames`)
  * grant them; settling, which touches no server in particular, is a non-resource URL that only a
- * ClusterRole can grant. A route missing from the table is refused in kubernetes mode.
+ * ClusterRole can grant.
  * @module
  */
 
 import { JOB_CHANGE_TYPES, PING_TYPE } from '../events/settle-events.ts';
-import { ROUTES } from '../http/routes/table.ts';
-import type { RouteTable } from '../http/routes/types.ts';
-import type { Permission } from './permission.ts';
+import { SETTLE, type Permission } from './permission.ts';
 
-export { SETTLE_URL, type Permission } from './permission.ts';
+export { SETTLE, SETTLE_URL, type Permission } from './permission.ts';
 
 export const API_GROUP = 'felis.lolicon.best';
 export const RESOURCE = 'minecraftservers';
-
-/**
- * Every route of every function, `METHOD pattern`, from the route table (lib/http/routes/table.ts).
- * Reads of a world (list, read, the op list, a download ticket) are `get files`; every change to a
- * world is `update files`, uploads included; the lock release is `delete lock`.
- */
-export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = permissionsOf(ROUTES);
-
-/** A route table's permissions, keyed `METHOD pattern`. */
-export function permissionsOf(routes: RouteTable): Record<string, Permission> {
-  return Object.fromEntries(Object.values(routes).map((r) => [`${r.method} ${r.path}`, r.permission]));
-}
-
-export const SETTLE: Permission = ROUTE_PERMISSIONS['POST /api/v1/restore-chains/settle']!;
 
 /** What a SubjectAccessReview asks, fully resolved. */
 export type Attributes =
   | { kind: 'resource'; group: string; resource: string; subresource: string; verb: string; namespace: string; name: string }
   | { kind: 'nonresource'; path: string; verb: string };
-
-/** The permission of a route, or undefined when the table has none (refused in kubernetes mode). */
-export function permissionFor(method: string, routePath: string): Permission | undefined {
-  return ROUTE_PERMISSIONS[`${method.toUpperCase()} ${routePath}`];
-}
 
 /** The attributes of `p` for a request on server `name` (empty for a route without `:name`). */
 export function attributesOf(p: Exclude<Permission, { kind: 'public' }>, namespace: string, name: string): Attributes {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attributesOf, describePermission, ROUTE_PERMISSIONS, SETTLE, type Permission } from './actions.ts';
-import { actorOf } from './actor.ts';
+import { attributesOf, describePermission, SETTLE, type Permission } from './actions.ts';
+import { ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
+import { actorOf } from '../actor.ts';
 import { KubeAuthorizer } from './authorizer.ts';
 import { FakeReviewer } from './fake-reviewer.ts';
 import { AuthUnavailableError } from './reviewer.ts';

@@ -8,7 +8,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { actorOf, type Actor } from './actor.ts';
+import { actorOf, type Actor } from '../actor.ts';
 import { attributesKey, describePermission, type Attributes } from './actions.ts';
 import { DecisionCache } from './cache.ts';
 import type { Reviewer } from './reviewer.ts';

@@ -7,6 +7,7 @@
  */
 import type { Attributes } from './actions.ts';
 import { AuthUnavailableError, type Identity, type Reviewer } from './reviewer.ts';
+import { sleep } from '../sleep.ts';
 
 export interface FakeGrant {
   /** `get minecraftservers/files`, `post /felis-world/settle`. */
@@ -36,7 +37,7 @@ export class FakeReviewer implements Reviewer {
   }
 
   async #wait(): Promise<void> {
-    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    if (this.delayMs > 0) await sleep(this.delayMs);
     if (this.down) throw new AuthUnavailableError(this.down.message, { cause: this.down });
   }
 

@@ -14,3 +14,6 @@ export type Permission =
   | { kind: 'nonresource'; path: string; verb: string }
   /** The route carries its own credential (a signed, expiring URL): no bearer review. */
   | { kind: 'public' };
+
+/** What a settling pass needs: the route's, and the settle triggers' (events handled directly). */
+export const SETTLE: Permission = { kind: 'nonresource', path: SETTLE_URL, verb: 'post' };

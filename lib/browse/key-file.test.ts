@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureJobKeyFile } from './key-file.ts';
-import { jobToken, MIN_KEY_BYTES } from './token.ts';
+import { jobToken, MIN_KEY_BYTES } from '../protocol/job-token.ts';
 
 test('the job key is generated once, private, and kept across starts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'job-key-'));

@@ -11,7 +11,7 @@ import { LABEL_FILES_BROWSE } from '../job-spec/render.ts';
 import type { BrowseConfig } from './config.ts';
 import type { CallOptions, CallOutcome } from './call.ts';
 import { BrowseSessions, STUCK_AFTER_MS } from './sessions.ts';
-import { jobToken, tokenDigest } from './token.ts';
+import { jobToken, tokenDigest } from '../protocol/job-token.ts';
 
 const KEY = Buffer.alloc(32, 3);
 const NOW = Date.parse('2026-12-01T06:00:00Z');

@@ -26,13 +26,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { BROWSE_PORT, filesJobName, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
-import type { JobSettings, Target } from '../files/editor.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import type { BrowseConfig } from './config.ts';
 import { callSession, type CallOptions, type CallOutcome } from './call.ts';
 import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
-import { jobToken, MIN_KEY_BYTES, tokenDigest } from './token.ts';
+import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
+import { sleep } from '../sleep.ts';
 
 export interface BrowseApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -87,6 +88,13 @@ interface Early extends EarlyCall {
   readonly hint: Hint;
   /** Never rejects: an aborted or failed call is an outcome like any other. */
   readonly outcome: Promise<CallOutcome | { kind: 'error'; err: unknown }>;
+}
+
+/** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
+export interface BrowseChannel {
+  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall): Promise<string | undefined>;
+  /** Starts the call to a remembered Pod before the gates answer; optional (fakes may leave it out). */
+  early?(server: string, op: BrowseOp, path: string, signal?: AbortSignal): EarlyCall | undefined;
 }
 
 export class BrowseSessions {
@@ -272,18 +280,4 @@ export class BrowseSessions {
       if (kubeStatus(err)?.reason !== 'AlreadyExists') throw err;
     }
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

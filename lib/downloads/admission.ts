@@ -8,6 +8,7 @@
  * download being admitted this moment) is waited out briefly rather than refused.
  * @module
  */
+import { DomainError } from '../errors.ts';
 import type { V1Job } from '@kubernetes/client-node';
 import { isConflict } from '../kube/errors.ts';
 import type { ServerApi } from '../kube/servers.ts';
@@ -17,14 +18,14 @@ import { MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from '../m
 import { holdState, jobFinished, lockValue } from '../maintenance/holder.ts';
 import { fullyStopped } from '../maintenance/server-state.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
-import { ApiError } from '../http/envelope.ts';
 import { MANAGED_BY_EXPORT } from '../job-spec/export-job.ts';
+import { sleep } from '../sleep.ts';
 
 /** Too many downloads of this server at once (→ 429 export_busy with Retry-After). */
-export class ExportBusyError extends ApiError {
+export class ExportBusyError extends DomainError {
   readonly retryAfterSeconds: number;
   constructor(running: number, retryAfterSeconds = 30) {
-    super(429, 'export_busy', `${running} downloads of this server are running; retry once one has finished`);
+    super('export_busy', 'busy', `${running} downloads of this server are running; retry once one has finished`);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -43,8 +44,6 @@ export interface AdmitOptions {
   /** How long a fresh `export@` lock of another admission is waited for. */
   lockWaitMs?: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Runs `create` holding the world as `export`, then gives the lock back (bounded; a failed

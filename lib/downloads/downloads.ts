@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
-import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../browse/token.ts';
-import type { JobSettings, Target } from '../files/editor.ts';
-import { ApiError } from '../http/envelope.ts';
+import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
+import { domainError } from '../errors.ts';
 import { EXPORT_PORT, exportCommand, exportJobName, renderExportJob } from '../job-spec/export-job.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { DEFAULT_RESTART_ANNOTATION } from '../maintenance/contracts.ts';
@@ -71,9 +71,9 @@ export class Downloads {
       try {
         k = readFileSync(this.#cfg.keyFile);
       } catch {
-        throw new ApiError(503, 'export_unavailable', 'downloads are not available: the job key cannot be read');
+        throw domainError('export_unavailable', 'downloads are not available: the job key cannot be read');
       }
-      if (k.length < MIN_KEY_BYTES) throw new ApiError(503, 'export_unavailable', 'downloads are not available: the job key is too short');
+      if (k.length < MIN_KEY_BYTES) throw domainError('export_unavailable', 'downloads are not available: the job key is too short');
       this.#jobKey = k;
     }
     return this.#jobKey;
@@ -94,8 +94,8 @@ export class Downloads {
   verify(ticket: string): DownloadClaims {
     const v = verifyTicket(downloadKey(this.#key()), ticket, this.#settings.namespace, this.#now());
     if (v.ok) return v.claims;
-    if (v.why === 'expired') throw new ApiError(410, 'export_expired', 'this download link has expired; ask for a new one');
-    throw new ApiError(404, 'not_found', 'no such download');
+    if (v.why === 'expired') throw domainError('export_expired', 'this download link has expired; ask for a new one');
+    throw domainError('not_found', 'no such download');
   }
 
   /**

@@ -10,6 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { FILES_CONTAINER } from '../labels.ts';
 import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
 import { callableAddress, containerTermination, describeTermination } from '../kube/job-facts.ts';
+import { sleep } from '../sleep.ts';
 
 export interface PodLister {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
@@ -29,21 +30,6 @@ export class ExportTimeoutError extends Error {
     super(message);
     this.name = 'ExportTimeoutError';
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The running export Pod's address, once it has one. */

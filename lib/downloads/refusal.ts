@@ -5,13 +5,13 @@
  * @module
  */
 import type http from 'node:http';
-import { ApiError } from '../http/envelope.ts';
+import { domainError, type SingleKindCode } from '../errors.ts';
 
 const MAX_REFUSAL_BYTES = 64 << 10;
-const CODES: Record<string, [400 | 404 | 413, string]> = {
-  not_found: [404, 'not_found'],
-  bad_path: [400, 'bad_path'],
-  too_large: [413, 'too_large'],
+const CODES: Record<string, SingleKindCode> = {
+  not_found: 'not_found',
+  bad_path: 'bad_path',
+  too_large: 'too_large',
 };
 
 export async function refusalError(res: http.IncomingMessage, job: string): Promise<Error> {
@@ -25,7 +25,7 @@ export async function refusalError(res: http.IncomingMessage, job: string): Prom
     try {
       const r = JSON.parse(text) as { code?: unknown; error?: unknown };
       const mapped = typeof r.code === 'string' ? CODES[r.code] : undefined;
-      if (mapped) return new ApiError(mapped[0], mapped[1], typeof r.error === 'string' ? r.error : r.code as string);
+      if (mapped) return domainError(mapped, typeof r.error === 'string' ? r.error : r.code as string);
     } catch {
       // Not a Result: an infrastructure failure below.
     }

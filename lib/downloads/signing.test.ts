@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { jobToken } from '../browse/token.ts';
+import { jobToken } from '../protocol/job-token.ts';
 import { downloadKey, signTicket, verifyTicket, type DownloadClaims } from './signing.ts';
 
 const JOB_KEY = Buffer.alloc(32, 3);

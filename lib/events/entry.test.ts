@@ -79,13 +79,13 @@ test('an event without the bearer token is a 401, never retried, and nothing run
 
 test('what does not exist is a 400 for an event (a Broker would retry a 404); busy stays 409 so it is retried', async () => {
   const { kit, gates, calls } = writeKit();
-  gates.enterError = new ApiError(404, 'server_not_found', 'no such server');
+  gates.enterError = new ApiError(404, 'server_not_found' as never, 'no such server');
   const missing = await post(kit, binary('dev.felis.files.write', WRITE));
   assert.equal(missing.status, 400);
   assert.equal(envelopeOf(missing).code, 'server_not_found');
   const http = await kit.call('PUT', '/api/v1/servers/survival/file?path=ops.json', WRITE.body);
   assert.equal(http.status, 404);
-  gates.enterError = new ApiError(409, 'server_running', 'stop it first');
+  gates.enterError = new ApiError(409, 'server_running' as never, 'stop it first');
   const busy = await post(kit, binary('dev.felis.files.write', WRITE));
   assert.equal(busy.status, 409);
   assert.equal(envelopeOf(busy).code, 'server_running');

@@ -15,7 +15,7 @@ import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type Req
 import { deliveryStatus, envelopeCode } from './delivery.ts';
 import { eventKey, requestDigest, withEvent } from './scope.ts';
 import { authOf } from '../http/auth.ts';
-import { asActor } from '../auth/actor.ts';
+import { asActor } from '../actor.ts';
 
 /** An event handled by one of the function's HTTP routes. */
 export interface RouteEvent {

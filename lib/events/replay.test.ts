@@ -10,6 +10,7 @@ import { RESULT_PREFIX } from '../protocol/result.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError, EventConflictError } from './errors.ts';
 import { eventKey, withEvent } from './scope.ts';
+import { mapDomainError } from '../http/error-map.ts';
 
 const SHA = 'a'.repeat(64);
 const TARGET = { server: 'survival', world: { claim: 'world-survival-0' } };
@@ -82,7 +83,7 @@ test('a redelivered event whose Job has finished and lost its Pod is refused 410
   api.podsKept = false;
   await assert.rejects(
     withEvent(key, () => write(e)),
-    (err: unknown) => err instanceof EventAnswerGoneError && err.status === 410 && err.code === 'event_answer_gone',
+    (err: unknown) => err instanceof EventAnswerGoneError && mapDomainError(err)?.status === 410 && err.code === 'event_answer_gone',
   );
   assert.equal(api.created.length, 1);
 });
@@ -93,7 +94,7 @@ test('an event id reused for another op or server is refused 409 event_conflict 
   const e = editor(api);
   await withEvent(key, () => write(e));
   assert.equal(api.created[0]!.metadata!.labels![LABEL_FILES_MODE], 'write');
-  await assert.rejects(withEvent(key, () => e.delete(TARGET, 'a.txt')), (err: unknown) => err instanceof EventConflictError && err.status === 409 && err.code === 'event_conflict');
+  await assert.rejects(withEvent(key, () => e.delete(TARGET, 'a.txt')), (err: unknown) => err instanceof EventConflictError && mapDomainError(err)?.status === 409 && err.code === 'event_conflict');
   await assert.rejects(
     withEvent(key, () => e.write({ ...TARGET, server: 'creative' }, 'a.txt', Buffer.from('hi'), { sha256: SHA })),
     (err: unknown) => err instanceof EventConflictError,
@@ -113,7 +114,7 @@ test('an event id reused for the same op on the same server but another request 
   assert.equal(await withEvent({ key, request: 'a'.repeat(48) }, () => write(e)), SHA);
   await assert.rejects(
     withEvent({ key, request: 'b'.repeat(48) }, () => e.write(TARGET, 'other.txt', Buffer.from('hi'), { sha256: SHA })),
-    (err: unknown) => err instanceof EventConflictError && err.status === 409 && err.code === 'event_conflict',
+    (err: unknown) => err instanceof EventConflictError && mapDomainError(err)?.status === 409 && err.code === 'event_conflict',
   );
   assert.equal(api.created.length, 1);
 });

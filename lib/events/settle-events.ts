@@ -6,8 +6,7 @@
  * it carries only the name, so every Job change starts a pass.
  * @module
  */
-import { LABEL_MANAGED_BY } from '../labels.ts';
-import { MANAGED_BY_BACKUP } from '../maintenance/settle.ts';
+import { LABEL_MANAGED_BY, MANAGED_BY_BACKUP } from '../labels.ts';
 import type { ParsedEvent } from './parse.ts';
 
 export const PING_TYPE = 'dev.knative.sources.ping';

@@ -4,11 +4,12 @@
  * Pure; the Job still judges the paths themselves (containment, existence, types).
  * @module
  */
+import { DomainError } from '../errors.ts';
 
 /** A path or name the archive routes cannot take (→ 400 bad_path with this message). */
-export class ArchiveNameError extends Error {
+export class ArchiveNameError extends DomainError {
   constructor(message: string) {
-    super(message);
+    super('bad_path', 'invalid', message);
     this.name = 'ArchiveNameError';
   }
 }

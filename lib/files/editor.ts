@@ -5,12 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import { BROWSE_PORT, filesJobName, MAX_WRITE_BYTES, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import { BROWSE_PORT, filesJobName, renderFilesJob, type JobParams } from '../job-spec/render.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
-import { jobToken, tokenDigest } from '../browse/token.ts';
-import { readKey } from '../uploads/key.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError } from '../events/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
@@ -19,25 +19,8 @@ import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_S
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
 import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
-import { FileEditError, WriteNotDeliveredError } from './errors.ts';
+import { WriteNotDeliveredError } from './errors.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
-
-export interface World {
-  claim: string;
-  node?: string;
-}
-
-/** A server and where its world lives, as the entry gate resolved them. */
-export interface Target {
-  server: string;
-  world: World;
-}
-
-/** How every file Job is shaped, whatever the op (the configuration part of JobParams). */
-export type JobSettings = Pick<
-  JobParams,
-  'namespace' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'deadlineSeconds' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup'
->;
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
@@ -134,9 +117,7 @@ export class FilesEditor {
     opts: { sha256: string; expectSha256?: string; createOnly?: boolean },
     signal?: AbortSignal,
   ): Promise<string> {
-    if (content.length > MAX_WRITE_BYTES) {
-      throw new FileEditError('too_large', `content is ${content.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
-    }
+    // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
     const call = { op: 'write', path, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly } as const;
     const streamed = this.#streamed;
     if (!streamed) return decodeWrite(await this.#run(t, { ...call, content }, signal));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Op } from '../job-spec/ops.ts';
-import type { Target } from './editor.ts';
+import type { Target } from '../job-spec/types.ts';
 
 /** What a file call is about to do. */
 export interface FileAccess {
@@ -36,4 +36,6 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Told once when the wait was honoured (admitted, or out of time after waiting). */
   applied?: () => void;
+  /** What `enter` answered for this call: the gates may admit from what they read for it. */
+  entered?: Target;
 }

@@ -14,6 +14,7 @@ import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { WRITE_CONTENT_PATH } from '../protocol/content-env.ts';
 import { RunnerError } from '../runner/errors.ts';
+import { sleep } from '../sleep.ts';
 
 export interface PodLister {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
@@ -45,16 +46,8 @@ const RETRY_WINDOW_MS = 1_000;
 
 type Attempt = { kind: 'received' } | { kind: 'again' } | { kind: 'refused'; status: number; text: string };
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
+/** An abort ends the wait without throwing: the loops below see the signal and stop. */
+const pause = (ms: number, signal: AbortSignal) => sleep(ms, signal).catch(() => {});
 
 /**
  * Delivers the content; resolves once the Pod has taken it, or when `signal` ends the attempt
@@ -83,11 +76,11 @@ export async function deliverContent(o: DeliveryOptions): Promise<void> {
         if (a.kind === 'received') return;
         // Another body in flight is one of ours (a retry beside a dying connection): wait for it.
         if (a.kind === 'refused' && a.status !== 409) throw new RunnerError(`the write job ${o.job} refused its content: ${a.status} ${a.text.slice(0, 200)}`);
-        await sleep(RETRY_MS, o.signal);
+        await pause(RETRY_MS, o.signal);
       }
       continue;
     }
-    await sleep(delay, o.signal);
+    await pause(delay, o.signal);
   }
 }
 

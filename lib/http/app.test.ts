@@ -30,10 +30,23 @@ async function answer(err: () => unknown) {
   return { r, e: envelopeOf(r), logs: k.logs };
 }
 
+/** The status callers have always met for each file editor result code. */
+const EDIT_STATUS: Record<EditErrorKind, number> = {
+  not_found: 404,
+  bad_path: 400,
+  too_large: 413,
+  conflict: 409,
+  no_space: 507,
+  exists: 409,
+  digest_mismatch: 400,
+  withheld_linked: 409,
+};
+
 test('every file editor result code has its status and envelope code, with the Job message', async () => {
+  assert.deepEqual(Object.keys(EDIT_STATUS).sort(), Object.keys(EDIT_ERRORS).sort());
   for (const kind of Object.keys(EDIT_ERRORS) as EditErrorKind[]) {
     const { r, e } = await answer(() => new FileEditError(kind, 'a.txt'));
-    assert.equal(r.status, EDIT_ERRORS[kind].status, kind);
+    assert.equal(r.status, EDIT_STATUS[kind], kind);
     assert.equal(e.code, EDIT_ERRORS[kind].code, kind);
     assert.equal(e.message, `fileedit: ${EDIT_ERRORS[kind].text}: a.txt`);
   }
@@ -50,7 +63,7 @@ test('every other domain error has one status and code', async () => {
     [() => new LockProtectedError(), 409, 'lock_protected'],
     [() => new LockFreshError(), 409, 'lock_fresh'],
     [() => new ServerNotFoundError('survival'), 404, 'not_found', 'no such server'],
-    [() => new ApiError(418, 'teapot', 'short and stout'), 418, 'teapot', 'short and stout'],
+    [() => new ApiError(418, 'teapot' as never, 'short and stout'), 418, 'teapot', 'short and stout'],
   ];
   for (const [make, status, code, message] of rows) {
     const { r, e } = await answer(make);

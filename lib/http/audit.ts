@@ -6,7 +6,7 @@
  * `<server>`. With K_SINK set, each is also sent as a `dev.felis.audit.<action>` CloudEvent.
  * @module
  */
-import { actorFields, BEARER, currentActor } from '../auth/actor.ts';
+import { actorFields, BEARER, currentActor } from '../actor.ts';
 import { emit } from '../events/emit.ts';
 import type { Logger } from '../log.ts';
 

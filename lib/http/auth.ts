@@ -9,7 +9,7 @@
  *   reviewed user. 401 for a token the apiserver does not accept, 403 naming the missing
  *   permission, 503 `auth_unavailable` when the apiserver cannot answer.
  *
- * Either way the rest of the request runs as its actor (lib/auth/actor.ts), so audit events and
+ * Either way the rest of the request runs as its actor (lib/actor.ts), so audit events and
  * log lines name who acted.
  * @module
  */
@@ -20,8 +20,9 @@ import { matchedRoutes } from 'hono/route';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError } from './envelope.ts';
 import type { Logger } from '../log.ts';
-import { attributesOf, EVENT_PERMISSIONS, permissionFor, type Attributes, type Permission } from '../auth/actions.ts';
-import { asActor, BEARER, type Actor } from '../auth/actor.ts';
+import { attributesOf, EVENT_PERMISSIONS, type Attributes, type Permission } from '../auth/actions.ts';
+import { permissionFor } from './routes/permissions.ts';
+import { asActor, BEARER, type Actor } from '../actor.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
 import { authConfigFromEnv, type AuthConfig, type AuthMode } from '../auth/config.ts';
 import { AuthUnavailableError, KubeReviewer } from '../auth/reviewer.ts';

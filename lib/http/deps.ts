@@ -17,8 +17,8 @@ import { TemplateRestorer } from '../maintenance/restorer.ts';
 import { Settler } from '../maintenance/settle.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
-import { BrowseSessions } from '../browse/sessions.ts';
-import type { BrowseChannel } from '../browse/route.ts';
+import { BrowseSessions, type BrowseChannel } from '../browse/sessions.ts';
+
 import { Downloads } from '../downloads/downloads.ts';
 import { UploadReceivers, type UploadChannel } from '../uploads/receiver.ts';
 import { UploadSessions, type SessionChannel } from '../uploads/sessions.ts';

@@ -5,12 +5,17 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorCode } from '../errors.ts';
 
-/** An error meant for the caller: its code and message are shown as they are. */
+/**
+ * An error the HTTP edge answers with as it is (a request it cannot read, a caller it does not
+ * know). Only lib/http and the functions throw it; everything below throws a DomainError
+ * (lib/errors.ts). Its code is one of the catalogue's, so docs/errors.md lists it.
+ */
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
-  readonly code: string;
-  constructor(status: ContentfulStatusCode, code: string, message: string) {
+  readonly code: ErrorCode;
+  constructor(status: ContentfulStatusCode, code: ErrorCode, message: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;

@@ -1,20 +1,33 @@
 /**
- * Domain errors as HTTP: the file editor's result codes and maintenance's refusals, each with one
- * status and envelope code. Anything not listed is a 500 whose detail stays in the server log.
+ * Errors as HTTP, in one place: every domain error (lib/errors.ts) has a kind, and each kind one
+ * HTTP status; its code and caller message go into the envelope as they are. Anything that is
+ * neither a DomainError nor an ApiError is a 500 whose detail stays in the server log.
+ * docs/errors.md is generated from this map and the code catalogue (`npm run errors-doc`).
  * @module
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ArchiveNameError } from '../files/archive-names.ts';
-import { EDIT_ERRORS, FileEditError, ReadDamagedError, WriteNotDeliveredError } from '../files/errors.ts';
-import {
-  LockFreshError,
-  LockProtectedError,
-  MaintenanceBusyError,
-  NotStoppedError,
-  NoWorldVolumeError,
-  ServerNotFoundError,
-} from '../maintenance/errors.ts';
-import { FilesTimeoutError } from '../runner/errors.ts';
+import { DomainError, type ErrorKind } from '../errors.ts';
+
+/** The HTTP status of each kind of refusal. */
+export const KIND_STATUS = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  not_allowed: 405,
+  stalled: 408,
+  conflict: 409,
+  gone: 410,
+  length_required: 411,
+  too_large: 413,
+  busy: 429,
+  headers_too_large: 431,
+  internal: 500,
+  damaged: 502,
+  unavailable: 503,
+  timeout: 504,
+  no_space: 507,
+} as const satisfies Record<ErrorKind, ContentfulStatusCode>;
 
 export interface Mapped {
   status: ContentfulStatusCode;
@@ -22,24 +35,8 @@ export interface Mapped {
   message: string;
 }
 
+/** A domain error as status, code and caller message; undefined for anything else. */
 export function mapDomainError(err: unknown): Mapped | undefined {
-  if (err instanceof FileEditError) {
-    const e = EDIT_ERRORS[err.kind];
-    return { status: e.status, code: e.code, message: err.message };
-  }
-  if (err instanceof ArchiveNameError) return { status: 400, code: 'bad_path', message: err.message };
-  if (err instanceof ReadDamagedError) return { status: 502, code: 'read_damaged', message: err.message };
-  if (err instanceof FilesTimeoutError) {
-    return { status: 504, code: 'files_timeout', message: 'the file operation did not finish in time; retry shortly' };
-  }
-  if (err instanceof WriteNotDeliveredError) {
-    return { status: 504, code: 'write_not_delivered', message: "the write's file Job could not take its content in time; nothing was written, retry shortly" };
-  }
-  if (err instanceof MaintenanceBusyError) return { status: 409, code: 'maintenance_in_progress', message: err.message };
-  if (err instanceof NotStoppedError) return { status: 409, code: 'not_stopped', message: err.message };
-  if (err instanceof NoWorldVolumeError) return { status: 409, code: 'no_world_volume', message: err.message };
-  if (err instanceof LockProtectedError) return { status: 409, code: 'lock_protected', message: err.message };
-  if (err instanceof LockFreshError) return { status: 409, code: 'lock_fresh', message: err.message };
-  if (err instanceof ServerNotFoundError) return { status: 404, code: 'not_found', message: 'no such server' };
+  if (err instanceof DomainError) return { status: KIND_STATUS[err.errorKind], code: err.code, message: err.callerMessage };
   return undefined;
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Context } from 'hono';
-import type { FilesEditor, Target } from '../files/editor.ts';
+import type { FilesEditor } from '../files/editor.ts';
+import type { Target } from '../job-spec/types.ts';
 import type { FileAccess } from '../files/gates.ts';
 import type { Op } from '../job-spec/ops.ts';
 import type { Deps } from './deps.ts';
@@ -50,6 +51,7 @@ export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<File
  * (`Prefer: wait=N`), it waits up to N s for another file mutation to end instead of a 409.
  */
 export function underWorldLock<T>(deps: Deps, call: FileCall, fn: () => Promise<T>): Promise<T> {
-  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn);
-  return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied });
+  const entered = call.target;
+  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn, { entered });
+  return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied, entered });
 }

@@ -22,7 +22,9 @@ import type { Hono } from 'hono';
 import type { Logger } from '../log.ts';
 import { createApp, type AppOptions, type Env } from './app.ts';
 import type { Deps } from './deps.ts';
-import type { RouteModule } from './serve.ts';
+
+/** One function's routes: given the deps, registers them on the app. */
+export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
 
 export function createHostApp(opts: AppOptions, deps: Deps, modules: RouteModule[]): Hono<Env> {
   return createApp(opts, (app) => {

@@ -19,9 +19,9 @@ import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { authFromEnv } from './auth.ts';
 import type { Deps } from './deps.ts';
-import { listen, serverTimeoutsFromEnv } from './host.ts';
+import { listen, serverTimeoutsFromEnv, type RouteModule } from './host.ts';
 
-export type RouteModule = (deps: Deps) => (app: Hono<Env>) => void;
+export type { RouteModule };
 
 /** How long after listening the routes start loading when no probe has asked first. */
 const LOAD_WITHOUT_PROBE_MS = 50;

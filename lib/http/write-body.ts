@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { MAX_WRITE_BYTES } from '../job-spec/render.ts';
+import { MAX_WRITE_BYTES } from '../protocol/limits.ts';
 import { STRICT_BASE64 } from '../protocol/content-env.ts';
 import { ApiError, badRequest } from './envelope.ts';
 

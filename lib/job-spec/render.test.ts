@@ -179,7 +179,6 @@ test('render-time validation, in order', () => {
     [{ worldPvc: '' }, /claim/],
     [{ opId: '' }, /operation id/],
     [{ op: 'chmod' }, /unknown operation/],
-    [{ op: 'write', content: Buffer.alloc(262145) }, /262145 bytes, the limit is 262144/],
     [{ op: 'read', contentTokenSha256: 'a'.repeat(64) }, /takes no streamed content/],
     [{ op: 'write', contentTokenSha256: 'A'.repeat(64) }, /token digest/],
     [{ op: 'write', contentTokenSha256: 'a'.repeat(64), content: Buffer.from('x') }, /carries no content/],

@@ -21,8 +21,6 @@ import {
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
 import { isOp, mutates, needsChown, type Op } from './ops.ts';
 
-/** The most content a write carries (streamed to its Pod, or in the Job's env): Felis caps it here. */
-export const MAX_WRITE_BYTES = 256 << 10;
 export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
 const FALLBACK_SECONDS = 120;
@@ -171,9 +169,6 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (!p.opId) throw new JobSpecError('no operation id');
   if (!isOp(p.op)) throw new JobSpecError(`unknown operation ${JSON.stringify(p.op)}`);
   const op = p.op;
-  if ((p.content?.length ?? 0) > MAX_WRITE_BYTES) {
-    throw new JobSpecError(`content is ${p.content!.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
-  }
   if (p.contentTokenSha256 !== undefined) {
     if (op !== 'write') throw new JobSpecError(`operation ${op} takes no streamed content`);
     if (!/^[0-9a-f]{64}$/.test(p.contentTokenSha256)) throw new JobSpecError('a streamed write needs a token digest');

@@ -1,20 +1,21 @@
 /**
- * Why maintenance refused, as typed errors the HTTP layer maps to a status and code.
+ * Why maintenance refused, as typed domain errors (lib/http/error-map.ts gives each its status).
  * @module
  */
+import { DomainError } from '../errors.ts';
 import { describeHolder, type HolderActivity, type HolderKind } from './holder.ts';
 
 /**
  * The world is held (→ 409 maintenance_in_progress, or world_reclaiming for the reaper on a start).
  * The message names the holder, a file Job by its op and path; `kind` is what callers act on.
  */
-export class MaintenanceBusyError extends Error {
+export class MaintenanceBusyError extends DomainError {
   readonly kind: HolderKind | undefined;
   readonly activity: HolderActivity | undefined;
   /** Refused because other admissions kept winning the race for the lock, not for a holder seen. */
   readonly contended: boolean;
   constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean } = {}) {
-    super(`${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`);
+    super('maintenance_in_progress', 'conflict', `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`);
     this.name = 'MaintenanceBusyError';
     this.kind = kind;
     this.activity = activity;
@@ -22,39 +23,39 @@ export class MaintenanceBusyError extends Error {
   }
 }
 
-export class NotStoppedError extends Error {
+export class NotStoppedError extends DomainError {
   constructor(message = 'stop the server before working with its files') {
-    super(message);
+    super('not_stopped', 'conflict', message);
     this.name = 'NotStoppedError';
   }
 }
 
-export class ServerNotFoundError extends Error {
+export class ServerNotFoundError extends DomainError {
   constructor(name: string) {
-    super(`server ${name} does not exist`);
+    super('not_found', 'not_found', `server ${name} does not exist`, { callerMessage: 'no such server' });
     this.name = 'ServerNotFoundError';
   }
 }
 
-export class NoWorldVolumeError extends Error {
+export class NoWorldVolumeError extends DomainError {
   constructor() {
-    super('this server has no world volume yet — start it once to create it, then retry');
+    super('no_world_volume', 'conflict', 'this server has no world volume yet — start it once to create it, then retry');
     this.name = 'NoWorldVolumeError';
   }
 }
 
 /** A `migration@` lock: Felis is moving the world, and only Felis may remove it. */
-export class LockProtectedError extends Error {
+export class LockProtectedError extends DomainError {
   constructor() {
-    super('the world is locked for a migration; only Felis removes that lock');
+    super('lock_protected', 'conflict', 'the world is locked for a migration; only Felis removes that lock');
     this.name = 'LockProtectedError';
   }
 }
 
 /** A lock younger than Grace: its owner may still be between admission and its Job. */
-export class LockFreshError extends Error {
+export class LockFreshError extends DomainError {
   constructor() {
-    super('the lock was taken less than 2 minutes ago and may still be in use; wait for it to lapse, or retry with ?force=true');
+    super('lock_fresh', 'conflict', 'the lock was taken less than 2 minutes ago and may still be in use; wait for it to lapse, or retry with ?force=true');
     this.name = 'LockFreshError';
   }
 }

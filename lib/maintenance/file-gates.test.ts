@@ -44,6 +44,35 @@ test("run locks a running system server's settings save as config-write and give
   await assert.rejects(gates.run('lobby', { op: 'write', path: 'other.json' }, async () => 1), NotStoppedError);
 });
 
+test('a write reads its MinecraftServer twice: once for the gates and the admission, once for the release', async () => {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
+  const access = { op: 'write' as const, path: 'a.txt' };
+  const entered = await gates.enter('survival', access);
+  const held = await gates.run('survival', access, async () => api.annotation('survival', LOCK), { entered });
+  assert.match(held!, /^file-write@/);
+  assert.equal(api.annotation('survival', LOCK), undefined);
+  assert.deepEqual(api.calls.filter((c) => c.startsWith('get survival') || c.startsWith('patch')), ['get survival', 'patch survival', 'get survival', 'patch survival']);
+});
+
+test('a server changed between the entry and the admission is read again and judged afresh', async () => {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
+  const access = { op: 'write' as const, path: 'a.txt' };
+  const entered = await gates.enter('survival', access);
+  // Started after the gates let the call through: the admission's patch meets a newer resourceVersion.
+  api.write('survival', { spec: { desiredState: 'Running' } });
+  let ran = false;
+  await assert.rejects(gates.run('survival', access, async () => (ran = true), { entered }), NotStoppedError);
+  assert.equal(ran, false);
+  assert.equal(api.annotation('survival', LOCK), undefined);
+  assert.deepEqual(api.calls.filter((c) => c.startsWith('get survival') || c.startsWith('patch')), ['get survival', 'patch survival', 'get survival']);
+});
+
 /** A FakeServerApi whose reads wait until the test lets them answer, to see what is in flight at once. */
 class HeldReads extends FakeServerApi {
   readonly inFlight: string[] = [];

@@ -5,8 +5,8 @@
  * @module
  */
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
-import type { Target } from '../files/editor.ts';
-import type { ServerApi } from '../kube/servers.ts';
+import type { Target } from '../job-spec/types.ts';
+import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { executionNode, worldClaim } from './contracts.ts';
 import { NoWorldVolumeError, NotStoppedError, ServerNotFoundError } from './errors.ts';
 import { stoppedForEntry, SYSTEM_SERVERS } from './server-state.ts';
@@ -29,6 +29,8 @@ export class MaintenanceGates implements FileGates {
   readonly #api: ServerApi;
   readonly #lock: WorldLock;
   readonly #controllerNode: string | undefined;
+  /** The server each entry read, by the Target it answered, for the admission of the same call. */
+  readonly #read = new WeakMap<Target, MinecraftServer>();
 
   constructor(api: ServerApi, lock: WorldLock, opts: { controllerNode?: string } = {}) {
     this.#api = api;
@@ -52,11 +54,19 @@ export class MaintenanceGates implements FileGates {
     const claim = worldClaim(server, name);
     const exists = claim === guess ? unsettle(await guessed) : await this.#api.claimExists(ns, claim);
     if (!exists) throw new NoWorldVolumeError();
-    return { server: name, world: { claim, node: executionNode(server, this.#controllerNode) } };
+    const target = { server: name, world: { claim, node: executionNode(server, this.#controllerNode) } };
+    this.#read.set(target, server);
+    return target;
   }
 
+  /**
+   * A mutation of a call that entered through `enter` is admitted from the server that entry read
+   * (one read of the MinecraftServer for the gates and the admission; see WorldLock.acquire).
+   */
   run<T>(name: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
-    return this.#lock.run(name, lockKindFor(name, access), fn, opts?.waitMs ? { waitMs: opts.waitMs, signal: opts.signal, applied: opts.applied } : undefined);
+    const read = opts?.entered ? this.#read.get(opts.entered) : undefined;
+    const wait = opts?.waitMs ? { waitMs: opts.waitMs, signal: opts.signal, applied: opts.applied } : undefined;
+    return this.#lock.run(name, lockKindFor(name, access), fn, wait, read);
   }
 }
 

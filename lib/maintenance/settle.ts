@@ -22,6 +22,7 @@ import {
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   LABEL_THEN_RESTORE,
+  MANAGED_BY_BACKUP,
 } from '../labels.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { describeKubeError, isConflict } from '../kube/errors.ts';
@@ -38,7 +39,7 @@ export const SETTLE_REASONS = {
 } as const;
 export type SettleReason = keyof typeof SETTLE_REASONS;
 
-export const MANAGED_BY_BACKUP = 'felis-backup';
+export { MANAGED_BY_BACKUP };
 export const MANAGED_BY_RESTORE = 'felis-restore';
 
 /** Selects the restore Jobs of one server, ours and Felis's alike. */

@@ -13,6 +13,7 @@ import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedErr
 import { holdState, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
 import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
 import { admitWaiting, ArrivalLine, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
+import { sleep } from '../sleep.ts';
 
 /** How long a release may take before we give up on it (the lock then lapses after Grace). */
 export const RELEASE_TIMEOUT_MS = 10_000;
@@ -77,9 +78,14 @@ export class WorldLock {
    * save), no restart pending, no holder. Writes `<kind>@<now>` under the resourceVersion it read.
    * Returns the release.
    */
-  async acquire(name: string, kind: HolderKind): Promise<Release> {
+  async acquire(name: string, kind: HolderKind, read?: MinecraftServer): Promise<Release> {
+    let known = read;
     const value = await this.#onConflictRetry(async () => {
-      const server = await this.#api.getServer(this.#ns, name);
+      // The first attempt may judge the server the caller's entry gate just read: the lock is
+      // written under that read's resourceVersion, so a server changed since (a start, another
+      // admission) makes the patch a 409, and the retry reads it afresh. Every retry reads.
+      const server = known ?? (await this.#api.getServer(this.#ns, name));
+      known = undefined;
       if (!server) throw new ServerNotFoundError(name);
       if (!(kind === 'config-write' && SYSTEM_SERVERS.has(name))) {
         const gamePods = await this.#api.listPods(this.#ns, gamePodSelector(name));
@@ -104,8 +110,14 @@ export class WorldLock {
    * a caller who went away) and finishes before this returns, so the caller's next request finds
    * the world free. It is bounded to 10 s and a failure is only reported: a lock lapses by itself.
    */
-  async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>, wait?: WaitOptions): Promise<T> {
-    const acquire = () => this.acquire(name, kind);
+  async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
+    // Only the first admission may use the caller's read; one after a wait reads the server anew.
+    let first = read;
+    const acquire = () => {
+      const r = first;
+      first = undefined;
+      return this.acquire(name, kind, r);
+    };
     const release = wait ? await admitWaiting(name, acquire, wait, this.#line, this.#waitClock) : await acquire();
     try {
       return await fn();
@@ -123,6 +135,9 @@ export class WorldLock {
   async release(name: string, value: string): Promise<void> {
     if (value.startsWith('migration@')) return;
     await this.#onConflictRetry(async () => {
+      // Read afresh, never from the admission: the lock may have lapsed and been taken over (or
+      // removed by an operator) while the Job ran, and only our own value may be removed; the
+      // status the operator writes meanwhile also moves the resourceVersion the patch needs.
       const server = await this.#api.getServer(this.#ns, name);
       if (!server || server.metadata.annotations?.[ANNOTATION_MAINTENANCE] !== value) return;
       await this.#api.patchServer(this.#ns, name, {
@@ -187,7 +202,7 @@ export class WorldLock {
       } catch (err) {
         if (!isConflict(err)) throw err;
         if (i >= steps) throw new MaintenanceBusyError(undefined, undefined, { contended: true });
-        await new Promise((r) => setTimeout(r, delayMs * (1 + Math.random() * jitter)));
+        await sleep(delayMs * (1 + Math.random() * jitter));
       }
     }
   }

@@ -9,6 +9,7 @@ import { EventConflictError } from '../events/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
 import { BackgroundOps, type BackgroundApi } from './background.ts';
 import { MAX_OPS, opsSelector } from './list.ts';
+import { mapDomainError } from '../http/error-map.ts';
 
 const settings = {
   namespace: 'minecraft',
@@ -168,6 +169,6 @@ test('an event key labels the Job; the same event finds that op again, and refus
     await assert.rejects(bg.eventOp(server, { op, path }, ev), EventConflictError);
   }
   // Same server, op and path, but the event carried another request (e.g. another body).
-  await assert.rejects(bg.eventOp('survival', { op: 'zip', path: 'world' }, { key: 'k1', request: 's'.repeat(48) }), (e: unknown) => e instanceof EventConflictError && e.status === 409);
+  await assert.rejects(bg.eventOp('survival', { op: 'zip', path: 'world' }, { key: 'k1', request: 's'.repeat(48) }), (e: unknown) => e instanceof EventConflictError && mapDomainError(e)?.status === 409);
   assert.equal(api.calls.filter((c) => c.startsWith('create')).length, 1);
 });

@@ -6,7 +6,7 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../files/editor.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, renderFilesJob } from '../job-spec/render.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';

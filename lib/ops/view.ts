@@ -4,7 +4,7 @@
  * a message that tells the caller what to do when the Job ended without a result. Pure.
  * @module
  */
-import { EDIT_ERRORS, isEditErrorKind } from '../files/errors.ts';
+import { EDIT_ERRORS, isEditErrorKind } from '../protocol/edit-codes.ts';
 import type { Result } from '../protocol/result.ts';
 import { REASON_OOM_KILLED, REASON_RESULT_UNAVAILABLE, type OpState, type OpStateName, type Recovery } from './state.ts';
 import type { RecoveredNow } from '../protocol/recovered.ts';

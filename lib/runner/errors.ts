@@ -3,11 +3,14 @@
  * without loading the Kubernetes client into every function.
  * @module
  */
+import { DomainError } from '../errors.ts';
 
 /** The caller's deadline passed before a result (→ 504 files_timeout). The Job is left to run. */
-export class FilesTimeoutError extends Error {
+export class FilesTimeoutError extends DomainError {
   constructor(job: string) {
-    super(`fileedit: timed out waiting for file job ${job} to finish`);
+    super('files_timeout', 'timeout', `fileedit: timed out waiting for file job ${job} to finish`, {
+      callerMessage: 'the file operation did not finish in time; retry shortly',
+    });
     this.name = 'FilesTimeoutError';
   }
 }

@@ -18,6 +18,8 @@ import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/re
 import { stageAwareSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { containerTermination, describeTermination, jobFinished } from '../kube/job-facts.ts';
+import { waitJobsFinished } from '../kube/job-wait.ts';
+import { sleep } from '../sleep.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from './errors.ts';
 
 export { FilesTimeoutError, JobLostError, RunnerError } from './errors.ts';
@@ -197,15 +199,15 @@ export class SyncRunner {
   ): Promise<void> {
     await w.drain(opening, scanner);
     const graceEnd = performance.now() + this.#finishGraceMs;
-    for (let delay = 20; ; delay = Math.min(delay * 2, 250)) {
-      const jobs = await w.call(() => this.#api.listJobs(ns, selector), 'list file job');
-      if (jobs.length === 0 || jobs.every(jobFinished)) return;
-      if (performance.now() >= graceEnd) {
+    await waitJobsFinished({
+      list: () => w.call(() => this.#api.listJobs(ns, selector), 'list file job'),
+      enough: async () => {
+        if (performance.now() < graceEnd) return false;
         const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
-        if (!pod || TERMINAL.has(pod.status?.phase ?? '') || containerTermination(pod, FILES_CONTAINER)) return;
-      }
-      await w.sleep(delay);
-    }
+        return !pod || TERMINAL.has(pod.status?.phase ?? '') || containerTermination(pod, FILES_CONTAINER) !== undefined;
+      },
+      sleep: (ms) => w.sleep(ms),
+    });
   }
 }
 
@@ -259,27 +261,9 @@ class Waiter {
     }
   }
 
+  /** An abort rejects with what check() makes of its reason. */
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        clearTimeout(t);
-        this.#signal.removeEventListener('abort', onAbort);
-      };
-      const onAbort = () => {
-        done();
-        try {
-          this.check();
-        } catch (e) {
-          reject(e);
-        }
-      };
-      const t = setTimeout(() => {
-        done();
-        resolve();
-      }, ms);
-      if (this.#signal.aborted) onAbort();
-      else this.#signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return sleep(ms, this.#signal).catch(() => this.check());
   }
 
   /** Reads until the first result line or the end of the stream, at most MAX_LOG_BYTES. */

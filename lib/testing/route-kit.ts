@@ -11,13 +11,14 @@ import type { Hono } from 'hono';
 import { createApp, type Env } from '../http/app.ts';
 import type { Deps } from '../http/deps.ts';
 import type { RouteModule } from '../http/serve.ts';
-import type { FilesEditor, Target } from '../files/editor.ts';
+import type { FilesEditor } from '../files/editor.ts';
+import type { Target } from '../job-spec/types.ts';
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { jsonCall } from './json-call.ts';
-import { actorMixin } from '../auth/actor.ts';
+import { actorMixin } from '../actor.ts';
 import type { ApiAuth } from '../http/auth.ts';
 import type { Logger } from '../log.ts';
 
@@ -44,7 +45,9 @@ export class FakeGates implements FileGates {
 
   async run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
     this.ran.push({ server, access });
-    if (opts) this.runOptions.push(opts);
+    // The wait options a route passed (`entered` only says which entry the call came through).
+    const { entered: _entered, ...wait } = opts ?? {};
+    if (Object.keys(wait).length > 0) this.runOptions.push(wait);
     if (this.runError) throw this.runError;
     opts?.applied?.();
     this.holding = true;

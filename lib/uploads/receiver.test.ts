@@ -7,7 +7,8 @@ import { makeWorld, tree } from '../../job/test-support.ts';
 import { startReceiving, type Receiving } from '../../job/serve/receive.ts';
 import { openContext } from '../../job/context.ts';
 import { landUpload } from '../../job/upload/land.ts';
-import { ApiError } from '../http/envelope.ts';
+import { DomainError } from '../errors.ts';
+import { mapDomainError } from '../http/error-map.ts';
 import { FileEditError } from '../files/errors.ts';
 import { FILES_CONTAINER } from '../labels.ts';
 import { LABEL_FILES_RECEIVE } from '../job-spec/upload-job.ts';
@@ -111,7 +112,7 @@ test('a body that lies or breaks off changes nothing and leaves no working file'
     const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, port: c.port });
     await assert.rejects(
       (u.single(T, { path: 'n.txt', size: data.length, sha256: sha(data), overwrite: false }, body, new AbortController().signal)),
-      (e: unknown) => e instanceof ApiError && e.code === code,
+      (e: unknown) => e instanceof DomainError && e.code === code,
     );
     const t0 = Date.now();
     await c.stopped();
@@ -138,9 +139,9 @@ test('an op refusal from the receiver is the file error; a receiver that never c
 test('a receiver\'s answers become the caller\'s: refusals with their code, anything else a 500', async () => {
   const { answerOrThrow } = await import('./sessions.ts');
   assert.deepEqual(answerOrThrow({ status: 200, text: '{"id":"x"}' }, [200]), { id: 'x' });
-  assert.throws(() => answerOrThrow({ status: 409, text: '{"code":"upload_busy","error":"busy"}' }, [200]), (e: unknown) => e instanceof ApiError && e.status === 409 && e.code === 'upload_busy');
-  assert.throws(() => answerOrThrow({ status: 507, text: '{"code":"upload_staging_full","error":"full"}' }, [200]), (e: unknown) => e instanceof ApiError && e.status === 507);
-  assert.throws(() => answerOrThrow({ status: 507, text: '' }, [200]), (e: unknown) => !(e instanceof ApiError));
-  assert.throws(() => answerOrThrow({ status: 500, text: '{"code":"internal","error":"x"}' }, [200]), (e: unknown) => !(e instanceof ApiError));
-  assert.throws(() => answerOrThrow({ status: 502, text: 'not json' }, [200]), (e: unknown) => !(e instanceof ApiError));
+  assert.throws(() => answerOrThrow({ status: 409, text: '{"code":"upload_busy","error":"busy"}' }, [200]), (e: unknown) => mapDomainError(e)?.status === 409 && mapDomainError(e)?.code === 'upload_busy');
+  assert.throws(() => answerOrThrow({ status: 507, text: '{"code":"upload_staging_full","error":"full"}' }, [200]), (e: unknown) => mapDomainError(e)?.status === 507);
+  assert.throws(() => answerOrThrow({ status: 507, text: '' }, [200]), (e: unknown) => !(e instanceof DomainError));
+  assert.throws(() => answerOrThrow({ status: 500, text: '{"code":"internal","error":"x"}' }, [200]), (e: unknown) => !(e instanceof DomainError));
+  assert.throws(() => answerOrThrow({ status: 502, text: 'not json' }, [200]), (e: unknown) => !(e instanceof DomainError));
 });

@@ -8,21 +8,22 @@
  */
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../files/editor.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { newOpId } from '../files/editor.ts';
 import { checkResult } from '../files/decode.ts';
-import { ApiError } from '../http/envelope.ts';
+import { domainError } from '../errors.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
-import { callableAddress, jobFinished } from '../kube/job-facts.ts';
+import { callableAddress } from '../kube/job-facts.ts';
+import { waitJobsFinished } from '../kube/job-wait.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
-import { jobToken, tokenDigest } from '../browse/token.ts';
-import { readKey } from './key.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
-import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../http/pod-stream.ts';
+import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../protocol/pod-stream.ts';
+import { sleep } from '../sleep.ts';
 
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -39,16 +40,8 @@ export const FINISH_WAIT_MS = 5_000;
  * would be refused. Past `ms` it returns anyway; the Job's own end frees the world soon after.
  * Answers the Jobs as last listed ([] when no listing came through).
  */
-export async function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<V1Job[]> {
-  const end = performance.now() + ms;
-  let last: V1Job[] = [];
-  for (let delay = 20; performance.now() < end; delay = Math.min(delay * 2, 250)) {
-    const jobs = await api.listJobs(namespace, selector).catch(() => undefined);
-    if (jobs) last = jobs;
-    if (jobs?.every(jobFinished)) return jobs;
-    await new Promise((r) => setTimeout(r, delay));
-  }
-  return last;
+export function jobsFinished(api: Pick<ReceiverApi, 'listJobs'>, namespace: string, selector: string, ms: number): Promise<V1Job[]> {
+  return waitJobsFinished({ list: () => api.listJobs(namespace, selector).catch(() => undefined), endAt: performance.now() + ms });
 }
 
 export interface UploadSettings {
@@ -180,7 +173,7 @@ export class UploadReceivers implements UploadChannel {
       if (a.ended) throw new RunnerError(`upload job ${name} ended (${a.ended}) before it received the upload`);
       if (a.ip && (await ready(a.ip, this.#port(), token))) return a.ip;
       if (performance.now() > end) throw new FilesTimeoutError(name);
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await sleep(POLL_MS);
     }
   }
 }
@@ -237,8 +230,8 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
   }
   if (answer.status === 422) {
     const t = JSON.parse(answer.text) as { transfer: string; error: string };
-    if (t.transfer === 'digest') throw new ApiError(400, 'digest_mismatch', 'the body does not match its Content-Digest; nothing was changed');
-    if (t.transfer === 'long') throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${u.size} bytes`);
+    if (t.transfer === 'digest') throw domainError('digest_mismatch', 'the body does not match its Content-Digest; nothing was changed');
+    if (t.transfer === 'long') throw domainError('too_large', `the body is longer than its Content-Length of ${u.size} bytes`);
     throw shortBody(u.size);
   }
   throw new RunnerError(`the receiver answered ${answer.status}: ${answer.text.slice(0, 200)}`);

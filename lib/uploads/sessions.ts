@@ -12,20 +12,21 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../files/editor.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { backgroundTtlSeconds, type AsyncSettings } from '../ops/background.ts';
-import { ApiError } from '../http/envelope.ts';
+import { DomainError, domainError, type ErrorCode } from '../errors.ts';
+import { answerKind } from '../protocol/answer-kind.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { callableAddress, controllerJob, jobFinished, jobOutcome } from '../kube/job-facts.ts';
 import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
-import { jobToken, tokenDigest } from '../browse/token.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
-import { readKey } from './key.ts';
 import { jobsFinished, ready, type UploadBody } from './receiver.ts';
-import { PodStreamError, streamToPod } from '../http/pod-stream.ts';
+import { PodStreamError, streamToPod } from '../protocol/pod-stream.ts';
+import { sleep } from '../sleep.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -87,7 +88,7 @@ function serving(pods: V1Pod[]): { ip?: string; starting: boolean } {
   return { starting };
 }
 
-export const notFound = () => new ApiError(404, 'upload_not_found', 'no such upload session');
+export const notFound = () => domainError('upload_not_found', 'no such upload session');
 /**
  * A status call's answer when every receiver of the session has ended (the caller may not start
  * one). A receiver that ended by itself (its Job succeeded) committed, was cancelled, expired or
@@ -95,14 +96,14 @@ export const notFound = () => new ApiError(404, 'upload_not_found', 'no such upl
  * the session; a part or commit still resumes that one.) A receiver that was lost (its Job failed:
  * the Pod deleted, evicted or killed) left the session on the volume: 409 upload_paused.
  */
-export function endedAnswer(jobs: V1Job[]): ApiError {
+export function endedAnswer(jobs: V1Job[]): DomainError {
   const newest = jobs.reduce((a, b) => (new Date(b.metadata?.creationTimestamp ?? 0) > new Date(a.metadata?.creationTimestamp ?? 0) ? b : a));
-  return jobOutcome(newest) === 'failed' ? paused() : new ApiError(404, 'upload_not_found', 'this upload session has ended (committed, cancelled or expired)');
+  return jobOutcome(newest) === 'failed' ? paused() : domainError('upload_not_found', 'this upload session has ended (committed, cancelled or expired)');
 }
 
 /** The session had a receiver, all have ended, and the caller may not start one (a status call). */
 export const paused = () =>
-  new ApiError(409, 'upload_paused', 'this upload session has no running receiver; if it is still on the volume, its next part or commit resumes it and answers what it holds (else 404 upload_not_found)');
+  domainError('upload_paused', 'this upload session has no running receiver; if it is still on the volume, its next part or commit resumes it and answers what it holds (else 404 upload_not_found)');
 
 export class UploadSessions implements SessionChannel {
   readonly #api: SessionApi;
@@ -221,7 +222,7 @@ export class UploadSessions implements SessionChannel {
         }
       }
       if (performance.now() > end) throw new FilesTimeoutError(`upload session ${id}`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await sleep(POLL_MS);
     }
   }
 }
@@ -245,8 +246,10 @@ export function answerOrThrow(a: PodAnswer, ok: number[]): unknown {
     throw new RunnerError(`the upload receiver answered ${a.status}: ${a.text.slice(0, 200)}`);
   }
   if (ok.includes(a.status)) return body;
-  if (body && typeof body.code === 'string' && ((a.status >= 400 && a.status < 500) || a.status === 507)) {
-    throw new ApiError(a.status as 400, body.code, String(body.error ?? body.code));
+  const kind = answerKind(a.status);
+  if (body && typeof body.code === 'string' && kind) {
+    // The receiver's own code, passed on as it came (its codes are in the catalogue, lib/errors.ts).
+    throw new DomainError(body.code as ErrorCode, kind as never, String(body.error ?? body.code));
   }
   throw new RunnerError(`the upload receiver answered ${a.status}: ${a.text.slice(0, 200)}`);
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { FUNCTIONS } from '../../../functions/index.ts';
-import { permissionsOf, ROUTE_PERMISSIONS } from '../../auth/actions.ts';
+import { permissionsOf, ROUTE_PERMISSIONS } from './permissions.ts';
 import { acceptedEvents } from '../../events/entry.ts';
 import { envelopeOf, routeKit, TOKEN } from '../../testing/route-kit.ts';
 import type { Env } from '../app.ts';

@@ -9,20 +9,13 @@
  * @module
  */
 import type { Context } from 'hono';
-import type { Target } from '../files/editor.ts';
-import type { Deps } from '../http/deps.ts';
-import { openFileCall, type FileCall } from '../http/file-call.ts';
-import { queryPath, serverName } from '../http/file-request.ts';
+import type { BrowseChannel, BrowseOp, EarlyCall } from '../browse/sessions.ts';
+import type { Target } from '../job-spec/types.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import type { Result } from '../protocol/result.ts';
-import type { BrowseOp, EarlyCall } from './sessions.ts';
-
-/** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
-export interface BrowseChannel {
-  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall): Promise<string | undefined>;
-  /** Starts the call to a remembered Pod before the gates answer; optional (fakes may leave it out). */
-  early?(server: string, op: BrowseOp, path: string, signal?: AbortSignal): EarlyCall | undefined;
-}
+import type { Deps } from './deps.ts';
+import { openFileCall, type FileCall } from './file-call.ts';
+import { queryPath, serverName } from './file-request.ts';
 
 export async function viaSessionOr<T>(
   browse: BrowseChannel | undefined,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { DomainError } from '../errors.ts';
 import { streamToPod } from './pod-stream.ts';
 
 /** A Pod that refuses every request on its headers (then drops the rest, as the receivers do). */
@@ -61,7 +62,7 @@ test('a body that pauses longer than the idle limit is 408 upload_stalled, at on
   const t0 = performance.now();
   await assert.rejects(
     streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: body, size: 256 << 10 }, signal: new AbortController().signal, maxAnswerBytes: 100, idleMs: 300 }),
-    (e: { status: number; code: string }) => e.status === 408 && e.code === 'upload_stalled',
+    (e: unknown) => e instanceof DomainError && e.errorKind === 'stalled' && e.code === 'upload_stalled',
   );
   const ms = performance.now() - t0;
   assert.ok(ms >= 290 && ms < 2_000, `${ms} ms`);

@@ -16,7 +16,7 @@
  * @module
  */
 import http from 'node:http';
-import { ApiError } from './envelope.ts';
+import { DomainError } from '../errors.ts';
 
 /**
  * A request's body: the Node request itself when the function runs on Node's HTTP server (no web
@@ -54,8 +54,8 @@ export class PodStreamError extends Error {
 /** How long a failed write waits for an answer that may already be on its way. */
 const ANSWER_GRACE_MS = 1_000;
 
-export const shortBody = (size: number) => new ApiError(400, 'upload_incomplete', `the upload ended before all ${size} bytes arrived`);
-export const stalled = (idleMs: number) => new ApiError(408, 'upload_stalled', `no byte of the body came for ${Math.round(idleMs / 1000)} s; nothing was changed`);
+export const shortBody = (size: number) => new DomainError('upload_incomplete', 'invalid', `the upload ended before all ${size} bytes arrived`);
+export const stalled = (idleMs: number) => new DomainError('upload_stalled', 'stalled', `no byte of the body came for ${Math.round(idleMs / 1000)} s; nothing was changed`);
 
 /** Reads chunks of a body one at a time; `discard` lets the rest go without destroying it. */
 interface ChunkReader {
@@ -211,7 +211,7 @@ export async function streamToPod(r: PodStreamRequest): Promise<PodAnswer> {
   // Answered before the whole body went: this connection cannot carry another request.
   if (!req.writableEnded) req.destroy();
   // The caller's own fault (too long, short, stalled) is the more precise answer when both came.
-  if (callerError instanceof ApiError) throw callerError;
+  if (callerError instanceof DomainError) throw callerError;
   if (answer && callerError === undefined) return answer;
   if (callerError !== undefined || r.signal.aborted) throw shortBody(r.body?.size ?? 0);
   throw new PodStreamError(`${r.method} ${r.host}: ${connError instanceof Error ? connError.message : 'the connection ended without an answer'}`, { cause: connError });
@@ -238,7 +238,7 @@ async function sendCounted(req: http.ClientRequest, reader: ChunkReader, size: n
     if (chunk === 'pod') return false;
     if (chunk === undefined) break;
     got += chunk.length;
-    if (got > size) throw new ApiError(413, 'too_large', `the body is longer than its Content-Length of ${size} bytes`);
+    if (got > size) throw new DomainError('too_large', 'too_large', `the body is longer than its Content-Length of ${size} bytes`);
     if (held) await write(held);
     held = chunk;
   }

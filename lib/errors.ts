@@ -1,0 +1,145 @@
+/**
+ * The one shape of an error meant for the caller, and the catalogue of every code a caller can be
+ * answered with. Domain modules throw a `DomainError` (a stable `code`, an `errorKind` that says
+ * what sort of refusal it is, a message the caller reads, optional details); only lib/http turns a
+ * kind into an HTTP status (lib/http/error-map.ts), so nothing below the HTTP edge speaks HTTP.
+ * docs/errors.md is generated from this catalogue and that map (`npm run errors-doc`).
+ * @module
+ */
+
+/** What sort of refusal an error is; lib/http/error-map.ts gives each one HTTP status. */
+export const ERROR_KINDS = [
+  'invalid',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'not_allowed',
+  'stalled',
+  'conflict',
+  'gone',
+  'length_required',
+  'too_large',
+  'busy',
+  'headers_too_large',
+  'internal',
+  'damaged',
+  'unavailable',
+  'timeout',
+  'no_space',
+] as const;
+
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+interface CodeEntry {
+  /** The kinds this code is answered with (most codes have one; a few mean one thing in two settings). */
+  kinds: readonly ErrorKind[];
+  /** When a caller meets it. */
+  meaning: string;
+}
+
+/**
+ * Every envelope code, with its kinds and meaning. A code not listed here cannot be thrown (the
+ * constructors take only these), so the generated table is complete.
+ */
+export const ERROR_CODES = {
+  bad_request: { kinds: ['invalid'], meaning: 'missing `?path=`, `?path=` not valid percent-encoded UTF-8, a malformed Host header or request line, missing/invalid body, unknown body field, bad `expect_sha256`, `create_only` with `expect_sha256`, empty `to`' },
+  bad_name: { kinds: ['invalid'], meaning: 'server name not `^[a-z0-9-]{3,32}$` without a leading/trailing `-`' },
+  bad_path: { kinds: ['invalid'], meaning: 'escapes the world (`..`, absolute, links leading out), a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a NUL byte; unzip of a path not ending in an archive ending; a zip `name` that is not one `.zip` file name' },
+  digest_required: { kinds: ['invalid'], meaning: 'a write without `content_sha256`, or an upload without a `Content-Digest` sha-256 (checked before any Job)' },
+  bad_digest: { kinds: ['invalid'], meaning: 'a malformed `content_sha256` or `Content-Digest` (checked before any Job)' },
+  digest_mismatch: { kinds: ['invalid'], meaning: "the content is not what its SHA-256 says; nothing was changed" },
+  cancelled: { kinds: ['invalid'], meaning: 'the caller went away mid-request (logged at info; nobody reads it)' },
+  unauthorized: { kinds: ['unauthorized'], meaning: 'no or wrong bearer token (kubernetes mode: a token the apiserver does not accept for the audience)' },
+  forbidden: { kinds: ['forbidden'], meaning: "kubernetes mode: the caller lacks the route's permission; the message names it" },
+  not_found: { kinds: ['not_found'], meaning: 'no such file or parent folder; unknown server; unknown route; a download URL that was not signed here or was changed' },
+  upload_not_found: { kinds: ['not_found'], meaning: 'no such upload session, or it has ended (committed, cancelled or expired)' },
+  method_not_allowed: { kinds: ['not_allowed'], meaning: '`HEAD` on a download URL (it would start a Job)' },
+  request_timeout: { kinds: ['stalled'], meaning: 'the request headers did not arrive in time (answered by the listener)' },
+  upload_stalled: { kinds: ['stalled'], meaning: 'an upload body paused for longer than the idle limit; nothing was changed' },
+  not_stopped: { kinds: ['conflict'], meaning: 'the server is running or starting' },
+  no_world_volume: { kinds: ['conflict'], meaning: 'the server has no world volume yet' },
+  world_reclaiming: { kinds: ['conflict'], meaning: "a start while the reaper is giving the world back" },
+  maintenance_in_progress: { kinds: ['conflict'], meaning: 'something holds the world; the message names it. A mutation sent with `Prefer: wait=<s>` waits for another file mutation instead' },
+  lock_protected: { kinds: ['conflict'], meaning: 'a `migration@` lock: only Felis removes it' },
+  lock_fresh: { kinds: ['conflict'], meaning: 'a lock taken less than 2 minutes ago; wait for it to lapse or retry with `?force=true`' },
+  withheld_linked: { kinds: ['conflict'], meaning: 'a delete or replace of the withheld file (or a folder holding it) while other hard links to it exist: delete those first' },
+  file_changed: { kinds: ['conflict'], meaning: '`expect_sha256` no longer matches' },
+  file_exists: { kinds: ['conflict'], meaning: '`create_only`, mkdir or rename onto an existing name' },
+  event_conflict: { kinds: ['conflict'], meaning: "an event's source and id were already used for a different request; it was not run" },
+  upload_paused: { kinds: ['conflict'], meaning: 'the upload session has no running receiver; its next part or commit resumes it' },
+  upload_busy: { kinds: ['conflict'], meaning: 'another call to this upload session is in progress, or it was begun for another file' },
+  upload_offset_mismatch: { kinds: ['conflict'], meaning: "a part's offset is not where the session's bytes end" },
+  upload_incomplete: { kinds: ['invalid', 'conflict'], meaning: 'invalid: a body ended before its length; conflict: a commit of a session that does not hold all its bytes' },
+  upload_staging_tampered: { kinds: ['conflict'], meaning: "something on the world volume replaced or linked a file of an upload session's staging folder; the session is dropped" },
+  export_expired: { kinds: ['gone'], meaning: 'a download URL past its `expires_at`: sign a new one' },
+  event_answer_gone: { kinds: ['gone'], meaning: "an event handled before whose Job's result is no longer available; it was not applied again" },
+  length_required: { kinds: ['length_required'], meaning: 'an upload or a part without `Content-Length`' },
+  too_large: { kinds: ['too_large'], meaning: 'read over 1 MiB, write over 256 KiB, body over 1 MiB, an event over its limit, an upload body longer than its length' },
+  part_too_large: { kinds: ['too_large'], meaning: 'an upload part longer than it said' },
+  export_busy: { kinds: ['busy'], meaning: 'already the most downloads of this server running; `Retry-After` says when to retry' },
+  too_many_uploads: { kinds: ['busy'], meaning: 'the server already has an upload session' },
+  headers_too_large: { kinds: ['headers_too_large'], meaning: "request headers over Node's limit (answered by the listener, in the envelope)" },
+  internal: { kinds: ['internal'], meaning: 'anything else; the detail is only in the server log. A mutation whose Job ended without a result says the change was either not made or fully made (writes are atomic)' },
+  read_damaged: { kinds: ['damaged'], meaning: 'the read\'s bytes did not hash to what the Job sent' },
+  files_unavailable: { kinds: ['unavailable'], meaning: 'no worker image configured' },
+  export_unavailable: { kinds: ['unavailable'], meaning: 'downloads without a readable job key (`FELIS_JOB_KEY_FILE`), or one too short' },
+  auth_unavailable: { kinds: ['unavailable'], meaning: 'kubernetes mode: the apiserver could not answer the TokenReview or SubjectAccessReview (never cached; retry)' },
+  files_timeout: { kinds: ['timeout'], meaning: 'no result within 90 s (the Job is left to finish or hit its deadline)' },
+  write_not_delivered: { kinds: ['timeout'], meaning: "with a job key: the write Job's Pod could not take the content in time; nothing was written, retry" },
+  export_timeout: { kinds: ['timeout'], meaning: "the download's export Pod did not serve within `FELIS_DOWNLOAD_START_SECONDS`" },
+  volume_full: { kinds: ['no_space'], meaning: 'the world volume is full; nothing was changed' },
+  upload_staging_full: { kinds: ['no_space'], meaning: "an upload session's size does not fit the volume's free space" },
+  event_malformed: { kinds: ['invalid'], meaning: 'a structured CloudEvent that is not a JSON object' },
+  event_batch: { kinds: ['invalid'], meaning: 'a batch of CloudEvents; one event per delivery' },
+  event_invalid: { kinds: ['invalid'], meaning: 'not a valid CloudEvent: attributes not valid, no id of its own, or a spec version other than 1.0' },
+  event_missing: { kinds: ['invalid'], meaning: 'no CloudEvent in the request: neither `ce-*` headers (binary mode) nor `application/cloudevents+json`' },
+  event_type_unknown: { kinds: ['invalid'], meaning: 'an event type this function does not accept; the message lists those it does' },
+  event_data_type: { kinds: ['invalid'], meaning: 'event data that is not `application/json`' },
+  event_data_invalid: { kinds: ['invalid'], meaning: 'event data that is not the request its type takes (no server, a field the type does not use, a body where none goes or none where one must)' },
+} as const satisfies Record<string, CodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** A code and the kinds it may be thrown with. */
+type KindOf<C extends ErrorCode> = (typeof ERROR_CODES)[C]['kinds'][number];
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
+export interface DomainErrorOptions {
+  /** What the caller reads when it differs from the message (which then stays for the server log). */
+  callerMessage?: string;
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/** An error meant for the caller: its code and caller message are shown as they are. */
+export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  /** What sort of refusal (named so, not `kind`, because some errors carry a `kind` of their own). */
+  readonly errorKind: ErrorKind;
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly #callerMessage: string | undefined;
+  constructor(code: C, kind: KindOf<C>, message: string, opts: DomainErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'DomainError';
+    this.code = code;
+    this.errorKind = kind;
+    this.#callerMessage = opts.callerMessage;
+    this.details = opts.details;
+  }
+
+  /** What the caller reads: the message, unless the error was given one of its own for the caller. */
+  get callerMessage(): string {
+    return this.#callerMessage ?? this.message;
+  }
+}
+
+/** A code with one kind. */
+export type SingleKindCode = { [C in ErrorCode]: (typeof ERROR_CODES)[C]['kinds'] extends readonly [ErrorKind] ? C : never }[ErrorCode];
+
+/** The DomainError of a code that has one kind: its kind from the catalogue. */
+export function domainError(code: SingleKindCode, message: string, opts?: DomainErrorOptions): DomainError {
+  return new DomainError(code, ERROR_CODES[code].kinds[0] as never, message, opts);
+}
