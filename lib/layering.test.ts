@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,4 +67,29 @@ test('a folder without a layer is named', () => {
   } finally {
     rmSync(dir, { recursive: true });
   }
+});
+
+/** Every module of `dir` (recursively), tests excluded. */
+function modulesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...modulesUnder(p));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+test('only lib/http speaks HTTP: no module outside it (functions and the Job program included) makes an ApiError', () => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const offenders: string[] = [];
+  for (const top of ['lib', 'functions', 'job']) {
+    for (const file of modulesUnder(join(root, top))) {
+      const rel = file.slice(root.length + 1);
+      if (rel.startsWith('lib/http/') || rel.startsWith('lib/testing/')) continue;
+      const text = readFileSync(file, 'utf8');
+      if (/\bnew ApiError\(/.test(text) || /import[^;]*\b(ApiError|badRequest)\b[^;]*from '[^']*http\/envelope\.ts'/.test(text)) offenders.push(rel);
+    }
+  }
+  assert.deepEqual(offenders, [], 'throw a DomainError (lib/errors.ts) instead; lib/http/error-map.ts answers it');
 });

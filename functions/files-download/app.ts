@@ -13,7 +13,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { audit } from '../../lib/http/audit.ts';
-import { ApiError, sendError, sendJson } from '../../lib/http/envelope.ts';
+import { sendError, sendJson } from '../../lib/http/envelope.ts';
 import { requireEditor } from '../../lib/http/file-call.ts';
 import { queryPath, serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
@@ -24,6 +24,7 @@ import { contentDisposition, downloadFilename } from '../../lib/downloads/dispos
 import type { Downloads } from '../../lib/downloads/downloads.ts';
 import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
 import { refusalError } from '../../lib/downloads/refusal.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 export const DOWNLOAD_ROUTE = ROUTES['exports.download'].path;
 
@@ -40,7 +41,7 @@ function alreadySent(): Response {
 }
 
 function requireDownloads(deps: Deps): Downloads {
-  if (!deps.downloads) throw new ApiError(503, 'export_unavailable', 'downloads are not configured (no job key)');
+  if (!deps.downloads) throw new DomainError('export_unavailable', 'unavailable', 'downloads are not configured (no job key)');
   return deps.downloads;
 }
 
@@ -68,10 +69,10 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     const path = queryPath(c, false);
     await deps.gates.enter(server, { op: 'read', path });
     requireEditor(deps);
-    if (path === '') throw new ApiError(400, 'bad_request', 'the ?path= query parameter is required');
+    if (path === '') throw new DomainError('bad_request', 'invalid', 'the ?path= query parameter is required');
     // Read once the path is known to be there (the schema asks for it); ?path= was decoded above, in Felis's order.
     const { dir } = input.query();
-    if (isWorldRoot(path)) throw new ApiError(400, 'bad_path', 'the whole world is not a file download; use the world export instead');
+    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world is not a file download; use the world export instead');
     const downloads = requireDownloads(deps);
     const { ticket, expiresAt } = downloads.sign(server, path, dir, (currentActor() ?? BEARER).name);
     const filename = downloadFilename(path, dir);
@@ -98,7 +99,7 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
       }
       if (err instanceof ExportTimeoutError) {
         deps.logger.error({ request_id: c.get('requestId'), err: err.message }, 'export pod did not serve in time');
-        throw new ApiError(504, 'export_timeout', 'the download did not start in time; retry shortly');
+        throw new DomainError('export_timeout', 'timeout', 'the download did not start in time; retry shortly');
       }
       if (err instanceof ExportPodError) deps.logger.error({ request_id: c.get('requestId'), err: err.message }, 'export pod failed');
       throw err;

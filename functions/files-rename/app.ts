@@ -1,15 +1,16 @@
 /** `POST /api/v1/servers/:name/files/rename?path=` body `{to}` — move without replacing, under the world lock. */
 import { audit } from '../../lib/http/audit.ts';
-import { badRequest, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 export const filesRename = defineFunction('files-rename', (deps) => ({
   'files.rename': async (c, input) => {
     const f = await openFileCall(c, deps, 'rename');
     const { to } = await input.body();
-    if (!to) throw badRequest('the to field is required');
+    if (!to) throw new DomainError('bad_request', 'invalid', 'the to field is required');
     checkPath(to);
     await underWorldLock(deps, f, () => f.editor.rename(f.target, f.path, to, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.rename', f.target.server, f.path, { to });

@@ -5,10 +5,11 @@
  */
 import { requireArchivePath } from '../../lib/files/archive-names.ts';
 import { audit } from '../../lib/http/audit.ts';
-import { badRequest, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 export const filesUnzip = defineFunction('files-unzip', (deps) => ({
   'files.unzip': async (c, input) => {
@@ -17,7 +18,7 @@ export const filesUnzip = defineFunction('files-unzip', (deps) => ({
     const body = await input.body();
     const overwrite = body.overwrite ?? false;
     if (body.to !== undefined) {
-      if (body.to === '') throw badRequest('invalid request: to: leave it out to extract next to the archive, or name a folder');
+      if (body.to === '') throw new DomainError('bad_request', 'invalid', 'invalid request: to: leave it out to extract next to the archive, or name a folder');
       checkPath(body.to);
     }
     const req = { op: 'unzip' as const, path: f.path, overwrite, ...(body.to !== undefined ? { to: body.to } : {}) };

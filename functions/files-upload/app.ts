@@ -7,12 +7,13 @@
  */
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
-import { ApiError, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
 import { checkLocalPath } from '../files-uploads/app.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 /** The most one request may carry; larger files go through upload sessions. */
 export const MAX_SINGLE_UPLOAD = 64 << 20;
@@ -20,20 +21,20 @@ export const MAX_SINGLE_UPLOAD = 64 << 20;
 /** `Content-Length` as a byte count: 411 when absent (a chunked body), 400 when not a number. */
 export function declaredLength(headers: Headers): number {
   const v = headers.get('content-length');
-  if (v === null) throw new ApiError(411, 'length_required', 'a Content-Length header is required; send the file in one request of known length');
-  if (!/^\d{1,16}$/.test(v)) throw new ApiError(400, 'bad_request', 'the Content-Length header is not a byte count');
+  if (v === null) throw new DomainError('length_required', 'length_required', 'a Content-Length header is required; send the file in one request of known length');
+  if (!/^\d{1,16}$/.test(v)) throw new DomainError('bad_request', 'invalid', 'the Content-Length header is not a byte count');
   return Number(v);
 }
 
 export const filesUpload = defineFunction('files-upload', (deps) => ({
   'files.upload': async (c, input) => {
     const f = await openFileCall(c, deps, 'upload');
-    if (!deps.uploads) throw new ApiError(503, 'files_unavailable', 'uploads are not configured');
+    if (!deps.uploads) throw new DomainError('files_unavailable', 'unavailable', 'uploads are not configured');
     // What can be judged without the disk is refused before any lock or Job.
     checkLocalPath(f.path);
     const size = declaredLength(c.req.raw.headers);
     if (size > MAX_SINGLE_UPLOAD) {
-      throw new ApiError(413, 'too_large', `a single upload carries at most ${MAX_SINGLE_UPLOAD} bytes; send larger files through an upload session (POST .../files/uploads)`);
+      throw new DomainError('too_large', 'too_large', `a single upload carries at most ${MAX_SINGLE_UPLOAD} bytes; send larger files through an upload session (POST .../files/uploads)`);
     }
     const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
     const { overwrite } = input.query();

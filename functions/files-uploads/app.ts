@@ -19,7 +19,7 @@ import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../../lib/protoc
 import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
-import { ApiError, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, requireEditor, underWorldLock } from '../../lib/http/file-call.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
@@ -31,6 +31,7 @@ import { answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel }
 import { committedOp } from '../../lib/uploads/committed.ts';
 import { declaredLength } from '../files-upload/app.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 interface View {
   id: string;
@@ -41,7 +42,7 @@ interface View {
 
 function sessions(deps: Deps): SessionChannel {
   requireEditor(deps);
-  if (!deps.uploadSessions) throw new ApiError(503, 'files_unavailable', 'uploads are not configured');
+  if (!deps.uploadSessions) throw new DomainError('files_unavailable', 'unavailable', 'uploads are not configured');
   return deps.uploadSessions;
 }
 
@@ -56,9 +57,9 @@ export function checkLocalPath(path: string): void {
       else segs.pop();
     } else segs.push(seg);
   }
-  if (escapes || segs.length === 0) throw new ApiError(400, 'bad_path', 'the path must name a file inside the world folder');
+  if (escapes || segs.length === 0) throw new DomainError('bad_path', 'invalid', 'the path must name a file inside the world folder');
   // The ops' own working names are refused by the Job too; by name alone they need no Job.
-  if (pathNamesWorkingFile(segs.join('/'))) throw new ApiError(400, 'bad_path', `${path}: names starting with ${EDIT_PREFIX} or ${WORK_PREFIX} are the editor's working files`);
+  if (pathNamesWorkingFile(segs.join('/'))) throw new DomainError('bad_path', 'invalid', `${path}: names starting with ${EDIT_PREFIX} or ${WORK_PREFIX} are the editor's working files`);
 }
 
 /** The server exists (no stopped gate: a running server's upload can still be looked at or cancelled). */
@@ -83,7 +84,7 @@ export const filesUploads = defineFunction('files-uploads', (deps) => {
       checkLocalPath(f.path);
       const { size } = await input.body();
       if ((await ss.active(f.target.server)) >= MAX_SESSIONS_PER_SERVER) {
-        throw new ApiError(429, 'too_many_uploads', `this server already has an upload session; finish or cancel it first (at most ${MAX_SESSIONS_PER_SERVER})`);
+        throw new DomainError('too_many_uploads', 'busy', `this server already has an upload session; finish or cancel it first (at most ${MAX_SESSIONS_PER_SERVER})`);
       }
       const id = ss.newId();
       // The lock covers the Job's creation; from then on the Job itself holds the world.
@@ -137,7 +138,7 @@ export const filesUploads = defineFunction('files-uploads', (deps) => {
       const body = await input.body();
       const signal = c.req.raw.signal;
       const view = answerOrThrow(await ss.call(server, id, { method: 'GET', path: '/session' }, signal, resumer(t.server, id)), [200]) as View;
-      if (view.received !== view.size) throw new ApiError(409, 'upload_incomplete', `the upload holds ${view.received} of its ${view.size} bytes`);
+      if (view.received !== view.size) throw new DomainError('upload_incomplete', 'conflict', `the upload holds ${view.received} of its ${view.size} bytes`);
       const overwrite = body.overwrite ?? false;
       const q = new URLSearchParams(overwrite ? { overwrite: 'true' } : {});
       if (body.sha256) q.set('sha256', body.sha256);

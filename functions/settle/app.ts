@@ -3,7 +3,7 @@
  * in-process; here a scheduler (PingSource, CronJob) or an operator calls it, and Knative sources
  * deliver it as events: a PingSource tick, or an ApiServerSource's change of a backup Job.
  */
-import type { OpenEvent } from '../../lib/events/entry.ts';
+import type { OpenEvent } from '../../lib/http/event-entry.ts';
 import { emit } from '../../lib/events/emit.ts';
 import { isSettleTrigger, JOB_CHANGE_TYPES, PING_TYPE } from '../../lib/events/settle-events.ts';
 import { sendJson } from '../../lib/http/envelope.ts';

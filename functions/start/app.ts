@@ -2,11 +2,12 @@
  * `POST /api/v1/servers/:name/start` — the guarded start: refused while anything holds the world;
  * `POST /api/v1/servers/:name/stop` — always allowed.
  */
-import { ApiError, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import type { MinecraftServer } from '../../lib/kube/servers.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
+import { DomainError } from '../../lib/errors.ts';
 
 const view = (s: MinecraftServer) => ({
   name: s.metadata.name,
@@ -23,7 +24,7 @@ export const startRoutes = defineFunction('start', (deps) => ({
     } catch (err) {
       // The idle-world reaper is archiving this world: a start must wait for it to finish.
       if (err instanceof MaintenanceBusyError && err.kind === 'reap') {
-        throw new ApiError(409, 'world_reclaiming', 'this world is being archived while idle; retry once it finishes');
+        throw new DomainError('world_reclaiming', 'conflict', 'this world is being archived while idle; retry once it finishes');
       }
       throw err;
     }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { routeKit } from '../testing/route-kit.ts';
-import { acceptedEvents } from '../events/entry.ts';
+import { acceptedEvents } from '../http/event-entry.ts';
 import type { RouteModule } from '../http/serve.ts';
 import { EVENT_PERMISSIONS } from './actions.ts';
 import { permissionFor, ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';

@@ -93,7 +93,7 @@ function operation(id: string, e: RouteEntry, s: RouteSchemas): Json {
   };
 }
 
-/** Codes the CloudEvents entry answers itself (lib/events/entry.ts, parse.ts), before any route. */
+/** Codes the CloudEvents entry answers itself (lib/http/event-entry.ts, parse.ts), before any route. */
 const EVENT_CODES = ['event_batch', 'event_data_invalid', 'event_data_type', 'event_invalid', 'event_malformed', 'event_missing', 'event_type_unknown', 'too_large', 'unauthorized'];
 
 /** The document for `tables`; `version` is the package's. */

@@ -13,7 +13,7 @@ import { badRequest } from '../envelope.ts';
 import { jsonBody, rawQueryParam } from '../file-request.ts';
 import type { RouteModule } from '../serve.ts';
 import type { Logger } from '../../log.ts';
-import { acceptEvents, routeEventFor, type EventTable } from '../../events/entry.ts';
+import { acceptEvents, routeEventFor, type EventTable } from '../event-entry.ts';
 import { ROUTES, type RouteId } from './table.ts';
 import { SCHEMAS } from './schemas.ts';
 import type { RouteSchemas, RouteTable, SchemaTable } from './types.ts';

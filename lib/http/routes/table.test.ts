@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { FUNCTIONS } from '../../../functions/index.ts';
 import { permissionsOf, ROUTE_PERMISSIONS } from './permissions.ts';
-import { acceptedEvents } from '../../events/entry.ts';
+import { acceptedEvents } from '../event-entry.ts';
 import { envelopeOf, routeKit, TOKEN } from '../../testing/route-kit.ts';
 import type { Env } from '../app.ts';
 import { sendJson } from '../envelope.ts';

@@ -2,7 +2,7 @@
  * Every HTTP route of every function, in one place: method, path, the function that serves it,
  * the permission it needs, the envelope codes it can answer and the CloudEvent type that carries
  * it. The Hono registration (register.ts), the permission map (lib/auth/actions.ts), the event
- * types (lib/events/entry.ts), the OpenAPI document and the README summary are derived from it;
+ * types (lib/http/event-entry.ts), the OpenAPI document and the README summary are derived from it;
  * the zod schemas of each route are in schemas.ts under the same id. Adding a route is one entry
  * here, one in schemas.ts, and its handler in the function's app.ts.
  *

@@ -5,12 +5,12 @@ import { filesDelete } from '../../functions/files-delete/app.ts';
 import { filesWrite } from '../../functions/files-write/app.ts';
 import { worldLockRoutes } from '../../functions/world-lock/app.ts';
 import { FileEditError } from '../files/errors.ts';
-import { ApiError } from '../http/envelope.ts';
-import type { RouteModule } from '../http/serve.ts';
+import { ApiError } from './envelope.ts';
+import type { RouteModule } from './serve.ts';
 import { envelopeOf, fakeEditor, FakeGates, routeKit, TOKEN } from '../testing/route-kit.ts';
-import { currentEvent, currentEventKey, eventKey } from './scope.ts';
-import { routeEventFor } from './entry.ts';
-import { EventRejected } from './parse.ts';
+import { currentEvent, currentEventKey, eventKey } from '../events/scope.ts';
+import { routeEventFor } from './event-entry.ts';
+import { EventRejected } from '../events/parse.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const WRITE = { server: 'survival', path: 'ops.json', body: { content: Buffer.from('[]').toString('base64'), content_sha256: sha('[]') } };

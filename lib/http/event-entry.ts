@@ -8,14 +8,15 @@
  * @module
  */
 import type { Context, Hono } from 'hono';
-import type { Env } from '../http/app.ts';
-import { ApiError, sendError } from '../http/envelope.ts';
+import type { Env } from './app.ts';
+import { sendError } from './envelope.ts';
 import type { Logger } from '../log.ts';
-import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type RequestData } from './parse.ts';
-import { deliveryStatus, envelopeCode } from './delivery.ts';
-import { eventKey, requestDigest, withEvent } from './scope.ts';
-import { authOf } from '../http/auth.ts';
+import { EventRejected, parseEvent, parseRequestData, type ParsedEvent, type RequestData } from '../events/parse.ts';
+import { deliveryStatus, envelopeCode } from '../events/delivery.ts';
+import { eventKey, requestDigest, withEvent } from '../events/scope.ts';
+import { authOf } from './auth.ts';
 import { asActor } from '../actor.ts';
+import { DomainError } from '../errors.ts';
 
 /** An event handled by one of the function's HTTP routes. */
 export interface RouteEvent {
@@ -86,7 +87,7 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
   const ceType = headers['ce-type'];
   const mayBeOpen = auth.mode === 'token' && open && (ceType === undefined || types.get(ceType)?.kind === 'open');
   if (headers.authorization !== undefined) await auth.authenticate(headers.authorization, true);
-  else if (!mayBeOpen) throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
+  else if (!mayBeOpen) throw new DomainError('unauthorized', 'unauthorized', 'a valid bearer token is required');
   let ev: ParsedEvent;
   let handler: RouteEvent | OpenEvent | undefined;
   try {
@@ -107,7 +108,7 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
     const actor = await auth.checkEvent(headers.authorization, ev.type);
     return asActor(actor, () => handler.handle(ev, c));
   }
-  if (headers.authorization === undefined) throw new ApiError(401, 'unauthorized', 'a valid bearer token is required');
+  if (headers.authorization === undefined) throw new DomainError('unauthorized', 'unauthorized', 'a valid bearer token is required');
 
   let url: string;
   let data: RequestData;
@@ -140,7 +141,7 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
 }
 
 async function readBody(req: Request, max: number): Promise<string> {
-  const tooLarge = () => new ApiError(413, 'too_large', `the event is larger than ${max >> 10} KiB`);
+  const tooLarge = () => new DomainError('too_large', 'too_large', `the event is larger than ${max >> 10} KiB`);
   const len = Number(req.headers.get('content-length') ?? NaN);
   if (len > max) throw tooLarge();
   if (!req.body) return '';
