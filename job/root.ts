@@ -26,7 +26,7 @@
 import fs from 'node:fs';
 import { getSystemErrorMessage } from 'node:util';
 // A cycle (working-files uses this module's fd paths); only called at run time, never at load.
-import { isWorkingName } from './working-files.ts';
+import { isWorkingName } from '../lib/protocol/working-names.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { bestEffort } from './failure.ts';
-import { removeAllAt } from './ops/delete.ts';
+import { removeAllAt } from './remove-all.ts';
 import { atPath, errCode, type WorldRoot } from './root.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;

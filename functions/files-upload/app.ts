@@ -12,19 +12,12 @@ import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
-import { checkLocalPath } from '../files-uploads/app.ts';
+import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
 import { DomainError } from '../../lib/errors.ts';
 
 /** The most one request may carry; larger files go through upload sessions. */
 export const MAX_SINGLE_UPLOAD = 64 << 20;
 
-/** `Content-Length` as a byte count: 411 when absent (a chunked body), 400 when not a number. */
-export function declaredLength(headers: Headers): number {
-  const v = headers.get('content-length');
-  if (v === null) throw new DomainError('length_required', 'length_required', 'a Content-Length header is required; send the file in one request of known length');
-  if (!/^\d{1,16}$/.test(v)) throw new DomainError('bad_request', 'invalid', 'the Content-Length header is not a byte count');
-  return Number(v);
-}
 
 export const filesUpload = defineFunction('files-upload', (deps) => ({
   'files.upload': async (c, input) => {

@@ -15,7 +15,6 @@
  *
  * View: `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}`.
  */
-import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../../lib/protocol/working-names.ts';
 import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
@@ -29,7 +28,7 @@ import { checkResult } from '../../lib/files/decode.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 import { answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel } from '../../lib/uploads/sessions.ts';
 import { committedOp } from '../../lib/uploads/committed.ts';
-import { declaredLength } from '../files-upload/app.ts';
+import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
 import { DomainError } from '../../lib/errors.ts';
 
@@ -46,21 +45,6 @@ function sessions(deps: Deps): SessionChannel {
   return deps.uploadSessions;
 }
 
-/** The path must name a file inside the world: not absolute, no escape, not the root. */
-export function checkLocalPath(path: string): void {
-  const segs: string[] = [];
-  let escapes = path.startsWith('/');
-  for (const seg of path.split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (segs.length === 0) escapes = true;
-      else segs.pop();
-    } else segs.push(seg);
-  }
-  if (escapes || segs.length === 0) throw new DomainError('bad_path', 'invalid', 'the path must name a file inside the world folder');
-  // The ops' own working names are refused by the Job too; by name alone they need no Job.
-  if (pathNamesWorkingFile(segs.join('/'))) throw new DomainError('bad_path', 'invalid', `${path}: names starting with ${EDIT_PREFIX} or ${WORK_PREFIX} are the editor's working files`);
-}
 
 /** The server exists (no stopped gate: a running server's upload can still be looked at or cancelled). */
 async function knownServer(c: Context, deps: Deps): Promise<string> {

@@ -29,7 +29,7 @@
  */
 import fs from 'node:fs';
 import { atPath, errCode, identityOf, sameIdentity, type Identity } from '../root.ts';
-import { removeAllAt } from '../ops/delete.ts';
+import { removeAllAt } from '../remove-all.ts';
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
