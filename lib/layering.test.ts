@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkImports, circles, importGraph, LAYERS, upwardImports } from '../scripts/check-imports.ts';
+import { checkImports, circles, importGraph, LAYERS, modulesUnder, upwardImports } from '../scripts/check-imports.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -69,16 +69,6 @@ test('a folder without a layer is named', () => {
   }
 });
 
-/** Every module of `dir` (recursively), tests excluded. */
-function modulesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...modulesUnder(p));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) out.push(p);
-  }
-  return out;
-}
 
 test('only lib/http speaks HTTP: no module outside it (functions and the Job program included) makes an ApiError', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -51,11 +51,12 @@ export const ALLOWED_UPWARD: Record<string, string> = {};
 
 const isModule = (name: string) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts');
 
-function walk(dir: string): string[] {
+/** Every module under `dir`, recursively (tests and declarations left out). */
+export function modulesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
+    if (e.isDirectory()) out.push(...modulesUnder(p));
     else if (isModule(e.name)) out.push(p);
   }
   return out;
@@ -65,7 +66,7 @@ function walk(dir: string): string[] {
 export function importGraph(root: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   const rel = (p: string) => relative(root, p).split(sep).join('/');
-  for (const file of walk(join(root, 'lib')).sort()) {
+  for (const file of modulesUnder(join(root, 'lib')).sort()) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const targets = new Set<string>();
     for (const imp of info.importedFiles) {

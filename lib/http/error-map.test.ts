@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DomainError, domainError, ERROR_CODES, ERROR_KINDS, isErrorCode } from '../errors.ts';
 import { ANSWER_KINDS } from '../protocol/answer-kind.ts';
 import { KIND_STATUS, mapDomainError } from './error-map.ts';
+import { modulesUnder } from '../../scripts/check-imports.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,15 +27,6 @@ test('a domain error answers its kind\'s status, its code, and its caller messag
   assert.equal(mapDomainError(new Error('boom')), undefined);
 });
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...sources(p));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) out.push(p);
-  }
-  return out;
-}
 
 /**
  * Every status and code written out in the code: an ApiError or an envelope of the HTTP edge, and
@@ -52,7 +44,7 @@ function literalAnswers(): { where: string; status: number; code: string }[] {
     /\[(\d{3}), '([a-z_]+)'\]/g,
   ];
   for (const dir of ['lib', 'functions', 'job']) {
-    for (const file of sources(join(root, dir))) {
+    for (const file of modulesUnder(join(root, dir))) {
       const text = readFileSync(file, 'utf8');
       for (const re of patterns) for (const m of text.matchAll(re)) found.push({ where: file.slice(root.length), status: Number(m[1]), code: m[2] });
     }
@@ -72,6 +64,6 @@ test('every status and code the code answers with is in the catalogue, with a ki
 });
 
 test('every catalogued code is answered somewhere, or comes from the Job program', () => {
-  const text = ['lib', 'functions', 'job'].flatMap((d) => sources(join(root, d))).map((f) => readFileSync(f, 'utf8')).join('\n');
+  const text = ['lib', 'functions', 'job'].flatMap((d) => modulesUnder(join(root, d))).map((f) => readFileSync(f, 'utf8')).join('\n');
   for (const code of Object.keys(ERROR_CODES)) assert.ok(text.includes(`'${code}'`), `${code} is catalogued but never used`);
 });
