@@ -12,7 +12,7 @@ import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { parseExportFlags } from './run.ts';
 import type { ExportServing } from './server.ts';
-import { watchDelivery } from './send.ts';
+import { drained, watchDelivery } from './send.ts';
 
 const KEY = Buffer.alloc(32, 9);
 const JOB = 'export-survival-0123456789abcdef';
@@ -319,6 +319,25 @@ test('delivery: finish, or a clean hang-up after the end was handed over, is del
   reset.socket.emit('error', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
   reset.res.emit('close');
   await assert.rejects(reset.delivered, /went away/);
+});
+
+test('waiting for room: a receiver that went away while a read was pending (its close already emitted) ends the wait at once', async () => {
+  const within = (p: Promise<void>) => Promise.race([p.then(() => 'drained', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('still waiting'), 500))]);
+  // Closed before the wait began: no 'drain' and no second 'close' will come.
+  const closed = Object.assign(new EventEmitter(), { destroyed: true, closed: true });
+  assert.equal(await within(drained(closed as unknown as http.ServerResponse, new AbortController().signal)), 'the receiver went away');
+  // Open, but the download's own signal is aborted (the server's close handler ran first).
+  const aborted = new AbortController();
+  const open = Object.assign(new EventEmitter(), { destroyed: false, closed: false });
+  const waiting = within(drained(open as unknown as http.ServerResponse, aborted.signal));
+  aborted.abort(new Error('gone'));
+  assert.equal(await waiting, 'the receiver went away');
+  // And room to write again is a drain.
+  const room = Object.assign(new EventEmitter(), { destroyed: false, closed: false });
+  const draining = within(drained(room as unknown as http.ServerResponse, new AbortController().signal));
+  room.emit('drain');
+  assert.equal(await draining, 'drained');
+  assert.equal(room.listenerCount('close'), 0, 'no listener left behind');
 });
 
 test('a file that shrinks while it is sent is cut off, never ended short, and the program says so', async () => {

@@ -45,19 +45,27 @@ export function watchDelivery(res: http.ServerResponse): Promise<void> {
   return delivered;
 }
 
-/** Waits until `res` may take more, or rejects once it closed. */
-function drained(res: http.ServerResponse): Promise<void> {
+/**
+ * Waits until `res` may take more, or rejects once it closed. The receiver may have gone while
+ * the last read was pending: its 'close' has then been emitted already and no 'drain' will come,
+ * so a closed response or an aborted signal rejects at once rather than wait forever.
+ */
+export function drained(res: http.ServerResponse, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onDrain = () => {
-      res.off('close', onClose);
-      resolve();
-    };
-    const onClose = () => {
+    const gone = () => new Error('the receiver went away');
+    if (res.destroyed || res.closed || signal.aborted) return reject(gone());
+    const settle = (err?: Error) => {
       res.off('drain', onDrain);
-      reject(new Error('the receiver went away'));
+      res.off('close', onClose);
+      signal.removeEventListener('abort', onClose);
+      if (err) reject(err);
+      else resolve();
     };
+    const onDrain = () => settle();
+    const onClose = () => settle(gone());
     res.once('drain', onDrain);
     res.once('close', onClose);
+    signal.addEventListener('abort', onClose, { once: true });
   });
 }
 
@@ -79,7 +87,7 @@ async function sendRange(fd: number, size: number, res: http.ServerResponse, sig
     off += n;
     const chunk = n === b.length ? b : b.subarray(0, n);
     if (off === size) res.end(chunk);
-    else if (!res.write(chunk)) await drained(res);
+    else if (!res.write(chunk)) await drained(res, signal);
   }
   return off;
 }
