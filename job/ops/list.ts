@@ -2,6 +2,15 @@
  * list(path): one level, at most MAX_ENTRIES entries in the order the OS returns them, plus the
  * volume's free bytes. The editor's working files are left out; the withheld file shows size 0.
  *
+ * Given a `limit`, `after` or `q` (a paged listing), the entries are instead the first `limit` in
+ * byte order of name that sort strictly after `after` and contain `q` in any case, and `truncated`
+ * says there are more. Byte order needs every name looked at, but not kept: the scan keeps only
+ * the `limit` + 1 smallest names that qualify (job/smallest.ts), so a folder of any size costs a
+ * page's worth of memory, and only the page's entries are stat'ed.
+ *
+ * Every entry carries its permission bits and whether it is a symbolic link (lstat: a link is
+ * listed as itself, never followed).
+ *
  * @module
  */
 import fs from 'node:fs';
@@ -11,6 +20,8 @@ import { withheldRule, type WithheldRule } from '../withheld.ts';
 import { isWorkingName } from '../working-files.ts';
 import { atPath, fdPath } from '../root.ts';
 import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
+import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
+import { Smallest } from '../smallest.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
 /** Go's zero time.Time as JSON. */
@@ -60,11 +71,16 @@ export function list(ctx: OpContext, req: OpRequest): Result {
     try {
       // Raw names (Node supports 'buffer' here; the typings only list text encodings), so a name
       // that is not valid UTF-8 can still be stat'ed.
-      dir = fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+      // A paged listing reads every name of the folder: in bigger batches, fewer calls.
+      dir = fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: isPaged(req) ? 1024 : 64 });
     } catch (e) {
       return failure(name, e, 'readdirent');
     }
     try {
+      if (isPaged(req)) {
+        const r = page(fd, dir, req, withheld, name);
+        return r.code === undefined ? { ...r, avail: availBytes(ctx.statfs, ctx.root.dir) } : r;
+      }
       for (;;) {
         let d: fs.Dirent<Buffer> | null;
         try {
@@ -89,18 +105,72 @@ export function list(ctx: OpContext, req: OpRequest): Result {
   return { entries, truncated, avail: availBytes(ctx.statfs, ctx.root.dir) };
 }
 
+/** Any of the query's fields makes a paged listing; none is Felis's listing. */
+export function isPaged(req: Pick<OpRequest, 'limit' | 'after' | 'q'>): boolean {
+  return req.limit !== undefined || req.after !== undefined || req.q !== undefined;
+}
+
+/** What a name is matched in: composed, lower case, so `Ä`, `ä` and a decomposed `ä` all match. */
+export function foldName(s: string): string {
+  return s.normalize('NFC').toLowerCase();
+}
+
+/** A name kept for the page: a copy of its bytes (a dirent's may share a larger buffer) and its type. */
+interface Kept {
+  name: Buffer;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+const byName = (a: Kept, b: Kept) => Buffer.compare(a.name, b.name);
+
+/** The paged listing's scan (see the module comment); `dir` is open, and closed by the caller. */
+function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string): Result {
+  // The callers refuse other sizes; the bound holds whatever reaches the op.
+  const limit = Math.min(Math.max(req.limit ?? PAGE_DEFAULT_ENTRIES, 1), PAGE_MAX_ENTRIES);
+  const after = req.after ? Buffer.from(req.after, 'utf8') : undefined;
+  const needle = req.q ? foldName(req.q) : '';
+  // One more than the page: whether it is kept says whether there is more.
+  const kept = new Smallest<Kept>(limit + 1, byName);
+  for (;;) {
+    let d: fs.Dirent<Buffer> | null;
+    try {
+      d = dir.readSync() as unknown as fs.Dirent<Buffer> | null;
+    } catch (e) {
+      return failure(name, e, 'readdirent');
+    }
+    if (d === null) break;
+    if (after && Buffer.compare(d.name, after) <= 0) continue;
+    // The cheap test first: most names of a big folder sort after the page and are never matched.
+    if (kept.size > limit && Buffer.compare(d.name, kept.peekMax()!.name) >= 0) continue;
+    if (isWorkingName(d.name)) continue; // the editor's, not the world's
+    if (needle && !foldName(d.name.toString('utf8')).includes(needle)) continue;
+    const type = { dir: d.isDirectory(), link: d.isSymbolicLink() };
+    kept.offer({ name: Buffer.from(d.name), isDirectory: () => type.dir, isSymbolicLink: () => type.link });
+  }
+  const names = kept.drainSorted();
+  const truncated = names.length > limit;
+  if (truncated) names.length = limit;
+  return { entries: names.map((k) => entryOf(fd, k, withheld)), truncated };
+}
+
+/** Permission bits as three octal digits (`644`); the file type and setuid/setgid/sticky bits left out. */
+export function modeDigits(mode: number | bigint): string {
+  return (Number(BigInt(mode) & 0o777n)).toString(8).padStart(3, '0');
+}
+
 /**
  * One listing entry; a stat failure (deleted since the directory was read) keeps it, zeroed. An
  * entry that is withheld shows size 0: its size says something about its content.
  */
-export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory'>, withheld: WithheldRule | null = null): Entry {
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory' | 'isSymbolicLink'>, withheld: WithheldRule | null = null): Entry {
   const name = d.name.toString('utf8');
   try {
     const st = fs.lstatSync(atPath(dirFd, d.name), { bigint: true });
     const size = withheld?.judgeAt(dirFd, d.name, st) ? 0 : Number(st.size);
-    return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs) };
+    return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs), mode: modeDigits(st.mode), is_symlink: st.isSymbolicLink() };
   } catch {
     // Kept, with size 0 and a zero time, as Go keeps an entry whose Info() fails.
-    return { name, size: 0, is_dir: d.isDirectory(), mod_time: ZERO_TIME };
+    return { name, size: 0, is_dir: d.isDirectory(), mod_time: ZERO_TIME, mode: '000', is_symlink: d.isSymbolicLink() };
   }
 }
