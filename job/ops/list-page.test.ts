@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { makeWorld } from '../test-support.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { foldName, modeDigits } from './list.ts';
+import { compareNames, foldName, modeDigits } from './list.ts';
 
 const names = (r: Result) => r.entries!.map((e) => e.name);
 const byteSorted = (xs: string[]) => [...xs].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
@@ -139,4 +139,10 @@ test('paged refusals are the listing\'s: a file, a missing folder, an escape', a
   assert.equal((await w.run({ op: 'list', path: 'server.properties', limit: 5 })).code, 'bad_path');
   assert.equal((await w.run({ op: 'list', path: 'nope', q: 'x' })).code, 'not_found');
   assert.equal((await w.run({ op: 'list', path: '../etc', after: 'a' })).code, 'bad_path');
+});
+
+test('compareNames orders as Buffer.compare does', () => {
+  const xs = ['', 'a', 'ab', 'b', 'B', 'é', 'e\u0301', '\u{1f600}', 'a\u0000', 'zz'].map((s) => Buffer.from(s));
+  xs.push(Buffer.from([0xff]), Buffer.from([0x80, 0x01]));
+  for (const a of xs) for (const b of xs) assert.equal(Math.sign(compareNames(a, b)), Buffer.compare(a, b), `${a.toString('hex')} vs ${b.toString('hex')}`);
 });

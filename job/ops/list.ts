@@ -115,14 +115,22 @@ export function foldName(s: string): string {
   return s.normalize('NFC').toLowerCase();
 }
 
-/** A name kept for the page: a copy of its bytes (a dirent's may share a larger buffer) and its type. */
-interface Kept {
-  name: Buffer;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
+/**
+ * Byte order of two names, as Buffer.compare, in plain JS: a scan of a big folder compares a name
+ * or two per entry (many more while a page fills), and names are short, so a loop beats the native
+ * call's fixed cost.
+ */
+export function compareNames(a: Buffer, b: Buffer): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
 }
 
-const byName = (a: Kept, b: Kept) => Buffer.compare(a.name, b.name);
+// A dirent is kept as it is: its name is a buffer of its own, so keeping it keeps nothing else.
+const byName = (a: fs.Dirent<Buffer>, b: fs.Dirent<Buffer>) => compareNames(a.name, b.name);
 
 /** The paged listing's scan (see the module comment); `dir` is open, and closed by the caller. */
 function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string): Result {
@@ -131,7 +139,7 @@ function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | 
   const after = req.after ? Buffer.from(req.after, 'utf8') : undefined;
   const needle = req.q ? foldName(req.q) : '';
   // One more than the page: whether it is kept says whether there is more.
-  const kept = new Smallest<Kept>(limit + 1, byName);
+  const kept = new Smallest<fs.Dirent<Buffer>>(limit + 1, byName);
   for (;;) {
     let d: fs.Dirent<Buffer> | null;
     try {
@@ -140,13 +148,12 @@ function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | 
       return failure(name, e, 'readdirent');
     }
     if (d === null) break;
-    if (after && Buffer.compare(d.name, after) <= 0) continue;
+    if (after && compareNames(d.name, after) <= 0) continue;
     // The cheap test first: most names of a big folder sort after the page and are never matched.
-    if (kept.size > limit && Buffer.compare(d.name, kept.peekMax()!.name) >= 0) continue;
+    if (kept.size > limit && compareNames(d.name, kept.peekMax()!.name) >= 0) continue;
     if (isWorkingName(d.name)) continue; // the editor's, not the world's
     if (needle && !foldName(d.name.toString('utf8')).includes(needle)) continue;
-    const type = { dir: d.isDirectory(), link: d.isSymbolicLink() };
-    kept.offer({ name: Buffer.from(d.name), isDirectory: () => type.dir, isSymbolicLink: () => type.link });
+    kept.offer(d);
   }
   const names = kept.drainSorted();
   const truncated = names.length > limit;

@@ -204,3 +204,8 @@ test('a listing carries --limit, --after and --q only when given, after Felis\'s
   // Another op never takes them.
   assert.deepEqual(renderFilesJob({ ...base, op: 'read', limit: 5 }).spec!.template.spec!.containers[0]!.args!, ['--op', 'read', '--path', 'server.properties', '--worlds-root', '/data']);
 });
+
+test('a browse Job runs with the archive ops\' heap limits, in NODE_OPTIONS (its listings scan folders of any size)', () => {
+  const env = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!.containers[0]!.env!;
+  assert.deepEqual(env.find((e) => e.name === 'NODE_OPTIONS'), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+});
