@@ -66,7 +66,8 @@ test('with a browse session the listing comes from it (no Job); without an answe
 function pagedKit(names: string[]) {
   const gates = new FakeGates();
   const ed = fakeEditor(gates, {
-    list: (_t: unknown, _p: unknown, _s: unknown, q?: { limit?: number; after?: string; q?: string }) => {
+    list: (...args: unknown[]) => {
+      const q = args[3] as { limit?: number; after?: string; q?: string } | undefined;
       const sorted = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
       const fit = sorted.filter((n) => (q?.after === undefined || Buffer.compare(Buffer.from(n), Buffer.from(q.after)) > 0) && (!q?.q || n.toLowerCase().includes(q.q.toLowerCase())));
       const limit = q?.limit ?? 2000;
