@@ -79,15 +79,26 @@ test('the page size is held to 1..5000 whatever reaches the op; the default is 1
   assert.deepEqual(names(await w.run({ op: 'list', path: 'd', limit: 0 })), ['f00000']);
 });
 
-test('names that are not valid UTF-8 are listed and ordered by their raw bytes, without a crash', async () => {
-  const w = worldWith(['a', 'z']);
+test('names that are not valid UTF-8 are listed as shown (U+FFFD), ordered and paged by that, without a crash', async () => {
+  const w = worldWith(['a', 'm-\u{ffff}', 'z']);
   const raw = Buffer.concat([Buffer.from(w.p('d/')), Buffer.from('m-'), Buffer.from([0xff, 0xfe])]);
   fs.writeFileSync(raw, 'abc');
   const r = await w.run({ op: 'list', path: 'd', limit: 10 });
   assert.equal(r.code, undefined, r.error);
-  assert.deepEqual(names(r), ['a', 'm-\ufffd\ufffd', 'z']);
+  // By raw bytes 0xff would sort after U+FFFF (ef bf bf); as shown, U+FFFD (ef bf bd) sorts before it.
+  assert.deepEqual(names(r), ['a', 'm-\ufffd\ufffd', 'm-\u{ffff}', 'z']);
   assert.equal(r.entries![1]!.size, 3);
-  assert.deepEqual(names(await w.run({ op: 'list', path: 'd', q: 'M-' })), ['m-\ufffd\ufffd']);
+  assert.deepEqual(names(await w.run({ op: 'list', path: 'd', q: 'M-' })), ['m-\ufffd\ufffd', 'm-\u{ffff}']);
+  // Paging one at a time with each page's last name as the next after sees every name once.
+  const seen: string[] = [];
+  let after: string | undefined;
+  for (let i = 0; i < 10; i++) {
+    const p = await w.run({ op: 'list', path: 'd', limit: 1, ...(after === undefined ? {} : { after }) });
+    seen.push(...names(p));
+    if (!p.truncated) break;
+    after = names(p).at(-1)!;
+  }
+  assert.deepEqual(seen, names(r));
 });
 
 test('every entry carries its permission bits and whether it is a link; a link is listed as itself, never followed (both listings)', async () => {

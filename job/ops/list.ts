@@ -6,13 +6,15 @@
  * byte order of name that sort strictly after `after` and contain `q` in any case, and `truncated`
  * says there are more. Byte order needs every name looked at, but not kept: the scan keeps only
  * the `limit` + 1 smallest names that qualify (job/smallest.ts), so a folder of any size costs a
- * page's worth of memory, and only the page's entries are stat'ed.
+ * page's worth of memory, and only the page's entries are stat'ed. A name that is not valid UTF-8
+ * sorts as the answer shows it (orderKey), so a page's last name is a cursor for the next.
  *
  * Every entry carries its permission bits and whether it is a symbolic link (lstat: a link is
  * listed as itself, never followed).
  *
  * @module
  */
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
 import { failure } from '../failure.ts';
@@ -129,8 +131,22 @@ export function compareNames(a: Buffer, b: Buffer): number {
   return a.length - b.length;
 }
 
-// A dirent is kept as it is: its name is a buffer of its own, so keeping it keeps nothing else.
-const byName = (a: fs.Dirent<Buffer>, b: fs.Dirent<Buffer>) => compareNames(a.name, b.name);
+/**
+ * The bytes a name is ordered by: its own, unless it is not valid UTF-8; then those of the name as
+ * the answer shows it (bad bytes as U+FFFD), so that the `after` a caller sends back from a page
+ * (its `next`) sorts where that page ended. Two names that show alike then sort alike.
+ */
+export function orderKey(name: Buffer): Buffer {
+  return isUtf8(name) ? name : Buffer.from(name.toString('utf8'), 'utf8');
+}
+
+/** A name kept for the page: the dirent as read (its name a buffer of its own), and its order key. */
+interface Kept {
+  key: Buffer;
+  d: fs.Dirent<Buffer>;
+}
+
+const byKey = (a: Kept, b: Kept) => compareNames(a.key, b.key);
 
 /** The paged listing's scan (see the module comment); `dir` is open, and closed by the caller. */
 function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string): Result {
@@ -139,7 +155,7 @@ function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | 
   const after = req.after ? Buffer.from(req.after, 'utf8') : undefined;
   const needle = req.q ? foldName(req.q) : '';
   // One more than the page: whether it is kept says whether there is more.
-  const kept = new Smallest<fs.Dirent<Buffer>>(limit + 1, byName);
+  const kept = new Smallest<Kept>(limit + 1, byKey);
   for (;;) {
     let d: fs.Dirent<Buffer> | null;
     try {
@@ -148,17 +164,18 @@ function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | 
       return failure(name, e, 'readdirent');
     }
     if (d === null) break;
-    if (after && compareNames(d.name, after) <= 0) continue;
+    const key = orderKey(d.name);
+    if (after && compareNames(key, after) <= 0) continue;
     // The cheap test first: most names of a big folder sort after the page and are never matched.
-    if (kept.size > limit && compareNames(d.name, kept.peekMax()!.name) >= 0) continue;
+    if (kept.size > limit && compareNames(key, kept.peekMax()!.key) >= 0) continue;
     if (isWorkingName(d.name)) continue; // the editor's, not the world's
     if (needle && !foldName(d.name.toString('utf8')).includes(needle)) continue;
-    kept.offer(d);
+    kept.offer({ key, d });
   }
   const names = kept.drainSorted();
   const truncated = names.length > limit;
   if (truncated) names.length = limit;
-  return { entries: names.map((k) => entryOf(fd, k, withheld)), truncated };
+  return { entries: names.map((k) => entryOf(fd, k.d, withheld)), truncated };
 }
 
 /** Permission bits as three octal digits (`644`); the file type and setuid/setgid/sticky bits left out. */
