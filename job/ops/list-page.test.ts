@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { makeWorld } from '../test-support.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { compareNames, foldName, modeDigits } from './list.ts';
+import { foldName, modeDigits, orderKey } from './list.ts';
 
 const names = (r: Result) => r.entries!.map((e) => e.name);
 const byteSorted = (xs: string[]) => [...xs].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
@@ -152,8 +152,10 @@ test('paged refusals are the listing\'s: a file, a missing folder, an escape', a
   assert.equal((await w.run({ op: 'list', path: '../etc', after: 'a' })).code, 'bad_path');
 });
 
-test('compareNames orders as Buffer.compare does', () => {
-  const xs = ['', 'a', 'ab', 'b', 'B', 'é', 'e\u0301', '\u{1f600}', 'a\u0000', 'zz'].map((s) => Buffer.from(s));
-  xs.push(Buffer.from([0xff]), Buffer.from([0x80, 0x01]));
-  for (const a of xs) for (const b of xs) assert.equal(Math.sign(compareNames(a, b)), Buffer.compare(a, b), `${a.toString('hex')} vs ${b.toString('hex')}`);
+test('names as latin1 text order as their bytes do (Buffer.compare); a name that is not UTF-8 orders as shown', () => {
+  const xs = ['', 'a', 'ab', 'b', 'B', 'é', 'e\u0301', '\u{1f600}', '\u{ffff}', 'a\u0000', 'zz'].map((s) => Buffer.from(s));
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  for (const a of xs) for (const b of xs) assert.equal(cmp(orderKey(a.toString('latin1')), orderKey(b.toString('latin1'))), Buffer.compare(a, b), `${a.toString('hex')} vs ${b.toString('hex')}`);
+  assert.equal(orderKey(Buffer.from([0x6d, 0xff]).toString('latin1')), Buffer.from('m\ufffd').toString('latin1'));
+  assert.equal(orderKey('plain'), 'plain');
 });
