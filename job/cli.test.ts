@@ -118,3 +118,19 @@ test('zip and unzip from the command line: progress lines, then the one result l
   const over = await cli(['files', '--op', 'unzip', '--path', 'w.zip', '--to', 'copy', '--overwrite', '--worlds-root', w.root]);
   assert.equal(over.out.trimEnd().split('\n').at(-1), `${RESULT_PREFIX}{"files":1,"bytes":5}`);
 });
+
+test('a listing\'s --limit, --after and --q reach the op; a --limit below 1 is a usage error (exit 2)', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('d'));
+  for (const n of ['c', 'a', 'B', 'b']) fs.writeFileSync(w.p(`d/${n}`), '');
+  const page = await cli(['files', '--op', 'list', '--path', 'd', '--worlds-root', w.root, '--limit', '2', '--after', 'B']);
+  assert.equal(page.code, 0, page.err);
+  const r = parseResultPayload(page.out.slice(RESULT_PREFIX.length).trimEnd());
+  assert.deepEqual([r.entries!.map((e) => e.name), r.truncated], [['a', 'b'], true]);
+  const q = parseResultPayload((await cli(['files', '--op', 'list', '--path', 'd', '--worlds-root', w.root, '--q', 'B'])).out.slice(RESULT_PREFIX.length).trimEnd());
+  assert.deepEqual(q.entries!.map((e) => e.name), ['B', 'b']);
+  const zero = await cli(['files', '--op', 'list', '--path', 'd', '--worlds-root', w.root, '--limit', '0']);
+  assert.equal(zero.code, 2);
+  assert.equal(zero.out, '');
+  assert.match(zero.err, /--limit must be at least 1/);
+});
