@@ -28,24 +28,26 @@ export interface FilesFlags {
   overwrite: boolean;
   serve: boolean;
   receive: boolean;
+  maxSize: number;
 }
 
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip' },
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, copy' },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
   'expect-sha256': { key: 'expectSha256', kind: 'string', usage: 'write precondition' },
   'create-only': { key: 'createOnly', kind: 'bool', usage: 'write refuses an existing path' },
-  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip: archive name' },
+  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip: archive name; copy: the new path' },
   'source-url': { key: 'sourceUrl', kind: 'string', usage: 'upload source' },
   size: { key: 'size', kind: 'int', usage: 'upload size' },
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
   overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
   serve: { key: 'serve', kind: 'bool', usage: 'serve list and read on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*)' },
   receive: { key: 'receive', kind: 'bool', usage: 'receive uploads on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*, FELIS_RECEIVE_ONCE); with --op write, receive the content there instead of from FELIS_FILE_CONTENT_*' },
+  'max-size': { key: 'maxSize', kind: 'int', usage: 'copy: refuse (too_large) unless the source is a regular file of at most this many bytes' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -63,6 +65,7 @@ export function defaultFlags(): FilesFlags {
     overwrite: false,
     serve: false,
     receive: false,
+    maxSize: -1,
   };
 }
 

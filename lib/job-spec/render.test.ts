@@ -194,3 +194,15 @@ test('render-time validation, in order', () => {
   assert.doesNotThrow(() => renderFilesJob({ ...base, op: 'write', content: Buffer.alloc(262144) }));
   assert.equal(renderFilesJob({ ...base, cpu: '' }).spec!.template.spec!.containers[0]!.resources!.limits!.cpu, '500m');
 });
+
+test('a copy Job: --to only when given, --max-size only for a sync copy; background allowed, heap limited', () => {
+  const base = { namespace: 'ns', server: 's1', opId: 'abcd', worldPvc: 'w', image: 'img', command: ['felis', 'files'], serviceAccount: 'sa', worldsRoot: '/data', deadlineSeconds: 120, ttlSeconds: 120 };
+  const argsOf = (j: ReturnType<typeof renderFilesJob>) => j.spec!.template.spec!.containers[0].args;
+  assert.deepEqual(argsOf(renderFilesJob({ ...base, op: 'copy', path: 'plugins' })), ['--op', 'copy', '--path', 'plugins', '--worlds-root', '/data']);
+  assert.deepEqual(argsOf(renderFilesJob({ ...base, op: 'copy', path: 'a.txt', to: 'b.txt', maxSize: 67108864 })), [
+    '--op', 'copy', '--path', 'a.txt', '--worlds-root', '/data', '--to', 'b.txt', '--max-size', '67108864',
+  ]);
+  const bg = renderFilesJob({ ...base, op: 'copy', path: 'plugins', async: true });
+  assert.deepEqual(bg.spec!.template.spec!.containers[0].securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
+  assert.equal(bg.spec!.template.spec!.containers[0].env!.find((e) => e.name === 'NODE_OPTIONS')?.value, ARCHIVE_NODE_OPTIONS);
+});

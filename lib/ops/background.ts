@@ -17,7 +17,7 @@ import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
 import { opView, startedView, type OpView } from './view.ts';
 
-export type BackgroundOp = 'unzip' | 'zip';
+export type BackgroundOp = 'unzip' | 'zip' | 'copy';
 
 export interface StartRequest {
   op: BackgroundOp;

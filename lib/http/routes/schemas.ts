@@ -29,7 +29,7 @@ const sha256Hex = z.string().describe('SHA-256, 64 lowercase hex characters');
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
 export const opViewSchema = z.strictObject({
     id: z.string(),
-    op: z.string().describe('unzip, zip or upload'),
+    op: z.string().describe('unzip, zip, copy or upload'),
     path: z.string(),
     state: z.enum(['running', 'succeeded', 'failed']),
     started_at: z.string().describe('RFC 3339, whole seconds'),
