@@ -145,6 +145,15 @@ export const SCHEMAS = {
     requestHeaders: preferHeader,
     responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
   },
+  'files.copy': {
+    query: pathQuery,
+    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (must not exist; its folder must); default: `<name> copy<.ext>` beside it') }) },
+    requestHeaders: preferHeader,
+    responses: {
+      200: { description: 'a regular file up to 64 MiB, copied', json: statusOf('copied', { to: z.string(), sha256: sha256Hex.describe('of the copy') }) },
+      202: { description: 'anything else: the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) },
+    },
+  },
   'files.upload': {
     query: pathQuery.extend({ overwrite: onlyTrue('replace an existing file') }),
     body: { raw: { ...rawFile, description: 'the whole file, at most 64 MiB' } },
