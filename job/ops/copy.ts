@@ -113,12 +113,13 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
   if (!('isDir' in src)) return src;
   const plan = planTree(ctx.root, src);
   if (!('dirs' in plan)) return plan;
-  if (req.maxSize !== undefined && req.maxSize >= 0 && (src.isDir || plan.bytes > req.maxSize)) {
-    return fail('too_large', `${src.name} is ${src.isDir ? 'a folder' : `${plan.bytes} bytes`}: it is copied in the background`);
-  }
+  // The destination is judged first, so a refusal (exists, no folder) is the sync answer for any source.
   const dest = destOf(ctx, src.name, src.isDir, req.to);
   if (!('parent' in dest)) return dest;
   try {
+    if (req.maxSize !== undefined && req.maxSize >= 0 && (src.isDir || plan.bytes > req.maxSize)) {
+      return fail('too_large', `${src.name} is ${src.isDir ? 'a folder' : `${plan.bytes} bytes`}: it is copied in the background`);
+    }
     // Every byte must fit before the first one is written.
     const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
     const avail = freeBytes(ctx);
