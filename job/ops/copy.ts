@@ -132,7 +132,7 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     progress(0);
     let r: Result;
     try {
-      r = src.isDir ? copyFolder(ctx, src, dest, plan.bytes, hooks, progress) : copyFile(ctx, src.name, dest, req.maxSize !== undefined && req.maxSize >= 0, hooks, progress);
+      r = src.isDir ? copyFolder(ctx, src, dest, hooks, progress) : copyFile(ctx, src.name, dest, req.maxSize !== undefined && req.maxSize >= 0, hooks, progress);
     } finally {
       throttle.flush(); // the last progress comes before the result
     }
@@ -157,7 +157,7 @@ function copyFile(ctx: OpContext, srcName: string, dest: Dest, hash: boolean, ho
   let stats: CopyStats;
   try {
     stats = copyTree(ctx, { kind: 'file', srcName, destDirFd: dirFd, destName: temp, destPath: dest.path }, hooks, progress);
-    if (stats.files === 0) return fail('bad_path', `${srcName} holds the proxy forwarding secret; it is never copied`);
+    if (stats.files === 0) return fail('bad_path', `${srcName} is withheld (or a server.properties too large to redact); it is never copied`);
     let sha256: string | undefined;
     const fd = fs.openSync(atPath(dirFd, temp), O_RDONLY | O_NOFOLLOW);
     try {
@@ -180,7 +180,7 @@ function copyFile(ctx: OpContext, srcName: string, dest: Dest, hash: boolean, ho
 }
 
 /** A folder: built as `new/` in a working folder beside the destination, then renamed into place. */
-function copyFolder(ctx: OpContext, src: { name: string }, dest: Dest, _total: number, hooks: CopyHooks, progress: (done: number) => void): Result {
+function copyFolder(ctx: OpContext, src: { name: string }, dest: Dest, hooks: CopyHooks, progress: (done: number) => void): Result {
   const dirFd = dest.parent.fd;
   const work = WORK_PREFIX + ctx.randomBytes(6).toString('hex');
   let workFd: number | undefined;
