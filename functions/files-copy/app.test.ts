@@ -112,3 +112,13 @@ test('copy needs a path and a free world', async () => {
   assert.equal(busy.copies.length + busy.starts.length, 0);
   assert.equal(busy.audits().length, 0);
 });
+
+test('a redelivered event whose first delivery went to the background answers that op again, running nothing', async () => {
+  const earlier = startedView('00000000000000dd', 'copy', 'plugins', new Date('2026-12-01T06:00:00Z'));
+  const r = await routeKit(filesCopy, {
+    gates: new FakeGates(),
+    editor: { earlierOp: async () => earlier, copy: async () => assert.fail('no sync copy'), start: async () => assert.fail('no start') } as unknown as FilesEditor,
+  }).call('POST', URL('plugins'), {});
+  assert.equal(r.status, 202, r.text);
+  assert.equal(r.body.op.id, '00000000000000dd');
+});
