@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { startStack, q, tierMs, type Stack } from './support/stack.ts';
+import { admin } from './support/servers.ts';
+import { startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
 
 const SYNC_MAX = 4096;
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -126,5 +127,38 @@ describe('files/copy through the cluster', () => {
       assert.equal(r.status, status, `${path} ${JSON.stringify(body)}: ${r.text}`);
       assert.equal(r.body.error.code, code, r.text);
     }
+  });
+
+  test('a copy event delivered twice: a folder copied once, the same op answered again; a small file answered again from its sync Job', async () => {
+    await settled();
+    const deliver = (id: string, path: string) =>
+      fetch(`${s.url}/`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          'ce-specversion': '1.0',
+          'ce-id': id,
+          'ce-source': '/tests/copy',
+          'ce-type': 'dev.felis.files.copy',
+        },
+        body: JSON.stringify({ server: 'survival', path, body: {} }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { op: Op; to?: string; sha256?: string } }));
+    const first = await deliver('copy-once-1', 'config');
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    assert.equal((await until(first.body.op.id)).state, 'succeeded');
+    const again = await deliver('copy-once-1', 'config');
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.equal(again.body.op.id, first.body.op.id);
+    const jobs = await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=copy,felis.lolicon.best/files-async=true' });
+    assert.equal(jobs.items.filter((j) => j.metadata?.annotations?.['felis.lolicon.best/files-path'] === 'config').length, 1);
+    assert.deepEqual(readdirSync(s.world).filter((n) => n.startsWith('config copy')), ['config copy']);
+    await settled();
+    const small = await deliver('copy-once-2', 'server.properties');
+    assert.equal(small.status, 200, JSON.stringify(small.body));
+    const smallAgain = await deliver('copy-once-2', 'server.properties');
+    assert.deepEqual(smallAgain.body, small.body);
+    assert.deepEqual(readdirSync(s.world).filter((n) => n.startsWith('server copy')), ['server copy.properties']);
+    assert.doesNotMatch(readFileSync(join(s.world, 'server copy.properties'), 'utf8'), /hunter2/);
   });
 });
