@@ -111,15 +111,16 @@ export function copy(ctx: OpContext, req: OpRequest): Result {
 export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Result {
   const src = resolveSource(ctx.root, req.path);
   if (!('isDir' in src)) return src;
-  const plan = planTree(ctx.root, src);
-  if (!('dirs' in plan)) return plan;
   // The destination is judged first, so a refusal (exists, no folder) is the sync answer for any source.
   const dest = destOf(ctx, src.name, src.isDir, req.to);
   if (!('parent' in dest)) return dest;
   try {
-    if (req.maxSize !== undefined && req.maxSize >= 0 && (src.isDir || plan.bytes > req.maxSize)) {
-      return fail('too_large', `${src.name} is ${src.isDir ? 'a folder' : `${plan.bytes} bytes`}: it is copied in the background`);
-    }
+    const sync = req.maxSize !== undefined && req.maxSize >= 0;
+    // A folder is refused before its walk: the background Job walks it once.
+    if (sync && src.isDir) return fail('too_large', `${src.name} is a folder: it is copied in the background`);
+    const plan = planTree(ctx.root, src);
+    if (!('dirs' in plan)) return plan;
+    if (sync && plan.bytes > req.maxSize!) return fail('too_large', `${src.name} is ${plan.bytes} bytes: it is copied in the background`);
     // Every byte must fit before the first one is written.
     const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
     const avail = freeBytes(ctx);
