@@ -24,7 +24,7 @@ export interface StartRequest {
   path: string;
   /** unzip: replace files that exist. */
   overwrite?: boolean;
-  /** unzip: the destination folder; zip: the archive's name. */
+  /** unzip: the destination folder; zip: the archive's name; copy: the new path. */
   to?: string;
 }
 
