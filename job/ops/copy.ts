@@ -133,7 +133,7 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     progress(0);
     let r: Result;
     try {
-      r = src.isDir ? copyFolder(ctx, src, dest, hooks, progress) : copyFile(ctx, src.name, dest, req.maxSize !== undefined && req.maxSize >= 0, hooks, progress);
+      r = src.isDir ? copyFolder(ctx, src, dest, hooks, progress) : copyFile(ctx, src.name, dest, sync, hooks, progress);
     } finally {
       throttle.flush(); // the last progress comes before the result
     }
