@@ -4,6 +4,7 @@
  * @module
  */
 import type { RouteModule } from '../lib/http/serve.ts';
+import { filesCopy } from './files-copy/app.ts';
 import { filesDelete } from './files-delete/app.ts';
 import { filesDownload } from './files-download/app.ts';
 import { filesList } from './files-list/app.ts';
@@ -30,6 +31,7 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-rename': filesRename,
   'files-unzip': filesUnzip,
   'files-zip': filesZip,
+  'files-copy': filesCopy,
   'files-upload': filesUpload,
   'files-uploads': filesUploads,
   'files-ops': filesOps,

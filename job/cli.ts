@@ -124,10 +124,11 @@ export async function runCli(
         sha256: f.op === 'write' ? f.sha256 : undefined,
         expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
         createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' ? f.to : undefined,
+        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
         // The query of a read-only op, only when given: without it a listing is Felis's.
         ...setQuery(f),
+        maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.

@@ -34,18 +34,19 @@ export interface FilesFlags {
   after?: string;
   /** list: case-insensitive substring of the names listed; absent unless given. */
   q?: string;
+  maxSize: number;
 }
 
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip' },
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, copy' },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
   'expect-sha256': { key: 'expectSha256', kind: 'string', usage: 'write precondition' },
   'create-only': { key: 'createOnly', kind: 'bool', usage: 'write refuses an existing path' },
-  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip: archive name' },
+  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip: archive name; copy: the new path' },
   'source-url': { key: 'sourceUrl', kind: 'string', usage: 'upload source' },
   size: { key: 'size', kind: 'int', usage: 'upload size' },
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
@@ -55,6 +56,7 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   limit: { key: 'limit', kind: 'int', usage: 'list: at most this many entries, in byte order of name (a paged listing)' },
   after: { key: 'after', kind: 'string', usage: 'list: start strictly after this name (a paged listing)' },
   q: { key: 'q', kind: 'string', usage: 'list: only names containing this text, any case (a paged listing)' },
+  'max-size': { key: 'maxSize', kind: 'int', usage: 'copy: refuse (too_large) unless the source is a regular file of at most this many bytes' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -72,6 +74,7 @@ export function defaultFlags(): FilesFlags {
     overwrite: false,
     serve: false,
     receive: false,
+    maxSize: -1,
   };
 }
 

@@ -26,6 +26,7 @@ export interface OpRequest {
   /**
    * rename: the destination. unzip: the folder to extract into (default: the archive's own).
    * zip: the archive's name in the source's folder (default: a free `<name>.zip`).
+   * copy: the new path (default: a free `<name> copy<.ext>` beside the original).
    */
   to?: string;
   /** unzip: existing files may be replaced. */
@@ -36,6 +37,11 @@ export interface OpRequest {
   after?: string;
   /** list: case-insensitive substring of the names listed (`--q`). */
   q?: string;
+  /**
+   * copy (`--max-size`): a synchronous copy, refused with too_large unless the source is a regular
+   * file of at most this many bytes. Absent or negative: any source.
+   */
+  maxSize?: number;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */

@@ -64,3 +64,10 @@ test('background Jobs: 2 h deadline, 30 min TTL and CPU 1 unless configured; bad
     assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_CPU: bad }), new RegExp(`FELIS_ASYNC_JOB_CPU: expected a Kubernetes CPU quantity above 0, such as 1 or 1500m, got ${JSON.stringify(JSON.stringify(bad)).slice(1, -1)}`), bad);
   }
 });
+
+test('a copy is sync up to 64 MiB unless FELIS_COPY_SYNC_MAX_BYTES lowers it; above 64 MiB is refused', () => {
+  assert.equal(configFromEnv({ FELIS_IMAGE: 'img' }).editor!.copySyncMaxBytes, 64 << 20);
+  assert.equal(configFromEnv({ FELIS_IMAGE: 'img', FELIS_COPY_SYNC_MAX_BYTES: '1024' }).editor!.copySyncMaxBytes, 1024);
+  assert.equal(configFromEnv({ FELIS_IMAGE: 'img', FELIS_COPY_SYNC_MAX_BYTES: '0' }).editor!.copySyncMaxBytes, 0);
+  for (const bad of [String((64 << 20) + 1), '-1', 'x']) assert.throws(() => configFromEnv({ FELIS_COPY_SYNC_MAX_BYTES: bad }), /FELIS_COPY_SYNC_MAX_BYTES/, bad);
+});

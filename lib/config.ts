@@ -9,6 +9,7 @@
  */
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
+import { COPY_SYNC_MAX_BYTES } from './protocol/limits.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
@@ -33,6 +34,8 @@ const VARIABLES = {
   FELIS_ASYNC_JOB_DEADLINE_SECONDS: wholeNumber(ASYNC_DEADLINE_SECONDS, 1, 7 * 86_400),
   FELIS_ASYNC_JOB_TTL_SECONDS: wholeNumber(ASYNC_TTL_SECONDS, 0, 7 * 86_400),
   FELIS_ASYNC_JOB_CPU: accepted(ASYNC_CPU, positiveQuantity, 'a Kubernetes CPU quantity above 0, such as 1 or 1500m'),
+  // A copy of a regular file up to this size is answered synchronously (200); larger ones, and folders, run in the background.
+  FELIS_COPY_SYNC_MAX_BYTES: wholeNumber(COPY_SYNC_MAX_BYTES, 0, COPY_SYNC_MAX_BYTES),
   FELIS_JOB_RUN_AS_USER: count(0),
   FELIS_JOB_RUN_AS_GROUP: count(0),
   FELIS_JOB_FS_GROUP: count(0),
@@ -78,6 +81,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
         asyncDeadlineSeconds: e.FELIS_ASYNC_JOB_DEADLINE_SECONDS,
         asyncTtlSeconds: e.FELIS_ASYNC_JOB_TTL_SECONDS,
         asyncCpu: e.FELIS_ASYNC_JOB_CPU,
+        copySyncMaxBytes: e.FELIS_COPY_SYNC_MAX_BYTES,
         runAsUser: e.FELIS_JOB_RUN_AS_USER,
         runAsGroup: e.FELIS_JOB_RUN_AS_GROUP,
         fsGroup: e.FELIS_JOB_FS_GROUP,

@@ -165,6 +165,18 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   // reads its finished Pod's log).
   'files-unzip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
   'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
+  // A small file: one sync Job (which first recovers an interrupted extraction); a folder: a sync
+  // Job that refuses it, then the background Job.
+  'files-copy': {
+    setup: async (c, tag) => {
+      await backgroundOpsEnded(c); // the previous run's folder copy holds the world until it ends
+      await interruptedExtraction(c, tag);
+    },
+    calls: [
+      ['POST', `/api/v1/servers/survival/files/copy?path=${q('eula.txt')}`, {}],
+      ['POST', `/api/v1/servers/survival/files/copy?path=${q('plugins')}`, {}],
+    ],
+  },
   'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
   // One receiver Job per upload: created, its Pod found by label and called on its address.
   'files-upload': { calls: [['PUT', `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`, upload('uploaded\n')]] },

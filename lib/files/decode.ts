@@ -46,3 +46,17 @@ export function decodeWrite(r: Result): string {
   checkResult(r);
   return r.sha256 ?? '';
 }
+
+/** A synchronous copy's outcome: where it landed and the SHA-256 of the copy's bytes. */
+export interface Copied {
+  to: string;
+  sha256: string;
+  files: number;
+  bytes: number;
+  skipped: number;
+}
+
+export function decodeCopy(r: Result): Copied {
+  checkResult(r);
+  return { to: r.to ?? '', sha256: r.sha256 ?? '', files: r.files ?? 0, bytes: r.bytes ?? 0, skipped: r.skipped ?? 0 };
+}

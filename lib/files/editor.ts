@@ -10,6 +10,7 @@ import type { JobSettings, Target } from '../job-spec/types.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { setQuery, type OpQuery } from '../protocol/op-query.ts';
+import { COPY_SYNC_MAX_BYTES } from '../protocol/limits.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
@@ -19,13 +20,15 @@ import { currentEvent } from '../events/scope.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
-import { decodeList, decodeRead, decodeWrite, checkResult, type Listing, type ReadFile } from './decode.ts';
+import { decodeCopy, decodeList, decodeRead, decodeWrite, checkResult, type Copied, type Listing, type ReadFile } from './decode.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
   timeoutMs: number;
+  /** The largest regular file a copy answers synchronously (FELIS_COPY_SYNC_MAX_BYTES); default COPY_SYNC_MAX_BYTES. */
+  copySyncMaxBytes?: number;
 }
 
 /**
@@ -69,7 +72,7 @@ export class FilesEditor {
   constructor(cfg: EditorConfig, runner: SyncRunner, jobs?: BackgroundApi, streamed?: StreamedWrites) {
     this.#cfg = cfg;
     this.#runner = runner;
-    const { timeoutMs: _t, ...settings } = cfg;
+    const { timeoutMs: _t, copySyncMaxBytes: _c, ...settings } = cfg;
     this.#background = jobs ? new BackgroundOps(settings, jobs, newOpId) : undefined;
     this.#streamed = streamed;
   }
@@ -172,9 +175,22 @@ export class FilesEditor {
     checkResult(await this.#run(t, { op: 'rename', path, to }, signal));
   }
 
+  /** The largest regular file `copy` takes. */
+  get copySyncMaxBytes(): number {
+    return this.#cfg.copySyncMaxBytes ?? COPY_SYNC_MAX_BYTES;
+  }
+
+  /**
+   * A synchronous copy of a regular file of at most `copySyncMaxBytes`; anything else is refused
+   * by the Job before it writes (FileEditError too_large), for the caller to start in the background.
+   */
+  async copy(t: Target, path: string, to: string | undefined, signal?: AbortSignal): Promise<Copied> {
+    return decodeCopy(await this.#run(t, { op: 'copy', path, ...(to !== undefined ? { to } : {}), maxSize: this.copySyncMaxBytes }, signal));
+  }
+
   async #run(
     t: Target,
-    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q'>>,
+    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize'>>,
     signal?: AbortSignal,
     streamed?: {
       /** The digest of the token for the Job named so (a streamed write's spec carries it). */
@@ -183,7 +199,7 @@ export class FilesEditor {
       deliver: (job: V1Job, run: (signal: AbortSignal) => Promise<string>) => Promise<string>;
     },
   ) {
-    const { timeoutMs, ...settings } = this.#cfg;
+    const { timeoutMs, copySyncMaxBytes: _c, ...settings } = this.#cfg;
     const deadline = AbortSignal.timeout(timeoutMs);
     const base = { mutating: mutates(call.op), signal: signal ? AbortSignal.any([deadline, signal]) : deadline };
     const follow = (job: V1Job, adopt: boolean): Promise<string> => {

@@ -3,7 +3,7 @@
  * @module
  */
 
-export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip'] as const;
+export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'copy'] as const;
 export type Op = (typeof OPS)[number];
 
 export function isOp(v: string): v is Op {
@@ -17,5 +17,5 @@ export function mutates(op: Op): boolean {
 
 /** CHOWN is added only where new files are created; delete and rename only need DAC_OVERRIDE. */
 export function needsChown(op: Op): boolean {
-  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip';
+  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip' || op === 'copy';
 }

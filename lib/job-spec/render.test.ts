@@ -209,3 +209,15 @@ test('a browse Job runs with the archive ops\' heap limits, in NODE_OPTIONS (its
   const env = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!.containers[0]!.env!;
   assert.deepEqual(env.find((e) => e.name === 'NODE_OPTIONS'), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
 });
+
+test('a copy Job: --to only when given, --max-size only for a sync copy; background allowed, heap limited', () => {
+  const base = { namespace: 'ns', server: 's1', opId: 'abcd', worldPvc: 'w', image: 'img', command: ['felis', 'files'], serviceAccount: 'sa', worldsRoot: '/data', deadlineSeconds: 120, ttlSeconds: 120 };
+  const argsOf = (j: ReturnType<typeof renderFilesJob>) => j.spec!.template.spec!.containers[0].args;
+  assert.deepEqual(argsOf(renderFilesJob({ ...base, op: 'copy', path: 'plugins' })), ['--op', 'copy', '--path', 'plugins', '--worlds-root', '/data']);
+  assert.deepEqual(argsOf(renderFilesJob({ ...base, op: 'copy', path: 'a.txt', to: 'b.txt', maxSize: 67108864 })), [
+    '--op', 'copy', '--path', 'a.txt', '--worlds-root', '/data', '--to', 'b.txt', '--max-size', '67108864',
+  ]);
+  const bg = renderFilesJob({ ...base, op: 'copy', path: 'plugins', async: true });
+  assert.deepEqual(bg.spec!.template.spec!.containers[0].securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
+  assert.equal(bg.spec!.template.spec!.containers[0].env!.find((e) => e.name === 'NODE_OPTIONS')?.value, ARCHIVE_NODE_OPTIONS);
+});

@@ -34,7 +34,7 @@ export const ASYNC_DEADLINE_SECONDS = 7200;
 export const ASYNC_TTL_SECONDS = 1800;
 export const ASYNC_CPU = '1';
 /** The only ops that run in the background: the caller gets an op id, not a result. */
-export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip'];
+export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy'];
 /**
  * V8 heap limits for the archive ops' Job program (on the container as NODE_OPTIONS; Felis's command
  * line is unchanged, and a program that is not Node ignores it). The extraction's live heap is a
@@ -43,7 +43,7 @@ export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip'];
  */
 export const ARCHIVE_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=32';
 /** The ops whose Job gets ARCHIVE_NODE_OPTIONS. */
-export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip'];
+export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip', 'copy'];
 
 export interface JobParams {
   namespace: string;
@@ -79,6 +79,8 @@ export interface JobParams {
   /** rename: the new path; unzip: the destination folder (default: the archive's); zip: the archive's name. */
   to?: string;
   overwrite?: boolean;
+  /** copy: a synchronous copy of a regular file of at most this many bytes (else too_large). */
+  maxSize?: number;
   sourceUrl?: string;
   size?: number;
   uploadToken?: string;
@@ -142,6 +144,11 @@ function args(p: JobParams, op: Op): string[] {
     case 'list':
       // Only when given: a listing without them is Felis's command line, byte for byte.
       pushQuery(a, p);
+      break;
+    case 'copy':
+      // Without --to the Job picks a free `<name> copy` beside the source; --max-size makes it a sync copy.
+      if (p.to) a.push('--to', p.to);
+      if (p.maxSize !== undefined && p.maxSize >= 0) a.push('--max-size', String(p.maxSize));
       break;
     default:
       break;

@@ -107,6 +107,7 @@ test('a file Job holder carries what it does; its kind stays file-write and othe
 test('a refusal names the file op and its path, and the kind-only wording is unchanged', () => {
   assert.equal(describeHolder('file-write', { op: 'unzip', path: 'plugins/pack.zip' }), 'an archive extraction (unzip of plugins/pack.zip)');
   assert.equal(describeHolder('file-write', { op: 'zip', path: 'world' }), 'an archive packing (zip of world)');
+  assert.equal(describeHolder('file-write', { op: 'copy', path: 'plugins' }), 'a copy (copy of plugins)');
   assert.equal(describeHolder('file-write', { op: 'upload', path: 'mods/big.jar' }), 'a file upload (upload of mods/big.jar)');
   assert.equal(describeHolder('file-write', { op: 'write' }), 'a file write');
   assert.equal(describeHolder('file-write', { op: 'delete' }), 'a deletion');

@@ -102,6 +102,7 @@ const FILE_OP_LABELS: Record<string, string> = {
   upload: 'a file upload',
   unzip: 'an archive extraction',
   zip: 'an archive packing',
+  copy: 'a copy',
 };
 
 /** A Job labelled by anyone in the namespace names this: printable, bounded, nothing else trusted. */

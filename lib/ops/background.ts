@@ -12,19 +12,19 @@ import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
 import type { EventScope } from '../events/scope.ts';
-import { ANNOTATION_FILES_PATH, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
 import { opView, startedView, type OpView } from './view.ts';
 
-export type BackgroundOp = 'unzip' | 'zip';
+export type BackgroundOp = 'unzip' | 'zip' | 'copy';
 
 export interface StartRequest {
   op: BackgroundOp;
   path: string;
   /** unzip: replace files that exist. */
   overwrite?: boolean;
-  /** unzip: the destination folder; zip: the archive's name. */
+  /** unzip: the destination folder; zip: the archive's name; copy: the new path. */
   to?: string;
 }
 
@@ -104,7 +104,8 @@ export class BackgroundOps {
   async eventOp(server: string, req: Pick<StartRequest, 'op' | 'path'>, event: EventScope): Promise<OpView | undefined> {
     let jobs: V1Job[];
     try {
-      jobs = await this.#api.listJobs(this.#settings.namespace, `${LABEL_EVENT}=${event.key}`);
+      // Only background Jobs: a copy's event may also have run a sync Job first (refused as too large).
+      jobs = await this.#api.listJobs(this.#settings.namespace, `${LABEL_EVENT}=${event.key},${LABEL_FILES_ASYNC}=true`);
     } catch (err) {
       throw new RunnerError(`list file jobs: ${describeKubeError(err)}`, { cause: err });
     }

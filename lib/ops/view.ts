@@ -35,6 +35,9 @@ export interface OpView {
   /** Only on success, and only when non-zero. */
   files?: number;
   bytes?: number;
+  /** A copy, on success: where it landed, and how many entries were left out (when any). */
+  to?: string;
+  skipped?: number;
   /** Only when failed. */
   error?: OpError;
   /** Only for an op stopped mid-way that a later op of the world finished (`new`) or undid. */
@@ -122,6 +125,8 @@ export function opView(s: OpState): OpView {
   if (s.state === 'succeeded') {
     if (s.result?.files) v.files = s.result.files;
     if (s.result?.bytes) v.bytes = s.result.bytes;
+    if (s.result?.to) v.to = s.result.to;
+    if (s.result?.skipped) v.skipped = s.result.skipped;
   }
   if (s.recovered) v.recovered = { now: s.recovered.now, by: s.recovered.by, message: recoveredMessage(s.reason, s.recovered, s.id) };
   if (s.state === 'failed') {

@@ -33,6 +33,9 @@ const resultSchema = z.object({
   avail: z.number().optional(),
   files: z.number().optional(),
   bytes: z.number().optional(),
+  // copy
+  to: z.string().optional(),
+  skipped: z.number().optional(),
 });
 
 export class MalformedResultError extends Error {

@@ -71,6 +71,10 @@ export interface Result {
   avail?: number;
   files?: number;
   bytes?: number;
+  /** copy: the path the copy landed at. */
+  to?: string;
+  /** copy: entries left out (links leading outside, special files, the withheld file). */
+  skipped?: number;
 }
 
 /** Field order of the Go struct, so our lines are byte-for-byte what the original prints. */
@@ -89,6 +93,9 @@ export const FIELD_ORDER: (keyof Result)[] = [
   'avail',
   'files',
   'bytes',
+  // copy
+  'to',
+  'skipped',
 ];
 
 function isZero(v: unknown): boolean {

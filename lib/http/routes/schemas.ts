@@ -30,7 +30,7 @@ const sha256Hex = z.string().describe('SHA-256, 64 lowercase hex characters');
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
 export const opViewSchema = z.strictObject({
     id: z.string(),
-    op: z.string().describe('unzip, zip or upload'),
+    op: z.string().describe('unzip, zip, copy or upload'),
     path: z.string(),
     state: z.enum(['running', 'succeeded', 'failed']),
     started_at: z.string().describe('RFC 3339, whole seconds'),
@@ -39,6 +39,8 @@ export const opViewSchema = z.strictObject({
     total: z.number(),
     files: z.number().optional().describe('on success, when non-zero'),
     bytes: z.number().optional().describe('on success, when non-zero'),
+    to: z.string().optional().describe('a copy, on success: the path it landed at'),
+    skipped: z.number().optional().describe('a copy, on success: entries left out (links leading outside, special files, the withheld file), when non-zero'),
     error: z
       .strictObject({
         code: z.string(),
@@ -181,6 +183,15 @@ export const SCHEMAS = {
     body: { json: z.strictObject({ name: z.string().optional().describe('a `.zip` file name next to the path') }) },
     requestHeaders: preferHeader,
     responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.copy': {
+    query: pathQuery,
+    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (must not exist; its folder must); default: `<name> copy<.ext>` beside it') }) },
+    requestHeaders: preferHeader,
+    responses: {
+      200: { description: 'a regular file up to 64 MiB, copied', json: statusOf('copied', { to: z.string(), sha256: sha256Hex.describe('of the copy') }) },
+      202: { description: 'anything else: the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) },
+    },
   },
   'files.upload': {
     query: pathQuery.extend({ overwrite: onlyTrue('replace an existing file') }),

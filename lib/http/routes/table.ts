@@ -166,6 +166,17 @@ export const ROUTES = {
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY],
     event: { type: 'dev.felis.files.zip', path: true },
   },
+  'files.copy': {
+    fn: 'files-copy',
+    method: 'POST',
+    path: `${S}/files/copy`,
+    permission: filesUpdate,
+    summary: 'Copy a file or folder, all or nothing; a regular file up to 64 MiB at once, anything else in the background.',
+    answer:
+      '`{path, to, status:"copied", sha256}` for a regular file up to 64 MiB; else 202 `{op}` (op `copy` in `files/ops`) — to `to` (must not exist; its folder must) or beside it as `<name> copy<.ext>`, `<name> copy 2<.ext>`, …; links that stay inside are copied as links, other links, special files and the withheld file are left out',
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY],
+    event: { type: 'dev.felis.files.copy', path: true },
+  },
   'files.upload': {
     fn: 'files-upload',
     method: 'PUT',

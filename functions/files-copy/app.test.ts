@@ -1,0 +1,124 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FilesEditor } from '../../lib/files/editor.ts';
+import { FileEditError } from '../../lib/files/errors.ts';
+import type { Copied } from '../../lib/files/decode.ts';
+import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
+import type { StartRequest } from '../../lib/ops/background.ts';
+import { startedView } from '../../lib/ops/view.ts';
+import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
+import { filesCopy } from './app.ts';
+
+const SHA = 'a'.repeat(64);
+
+/** `sync` is what the sync copy Job answers: a copy, or a refusal (too_large: not a small file). */
+function kit(sync: (path: string, to: string | undefined) => Copied | Error) {
+  const gates = new FakeGates();
+  const copies: Array<{ path: string; to: string | undefined; locked: boolean }> = [];
+  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
+  const editor = {
+    async earlierOp() {
+      return undefined;
+    },
+    async copy(_t: unknown, path: string, to: string | undefined) {
+      copies.push({ path, to, locked: gates.holding });
+      const r = sync(path, to);
+      if (r instanceof Error) throw r;
+      return r;
+    },
+    async start(_t: unknown, req: StartRequest) {
+      starts.push({ req, locked: gates.holding });
+      return startedView('00000000000000cc', 'copy', req.path, new Date('2026-12-01T06:00:00Z'));
+    },
+  } as unknown as FilesEditor;
+  return { ...routeKit(filesCopy, { gates, editor }), copies, starts };
+}
+
+const URL = (p: string) => `/api/v1/servers/survival/files/copy?path=${encodeURIComponent(p)}`;
+const copied = (to: string): Copied => ({ to, sha256: SHA, files: 1, bytes: 5, skipped: 0 });
+
+test('a small file is copied while the caller waits, under the world lock: 200 with the copy, audited; one Job', async () => {
+  const k = kit(() => copied('notes copy.txt'));
+  const r = await k.call('POST', URL('notes.txt'), {});
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'notes.txt', to: 'notes copy.txt', status: 'copied', sha256: SHA });
+  assert.deepEqual(k.copies, [{ path: 'notes.txt', to: undefined, locked: true }]);
+  assert.equal(k.starts.length, 0);
+  const [a] = k.audits();
+  assert.equal(a!.action, 'file.copy');
+  assert.deepEqual(a!.payload, { to: 'notes copy.txt' });
+});
+
+test('a folder or a big file (the sync Job refuses it as too large) goes to the background: 202 {op}', async () => {
+  const k = kit(() => new FileEditError('too_large', 'plugins is a folder'));
+  const r = await k.call('POST', URL('plugins'), { to: 'backups/plugins' });
+  assert.equal(r.status, 202, r.text);
+  assert.deepEqual(r.body, { op: { id: '00000000000000cc', op: 'copy', path: 'plugins', state: 'running', started_at: '2026-12-01T06:00:00Z', done: 0, total: 0 } });
+  assert.deepEqual(k.starts, [{ req: { op: 'copy', path: 'plugins', to: 'backups/plugins' }, locked: true }]);
+  const [a] = k.audits();
+  assert.deepEqual(a!.payload, { to: 'backups/plugins', op: '00000000000000cc' });
+});
+
+test("the Job's refusals keep their codes: missing, exists, full volume, bad path; nothing starts in the background", async () => {
+  const cases: Array<[FileEditError, number, string]> = [
+    [new FileEditError('not_found'), 404, 'not_found'],
+    [new FileEditError('exists'), 409, 'file_exists'],
+    [new FileEditError('no_space'), 507, 'volume_full'],
+    [new FileEditError('bad_path'), 400, 'bad_path'],
+  ];
+  for (const [err, status, code] of cases) {
+    const k = kit(() => err);
+    const r = await k.call('POST', URL('a.txt'), { to: 'b.txt' });
+    assert.equal(r.status, status, r.text);
+    assert.equal(envelopeOf(r).code, code);
+    assert.equal(k.starts.length, 0);
+    assert.equal(k.audits().length, 0);
+  }
+});
+
+test('a to that plainly escapes or names a working file is refused before the lock; the body is strict', async () => {
+  const cases: Array<[unknown, string]> = [
+    [{ to: '../x' }, 'bad_path'],
+    [{ to: '/etc/x' }, 'bad_path'],
+    [{ to: 'a/../../x' }, 'bad_path'],
+    [{ to: '' }, 'bad_path'],
+    [{ to: '.' }, 'bad_path'],
+    [{ to: '.felis-edit-0123456789ab' }, 'bad_path'],
+    [{ to: 'a\u0000b' }, 'bad_path'],
+    [{ to: 7 }, 'bad_request'],
+    [{ name: 'x' }, 'bad_request'],
+    [undefined, 'bad_request'],
+  ];
+  for (const [body, code] of cases) {
+    const k = kit(() => copied('x'));
+    const r = await k.call('POST', URL('a.txt'), body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(envelopeOf(r).code, code, JSON.stringify(body));
+    assert.equal(k.gates.ran.length, 0);
+    assert.equal(k.copies.length + k.starts.length, 0);
+  }
+});
+
+test('copy needs a path and a free world', async () => {
+  const k = kit(() => copied('x'));
+  const r = await k.call('POST', '/api/v1/servers/survival/files/copy', {});
+  assert.equal(r.status, 400);
+  assert.equal(envelopeOf(r).code, 'bad_request');
+  const busy = kit(() => copied('x'));
+  busy.gates.runError = new MaintenanceBusyError('file-write');
+  const b = await busy.call('POST', URL('a.txt'), {});
+  assert.equal(b.status, 409);
+  assert.equal(envelopeOf(b).code, 'maintenance_in_progress');
+  assert.equal(busy.copies.length + busy.starts.length, 0);
+  assert.equal(busy.audits().length, 0);
+});
+
+test('a redelivered event whose first delivery went to the background answers that op again, running nothing', async () => {
+  const earlier = startedView('00000000000000dd', 'copy', 'plugins', new Date('2026-12-01T06:00:00Z'));
+  const r = await routeKit(filesCopy, {
+    gates: new FakeGates(),
+    editor: { earlierOp: async () => earlier, copy: async () => assert.fail('no sync copy'), start: async () => assert.fail('no start') } as unknown as FilesEditor,
+  }).call('POST', URL('plugins'), {});
+  assert.equal(r.status, 202, r.text);
+  assert.equal(r.body.op.id, '00000000000000dd');
+});

@@ -1,0 +1,58 @@
+/**
+ * `POST /api/v1/servers/:name/files/copy?path=<file or folder>` body `{to?}` — copy a file or a
+ * folder, to `to` or beside it as `<name> copy<.ext>`. It writes to the world, so it holds it as a
+ * write does: the world lock around the Job. A regular file up to 64 MiB (FELIS_COPY_SYNC_MAX_BYTES)
+ * is copied while the caller waits: 200 `{path, to, status:"copied", sha256}`; anything else runs as
+ * a background op: 202 `{op}`, followed in `files/ops`.
+ *
+ * Sync or background is decided by the Job, not guessed here: the function first runs the sync
+ * copy Job with `--max-size`, which copies a small regular file at once and refuses anything else
+ * (too_large) before writing a byte; only then is the background op started. A small file costs
+ * one Job, the common case; a folder or big file costs one short refused Job before a long op.
+ * Asking the kind first would cost a Job of its own whenever no browse session is warm (a session
+ * is started by asking one), and a listing of the parent may not reach the entry (2000 entries) or
+ * may show a link, not what it leads to.
+ */
+import { audit } from '../../lib/http/audit.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { checkPath } from '../../lib/http/file-request.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
+import { posix } from 'node:path';
+import { DomainError } from '../../lib/errors.ts';
+import { FileEditError } from '../../lib/files/errors.ts';
+import { pathNamesWorkingFile } from '../../lib/protocol/working-names.ts';
+
+/** `to` must name a new path inside the world: refused here before any Job when it plainly cannot. */
+function checkTo(to: string): void {
+  checkPath(to);
+  const bad = (why: string) => new DomainError('bad_path', 'invalid', `to ${why}`);
+  const n = posix.normalize(to);
+  if (to === '' || n === '.' || n === './') throw bad('must name a new path inside the world');
+  if (to.startsWith('/') || n === '..' || n.startsWith('../')) throw bad('must be a path inside the world');
+  if (pathNamesWorkingFile(n)) throw bad('names one of the editor\'s working files');
+}
+
+export const filesCopy = defineFunction('files-copy', (deps) => ({
+  'files.copy': async (c, input) => {
+    const f = await openFileCall(c, deps, 'copy');
+    const { to } = await input.body();
+    if (to !== undefined) checkTo(to);
+    const req = { op: 'copy' as const, path: f.path, ...(to !== undefined ? { to } : {}) };
+    const say = (extra: Record<string, unknown>) => audit(deps.logger, c.get('requestId'), 'file.copy', f.target.server, f.path, { ...(to !== undefined ? { to } : {}), ...extra });
+    // A redelivered event whose first delivery went to the background answers that op again.
+    const earlier = await f.editor.earlierOp(f.target.server, req);
+    if (earlier) return sendJson(c, 202, { op: earlier });
+    try {
+      const done = await underWorldLock(deps, f, () => f.editor.copy(f.target, f.path, to, f.signal));
+      say({ to: done.to });
+      return sendJson(c, 200, { path: f.path, to: done.to, status: 'copied', sha256: done.sha256 });
+    } catch (err) {
+      // Not a small regular file: nothing was written; it goes to the background.
+      if (!(err instanceof FileEditError && err.kind === 'too_large')) throw err;
+    }
+    const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
+    say({ op: op.id });
+    return sendJson(c, 202, { op });
+  },
+}));
