@@ -21,6 +21,7 @@ import { deleteOp } from './ops/delete.ts';
 import { rename } from './ops/rename.ts';
 import { unzip } from './ops/unzip.ts';
 import { zip } from './ops/zip.ts';
+import { search } from './ops/search.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
@@ -34,6 +35,7 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   rename,
   unzip,
   zip,
+  search,
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {

@@ -14,6 +14,8 @@ const entrySchema = z.object({
   mod_time: z.string(),
 });
 
+const matchSchema = z.object({ path: z.string(), ...entrySchema.shape });
+
 /** Lenient on unknown fields (a newer Job may add some), strict on the types of known ones. */
 const resultSchema = z.object({
   code: z.string().optional(),
@@ -30,6 +32,8 @@ const resultSchema = z.object({
   avail: z.number().optional(),
   files: z.number().optional(),
   bytes: z.number().optional(),
+  matches: z.array(matchSchema).nullable().optional(),
+  scanned: z.number().optional(),
 });
 
 export class MalformedResultError extends Error {

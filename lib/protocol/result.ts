@@ -44,6 +44,15 @@ export interface Entry {
   mod_time: string;
 }
 
+/** search: one entry found, with its path from the world's root. */
+export interface SearchMatch {
+  path: string;
+  name: string;
+  size: number;
+  is_dir: boolean;
+  mod_time: string;
+}
+
 /**
  * The Result JSON. Every field is omitted when it holds its zero value, as Go's `omitempty` does,
  * so a reader must treat a missing field as zero (for example `avail` of a full volume).
@@ -64,6 +73,10 @@ export interface Result {
   avail?: number;
   files?: number;
   bytes?: number;
+  /** search: the entries found, in byte order of path. */
+  matches?: SearchMatch[];
+  /** search: entries looked at. */
+  scanned?: number;
 }
 
 /** Field order of the Go struct, so our lines are byte-for-byte what the original prints. */
@@ -82,6 +95,9 @@ export const FIELD_ORDER: (keyof Result)[] = [
   'avail',
   'files',
   'bytes',
+  // search
+  'matches',
+  'scanned',
 ];
 
 function isZero(v: unknown): boolean {

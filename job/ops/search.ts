@@ -1,0 +1,185 @@
+/**
+ * search(path, q, limit): every entry under `path`, at any depth, whose name matches `q`
+ * (name-match.ts), in byte order of path, at most `limit` of them, within a time budget.
+ *
+ * The walk holds to the world root's rules without resolving paths: each folder is opened
+ * relative to its parent's fd with O_DIRECTORY|O_NOFOLLOW, so a link is never descended (it is a
+ * candidate by its own name only), and nothing renamed or swapped during the walk can lead it
+ * out. The ops' working names are neither listed nor entered; the withheld file is listed as a
+ * listing lists it (size 0).
+ *
+ * Byte order of path with bounded memory: one folder's names are read and sorted at a time (as
+ * Buffers, so the order is the bytes', not UTF-16's), and only the folders on the way down to the
+ * current one are held, so memory follows the biggest folder and the depth, never the tree. The
+ * walk stops once it has `limit` matches and sees one more (`truncated`), so a broad query costs
+ * what its first page costs. Inside a folder a sub-folder `d` sorts as `d/`: its paths come after
+ * `d-x` and `d.txt` (both below `/`), exactly where the whole paths sort.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import type { Result, SearchMatch } from '../../lib/protocol/result.ts';
+import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';
+import { fail, failure } from '../failure.ts';
+import { clean } from '../pathutil.ts';
+import { atPath, fdPath, type WorldRoot } from '../root.ts';
+import { withheldRule, type WithheldRule } from '../withheld.ts';
+import { isWorkingName } from '../working-files.ts';
+import type { OpContext, OpRequest } from '../types.ts';
+import { entryOf } from './list.ts';
+import { nameMatcher, queryLength } from './name-match.ts';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
+const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+/** Entries between two looks at the clock: cheap enough to not show, often enough to hold the budget. */
+const CLOCK_EVERY = 256;
+const SLASH = Buffer.from('/');
+
+export interface SearchOptions {
+  q: string;
+  /** 1–SEARCH_MAX_LIMIT; anything else means the default. */
+  limit?: number;
+  /** Default SEARCH_BUDGET_MS. */
+  budgetMs?: number;
+  /** Milliseconds, monotonic. Tests pass a fake one. */
+  now?: () => number;
+}
+
+/** One name of a folder: the entry itself, or (for a sub-folder) the place its contents sort at. */
+interface Item {
+  key: Buffer;
+  name: Buffer;
+  dir: boolean;
+  /** True for the sub-folder's contents, false for the entry. */
+  descend: boolean;
+}
+
+interface Frame {
+  fd: number;
+  /** The folder's path from the root, "" for the root. */
+  prefix: string;
+  items: Item[];
+  next: number;
+}
+
+export function search(ctx: OpContext, req: OpRequest & { q?: string; limit?: number }): Result {
+  return searchTree(ctx.root, req.path, { q: req.q ?? '', limit: req.limit });
+}
+
+/** The whole search on an open root; see the module note. */
+export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Result {
+  const name = path === '' ? '.' : path;
+  if (queryLength(o.q) < SEARCH_MIN_QUERY) return fail('bad_path', `a search needs at least ${SEARCH_MIN_QUERY} characters`);
+  const limit = o.limit !== undefined && Number.isInteger(o.limit) && o.limit >= 1 ? Math.min(o.limit, SEARCH_MAX_LIMIT) : SEARCH_DEFAULT_LIMIT;
+  const now = o.now ?? (() => performance.now());
+  const deadline = now() + (o.budgetMs ?? SEARCH_BUDGET_MS);
+  const matches = nameMatcher(o.q);
+
+  let baseFd: number;
+  try {
+    baseFd = root.openDir(name);
+  } catch (e) {
+    return failure(name, e, 'open');
+  }
+  const base = clean(path);
+  const frames: Frame[] = [];
+  const found: SearchMatch[] = [];
+  let scanned = 0;
+  let truncated = false;
+  const withheld = withheldRule(root);
+  try {
+    let items: Item[];
+    try {
+      items = readSorted(baseFd);
+    } catch (e) {
+      fs.closeSync(baseFd);
+      return failure(name, e, 'readdirent');
+    }
+    frames.push({ fd: baseFd, prefix: base === '.' ? '' : base, items, next: 0 });
+    while (frames.length > 0) {
+      const top = frames[frames.length - 1];
+      if (top.next === top.items.length) {
+        fs.closeSync(top.fd);
+        frames.pop();
+        continue;
+      }
+      const it = top.items[top.next++];
+      if (it.descend) {
+        if (now() > deadline) {
+          truncated = true;
+          break;
+        }
+        const child = openChild(top.fd, it.name, join(top.prefix, it.name.toString('utf8')));
+        if (child !== null) frames.push(child);
+        continue;
+      }
+      scanned++;
+      if (scanned % CLOCK_EVERY === 0 && now() > deadline) {
+        truncated = true;
+        break;
+      }
+      const text = it.name.toString('utf8');
+      if (!matches(text)) continue;
+      if (found.length === limit) {
+        truncated = true;
+        break;
+      }
+      found.push(matchOf(top, it, text, withheld));
+    }
+  } finally {
+    for (const f of frames) fs.closeSync(f.fd);
+  }
+  return { matches: found, truncated, scanned };
+}
+
+function join(prefix: string, name: string): string {
+  return prefix === '' ? name : `${prefix}/${name}`;
+}
+
+function matchOf(f: Frame, it: Item, text: string, withheld: WithheldRule | null): SearchMatch {
+  const e = entryOf(f.fd, { name: it.name, isDirectory: () => it.dir }, withheld);
+  return { path: join(f.prefix, text), name: e.name, size: e.size, is_dir: e.is_dir, mod_time: e.mod_time };
+}
+
+/**
+ * A sub-folder, opened relative to its parent without following a link. Null when it cannot be
+ * (gone since it was read, swapped for a link, not readable): the search goes on without it.
+ */
+function openChild(parentFd: number, name: Buffer, prefix: string): Frame | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(atPath(parentFd, name), DIR_FLAGS);
+  } catch {
+    return null;
+  }
+  let items: Item[];
+  try {
+    items = readSorted(fd);
+  } catch {
+    fs.closeSync(fd);
+    return null;
+  }
+  return { fd, prefix, items, next: 0 };
+}
+
+/** One folder's names, working names left out, sub-folders twice (entry and contents), in search order. */
+function readSorted(fd: number): Item[] {
+  const items: Item[] = [];
+  // Raw names (Node supports 'buffer' here; the typings only list text encodings), so a name that
+  // is not valid UTF-8 still sorts by its bytes and can be opened.
+  const dir = fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: 1024 });
+  try {
+    for (;;) {
+      const d = dir.readSync() as unknown as fs.Dirent<Buffer> | null;
+      if (d === null) break;
+      if (isWorkingName(d.name)) continue; // the editor's, not the world's: neither shown nor entered
+      // The entry's own type, never a link's target's: a link is not a folder here.
+      const isDir = d.isDirectory();
+      items.push({ key: d.name, name: d.name, dir: isDir, descend: false });
+      if (isDir) items.push({ key: Buffer.concat([d.name, SLASH]), name: d.name, dir: true, descend: true });
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return items.sort((a, b) => Buffer.compare(a.key, b.key));
+}
