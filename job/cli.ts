@@ -8,6 +8,7 @@
  */
 import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
+import { setQuery } from '../lib/protocol/op-query.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
@@ -83,6 +84,10 @@ export async function runCli(
     io.stderr(`${PREFIX}--op is required\n`);
     return EXIT_USAGE;
   }
+  if (f.limit !== undefined && f.limit < 1) {
+    io.stderr(`${PREFIX}--limit must be at least 1\n`);
+    return EXIT_USAGE;
+  }
   let content: Buffer | undefined;
   if (f.op === 'write') {
     if (f.sha256 === '') {
@@ -121,6 +126,8 @@ export async function runCli(
         createOnly: f.op === 'write' ? f.createOnly : undefined,
         to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
+        // The query of a read-only op, only when given: without it a listing is Felis's.
+        ...setQuery(f),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.

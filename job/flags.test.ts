@@ -82,3 +82,14 @@ test('-h and -help ask for help (not an unknown flag)', () => {
   assert.equal(parseFlags(['-h']).help, true);
   assert.equal(parseFlags(['--help']).help, true);
 });
+
+test('a listing\'s query flags are absent unless given; given, they are read as given (an empty one too)', () => {
+  const none = parseFlags(['--op', 'list', '--path', 'world']).flags;
+  assert.equal('limit' in none || 'after' in none || 'q' in none, false);
+  const { flags } = parseFlags(['--op', 'list', '--limit', '500', '--after', '-dash', '--q=']);
+  assert.equal(flags.limit, 500);
+  assert.equal(flags.after, '-dash');
+  assert.equal(flags.q, '');
+  assert.throws(() => parseFlags(['--limit', 'ten']), (e: unknown) => e instanceof FlagError && e.message === 'invalid value "ten" for flag -limit: parse error');
+  assert.throws(() => parseFlags(['--after']), (e: unknown) => e instanceof FlagError && e.message === 'flag needs an argument: -after');
+});

@@ -28,6 +28,12 @@ export interface FilesFlags {
   overwrite: boolean;
   serve: boolean;
   receive: boolean;
+  /** list: the page size; absent unless given (a listing without it, `--after` or `--q` is Felis's). */
+  limit?: number;
+  /** list: the page starts strictly after this name; absent unless given. */
+  after?: string;
+  /** list: case-insensitive substring of the names listed; absent unless given. */
+  q?: string;
 }
 
 type Kind = 'string' | 'bool' | 'int';
@@ -46,6 +52,9 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
   serve: { key: 'serve', kind: 'bool', usage: 'serve list and read on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*)' },
   receive: { key: 'receive', kind: 'bool', usage: 'receive uploads on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*, FELIS_RECEIVE_ONCE); with --op write, receive the content there instead of from FELIS_FILE_CONTENT_*' },
+  limit: { key: 'limit', kind: 'int', usage: 'list: at most this many entries, in byte order of name (a paged listing)' },
+  after: { key: 'after', kind: 'string', usage: 'list: start strictly after this name (a paged listing)' },
+  q: { key: 'q', kind: 'string', usage: 'list: only names containing this text, any case (a paged listing)' },
 };
 
 export function defaultFlags(): FilesFlags {

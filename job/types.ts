@@ -30,6 +30,12 @@ export interface OpRequest {
   to?: string;
   /** unzip: existing files may be replaced. */
   overwrite?: boolean;
+  /** list: the page size (`--limit`); with `after` or `q`, any of them makes a paged listing. */
+  limit?: number;
+  /** list: the page starts strictly after this name (`--after`). */
+  after?: string;
+  /** list: case-insensitive substring of the names listed (`--q`). */
+  q?: string;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */

@@ -63,7 +63,7 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
       tokenSha256: digest,
       idleMs: idle * 1000,
       lifetimeMs: lifetime * 1000,
-      run: (op, path) => execute({ op, path, worldsRoot }, opts),
+      run: (op, query) => execute({ op, worldsRoot, ...query }, opts),
     });
   } catch (e) {
     io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);

@@ -42,7 +42,7 @@ async function serve(root: string, extra: Partial<Parameters<typeof startServing
     tokenSha256: tokenDigest(TOKEN),
     idleMs: 60_000,
     lifetimeMs: 60_000,
-    run: (op: ServeOp, path: string) => execute({ op, path, worldsRoot: root }),
+    run: (op: ServeOp, query) => execute({ op, worldsRoot: root, ...query }),
     ...extra,
   });
   return s;
@@ -269,6 +269,32 @@ test('a browse read of a hard link left holding the secret after the game replac
     assert.ok(!r.body.includes(secret.toString('base64')));
     const l = JSON.parse((await call(s, '/list?path=plugins')).body) as Result;
     assert.equal(l.entries!.find((e) => e.name === 'old.yml')!.size, 0);
+  } finally {
+    s.stop();
+    await s.stopped;
+  }
+});
+
+test('an op\'s query rides beside the path: limit, after and q reach the op as given; a limit that is not a whole number of at least 1 is a 400', async () => {
+  const w = makeWorld();
+  const seen: unknown[] = [];
+  const s = await serve(w.root, {
+    run: async (_op, query) => {
+      seen.push(query);
+      return {};
+    },
+  });
+  try {
+    assert.equal((await call(s, '/list?path=world&limit=500&after=a%2Fb&q=%C3%84')).status, 200);
+    assert.equal((await call(s, '/list?path=world')).status, 200);
+    assert.equal((await call(s, '/list?path=&q=')).status, 200);
+    assert.deepEqual(seen, [{ path: 'world', limit: 500, after: 'a/b', q: 'Ä' }, { path: 'world' }, { path: '', q: '' }]);
+    for (const bad of ['0', '-1', 'x', '1.5', '', '9999999999']) {
+      const r = await call(s, `/list?path=world&limit=${bad}`);
+      assert.equal(r.status, 400, bad);
+      assert.match(r.body, /limit must be a whole number/);
+    }
+    assert.equal(seen.length, 3, 'a refused query runs nothing');
   } finally {
     s.stop();
     await s.stopped;

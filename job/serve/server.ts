@@ -4,7 +4,9 @@
  * redaction and limits), to callers bearing the Job's token. It stops on its own after an idle
  * period or its lifetime, whichever comes first, and on `stop()` (SIGTERM).
  *
- * Wire: `GET /list?path=<p>` and `GET /read?path=<p>`, `Authorization: Bearer <token>`. 200 carries
+ * Wire: `GET /list?path=<p>` and `GET /read?path=<p>`, `Authorization: Bearer <token>`; an op's
+ * query (`limit`, `after`, `q`, lib/protocol/op-query.ts) rides beside the path, as the one-shot
+ * Job's flags of the same names do (400 `{error}` for a `limit` that is not a whole number). 200 carries
  * the Result JSON as the result line would (zero fields omitted); a caller-fault outcome is a 200
  * too, with its `code`, exactly as the one-shot Job exits 0 with one. Anything else is the
  * server's own answer: 401 without the right token (before anything else is looked at), 404/405
@@ -19,6 +21,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { OpQuery } from '../../lib/protocol/op-query.ts';
 import { formatResultLine, RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';
 
@@ -26,13 +29,36 @@ import { Lifecycle, type StopReason } from './lifecycle.ts';
 export const SERVE_OPS = ['list', 'read'] as const;
 export type ServeOp = (typeof SERVE_OPS)[number];
 
+/** One request's input: the path, and the op's query where the URL carries one. */
+export interface ServeQuery extends OpQuery {
+  path: string;
+}
+
+/**
+ * The path and query of a request URL; a message instead when `limit` is not a whole number of
+ * at least 1 (the op judges its own upper bound, as it does for the one-shot Job's flag).
+ */
+export function serveQueryOf(params: URLSearchParams): ServeQuery | string {
+  const out: ServeQuery = { path: params.get('path') ?? '' };
+  const limit = params.get('limit');
+  if (limit !== null) {
+    if (!/^[0-9]{1,9}$/.test(limit) || Number(limit) < 1) return 'limit must be a whole number of at least 1';
+    out.limit = Number(limit);
+  }
+  const after = params.get('after');
+  if (after !== null) out.after = after;
+  const q = params.get('q');
+  if (q !== null) out.q = q;
+  return out;
+}
+
 export interface ServeOptions {
   host: string;
   port: number;
   /** Hex SHA-256 of the token a caller must present; the token itself is never given to the Job. */
   tokenSha256: string;
   /** Runs one op; production passes `execute` bound to the world root. */
-  run: (op: ServeOp, path: string) => Promise<Result>;
+  run: (op: ServeOp, query: ServeQuery) => Promise<Result>;
   /** Stop after this long without a request. */
   idleMs: number;
   /** Stop this long after starting, however busy. */
@@ -134,11 +160,13 @@ export async function startServing(o: ServeOptions): Promise<Serving> {
       res.setHeader('connection', 'close');
       return send(res, 413, '{"error":"requests carry no body"}');
     }
+    const query = serveQueryOf(url.searchParams);
+    if (typeof query === 'string') return send(res, 400, JSON.stringify({ error: query }));
     if (active >= maxConcurrent) return send(res, 503, '{"error":"busy"}', { 'retry-after': '1' });
     active++;
     life.holdIdle();
     try {
-      const result = await o.run(op as ServeOp, url.searchParams.get('path') ?? '');
+      const result = await o.run(op as ServeOp, query);
       served++;
       send(res, 200, resultBody(result));
     } catch (e) {

@@ -1,11 +1,16 @@
 /**
- * One call to a browse Pod: `GET http://<podIP>:<port>/<op>?path=` with the Job's token, over a
+ * One call to a browse Pod: `GET http://<podIP>:<port>/<op>?path=` (and the op's query, as the
+ * one-shot Job's flags carry it) with the Job's token, over a
  * keep-alive connection pool, with a short connect timeout (an address nobody answers must not
  * hold up the fallback), an overall timeout, and a cap on the answer's size.
  * @module
  */
 import http from 'node:http';
+import { queryString, type OpQuery } from '../protocol/op-query.ts';
 import { MAX_LOG_BYTES } from '../protocol/result.ts';
+
+/** The ops a browse Pod answers (job/serve/server.ts SERVE_OPS). */
+export type BrowseOp = 'list' | 'read';
 
 export type CallOutcome =
   | { kind: 'ok'; body: string }
@@ -19,8 +24,10 @@ export interface CallOptions {
   ip: string;
   port: number;
   token: string;
-  op: 'list' | 'read';
+  op: BrowseOp;
   path: string;
+  /** The op's paging and filter; only the fields set are sent. */
+  query?: OpQuery;
   timeoutMs: number;
   connectTimeoutMs?: number;
   signal?: AbortSignal;
@@ -43,7 +50,7 @@ export function callSession(o: CallOptions): Promise<CallOutcome> {
       {
         host: o.ip,
         port: o.port,
-        path: `/${o.op}?path=${encodeURIComponent(o.path)}`,
+        path: `/${o.op}?path=${encodeURIComponent(o.path)}${queryString(o.query)}`,
         method: 'GET',
         agent,
         headers: { authorization: `Bearer ${o.token}` },

@@ -281,3 +281,16 @@ test('an early call that finds the Pod gone falls back to listing; one that took
   assert.equal(await slow.sessions.run(target, 'read', 'slow', undefined, t), undefined);
   assert.equal(slow.lists(), 1, 'a Pod that timed out is not asked again for this request');
 });
+
+test('an op\'s query goes to the Pod with the call (only its set fields), and an early call for another query is not this one\'s answer', async () => {
+  const f = fake(() => [pod('files-survival-b1', { ip: '127.1.0.9' })], (o) => ({ kind: 'ok', body: JSON.stringify({ q: o.query ?? null }) }));
+  assert.equal(await f.sessions.run(target, 'list', 'world', undefined, undefined, { limit: 2, after: 'a', q: undefined }), '{"q":{"limit":2,"after":"a"}}');
+  assert.equal(await f.sessions.run(target, 'list', 'world'), '{"q":null}', 'no query: none sent');
+  const early = f.sessions.early('survival', 'list', 'world', undefined, { limit: 5 })!;
+  assert.equal(await f.sessions.run(target, 'list', 'world', undefined, early, { limit: 6 }), '{"q":{"limit":6}}');
+  assert.equal(f.calls.at(-2)!.signal?.aborted, true, 'the early call for limit 5 was cancelled');
+  const same = f.sessions.early('survival', 'list', 'world', undefined, { limit: 7, q: 'x' })!;
+  const before = f.calls.length;
+  assert.equal(await f.sessions.run(target, 'list', 'world', undefined, same, { limit: 7, q: 'x' }), '{"q":{"limit":7,"q":"x"}}');
+  assert.equal(f.calls.length, before, 'the early call answered');
+});

@@ -30,7 +30,8 @@ import type { JobSettings, Target } from '../job-spec/types.ts';
 import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import type { BrowseConfig } from './config.ts';
-import { callSession, type CallOptions, type CallOutcome } from './call.ts';
+import { callSession, type BrowseOp, type CallOptions, type CallOutcome } from './call.ts';
+import { queryKey, setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
 import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
 import { sleep } from '../sleep.ts';
@@ -72,7 +73,7 @@ interface Hint {
   node: string;
 }
 
-export type BrowseOp = 'list' | 'read';
+export type { BrowseOp } from './call.ts';
 
 /** A call to a remembered Pod started before the gates answered (see `early`). Opaque to routes. */
 export interface EarlyCall {
@@ -85,6 +86,8 @@ interface Early extends EarlyCall {
   readonly server: string;
   readonly op: BrowseOp;
   readonly path: string;
+  /** queryKey of the op's query: an early call answers only the same query. */
+  readonly query: string;
   readonly hint: Hint;
   /** Never rejects: an aborted or failed call is an outcome like any other. */
   readonly outcome: Promise<CallOutcome | { kind: 'error'; err: unknown }>;
@@ -92,9 +95,10 @@ interface Early extends EarlyCall {
 
 /** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
 export interface BrowseChannel {
-  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall): Promise<string | undefined>;
+  /** `query`: the op's paging and filter (lib/protocol/op-query.ts), carried to the Pod as is. */
+  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery): Promise<string | undefined>;
   /** Starts the call to a remembered Pod before the gates answer; optional (fakes may leave it out). */
-  early?(server: string, op: BrowseOp, path: string, signal?: AbortSignal): EarlyCall | undefined;
+  early?(server: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): EarlyCall | undefined;
 }
 
 export class BrowseSessions {
@@ -139,14 +143,14 @@ export class BrowseSessions {
    * Starts the call to the Pod remembered for `server`, before the gates have said which world the
    * request is for; undefined when there is nothing to call. Pass it to `run`, or `cancel` it.
    */
-  early(server: string, op: BrowseOp, path: string, signal?: AbortSignal): EarlyCall | undefined {
+  early(server: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): EarlyCall | undefined {
     const key = this.#sharedKey();
     const hint = this.#hints.get(server);
     if (!key || !hint || !this.#lifeLeft(hint)) return undefined;
     const stop = new AbortController();
     const sig = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
-    const outcome = this.#callOnce(key, hint.job, hint.ip, op, path, sig).catch((err: unknown) => ({ kind: 'error' as const, err }));
-    const e: Early = { owner: this, server, op, path, hint, outcome, cancel: () => stop.abort(new Error('the request did not pass its gates')) };
+    const outcome = this.#callOnce(key, hint.job, hint.ip, op, path, sig, query).catch((err: unknown) => ({ kind: 'error' as const, err }));
+    const e: Early = { owner: this, server, op, path, query: queryKey(query), hint, outcome, cancel: () => stop.abort(new Error('the request did not pass its gates')) };
     return e;
   }
 
@@ -155,7 +159,7 @@ export class BrowseSessions {
    * this request's call started by `early`: its answer is used when it was for this same request
    * and world; in every other case it is cancelled and this request goes on as without it.
    */
-  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall): Promise<string | undefined> {
+  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery): Promise<string | undefined> {
     const key = this.#sharedKey();
     if (!key) {
       early?.cancel();
@@ -164,7 +168,7 @@ export class BrowseSessions {
     const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
     const ns = this.#settings.namespace;
     const e = early as Early | undefined;
-    if (e && e.owner === this && e.server === t.server && e.op === op && e.path === path && this.#sameWorld(e.hint, want)) {
+    if (e && e.owner === this && e.server === t.server && e.op === op && e.path === path && e.query === queryKey(query) && this.#sameWorld(e.hint, want)) {
       const outcome = await e.outcome;
       if (outcome.kind === 'ok') {
         this.#remember(t.server, e.hint);
@@ -177,7 +181,7 @@ export class BrowseSessions {
       early?.cancel();
       const hint = this.#hints.get(t.server);
       if (hint && this.#sameWorld(hint, want) && this.#lifeLeft(hint)) {
-        const outcome = await this.#callOnce(key, hint.job, hint.ip, op, path, signal);
+        const outcome = await this.#callOnce(key, hint.job, hint.ip, op, path, signal, query);
         if (outcome.kind === 'ok') {
           this.#remember(t.server, hint);
           return outcome.body;
@@ -198,7 +202,7 @@ export class BrowseSessions {
         const now = this.#now();
         const serving = servingPods(pods, want, now);
         for (const s of serving) {
-          const outcome = await this.#callOnce(key, s.job, s.ip, op, path, signal);
+          const outcome = await this.#callOnce(key, s.job, s.ip, op, path, signal, query);
           if (outcome.kind === 'ok') {
             this.#remember(t.server, { ...s, claim: want.claim, node: want.node ?? '' });
             return outcome.body;
@@ -251,8 +255,9 @@ export class BrowseSessions {
     return h.startedMs + this.#cfg.lifetimeSeconds * 1000 - END_MARGIN_MS > this.#now();
   }
 
-  async #callOnce(key: Buffer, job: string, ip: string, op: BrowseOp, path: string, signal?: AbortSignal): Promise<CallOutcome> {
-    const o: CallOptions = { ip, port: this.#port, token: jobToken(key, job), op, path, timeoutMs: this.#cfg.callTimeoutMs, signal };
+  async #callOnce(key: Buffer, job: string, ip: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): Promise<CallOutcome> {
+    const q = setQuery(query);
+    const o: CallOptions = { ip, port: this.#port, token: jobToken(key, job), op, path, ...(Object.keys(q).length ? { query: q } : {}), timeoutMs: this.#cfg.callTimeoutMs, signal };
     const first = await this.#call(o);
     // A kept-alive connection the Pod closed a moment ago fails once; a fresh one tells the truth.
     if (first.kind === 'unreachable' && /ECONNRESET|socket hang up/.test(first.detail)) return this.#call(o);

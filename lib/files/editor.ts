@@ -9,6 +9,7 @@ import { BROWSE_PORT, filesJobName, renderFilesJob, type JobParams } from '../jo
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
+import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
@@ -101,8 +102,9 @@ export class FilesEditor {
     return this.#background;
   }
 
-  async list(t: Target, path: string, signal?: AbortSignal): Promise<Listing> {
-    return decodeList(await this.#run(t, { op: 'list', path }, signal));
+  /** `query` pages and filters the listing (its fields become the Job's flags); without it, Felis's listing. */
+  async list(t: Target, path: string, signal?: AbortSignal, query?: OpQuery): Promise<Listing> {
+    return decodeList(await this.#run(t, { op: 'list', path, ...setQuery(query) }, signal));
   }
 
   async read(t: Target, path: string, signal?: AbortSignal): Promise<ReadFile> {
@@ -172,7 +174,7 @@ export class FilesEditor {
 
   async #run(
     t: Target,
-    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to'>>,
+    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q'>>,
     signal?: AbortSignal,
     streamed?: {
       /** The digest of the token for the Job named so (a streamed write's spec carries it). */

@@ -11,6 +11,7 @@
 import type { Context } from 'hono';
 import type { BrowseChannel, BrowseOp, EarlyCall } from '../browse/sessions.ts';
 import type { Target } from '../job-spec/types.ts';
+import type { OpQuery } from '../protocol/op-query.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import type { Result } from '../protocol/result.ts';
 import type { Deps } from './deps.ts';
@@ -24,8 +25,9 @@ export async function viaSessionOr<T>(
   decode: (r: Result) => T,
   oneShot: () => Promise<T>,
   early?: EarlyCall,
+  query?: OpQuery,
 ): Promise<T> {
-  const payload = browse ? await browse.run(call.target, op, call.path, call.signal, early) : undefined;
+  const payload = browse ? await browse.run(call.target, op, call.path, call.signal, early, query) : undefined;
   if (payload === undefined) return oneShot();
   return decode(parseResultPayload(payload));
 }
@@ -33,6 +35,7 @@ export async function viaSessionOr<T>(
 /**
  * The gates, then the session or the one-shot Job, with the session call already under way while
  * the gates read the server. Answers the file call (for the route's reply) and the decoded result.
+ * `query` (the op's paging and filter) goes to the session as it goes to the one-shot Job.
  */
 export async function openViaSession<T>(
   c: Context,
@@ -40,8 +43,9 @@ export async function openViaSession<T>(
   op: BrowseOp,
   decode: (r: Result) => T,
   oneShot: (f: FileCall) => Promise<T>,
+  query?: OpQuery,
 ): Promise<{ call: FileCall; result: T }> {
-  const early = startEarly(c, deps, op);
+  const early = startEarly(c, deps, op, query);
   let call: FileCall;
   try {
     call = await openFileCall(c, deps, op);
@@ -49,12 +53,12 @@ export async function openViaSession<T>(
     early?.cancel();
     throw err;
   }
-  const result = await viaSessionOr(deps.browse, call, op, decode, () => oneShot(call), early);
+  const result = await viaSessionOr(deps.browse, call, op, decode, () => oneShot(call), early, query);
   return { call, result };
 }
 
 /** The early call, when the request is well formed enough to have one; openFileCall reports the rest. */
-function startEarly(c: Context, deps: Deps, op: BrowseOp): EarlyCall | undefined {
+function startEarly(c: Context, deps: Deps, op: BrowseOp, query?: OpQuery): EarlyCall | undefined {
   if (!deps.browse?.early || !deps.editor) return undefined;
   let server: string;
   let path: string;
@@ -65,5 +69,5 @@ function startEarly(c: Context, deps: Deps, op: BrowseOp): EarlyCall | undefined
     return undefined;
   }
   if (op !== 'list' && path === '') return undefined;
-  return deps.browse.early(server, op, path, c.req.raw.signal);
+  return deps.browse.early(server, op, path, c.req.raw.signal, query);
 }

@@ -194,3 +194,13 @@ test('render-time validation, in order', () => {
   assert.doesNotThrow(() => renderFilesJob({ ...base, op: 'write', content: Buffer.alloc(262144) }));
   assert.equal(renderFilesJob({ ...base, cpu: '' }).spec!.template.spec!.containers[0]!.resources!.limits!.cpu, '500m');
 });
+
+test('a listing carries --limit, --after and --q only when given, after Felis\'s args; without them its command line is Felis\'s', () => {
+  const args = (p: Partial<JobParams>) => renderFilesJob({ ...base, op: 'list', path: 'world', ...p }).spec!.template.spec!.containers[0]!.args!;
+  assert.deepEqual(args({}), ['--op', 'list', '--path', 'world', '--worlds-root', '/data']);
+  assert.deepEqual(args({ limit: 500 }), ['--op', 'list', '--path', 'world', '--worlds-root', '/data', '--limit', '500']);
+  assert.deepEqual(args({ limit: 1000, after: '-b', q: 'Ä' }).slice(6), ['--limit', '1000', '--after', '-b', '--q', 'Ä']);
+  assert.deepEqual(args({ q: '' }).slice(6), ['--q', '']);
+  // Another op never takes them.
+  assert.deepEqual(renderFilesJob({ ...base, op: 'read', limit: 5 }).spec!.template.spec!.containers[0]!.args!, ['--op', 'read', '--path', 'server.properties', '--worlds-root', '/data']);
+});

@@ -19,6 +19,7 @@ import {
   MANAGED_BY_FILES,
 } from '../labels.ts';
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
+import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { isOp, mutates, needsChown, type Op } from './ops.ts';
 
 export const DEFAULT_CPU = '500m';
@@ -81,6 +82,10 @@ export interface JobParams {
   sourceUrl?: string;
   size?: number;
   uploadToken?: string;
+  /** list: the page size, start and filter (`--limit`, `--after`, `--q`), only when given. */
+  limit?: number;
+  after?: string;
+  q?: string;
   /** The key of the CloudEvent this Job serves, as a label: a redelivery finds the Job by it. */
   eventKey?: string;
   /** The digest of the request that event carried (lib/events/scope.ts), as a label beside it. */
@@ -134,10 +139,22 @@ function args(p: JobParams, op: Op): string[] {
       // Without --to the Job picks a free name next to the source.
       if (p.to) a.push('--to', p.to);
       break;
+    case 'list':
+      // Only when given: a listing without them is Felis's command line, byte for byte.
+      pushQuery(a, p);
+      break;
     default:
       break;
   }
   return a;
+}
+
+/** `--limit`, `--after`, `--q` for the fields of an op's query that are set (lib/protocol/op-query.ts). */
+export function pushQuery(a: string[], p: OpQuery): void {
+  const q = setQuery(p);
+  if (q.limit !== undefined) a.push('--limit', String(q.limit));
+  if (q.after !== undefined) a.push('--after', q.after);
+  if (q.q !== undefined) a.push('--q', q.q);
 }
 
 function env(p: JobParams, op: Op): V1EnvVar[] | undefined {

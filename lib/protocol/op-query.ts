@@ -1,0 +1,39 @@
+/**
+ * The optional query of a read-only op, beside its path: paging and filtering. The route parses it,
+ * the functions carry it unchanged to the one-shot Job (as flags) or to a browse Pod (as URL query
+ * parameters), and the Job's op reads it. One shape on every hop, so a warm and a cold answer agree.
+ * @module
+ */
+
+export interface OpQuery {
+  /** The most entries one answer holds. */
+  limit?: number;
+  /** The answer starts strictly after this name (byte order); it need not exist. */
+  after?: string;
+  /** Case-insensitive substring a name must contain. */
+  q?: string;
+}
+
+/** The query's fields, in the order they go on a command line or into a URL. */
+export const OP_QUERY_KEYS = ['limit', 'after', 'q'] as const;
+
+/** Only the fields that are set: what a Job or a browse Pod is given. */
+export function setQuery(q: OpQuery | undefined): OpQuery {
+  const out: OpQuery = {};
+  if (q?.limit !== undefined) out.limit = q.limit;
+  if (q?.after !== undefined) out.after = q.after;
+  if (q?.q !== undefined) out.q = q.q;
+  return out;
+}
+
+/** `&limit=…&after=…&q=…` for the fields that are set (empty when none). */
+export function queryString(q: OpQuery | undefined): string {
+  let s = '';
+  for (const [k, v] of Object.entries(setQuery(q))) s += `&${k}=${encodeURIComponent(String(v))}`;
+  return s;
+}
+
+/** The same query, as a key two calls can be compared by. */
+export function queryKey(q: OpQuery | undefined): string {
+  return JSON.stringify(setQuery(q));
+}
