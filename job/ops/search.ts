@@ -62,7 +62,7 @@ interface Frame {
   next: number;
 }
 
-export function search(ctx: OpContext, req: OpRequest & { q?: string; limit?: number }): Result {
+export function search(ctx: OpContext, req: OpRequest): Result {
   return searchTree(ctx.root, req.path, { q: req.q ?? '', limit: req.limit });
 }
 

@@ -143,6 +143,10 @@ function args(p: JobParams, op: Op): string[] {
       // Only when given: a listing without them is Felis's command line, byte for byte.
       pushQuery(a, p);
       break;
+    case 'search':
+      // The query is the search's own; its limit only when asked for (the Job has a default).
+      pushQuery(a, p);
+      break;
     default:
       break;
   }
