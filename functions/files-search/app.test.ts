@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { filesSearch } from './app.ts';
@@ -90,4 +90,22 @@ test('with a browse session the search comes from it, query and all (no Job); wi
   // An empty answer (nothing found) decodes to empty fields, not to absent ones.
   answer = '{}';
   assert.deepEqual((await k.call('GET', '/api/v1/servers/survival/files/search?q=zz')).body, { path: '', q: 'zz', matches: [], truncated: false, scanned: 0 });
+});
+
+test('the CloudEvent dev.felis.files.search carries path, q and limit as the query does', async () => {
+  const k = kit();
+  const deliver = async (data: unknown) => {
+    const res = await k.app.request('/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': `ev-${Math.random()}`, 'ce-source': '/tests/search', 'ce-type': 'dev.felis.files.search' },
+      body: JSON.stringify(data),
+    });
+    return { status: res.status, body: JSON.parse(await res.text()) };
+  };
+  const r = await deliver({ server: 'survival', path: 'world', q: 'level', limit: 3 });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.q, 'level');
+  assert.deepEqual(k.calls[0].args.slice(1, 3), ['world', { q: 'level', limit: 3 }]);
+  assert.equal((await deliver({ server: 'survival', q: 'a' })).body.error.code, 'bad_request');
+  assert.equal((await deliver({ server: 'survival', q: 'level', after: 'x' })).body.error.code, 'event_data_invalid');
 });
