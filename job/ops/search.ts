@@ -8,12 +8,17 @@
  * out. The ops' working names are neither listed nor entered; the withheld file is listed as a
  * listing lists it (size 0).
  *
- * Byte order of path with bounded memory: one folder's names are read and sorted at a time (as
- * Buffers, so the order is the bytes', not UTF-16's), and only the folders on the way down to the
+ * Byte order of path with bounded memory: one folder's names are read and sorted at a time, and
+ * only the folders on the way down to the
  * current one are held, so memory follows the biggest folder and the depth, never the tree. The
  * walk stops once it has `limit` matches and sees one more (`truncated`), so a broad query costs
  * what its first page costs. Inside a folder a sub-folder `d` sorts as `d/`: its paths come after
  * `d-x` and `d.txt` (both below `/`), exactly where the whole paths sort.
+ *
+ * Names are read as latin1 text: one character per byte, so comparing them as strings is comparing
+ * their bytes, and no Buffer is made per name (most of a walk's cost otherwise). A name is turned
+ * back into its bytes only where it is opened or stat'ed, and decoded as UTF-8 only to be matched
+ * when it is not plain ASCII (for which the two are the same).
  *
  * @module
  */
@@ -33,7 +38,7 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 /** Entries between two looks at the clock: cheap enough to not show, often enough to hold the budget. */
 const CLOCK_EVERY = 256;
-const SLASH = Buffer.from('/');
+const ASCII = /^[\x00-\x7f]*$/;
 
 export interface SearchOptions {
   q: string;
@@ -47,8 +52,10 @@ export interface SearchOptions {
 
 /** One name of a folder: the entry itself, or (for a sub-folder) the place its contents sort at. */
 interface Item {
-  key: Buffer;
-  name: Buffer;
+  /** latin1: `name`, or `name/` for a sub-folder's contents. */
+  key: string;
+  /** The name's bytes as latin1 text. */
+  name: string;
   dir: boolean;
   /** True for the sub-folder's contents, false for the entry. */
   descend: boolean;
@@ -109,7 +116,7 @@ export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Res
           truncated = true;
           break;
         }
-        const child = openChild(top.fd, it.name, join(top.prefix, it.name.toString('utf8')));
+        const child = openChild(top.fd, bytes(it.name), join(top.prefix, utf8(it.name)));
         if (child !== null) frames.push(child);
         continue;
       }
@@ -118,7 +125,7 @@ export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Res
         truncated = true;
         break;
       }
-      const text = it.name.toString('utf8');
+      const text = utf8(it.name);
       if (!matches(text)) continue;
       if (found.length === limit) {
         truncated = true;
@@ -132,12 +139,16 @@ export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Res
   return { matches: found, truncated, scanned };
 }
 
+const bytes = (latin1: string) => Buffer.from(latin1, 'latin1');
+/** The name as it is shown and matched (a listing's decoding of the same bytes). */
+const utf8 = (latin1: string) => (ASCII.test(latin1) ? latin1 : bytes(latin1).toString('utf8'));
+
 function join(prefix: string, name: string): string {
   return prefix === '' ? name : `${prefix}/${name}`;
 }
 
 function matchOf(f: Frame, it: Item, text: string, withheld: WithheldRule | null): SearchMatch {
-  const e = entryOf(f.fd, { name: it.name, isDirectory: () => it.dir }, withheld);
+  const e = entryOf(f.fd, { name: bytes(it.name), isDirectory: () => it.dir }, withheld);
   return { path: join(f.prefix, text), name: e.name, size: e.size, is_dir: e.is_dir, mod_time: e.mod_time };
 }
 
@@ -165,21 +176,22 @@ function openChild(parentFd: number, name: Buffer, prefix: string): Frame | null
 /** One folder's names, working names left out, sub-folders twice (entry and contents), in search order. */
 function readSorted(fd: number): Item[] {
   const items: Item[] = [];
-  // Raw names (Node supports 'buffer' here; the typings only list text encodings), so a name that
-  // is not valid UTF-8 still sorts by its bytes and can be opened.
-  const dir = fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: 1024 });
+  // latin1: the raw bytes, one character each (see the module note), so a name that is not valid
+  // UTF-8 still sorts by its bytes and can be opened.
+  const dir = fs.opendirSync(fdPath(fd), { encoding: 'latin1', bufferSize: 1024 });
   try {
     for (;;) {
-      const d = dir.readSync() as unknown as fs.Dirent<Buffer> | null;
+      const d = dir.readSync();
       if (d === null) break;
-      if (isWorkingName(d.name)) continue; // the editor's, not the world's: neither shown nor entered
+      // The editor's, not the world's: neither shown nor entered. All of them start with a dot.
+      if (d.name.charCodeAt(0) === 0x2e && isWorkingName(d.name)) continue;
       // The entry's own type, never a link's target's: a link is not a folder here.
       const isDir = d.isDirectory();
       items.push({ key: d.name, name: d.name, dir: isDir, descend: false });
-      if (isDir) items.push({ key: Buffer.concat([d.name, SLASH]), name: d.name, dir: true, descend: true });
+      if (isDir) items.push({ key: `${d.name}/`, name: d.name, dir: true, descend: true });
     }
   } finally {
     dir.closeSync();
   }
-  return items.sort((a, b) => Buffer.compare(a.key, b.key));
+  return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
