@@ -185,3 +185,18 @@ test('a folder that cannot be read is left out, the rest still searched', { skip
     fs.chmodSync(w.p('locked'), 0o755);
   }
 });
+
+test('names that are not UTF-8: sorted by their bytes, shown as a listing decodes them, folders among them entered', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('raw'));
+  const at = (...parts: Buffer[]) => Buffer.concat([Buffer.from(`${w.p('raw')}/`), ...parts]);
+  fs.writeFileSync(at(Buffer.from([0x66, 0xff]), Buffer.from('.log')), '');
+  fs.writeFileSync(at(Buffer.from('z.log')), '');
+  fs.writeFileSync(at(Buffer.from('é.log')), 'é');
+  fs.mkdirSync(at(Buffer.from([0x64, 0xfe])));
+  fs.writeFileSync(at(Buffer.from([0x64, 0xfe]), Buffer.from('/x.log')), 'xx');
+  const r = await w.run({ op: 'search', path: 'raw', q: '.log' } as never);
+  assert.deepEqual(paths(r), ['raw/d\uFFFD/x.log', 'raw/f\uFFFD.log', 'raw/z.log', 'raw/é.log']);
+  assert.deepEqual(r.matches!.map((m) => m.size), [2, 0, 0, 2], 'each stat\'ed by its own bytes');
+  assert.deepEqual(paths(await w.run({ op: 'search', path: 'raw', q: 'É.L' } as never)), ['raw/é.log']);
+});
