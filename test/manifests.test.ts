@@ -524,7 +524,7 @@ describe('knative/ manifests', () => {
     const settings = configFromEnv(config.data).editor!;
     const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
     const ours = [
-      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
+      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
       renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true }),
       renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
