@@ -81,36 +81,36 @@ test('at most limit matches; truncated only when there is one more (or the budge
   const root = WorldRoot.open(w.root);
   try {
     for (let i = 0; i < SEARCH_DEFAULT_LIMIT + 5; i++) fs.writeFileSync(w.p(`logs/m${i}.log`), '');
-    assert.equal(searchTree(root, 'logs', { q: '.log' }).matches!.length, SEARCH_DEFAULT_LIMIT);
-    assert.equal(searchTree(root, 'logs', { q: '.log', limit: 0 }).matches!.length, SEARCH_DEFAULT_LIMIT);
-    assert.equal(searchTree(root, 'logs', { q: '.log', limit: 5000 }).matches!.length, SEARCH_DEFAULT_LIMIT + 5 + 12);
+    assert.equal((await searchTree(root, 'logs', { q: '.log' })).matches!.length, SEARCH_DEFAULT_LIMIT);
+    assert.equal((await searchTree(root, 'logs', { q: '.log', limit: 0 })).matches!.length, SEARCH_DEFAULT_LIMIT);
+    assert.equal((await searchTree(root, 'logs', { q: '.log', limit: 5000 })).matches!.length, SEARCH_DEFAULT_LIMIT + 5 + 12);
   } finally {
     root.close();
   }
 });
 
-test('the time budget: past it the search answers what it has, truncated (an injected clock)', () => {
+test('the time budget: past it the search answers what it has, truncated (an injected clock)', async () => {
   const w = makeWorld();
   for (let d = 0; d < 4; d++) for (let i = 0; i < 300; i++) write(w, `f${d}/${i}.dat`);
   const root = WorldRoot.open(w.root);
   try {
     let t = 0;
     // Each look at the clock is a second later: the budget of 3.5 s lasts a few looks.
-    const r = searchTree(root, '', { q: '.dat', limit: 1000, budgetMs: 3500, now: () => (t += 1000) - 1000 });
+    const r = await searchTree(root, '', { q: '.dat', limit: 1000, budgetMs: 3500, now: () => (t += 1000) - 1000 });
     assert.equal(r.truncated, true);
     assert.ok(r.matches!.length > 0 && r.matches!.length < 1000, String(r.matches!.length));
     assert.ok(r.scanned! < 1200);
     const sorted = [...paths(r)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     assert.deepEqual(paths(r), sorted, 'what it found is still in order: a prefix of the whole answer');
     // A clock that stands still: the same search finds all 1200 and is not truncated.
-    const all = searchTree(root, '', { q: '.dat', limit: 1000, now: () => 0 });
+    const all = await searchTree(root, '', { q: '.dat', limit: 1000, now: () => 0 });
     assert.equal(all.truncated, true, '1200 > 1000');
     assert.deepEqual(paths(all).slice(0, r.matches!.length), paths(r));
     assert.equal(SEARCH_BUDGET_MS, 5000);
     // One big folder, no sub-folders: the clock is looked at every so many entries too.
     for (let i = 0; i < 1000; i++) write(w, `big/${i}.dat`);
     t = 0;
-    const flat = searchTree(root, 'big', { q: '.dat', limit: 1000, budgetMs: 1500, now: () => (t += 1000) - 1000 });
+    const flat = await searchTree(root, 'big', { q: '.dat', limit: 1000, budgetMs: 1500, now: () => (t += 1000) - 1000 });
     assert.equal(flat.truncated, true);
     assert.equal(flat.scanned, 512, 'the second look is past the budget');
     assert.equal(flat.matches!.length, 511, 'the entry at which the clock ran out is not judged');
@@ -199,4 +199,22 @@ test('names that are not UTF-8: sorted by their bytes, shown as a listing decode
   assert.deepEqual(paths(r), ['raw/d\uFFFD/x.log', 'raw/f\uFFFD.log', 'raw/z.log', 'raw/é.log']);
   assert.deepEqual(r.matches!.map((m) => m.size), [2, 0, 0, 2], 'each stat\'ed by its own bytes');
   assert.deepEqual(paths(await w.run({ op: 'search', path: 'raw', q: 'É.L' } as never)), ['raw/é.log']);
+});
+
+test('a long walk lets the event loop turn (a browse Pod\'s other requests do not wait for it)', async () => {
+  const w = makeWorld();
+  for (let i = 0; i < 1000; i++) write(w, `big/${i}.dat`);
+  const root = WorldRoot.open(w.root);
+  try {
+    let ranMeanwhile = false;
+    let turned = false;
+    setImmediate(() => (turned = true));
+    let t = 0;
+    // Each look at the clock is 25 ms later: past the 20 ms between turns, never past the budget.
+    const r = await searchTree(root, 'big', { q: '.dat', limit: 1000, budgetMs: 1e9, now: () => ((ranMeanwhile ||= turned), (t += 25)) });
+    assert.equal(r.matches!.length, 1000);
+    assert.ok(ranMeanwhile, 'something else ran while the walk was under way');
+  } finally {
+    root.close();
+  }
 });

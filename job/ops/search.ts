@@ -9,11 +9,12 @@
  * listing lists it (size 0).
  *
  * Byte order of path with bounded memory: one folder's names are read and sorted at a time, and
- * only the folders on the way down to the
- * current one are held, so memory follows the biggest folder and the depth, never the tree. The
- * walk stops once it has `limit` matches and sees one more (`truncated`), so a broad query costs
- * what its first page costs. Inside a folder a sub-folder `d` sorts as `d/`: its paths come after
- * `d-x` and `d.txt` (both below `/`), exactly where the whole paths sort.
+ * only the folders on the way down to the current one are held, so memory follows the biggest
+ * folder and the depth, never the tree. Inside a folder a sub-folder `d` sorts as `d/`: its paths
+ * come after `d-x` and `d.txt` (both below `/`), exactly where the whole paths sort. The walk stops
+ * once it has `limit` matches and sees one more (`truncated`), so a broad query costs what its
+ * first page costs; it also stops when its time budget (SEARCH_BUDGET_MS) is spent, and lets the
+ * event loop turn every so often, so a browse Pod answers other requests meanwhile.
  *
  * Names are read as latin1 text: one character per byte, so comparing them as strings is comparing
  * their bytes, and no Buffer is made per name (most of a walk's cost otherwise). A name is turned
@@ -38,6 +39,11 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 /** Entries between two looks at the clock: cheap enough to not show, often enough to hold the budget. */
 const CLOCK_EVERY = 256;
+/**
+ * The longest a walk runs before it lets the event loop turn: in a browse Pod the walk shares one
+ * thread with the lists and reads of whoever is browsing, which must not wait out a whole search.
+ */
+const YIELD_AFTER_MS = 20;
 const ASCII = /^[\x00-\x7f]*$/;
 
 export interface SearchOptions {
@@ -69,17 +75,29 @@ interface Frame {
   next: number;
 }
 
-export function search(ctx: OpContext, req: OpRequest): Result {
+export function search(ctx: OpContext, req: OpRequest): Promise<Result> {
   return searchTree(ctx.root, req.path, { q: req.q ?? '', limit: req.limit });
 }
 
 /** The whole search on an open root; see the module note. */
-export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Result {
+export async function searchTree(root: WorldRoot, path: string, o: SearchOptions): Promise<Result> {
   const name = path === '' ? '.' : path;
   if (queryLength(o.q) < SEARCH_MIN_QUERY) return fail('bad_path', `a search needs at least ${SEARCH_MIN_QUERY} characters`);
   const limit = o.limit !== undefined && Number.isInteger(o.limit) && o.limit >= 1 ? Math.min(o.limit, SEARCH_MAX_LIMIT) : SEARCH_DEFAULT_LIMIT;
   const now = o.now ?? (() => performance.now());
-  const deadline = now() + (o.budgetMs ?? SEARCH_BUDGET_MS);
+  const start = now();
+  const deadline = start + (o.budgetMs ?? SEARCH_BUDGET_MS);
+  let turned = start;
+  /** One look at the clock: past the budget, or (now and then) a turn of the event loop. */
+  const pastBudget = async (): Promise<boolean> => {
+    const t = now();
+    if (t > deadline) return true;
+    if (t - turned >= YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turned = t;
+    }
+    return false;
+  };
   const matches = nameMatcher(o.q);
 
   let baseFd: number;
@@ -112,7 +130,7 @@ export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Res
       }
       const it = top.items[top.next++];
       if (it.descend) {
-        if (now() > deadline) {
+        if (await pastBudget()) {
           truncated = true;
           break;
         }
@@ -121,7 +139,7 @@ export function searchTree(root: WorldRoot, path: string, o: SearchOptions): Res
         continue;
       }
       scanned++;
-      if (scanned % CLOCK_EVERY === 0 && now() > deadline) {
+      if (scanned % CLOCK_EVERY === 0 && (await pastBudget())) {
         truncated = true;
         break;
       }
