@@ -61,3 +61,85 @@ test('with a browse session the listing comes from it (no Job); without an answe
   assert.equal((await k.call('GET', '/api/v1/servers/survival/files')).status, 409);
   assert.equal(asked.length, 3, 'a refused request never reaches the session');
 });
+
+/** A fake editor whose listing is a page of `names` by the query it is given, as the Job pages. */
+function pagedKit(names: string[]) {
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, {
+    list: (...args: unknown[]) => {
+      const q = args[3] as { limit?: number; after?: string; q?: string } | undefined;
+      const sorted = [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      const fit = sorted.filter((n) => (q?.after === undefined || Buffer.compare(Buffer.from(n), Buffer.from(q.after)) > 0) && (!q?.q || n.toLowerCase().includes(q.q.toLowerCase())));
+      const limit = q?.limit ?? 2000;
+      const entries = fit.slice(0, limit).map((name) => ({ name, size: 0, is_dir: false, mod_time: '2026-11-29T10:00:00Z', mode: '644', is_symlink: false }));
+      return { entries, truncated: fit.length > limit, free: 5 };
+    },
+  });
+  return { ...routeKit(filesList, { gates, editor: ed.editor }), calls: ed.calls };
+}
+
+test('without limit, after or q the listing is the original one (no query to the Job, no next); with any, a page with next while there are more', async () => {
+  const k = pagedKit(['c', 'a', 'B', 'é', 'b']);
+  const plain = await k.call('GET', '/api/v1/servers/survival/files?path=d');
+  assert.equal(plain.status, 200, plain.text);
+  assert.equal(plain.body.next, undefined);
+  assert.deepEqual(k.calls.at(-1)!.args.slice(1), ['d', k.calls.at(-1)!.args[2], undefined], 'no query: the Job runs Felis\'s listing');
+  const names: string[] = [];
+  let url = '/api/v1/servers/survival/files?path=d&limit=2';
+  for (let i = 0; i < 5; i++) {
+    const r = await k.call('GET', url);
+    assert.equal(r.status, 200, r.text);
+    names.push(...r.body.entries.map((e: { name: string }) => e.name));
+    assert.deepEqual(Object.keys(r.body), r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes'] : ['path', 'entries', 'truncated', 'free_bytes']);
+    if (!r.body.truncated) break;
+    assert.equal(r.body.next, r.body.entries.at(-1).name);
+    url = `/api/v1/servers/survival/files?path=d&limit=2&after=${encodeURIComponent(r.body.next)}`;
+  }
+  assert.deepEqual(names, ['B', 'a', 'b', 'c', 'é']);
+  assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 2, after: 'c' });
+  // q alone: the default page size goes to the Job; an empty after or q is not sent.
+  await k.call('GET', '/api/v1/servers/survival/files?path=d&q=%C3%89&after=');
+  assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 1000, q: 'É' });
+  const empty = await k.call('GET', '/api/v1/servers/survival/files?path=d&q=');
+  assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 1000 });
+  assert.equal(empty.body.entries.length, 5);
+});
+
+test('a limit outside 1..5000 or not a whole number, or an after or q no name could be, is 400 bad_request before the gates', async () => {
+  const k = pagedKit(['a']);
+  for (const bad of ['0', '5001', '-1', '1.5', 'ten', '', '01', '1e3', '99999999999999999999']) {
+    const r = await k.call('GET', `/api/v1/servers/survival/files?path=d&limit=${bad}`);
+    assert.equal(r.status, 400, bad);
+    assert.equal(envelopeOf(r).code, 'bad_request');
+    assert.equal(envelopeOf(r).message, 'the ?limit= query parameter must be a whole number from 1 to 5000');
+  }
+  for (const ok of ['1', '500', '4999', '5000']) assert.equal((await k.call('GET', `/api/v1/servers/survival/files?path=d&limit=${ok}`)).status, 200, ok);
+  const nul = await k.call('GET', '/api/v1/servers/survival/files?path=d&after=a%00b');
+  assert.equal(nul.status, 400);
+  assert.equal(envelopeOf(nul).message, 'the ?after= query parameter cannot contain a NUL byte');
+  const long = await k.call('GET', `/api/v1/servers/survival/files?path=d&q=${'x'.repeat(256)}`);
+  assert.equal(long.status, 400);
+  assert.equal(envelopeOf(long).message, 'the ?q= query parameter is longer than 255 bytes');
+  assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/files?path=d&q=%FF')).code, 'bad_request');
+  assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/-bad-/files?limit=0')).code, 'bad_name', 'the name first');
+  assert.equal(k.gates.entered.length, 4, 'only the good limits reached the gates');
+  assert.equal(k.calls.length, 4);
+});
+
+test('a paged listing through a browse session carries the same query, and its answer gets next as the Job\'s does', async () => {
+  const k = pagedKit([]);
+  const asked: unknown[] = [];
+  k.deps.browse = {
+    run: async (_t, op, path, _s, _e, query) => {
+      asked.push({ op, path, query });
+      return JSON.stringify({ entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, avail: 9 });
+    },
+  };
+  const r = await k.call('GET', '/api/v1/servers/survival/files?path=world&limit=1&after=w&q=X');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, next: 'x', free_bytes: 9 });
+  assert.deepEqual(asked, [{ op: 'list', path: 'world', query: { limit: 1, after: 'w', q: 'X' } }]);
+  assert.equal(k.calls.length, 0, 'no one-shot Job');
+  await k.call('GET', '/api/v1/servers/survival/files?path=world');
+  assert.deepEqual(asked.at(-1), { op: 'list', path: 'world', query: undefined });
+});

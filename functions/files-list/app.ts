@@ -1,14 +1,28 @@
-/** `GET /api/v1/servers/:name/files?path=` — one folder's entries. No lock. */
+/**
+ * `GET /api/v1/servers/:name/files?path=&limit=&after=&q=` — one folder's entries. No lock.
+ * Without `limit`, `after` or `q` it is the original listing (directory order, first 2000); with
+ * any of them a page in byte order of name, with `next` when there are more.
+ */
 import { sendJson } from '../../lib/http/envelope.ts';
+import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { openViaSession } from '../../lib/http/via-session.ts';
 import { decodeList } from '../../lib/files/decode.ts';
+import { PAGE_DEFAULT_ENTRIES, type OpQuery } from '../../lib/protocol/op-query.ts';
 
 export const filesList = defineFunction('files-list', (deps) => ({
-  'files.list': async (c) => {
+  'files.list': async (c, input) => {
+    serverName(c); // a bad name is bad_name before a bad query
+    const { limit, after, q } = input.query();
+    const paged = limit !== undefined || after !== undefined || q !== undefined;
+    // The Job and the browse Pod are always told the page size, so both page alike; an empty
+    // after or q is no bound and no filter, so it is not sent.
+    const query: OpQuery | undefined = paged ? { limit: limit ?? PAGE_DEFAULT_ENTRIES, ...(after ? { after } : {}), ...(q ? { q } : {}) } : undefined;
     // A browse session answers as the one-shot Job would, only sooner; without one, the Job runs.
-    const { call: f, result: l } = await openViaSession(c, deps, 'list', decodeList, (f) => f.editor.list(f.target, f.path, f.signal));
+    const { call: f, result: l } = await openViaSession(c, deps, 'list', decodeList, (f) => f.editor.list(f.target, f.path, f.signal, query), query);
+    // The next page starts after this one's last name; a page is never empty while there are more.
+    const next = paged && l.truncated && l.entries.length > 0 ? { next: l.entries.at(-1)!.name } : {};
     // free_bytes: 0 on a full volume, null when the Job could not tell.
-    return sendJson(c, 200, { path: f.path, entries: l.entries, truncated: l.truncated, free_bytes: l.free < 0 ? null : l.free });
+    return sendJson(c, 200, { path: f.path, entries: l.entries, truncated: l.truncated, ...next, free_bytes: l.free < 0 ? null : l.free });
   },
 }));

@@ -84,8 +84,8 @@ test('a vanished entry is kept with size 0 and the zero time', () => {
     fs.rmSync(w.p('v/gone-dir'), { recursive: true });
     const entries = dirents.map((d) => entryOf(fd, d)).sort((a, b) => a.name.localeCompare(b.name));
     assert.deepEqual(entries, [
-      { name: 'gone', size: 0, is_dir: false, mod_time: ZERO_TIME },
-      { name: 'gone-dir', size: 0, is_dir: true, mod_time: ZERO_TIME },
+      { name: 'gone', size: 0, is_dir: false, mod_time: ZERO_TIME, mode: '000', is_symlink: false },
+      { name: 'gone-dir', size: 0, is_dir: true, mod_time: ZERO_TIME, mode: '000', is_symlink: false },
     ]);
   } finally {
     dir.closeSync();

@@ -2,8 +2,19 @@
  * list(path): one level, at most MAX_ENTRIES entries in the order the OS returns them, plus the
  * volume's free bytes. The editor's working files are left out; the withheld file shows size 0.
  *
+ * Given a `limit`, `after` or `q` (a paged listing), the entries are instead the first `limit` in
+ * byte order of name that sort strictly after `after` and contain `q` in any case, and `truncated`
+ * says there are more. Byte order needs every name looked at, but not kept: the scan keeps only
+ * the `limit` + 1 smallest names that qualify (job/smallest.ts), so a folder of any size costs a
+ * page's worth of memory, and only the page's entries are stat'ed. A name that is not valid UTF-8
+ * sorts as the answer shows it (orderKey), so a page's last name is a cursor for the next.
+ *
+ * Every entry carries its permission bits and whether it is a symbolic link (lstat: a link is
+ * listed as itself, never followed).
+ *
  * @module
  */
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
 import { failure } from '../failure.ts';
@@ -11,6 +22,8 @@ import { withheldRule, type WithheldRule } from '../withheld.ts';
 import { isWorkingName } from '../working-files.ts';
 import { atPath, fdPath } from '../root.ts';
 import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
+import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
+import { Smallest } from '../smallest.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
 /** Go's zero time.Time as JSON. */
@@ -60,11 +73,16 @@ export function list(ctx: OpContext, req: OpRequest): Result {
     try {
       // Raw names (Node supports 'buffer' here; the typings only list text encodings), so a name
       // that is not valid UTF-8 can still be stat'ed.
-      dir = fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+      // A paged listing reads every name of the folder: in bigger batches, fewer calls.
+      dir = fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: isPaged(req) ? 1024 : 64 });
     } catch (e) {
       return failure(name, e, 'readdirent');
     }
     try {
+      if (isPaged(req)) {
+        const r = page(fd, dir, req, withheld, name);
+        return r.code === undefined ? { ...r, avail: availBytes(ctx.statfs, ctx.root.dir) } : r;
+      }
       for (;;) {
         let d: fs.Dirent<Buffer> | null;
         try {
@@ -89,18 +107,94 @@ export function list(ctx: OpContext, req: OpRequest): Result {
   return { entries, truncated, avail: availBytes(ctx.statfs, ctx.root.dir) };
 }
 
+/** Any of the query's fields makes a paged listing; none is Felis's listing. */
+export function isPaged(req: Pick<OpRequest, 'limit' | 'after' | 'q'>): boolean {
+  return req.limit !== undefined || req.after !== undefined || req.q !== undefined;
+}
+
+/** What a name is matched in: composed, lower case, so `Ä`, `ä` and a decomposed `ä` all match. */
+export function foldName(s: string): string {
+  return s.normalize('NFC').toLowerCase();
+}
+
+/**
+ * Byte order of two names, as Buffer.compare, in plain JS: a scan of a big folder compares a name
+ * or two per entry (many more while a page fills), and names are short, so a loop beats the native
+ * call's fixed cost.
+ */
+export function compareNames(a: Buffer, b: Buffer): number {
+  const n = a.length < b.length ? a.length : b.length;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * The bytes a name is ordered by: its own, unless it is not valid UTF-8; then those of the name as
+ * the answer shows it (bad bytes as U+FFFD), so that the `after` a caller sends back from a page
+ * (its `next`) sorts where that page ended. Two names that show alike then sort alike.
+ */
+export function orderKey(name: Buffer): Buffer {
+  return isUtf8(name) ? name : Buffer.from(name.toString('utf8'), 'utf8');
+}
+
+/** A name kept for the page: the dirent as read (its name a buffer of its own), and its order key. */
+interface Kept {
+  key: Buffer;
+  d: fs.Dirent<Buffer>;
+}
+
+const byKey = (a: Kept, b: Kept) => compareNames(a.key, b.key);
+
+/** The paged listing's scan (see the module comment); `dir` is open, and closed by the caller. */
+function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string): Result {
+  // The callers refuse other sizes; the bound holds whatever reaches the op.
+  const limit = Math.min(Math.max(req.limit ?? PAGE_DEFAULT_ENTRIES, 1), PAGE_MAX_ENTRIES);
+  const after = req.after ? Buffer.from(req.after, 'utf8') : undefined;
+  const needle = req.q ? foldName(req.q) : '';
+  // One more than the page: whether it is kept says whether there is more.
+  const kept = new Smallest<Kept>(limit + 1, byKey);
+  for (;;) {
+    let d: fs.Dirent<Buffer> | null;
+    try {
+      d = dir.readSync() as unknown as fs.Dirent<Buffer> | null;
+    } catch (e) {
+      return failure(name, e, 'readdirent');
+    }
+    if (d === null) break;
+    const key = orderKey(d.name);
+    if (after && compareNames(key, after) <= 0) continue;
+    // The cheap test first: most names of a big folder sort after the page and are never matched.
+    if (kept.size > limit && compareNames(key, kept.peekMax()!.key) >= 0) continue;
+    if (isWorkingName(d.name)) continue; // the editor's, not the world's
+    if (needle && !foldName(d.name.toString('utf8')).includes(needle)) continue;
+    kept.offer({ key, d });
+  }
+  const names = kept.drainSorted();
+  const truncated = names.length > limit;
+  if (truncated) names.length = limit;
+  return { entries: names.map((k) => entryOf(fd, k.d, withheld)), truncated };
+}
+
+/** Permission bits as three octal digits (`644`); the file type and setuid/setgid/sticky bits left out. */
+export function modeDigits(mode: number | bigint): string {
+  return (Number(BigInt(mode) & 0o777n)).toString(8).padStart(3, '0');
+}
+
 /**
  * One listing entry; a stat failure (deleted since the directory was read) keeps it, zeroed. An
  * entry that is withheld shows size 0: its size says something about its content.
  */
-export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory'>, withheld: WithheldRule | null = null): Entry {
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory' | 'isSymbolicLink'>, withheld: WithheldRule | null = null): Entry {
   const name = d.name.toString('utf8');
   try {
     const st = fs.lstatSync(atPath(dirFd, d.name), { bigint: true });
     const size = withheld?.judgeAt(dirFd, d.name, st) ? 0 : Number(st.size);
-    return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs) };
+    return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs), mode: modeDigits(st.mode), is_symlink: st.isSymbolicLink() };
   } catch {
     // Kept, with size 0 and a zero time, as Go keeps an entry whose Info() fails.
-    return { name, size: 0, is_dir: d.isDirectory(), mod_time: ZERO_TIME };
+    return { name, size: 0, is_dir: d.isDirectory(), mod_time: ZERO_TIME, mode: '000', is_symlink: d.isSymbolicLink() };
   }
 }

@@ -166,7 +166,8 @@ function join(prefix: string, name: string): string {
 }
 
 function matchOf(f: Frame, it: Item, text: string, withheld: WithheldRule | null): SearchMatch {
-  const e = entryOf(f.fd, { name: bytes(it.name), isDirectory: () => it.dir }, withheld);
+  // A match shows no mode or link flag (the shape), so the dirent's link type is not needed.
+  const e = entryOf(f.fd, { name: bytes(it.name), isDirectory: () => it.dir, isSymbolicLink: () => false }, withheld);
   return { path: join(f.prefix, text), name: e.name, size: e.size, is_dir: e.is_dir, mod_time: e.mod_time };
 }
 

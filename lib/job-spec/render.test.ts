@@ -206,6 +206,11 @@ test('a listing carries --limit, --after and --q only when given, after Felis\'s
   assert.deepEqual(renderFilesJob({ ...base, op: 'read', limit: 5 }).spec!.template.spec!.containers[0]!.args!, ['--op', 'read', '--path', 'server.properties', '--worlds-root', '/data']);
 });
 
+test('a browse Job runs with the archive ops\' heap limits, in NODE_OPTIONS (its listings scan folders of any size)', () => {
+  const env = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!.containers[0]!.env!;
+  assert.deepEqual(env.find((e) => e.name === 'NODE_OPTIONS'), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+});
+
 test('a search Job: read-only world, its query as flags (the limit only when asked for), and it holds nothing', () => {
   const job = renderFilesJob({ ...base, op: 'search', path: 'world', q: '*.yml', limit: 50 });
   const c = job.spec!.template.spec!.containers[0]!;

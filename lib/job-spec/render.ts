@@ -390,7 +390,9 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     deadlineSeconds: p.lifetimeSeconds + 60,
     readOnly: true,
     args: ['--serve', '--worlds-root', p.worldsRoot],
-    env: servingEnvOf(BROWSE_PORT, p),
+    // The archive ops' heap limits: a paged listing scans a folder of any size, and without them V8
+    // lets the scan's garbage pile up (145 MiB peak RSS over 200,000 entries; 85 MiB with them).
+    env: [...servingEnvOf(BROWSE_PORT, p), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }],
     ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
     requests: { ...BROWSE_REQUESTS },
     limits: { cpu, memory },

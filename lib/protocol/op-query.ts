@@ -38,3 +38,7 @@ export function queryString(q: OpQuery | undefined): string {
 export function queryKey(q: OpQuery | undefined): string {
   return JSON.stringify(setQuery(q));
 }
+
+/** A paged listing's page size when none is asked for, and the largest one may ask for. */
+export const PAGE_DEFAULT_ENTRIES = 1000;
+export const PAGE_MAX_ENTRIES = 5000;

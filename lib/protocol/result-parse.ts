@@ -12,6 +12,9 @@ const entrySchema = z.object({
   size: z.number(),
   is_dir: z.boolean(),
   mod_time: z.string(),
+  // Absent from an original Felis Job's listing (result.ts).
+  mode: z.string().optional(),
+  is_symlink: z.boolean().optional(),
 });
 
 const matchSchema = z.object({ path: z.string(), ...entrySchema.shape });

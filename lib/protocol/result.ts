@@ -42,6 +42,13 @@ export interface Entry {
   is_dir: boolean;
   /** RFC 3339 with nanoseconds, as Go marshals a time.Time. */
   mod_time: string;
+  /**
+   * The permission bits as three octal digits (`"644"`), and whether the entry is a symbolic link
+   * (listed as itself, never followed). This program always writes both; an original Felis Job's
+   * listing has neither, so a reader takes them as optional.
+   */
+  mode?: string;
+  is_symlink?: boolean;
 }
 
 /** search: one entry found, with its path from the world's root. */

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { writeBodySchema } from '../write-body.ts';
+import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
 import type { SchemaTable } from './types.ts';
 import type { ROUTES } from './table.ts';
@@ -73,7 +74,26 @@ const uploadViewSchema = z.object({
     parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
   });
 
-const entrySchema = z.object({ name: z.string(), size: z.number(), is_dir: z.boolean(), mod_time: z.string().describe('RFC 3339 with nanoseconds') });
+const entrySchema = z.object({
+  name: z.string(),
+  size: z.number(),
+  is_dir: z.boolean(),
+  mod_time: z.string().describe('RFC 3339 with nanoseconds'),
+  mode: z.string().optional().describe('the permission bits, three octal digits (`644`); absent only from a Job of the original image'),
+  is_symlink: z.boolean().optional().describe('a symbolic link, listed as itself (never followed); absent only from a Job of the original image'),
+});
+
+const LIMIT_MESSAGE = `the ?limit= query parameter must be a whole number from 1 to ${PAGE_MAX_ENTRIES}`;
+/** 1..PAGE_MAX_ENTRIES (5000) in decimal, no sign, no leading zero. */
+const LIMIT_PATTERN = /^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$/;
+/** A name-like parameter: it reaches the Job's command line, so no NUL, and no longer than a name can be. */
+const nameParam = (name: string, what: string) =>
+  z
+    .string()
+    .refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` })
+    .refine((v) => Buffer.byteLength(v) <= 255, { error: `the ?${name}= query parameter is longer than 255 bytes` })
+    .optional()
+    .describe(what);
 
 const holderFields = {
   held: z.boolean(),
@@ -97,11 +117,28 @@ const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for
 
 export const SCHEMAS = {
   'files.list': {
-    query: z.object({ path: z.string().optional().describe('a folder; empty or absent: the root') }),
+    query: z.object({
+      path: z.string().optional().describe('a folder; empty or absent: the root'),
+      // Any of these makes a paged listing; with none the listing is the original one.
+      limit: z
+        .string()
+        .regex(LIMIT_PATTERN, { error: LIMIT_MESSAGE })
+        .optional()
+        .transform((v) => (v === undefined ? undefined : Number(v)))
+        .describe(`a paged listing of at most this many entries, in byte order of name (1–${PAGE_MAX_ENTRIES}, default ${PAGE_DEFAULT_ENTRIES})`),
+      after: nameParam('after', "a paged listing starting strictly after this name (the previous page's `next`); it need not exist"),
+      q: nameParam('q', 'a paged listing of only the names containing this text, in any case (empty: all)'),
+    }),
     responses: {
       200: {
         description: "the folder's entries",
-        json: z.strictObject({ path: z.string(), entries: z.array(entrySchema), truncated: z.boolean(), free_bytes: z.number().nullable().describe('0 on a full volume, null when unknown') }),
+        json: z.strictObject({
+          path: z.string(),
+          entries: z.array(entrySchema),
+          truncated: z.boolean().describe('there are more entries than these'),
+          next: z.string().optional().describe("a paged listing with more entries: the last name of this page, the next page's `after`"),
+          free_bytes: z.number().nullable().describe('0 on a full volume, null when unknown'),
+        }),
       },
     },
   },

@@ -90,8 +90,9 @@ export const ROUTES = {
     method: 'GET',
     path: `${S}/files`,
     permission: filesGet,
-    summary: "One folder's entries (empty path: the world's root). No lock.",
-    answer: '`{path, entries:[{name,size,is_dir,mod_time}], truncated, free_bytes}` — empty `path` = the root; at most 2000 entries, `free_bytes` `null` when unknown',
+    summary: "One folder's entries (empty path: the world's root), or a page of them with `limit`, `after` or `q`. No lock.",
+    answer:
+      '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes}` — empty `path` = the root; `free_bytes` `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
     errors: [...GATES, ...JOB],
     event: { type: 'dev.felis.files.list', path: true },
   },

@@ -1,0 +1,112 @@
+/**
+ * Paged listings end to end: a folder of 3000 entries paged through 500 at a time gives every name
+ * once in byte order, `q` filters in any case, the unpaged listing is still the original one (2000
+ * and truncated), and a warm page from the browse Pod equals the one-shot Job's.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configFromEnv } from '../lib/config.ts';
+import { FilesEditor } from '../lib/files/editor.ts';
+import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
+import { SyncRunner } from '../lib/runner/sync-runner.ts';
+import { startStack, q, FUNCTION_USER, tierMs, until, type Stack } from './support/stack.ts';
+
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const TOTAL = 3000;
+
+describe('paged listings', () => {
+  let s: Stack;
+  let all: string[];
+  before(async () => {
+    s = await startStack({ browse: {} });
+    const big = join(s.world, 'big');
+    mkdirSync(big);
+    // Mixed case, digits and non-ASCII, so byte order differs from both directory and locale order.
+    for (let i = 0; i < TOTAL - 20; i++) writeFileSync(join(big, `${['f', 'F', 'é', '_'][i % 4]}-${(i * 7919) % 100_000}`), '');
+    for (let i = 0; i < 10; i++) mkdirSync(join(big, `Level-${i}`));
+    for (let i = 0; i < 9; i++) writeFileSync(join(big, `levelÄ${i}.dat`), `${i}`);
+    symlinkSync('/etc', join(big, 'to-etc'));
+    all = readdirSync(big).sort(byBytes);
+    assert.equal(all.length, TOTAL, 'the folder as made');
+  });
+  after(async () => {
+    await s?.close();
+  });
+
+  test('without limit, after or q the listing is the original one: 2000 entries, truncated, no next', async () => {
+    const r = await s.call('GET', `/api/v1/servers/survival/files?path=big`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.entries.length, 2000);
+    assert.equal(r.body.truncated, true);
+    assert.equal('next' in r.body, false);
+    assert.equal(new Set(r.body.entries.map((e: { name: string }) => e.name)).size, 2000);
+    for (const e of r.body.entries) {
+      assert.match(e.mode, /^[0-7]{3}$/);
+      assert.equal(typeof e.is_symlink, 'boolean');
+    }
+  });
+
+  test('paging through 500 at a time gives every name exactly once, in byte order; links listed as themselves', async () => {
+    const got: string[] = [];
+    let after = '';
+    let pages = 0;
+    for (;;) {
+      const r = await s.call('GET', `/api/v1/servers/survival/files?path=big&limit=500${after ? `&after=${q(after)}` : ''}`);
+      assert.equal(r.status, 200, r.text);
+      pages++;
+      got.push(...r.body.entries.map((e: { name: string }) => e.name));
+      const link = r.body.entries.find((e: { name: string }) => e.name === 'to-etc');
+      if (link) assert.deepEqual([link.is_symlink, link.is_dir, link.mode], [true, false, '777']);
+      if (!r.body.truncated) {
+        assert.equal('next' in r.body, false);
+        break;
+      }
+      assert.equal(r.body.entries.length, 500);
+      assert.equal(r.body.next, r.body.entries.at(-1).name);
+      after = r.body.next;
+      assert.ok(pages < 10, 'paging ends');
+    }
+    assert.equal(pages, TOTAL / 500);
+    assert.deepEqual(got, all);
+  });
+
+  test('q filters names in any case, non-ASCII included, and pages like any listing', async () => {
+    const r = await s.call('GET', `/api/v1/servers/survival/files?path=big&q=${q('LEVELä')}`);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.entries.map((e: { name: string }) => e.name), all.filter((n) => n.startsWith('levelÄ')));
+    const lv = await s.call('GET', `/api/v1/servers/survival/files?path=big&q=level&limit=15`);
+    assert.deepEqual(lv.body.entries.map((e: { name: string }) => e.name), all.filter((n) => n.toLowerCase().includes('level')).slice(0, 15));
+    assert.equal(lv.body.truncated, true);
+    const dirs = lv.body.entries.filter((e: { is_dir: boolean }) => e.is_dir).length;
+    assert.equal(dirs, 10, 'the Level-<n> folders');
+    const bad = await s.call('GET', `/api/v1/servers/survival/files?path=big&limit=5001`);
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, 'bad_request');
+  });
+
+  test('a warm page from the browse Pod equals the one-shot Job\'s page', async () => {
+    const url = `/api/v1/servers/survival/files?path=big&limit=700&after=${q(all[1234]!)}&q=-`;
+    // The first requests start the session; wait until one is answered without a Job.
+    const warm = await until(
+      async () => {
+        s.cluster.resetCounts();
+        const r = await s.call('GET', url);
+        assert.equal(r.status, 200, r.text);
+        return (s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0) === 0 ? r : undefined;
+      },
+      'a page answered by the browse Pod',
+      tierMs(20_000, 60_000),
+    );
+    const cfg = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
+    const oneShot = new FilesEditor(cfg, new SyncRunner(new KubeJobPodApi(s.cluster.kubeConfig(s.cluster.tokenFor('minecraft', 'felis-world')))));
+    const cold = await oneShot.list({ server: 'survival', world: { claim: 'world-survival-0' } }, 'big', undefined, { limit: 700, after: all[1234]!, q: '-' });
+    assert.deepEqual(warm.body.entries, cold.entries);
+    assert.equal(warm.body.truncated, cold.truncated);
+    assert.deepEqual(
+      cold.entries.map((e) => e.name),
+      all.filter((n) => byBytes(n, all[1234]!) > 0 && n.includes('-')).slice(0, 700),
+    );
+  });
+});
