@@ -73,7 +73,7 @@ test('at most limit matches; truncated only when there is one more (or the budge
   const five = await w.run({ op: 'search', path: 'logs', q: '.log', limit: 5 } as never);
   assert.deepEqual(paths(five), ['logs/00.log', 'logs/01.log', 'logs/02.log', 'logs/03.log', 'logs/04.log']);
   assert.equal(five.truncated, true);
-  assert.equal(five.scanned, 6, 'stopped at the sixth match');
+  assert.equal(five.scanned, 12, 'a folder is read whole (its names judged as they are read)');
   const exact = await w.run({ op: 'search', path: 'logs', q: '.log', limit: 12 } as never);
   assert.equal(exact.matches!.length, 12);
   assert.equal(exact.truncated, false);
@@ -107,13 +107,14 @@ test('the time budget: past it the search answers what it has, truncated (an inj
     assert.equal(all.truncated, true, '1200 > 1000');
     assert.deepEqual(paths(all).slice(0, r.matches!.length), paths(r));
     assert.equal(SEARCH_BUDGET_MS, 5000);
-    // One big folder, no sub-folders: the clock is looked at every so many entries too.
+    // One big folder, no sub-folders: the clock is looked at every so many entries too, and what was
+    // read of a folder the budget ran out in is not answered (it could not be put in order).
     for (let i = 0; i < 1000; i++) write(w, `big/${i}.dat`);
     t = 0;
     const flat = await searchTree(root, 'big', { q: '.dat', limit: 1000, budgetMs: 1500, now: () => (t += 1000) - 1000 });
     assert.equal(flat.truncated, true);
     assert.equal(flat.scanned, 512, 'the second look is past the budget');
-    assert.equal(flat.matches!.length, 511, 'the entry at which the clock ran out is not judged');
+    assert.deepEqual(flat.matches, []);
   } finally {
     root.close();
   }
@@ -214,6 +215,47 @@ test('a long walk lets the event loop turn (a browse Pod\'s other requests do no
     const r = await searchTree(root, 'big', { q: '.dat', limit: 1000, budgetMs: 1e9, now: () => ((ranMeanwhile ||= turned), (t += 25)) });
     assert.equal(r.matches!.length, 1000);
     assert.ok(ranMeanwhile, 'something else ran while the walk was under way');
+  } finally {
+    root.close();
+  }
+});
+
+test('against a plain walk of a random tree: for every limit, the first matches of the whole answer in byte order', async () => {
+  const w = makeWorld();
+  let seed = 7;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const parts = ['a', 'B', 'log', '-', '.', '_', 'é', '0', 'z'];
+  const names = () => Array.from({ length: 1 + rnd(3) }, () => parts[rnd(parts.length)]).join('');
+  const dirs = ['t'];
+  fs.mkdirSync(w.p('t'));
+  for (let i = 0; i < 300; i++) {
+    const parent = dirs[rnd(dirs.length)];
+    const rel = `${parent}/${names()}${rnd(2) ? '.log' : ''}`;
+    if (fs.existsSync(w.p(rel))) continue;
+    if (rnd(4) === 0) {
+      fs.mkdirSync(w.p(rel));
+      dirs.push(rel);
+    } else fs.writeFileSync(w.p(rel), '');
+  }
+  // The oracle: every path below t whose name contains "log", any case, sorted by bytes.
+  const all: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(w.p(rel), { withFileTypes: true })) {
+      const r = `${rel}/${e.name}`;
+      if (e.name.toLowerCase().includes('log')) all.push(r);
+      if (e.isDirectory()) walk(r);
+    }
+  };
+  walk('t');
+  all.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  assert.ok(all.length > 50, String(all.length));
+  const root = WorldRoot.open(w.root);
+  try {
+    for (const limit of [1, 2, 3, 5, 8, 13, 21, 34, all.length - 1, all.length, 1000]) {
+      const r = await searchTree(root, 't', { q: 'LOG', limit });
+      assert.deepEqual(paths(r), all.slice(0, limit), `limit ${limit}`);
+      assert.equal(r.truncated, limit < all.length, `limit ${limit}`);
+    }
   } finally {
     root.close();
   }

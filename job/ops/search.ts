@@ -8,12 +8,13 @@
  * out. The ops' working names are neither listed nor entered; the withheld file is listed as a
  * listing lists it (size 0).
  *
- * Byte order of path with bounded memory: one folder's names are read and sorted at a time, and
- * only the folders on the way down to the current one are held, so memory follows the biggest
- * folder and the depth, never the tree. Inside a folder a sub-folder `d` sorts as `d/`: its paths
- * come after `d-x` and `d.txt` (both below `/`), exactly where the whole paths sort. The walk stops
- * once it has `limit` matches and sees one more (`truncated`), so a broad query costs what its
- * first page costs; it also stops when its time budget (SEARCH_BUDGET_MS) is spent, and lets the
+ * Byte order of path with bounded memory: one folder is read at a time, each name judged as it is
+ * read, and of a folder only its sub-folders and its smallest matches (a limit's worth: no more
+ * could be answered) are kept and sorted, so memory follows the limit, the sub-folders of the
+ * folders on the way down and the depth, never the size of a folder or of the tree. Inside a
+ * folder a sub-folder `d` sorts as `d/`: its paths come after `d-x` and `d.txt` (both below `/`),
+ * exactly where the whole paths sort. The walk stops once it has `limit` matches and sees one
+ * more (`truncated`); it also stops when its time budget (SEARCH_BUDGET_MS) is spent, and lets the
  * event loop turn every so often, so a browse Pod answers other requests meanwhile.
  *
  * Names are read as latin1 text: one character per byte, so comparing them as strings is comparing
@@ -56,14 +57,16 @@ export interface SearchOptions {
   now?: () => number;
 }
 
-/** One name of a folder: the entry itself, or (for a sub-folder) the place its contents sort at. */
+/** One item of a folder's walk: a matching entry, or (for a sub-folder) the place its contents sort at. */
 interface Item {
   /** latin1: `name`, or `name/` for a sub-folder's contents. */
   key: string;
   /** The name's bytes as latin1 text. */
   name: string;
+  /** The name as shown (UTF-8 decoded): set on a match. */
+  text: string;
   dir: boolean;
-  /** True for the sub-folder's contents, false for the entry. */
+  /** True for the sub-folder's contents, false for a match. */
   descend: boolean;
 }
 
@@ -112,16 +115,23 @@ export async function searchTree(root: WorldRoot, path: string, o: SearchOptions
   let scanned = 0;
   let truncated = false;
   const withheld = withheldRule(root);
+  /** Reads a folder; null when the budget ran out while reading it (its part is dropped, see readFolder). */
+  const read = async (fd: number): Promise<Item[] | null> => {
+    const r = await readFolder(fd, limit - found.length + 1, matches, pastBudget);
+    scanned += r.scanned;
+    return r.items;
+  };
   try {
-    let items: Item[];
+    let items: Item[] | null;
     try {
-      items = readSorted(baseFd);
+      items = await read(baseFd);
     } catch (e) {
       fs.closeSync(baseFd);
       return failure(name, e, 'readdirent');
     }
-    frames.push({ fd: baseFd, prefix: base === '.' ? '' : base, items, next: 0 });
-    while (frames.length > 0) {
+    frames.push({ fd: baseFd, prefix: base === '.' ? '' : base, items: items ?? [], next: 0 });
+    truncated = items === null;
+    while (!truncated && frames.length > 0) {
       const top = frames[frames.length - 1];
       if (top.next === top.items.length) {
         fs.closeSync(top.fd);
@@ -129,27 +139,29 @@ export async function searchTree(root: WorldRoot, path: string, o: SearchOptions
         continue;
       }
       const it = top.items[top.next++];
-      if (it.descend) {
-        if (await pastBudget()) {
+      if (!it.descend) {
+        if (found.length === limit) {
           truncated = true;
           break;
         }
-        const child = openChild(top.fd, bytes(it.name), join(top.prefix, utf8(it.name)));
-        if (child !== null) frames.push(child);
+        found.push(matchOf(top, it, withheld));
         continue;
       }
-      scanned++;
-      if (scanned % CLOCK_EVERY === 0 && (await pastBudget())) {
+      if (await pastBudget()) {
         truncated = true;
         break;
       }
-      const text = utf8(it.name);
-      if (!matches(text)) continue;
-      if (found.length === limit) {
-        truncated = true;
-        break;
+      const fd = openChild(top.fd, bytes(it.name));
+      if (fd === null) continue;
+      try {
+        items = await read(fd);
+      } catch {
+        // Not readable (its permissions, or gone meanwhile): the search goes on without it.
+        fs.closeSync(fd);
+        continue;
       }
-      found.push(matchOf(top, it, text, withheld));
+      frames.push({ fd, prefix: join(top.prefix, utf8(it.name)), items: items ?? [], next: 0 });
+      truncated = items === null;
     }
   } finally {
     for (const f of frames) fs.closeSync(f.fd);
@@ -165,36 +177,45 @@ function join(prefix: string, name: string): string {
   return prefix === '' ? name : `${prefix}/${name}`;
 }
 
-function matchOf(f: Frame, it: Item, text: string, withheld: WithheldRule | null): SearchMatch {
+function matchOf(f: Frame, it: Item, withheld: WithheldRule | null): SearchMatch {
   // A match shows no mode or link flag (the issue's shape), so the dirent's link type is not needed.
   const e = entryOf(f.fd, { name: bytes(it.name), isDirectory: () => it.dir, isSymbolicLink: () => false }, withheld);
-  return { path: join(f.prefix, text), name: e.name, size: e.size, is_dir: e.is_dir, mod_time: e.mod_time };
+  return { path: join(f.prefix, it.text), name: e.name, size: e.size, is_dir: e.is_dir, mod_time: e.mod_time };
 }
 
 /**
  * A sub-folder, opened relative to its parent without following a link. Null when it cannot be
  * (gone since it was read, swapped for a link, not readable): the search goes on without it.
  */
-function openChild(parentFd: number, name: Buffer, prefix: string): Frame | null {
-  let fd: number;
+function openChild(parentFd: number, name: Buffer): number | null {
   try {
-    fd = fs.openSync(atPath(parentFd, name), DIR_FLAGS);
+    return fs.openSync(atPath(parentFd, name), DIR_FLAGS);
   } catch {
     return null;
   }
-  let items: Item[];
-  try {
-    items = readSorted(fd);
-  } catch {
-    fs.closeSync(fd);
-    return null;
-  }
-  return { fd, prefix, items, next: 0 };
 }
 
-/** One folder's names, working names left out, sub-folders twice (entry and contents), in search order. */
-function readSorted(fd: number): Item[] {
-  const items: Item[] = [];
+const byKey = (a: Item, b: Item) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** Keeps the `keep` smallest items (by key). */
+function smallest(items: Item[], keep: number): void {
+  items.sort(byKey);
+  items.length = Math.min(items.length, keep);
+}
+
+/**
+ * One folder's walk items, in search order: its matches and its sub-folders' contents. Every
+ * name is judged as it is read, and only what the walk can still answer is kept: the `want`
+ * smallest matches (more could never be reached before the limit, whatever the sub-folders hold)
+ * and one item per sub-folder. So a folder of any size costs the memory of its sub-folders and a
+ * limit's worth of names, never of all its names (a browse Pod runs with a small heap). Working
+ * names are neither judged nor entered. `items` is null when the budget ran out part-way: what
+ * was read of the folder cannot be ordered against the rest, so none of it is answered.
+ */
+async function readFolder(fd: number, want: number, matches: (name: string) => boolean, pastBudget: () => Promise<boolean>): Promise<{ items: Item[] | null; scanned: number }> {
+  const hits: Item[] = [];
+  const subs: Item[] = [];
+  let scanned = 0;
   // latin1: the raw bytes, one character each (see the module note), so a name that is not valid
   // UTF-8 still sorts by its bytes and can be opened.
   const dir = fs.opendirSync(fdPath(fd), { encoding: 'latin1', bufferSize: 1024 });
@@ -204,13 +225,20 @@ function readSorted(fd: number): Item[] {
       if (d === null) break;
       // The editor's, not the world's: neither shown nor entered. All of them start with a dot.
       if (d.name.charCodeAt(0) === 0x2e && isWorkingName(d.name)) continue;
+      scanned++;
+      if (scanned % CLOCK_EVERY === 0 && (await pastBudget())) return { items: null, scanned };
       // The entry's own type, never a link's target's: a link is not a folder here.
       const isDir = d.isDirectory();
-      items.push({ key: d.name, name: d.name, dir: isDir, descend: false });
-      if (isDir) items.push({ key: `${d.name}/`, name: d.name, dir: true, descend: true });
+      if (isDir) subs.push({ key: `${d.name}/`, name: d.name, text: '', dir: true, descend: true });
+      const text = utf8(d.name);
+      if (!matches(text)) continue;
+      hits.push({ key: d.name, name: d.name, text, dir: isDir, descend: false });
+      if (hits.length >= 2 * want) smallest(hits, want);
     }
   } finally {
     dir.closeSync();
   }
-  return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  smallest(hits, want);
+  const items = hits.concat(subs);
+  return { items: items.sort(byKey), scanned };
 }
