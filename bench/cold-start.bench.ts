@@ -64,6 +64,8 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       return async () => ({ method: 'GET', path: `${base}/files?path=config` });
     case 'files-read':
       return async () => ({ method: 'GET', path: `${base}/file?path=server.properties` });
+    case 'files-search':
+      return async () => ({ method: 'GET', path: `${base}/files/search?q=${encodeURIComponent('*.yml')}` });
     case 'files-write':
       return async () => ({ method: 'PUT', path: `${base}/file?path=${encodeURIComponent(`bench-w-${n}-${Math.random().toString(36).slice(2)}.txt`)}`, body: await writeBody('hi\n') });
     case 'files-mkdir':

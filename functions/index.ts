@@ -12,6 +12,7 @@ import { filesMkdir } from './files-mkdir/app.ts';
 import { filesOps } from './files-ops/app.ts';
 import { filesRead } from './files-read/app.ts';
 import { filesRename } from './files-rename/app.ts';
+import { filesSearch } from './files-search/app.ts';
 import { filesUnzip } from './files-unzip/app.ts';
 import { filesUpload } from './files-upload/app.ts';
 import { filesUploads } from './files-uploads/app.ts';
@@ -24,6 +25,7 @@ import { worldLockRoutes } from './world-lock/app.ts';
 
 export const FUNCTIONS: Record<string, RouteModule> = {
   'files-list': filesList,
+  'files-search': filesSearch,
   'files-read': filesRead,
   'files-write': filesWrite,
   'files-mkdir': filesMkdir,

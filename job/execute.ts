@@ -21,6 +21,7 @@ import { deleteOp } from './ops/delete.ts';
 import { rename } from './ops/rename.ts';
 import { unzip } from './ops/unzip.ts';
 import { zip } from './ops/zip.ts';
+import { search } from './ops/search.ts';
 import { copy } from './ops/copy.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
@@ -35,6 +36,7 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   rename,
   unzip,
   zip,
+  search,
   copy,
 };
 

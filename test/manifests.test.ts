@@ -29,8 +29,8 @@ const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
 const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
-/** Functions that hold the shared job key: browse sessions (list, read), uploads, streamed writes and signed downloads. */
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-upload', 'files-uploads', 'files-write', 'files-download']);
+/** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -448,7 +448,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read, the upload functions and files-write, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions and files-write, only on the serve port', () => {
     const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -467,7 +467,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(write.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
     assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-upload', 'files-uploads', 'files-write']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
   });
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
@@ -491,7 +491,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
   });
 
-  test('files-list, files-read, the upload functions, files-write and files-download read the job key from an optional Secret; no other function has it', () => {
+  test('files-list, files-read, files-search, the upload functions, files-write and files-download read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
@@ -524,7 +524,7 @@ describe('knative/ manifests', () => {
     const settings = configFromEnv(config.data).editor!;
     const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
     const ours = [
-      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
+      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
       renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true }),
       renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),

@@ -152,6 +152,7 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   // runs its one-shot Job, the later ones may be answered by the session.
   'files-list': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', '/api/v1/servers/survival/files']) },
   'files-read': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]) },
+  'files-search': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/files/search?q=${q('*.txt')}`]) },
   // Each sync mutation first finds an interrupted extraction to recover (and record).
   'files-write': {
     setup: interruptedExtraction,
@@ -370,7 +371,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
     const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
     // The functions that hold the job key in the manifests run with it (files-write: streamed writes).
-    const browse = fn === 'files-list' || fn === 'files-read' || fn.startsWith('files-upload') || fn === 'files-write' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    const browse = fn === 'files-list' || fn === 'files-read' || fn === 'files-search' || fn.startsWith('files-upload') || fn === 'files-write' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const { app, assertClean } = checkedApp(createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]), checker);

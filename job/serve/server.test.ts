@@ -300,3 +300,36 @@ test('an op\'s query rides beside the path: limit, after and q reach the op as g
     await s.stopped;
   }
 });
+
+test('a search through serving equals the one-shot Job\'s result byte for byte, query and all', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('world/region'), { recursive: true });
+  fs.writeFileSync(w.p('world/level.dat'), 'L');
+  fs.writeFileSync(w.p('world/region/r.0.0.mca'), 'R');
+  fs.symlinkSync(w.outside, w.p('out'));
+  const s = await serve(w.root);
+  try {
+    const cases: [string, string, string | undefined][] = [
+      ['', 'level', undefined],
+      ['', '*.yml', '1'],
+      ['world', 'r.?.?.mca', undefined],
+      ['', 'secret', undefined],
+      ['nope', 'level', undefined],
+      ['', 'l', undefined],
+    ];
+    for (const [path, q, limit] of cases) {
+      const r = await call(s, `/search?path=${encodeURIComponent(path)}&q=${encodeURIComponent(q)}${limit ? `&limit=${limit}` : ''}`);
+      assert.equal(r.status, 200, `${path} ${q}: ${r.body}`);
+      let out = '';
+      const code = await runCli(['files', '--op', 'search', '--path', path, '--worlds-root', w.root, '--q', q, ...(limit ? ['--limit', limit] : [])], {}, { stdout: (t) => void (out += t), stderr: () => {} });
+      assert.equal(code, 0);
+      assert.equal(r.body, out.slice(RESULT_PREFIX.length, -1), `${path} ${q}`);
+    }
+    const level = JSON.parse((await call(s, '/search?path=&q=level')).body) as Result;
+    assert.deepEqual(level.matches!.map((m) => m.path), ['world/level.dat']);
+    assert.deepEqual(JSON.parse((await call(s, '/search?path=&q=secret')).body), { scanned: 9 }, 'nothing through the link out: 9 entries, the link one of them');
+  } finally {
+    s.stop();
+    await s.stopped;
+  }
+});

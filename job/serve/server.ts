@@ -1,10 +1,10 @@
 /**
- * The serving mode of the file Job: an HTTP server on the Pod's own address that answers list and
- * read with exactly the Result a one-shot Job would print (the same `execute`, so the same guards,
+ * The serving mode of the file Job: an HTTP server on the Pod's own address that answers list,
+ * read and search with exactly the Result a one-shot Job would print (the same `execute`, so the same guards,
  * redaction and limits), to callers bearing the Job's token. It stops on its own after an idle
  * period or its lifetime, whichever comes first, and on `stop()` (SIGTERM).
  *
- * Wire: `GET /list?path=<p>` and `GET /read?path=<p>`, `Authorization: Bearer <token>`; an op's
+ * Wire: `GET /list?path=<p>`, `GET /read?path=<p>` and `GET /search?path=<p>&q=<q>`, `Authorization: Bearer <token>`; an op's
  * query (`limit`, `after`, `q`, lib/protocol/op-query.ts) rides beside the path, as the one-shot
  * Job's flags of the same names do (400 `{error}` for a `limit` that is not a whole number). 200 carries
  * the Result JSON as the result line would (zero fields omitted); a caller-fault outcome is a 200
@@ -26,7 +26,7 @@ import { formatResultLine, RESULT_PREFIX, type Result } from '../../lib/protocol
 import { Lifecycle, type StopReason } from './lifecycle.ts';
 
 /** The ops a serving Job answers: the read-only ones. */
-export const SERVE_OPS = ['list', 'read'] as const;
+export const SERVE_OPS = ['list', 'read', 'search'] as const;
 export type ServeOp = (typeof SERVE_OPS)[number];
 
 /** One request's input: the path, and the op's query where the URL carries one. */

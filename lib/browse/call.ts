@@ -10,7 +10,7 @@ import { queryString, type OpQuery } from '../protocol/op-query.ts';
 import { MAX_LOG_BYTES } from '../protocol/result.ts';
 
 /** The ops a browse Pod answers (job/serve/server.ts SERVE_OPS). */
-export type BrowseOp = 'list' | 'read';
+export type BrowseOp = 'list' | 'read' | 'search';
 
 export type CallOutcome =
   | { kind: 'ok'; body: string }

@@ -82,6 +82,10 @@ export const requestData = z.strictObject({
   body: z.unknown().optional(),
   /** The `?force=` of the lock route. */
   force: z.boolean().optional(),
+  /** An op's query (`?limit=`, `?after=`, `?q=`, lib/protocol/op-query.ts), where its route takes it. */
+  limit: z.number().optional(),
+  after: z.string().optional(),
+  q: z.string().optional(),
 });
 export type RequestData = z.output<typeof requestData>;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { checkResult, decodeList, decodeRead, decodeWrite } from './decode.ts';
+import { checkResult, decodeList, decodeRead, decodeSearch, decodeWrite } from './decode.ts';
 import { FileEditError, ReadDamagedError, UnknownResultCodeError, EDIT_ERRORS } from './errors.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -36,4 +36,11 @@ test('a read must hash to content_sha256; an empty file is empty bytes', () => {
   assert.throws(() => decodeRead({ content: bytes.toString('base64'), sha256: 'disk' }), ReadDamagedError);
   const empty = decodeRead({ sha256: sha(Buffer.alloc(0)), content_sha256: sha(Buffer.alloc(0)) });
   assert.equal(empty.content.length, 0);
+});
+
+test('a search: absent fields are zero (nothing found, not truncated, none scanned); a refusal is its typed error', () => {
+  assert.deepEqual(decodeSearch({}), { matches: [], truncated: false, scanned: 0 });
+  const m = { path: 'world/level.dat', name: 'level.dat', size: 4, is_dir: false, mod_time: '2026-11-29T10:00:00Z' };
+  assert.deepEqual(decodeSearch({ matches: [m], truncated: true, scanned: 9 }), { matches: [m], truncated: true, scanned: 9 });
+  assert.throws(() => decodeSearch({ code: 'not_found', error: 'nope does not exist' }), FileEditError);
 });

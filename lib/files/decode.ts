@@ -3,7 +3,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { Entry, Result } from '../protocol/result.ts';
+import type { Entry, Result, SearchMatch } from '../protocol/result.ts';
 import { FileEditError, isEditErrorKind, ReadDamagedError, UnknownResultCodeError } from './errors.ts';
 
 /** Throws the error a result code stands for; returns the Result when it is a success. */
@@ -23,6 +23,18 @@ export interface Listing {
 export function decodeList(r: Result): Listing {
   checkResult(r);
   return { entries: r.entries ?? [], truncated: r.truncated ?? false, free: r.avail ?? 0 };
+}
+
+export interface Search {
+  matches: SearchMatch[];
+  /** Stopped early: more matches than the limit, or the time budget ran out. */
+  truncated: boolean;
+  scanned: number;
+}
+
+export function decodeSearch(r: Result): Search {
+  checkResult(r);
+  return { matches: r.matches ?? [], truncated: r.truncated ?? false, scanned: r.scanned ?? 0 };
 }
 
 export interface ReadFile {

@@ -20,7 +20,7 @@ import { currentEvent } from '../events/scope.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
-import { decodeCopy, decodeList, decodeRead, decodeWrite, checkResult, type Copied, type Listing, type ReadFile } from './decode.ts';
+import { decodeCopy, decodeList, decodeRead, decodeSearch, decodeWrite, checkResult, type Copied, type Listing, type ReadFile, type Search } from './decode.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 
@@ -108,6 +108,11 @@ export class FilesEditor {
   /** `query` pages and filters the listing (its fields become the Job's flags); without it, Felis's listing. */
   async list(t: Target, path: string, signal?: AbortSignal, query?: OpQuery): Promise<Listing> {
     return decodeList(await this.#run(t, { op: 'list', path, ...setQuery(query) }, signal));
+  }
+
+  /** Entries below `path` whose name matches `query.q`, at most `query.limit` (the Job's default without). */
+  async search(t: Target, path: string, query: { q: string; limit?: number }, signal?: AbortSignal): Promise<Search> {
+    return decodeSearch(await this.#run(t, { op: 'search', path, ...setQuery(query) }, signal));
   }
 
   async read(t: Target, path: string, signal?: AbortSignal): Promise<ReadFile> {

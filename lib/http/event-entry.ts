@@ -17,6 +17,7 @@ import { eventKey, requestDigest, withEvent } from '../events/scope.ts';
 import { authOf } from './auth.ts';
 import { asActor } from '../actor.ts';
 import { DomainError } from '../errors.ts';
+import { OP_QUERY_KEYS, type OpQueryKey } from '../protocol/op-query.ts';
 
 /** An event handled by one of the function's HTTP routes. */
 export interface RouteEvent {
@@ -159,15 +160,27 @@ async function readBody(req: Request, max: number): Promise<string> {
 const LOGGED_CHARS = 256;
 const clip = (s: string) => (s.length > LOGGED_CHARS ? `${s.slice(0, LOGGED_CHARS)}… (${s.length} chars)` : s);
 
-/** `/api/v1/servers/<server>/<rest>` with `?path=` and `?force=` where the route takes them. */
-export function serverRoute(rest: string, takes: { path?: boolean; force?: boolean } = {}) {
+/** What a route's event may carry besides its server: `?path=`, `?force=`, and the names of an op's query. */
+export interface EventTakes {
+  path?: boolean;
+  force?: boolean;
+  query?: readonly OpQueryKey[];
+}
+
+/** `/api/v1/servers/<server>/<rest>` with `?path=`, `?force=` and the op's query where the route takes them. */
+export function serverRoute(rest: string, takes: EventTakes = {}) {
   return (d: RequestData): string => {
     if (!d.server) throw new EventRejected('event_data_invalid', 'event data: server is required');
     if (!takes.path && d.path !== undefined) throw new EventRejected('event_data_invalid', 'event data: path is not used by this event type');
     if (!takes.force && d.force !== undefined) throw new EventRejected('event_data_invalid', 'event data: force is not used by this event type');
+    for (const k of OP_QUERY_KEYS) {
+      if (!takes.query?.includes(k) && d[k] !== undefined) throw new EventRejected('event_data_invalid', `event data: ${k} is not used by this event type`);
+    }
     const q = new URLSearchParams();
     if (d.path !== undefined) q.set('path', d.path);
     if (d.force !== undefined) q.set('force', String(d.force));
+    // As the HTTP caller would send them: the route's own schema judges them the same way.
+    for (const k of OP_QUERY_KEYS) if (d[k] !== undefined) q.set(k, String(d[k]));
     const qs = q.toString();
     return `/api/v1/servers/${encodeURIComponent(d.server)}/${rest}${qs ? `?${qs}` : ''}`;
   };
@@ -178,7 +191,7 @@ export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['tar
 /** A route that takes no server: the event's data must be empty. */
 export function noServer(path: string) {
   return (d: RequestData): string => {
-    if (d.server !== undefined || d.path !== undefined || d.force !== undefined) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
+    if (d.server !== undefined || d.path !== undefined || d.force !== undefined || OP_QUERY_KEYS.some((k) => d[k] !== undefined)) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
     return path;
   };
 }
@@ -187,12 +200,12 @@ const SERVER_PREFIX = '/api/v1/servers/:name/';
 
 /**
  * The event of a route of the table (lib/http/routes/table.ts): a route under a server is
- * addressed by the event's `server` (and `path`/`force` where the route takes them); a route
+ * addressed by the event's `server` (and `path`/`force`/the op's query where the route takes them); a route
  * without path parameters takes no data. Any other route cannot be an event.
  */
-export function routeEventFor(method: RouteEvent['method'], path: string, takes: { path?: boolean; force?: boolean }, body: boolean): RouteEvent {
+export function routeEventFor(method: RouteEvent['method'], path: string, takes: EventTakes, body: boolean): RouteEvent {
   if (path.startsWith(SERVER_PREFIX) && !path.slice(SERVER_PREFIX.length).includes(':')) {
-    return routeEvent(method, serverRoute(path.slice(SERVER_PREFIX.length), { path: takes.path, force: takes.force }), body);
+    return routeEvent(method, serverRoute(path.slice(SERVER_PREFIX.length), { path: takes.path, force: takes.force, query: takes.query }), body);
   }
   if (!path.includes(':')) return routeEvent(method, noServer(path), body);
   throw new Error(`${method} ${path}: no event can address a route with these path parameters`);

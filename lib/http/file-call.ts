@@ -33,14 +33,14 @@ export function requireEditor(deps: Deps): FilesEditor {
   return deps.editor;
 }
 
-/** Listing is the only op whose path may be empty (the root). */
+/** Listing and searching are the only ops whose path may be empty (the root). */
 export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<FileCall> {
   const server = serverName(c);
   const path = queryPath(c, false);
   const access: FileAccess = { op, path };
   const target = await deps.gates.enter(server, access);
   const editor = requireEditor(deps);
-  if (op !== 'list' && path === '') throw badRequest('the ?path= query parameter is required');
+  if (op !== 'list' && op !== 'search' && path === '') throw badRequest('the ?path= query parameter is required');
   const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
   const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
   return { target, path, editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };

@@ -68,6 +68,6 @@ function startEarly(c: Context, deps: Deps, op: BrowseOp, query?: OpQuery): Earl
   } catch {
     return undefined;
   }
-  if (op !== 'list' && path === '') return undefined;
+  if (op === 'read' && path === '') return undefined;
   return deps.browse.early(server, op, path, c.req.raw.signal, query);
 }

@@ -4,6 +4,7 @@ import { isOp, mutates, needsChown, OPS } from './ops.ts';
 
 test('mutates: everything but list and read; CHOWN only where files are created', () => {
   assert.deepEqual(OPS.filter(mutates), ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'copy']);
+  assert.equal(mutates('search'), false);
   assert.deepEqual(OPS.filter(needsChown), ['write', 'mkdir', 'upload', 'unzip', 'zip', 'copy']);
   assert.equal(isOp('zip'), true);
   assert.equal(isOp('chmod'), false);

@@ -3,16 +3,16 @@
  * @module
  */
 
-export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'copy'] as const;
+export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy'] as const;
 export type Op = (typeof OPS)[number];
 
 export function isOp(v: string): v is Op {
   return (OPS as readonly string[]).includes(v);
 }
 
-/** Every op but list and read changes the world: RW mount, a holder Job, a lock while admitted. */
+/** Every op but list, read and search changes the world: RW mount, a holder Job, a lock while admitted. */
 export function mutates(op: Op): boolean {
-  return op !== 'list' && op !== 'read';
+  return op !== 'list' && op !== 'read' && op !== 'search';
 }
 
 /** CHOWN is added only where new files are created; delete and rename only need DAC_OVERRIDE. */

@@ -61,10 +61,11 @@ test('read: read-only mount, non-root with no capability, requests equal limits,
   assert.equal(pod.nodeSelector, undefined);
 });
 
-test('list, browse and export Jobs run as the game uid with no capability; writing Jobs as root with only theirs', () => {
+test('list, search, browse and export Jobs run as the game uid with no capability; writing Jobs as root with only theirs', () => {
   const nonRoot = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } };
   const jobs = {
     list: renderFilesJob({ ...base, op: 'list' }),
+    search: renderFilesJob({ ...base, op: 'search', q: 'level' }),
     browse: renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
     export: renderExportJob({ ...base, command: exportCommand(base.command), exportId: '0123456789abcdef', path: 'a', dir: true, tokenSha256: 'a'.repeat(64), idleSeconds: 60 }),
   };
@@ -220,4 +221,14 @@ test('a copy Job: --to only when given, --max-size only for a sync copy; backgro
   const bg = renderFilesJob({ ...base, op: 'copy', path: 'plugins', async: true });
   assert.deepEqual(bg.spec!.template.spec!.containers[0].securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
   assert.equal(bg.spec!.template.spec!.containers[0].env!.find((e) => e.name === 'NODE_OPTIONS')?.value, ARCHIVE_NODE_OPTIONS);
+});
+
+test('a search Job: read-only world, its query as flags (the limit only when asked for), and it holds nothing', () => {
+  const job = renderFilesJob({ ...base, op: 'search', path: 'world', q: '*.yml', limit: 50 });
+  const c = job.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.args, ['--op', 'search', '--path', 'world', '--worlds-root', '/data', '--limit', '50', '--q', '*.yml']);
+  assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, true);
+  assert.equal(job.metadata!.labels!['felis.lolicon.best/files-mode'], 'search');
+  assert.equal(jobKind(job), undefined, 'a search holds no world');
+  assert.deepEqual(renderFilesJob({ ...base, op: 'search', path: '', q: 'level' }).spec!.template.spec!.containers[0]!.args, ['--op', 'search', '--path', '', '--worlds-root', '/data', '--q', 'level']);
 });

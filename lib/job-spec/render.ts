@@ -150,6 +150,10 @@ function args(p: JobParams, op: Op): string[] {
       if (p.to) a.push('--to', p.to);
       if (p.maxSize !== undefined && p.maxSize >= 0) a.push('--max-size', String(p.maxSize));
       break;
+    case 'search':
+      // The query is the search's own; its limit only when asked for (the Job has a default).
+      pushQuery(a, p);
+      break;
     default:
       break;
   }

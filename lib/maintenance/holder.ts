@@ -40,7 +40,7 @@ export function jobKind(job: V1Job): HolderKind | undefined {
     case 'felis-files': {
       // A missing or unknown mode counts as a write: over-counting is the safe side.
       const mode = l[LABEL_FILES_MODE];
-      return mode === 'list' || mode === 'read' ? undefined : 'file-write';
+      return mode === 'list' || mode === 'read' || mode === 'search' ? undefined : 'file-write';
     }
     case 'felis-export':
       // Exporting a stored backup does not touch the volume.

@@ -16,6 +16,7 @@ export interface OpQuery {
 
 /** The query's fields, in the order they go on a command line or into a URL. */
 export const OP_QUERY_KEYS = ['limit', 'after', 'q'] as const;
+export type OpQueryKey = (typeof OP_QUERY_KEYS)[number];
 
 /** Only the fields that are set: what a Job or a browse Pod is given. */
 export function setQuery(q: OpQuery | undefined): OpQuery {

@@ -17,6 +17,8 @@ const entrySchema = z.object({
   is_symlink: z.boolean().optional(),
 });
 
+const matchSchema = z.object({ path: z.string(), ...entrySchema.shape });
+
 /** Lenient on unknown fields (a newer Job may add some), strict on the types of known ones. */
 const resultSchema = z.object({
   code: z.string().optional(),
@@ -33,6 +35,8 @@ const resultSchema = z.object({
   avail: z.number().optional(),
   files: z.number().optional(),
   bytes: z.number().optional(),
+  matches: z.array(matchSchema).nullable().optional(),
+  scanned: z.number().optional(),
   // copy
   to: z.string().optional(),
   skipped: z.number().optional(),

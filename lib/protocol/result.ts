@@ -51,6 +51,15 @@ export interface Entry {
   is_symlink?: boolean;
 }
 
+/** search: one entry found, with its path from the world's root. */
+export interface SearchMatch {
+  path: string;
+  name: string;
+  size: number;
+  is_dir: boolean;
+  mod_time: string;
+}
+
 /**
  * The Result JSON. Every field is omitted when it holds its zero value, as Go's `omitempty` does,
  * so a reader must treat a missing field as zero (for example `avail` of a full volume).
@@ -71,6 +80,10 @@ export interface Result {
   avail?: number;
   files?: number;
   bytes?: number;
+  /** search: the entries found, in byte order of path. */
+  matches?: SearchMatch[];
+  /** search: entries looked at. */
+  scanned?: number;
   /** copy: the path the copy landed at. */
   to?: string;
   /** copy: entries left out (links leading outside, special files, the withheld file). */
@@ -93,6 +106,9 @@ export const FIELD_ORDER: (keyof Result)[] = [
   'avail',
   'files',
   'bytes',
+  // search
+  'matches',
+  'scanned',
   // copy
   'to',
   'skipped',

@@ -9,10 +9,13 @@
 import { z } from 'zod';
 import { writeBodySchema } from '../write-body.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
+import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
 import type { SchemaTable } from './types.ts';
 import type { ROUTES } from './table.ts';
 
 const PATH_REQUIRED = 'the ?path= query parameter is required';
+const SEARCH_Q = `?q= needs at least ${SEARCH_MIN_QUERY} characters`;
+const SEARCH_LIMIT = `?limit= must be a whole number from 1 to ${SEARCH_MAX_LIMIT}`;
 /** `?path=`: read by the file routes' common front (file-call.ts); here for the document. */
 const pathQuery = z.object({
   path: z.string({ error: PATH_REQUIRED }).min(1, { error: PATH_REQUIRED }).describe("a path inside the world folder, as the Job sees it ('/'-separated)"),
@@ -137,6 +140,34 @@ export const SCHEMAS = {
           truncated: z.boolean().describe('there are more entries than these'),
           next: z.string().optional().describe("a paged listing with more entries: the last name of this page, the next page's `after`"),
           free_bytes: z.number().nullable().describe('0 on a full volume, null when unknown'),
+        }),
+      },
+    },
+  },
+  'files.search': {
+    query: z.object({
+      path: z.string().optional().describe('the folder to search below; empty or absent: the root'),
+      q: z
+        .string({ error: SEARCH_Q })
+        .refine((q) => Array.from(q).length >= SEARCH_MIN_QUERY, { error: SEARCH_Q })
+        .describe('a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name'),
+      limit: z
+        .string()
+        .regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })
+        .transform(Number)
+        .pipe(z.number().min(1, { error: SEARCH_LIMIT }).max(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT }))
+        .optional()
+        .describe(`the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`),
+    }),
+    responses: {
+      200: {
+        description: 'the entries found, in byte order of path',
+        json: z.strictObject({
+          path: z.string(),
+          q: z.string(),
+          matches: z.array(z.strictObject({ path: z.string().describe("from the world's root"), ...entrySchema.shape })),
+          truncated: z.boolean().describe(`stopped early: more matches than \`limit\`, or ${SEARCH_BUDGET_MS / 1000} s of walking ran out`),
+          scanned: z.number().describe('entries looked at'),
         }),
       },
     },

@@ -96,6 +96,16 @@ export const ROUTES = {
     errors: [...GATES, ...JOB],
     event: { type: 'dev.felis.files.list', path: true },
   },
+  'files.search': {
+    fn: 'files-search',
+    method: 'GET',
+    path: `${S}/files/search`,
+    permission: filesGet,
+    summary: 'Entries below a folder, at any depth, whose name contains `q` or matches it as a glob (`*`, `?`), any case. No lock.',
+    answer: '`{path, q, matches:[{path,name,size,is_dir,mod_time}], truncated, scanned}` — in byte order of path; at most `limit` (default 200, at most 1000) matches and 5 s of walking, `truncated` when it stopped early; links are never descended',
+    errors: [...GATES, ...JOB, [400, 'bad_request']],
+    event: { type: 'dev.felis.files.search', path: true, query: ['q', 'limit'] },
+  },
   'files.read': {
     fn: 'files-read',
     method: 'GET',

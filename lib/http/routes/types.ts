@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Permission } from '../../auth/permission.ts';
+import type { OpQueryKey } from '../../protocol/op-query.ts';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -28,9 +29,9 @@ export interface RouteEntry {
   errors: readonly ErrorCode[];
   /**
    * The CloudEvent type that carries this route's request, if any; `path`/`force`: the event's data
-   * may carry `?path=`/`?force=`. The event carries a body when the route takes a JSON body.
+   * may carry `?path=`/`?force=`; `query`: which of an op's query parameters (`limit`, `after`, `q`) it may carry. The event carries a body when the route takes a JSON body.
    */
-  event?: { type: string; path?: boolean; force?: boolean };
+  event?: { type: string; path?: boolean; force?: boolean; query?: readonly OpQueryKey[] };
 }
 
 export type RouteTable = Readonly<Record<string, RouteEntry>>;
