@@ -9,6 +9,7 @@
 import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
+import { BatchEnvError, decodeBatchEnv, isBatchOp, type Batch } from '../lib/protocol/batch-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
@@ -97,6 +98,16 @@ export async function runCli(
       return EXIT_USAGE;
     }
   }
+  let batch: Batch | undefined;
+  if (isBatchOp(f.op)) {
+    try {
+      batch = decodeBatchEnv(f.op, env);
+    } catch (e) {
+      if (!(e instanceof BatchEnvError)) throw e;
+      io.stderr(`${PREFIX}${e.message}\n`);
+      return EXIT_USAGE;
+    }
+  }
   if (f.op === 'upload') {
     if (f.sourceUrl === '') {
       io.stderr(`${PREFIX}--source-url is required for upload\n`);
@@ -121,6 +132,7 @@ export async function runCli(
         createOnly: f.op === 'write' ? f.createOnly : undefined,
         to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
+        ...(batch ? { batch } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.

@@ -21,6 +21,9 @@ import { deleteOp } from './ops/delete.ts';
 import { rename } from './ops/rename.ts';
 import { unzip } from './ops/unzip.ts';
 import { zip } from './ops/zip.ts';
+import { deleteMany } from './ops/batch-delete.ts';
+import { moveMany } from './ops/batch-move.ts';
+import { chmodMany } from './ops/batch-chmod.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
@@ -34,6 +37,9 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   rename,
   unzip,
   zip,
+  'delete-many': deleteMany,
+  'move-many': moveMany,
+  'chmod-many': chmodMany,
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {

@@ -6,6 +6,7 @@
  */
 import type { WorldRoot } from './root.ts';
 import type { StopGate } from './journal/stop.ts';
+import type { Batch } from '../lib/protocol/batch-env.ts';
 
 /** One `felis files` invocation, as `execute` takes it. */
 export interface OpRequest {
@@ -30,6 +31,8 @@ export interface OpRequest {
   to?: string;
   /** unzip: existing files may be replaced. */
   overwrite?: boolean;
+  /** delete-many, move-many, chmod-many: the items (from FELIS_BATCH_*). */
+  batch?: Batch;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */

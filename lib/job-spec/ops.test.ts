@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { isOp, mutates, needsChown, OPS } from './ops.ts';
 
 test('mutates: everything but list and read; CHOWN only where files are created', () => {
-  assert.deepEqual(OPS.filter(mutates), ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip']);
+  assert.deepEqual(OPS.filter(mutates), ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'delete-many', 'move-many', 'chmod-many']);
   assert.deepEqual(OPS.filter(needsChown), ['write', 'mkdir', 'upload', 'unzip', 'zip']);
   assert.equal(isOp('zip'), true);
   assert.equal(isOp('chmod'), false);

@@ -30,6 +30,8 @@ const resultSchema = z.object({
   avail: z.number().optional(),
   files: z.number().optional(),
   bytes: z.number().optional(),
+  done: z.array(z.string()).nullable().optional(),
+  failed: z.array(z.object({ path: z.string(), error: z.object({ code: z.string(), message: z.string() }) })).nullable().optional(),
 });
 
 export class MalformedResultError extends Error {
