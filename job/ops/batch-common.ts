@@ -11,7 +11,6 @@
  */
 import fs from 'node:fs';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { EDIT_ERRORS, isEditErrorKind } from '../../lib/protocol/edit-codes.ts';
 import { fail, writeFailure } from '../failure.ts';
 import { identityOf, type Identity, type Parent, type WorldRoot } from '../root.ts';
 import { foldersAbove } from '../withheld-entry.ts';
@@ -46,10 +45,9 @@ export function sameEntry(st: fs.BigIntStats, id: Identity): boolean {
   return st.dev === id.dev && st.ino === id.ino;
 }
 
-/** A failure after the check, as the answer lists it: the envelope code a caller meets, and the message. */
+/** A failure after the check, as the result lists it: its result code (the functions map it as any other) and message. */
 export function failedItem(path: string, r: Result): BatchFailure {
-  const code = r.code ?? 'bad_path';
-  return { path, error: { code: isEditErrorKind(code) ? EDIT_ERRORS[code].code : code, message: r.error ?? '' } };
+  return { path, error: { code: r.code ?? 'bad_path', message: r.error ?? '' } };
 }
 
 /** The disk's refusal of an item once checked (space, I/O), as a failed item. */

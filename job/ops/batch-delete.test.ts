@@ -93,7 +93,7 @@ test('delete-many: a rename the disk refuses is a failed item; the others are do
     },
   });
   assert.deepEqual(r2.done, ['logs/0.log', 'logs/1.log']);
-  assert.deepEqual(r2.failed, [{ path: 'logs/old', error: { code: 'volume_full', message: "the server's volume is full; logs/old was left unchanged" } }]);
+  assert.deepEqual(r2.failed, [{ path: 'logs/old', error: { code: 'no_space', message: "the server's volume is full; logs/old was left unchanged" } }]);
   assert.equal(fs.existsSync(w2.p('logs/old/a.log')), true);
   assert.deepEqual(fs.readdirSync(w2.p('logs')).filter((n) => n.startsWith('.felis-')), []);
 });

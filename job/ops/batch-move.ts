@@ -21,7 +21,7 @@ import { identityOf, isNotExist, Parent, type Identity } from '../root.ts';
 import { refuseWorkingPath, sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
-import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
+import { changedSince, conflict, diskFailure, failedItem, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
 
 interface Item {
   from: string;
@@ -126,7 +126,7 @@ function moveOne(ctx: OpContext, item: Item): BatchFailure | null {
       try {
         ctx.rename(src.at(), dst.at());
       } catch (e) {
-        if (isNotExist(e)) return { path: item.from, error: { code: 'not_found', message: missingFolder(to).error ?? '' } };
+        if (isNotExist(e)) return failedItem(item.from, missingFolder(to));
         return diskFailure(item.from, e, 'renameat');
       }
       for (const fd of new Set([src.fd, dst.fd])) bestEffort(() => ctx.fsync(fd)); // the move is done either way

@@ -56,6 +56,32 @@ export function batchPaths(b: Batch): string[] {
   return b.files.map((f) => f.path);
 }
 
+/**
+ * The folder every item lies in, as the Job's `--path` (what Felis's ops listing and a holder's
+ * message show of it): the longest common run of leading names, `.` when there is none or when a
+ * path climbs with `..` (the Job judges every item itself; this only names the batch).
+ */
+export function commonFolder(b: Batch): string {
+  const all = 'moves' in b ? b.moves.flatMap((m) => [m.from, m.to]) : batchPaths(b);
+  let common: string[] | undefined;
+  for (const p of all) {
+    const segs = p.split('/').filter((s) => s !== '' && s !== '.');
+    if (p.startsWith('/') || segs.includes('..')) return '.';
+    const folder = segs.slice(0, -1);
+    if (!common) common = folder;
+    let n = 0;
+    while (n < common.length && n < folder.length && common[n] === folder[n]) n++;
+    common = common.slice(0, n);
+    if (common.length === 0) return '.';
+  }
+  return common && common.length > 0 ? common.join('/') : '.';
+}
+
+/** Whether the items fit one Job's spec (MAX_BATCH_ENV_CHARS of their encoding). */
+export function fitsOneJob(b: Batch): boolean {
+  return encodeBatchEnv(b) !== undefined;
+}
+
 export function isBatchOp(op: string): op is BatchOp {
   return (BATCH_OPS as readonly string[]).includes(op);
 }

@@ -59,7 +59,7 @@ export class FakeGates implements FileGates {
   }
 }
 
-type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename';
+type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'batch';
 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
@@ -76,6 +76,7 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     mkdir: method('mkdir'),
     delete: method('delete'),
     rename: method('rename'),
+    batch: method('batch'),
   } as unknown as FilesEditor;
   return { editor, calls };
 }

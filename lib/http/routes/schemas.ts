@@ -90,6 +90,21 @@ const digestHeaders = {
   'Content-Length': { description: 'the body\'s byte count (411 length_required without it)', required: true },
   'Content-Digest': { description: 'the body\'s SHA-256: `sha-256=:<base64>:`', required: true },
 };
+/** One path of a batch's items; each is judged by the Job (containment, existence, guards). */
+const itemPath = (what: string) => z.string({ error: `${what} must be a string` }).min(1, { error: `${what} cannot be empty` });
+/** 1–1000 items (lib/protocol/batch-env.ts MAX_BATCH_ITEMS). */
+const items = <T extends z.ZodType>(item: T, what: string) =>
+  z.array(item, { error: `${what} must be a list` }).min(1, { error: `${what} needs at least one item` }).max(1000, { error: `${what} takes at most 1000 items` });
+const batchAnswer = {
+  200: {
+    description: 'every item checked, then applied: those done, and those the disk refused after the check (space, I/O)',
+    json: z.strictObject({
+      done: z.array(z.string()).describe("the items applied, in the request's order (a move's `from`)"),
+      failed: z.array(z.strictObject({ path: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }) })),
+    }),
+  },
+} as const;
+
 const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for another file mutation instead of a 409' } };
 
 export const SCHEMAS = {
@@ -132,6 +147,35 @@ export const SCHEMAS = {
     body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required: absent or empty is 400 bad_request)') }) },
     requestHeaders: preferHeader,
     responses: { 200: { description: 'renamed', json: statusOf('renamed', { to: z.string() }) } },
+  },
+  'files.delete_many': {
+    body: { json: z.strictObject({ paths: items(itemPath('a path'), 'paths').describe('files, links or folders (recursively) inside the world') }) },
+    requestHeaders: preferHeader,
+    responses: batchAnswer,
+  },
+  'files.move': {
+    body: {
+      json: z.strictObject({
+        moves: items(z.strictObject({ from: itemPath('from'), to: itemPath('to') }), 'moves').describe('each `from` moved to the new path `to` (its folder must exist; nothing may be there)'),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: batchAnswer,
+  },
+  'files.chmod': {
+    body: {
+      json: z.strictObject({
+        files: items(
+          z.strictObject({
+            path: itemPath('path'),
+            mode: z.string({ error: 'mode must be a string of three octal digits, such as "644"' }).regex(/^[0-7]{3}$/, { error: 'mode must be three octal digits, such as "644" (no setuid, setgid or sticky bit)' }),
+          }),
+          'files',
+        ).describe('a regular file or folder each, and its new permission bits'),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: batchAnswer,
   },
   'files.unzip': {
     query: pathQuery,
