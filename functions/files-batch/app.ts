@@ -9,28 +9,18 @@
  */
 import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
-import { ApiError, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { openBatchCall, underWorldLock } from '../../lib/http/file-call.ts';
-import { checkPath } from '../../lib/http/file-request.ts';
+import { checkItemPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { BatchTooLargeError } from '../../lib/job-spec/render.ts';
 import { fitsOneJob, type Batch, type BatchOp } from '../../lib/protocol/batch-env.ts';
 
-/** A path no file can have is refused here, with its path, before any Job (lib/http/file-request.ts). */
-function checkItem(path: string): void {
-  try {
-    checkPath(path);
-  } catch (e) {
-    if (e instanceof ApiError) throw new ApiError(e.status, e.code, `${path}: ${e.message}`, { path });
-    throw e;
-  }
-}
-
 async function runBatch(c: Context, deps: Deps, op: BatchOp, action: string, read: () => Promise<Batch>, paths: (b: Batch) => string[], done: (b: Batch, done: Set<string>) => unknown[]): Promise<Response> {
   const f = await openBatchCall(c, deps, op);
   const batch = await read();
-  for (const p of paths(batch)) checkItem(p);
+  for (const p of paths(batch)) checkItemPath(p);
   if (!fitsOneJob(batch)) throw new BatchTooLargeError();
   const out = await underWorldLock(deps, f, () => f.editor.batch(f.target, op, batch, f.signal));
   const key = op === 'delete-many' ? 'paths' : op === 'move-many' ? 'moves' : 'files';

@@ -56,7 +56,7 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
     if (err instanceof ApiError) {
       // A caller too slow with its body is the caller's doing: a line to say so, not an error.
       if (err.status === 408) opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: loggedPath(c.req.path), code: err.code }, 'the caller stalled');
-      return sendError(c, err.status, err.code, err.message, err.path);
+      return sendError(c, err.status, err.code, err.message);
     }
     if (err instanceof CallerGoneError || (c.req.raw.signal.aborted && !(err instanceof FilesTimeoutError))) {
       // The caller hung up (mid-body or while waiting): nothing failed on our side, and no one reads this answer.

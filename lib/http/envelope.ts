@@ -16,14 +16,11 @@ import type { ErrorCode } from '../errors.ts';
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly code: ErrorCode;
-  /** The item of many it refuses, when it is about one (the envelope's `path`). */
-  readonly path: string | undefined;
-  constructor(status: ContentfulStatusCode, code: ErrorCode, message: string, opts: { path?: string } = {}) {
+  constructor(status: ContentfulStatusCode, code: ErrorCode, message: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
-    this.path = opts.path;
   }
 }
 
