@@ -118,3 +118,19 @@ test('stale trash is removed by the next sweep, only when it is ours', async () 
     fs.closeSync(fd);
   }
 });
+
+test('the program reads the items from FELIS_BATCH_*; without them it is a wiring mistake (exit 2)', async () => {
+  const { runCli } = await import('../cli.ts');
+  const { encodeBatchEnv } = await import('../../lib/protocol/batch-env.ts');
+  const w = filled();
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t) };
+  const args = ['files', '--op', 'delete-many', '--path', 'logs', '--worlds-root', w.root];
+  assert.equal(await runCli(args, {}, io), 2);
+  assert.match(err.join(''), /FELIS_BATCH_PARTS/);
+  const env = Object.fromEntries(encodeBatchEnv({ paths: ['logs/0.log', 'logs/1.log'] })!.map((v) => [v.name, v.value]));
+  assert.equal(await runCli(args, env, io), 0);
+  assert.match(out.join(''), /FELIS-FILES-RESULT: \{"done":\["logs\/0.log","logs\/1.log"\]\}\n/);
+  assert.equal(fs.existsSync(w.p('logs/0.log')), false);
+});
