@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from 'zod';
+import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
 import { writeBodySchema } from '../write-body.ts';
 import type { SchemaTable } from './types.ts';
 import type { ROUTES } from './table.ts';
@@ -92,9 +93,12 @@ const digestHeaders = {
 };
 /** One path of a batch's items; each is judged by the Job (containment, existence, guards). */
 const itemPath = (what: string) => z.string({ error: `${what} must be a string` }).min(1, { error: `${what} cannot be empty` });
-/** 1–1000 items (lib/protocol/batch-env.ts MAX_BATCH_ITEMS). */
+/** 1 to MAX_BATCH_ITEMS (1000) items. */
 const items = <T extends z.ZodType>(item: T, what: string) =>
-  z.array(item, { error: `${what} must be a list` }).min(1, { error: `${what} needs at least one item` }).max(1000, { error: `${what} takes at most 1000 items` });
+  z
+    .array(item, { error: `${what} must be a list` })
+    .min(1, { error: `${what} needs at least one item` })
+    .max(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` });
 const batchAnswer = {
   200: {
     description: 'every item checked, then applied: those done, and those the disk refused after the check (space, I/O)',
