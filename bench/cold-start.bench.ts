@@ -82,6 +82,12 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
         writeFileSync(join(world, f), 'moving\n');
         return { method: 'POST', path: `${base}/files/rename?path=${encodeURIComponent(f)}`, body: { to: `${f}.moved` } };
       };
+    case 'files-batch':
+      return async () => {
+        const f = `bench-b-${n}-${Math.random().toString(36).slice(2)}.txt`;
+        writeFileSync(join(world, f), 'bye\n');
+        return { method: 'POST', path: `${base}/files/delete`, body: { paths: [f] } };
+      };
     case 'files-ops':
       return async () => ({ method: 'GET', path: `${base}/files/ops` });
     // Signing a download URL: the gates and an HMAC, no Job (the GET on it is the download bench's).

@@ -5,6 +5,7 @@
  */
 import type { RouteModule } from '../lib/http/serve.ts';
 import { filesCopy } from './files-copy/app.ts';
+import { filesBatch } from './files-batch/app.ts';
 import { filesDelete } from './files-delete/app.ts';
 import { filesDownload } from './files-download/app.ts';
 import { filesList } from './files-list/app.ts';
@@ -31,6 +32,7 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-mkdir': filesMkdir,
   'files-delete': filesDelete,
   'files-rename': filesRename,
+  'files-batch': filesBatch,
   'files-unzip': filesUnzip,
   'files-zip': filesZip,
   'files-copy': filesCopy,

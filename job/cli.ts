@@ -10,6 +10,7 @@ import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
 import { setQuery } from '../lib/protocol/op-query.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
+import { BatchEnvError, decodeBatchEnv, isBatchOp, type Batch } from '../lib/protocol/batch-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
@@ -102,6 +103,16 @@ export async function runCli(
       return EXIT_USAGE;
     }
   }
+  let batch: Batch | undefined;
+  if (isBatchOp(f.op)) {
+    try {
+      batch = decodeBatchEnv(f.op, env);
+    } catch (e) {
+      if (!(e instanceof BatchEnvError)) throw e;
+      io.stderr(`${PREFIX}${e.message}\n`);
+      return EXIT_USAGE;
+    }
+  }
   if (f.op === 'upload') {
     if (f.sourceUrl === '') {
       io.stderr(`${PREFIX}--source-url is required for upload\n`);
@@ -129,6 +140,7 @@ export async function runCli(
         // The query of a read-only op, only when given: without it a listing is Felis's.
         ...setQuery(f),
         maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
+        ...(batch ? { batch } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.

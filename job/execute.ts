@@ -23,6 +23,9 @@ import { unzip } from './ops/unzip.ts';
 import { zip } from './ops/zip.ts';
 import { search } from './ops/search.ts';
 import { copy } from './ops/copy.ts';
+import { deleteMany } from './ops/batch-delete.ts';
+import { moveMany } from './ops/batch-move.ts';
+import { chmodMany } from './ops/batch-chmod.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
@@ -38,6 +41,9 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   zip,
   search,
   copy,
+  'delete-many': deleteMany,
+  'move-many': moveMany,
+  'chmod-many': chmodMany,
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {

@@ -6,6 +6,7 @@
  */
 import type { WorldRoot } from './root.ts';
 import type { StopGate } from './journal/stop.ts';
+import type { Batch } from '../lib/protocol/batch-env.ts';
 
 /** One `felis files` invocation, as `execute` takes it. */
 export interface OpRequest {
@@ -42,6 +43,8 @@ export interface OpRequest {
    * file of at most this many bytes. Absent or negative: any source.
    */
   maxSize?: number;
+  /** delete-many, move-many, chmod-many: the items (from FELIS_BATCH_*). */
+  batch?: Batch;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */

@@ -59,7 +59,7 @@ export function withheldEntry(root: WorldRoot): WithheldEntry | null {
 }
 
 /** Identities of `dirFd` and the folders above it, asked of the kernel by `..`, up to the root. */
-function foldersAbove(root: WorldRoot, dirFd: number): Identity[] {
+export function foldersAbove(root: WorldRoot, dirFd: number): Identity[] {
   const rootId = identityOf(fs.fstatSync(root.fd, { bigint: true }));
   const out: Identity[] = [];
   let at = atPath(dirFd, '.');

@@ -27,6 +27,7 @@ import { clean } from './pathutil.ts';
 import { atPath, fdPath } from './root.ts';
 import type { OpRequest } from './types.ts';
 import { removeStaleWorkFolders, WORK_PREFIX } from './archive/work-folder.ts';
+import { removeStaleTrash } from './ops/batch-trash.ts';
 import { EDIT_PREFIX, isEditName, isWorkingName as isWorkingText } from '../lib/protocol/working-names.ts';
 
 export const TEMP_PREFIX = EDIT_PREFIX;
@@ -52,12 +53,16 @@ export function pathHasWorkingName(path: string): boolean {
  * is not there (`not_found`); where it would be created it is refused (`bad_path`).
  */
 export function refuseWorkingName(req: OpRequest): Result | null {
-  const creates = req.op === 'write' || req.op === 'mkdir';
-  if (pathHasWorkingName(req.path)) {
-    return creates ? fail('bad_path', reservedMessage(req.path)) : fail('not_found', msg.notExist(req.path === '' ? '.' : req.path));
-  }
+  const refused = refuseWorkingPath(req.path, req.op === 'write' || req.op === 'mkdir');
+  if (refused) return refused;
   if (req.op === 'rename' && req.to !== undefined && pathHasWorkingName(req.to)) return fail('bad_path', reservedMessage(req.to));
   return null;
+}
+
+/** The same answer for one path: looked up (`creates` false) or created there. Null when it names no working file. */
+export function refuseWorkingPath(path: string, creates: boolean): Result | null {
+  if (!pathHasWorkingName(path)) return null;
+  return creates ? fail('bad_path', reservedMessage(path)) : fail('not_found', msg.notExist(path === '' ? '.' : path));
 }
 
 export function reservedMessage(p: string): string {
@@ -66,7 +71,7 @@ export function reservedMessage(p: string): string {
 
 /**
  * Removes the stale working files directly in the folder `dirFd` (regular files only, never a
- * link's target), and the working folders a dead extraction left there. Best effort: a failure
+ * link's target), and the working folders a dead extraction or many-file delete left there. Best effort: a failure
  * leaves the file for the next sweep. Returns how many went.
  */
 export function sweepStale(dirFd: number, nowMs: number = Date.now()): number {
@@ -89,5 +94,5 @@ export function sweepStale(dirFd: number, nowMs: number = Date.now()): number {
       dir.closeSync();
     }
   });
-  return removed + removeStaleWorkFolders(dirFd);
+  return removed + removeStaleWorkFolders(dirFd) + removeStaleTrash(dirFd);
 }

@@ -526,6 +526,9 @@ describe('knative/ manifests', () => {
     const ours = [
       ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
       renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true }),
+      renderFilesJob({ ...base, op: 'delete-many', path: '.', batch: { paths: ['a'] } }),
+      renderFilesJob({ ...base, op: 'move-many', path: '.', batch: { moves: [{ from: 'a', to: 'b' }] } }),
+      renderFilesJob({ ...base, op: 'chmod-many', path: '.', batch: { files: [{ path: 'a', mode: '644' }] } }),
       renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 10, lifetimeSeconds: 540 }),

@@ -161,6 +161,18 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-mkdir': { setup: interruptedExtraction, calls: [['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`]] },
   'files-delete': { setup: interruptedExtraction, calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
   'files-rename': { setup: interruptedExtraction, calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
+  // A file of its own (earlier scenarios move and delete the demo world's), changed, moved and deleted.
+  'files-batch': {
+    setup: async (c, tag) => {
+      await interruptedExtraction(c, tag);
+      writeFileSync(join(suiteDir, 'worlds', 'survival', 'batch.txt'), 'many\n');
+    },
+    calls: [
+      ['POST', '/api/v1/servers/survival/files/chmod', { files: [{ path: 'batch.txt', mode: '640' }] }],
+      ['POST', '/api/v1/servers/survival/files/move', { moves: [{ from: 'batch.txt', to: 'batch.moved' }] }],
+      ['POST', '/api/v1/servers/survival/files/delete', { paths: ['batch.moved'] }],
+    ],
+  },
   // Starting a background op is checks, the lock and one create; the op's own Job then holds the
   // world, so the next scenario (and the same one's second run) waits for it to end (the listing
   // reads its finished Pod's log).

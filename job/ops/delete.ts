@@ -7,37 +7,43 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure } from '../failure.ts';
-import { clean } from '../pathutil.ts';
+import { isOpened, openEntry } from '../entry.ts';
 import { identityOf, type Parent } from '../root.ts';
 import { removeAllAt } from '../remove-all.ts';
 import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../withheld.ts';
 import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
-export function deleteOp(ctx: OpContext, req: OpRequest): Result {
-  const name = clean(req.path);
-  if (name === '.') return fail('bad_path', "the server's root folder cannot be deleted");
-  let parent: Parent;
+export const ROOT_DELETE = "the server's root folder cannot be deleted";
+
+/**
+ * What a delete checks of its entry once opened: that it exists, and that it is not the withheld
+ * file (or a folder holding it) while other links to it exist. Its lstat, or the refusal.
+ */
+export function judgeDelete(ctx: OpContext, name: string, parent: Parent & { name: string }): { st: fs.BigIntStats } | Result {
+  let st: fs.BigIntStats;
   try {
-    parent = ctx.root.parentOf(name, 'lstat');
+    st = fs.lstatSync(parent.at(), { bigint: true });
   } catch (e) {
     return failure(name, e, 'lstat');
   }
+  // The withheld file (or a folder holding it) stays while other links to it exist: deleting it
+  // would leave its content at them under ordinary names. The other links can go.
+  const linked = linkedEntry(ctx.root);
+  if (linked && (isEntry(linked, parent.fd, parent.name) || (st.isDirectory() && holdsEntry(linked, identityOf(st))))) {
+    return fail('withheld_linked', linkedMessage(name));
+  }
+  return { st };
+}
+
+export function deleteOp(ctx: OpContext, req: OpRequest): Result {
+  const opened = openEntry(ctx.root, req.path, ROOT_DELETE);
+  if (!isOpened(opened)) return opened;
+  const { name, parent } = opened;
   try {
-    if (parent.name === null) return fail('bad_path', "the server's root folder cannot be deleted");
     sweepStale(parent.fd);
-    let st: fs.BigIntStats;
-    try {
-      st = fs.lstatSync(parent.at(), { bigint: true });
-    } catch (e) {
-      return failure(name, e, 'lstat');
-    }
-    // The withheld file (or a folder holding it) stays while other links to it exist: deleting it
-    // would leave its content at them under ordinary names. The other links can go.
-    const linked = linkedEntry(ctx.root);
-    if (linked && (isEntry(linked, parent.fd, parent.name) || (st.isDirectory() && holdsEntry(linked, identityOf(st))))) {
-      return fail('withheld_linked', linkedMessage(name));
-    }
+    const judged = judgeDelete(ctx, name, parent);
+    if (!('st' in judged)) return judged;
     try {
       removeAllAt(parent.fd, parent.name);
     } catch (e) {

@@ -7,60 +7,81 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg } from '../failure.ts';
+import { isOpened, openEntry } from '../entry.ts';
 import { isGuarded, managedMessage, renameGuardIdentities } from '../guard.ts';
 import { clean, dir } from '../pathutil.ts';
-import { errCode, identityOf, isNotExist, type Parent } from '../root.ts';
+import { errCode, identityOf, isNotExist, Parent } from '../root.ts';
 import { holdsEntry, withheldEntry } from '../withheld.ts';
 import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
-const ROOT_MESSAGE = "the server's root folder cannot be moved";
+export const ROOT_MESSAGE = "the server's root folder cannot be moved";
+
+/** What a move checks of its source once opened: that it exists and is not guarded. Its lstat, or the refusal. */
+export function judgeMoveSource(ctx: OpContext, from: string, src: Parent & { name: string }): { st: fs.BigIntStats } | Result {
+  let st: fs.BigIntStats;
+  try {
+    st = fs.lstatSync(src.at(), { bigint: true });
+  } catch (e) {
+    return failure(from, e, 'lstat');
+  }
+  if (isGuarded(identityOf(st), renameGuardIdentities(ctx.root))) return fail('bad_path', managedMessage(from));
+  // A folder holding the withheld file, however deep (`config` may lead elsewhere): moving it
+  // would take the file away from its name.
+  if (st.isDirectory() && holdsEntry(withheldEntry(ctx.root), identityOf(st))) return fail('bad_path', managedMessage(from));
+  return { st };
+}
+
+export const missingFolder = (to: string): Result => fail('not_found', msg.folderMissing(dir(to)));
+
+/** The folder a move lands in, opened (the new name not followed), or the refusal. `to` is cleaned. */
+export function openMoveTarget(ctx: OpContext, to: string): (Parent & { name: string }) | Result {
+  let dst: Parent;
+  try {
+    dst = ctx.root.parentOf(to, 'lstat');
+  } catch (e) {
+    // A missing destination parent is only known for sure when the rename fails; it is the same answer.
+    return isNotExist(e) ? missingFolder(to) : failure(to, e, 'lstat');
+  }
+  if (dst.name === null) {
+    dst.close();
+    return fail('bad_path', ROOT_MESSAGE);
+  }
+  return dst as Parent & { name: string };
+}
+
+/** Null when nothing is at the move's new name (it never replaces), else the refusal. */
+export function judgeTargetFree(to: string, dst: Parent & { name: string }): Result | null {
+  try {
+    fs.lstatSync(dst.at());
+    return fail('exists', msg.exists(to));
+  } catch (e) {
+    if (!isNotExist(e)) return failure(to, e, 'lstat');
+  }
+  return null;
+}
 
 export function rename(ctx: OpContext, req: OpRequest): Result {
   const from = clean(req.path);
   const to = clean(req.to ?? '');
   if (from === '.' || to === '.') return fail('bad_path', ROOT_MESSAGE);
 
-  let src: Parent;
+  const opened = openEntry(ctx.root, from, ROOT_MESSAGE);
+  if (!isOpened(opened)) return opened;
+  const src = opened.parent;
   try {
-    src = ctx.root.parentOf(from, 'lstat');
-  } catch (e) {
-    return failure(from, e, 'lstat');
-  }
-  try {
-    if (src.name === null) return fail('bad_path', ROOT_MESSAGE);
-    let st: fs.BigIntStats;
+    const judged = judgeMoveSource(ctx, from, src);
+    if (!('st' in judged)) return judged;
+    const dst = openMoveTarget(ctx, to);
+    if (!(dst instanceof Parent)) return dst;
     try {
-      st = fs.lstatSync(src.at(), { bigint: true });
-    } catch (e) {
-      return failure(from, e, 'lstat');
-    }
-    if (isGuarded(identityOf(st), renameGuardIdentities(ctx.root))) return fail('bad_path', managedMessage(from));
-    // A folder holding the withheld file, however deep (`config` may lead elsewhere): moving it
-    // would take the file away from its name.
-    if (st.isDirectory() && holdsEntry(withheldEntry(ctx.root), identityOf(st))) return fail('bad_path', managedMessage(from));
-
-    const missingFolder = () => fail('not_found', msg.folderMissing(dir(to)));
-    let dst: Parent;
-    try {
-      dst = ctx.root.parentOf(to, 'lstat');
-    } catch (e) {
-      // A missing destination parent is only known for sure when the rename fails; it is the same answer.
-      return isNotExist(e) ? missingFolder() : failure(to, e, 'lstat');
-    }
-    try {
-      if (dst.name === null) return fail('bad_path', ROOT_MESSAGE);
       for (const fd of new Set([src.fd, dst.fd])) sweepStale(fd);
-      try {
-        fs.lstatSync(dst.at());
-        return fail('exists', msg.exists(to));
-      } catch (e) {
-        if (!isNotExist(e)) return failure(to, e, 'lstat');
-      }
+      const taken = judgeTargetFree(to, dst);
+      if (taken) return taken;
       try {
         fs.renameSync(src.at(), dst.at());
       } catch (e) {
-        if (errCode(e) === 'ENOENT') return missingFolder();
+        if (errCode(e) === 'ENOENT') return missingFolder(to);
         return failure(from, e, 'renameat');
       }
       for (const fd of new Set([src.fd, dst.fd])) {

@@ -44,3 +44,16 @@ test('a search: absent fields are zero (nothing found, not truncated, none scann
   assert.deepEqual(decodeSearch({ matches: [m], truncated: true, scanned: 9 }), { matches: [m], truncated: true, scanned: 9 });
   assert.throws(() => decodeSearch({ code: 'not_found', error: 'nope does not exist' }), FileEditError);
 });
+
+test('a batch: a refusal throws with the bad item path; failures after the check get envelope codes', async () => {
+  const { decodeBatch } = await import('./decode.ts');
+  assert.throws(() => decodeBatch({ code: 'batch_conflict', error: 'two moves of the batch go to b', entry: 'b' }), (e: Error) =>
+    e instanceof FileEditError && e.code === 'batch_conflict' && (e.details as { path?: string } | undefined)?.path === 'b',
+  );
+  assert.throws(() => decodeBatch({ code: 'wat', error: 'x' }), UnknownResultCodeError);
+  assert.deepEqual(decodeBatch({ done: ['a'], failed: [{ path: 'b', error: { code: 'no_space', message: 'full' } }, { path: 'c', error: { code: 'wat', message: 'm' } }] }), {
+    done: ['a'],
+    failed: [{ path: 'b', error: { code: 'volume_full', message: 'full' } }, { path: 'c', error: { code: 'internal', message: 'm' } }],
+  });
+  assert.deepEqual(decodeBatch({}), { done: [], failed: [] });
+});

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Entry, Result, SearchMatch } from '../protocol/result.ts';
+import { EDIT_ERRORS as CODES } from '../protocol/edit-codes.ts';
 import { FileEditError, isEditErrorKind, ReadDamagedError, UnknownResultCodeError } from './errors.ts';
 
 /** Throws the error a result code stands for; returns the Result when it is a success. */
@@ -71,4 +72,20 @@ export interface Copied {
 export function decodeCopy(r: Result): Copied {
   checkResult(r);
   return { to: r.to ?? '', sha256: r.sha256 ?? '', files: r.files ?? 0, bytes: r.bytes ?? 0, skipped: r.skipped ?? 0 };
+}
+
+/** What a batch did: the items applied, and those the disk refused after the check (envelope codes). */
+export interface BatchOutcome {
+  done: string[];
+  failed: Array<{ path: string; error: { code: string; message: string } }>;
+}
+
+/** A refused batch throws the error of its first bad item, with that item's path; else what it did. */
+export function decodeBatch(r: Result): BatchOutcome {
+  if (r.code) {
+    if (isEditErrorKind(r.code)) throw new FileEditError(r.code, r.error, r.entry);
+    throw new UnknownResultCodeError(r.code, r.error);
+  }
+  const failed = (r.failed ?? []).map((f) => ({ path: f.path, error: { code: isEditErrorKind(f.error.code) ? CODES[f.error.code].code : 'internal', message: f.error.message } }));
+  return { done: r.done ?? [], failed };
 }

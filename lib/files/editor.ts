@@ -20,7 +20,8 @@ import { currentEvent } from '../events/scope.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
-import { decodeCopy, decodeList, decodeRead, decodeSearch, decodeWrite, checkResult, type Copied, type Listing, type ReadFile, type Search } from './decode.ts';
+import { decodeBatch, decodeCopy, decodeList, decodeRead, decodeSearch, decodeWrite, checkResult, type BatchOutcome, type Copied, type Listing, type ReadFile, type Search } from './decode.ts';
+import { commonFolder, type Batch, type BatchOp } from '../protocol/batch-env.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 
@@ -193,9 +194,17 @@ export class FilesEditor {
     return decodeCopy(await this.#run(t, { op: 'copy', path, ...(to !== undefined ? { to } : {}), maxSize: this.copySyncMaxBytes }, signal));
   }
 
+  /**
+   * Many files in one Job, whatever their count: every item is checked before any changes; a bad
+   * one throws its error with its path (FileEditError `details.path`), else what was done.
+   */
+  async batch(t: Target, op: BatchOp, batch: Batch, signal?: AbortSignal): Promise<BatchOutcome> {
+    return decodeBatch(await this.#run(t, { op, path: commonFolder(batch), batch }, signal));
+  }
+
   async #run(
     t: Target,
-    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize'>>,
+    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch'>>,
     signal?: AbortSignal,
     streamed?: {
       /** The digest of the token for the Job named so (a streamed write's spec carries it). */

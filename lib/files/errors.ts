@@ -12,9 +12,10 @@ export { EDIT_ERRORS, isEditErrorKind, type EditErrorKind };
 export class FileEditError extends DomainError {
   /** The Job's result code (the envelope code is EDIT_ERRORS[kind].code). */
   readonly kind: EditErrorKind;
-  constructor(kind: EditErrorKind, detail?: string) {
+  /** `path`: the item of a batch it refuses (the envelope's `path`). */
+  constructor(kind: EditErrorKind, detail?: string, path?: string) {
     const e = EDIT_ERRORS[kind];
-    super(e.code, e.kind, `fileedit: ${e.text}${detail ? ': ' + detail : ''}`);
+    super(e.code, e.kind, `fileedit: ${e.text}${detail ? ': ' + detail : ''}`, path === undefined ? {} : { details: { path } });
     this.name = 'FileEditError';
     this.kind = kind;
   }

@@ -40,6 +40,7 @@ const EDIT_STATUS: Record<EditErrorKind, number> = {
   exists: 409,
   digest_mismatch: 400,
   withheld_linked: 409,
+  batch_conflict: 409,
 };
 
 test('every file editor result code has its status and envelope code, with the Job message', async () => {

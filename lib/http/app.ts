@@ -69,7 +69,7 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
     }
     const mapped = mapDomainError(err);
     if (mapped?.status === 408) opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: loggedPath(c.req.path), code: mapped.code }, 'the caller stalled');
-    if (mapped) return sendError(c, mapped.status, mapped.code, mapped.message);
+    if (mapped) return sendError(c, mapped.status, mapped.code, mapped.message, mapped.path);
     opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path) }, 'request failed');
     return sendError(c, 500, 'internal', 'internal error');
   });

@@ -1,6 +1,7 @@
 /**
  * The error envelope every route answers with: `{"error":{"code","message","request_id"}}`,
- * compact JSON, newline-terminated, `application/json; charset=utf-8`, as Felis answers.
+ * compact JSON, newline-terminated, `application/json; charset=utf-8`, as Felis answers. A refusal
+ * about one item of many (a batch's first bad path) adds `path`, that item's path, after the rest.
  * @module
  */
 import type { Context } from 'hono';
@@ -32,7 +33,7 @@ export function sendJson(c: Context, status: ContentfulStatusCode, body: unknown
   return c.body(JSON.stringify(body) + '\n', status, { 'Content-Type': JSON_TYPE });
 }
 
-export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string): Response {
+export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string, path?: string): Response {
   const requestId = (c.get('requestId' as never) as string | undefined) ?? '';
-  return sendJson(c, status, { error: { code, message, request_id: requestId } });
+  return sendJson(c, status, { error: { code, message, request_id: requestId, ...(path === undefined ? {} : { path }) } });
 }

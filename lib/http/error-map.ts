@@ -33,10 +33,13 @@ export interface Mapped {
   status: ContentfulStatusCode;
   code: string;
   message: string;
+  /** The item of many the error is about (its `details.path`), for the envelope's `path`. */
+  path?: string;
 }
 
 /** A domain error as status, code and caller message; undefined for anything else. */
 export function mapDomainError(err: unknown): Mapped | undefined {
-  if (err instanceof DomainError) return { status: KIND_STATUS[err.errorKind], code: err.code, message: err.callerMessage };
-  return undefined;
+  if (!(err instanceof DomainError)) return undefined;
+  const path = err.details?.path;
+  return { status: KIND_STATUS[err.errorKind], code: err.code, message: err.callerMessage, ...(typeof path === 'string' ? { path } : {}) };
 }

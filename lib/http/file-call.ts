@@ -47,6 +47,20 @@ export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<File
 }
 
 /**
+ * A many-file call (its items in the body, no `?path=`): the same front, entered as the whole
+ * world (`.`); the editor names the Job by the items' common folder.
+ */
+export async function openBatchCall(c: Context, deps: Deps, op: Op): Promise<FileCall> {
+  const server = serverName(c);
+  const access: FileAccess = { op, path: '.' };
+  const target = await deps.gates.enter(server, access);
+  const editor = requireEditor(deps);
+  const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
+  const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
+  return { target, path: '.', editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };
+}
+
+/**
  * Runs a mutation holding the server's world; the lock is given back before the answer. Asked to
  * (`Prefer: wait=N`), it waits up to N s for another file mutation to end instead of a 409.
  */

@@ -5,6 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { DomainError } from '../errors.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
 const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
@@ -80,6 +81,16 @@ export function checkPath(path: string): string {
     if (Buffer.byteLength(seg) > NAME_MAX) throw new ApiError(400, 'bad_path', 'a name in the path is longer than 255 bytes');
   }
   return path;
+}
+
+/** `checkPath` for one item of many: its refusal says which item, in the envelope's `path`. */
+export function checkItemPath(path: string): string {
+  try {
+    return checkPath(path);
+  } catch (e) {
+    if (e instanceof ApiError) throw new DomainError('bad_path', 'invalid', `${path}: ${e.message}`, { details: { path } });
+    throw e;
+  }
 }
 
 /** A required JSON body, at most 1 MiB, validated by a strict schema (unknown fields refused). */

@@ -3,7 +3,7 @@
  * @module
  */
 
-export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy'] as const;
+export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy', 'delete-many', 'move-many', 'chmod-many'] as const;
 export type Op = (typeof OPS)[number];
 
 export function isOp(v: string): v is Op {
@@ -15,7 +15,12 @@ export function mutates(op: Op): boolean {
   return op !== 'list' && op !== 'read' && op !== 'search';
 }
 
-/** CHOWN is added only where new files are created; delete and rename only need DAC_OVERRIDE. */
+/** CHOWN is added only where new files are created; delete and rename (one or many) only need DAC_OVERRIDE. */
 export function needsChown(op: Op): boolean {
   return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip' || op === 'copy';
+}
+
+/** A change of mode needs FOWNER: the Job runs as root, and the files are the game's uid's. */
+export function needsFowner(op: Op): boolean {
+  return op === 'chmod-many';
 }

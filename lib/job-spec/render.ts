@@ -20,7 +20,9 @@ import {
 } from '../labels.ts';
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
 import { setQuery, type OpQuery } from '../protocol/op-query.ts';
-import { isOp, mutates, needsChown, type Op } from './ops.ts';
+import { DomainError } from '../errors.ts';
+import { encodeBatchEnv, isBatchOp, type Batch } from '../protocol/batch-env.ts';
+import { isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
 export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
@@ -88,6 +90,8 @@ export interface JobParams {
   limit?: number;
   after?: string;
   q?: string;
+  /** delete-many, move-many, chmod-many: the items, carried in the env (lib/protocol/batch-env.ts). */
+  batch?: Batch;
   /** The key of the CloudEvent this Job serves, as a label: a redelivery finds the Job by it. */
   eventKey?: string;
   /** The digest of the request that event carried (lib/events/scope.ts), as a label beside it. */
@@ -98,6 +102,14 @@ export class JobSpecError extends Error {
   constructor(message: string) {
     super(`fileedit: ${message}`);
     this.name = 'JobSpecError';
+  }
+}
+
+/** A batch whose items, compressed, would not fit the Job's spec (lib/protocol/batch-env.ts). */
+export class BatchTooLargeError extends DomainError {
+  constructor() {
+    super('too_large', 'too_large', 'the batch is too large for one Job: send fewer items or shorter paths');
+    this.name = 'BatchTooLargeError';
   }
 }
 
@@ -174,6 +186,11 @@ function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
   }
   if (op === 'write') return encodeContentEnv(p.content ?? Buffer.alloc(0));
   if (op === 'upload') return [{ name: 'FELIS_UPLOAD_TOKEN', value: p.uploadToken ?? '' }];
+  if (isBatchOp(op)) {
+    const vars = encodeBatchEnv(p.batch!);
+    if (!vars) throw new BatchTooLargeError();
+    return vars;
+  }
   const out: V1EnvVar[] = [];
   if (HEAP_LIMITED_OPS.includes(op)) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
   if (JOURNALED_OPS.includes(op)) out.push(OP_ID_ENV);
@@ -205,6 +222,7 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (op === 'upload' && (!p.sourceUrl || !p.uploadToken)) {
     throw new JobSpecError('an upload needs a source URL and a token');
   }
+  if (isBatchOp(op) !== (p.batch !== undefined)) throw new JobSpecError(isBatchOp(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
   if (p.async && !ASYNC_OPS.includes(op)) {
     throw new JobSpecError(`operation ${op} cannot run in the background`);
   }
@@ -236,7 +254,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     requests: { cpu, memory },
     limits: { cpu, memory },
     // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.
-    capabilities: !rw ? [] : needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : ['DAC_OVERRIDE'],
+    capabilities: !rw ? [] : needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : needsFowner(op) ? ['DAC_OVERRIDE', 'FOWNER'] : ['DAC_OVERRIDE'],
   });
 }
 

@@ -111,6 +111,8 @@ test('a refusal names the file op and its path, and the kind-only wording is unc
   assert.equal(describeHolder('file-write', { op: 'upload', path: 'mods/big.jar' }), 'a file upload (upload of mods/big.jar)');
   assert.equal(describeHolder('file-write', { op: 'write' }), 'a file write');
   assert.equal(describeHolder('file-write', { op: 'delete' }), 'a deletion');
+  assert.equal(describeHolder('file-write', { op: 'delete-many' }), 'a deletion of many files');
+  assert.deepEqual(filesActivity(asyncFiles('move-many', undefined)), { op: 'move-many' });
   assert.equal(describeHolder('file-write'), holderLabel('file-write'));
   assert.equal(describeHolder('backup', { op: 'unzip', path: 'x.zip' }), 'a backup');
   const err = new MaintenanceBusyError('file-write', { op: 'unzip', path: 'plugins/pack.zip' });

@@ -103,6 +103,9 @@ const FILE_OP_LABELS: Record<string, string> = {
   unzip: 'an archive extraction',
   zip: 'an archive packing',
   copy: 'a copy',
+  'delete-many': 'a deletion of many files',
+  'move-many': 'a move of many files',
+  'chmod-many': 'a change of many files\' modes',
 };
 
 /** A Job labelled by anyone in the namespace names this: printable, bounded, nothing else trusted. */

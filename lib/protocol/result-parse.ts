@@ -40,6 +40,8 @@ const resultSchema = z.object({
   // copy
   to: z.string().optional(),
   skipped: z.number().optional(),
+  done: z.array(z.string()).nullable().optional(),
+  failed: z.array(z.object({ path: z.string(), error: z.object({ code: z.string(), message: z.string() }) })).nullable().optional(),
 });
 
 export class MalformedResultError extends Error {

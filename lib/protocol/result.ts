@@ -33,6 +33,8 @@ export const RESULT_CODES = [
   'archive_symlink',
   'type_conflict',
   'withheld_linked',
+  // The many-file ops: two items of one batch touch the same path (job/ops/batch-check.ts).
+  'batch_conflict',
 ] as const;
 export type ResultCode = (typeof RESULT_CODES)[number];
 
@@ -88,6 +90,16 @@ export interface Result {
   to?: string;
   /** copy: entries left out (links leading outside, special files, the withheld file). */
   skipped?: number;
+  /** delete-many, move-many, chmod-many: the items applied, by path, in the batch's order. */
+  done?: string[];
+  /** delete-many, move-many, chmod-many: the items the disk refused after every check passed. */
+  failed?: BatchFailure[];
+}
+
+/** One item of a batch that the disk refused once the whole batch had been checked (space, I/O). */
+export interface BatchFailure {
+  path: string;
+  error: { code: string; message: string };
 }
 
 /** Field order of the Go struct, so our lines are byte-for-byte what the original prints. */
@@ -112,6 +124,9 @@ export const FIELD_ORDER: (keyof Result)[] = [
   // copy
   'to',
   'skipped',
+  // delete-many, move-many, chmod-many.
+  'done',
+  'failed',
 ];
 
 function isZero(v: unknown): boolean {

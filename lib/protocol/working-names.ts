@@ -5,7 +5,9 @@
  *
  * - `.felis-edit-<12 hex>`: a write's temporary file, or an upload session's staging folder;
  * - `.felis-unzip-<12 hex>`: an extraction's working folder, or a placement journal's folder;
- * - `.felis-edit-withheld`: the withheld-file ledger's folder (never swept as stale).
+ * - `.felis-edit-withheld`: the withheld-file ledger's folder (never swept as stale);
+ * - `.felis-trash-<12 hex>`: where a many-file delete moves a folder (one atomic rename) before it
+ *   removes it, so a Job stopped mid-removal leaves the folder gone, not half there.
  *
  * Exactly these names: a user's `.felis-edit-notes.txt` is an ordinary file.
  * @module
@@ -13,9 +15,11 @@
 export const EDIT_PREFIX = '.felis-edit-';
 export const WORK_PREFIX = '.felis-unzip-';
 export const LEDGER_DIR = '.felis-edit-withheld';
+export const TRASH_PREFIX = '.felis-trash-';
 
 const EDIT_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
 const WORK_NAME = /^\.felis-unzip-[0-9a-f]{12}$/;
+const TRASH_NAME = /^\.felis-trash-[0-9a-f]{12}$/;
 
 /** A write's temporary file or an upload session's staging folder. */
 export function isEditName(name: string): boolean {
@@ -27,9 +31,14 @@ export function isWorkFolderName(name: string): boolean {
   return WORK_NAME.test(name);
 }
 
+/** A many-file delete's folder of what it is removing. */
+export function isTrashName(name: string): boolean {
+  return TRASH_NAME.test(name);
+}
+
 /** Any of the ops' working names. */
 export function isWorkingName(name: string): boolean {
-  return isEditName(name) || name === LEDGER_DIR || isWorkFolderName(name);
+  return isEditName(name) || name === LEDGER_DIR || isWorkFolderName(name) || isTrashName(name);
 }
 
 /** True when any component of a slash-separated path is a working name. */

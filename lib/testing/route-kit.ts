@@ -59,7 +59,7 @@ export class FakeGates implements FileGates {
   }
 }
 
-type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search';
+type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'batch';
 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
@@ -77,6 +77,7 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     delete: method('delete'),
     rename: method('rename'),
     search: method('search'),
+    batch: method('batch'),
   } as unknown as FilesEditor;
   return { editor, calls };
 }

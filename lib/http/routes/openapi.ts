@@ -21,7 +21,7 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
 /** The error envelope with exactly `codes` allowed. */
 export function envelopeSchema(codes: readonly string[]): Json {
   const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
-  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string() }) }), 'output');
+  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string(), path: z.string().optional().describe("a batch's first bad item: its path") }) }), 'output');
 }
 
 /** Hono's `:name` as OpenAPI's `{name}`. */

@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from 'zod';
+import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
 import { writeBodySchema } from '../write-body.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
@@ -115,6 +116,24 @@ const digestHeaders = {
   'Content-Length': { description: 'the body\'s byte count (411 length_required without it)', required: true },
   'Content-Digest': { description: 'the body\'s SHA-256: `sha-256=:<base64>:`', required: true },
 };
+/** One path of a batch's items; each is judged by the Job (containment, existence, guards). */
+const itemPath = (what: string) => z.string({ error: `${what} must be a string` }).min(1, { error: `${what} cannot be empty` });
+/** 1 to MAX_BATCH_ITEMS (1000) items. */
+const items = <T extends z.ZodType>(item: T, what: string) =>
+  z
+    .array(item, { error: `${what} must be a list` })
+    .min(1, { error: `${what} needs at least one item` })
+    .max(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` });
+const batchAnswer = {
+  200: {
+    description: 'every item checked, then applied: those done, and those the disk refused after the check (space, I/O)',
+    json: z.strictObject({
+      done: z.array(z.string()).describe("the items applied, in the request's order (a move's `from`)"),
+      failed: z.array(z.strictObject({ path: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }) })),
+    }),
+  },
+} as const;
+
 const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for another file mutation instead of a 409' } };
 
 export const SCHEMAS = {
@@ -202,6 +221,35 @@ export const SCHEMAS = {
     body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required: absent or empty is 400 bad_request)') }) },
     requestHeaders: preferHeader,
     responses: { 200: { description: 'renamed', json: statusOf('renamed', { to: z.string() }) } },
+  },
+  'files.delete_many': {
+    body: { json: z.strictObject({ paths: items(itemPath('a path'), 'paths').describe('files, links or folders (recursively) inside the world') }) },
+    requestHeaders: preferHeader,
+    responses: batchAnswer,
+  },
+  'files.move': {
+    body: {
+      json: z.strictObject({
+        moves: items(z.strictObject({ from: itemPath('from'), to: itemPath('to') }), 'moves').describe('each `from` moved to the new path `to` (its folder must exist; nothing may be there)'),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: batchAnswer,
+  },
+  'files.chmod': {
+    body: {
+      json: z.strictObject({
+        files: items(
+          z.strictObject({
+            path: itemPath('path'),
+            mode: z.string({ error: 'mode must be a string of three octal digits, such as "644"' }).regex(/^[0-7]{3}$/, { error: 'mode must be three octal digits, such as "644" (no setuid, setgid or sticky bit)' }),
+          }),
+          'files',
+        ).describe('a regular file or folder each, and its new permission bits'),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: batchAnswer,
   },
   'files.unzip': {
     query: pathQuery,

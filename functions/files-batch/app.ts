@@ -1,0 +1,46 @@
+/**
+ * Many files in one call, each call one Job whatever its count: `POST …/files/delete` `{paths}`,
+ * `POST …/files/move` `{moves:[{from, to}]}`, `POST …/files/chmod` `{files:[{path, mode}]}`, each
+ * under the world lock as a single delete is. Every item is checked before anything changes (here
+ * what no file can be, then by the Job); the first bad one is answered with its `path`, and nothing
+ * changed. Audited as the single ops are (`file.delete`, `file.move`, `file.chmod`), with the items
+ * done.
+ * @module
+ */
+import type { Context } from 'hono';
+import { audit } from '../../lib/http/audit.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+import { openBatchCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { checkItemPath } from '../../lib/http/file-request.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
+import { BatchTooLargeError } from '../../lib/job-spec/render.ts';
+import { fitsOneJob, type Batch, type BatchOp } from '../../lib/protocol/batch-env.ts';
+
+async function runBatch(c: Context, deps: Deps, op: BatchOp, action: string, read: () => Promise<Batch>, paths: (b: Batch) => string[], done: (b: Batch, done: Set<string>) => unknown[]): Promise<Response> {
+  const f = await openBatchCall(c, deps, op);
+  const batch = await read();
+  for (const p of paths(batch)) checkItemPath(p);
+  if (!fitsOneJob(batch)) throw new BatchTooLargeError();
+  const out = await underWorldLock(deps, f, () => f.editor.batch(f.target, op, batch, f.signal));
+  const key = op === 'delete-many' ? 'paths' : op === 'move-many' ? 'moves' : 'files';
+  if (out.done.length > 0) audit(deps.logger, c.get('requestId'), action, f.target.server, '', { [key]: done(batch, new Set(out.done)) });
+  return sendJson(c, 200, out);
+}
+
+export const filesBatch = defineFunction('files-batch', (deps) => ({
+  'files.delete_many': (c, input) =>
+    runBatch(c, deps, 'delete-many', 'file.delete', input.body, (b) => ('paths' in b ? b.paths : []), (b, d) => ('paths' in b ? b.paths.filter((p) => d.has(p)) : [])),
+  'files.move': (c, input) =>
+    runBatch(
+      c,
+      deps,
+      'move-many',
+      'file.move',
+      input.body,
+      (b) => ('moves' in b ? b.moves.flatMap((m) => [m.from, m.to]) : []),
+      (b, d) => ('moves' in b ? b.moves.filter((m) => d.has(m.from)) : []),
+    ),
+  'files.chmod': (c, input) =>
+    runBatch(c, deps, 'chmod-many', 'file.chmod', input.body, (b) => ('files' in b ? b.files.map((x) => x.path) : []), (b, d) => ('files' in b ? b.files.filter((x) => d.has(x.path)) : [])),
+}));

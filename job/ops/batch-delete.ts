@@ -1,0 +1,138 @@
+/**
+ * delete-many: the single delete's checks for every path first (delete.ts `judgeDelete`: exists,
+ * not the root, not the linked withheld file), then each path removed: a file or link unlinked, a
+ * folder moved into trash beside it in one rename, then removed (batch-trash.ts), so a stop leaves
+ * each item there or gone.
+ *
+ * The same entry twice is refused (`batch_conflict`): two answers for one item would be a lie.
+ * A path inside a folder the batch also deletes is allowed and reported done: a caller that
+ * selected a folder and some of what is in it asked for them all to be gone, and they are.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
+import { bestEffort } from '../failure.ts';
+import { isOpened, openEntry } from '../entry.ts';
+import { atPath, identityOf, isNotExist, type Identity } from '../root.ts';
+import { removeAllAt } from '../remove-all.ts';
+import { refuseWorkingPath, sweepStale } from '../working-files.ts';
+import type { OpContext, OpRequest } from '../types.ts';
+import { judgeDelete, ROOT_DELETE } from './delete.ts';
+import { makeTrash } from './batch-trash.ts';
+import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
+
+interface Item {
+  path: string;
+  id: Identity;
+  isDir: boolean;
+  /** Inside a folder the batch deletes too. */
+  covered: boolean;
+}
+
+/** Every path checked; the items, or the refusal of the first bad one. */
+export function checkDeletes(ctx: OpContext, paths: string[]): Item[] | Result {
+  const items: Item[] = [];
+  const above: string[][] = [];
+  const seen = new Set<string>();
+  for (const path of paths) {
+    const hidden = refuseWorkingPath(path, false);
+    if (hidden) return refusal(path, hidden);
+    const opened = openEntry(ctx.root, path, ROOT_DELETE);
+    if (!isOpened(opened)) return refusal(path, opened);
+    try {
+      const judged = judgeDelete(ctx, opened.name, opened.parent);
+      if (!('st' in judged)) return refusal(path, judged);
+      const place = placeOf(ctx.root, opened.parent);
+      if (seen.has(place.key)) return conflict(path, `${path} is named twice in the batch`);
+      seen.add(place.key);
+      items.push({ path, id: identityOf(judged.st), isDir: judged.st.isDirectory(), covered: false });
+      above.push(place.above);
+    } finally {
+      opened.parent.close();
+    }
+  }
+  const folders = new Set(items.filter((i) => i.isDir).map((i) => idKey(i.id)));
+  items.forEach((item, i) => (item.covered = above[i]!.some((k) => folders.has(k))));
+  return items;
+}
+
+/** Removes one checked item in one atomic step (and a folder's trash after it); null when done. */
+function removeOne(ctx: OpContext, item: Item): BatchFailure | null {
+  const opened = openEntry(ctx.root, item.path, ROOT_DELETE);
+  if (!isOpened(opened)) {
+    // Gone with a folder deleted before it: what was asked.
+    if (item.covered && opened.code === 'not_found') return null;
+    return changedSince(item.path);
+  }
+  const { parent } = opened;
+  try {
+    let st: fs.BigIntStats;
+    try {
+      st = fs.lstatSync(parent.at(), { bigint: true });
+    } catch (e) {
+      if (isNotExist(e) && item.covered) return null;
+      return diskFailure(item.path, e, 'lstat');
+    }
+    if (!sameEntry(st, item.id)) return changedSince(item.path);
+    if (!st.isDirectory()) {
+      try {
+        fs.unlinkSync(parent.at());
+      } catch (e) {
+        return diskFailure(item.path, e, 'unlinkat');
+      }
+    } else {
+      let trash: string;
+      try {
+        trash = makeTrash(parent.fd, ctx.randomBytes);
+      } catch (e) {
+        return diskFailure(item.path, e, 'mkdirat');
+      }
+      try {
+        ctx.rename(parent.at(), `${atPath(parent.fd, trash)}/${parent.name}`);
+      } catch (e) {
+        bestEffort(() => fs.rmdirSync(atPath(parent.fd, trash)));
+        return diskFailure(item.path, e, 'renameat');
+      }
+      ctx.journalStep?.(`batch:moved-to-trash:${item.path}`);
+      // The item is gone already; what stays of the trash is removed by the next sweep here.
+      bestEffort(() => removeAllAt(parent.fd, trash));
+    }
+    bestEffort(() => ctx.fsync(parent.fd)); // the entry is gone either way
+    return null;
+  } finally {
+    parent.close();
+  }
+}
+
+export function deleteMany(ctx: OpContext, req: OpRequest): Result {
+  const paths = req.batch && 'paths' in req.batch ? req.batch.paths : [];
+  const checked = checkDeletes(ctx, paths);
+  if (!Array.isArray(checked)) return checked;
+  sweepFolders(ctx, paths);
+  const done: string[] = [];
+  const failed: BatchFailure[] = [];
+  for (const item of checked) {
+    const f = removeOne(ctx, item);
+    if (f) failed.push(f);
+    else done.push(item.path);
+    ctx.journalStep?.(`batch:item:${done.length + failed.length}`);
+  }
+  return outcome(done, failed);
+}
+
+/** The stale working files of each folder the batch works in, as the single delete sweeps its own. */
+export function sweepFolders(ctx: OpContext, paths: string[]): void {
+  const swept = new Set<string>();
+  for (const path of paths) {
+    const opened = openEntry(ctx.root, path, ROOT_DELETE);
+    if (!isOpened(opened)) continue;
+    try {
+      const key = idKey(identityOf(fs.fstatSync(opened.parent.fd, { bigint: true })));
+      if (!swept.has(key)) sweepStale(opened.parent.fd);
+      swept.add(key);
+    } finally {
+      opened.parent.close();
+    }
+  }
+}
