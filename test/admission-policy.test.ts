@@ -106,6 +106,8 @@ function everyRenderedJob(): Record<string, V1Job> {
     'an event-keyed write': renderFilesJob({ ...base, op: 'write', path: 'a.txt', content: Buffer.from('x'), sha256: digest, eventKey: 'e'.repeat(40) }),
     'background unzip': renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', to: 'x', overwrite: true, async: true, deadlineSeconds: 7200, ttlSeconds: 1800, cpu: '1' }),
     'background zip': renderFilesJob({ ...base, op: 'zip', path: 'world', to: 'w.zip', async: true }),
+    'sync copy': renderFilesJob({ ...base, op: 'copy', path: 'a.txt', maxSize: 64 << 20 }),
+    'background copy': renderFilesJob({ ...base, op: 'copy', path: 'plugins', to: 'plugins copy', async: true }),
     'browse session': renderBrowseJob({ ...base, tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'single upload receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
     'upload session receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 1800, lifetimeSeconds: 21600 }),
