@@ -208,4 +208,5 @@ test('a listing carries --limit, --after and --q only when given, after Felis\'s
 test('a browse Job runs with the archive ops\' heap limits, in NODE_OPTIONS (its listings scan folders of any size)', () => {
   const env = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!.containers[0]!.env!;
   assert.deepEqual(env.find((e) => e.name === 'NODE_OPTIONS'), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+  assert.deepEqual(env.find((e) => e.name === 'FELIS_SCRATCH_DIR'), { name: 'FELIS_SCRATCH_DIR', value: '/scratch' });
 });
