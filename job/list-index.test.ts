@@ -7,6 +7,8 @@ import { makeWorld } from './test-support.ts';
 import { ListIndexes, RACY_NS, type ListIndexesOptions } from './list-index.ts';
 import type { Result } from '../lib/protocol/result.ts';
 
+/** A fixed free space: the machine's changes between two listings compared. */
+const statfs = () => ({ bavail: 1n, bsize: 4096n });
 /** Nanoseconds well past any mtime the test makes: an index built "now" is not racy. */
 const later = () => BigInt(Date.now() + 60_000) * 1_000_000n;
 
@@ -50,8 +52,8 @@ async function allPages(run: (q: { limit: number; after?: string; q?: string }) 
 test('pages from an index equal the scan\'s: every page, afters, q', async () => {
   const w = bigWorld();
   const ix = indexes();
-  const scan = (q: object) => w.run({ op: 'list', path: 'd', ...q });
-  const fromIndex = (q: object) => w.run({ op: 'list', path: 'd', ...q }, { listIndexes: ix });
+  const scan = (q: object) => w.run({ op: 'list', path: 'd', ...q }, { statfs });
+  const fromIndex = (q: object) => w.run({ op: 'list', path: 'd', ...q }, { listIndexes: ix, statfs });
   await fromIndex({ limit: 10 }); // builds it
   assert.equal(ix.stats.built, 1);
   for (const [limit, q] of [[37, undefined], [1000, undefined], [1, 'A-F'], [50, 'é'], [20, 'f1'], [5, 'zzz-nothing']] as const) {
@@ -71,8 +73,8 @@ test('a change to the folder (add, delete, rename inside) is seen on the next pa
   const w = bigWorld();
   const ix = indexes();
   const q = { limit: 1000 };
-  const fromIndex = () => w.run({ op: 'list', path: 'd', ...q }, { listIndexes: ix });
-  const scan = () => w.run({ op: 'list', path: 'd', ...q });
+  const fromIndex = () => w.run({ op: 'list', path: 'd', ...q }, { listIndexes: ix, statfs });
+  const scan = () => w.run({ op: 'list', path: 'd', ...q }, { statfs });
   for (const change of [
     () => fs.writeFileSync(w.p('d/0-new'), ''),
     () => fs.rmSync(w.p('d/f0.txt')),
@@ -100,16 +102,16 @@ test('racy: an index whose scan began within 2 s of the folder\'s mtime is not t
   const mtime = fs.statSync(w.p('d'), { bigint: true }).mtimeNs;
   let now = mtime + RACY_NS - 1n;
   const ix = indexes({ now: () => now });
-  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix });
-  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix });
+  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix, statfs });
+  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix, statfs });
   assert.equal(ix.stats.hits, 0);
   assert.equal(ix.size, 0, 'none built from a racy scan');
   // Past the window, a scan builds one that the next page uses.
   now = mtime + RACY_NS + 1n;
-  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix });
-  const r = await w.run({ op: 'list', path: 'd', limit: 10, after: 'f' }, { listIndexes: ix });
+  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix, statfs });
+  const r = await w.run({ op: 'list', path: 'd', limit: 10, after: 'f' }, { listIndexes: ix, statfs });
   assert.equal(ix.stats.hits, 1);
-  assert.deepEqual(r, await w.run({ op: 'list', path: 'd', limit: 10, after: 'f' }));
+  assert.deepEqual(r, await w.run({ op: 'list', path: 'd', limit: 10, after: 'f' }, { statfs }));
 });
 
 test('a small folder gets no index, and the indexes kept are bounded (LRU, bytes)', async () => {
@@ -121,18 +123,18 @@ test('a small folder gets no index, and the indexes kept are bounded (LRU, bytes
   fs.mkdirSync(w.p('small'));
   fs.writeFileSync(w.p('small/one'), '');
   const ix = indexes();
-  await w.run({ op: 'list', path: 'small', limit: 10 }, { listIndexes: ix });
+  await w.run({ op: 'list', path: 'small', limit: 10 }, { listIndexes: ix, statfs });
   assert.equal(ix.size, 0);
-  for (let k = 0; k < 6; k++) await w.run({ op: 'list', path: `d${k}`, limit: 10 }, { listIndexes: ix });
+  for (let k = 0; k < 6; k++) await w.run({ op: 'list', path: `d${k}`, limit: 10 }, { listIndexes: ix, statfs });
   assert.equal(ix.size, 4);
   // The most recent are kept: d5 is served from its index, d0 is not.
   const hits = ix.stats.hits;
-  await w.run({ op: 'list', path: 'd5', limit: 10 }, { listIndexes: ix });
+  await w.run({ op: 'list', path: 'd5', limit: 10 }, { listIndexes: ix, statfs });
   assert.equal(ix.stats.hits, hits + 1);
-  await w.run({ op: 'list', path: 'd0', limit: 10 }, { listIndexes: ix });
+  await w.run({ op: 'list', path: 'd0', limit: 10 }, { listIndexes: ix, statfs });
   assert.equal(ix.stats.hits, hits + 1);
   const tiny = indexes({ maxBytes: 100 });
-  await w.run({ op: 'list', path: 'd1', limit: 10 }, { listIndexes: tiny });
+  await w.run({ op: 'list', path: 'd1', limit: 10 }, { listIndexes: tiny, statfs });
   assert.equal(tiny.size, 0, 'an index over the byte cap is not kept');
   ix.close();
   assert.equal(ix.size, 0);
