@@ -19,8 +19,14 @@ function scratch(): string {
 }
 
 function indexes(opts: ListIndexesOptions = {}) {
-  // Built at once: the test sees the index on its next page.
-  return new ListIndexes(scratch(), { minEntries: 50, now: later, defer: (f) => f(), ...opts });
+  return new ListIndexes(scratch(), { minEntries: 50, now: later, ...opts });
+}
+
+/** A listing with `ix`, and then its index built: the next page sees it. */
+async function runIx(w: ReturnType<typeof makeWorld>, ix: ListIndexes, req: Parameters<ReturnType<typeof makeWorld>['run']>[0]): Promise<Result> {
+  const r = await w.run(req, { listIndexes: ix, statfs });
+  await ix.settled();
+  return r;
 }
 
 /** A folder `d` of `n` files with mixed names: digits, cases, accents, a folder, a link, a working file, names not UTF-8. */
@@ -53,7 +59,7 @@ test('pages from an index equal the scan\'s: every page, afters, q', async () =>
   const w = bigWorld();
   const ix = indexes();
   const scan = (q: object) => w.run({ op: 'list', path: 'd', ...q }, { statfs });
-  const fromIndex = (q: object) => w.run({ op: 'list', path: 'd', ...q }, { listIndexes: ix, statfs });
+  const fromIndex = (q: object) => runIx(w, ix, { op: 'list', path: 'd', ...q });
   await fromIndex({ limit: 10 }); // builds it
   assert.equal(ix.stats.built, 1);
   for (const [limit, q] of [[37, undefined], [1000, undefined], [1, 'A-F'], [50, 'é'], [20, 'f1'], [5, 'zzz-nothing']] as const) {
@@ -73,7 +79,7 @@ test('a change to the folder (add, delete, rename inside) is seen on the next pa
   const w = bigWorld();
   const ix = indexes();
   const q = { limit: 1000 };
-  const fromIndex = () => w.run({ op: 'list', path: 'd', ...q }, { listIndexes: ix, statfs });
+  const fromIndex = () => runIx(w, ix, { op: 'list', path: 'd', ...q });
   const scan = () => w.run({ op: 'list', path: 'd', ...q }, { statfs });
   for (const change of [
     () => fs.writeFileSync(w.p('d/0-new'), ''),
@@ -102,14 +108,14 @@ test('racy: an index whose scan began within 2 s of the folder\'s mtime is not t
   const mtime = fs.statSync(w.p('d'), { bigint: true }).mtimeNs;
   let now = mtime + RACY_NS - 1n;
   const ix = indexes({ now: () => now });
-  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix, statfs });
-  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix, statfs });
+  await runIx(w, ix, { op: 'list', path: 'd', limit: 10 });
+  await runIx(w, ix, { op: 'list', path: 'd', limit: 10 });
   assert.equal(ix.stats.hits, 0);
   assert.equal(ix.size, 0, 'none built from a racy scan');
   // Past the window, a scan builds one that the next page uses.
   now = mtime + RACY_NS + 1n;
-  await w.run({ op: 'list', path: 'd', limit: 10 }, { listIndexes: ix, statfs });
-  const r = await w.run({ op: 'list', path: 'd', limit: 10, after: 'f' }, { listIndexes: ix, statfs });
+  await runIx(w, ix, { op: 'list', path: 'd', limit: 10 });
+  const r = await runIx(w, ix, { op: 'list', path: 'd', limit: 10, after: 'f' });
   assert.equal(ix.stats.hits, 1);
   assert.deepEqual(r, await w.run({ op: 'list', path: 'd', limit: 10, after: 'f' }, { statfs }));
 });
@@ -123,18 +129,18 @@ test('a small folder gets no index, and the indexes kept are bounded (LRU, bytes
   fs.mkdirSync(w.p('small'));
   fs.writeFileSync(w.p('small/one'), '');
   const ix = indexes();
-  await w.run({ op: 'list', path: 'small', limit: 10 }, { listIndexes: ix, statfs });
+  await runIx(w, ix, { op: 'list', path: 'small', limit: 10 });
   assert.equal(ix.size, 0);
-  for (let k = 0; k < 6; k++) await w.run({ op: 'list', path: `d${k}`, limit: 10 }, { listIndexes: ix, statfs });
+  for (let k = 0; k < 6; k++) await runIx(w, ix, { op: 'list', path: `d${k}`, limit: 10 });
   assert.equal(ix.size, 4);
   // The most recent are kept: d5 is served from its index, d0 is not.
   const hits = ix.stats.hits;
-  await w.run({ op: 'list', path: 'd5', limit: 10 }, { listIndexes: ix, statfs });
+  await runIx(w, ix, { op: 'list', path: 'd5', limit: 10 });
   assert.equal(ix.stats.hits, hits + 1);
-  await w.run({ op: 'list', path: 'd0', limit: 10 }, { listIndexes: ix, statfs });
+  await runIx(w, ix, { op: 'list', path: 'd0', limit: 10 });
   assert.equal(ix.stats.hits, hits + 1);
   const tiny = indexes({ maxBytes: 100 });
-  await w.run({ op: 'list', path: 'd1', limit: 10 }, { listIndexes: tiny, statfs });
+  await runIx(w, tiny, { op: 'list', path: 'd1', limit: 10 });
   assert.equal(tiny.size, 0, 'an index over the byte cap is not kept');
   ix.close();
   assert.equal(ix.size, 0);

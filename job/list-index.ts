@@ -31,6 +31,9 @@ export const RACY_NS = 2_000_000_000n;
 /** Names kept in memory while recording before they go to a file: a small folder never touches disk. */
 const RECORD_BUFFER = 256 << 10;
 const READ_BUFFER = 64 << 10;
+/** Names the build sorts or writes between two turns of the event loop. */
+const YIELD_EVERY = 4096;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What says a folder is as it was: its identity and its times, to the nanosecond. */
 export interface FolderStamp {
@@ -285,15 +288,15 @@ export class ListIndexes {
     this.#builds.push(
       new Promise<void>((resolve) => {
         this.#defer(() => {
-          try {
-            this.#build(rec);
-          } catch {
-            // No index: the pages are scanned, as without one.
-          } finally {
-            fs.rmSync(rec.rawFile, { force: true });
-            this.forget(rec);
-            resolve();
-          }
+          this.#build(rec)
+            .catch(() => {
+              // No index: the pages are scanned, as without one.
+            })
+            .finally(() => {
+              fs.rmSync(rec.rawFile, { force: true });
+              this.forget(rec);
+              resolve();
+            });
         });
       }),
     );
@@ -306,10 +309,23 @@ export class ListIndexes {
     await Promise.all(b);
   }
 
-  #build(rec: Recording): void {
+  /**
+   * Sorts a recording into an index. It gives the event loop a turn every YIELD_EVERY names: the
+   * page that recorded them may still be on its way out (a body bigger than the socket's buffer),
+   * and other pages are answered meanwhile (by a scan: the index is not there yet).
+   */
+  async #build(rec: Recording): Promise<void> {
     const sorted = path.join(this.#dir, `list-index-${process.pid}-${this.#seq++}.sorted`);
     const sorter = new ExternalSorter(this.#dir, path.basename(sorted), 2 << 20);
-    forEachRecord(rec.rawFile, (r) => sorter.add(r));
+    const reader = new RecordReader(rec.rawFile);
+    try {
+      for (let i = 1, r = reader.next(); r; r = reader.next(), i++) {
+        sorter.add(r);
+        if (i % YIELD_EVERY === 0) await turn();
+      }
+    } finally {
+      reader.close();
+    }
     const keys: string[] = [];
     const offsets: number[] = [];
     const fd = fs.openSync(sorted, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC, 0o600);
@@ -324,6 +340,7 @@ export class ListIndexes {
         n = 0;
       };
       for (const r of sorter.sorted()) {
+        if (i > 0 && i % YIELD_EVERY === 0) await turn();
         if (i++ % SAMPLE_EVERY === 0) {
           keys.push(decode(r.toString('latin1')).key);
           offsets.push(bytes);
@@ -389,33 +406,39 @@ export class ListIndexes {
   }
 }
 
-/** Each length-prefixed record of a file, as a view valid until the callback returns. */
-function forEachRecord(file: string, f: (rec: Buffer) => void): void {
-  const fd = fs.openSync(file, 'r');
-  try {
-    let buf = Buffer.allocUnsafe(READ_BUFFER);
-    let start = 0;
-    let end = 0;
+/** The length-prefixed records of a file, one at a time: each a view valid until the next. */
+class RecordReader {
+  readonly #fd: number;
+  #buf = Buffer.allocUnsafe(READ_BUFFER);
+  #start = 0;
+  #end = 0;
+  constructor(file: string) {
+    this.#fd = fs.openSync(file, 'r');
+  }
+  next(): Buffer | undefined {
     for (;;) {
-      while (end - start >= 4 && end - start >= 4 + buf.readUInt32LE(start)) {
-        const len = buf.readUInt32LE(start);
-        f(buf.subarray(start + 4, start + 4 + len));
-        start += 4 + len;
+      const have = this.#end - this.#start;
+      if (have >= 4 && have >= 4 + this.#buf.readUInt32LE(this.#start)) {
+        const len = this.#buf.readUInt32LE(this.#start);
+        const r = this.#buf.subarray(this.#start + 4, this.#start + 4 + len);
+        this.#start += 4 + len;
+        return r;
       }
-      buf.copy(buf, 0, start, end);
-      end -= start;
-      start = 0;
-      if (end >= 4 && 4 + buf.readUInt32LE(0) > buf.length) {
-        const bigger = Buffer.allocUnsafe(4 + buf.readUInt32LE(0));
-        buf.copy(bigger, 0, 0, end);
-        buf = bigger;
+      this.#buf.copy(this.#buf, 0, this.#start, this.#end);
+      this.#end = have;
+      this.#start = 0;
+      if (have >= 4 && 4 + this.#buf.readUInt32LE(0) > this.#buf.length) {
+        const bigger = Buffer.allocUnsafe(4 + this.#buf.readUInt32LE(0));
+        this.#buf.copy(bigger, 0, 0, have);
+        this.#buf = bigger;
       }
-      const got = fs.readSync(fd, buf, end, buf.length - end, null);
-      if (got === 0) return;
-      end += got;
+      const got = fs.readSync(this.#fd, this.#buf, this.#end, this.#buf.length - this.#end, null);
+      if (got === 0) return undefined;
+      this.#end += got;
     }
-  } finally {
-    fs.closeSync(fd);
+  }
+  close(): void {
+    fs.closeSync(this.#fd);
   }
 }
 
