@@ -316,6 +316,18 @@ export class ListIndexes {
    */
   async #build(rec: Recording): Promise<void> {
     const sorted = path.join(this.#dir, `list-index-${process.pid}-${this.#seq++}.sorted`);
+    try {
+      await this.#sortInto(rec, sorted);
+    } catch (e) {
+      // The sort's run files (`<sorted>-<n>`) too: a full scratch disk must not stay full.
+      const runs = `${path.basename(sorted)}-`;
+      for (const f of fs.readdirSync(this.#dir)) if (f.startsWith(runs)) fs.rmSync(path.join(this.#dir, f), { force: true });
+      fs.rmSync(sorted, { force: true });
+      throw e;
+    }
+  }
+
+  async #sortInto(rec: Recording, sorted: string): Promise<void> {
     const sorter = new ExternalSorter(this.#dir, path.basename(sorted), 2 << 20);
     const reader = new RecordReader(rec.rawFile);
     try {
