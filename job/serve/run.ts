@@ -80,6 +80,8 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   opts.onListening?.(serving);
   io.stderr(`${PREFIX}serving list and read on ${host}:${serving.address.port}\n`);
   const { reason, served } = await serving.stopped;
+  // A build under way finishes first, so that close leaves nothing of it behind.
+  await listIndexes?.settled();
   listIndexes?.close();
   io.stderr(`${PREFIX}stopped (${reason}) after ${served} requests\n`);
   return printResult(io, PREFIX, {});
