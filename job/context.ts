@@ -32,6 +32,7 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
     stop: new StopGate(opts.onStopExit ?? exitStopped),
     journalStep: opts.journalStep,
     opId: opts.opId,
+    listIndexes: opts.listIndexes,
   };
 }
 

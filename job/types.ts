@@ -7,6 +7,7 @@
 import type { WorldRoot } from './root.ts';
 import type { StopGate } from './journal/stop.ts';
 import type { Batch } from '../lib/protocol/batch-env.ts';
+import type { ListIndexes } from './list-index.ts';
 
 /** One `felis files` invocation, as `execute` takes it. */
 export interface OpRequest {
@@ -82,6 +83,8 @@ export interface ExecuteOptions {
   journalStep?: (name: string) => void;
   /** This Job's op id (FELIS_OP_ID, from its op-id label), written into its journals. */
   opId?: string;
+  /** The browse Pod's indexes of big folders (job/list-index.ts); a one-shot Job has none. */
+  listIndexes?: ListIndexes;
 }
 
 export interface OpContext {
@@ -97,6 +100,7 @@ export interface OpContext {
   stop: StopGate;
   journalStep?: (name: string) => void;
   opId?: string;
+  listIndexes?: ListIndexes;
 }
 
 /** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */

@@ -24,6 +24,7 @@ import { atPath, fdPath } from '../root.ts';
 import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { Smallest } from '../smallest.ts';
+import { stampOf, type IndexedName, type ListIndexes } from '../list-index.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
 /** Go's zero time.Time as JSON. */
@@ -83,7 +84,7 @@ export function list(ctx: OpContext, req: OpRequest): Result {
     }
     try {
       if (isPaged(req)) {
-        const r = page(fd, dir, req, withheld, name);
+        const r = page(fd, dir, req, withheld, name, ctx.listIndexes);
         return r.code === undefined ? { ...r, avail: availBytes(ctx.statfs, ctx.root.dir) } : r;
       }
       for (;;) {
@@ -141,14 +142,27 @@ interface Kept {
   d: fs.Dirent<string>;
 }
 
-const byKey = (a: Kept, b: Kept) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+/** By order key, then (two names that show alike) by name: the order a folder's index keeps too. */
+const byKey = (a: Kept, b: Kept) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.d.name < b.d.name ? -1 : a.d.name > b.d.name ? 1 : 0);
 
-/** The paged listing's scan (see the module comment); `dir` is open, and closed by the caller. */
-function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string): Result {
+/**
+ * The paged listing (see the module comment); `dir` is open, and closed by the caller. With
+ * `indexes` (the browse Pod's), a page is read from the folder's index when it can be trusted
+ * (job/list-index.ts), and a scan records the names it reads for one.
+ */
+function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string, indexes?: ListIndexes): Result {
   // The callers refuse other sizes; the bound holds whatever reaches the op.
   const limit = Math.min(Math.max(req.limit ?? PAGE_DEFAULT_ENTRIES, 1), PAGE_MAX_ENTRIES);
   const after = req.after ? bytesText(Buffer.from(req.after, 'utf8')) : undefined;
   const needle = req.q ? foldName(req.q) : '';
+  let rec: ReturnType<ListIndexes['record']>;
+  if (indexes) {
+    // Stat'ed before any name is read: a change during the scan then shows as a different stamp.
+    const stamp = stampOf(fd);
+    const ix = indexes.lookup(stamp);
+    if (ix) return indexedPage(fd, ix, after, needle, limit, withheld);
+    rec = indexes.record(stamp);
+  }
   // One more than the page: whether it is kept says whether there is more.
   const kept = new Smallest<Kept>(limit + 1, byKey);
   for (;;) {
@@ -156,17 +170,20 @@ function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | 
     try {
       d = dir.readSync();
     } catch (e) {
+      rec?.abandon();
       return failure(name, e, 'readdirent');
     }
     if (d === null) break;
     const key = orderKey(d.name);
+    rec?.add(key, d.name, d.isDirectory() ? 'd' : d.isSymbolicLink() ? 'l' : 'f');
     if (after !== undefined && key <= after) continue;
     // The cheap test first: most names of a big folder sort after the page and are never matched.
-    if (kept.size > limit && key >= kept.peekMax()!.key) continue;
+    if (kept.size > limit && key >= kept.peekMax()!.key && (key > kept.peekMax()!.key || d.name >= kept.peekMax()!.d.name)) continue;
     if (isWorkingName(d.name)) continue; // the editor's, not the world's (judged on latin1 text)
     if (needle && !foldName(Buffer.from(d.name, 'latin1').toString('utf8')).includes(needle)) continue;
     kept.offer({ key, d });
   }
+  rec?.finish();
   const names = kept.drainSorted();
   const truncated = names.length > limit;
   if (truncated) names.length = limit;
@@ -174,6 +191,29 @@ function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | 
     entries: names.map(({ d }) => entryOf(fd, { name: Buffer.from(d.name, 'latin1'), isDirectory: () => d.isDirectory(), isSymbolicLink: () => d.isSymbolicLink() }, withheld)),
     truncated,
   };
+}
+
+/**
+ * A page read from the folder's index: the same filters as the scan, in the same order; entries are
+ * stat'ed fresh as the scan's are. A name gone since (it cannot be: the folder's mtime would have
+ * moved) is left out rather than shown zeroed.
+ */
+function indexedPage(fd: number, ix: NonNullable<ReturnType<ListIndexes['lookup']>>, after: string | undefined, needle: string, limit: number, withheld: WithheldRule | null): Result {
+  const kept: IndexedName[] = [];
+  ix.read(after, (n) => {
+    if (isWorkingName(n.name)) return true;
+    if (needle && !foldName(Buffer.from(n.name, 'latin1').toString('utf8')).includes(needle)) return true;
+    kept.push(n);
+    return kept.length <= limit;
+  });
+  const truncated = kept.length > limit;
+  if (truncated) kept.length = limit;
+  const entries: Entry[] = [];
+  for (const n of kept) {
+    const e = entryOf(fd, { name: Buffer.from(n.name, 'latin1'), isDirectory: () => n.type === 'd', isSymbolicLink: () => n.type === 'l' }, withheld, true);
+    if (e) entries.push(e);
+  }
+  return { entries, truncated };
 }
 
 /** Permission bits as three octal digits (`644`); the file type and setuid/setgid/sticky bits left out. */
@@ -185,13 +225,17 @@ export function modeDigits(mode: number | bigint): string {
  * One listing entry; a stat failure (deleted since the directory was read) keeps it, zeroed. An
  * entry that is withheld shows size 0: its size says something about its content.
  */
-export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory' | 'isSymbolicLink'>, withheld: WithheldRule | null = null): Entry {
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory' | 'isSymbolicLink'>, withheld?: WithheldRule | null, skipGone?: false): Entry;
+/** With `skipGone`, an entry that no longer exists is undefined (an index's page leaves it out). */
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory' | 'isSymbolicLink'>, withheld: WithheldRule | null, skipGone: true): Entry | undefined;
+export function entryOf(dirFd: number, d: Pick<fs.Dirent<Buffer>, 'name' | 'isDirectory' | 'isSymbolicLink'>, withheld: WithheldRule | null = null, skipGone = false): Entry | undefined {
   const name = d.name.toString('utf8');
   try {
     const st = fs.lstatSync(atPath(dirFd, d.name), { bigint: true });
     const size = withheld?.judgeAt(dirFd, d.name, st) ? 0 : Number(st.size);
     return { name, size, is_dir: st.isDirectory(), mod_time: formatModTime(st.mtimeNs), mode: modeDigits(st.mode), is_symlink: st.isSymbolicLink() };
-  } catch {
+  } catch (e) {
+    if (skipGone && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     // Kept, with size 0 and a zero time, as Go keeps an entry whose Info() fails.
     return { name, size: 0, is_dir: d.isDirectory(), mod_time: ZERO_TIME, mode: '000', is_symlink: d.isSymbolicLink() };
   }

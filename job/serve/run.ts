@@ -6,7 +6,9 @@
  * - `FELIS_POD_IP` (required): the address to listen on, `status.podIP`;
  * - `FELIS_SERVE_TOKEN_SHA256` (required): hex SHA-256 of the token callers present;
  * - `FELIS_SERVE_PORT` (default 8420), `FELIS_SERVE_IDLE_SECONDS` (default 60),
- *   `FELIS_SERVE_LIFETIME_SECONDS` (default 540).
+ *   `FELIS_SERVE_LIFETIME_SECONDS` (default 540);
+ * - `FELIS_SCRATCH_DIR` (optional): a writable folder of the Pod's own (an emptyDir) where paged
+ *   listings keep sorted indexes of big folders (job/list-index.ts); without it every page scans.
  *
  * It prints one result line when it stops (`{}`: nothing went wrong), as every file Job does, so a
  * reader of its log sees the same protocol. Exit 2 for a wrong environment, 1 when the world or the
@@ -17,6 +19,7 @@
 import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../exit.ts';
 import { execute, type ExecuteOptions } from '../execute.ts';
 import { WorldRoot } from '../root.ts';
+import { ListIndexes } from '../list-index.ts';
 import { listenEnv, seconds, SERVE_PORT } from './env.ts';
 import { startServing, type Serving } from './server.ts';
 
@@ -39,10 +42,13 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   let port: number;
   let idle: number;
   let lifetime: number;
+  let scratch: string | undefined;
   try {
     ({ host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256'));
     idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
     lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
+    scratch = env.FELIS_SCRATCH_DIR || undefined;
+    if (scratch !== undefined && !scratch.startsWith('/')) throw new Error('FELIS_SCRATCH_DIR must be an absolute path');
   } catch (e) {
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return USAGE;
@@ -55,6 +61,7 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
     return INFRA;
   }
 
+  const listIndexes = scratch === undefined ? undefined : new ListIndexes(scratch);
   let serving: Serving;
   try {
     serving = await startServing({
@@ -63,7 +70,7 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
       tokenSha256: digest,
       idleMs: idle * 1000,
       lifetimeMs: lifetime * 1000,
-      run: (op, query) => execute({ op, worldsRoot, ...query }, opts),
+      run: (op, query) => execute({ op, worldsRoot, ...query }, { ...opts, listIndexes }),
     });
   } catch (e) {
     io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
@@ -73,6 +80,9 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   opts.onListening?.(serving);
   io.stderr(`${PREFIX}serving list and read on ${host}:${serving.address.port}\n`);
   const { reason, served } = await serving.stopped;
+  // A build under way finishes first, so that close leaves nothing of it behind.
+  await listIndexes?.settled();
+  listIndexes?.close();
   io.stderr(`${PREFIX}stopped (${reason}) after ${served} requests\n`);
   return printResult(io, PREFIX, {});
 }

@@ -209,6 +209,11 @@ test('a listing carries --limit, --after and --q only when given, after Felis\'s
 test('a browse Job runs with the archive ops\' heap limits, in NODE_OPTIONS (its listings scan folders of any size)', () => {
   const env = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!.containers[0]!.env!;
   assert.deepEqual(env.find((e) => e.name === 'NODE_OPTIONS'), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+  assert.deepEqual(env.find((e) => e.name === 'FELIS_SCRATCH_DIR'), { name: 'FELIS_SCRATCH_DIR', value: '/scratch' });
+  // Its list indexes' scratch folder is an emptyDir of its own, mounted there; the world stays read-only.
+  const pod = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!;
+  assert.deepEqual(pod.volumes!.find((v) => v.name === 'scratch'), { name: 'scratch', emptyDir: { sizeLimit: '320Mi' } });
+  assert.equal(pod.containers[0]!.volumeMounts!.find((m) => m.name === 'scratch')?.mountPath, '/scratch');
 });
 
 test('a copy Job: --to only when given, --max-size only for a sync copy; background allowed, heap limited', () => {

@@ -394,6 +394,10 @@ export interface BrowseJobParams extends JobBase, Pick<JobParams, 'cpu' | 'memor
  * treats any other mode as a write), plus the browse label by which the functions find it again.
  * Its deadline leaves a minute past the program's own lifetime for a clean stop.
  */
+/** The browse Pod's scratch folder (an emptyDir) and its size: room for its list indexes (at most 256 MiB). */
+export const BROWSE_SCRATCH_PATH = '/scratch';
+export const BROWSE_SCRATCH_LIMIT = '320Mi';
+
 export function renderBrowseJob(p: BrowseJobParams): V1Job {
   if (!p.image) throw new JobSpecError('no worker image configured');
   if (!p.worldPvc) throw new JobSpecError('no world volume claim');
@@ -417,7 +421,9 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     args: ['--serve', '--worlds-root', p.worldsRoot],
     // The archive ops' heap limits: a paged listing scans a folder of any size, and without them V8
     // lets the scan's garbage pile up (145 MiB peak RSS over 200,000 entries; 85 MiB with them).
-    env: [...servingEnvOf(BROWSE_PORT, p), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }],
+    // The scratch folder holds sorted indexes of big folders a paged listing reads (job/list-index.ts): the Pod's own disk, never the world's.
+    env: [...servingEnvOf(BROWSE_PORT, p), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }, { name: 'FELIS_SCRATCH_DIR', value: BROWSE_SCRATCH_PATH }],
+    scratch: { mountPath: BROWSE_SCRATCH_PATH, sizeLimit: BROWSE_SCRATCH_LIMIT },
     ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],
     requests: { ...BROWSE_REQUESTS },
     limits: { cpu, memory },
