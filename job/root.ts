@@ -149,6 +149,20 @@ export function atPath(dirFd: number, name: string | Buffer): string | Buffer {
   return Buffer.concat([Buffer.from(`/proc/self/fd/${dirFd}/`), name]);
 }
 
+/** The longest name one path component may have (Linux NAME_MAX). */
+export const NAME_MAX = 255;
+
+/** Is there an entry (of any kind, a link not followed) named `name` in the folder `dirFd`? */
+export function existsAt(dirFd: number, name: string): boolean {
+  try {
+    fs.lstatSync(atPath(dirFd, name));
+    return true;
+  } catch (e) {
+    if (isNotExist(e)) return false;
+    throw e;
+  }
+}
+
 /** A file identity (device and inode), what Go's os.SameFile compares. */
 export interface Identity {
   dev: bigint;

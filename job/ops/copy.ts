@@ -25,7 +25,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg } from '../failure.ts';
 import { clean, dir, join, leadsOutside } from '../pathutil.ts';
-import { atPath, errCode, isNotExist, type Parent } from '../root.ts';
+import { atPath, errCode, existsAt, isNotExist, NAME_MAX, type Parent } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 import { resolveSource } from '../archive/pack.ts';
@@ -37,17 +37,6 @@ import { copyTree, planTree, type CopyHooks, type CopyStats } from './copy-walk.
 export type { CopyHooks } from './copy-walk.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
-const NAME_MAX = 255;
-
-function exists(dirFd: number, name: string): boolean {
-  try {
-    fs.lstatSync(atPath(dirFd, name));
-    return true;
-  } catch (e) {
-    if (isNotExist(e)) return false;
-    throw e;
-  }
-}
 
 /** The destination: its folder (kept open), its name there, and its root-relative path. */
 interface Dest {
@@ -72,7 +61,7 @@ function destOf(ctx: OpContext, srcName: string, isDir: boolean, to: string | un
       return fail('bad_path', `${to} is not a file name the copy can take`);
     }
     try {
-      if (exists(parent.fd, parent.name)) {
+      if (existsAt(parent.fd, parent.name)) {
         parent.close();
         return fail('exists', msg.exists(t));
       }
@@ -91,7 +80,7 @@ function destOf(ctx: OpContext, srcName: string, isDir: boolean, to: string | un
   const base = srcName.slice(srcName.lastIndexOf('/') + 1);
   let name: string | undefined;
   try {
-    name = freeCopyName(base, isDir, (c) => exists(parent.fd, c));
+    name = freeCopyName(base, isDir, (c) => existsAt(parent.fd, c));
   } catch (e) {
     parent.close();
     return failure(dir(srcName), e, 'lstat');

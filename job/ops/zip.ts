@@ -12,7 +12,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { dir, join } from '../pathutil.ts';
-import { atPath, errCode, isNotExist } from '../root.ts';
+import { atPath, errCode, existsAt, NAME_MAX } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
 import { isWorkingName, reservedMessage, TEMP_PREFIX } from '../working-files.ts';
 import { endWritable, packToStream, resolveSource } from '../archive/pack.ts';
@@ -21,17 +21,6 @@ import { FileSpill } from '../archive/zip-writer.ts';
 const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 /** Free names tried before giving up: `x.zip`, `x (2).zip`, ... `x (1000).zip`. */
 export const MAX_NAME_TRIES = 1000;
-const NAME_MAX = 255;
-
-function exists(dirFd: number, name: string): boolean {
-  try {
-    fs.lstatSync(atPath(dirFd, name));
-    return true;
-  } catch (e) {
-    if (isNotExist(e)) return false;
-    throw e;
-  }
-}
 
 /** A name the archive may take in its folder, or the refusal. */
 function archiveName(dirFd: number, folder: string, base: string, to: string | undefined): string | Result {
@@ -40,13 +29,13 @@ function archiveName(dirFd: number, folder: string, base: string, to: string | u
       return fail('bad_path', `${to} is not a file name (a name without slashes, at most ${NAME_MAX} bytes)`);
     }
     if (isWorkingName(to)) return fail('bad_path', reservedMessage(to));
-    if (exists(dirFd, to)) return fail('exists', msg.exists(join(folder, to)));
+    if (existsAt(dirFd, to)) return fail('exists', msg.exists(join(folder, to)));
     return to;
   }
   for (let i = 1; i <= MAX_NAME_TRIES; i++) {
     const name = i === 1 ? `${base}.zip` : `${base} (${i}).zip`;
     if (Buffer.byteLength(name) > NAME_MAX) return fail('bad_path', `${base} is too long a name to add .zip to; give the archive a name`);
-    if (!exists(dirFd, name)) return name;
+    if (!existsAt(dirFd, name)) return name;
   }
   return fail('exists', `${join(folder, `${base}.zip`)} and the next ${MAX_NAME_TRIES - 1} numbered names already exist`);
 }
