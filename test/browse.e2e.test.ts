@@ -8,12 +8,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { configFromEnv } from '../lib/config.ts';
-import { FilesEditor } from '../lib/files/editor.ts';
-import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
-import { SyncRunner } from '../lib/runner/sync-runner.ts';
 import { LABEL_FILES_BROWSE } from '../lib/job-spec/render.ts';
 import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack, until } from './support/stack.ts';
+import { oneShotEditor, SURVIVAL } from './support/warm-cold.ts';
 
 const BROWSE = `${LABEL_FILES_BROWSE}=true`;
 
@@ -63,9 +60,8 @@ describe('browse sessions', () => {
     for (const a of answers) assert.equal(JSON.parse(a).content, body.content);
 
     // The same read as a one-shot Job, through the editor alone.
-    const cfg = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
-    const oneShot = new FilesEditor(cfg, new SyncRunner(new KubeJobPodApi(s.cluster.kubeConfig(s.cluster.tokenFor('minecraft', 'felis-world')))));
-    const direct = await oneShot.read({ server: 'survival', world: { claim: 'world-survival-0' } }, 'server.properties');
+    const oneShot = oneShotEditor(s);
+    const direct = await oneShot.read(SURVIVAL, 'server.properties');
     assert.equal(body.content, direct.content.toString('base64'));
     assert.equal(body.sha256, direct.sha256);
     assert.equal(body.content_sha256, direct.contentSha256);

@@ -7,11 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configFromEnv } from '../lib/config.ts';
-import { FilesEditor } from '../lib/files/editor.ts';
-import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
-import { SyncRunner } from '../lib/runner/sync-runner.ts';
-import { startStack, q, FUNCTION_USER, tierMs, until, type Stack } from './support/stack.ts';
+import { startStack, q, until, type Stack } from './support/stack.ts';
+import { oneShotEditor, untilWarm, SURVIVAL } from './support/warm-cold.ts';
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const TOTAL = 3000;
@@ -89,19 +86,9 @@ describe('paged listings', () => {
   test('a warm page from the browse Pod equals the one-shot Job\'s page', async () => {
     const url = `/api/v1/servers/survival/files?path=big&limit=700&after=${q(all[1234]!)}&q=-`;
     // The first requests start the session; wait until one is answered without a Job.
-    const warm = await until(
-      async () => {
-        s.cluster.resetCounts();
-        const r = await s.call('GET', url);
-        assert.equal(r.status, 200, r.text);
-        return (s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0) === 0 ? r : undefined;
-      },
-      'a page answered by the browse Pod',
-      tierMs(20_000, 60_000),
-    );
-    const cfg = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
-    const oneShot = new FilesEditor(cfg, new SyncRunner(new KubeJobPodApi(s.cluster.kubeConfig(s.cluster.tokenFor('minecraft', 'felis-world')))));
-    const cold = await oneShot.list({ server: 'survival', world: { claim: 'world-survival-0' } }, 'big', undefined, { limit: 700, after: all[1234]!, q: '-' });
+    const warm = await untilWarm(s, url, 'a page answered by the browse Pod');
+    const oneShot = oneShotEditor(s);
+    const cold = await oneShot.list(SURVIVAL, 'big', undefined, { limit: 700, after: all[1234]!, q: '-' });
     assert.deepEqual(warm.body.entries, cold.entries);
     assert.equal(warm.body.truncated, cold.truncated);
     assert.deepEqual(

@@ -9,11 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configFromEnv } from '../lib/config.ts';
-import { FilesEditor } from '../lib/files/editor.ts';
-import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
-import { SyncRunner } from '../lib/runner/sync-runner.ts';
-import { startStack, q, FUNCTION_USER, tierMs, until, type Stack } from './support/stack.ts';
+import { startStack, q, FUNCTION_USER, type Stack } from './support/stack.ts';
+import { oneShotEditor, untilWarm, SURVIVAL } from './support/warm-cold.ts';
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 type Match = { path: string; name: string; size: number; is_dir: boolean; mod_time: string };
@@ -89,19 +86,9 @@ describe('search by name', () => {
 
   test('a warm search from the browse Pod equals the one-shot Job\'s', async () => {
     const url = `/api/v1/servers/survival/files/search?path=plugins&q=${q('*.json')}&limit=5`;
-    const warm = await until(
-      async () => {
-        s.cluster.resetCounts();
-        const r = await s.call('GET', url);
-        assert.equal(r.status, 200, r.text);
-        return (s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0) === 0 ? r : undefined;
-      },
-      'a search answered by the browse Pod',
-      tierMs(20_000, 60_000),
-    );
-    const cfg = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
-    const oneShot = new FilesEditor(cfg, new SyncRunner(new KubeJobPodApi(s.cluster.kubeConfig(s.cluster.tokenFor('minecraft', 'felis-world')))));
-    const cold = await oneShot.search({ server: 'survival', world: { claim: 'world-survival-0' } }, 'plugins', { q: '*.json', limit: 5 });
+    const warm = await untilWarm(s, url, 'a search answered by the browse Pod');
+    const oneShot = oneShotEditor(s);
+    const cold = await oneShot.search(SURVIVAL, 'plugins', { q: '*.json', limit: 5 });
     assert.deepEqual(warm.body.matches, cold.matches);
     assert.equal(warm.body.truncated, cold.truncated);
     assert.equal(warm.body.scanned, cold.scanned);
