@@ -83,6 +83,14 @@ describe('paged listings', () => {
     assert.equal(bad.body.error.code, 'bad_request');
   });
 
+  test('a hostile path is refused, never paged: out of the world by .., or through a link that leads out', async () => {
+    for (const path of ['..', 'big/../../etc', 'big/to-etc']) {
+      const r = await s.call('GET', `/api/v1/servers/survival/files?path=${q(path)}&limit=10`);
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.equal(r.body.error.code, 'bad_path', path);
+    }
+  });
+
   test('a warm page from the browse Pod equals the one-shot Job\'s page', async () => {
     const url = `/api/v1/servers/survival/files?path=big&limit=700&after=${q(all[1234]!)}&q=-`;
     // The first requests start the session; wait until one is answered without a Job.

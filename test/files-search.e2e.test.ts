@@ -84,6 +84,14 @@ describe('search by name', () => {
     assert.equal(missing.body.error.code, 'not_found');
   });
 
+  test('a hostile path is refused, never searched: out of the world by .., or through a link that leads out', async () => {
+    for (const path of ['..', '../..', 'plugins/../../etc', 'plugins/escape', 'plugins/escape/sub']) {
+      const r = await s.call('GET', `/api/v1/servers/survival/files/search?path=${q(path)}&q=${q('pass')}`);
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.equal(r.body.error.code, 'bad_path', path);
+    }
+  });
+
   test('a warm search from the browse Pod equals the one-shot Job\'s', async () => {
     const url = `/api/v1/servers/survival/files/search?path=plugins&q=${q('*.json')}&limit=5`;
     const warm = await untilWarm(s, url, 'a search answered by the browse Pod');
