@@ -24,11 +24,14 @@ FROM node:24-slim
 # the image's own user from the image's own paths; at run time it is only read.
 ENV NODE_ENV=production \
     PORT=8080 \
-    NODE_COMPILE_CACHE=/app/compile-cache
+    NODE_COMPILE_CACHE=/app/compile-cache \
+    FELIS_WASM_DIR=/app/wasm
 WORKDIR /app
 # The bundles are self-contained: no node_modules in the image.
 COPY --from=build /src/dist/functions/ /app/functions/
 COPY --from=build --chmod=0755 /src/dist/felis.mjs /usr/local/bin/felis
+# The archive codecs' WebAssembly modules (7-Zip, liblzma), read by the Job program only when an archive op needs one.
+COPY --from=build /src/dist/wasm/ /app/wasm/
 COPY --from=build --chown=1000:1000 /src/dist/image-compile-cache.mjs /tmp/image-compile-cache.mjs
 RUN install -d -o 1000 -g 1000 /app/compile-cache
 # The `node` user of the base image (uid 1000); numeric so runAsNonRoot can verify it.

@@ -6,6 +6,7 @@
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
  *   dist/functions/docs-assets/    the Swagger UI files the /docs page loads (lib/http/api-docs.ts)
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
+ *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/wasm.ts finds them)
  */
 import { build, type BuildOptions } from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { DOCS_ASSETS_DIR, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
+import { WASM_MODULES, wasmPath, type WasmModule } from '../job/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,6 +39,14 @@ export async function buildJobProgram(): Promise<void> {
   // The image installs it as /usr/local/bin/felis, the command the file Jobs run.
   await build({ ...common, banner: { js: `#!/usr/bin/env node\n${banner.js}` }, entryPoints: [join(root, 'job/main.ts')], outfile });
   chmodSync(outfile, 0o755);
+  copyWasmModules();
+}
+
+/** Copies the codecs' WebAssembly modules to dist/wasm/, beside the Job program that loads them. */
+export function copyWasmModules(): void {
+  const to = join(root, 'dist/wasm');
+  mkdirSync(to, { recursive: true });
+  for (const name of Object.keys(WASM_MODULES) as WasmModule[]) copyFileSync(wasmPath(name, {}), join(to, name));
 }
 
 /** Copies the Swagger UI files beside the function bundles, where the bundled /docs reads them. */
