@@ -94,7 +94,7 @@ export const ROUTES = {
     answer:
       '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes}` — empty `path` = the root; `free_bytes` `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
     errors: [...GATES, ...JOB],
-    event: { type: 'dev.felis.files.list', path: true },
+    event: { type: 'dev.felis.files.list', path: true, query: ['limit', 'after', 'q'] },
   },
   'files.search': {
     fn: 'files-search',
