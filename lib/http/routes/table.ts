@@ -223,7 +223,7 @@ export const ROUTES = {
     path: `${S}/files/upload`,
     permission: filesUpdate,
     summary: 'One raw body of at most 64 MiB, streamed to a receiver Job and placed atomically.',
-    answer: '`{path, status:"uploaded", sha256, size}` — raw body ≤ 64 MiB with `Content-Length` and `Content-Digest: sha-256=:<base64>:`, streamed to a receiver Job, placed atomically',
+    answer: '`{path, status:"uploaded", sha256, size}` — raw body ≤ 64 MiB with `Content-Length` and `Content-Digest: sha-256=:<base64>:`, streamed to a receiver Job, placed atomically; `?parents=true` (beside `path`) makes the missing folders first',
     errors: [...GATES, ...JOB, ...MUTATION, ...RAW_BODY, ...RECEIVER],
   },
   'uploads.begin': {
@@ -232,7 +232,7 @@ export const ROUTES = {
     path: `${S}/files/uploads`,
     permission: filesUpdate,
     summary: 'Begin a resumable upload session (one per server).',
-    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives (docs/uploads.md)',
+    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives (docs/uploads.md); `?parents=true` (beside `path`) makes the missing folders at the begin',
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, ...RECEIVER, [429, 'too_many_uploads']],
   },
   'uploads.get': {
