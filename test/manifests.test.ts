@@ -30,7 +30,7 @@ const DIR = join(ROOT, 'knative');
 const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download']);
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -491,7 +491,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
   });
 
-  test('files-list, files-read, files-search, the upload functions, files-write and files-download read the job key from an optional Secret; no other function has it', () => {
+  test('files-list, files-read, files-search, the upload functions, files-write, files-download and files-copy read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
