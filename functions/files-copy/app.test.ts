@@ -157,6 +157,17 @@ test('with a browse session serving, a folder or a file over the sync limit goes
   }
 });
 
+test('a copy with a to always runs the sync Job first, session or not: it judges the destination, and its refusal is the answer at once', async () => {
+  const k = kit(() => new FileEditError('exists', 'config already exists'));
+  const asked = withBrowse(k, [entry('plugins', { dir: true })]);
+  const r = await k.call('POST', URL('plugins'), { to: 'config' });
+  assert.equal(r.status, 409, r.text);
+  assert.equal(envelopeOf(r).code, 'file_exists');
+  assert.deepEqual(asked, [], 'the session is not asked');
+  assert.equal(k.copies.length, 1);
+  assert.equal(k.starts.length, 0);
+});
+
 test('a small file, a link, an entry not listed, a refusal or no serving session: the sync Job decides, as without a session', async () => {
   const cases: Array<[string, object[] | string | undefined]> = [
     ['small', [entry('a.txt', { size: 1000 })]],

@@ -9,9 +9,11 @@
  * copy Job with `--max-size`, which copies a small regular file at once and refuses anything else
  * (too_large) before writing a byte; only then is the background op started. A small file costs
  * one Job, the common case. A folder or big file costs one short refused Job before a long op,
- * unless a browse session already serves the world: then one call to its Pod (no Job; none is
- * started for it) shows a folder or a big regular file, and the copy goes straight to the
- * background (known-kind.ts). Starting a session just to ask would cost the Job it saves.
+ * unless the copy goes beside its source (no `to`, as a panel's "duplicate" does) and a browse
+ * session already serves the world: then one call to its Pod (no Job; none is started for it)
+ * shows a folder or a big regular file, and the copy goes straight to the background
+ * (known-kind.ts). Starting a session just to ask would cost the Job it saves. With `to` the sync
+ * Job always runs first: it judges the destination, and its refusals are the caller's answer.
  */
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
@@ -55,7 +57,9 @@ export const filesCopy = defineFunction('files-copy', (deps) => ({
     // A redelivered event whose first delivery went to the background answers that op again.
     const earlier = await f.editor.earlierOp(f.target.server, req);
     if (earlier) return sendJson(c, 202, { op: earlier });
-    if (!(await knownBackground(deps, f))) {
+    // With `to`, the sync Job is also where the destination is judged (an existing `to`, a missing
+    // folder: the caller's 409/404 at once, not a failed op later), so it always runs first then.
+    if (to !== undefined || !(await knownBackground(deps, f))) {
       try {
         const done = await underWorldLock(deps, f, () => f.editor.copy(f.target, f.path, to, f.signal));
         say({ to: done.to });
