@@ -448,7 +448,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions and files-write, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions, files-write and files-copy, only on the serve port', () => {
     const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -467,7 +467,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(write.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
     assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
   });
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
