@@ -71,7 +71,8 @@ function noSpace(name: string, size: number, avail: number): Result {
 export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Result {
   const name = req.path === '' ? '.' : req.path;
   if (pathHasWorkingName(req.path)) return fail('bad_path', reservedMessage(name));
-  if (req.parents) {
+  // A path ending in "/" or "/." names a folder, never a file: refused below, with no folder made.
+  if (req.parents && !/(^|\/)\.?$/.test(req.path)) {
     const avail = availOf(ctx);
     if (avail !== undefined && req.size > avail) return noSpace(name, req.size, avail);
     const refused = makeParents(ctx, name);

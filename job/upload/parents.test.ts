@@ -123,6 +123,15 @@ test('an upload the volume cannot hold makes no folder; one whose bytes are wron
   assert.equal(fs.readFileSync(w.p('kept/dir/a.bin'), 'utf8'), 'abc');
 });
 
+test('a path that names a folder (a trailing / or /.) is refused with no folder made', async () => {
+  const w = makeWorld();
+  const before = tree(w.root);
+  // Refused as without parents (the folder is missing), and nothing is made for it.
+  for (const p of ['new/dir/', 'new/dir/.', 'new/']) assert.equal(code(await land(w.root, p, Buffer.from('x'))), 'not_found', p);
+  assert.deepEqual(tree(w.root), before);
+  assert.equal(code(await land(w.root, 'config/', Buffer.from('x'), { overwrite: true })), 'bad_path', 'a folder is no file');
+});
+
 test('an existing target with parents is still file_exists without overwrite, and a folder at the target is no file', async () => {
   const w = makeWorld();
   assert.equal(code(await land(w.root, 'config/paper.yml', Buffer.from('x'))), 'exists');
