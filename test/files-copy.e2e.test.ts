@@ -9,7 +9,11 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { admin } from './support/servers.ts';
-import { startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
+import { FUNCTION_USER, startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
+import { untilWarm } from './support/warm-cold.ts';
+import { until as waitUntil } from './support/stack.ts';
+import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { LABEL_FILES_BROWSE } from '../lib/job-spec/render.ts';
 
 const SYNC_MAX = 4096;
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -32,8 +36,13 @@ function hashes(dir: string): Record<string, string> {
 
 describe('files/copy through the cluster', () => {
   let s: Stack;
+  let core: CoreV1Api;
+  let batch: BatchV1Api;
   before(async () => {
-    s = await startStack({ editor: { copySyncMaxBytes: SYNC_MAX } });
+    // The job key is on (browse sessions): a copy asks a session that already serves for the kind.
+    s = await startStack({ browse: {}, editor: { copySyncMaxBytes: SYNC_MAX } });
+    core = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(CoreV1Api);
+    batch = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(BatchV1Api);
   });
   after(async () => {
     await s?.close();
@@ -160,5 +169,39 @@ describe('files/copy through the cluster', () => {
     assert.deepEqual(smallAgain.body, small.body);
     assert.deepEqual(readdirSync(s.world).filter((n) => n.startsWith('server copy')), ['server copy.properties']);
     assert.doesNotMatch(readFileSync(join(s.world, 'server copy.properties'), 'utf8'), /hunter2/);
+  });
+
+  test('Jobs per folder copy: two with no browse session (the sync Job refuses, the background op copies), one with a session serving; a big file alike; a small file one either way', async () => {
+    await settled();
+    mkdirSync(join(s.world, 'kinds/inner'), { recursive: true });
+    writeFileSync(join(s.world, 'kinds/inner/a.txt'), 'a\n');
+    writeFileSync(join(s.world, 'kinds/big.dat'), Buffer.alloc(SYNC_MAX + 1, 2));
+    const jobsFor = async (path: string, to: string | undefined, status: number) => {
+      s.cluster.resetCounts();
+      const r = await s.call('POST', `/api/v1/servers/survival/files/copy?path=${q(path)}`, to === undefined ? {} : { to });
+      assert.equal(r.status, status, r.text);
+      const created = s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0;
+      if (status === 202) assert.equal((await until(r.body.op.id)).state, 'succeeded');
+      await settled();
+      return created;
+    };
+    // Cold (the session an earlier test's listing started is ended first): the copy never starts
+    // a browse session for itself.
+    const browsePods = () => core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_BROWSE}=true` }).then((l) => l.items);
+    // The browse Jobs go (a Pod deleted alone would be replaced by its Job).
+    const browseJobs = await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_BROWSE}=true` });
+    for (const j of browseJobs.items) await batch.deleteNamespacedJob({ namespace: 'minecraft', name: j.metadata!.name!, propagationPolicy: 'Background', gracePeriodSeconds: 0 });
+    await waitUntil(async () => ((await browsePods()).every((p) => p.status?.phase !== 'Running' && p.status?.phase !== 'Pending') ? true : undefined), 'the browse Pods to go', tierMs(15_000, 60_000));
+    // Two Jobs and no third: the copy started no browse session for itself.
+    assert.equal(await jobsFor('kinds', undefined, 202), 2, 'cold: the refused sync Job, then the background op');
+    // A panel browsing the folder has a session up; the same copy then costs only its background op.
+    await untilWarm(s, '/api/v1/servers/survival/files?path=kinds', 'a browse session to serve');
+    assert.equal(await jobsFor('kinds', undefined, 202), 1, 'warm: only the background op');
+    assert.deepEqual(hashes(join(s.world, 'kinds copy 2')), hashes(join(s.world, 'kinds')));
+    assert.equal(await jobsFor('kinds/big.dat', undefined, 202), 1, 'warm: a big file goes straight to the background too');
+    assert.equal(await jobsFor('kinds/inner/a.txt', undefined, 200), 1, 'a small file is still copied at once by its one Job');
+    assert.equal(readFileSync(join(s.world, 'kinds/inner/a copy.txt'), 'utf8'), 'a\n');
+    // With a to, the sync Job judges the destination first, session or not.
+    assert.equal(await jobsFor('kinds', 'kinds-to', 202), 2, 'with to: the sync Job, then the background op');
   });
 });

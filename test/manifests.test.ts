@@ -30,7 +30,7 @@ const DIR = join(ROOT, 'knative');
 const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download']);
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -448,7 +448,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions and files-write, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions, files-write and files-copy, only on the serve port', () => {
     const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -467,7 +467,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(write.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
     assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
   });
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
@@ -491,7 +491,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
   });
 
-  test('files-list, files-read, files-search, the upload functions, files-write and files-download read the job key from an optional Secret; no other function has it', () => {
+  test('files-list, files-read, files-search, the upload functions, files-write, files-download and files-copy read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];

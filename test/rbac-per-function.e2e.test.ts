@@ -383,7 +383,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
     const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
     // The functions that hold the job key in the manifests run with it (files-write: streamed writes).
-    const browse = fn === 'files-list' || fn === 'files-read' || fn === 'files-search' || fn.startsWith('files-upload') || fn === 'files-write' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    const browse = fn === 'files-list' || fn === 'files-read' || fn === 'files-search' || fn.startsWith('files-upload') || fn === 'files-write' || fn === 'files-copy' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const { app, assertClean } = checkedApp(createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]), checker);

@@ -214,6 +214,73 @@ describe('uploads', () => {
     assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-') || n.includes('abandoned')), []);
   });
 
+  test('a folder uploaded file by file with parents=true: every folder made 0755, each file whole; a file in the way, an escape and no parents refused', async () => {
+    const putParents = (path: string, body: Buffer, parents = 'true') =>
+      fetch(`${s.url}/api/v1/servers/survival/files/upload?path=${q(path)}${parents ? `&parents=${parents}` : ''}`, {
+        method: 'PUT',
+        body,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(body)}:` },
+      }).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }));
+    const tree: Record<string, Buffer> = {
+      'modpack/config/a.toml': Buffer.from('a = 1\n'),
+      'modpack/config/deep/er/c.json': Buffer.from('{"c":true}\n'),
+      'modpack/mods/b.jar': Buffer.alloc(300_000, 0x42),
+    };
+    for (const [path, body] of Object.entries(tree)) {
+      const r = await putParents(path, body);
+      assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(r.body, { path, status: 'uploaded', sha256: hex(body), size: body.length });
+    }
+    for (const [path, body] of Object.entries(tree)) assert.equal(hex(readFileSync(join(s.world, path))), hex(body), path);
+    for (const d of ['modpack', 'modpack/config', 'modpack/config/deep', 'modpack/config/deep/er', 'modpack/mods']) {
+      const st = statSync(join(s.world, d));
+      assert.ok(st.isDirectory(), d);
+      assert.equal(st.mode & 0o777, 0o755, d);
+    }
+    // Without parents (or with another value) a missing folder is still 404, and nothing is made.
+    for (const v of ['', 'yes']) {
+      const r = await putParents('fresh/x.txt', Buffer.from('x'), v);
+      assert.equal(r.status, 404, JSON.stringify(r.body));
+      assert.equal(r.body.error.code, 'not_found');
+    }
+    assert.ok(!existsSync(join(s.world, 'fresh')));
+    // A file where a folder must be: 400 bad_path, nothing made in or beside it.
+    const inFile = await putParents('server.properties/x/y.txt', Buffer.from('x'));
+    assert.equal(inFile.status, 400, JSON.stringify(inFile.body));
+    assert.equal(inFile.body.error.code, 'bad_path');
+    assert.ok(statSync(join(s.world, 'server.properties')).isFile());
+    // An escape is refused before any Job.
+    const out = await putParents('../outside/x.txt', Buffer.from('x'));
+    assert.equal(out.status, 400);
+    assert.equal(out.body.error.code, 'bad_path');
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no working file left');
+  });
+
+  test('a session begun with parents=true makes the folders and lands the file there', async () => {
+    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the earlier receivers to end', tierMs(40_000, 90_000));
+    const data = Buffer.alloc(1 << 20);
+    for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
+    const path = 'worlds/new-map/region/r.0.0.mca';
+    const plain = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q(path)}`, { size: data.length });
+    assert.equal(plain.status, 404, plain.text);
+    assert.ok(!existsSync(join(s.world, 'worlds')));
+    const b = await until(async () => {
+      const r = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q(path)}&parents=true`, { size: data.length });
+      return r.status === 429 ? undefined : r;
+    }, 'the refused begin\'s receiver to end', tierMs(15_000, 60_000));
+    assert.equal(b.status, 201, b.text);
+    assert.equal(b.body.path, path);
+    assert.ok(statSync(join(s.world, 'worlds/new-map/region')).isDirectory(), 'made at the begin');
+    const id = b.body.id as string;
+    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, { method: 'PUT', body: data, headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(data)}:` } });
+    assert.equal(r.status, 200, await r.text());
+    const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { sha256: hex(data) });
+    assert.equal(done.status, 202, done.text);
+    assert.equal(hex(readFileSync(join(s.world, path))), hex(data));
+    assert.equal(statSync(join(s.world, 'worlds/new-map')).mode & 0o777, 0o755);
+    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no staging left');
+  });
+
   test('once done, no receiver Pod or Job is left, and the world is free', async () => {
     await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the receiver Pods to end', tierMs(15_000, 60_000));
     await until(async () => ((await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items.length === 0 ? true : undefined), 'the receiver Jobs to go', tierMs(30_000, 60_000));

@@ -122,3 +122,72 @@ test('a redelivered event whose first delivery went to the background answers th
   assert.equal(r.status, 202, r.text);
   assert.equal(r.body.op.id, '00000000000000dd');
 });
+
+/** A browse session that serves: it answers a listing of `entries` (by name filter) and records how it was asked. */
+function withBrowse(k: ReturnType<typeof kit>, entries: object[] | string | undefined) {
+  const asked: unknown[] = [];
+  k.deps.browse = {
+    run: async (_t, op, path, _s, _e, query, o) => {
+      asked.push({ op, path, query, o });
+      if (entries === undefined || typeof entries === 'string') return entries;
+      return JSON.stringify({ entries: entries.filter((e) => (e as { name: string }).name.toLowerCase().includes(query!.q!.toLowerCase())), truncated: false, avail: 9 });
+    },
+  };
+  (k.deps.editor as unknown as { copySyncMaxBytes: number }).copySyncMaxBytes = 1000;
+  return asked;
+}
+
+const entry = (name: string, o: { dir?: boolean; size?: number; link?: boolean } = {}) => ({ name, size: o.size ?? 0, is_dir: o.dir ?? false, mod_time: '2026-12-01T06:00:00Z', mode: '755', is_symlink: o.link ?? false });
+
+test('with a browse session serving, a folder or a file over the sync limit goes straight to the background: no sync Job, the session is never started for it', async () => {
+  for (const [path, entries] of [
+    ['plugins/Essentials/', [entry('Essentials', { dir: true }), entry('EssentialsChat', { dir: true })]],
+    ['world.tar', [entry('world.tar', { size: 1001 })]],
+  ] as const) {
+    const k = kit(() => new FileEditError('too_large', 'not small'));
+    const asked = withBrowse(k, [...entries]);
+    const r = await k.call('POST', URL(path), {});
+    assert.equal(r.status, 202, r.text);
+    assert.equal(k.copies.length, 0, `${path}: no refused sync Job`);
+    assert.equal(k.starts.length, 1);
+    assert.equal(k.starts[0]!.locked, true);
+    const folder = path === 'world.tar' ? '' : 'plugins';
+    const name = path === 'world.tar' ? 'world.tar' : 'Essentials';
+    assert.deepEqual(asked, [{ op: 'list', path: folder, query: { q: name, limit: 5000 }, o: { start: false } }]);
+  }
+});
+
+test('a copy with a to always runs the sync Job first, session or not: it judges the destination, and its refusal is the answer at once', async () => {
+  const k = kit(() => new FileEditError('exists', 'config already exists'));
+  const asked = withBrowse(k, [entry('plugins', { dir: true })]);
+  const r = await k.call('POST', URL('plugins'), { to: 'config' });
+  assert.equal(r.status, 409, r.text);
+  assert.equal(envelopeOf(r).code, 'file_exists');
+  assert.deepEqual(asked, [], 'the session is not asked');
+  assert.equal(k.copies.length, 1);
+  assert.equal(k.starts.length, 0);
+});
+
+test('a small file, a link, an entry not listed, a refusal or no serving session: the sync Job decides, as without a session', async () => {
+  const cases: Array<[string, object[] | string | undefined]> = [
+    ['small', [entry('a.txt', { size: 1000 })]],
+    ['a link to a folder', [entry('a.txt', { dir: true, link: true })]],
+    ['a link to a big file', [entry('a.txt', { size: 5000, link: true })]],
+    ['another name only', [entry('a.txt.bak', { dir: true }), entry('A.TXT', { dir: true })]],
+    ['a refusal', JSON.stringify({ code: 'not_found', error: 'x' })],
+    ['not json', 'garbage'],
+    ['no session', undefined],
+  ];
+  for (const [why, entries] of cases) {
+    const k = kit(() => copied('a copy.txt'));
+    withBrowse(k, entries);
+    const r = await k.call('POST', URL('a.txt'), {});
+    assert.equal(r.status, 200, `${why}: ${r.text}`);
+    assert.equal(k.copies.length, 1, why);
+    assert.equal(k.starts.length, 0, why);
+  }
+  // A session that fails is no error: the sync Job runs.
+  const k = kit(() => copied('a copy.txt'));
+  k.deps.browse = { run: async () => { throw new Error('down'); } };
+  assert.equal((await k.call('POST', URL('a.txt'), {})).status, 200);
+});

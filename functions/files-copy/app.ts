@@ -8,10 +8,12 @@
  * Sync or background is decided by the Job, not guessed here: the function first runs the sync
  * copy Job with `--max-size`, which copies a small regular file at once and refuses anything else
  * (too_large) before writing a byte; only then is the background op started. A small file costs
- * one Job, the common case; a folder or big file costs one short refused Job before a long op.
- * Asking the kind first would cost a Job of its own whenever no browse session is warm (a session
- * is started by asking one), and a listing of the parent may not reach the entry (2000 entries) or
- * may show a link, not what it leads to.
+ * one Job, the common case. A folder or big file costs one short refused Job before a long op,
+ * unless the copy goes beside its source (no `to`, as a panel's "duplicate" does) and a browse
+ * session already serves the world: then one call to its Pod (no Job; none is started for it)
+ * shows a folder or a big regular file, and the copy goes straight to the background
+ * (known-kind.ts). Starting a session just to ask would cost the Job it saves. With `to` the sync
+ * Job always runs first: it judges the destination, and its refusals are the caller's answer.
  */
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
@@ -22,6 +24,10 @@ import { posix } from 'node:path';
 import { DomainError } from '../../lib/errors.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { pathNamesWorkingFile } from '../../lib/protocol/working-names.ts';
+import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+import type { FileCall } from '../../lib/http/file-call.ts';
+import { backgroundFromListing, sourceAt } from './known-kind.ts';
 
 /** `to` must name a new path inside the world: refused here before any Job when it plainly cannot. */
 function checkTo(to: string): void {
@@ -31,6 +37,14 @@ function checkTo(to: string): void {
   if (to === '' || n === '.' || n === './') throw bad('must name a new path inside the world');
   if (to.startsWith('/') || n === '..' || n.startsWith('../')) throw bad('must be a path inside the world');
   if (pathNamesWorkingFile(n)) throw bad('names one of the editor\'s working files');
+}
+
+/** True when a serving browse session shows the source is a folder or a big regular file; never starts one. */
+async function knownBackground(deps: Deps, f: FileCall): Promise<boolean> {
+  const at = sourceAt(f.path);
+  if (!at || !deps.browse) return false;
+  const payload = await deps.browse.run(f.target, 'list', at.folder, f.signal, undefined, { q: at.name, limit: PAGE_MAX_ENTRIES }, { start: false }).catch(() => undefined);
+  return payload !== undefined && backgroundFromListing(payload, at.name, f.editor.copySyncMaxBytes);
 }
 
 export const filesCopy = defineFunction('files-copy', (deps) => ({
@@ -43,13 +57,17 @@ export const filesCopy = defineFunction('files-copy', (deps) => ({
     // A redelivered event whose first delivery went to the background answers that op again.
     const earlier = await f.editor.earlierOp(f.target.server, req);
     if (earlier) return sendJson(c, 202, { op: earlier });
-    try {
-      const done = await underWorldLock(deps, f, () => f.editor.copy(f.target, f.path, to, f.signal));
-      say({ to: done.to });
-      return sendJson(c, 200, { path: f.path, to: done.to, status: 'copied', sha256: done.sha256 });
-    } catch (err) {
-      // Not a small regular file: nothing was written; it goes to the background.
-      if (!(err instanceof FileEditError && err.kind === 'too_large')) throw err;
+    // With `to`, the sync Job is also where the destination is judged (an existing `to`, a missing
+    // folder: the caller's 409/404 at once, not a failed op later), so it always runs first then.
+    if (to !== undefined || !(await knownBackground(deps, f))) {
+      try {
+        const done = await underWorldLock(deps, f, () => f.editor.copy(f.target, f.path, to, f.signal));
+        say({ to: done.to });
+        return sendJson(c, 200, { path: f.path, to: done.to, status: 'copied', sha256: done.sha256 });
+      } catch (err) {
+        // Not a small regular file: nothing was written; it goes to the background.
+        if (!(err instanceof FileEditError && err.kind === 'too_large')) throw err;
+      }
     }
     const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
     say({ op: op.id });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { filesList } from './app.ts';
 
@@ -142,4 +142,29 @@ test('a paged listing through a browse session carries the same query, and its a
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   await k.call('GET', '/api/v1/servers/survival/files?path=world');
   assert.deepEqual(asked.at(-1), { op: 'list', path: 'world', query: undefined });
+});
+
+test('the CloudEvent dev.felis.files.list carries limit, after and q as the query does, judged by the same schema', async () => {
+  const k = pagedKit(['a', 'b', 'c']);
+  const deliver = async (data: unknown) => {
+    const res = await k.app.request('/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': `ev-${Math.random()}`, 'ce-source': '/tests/list', 'ce-type': 'dev.felis.files.list' },
+      body: JSON.stringify(data),
+    });
+    return { status: res.status, body: JSON.parse(await res.text()) };
+  };
+  const r = await deliver({ server: 'survival', path: 'world', limit: 1, after: 'a' });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(r.body.entries.map((e: { name: string }) => e.name), ['b']);
+  assert.equal(r.body.next, 'b');
+  assert.deepEqual(k.calls.at(-1)!.args.slice(1, 2), ['world']);
+  assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 1, after: 'a' });
+  const found = await deliver({ server: 'survival', path: 'world', q: 'C' });
+  assert.deepEqual(found.body.entries.map((e: { name: string }) => e.name), ['c']);
+  assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 1000, q: 'C' });
+  // Without a query the event is Felis's listing, as the plain GET is.
+  assert.equal((await deliver({ server: 'survival', path: 'world' })).status, 200);
+  assert.equal(k.calls.at(-1)!.args[3], undefined);
+  assert.equal((await deliver({ server: 'survival', limit: 0 })).body.error.code, 'bad_request');
 });

@@ -163,3 +163,24 @@ test('a path through one of the ops working names is refused by name, before the
   const ok = await put(k, `/api/v1/servers/survival/files/upload?path=.felis-edit-notes.txt`, small, { 'content-length': String(small.length), 'content-digest': contentDigestHeader(sha(small)) });
   assert.equal(ok.status, 200);
 });
+
+test('parents=true goes to the receiver with the upload (and into the audit); without it, or with another value, it is not sent', async () => {
+  const k = kit();
+  const data = Buffer.from('a: 1\n');
+  const headers = { 'content-length': String(data.length), 'content-digest': contentDigestHeader(sha(data)) };
+  const deep = '/api/v1/servers/survival/files/upload?path=plugins%2FPack%2Fconfig.yml';
+  const res = await put(k, `${deep}&parents=true`, data, headers);
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.deepEqual(await res.json(), { path: 'plugins/Pack/config.yml', status: 'uploaded', sha256: sha(data), size: data.length });
+  assert.deepEqual(k.calls[0]!.upload, { path: 'plugins/Pack/config.yml', size: data.length, sha256: sha(data), overwrite: false, parents: true });
+  assert.deepEqual(k.audits()[0]!.payload, { overwrite: false, parents: true, sha256: sha(data), size_bytes: data.length });
+  for (const v of ['', '&parents=1', '&parents=false']) {
+    assert.equal((await put(k, `${deep}${v}`, data, headers)).status, 200, v);
+    assert.deepEqual(k.calls.at(-1)!.upload, { path: 'plugins/Pack/config.yml', size: data.length, sha256: sha(data), overwrite: false }, v);
+  }
+  // An escape is refused before any lock or Job, parents or not.
+  const out = await put(k, '/api/v1/servers/survival/files/upload?path=..%2Fx%2Fa&parents=true', data, headers);
+  assert.equal(out.status, 400);
+  assert.equal((await envelope(out)).code, 'bad_path');
+  assert.equal(k.calls.length, 4);
+});

@@ -1,6 +1,7 @@
 /**
- * `PUT /api/v1/servers/:name/files/upload?path=&overwrite=true` — one raw body of at most 64 MiB,
- * placed atomically. `Content-Length` and `Content-Digest` (sha-256) are required and checked
+ * `PUT /api/v1/servers/:name/files/upload?path=&overwrite=true&parents=true` — one raw body of at
+ * most 64 MiB, placed atomically; `parents=true` first makes the missing folders of `path`, each as
+ * mkdir would (a folder upload, file by file). `Content-Length` and `Content-Digest` (sha-256) are required and checked
  * before any lock or Job; then the world lock (`file-write`) is held while one receiver Job takes
  * the body, streamed to it as it arrives, checks its size and digest, and renames it into place.
  * Answers `{path, status:"uploaded", sha256, size}`.
@@ -30,11 +31,11 @@ export const filesUpload = defineFunction('files-upload', (deps) => ({
       throw new DomainError('too_large', 'too_large', `a single upload carries at most ${MAX_SINGLE_UPLOAD} bytes; send larger files through an upload session (POST .../files/uploads)`);
     }
     const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
-    const { overwrite } = input.query();
+    const { overwrite, parents } = input.query();
     const uploads = deps.uploads;
-    const placed = await underWorldLock(deps, f, () => uploads.single(f.target, { path: f.path, size, sha256, overwrite }, uploadBody(c), f.signal));
+    const placed = await underWorldLock(deps, f, () => uploads.single(f.target, { path: f.path, size, sha256, overwrite, ...(parents ? { parents } : {}) }, uploadBody(c), f.signal));
     if (placed.sha256 !== sha256) throw new RunnerError(`the receiver placed ${placed.sha256}, not ${sha256}`);
-    audit(deps.logger, c.get('requestId'), 'file.upload', f.target.server, f.path, { overwrite, sha256, size_bytes: size });
+    audit(deps.logger, c.get('requestId'), 'file.upload', f.target.server, f.path, { overwrite, ...(parents ? { parents } : {}), sha256, size_bytes: size });
     return sendJson(c, 200, { path: f.path, status: 'uploaded', sha256, size });
   },
 }));

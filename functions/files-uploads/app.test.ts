@@ -26,6 +26,8 @@ function kit(o: { active?: number; listed?: V1Job[] } = {}) {
   const servers = { getServer: async (_ns: string, name: string) => (name === 'survival' ? {} : undefined) } as unknown as ServerApi;
   const k = routeKit(filesUploads, { gates, servers });
   const log: string[] = [];
+  /** Every call's path and query, as the receiver gets it. */
+  const paths: string[] = [];
   const state = new Map<string, { path: string; size: number; data: Buffer }>();
   const view = (id: string) => {
     const s = state.get(id)!;
@@ -39,6 +41,7 @@ function kit(o: { active?: number; listed?: V1Job[] } = {}) {
     start: async (_t, id) => void log.push(`start ${id} locked=${gates.holding}`),
     async call(_server, id, req, _signal, resume) {
       log.push(`${req.method} ${req.path.split('?')[0]}${resume ? ' (may resume)' : ''}`);
+      paths.push(req.path);
       const url = new URL(req.path, 'http://x');
       if (url.pathname === '/begin') {
         state.set(id, { path: url.searchParams.get('path')!, size: Number(url.searchParams.get('size')), data: Buffer.alloc(0) });
@@ -64,7 +67,7 @@ function kit(o: { active?: number; listed?: V1Job[] } = {}) {
     },
   };
   k.deps.uploadSessions = channel;
-  return { ...k, log, state };
+  return { ...k, log, state, paths };
 }
 
 const part = (k: ReturnType<typeof kit>, offset: string | null, b: Buffer, headers: Record<string, string> = { 'content-length': String(b.length), 'content-digest': contentDigestHeader(sha(b)) }) =>
@@ -188,4 +191,19 @@ test('cancel is 204; an unknown session is 404 for status, cancel, commit; an un
   const r = await none.call('POST', `${BASE}?path=a.bin`, { size: 1 });
   assert.equal(r.status, 503);
   assert.equal(r.body.error.code, 'files_unavailable');
+});
+
+test('begin carries parents=true to the receiver only when asked; any other value is the plain begin', async () => {
+  const k = kit();
+  assert.equal((await k.call('POST', `${BASE}?path=maps%2Fnew%2Flevel.dat&parents=true`, { size: 3 })).status, 201);
+  assert.equal(k.paths.at(-1), '/begin?path=maps%2Fnew%2Flevel.dat&size=3&parents=true');
+  for (const v of ['', '&parents=false', '&parents=1', '&parents=TRUE']) {
+    k.state.clear();
+    assert.equal((await k.call('POST', `${BASE}?path=maps%2Flevel.dat${v}`, { size: 3 })).status, 201, v);
+    assert.equal(k.paths.at(-1), '/begin?path=maps%2Flevel.dat&size=3', v);
+  }
+  // What needs no disk is still refused before any Job, parents or not.
+  const escape = await k.call('POST', `${BASE}?path=..%2Fx%2Fa&parents=true`, { size: 3 });
+  assert.equal(escape.status, 400);
+  assert.equal(escape.body.error.code, 'bad_path');
 });

@@ -1,7 +1,8 @@
 /**
  * Resumable upload sessions, for files of any size (checked against the volume's free space):
  *
- * - `POST .../files/uploads?path=` body `{size}` → 201 view. The server must be stopped; the world
+ * - `POST .../files/uploads?path=&parents=true` body `{size}` → 201 view (`parents=true`: the
+ *   missing folders of `path` are made at the begin, and again at the commit should they have gone). The server must be stopped; the world
  *   lock is taken around creating the session's receiver Job, which then holds the world until the
  *   session ends (a server start is refused meanwhile). One session per server (429 otherwise).
  * - `PUT .../files/uploads/{id}?offset=` raw part (≤ 32 MiB) with `Content-Length` and
@@ -67,13 +68,14 @@ export const filesUploads = defineFunction('files-uploads', (deps) => {
       const ss = sessions(deps);
       checkLocalPath(f.path);
       const { size } = await input.body();
+      const { parents } = input.query();
       if ((await ss.active(f.target.server)) >= MAX_SESSIONS_PER_SERVER) {
         throw new DomainError('too_many_uploads', 'busy', `this server already has an upload session; finish or cancel it first (at most ${MAX_SESSIONS_PER_SERVER})`);
       }
       const id = ss.newId();
       // The lock covers the Job's creation; from then on the Job itself holds the world.
       await underWorldLock(deps, f, () => ss.start(f.target, id, f.path));
-      const a = await ss.call(f.target.server, id, { method: 'POST', path: `/begin?${new URLSearchParams({ path: f.path, size: String(size) })}` }, f.signal);
+      const a = await ss.call(f.target.server, id, { method: 'POST', path: `/begin?${new URLSearchParams({ path: f.path, size: String(size), ...(parents ? { parents: 'true' } : {}) })}` }, f.signal);
       if (a.status !== 200 && a.status !== 201) {
         // The refused session's receiver ends at once; answer once it has, so a corrected begin
         // right after is not refused as a second session.

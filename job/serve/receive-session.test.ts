@@ -426,3 +426,33 @@ test('progress arrives: after two quick 4 MiB parts the receiver prints the byte
   assert.ok(lines.at(-1)!.startsWith(RESULT_PREFIX), 'the result comes last');
   assert.ok(lines.slice(0, -1).every((l) => l.startsWith(PROGRESS_PREFIX)));
 });
+
+test('a session begun with parents=true makes the folders at the begin, and again at the commit should they have gone', async () => {
+  const w = makeWorld();
+  const data = Buffer.from('level-name=world\n');
+  const r = await receiver(w.root);
+  const begun = await call(r, 'POST', `/begin?path=${encodeURIComponent('maps/new/level.dat')}&size=${data.length}&parents=true`);
+  assert.equal(begun.status, 201, JSON.stringify(begun.body));
+  assert.deepEqual(begun.body.path, 'maps/new/level.dat');
+  assert.ok(fs.statSync(w.p('maps/new')).isDirectory(), 'made at the begin');
+  assert.equal((await part(r, 0, data)).status, 200);
+  // Something removed the folders meanwhile: the commit makes them again, as the caller asked.
+  fs.rmSync(w.p('maps'), { recursive: true });
+  const done = await call(r, 'POST', `/commit?sha256=${sha256(data)}`);
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.deepEqual(fs.readFileSync(w.p('maps/new/level.dat')), data);
+  await r.stopped;
+
+  // A parent that is a file refuses the begin with bad_path, and makes nothing.
+  const r2 = await receiver(w.root);
+  const refused = await call(r2, 'POST', `/begin?path=${encodeURIComponent('server.properties/x/a.dat')}&size=1&parents=true`);
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.code, 'bad_path');
+  await r2.stopped;
+  // Without parents a missing folder is still 404, and nothing is made.
+  const r3 = await receiver(w.root);
+  const missing = await call(r3, 'POST', `/begin?path=${encodeURIComponent('other/a.dat')}&size=1`);
+  assert.equal(missing.status, 404);
+  assert.equal(fs.existsSync(w.p('other')), false);
+  await r3.stopped;
+});

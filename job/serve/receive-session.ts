@@ -4,7 +4,7 @@
  * whole time. The session itself is on the disk (job/upload/session.ts), so a new receiver for the
  * same id carries on where a lost one stopped.
  *
- * Wire (token first, 401 otherwise): `GET /ready`; `POST /begin?path=&size=` → 201 view (200 when
+ * Wire (token first, 401 otherwise): `GET /ready`; `POST /begin?path=&size=&parents=true` → 201 view (200 when
  * it already exists: a retried begin); `GET /session` → view; `PUT /part?offset=&size=&sha256=` with
  * exactly `size` bytes → view; `DELETE /session` → 204; `POST /commit?overwrite=true&sha256=` → the
  * Result (`{sha256}`, or an op refusal such as `exists`). A refusal is `{code, error}` with the
@@ -204,7 +204,7 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       }
       const ctx = o.context();
       try {
-        session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs });
+        session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs, parents: url.searchParams.get('parents') === 'true' });
       } catch (e) {
         if (!(e instanceof SessionError)) throw e;
         refused = e;

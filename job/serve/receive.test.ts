@@ -279,3 +279,21 @@ test('felis files --receive: env checked, one upload, its Result as the result l
     }
   }
 });
+
+test('the wire carries parents=true: a missing folder is made only when it says so, and exactly "true" counts', async () => {
+  const w = makeWorld();
+  const r = await receiver(w.root);
+  try {
+    const data = Buffer.from('a: 1\n');
+    const plain = await call(r, q('plugins/New/config.yml', data), { body: [data], length: data.length });
+    assert.equal(JSON.parse(plain.body).code, 'not_found');
+    const yes = await call(r, q('plugins/New/config.yml', data, '&parents=1'), { body: [data], length: data.length });
+    assert.equal(JSON.parse(yes.body).code, 'not_found', 'only parents=true makes folders');
+    assert.equal(fs.existsSync(w.p('plugins')), false);
+    const made = await call(r, q('plugins/New/config.yml', data, '&parents=true'), { body: [data], length: data.length });
+    assert.equal(made.status, 200, made.body);
+    assert.deepEqual(fs.readFileSync(w.p('plugins/New/config.yml')), data);
+  } finally {
+    await done(r);
+  }
+});

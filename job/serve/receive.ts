@@ -5,11 +5,12 @@
  *
  * Wire (every request needs `Authorization: Bearer <token>`, checked first; 401 otherwise):
  * - `GET /ready` → 200 `{}`: the function asks this before it sends a body it cannot send twice.
- * - `PUT /upload?path=&size=&sha256=&overwrite=true` with exactly `size` bytes (`Content-Length`
+ * - `PUT /upload?path=&size=&sha256=&overwrite=true&parents=true` with exactly `size` bytes (`Content-Length`
  *   required and equal to `size`, else 411/400 before a byte is read): 200 with the Result JSON
  *   (`{"sha256"}` once placed, or an op refusal with its `code`: `exists`, `bad_path`, `no_space`,
  *   …); 422 `{"transfer":"short"|"long"|"digest"|"broken","error"}` when the bytes were not what
  *   was promised (nothing changed, no working file left); 409 while another upload runs.
+ *   `parents=true` makes the missing folders of `path` first, each as mkdir would.
  *
  * In `once` mode (the single PUT) it stops after its first upload, whatever the outcome, so the
  * Job ends and stops holding the world. It also stops after an idle period, its lifetime, or a
@@ -65,7 +66,9 @@ function parseUpload(url: URL, contentLength: string | undefined): UploadRequest
   if (!HEX64.test(sha256)) return { status: 400, error: 'sha256 must be 64 lowercase hex characters' };
   if (contentLength === undefined) return { status: 411, error: 'Content-Length is required' };
   if (contentLength !== size) return { status: 400, error: 'Content-Length must equal size' };
-  return { path, size: Number(size), sha256, overwrite: url.searchParams.get('overwrite') === 'true' };
+  const req: UploadRequest = { path, size: Number(size), sha256, overwrite: url.searchParams.get('overwrite') === 'true' };
+  if (url.searchParams.get('parents') === 'true') req.parents = true;
+  return req;
 }
 
 export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {

@@ -17,6 +17,7 @@ import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { BlockWriter } from './batch.ts';
+import { makeParents } from '../ops/mkdir.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
@@ -28,6 +29,8 @@ export interface UploadRequest {
   /** Lowercase hex SHA-256 the body must hash to. */
   sha256: string;
   overwrite: boolean;
+  /** Create the missing folders of `path` first, each as mkdir would (`parents=true`). */
+  parents?: boolean;
 }
 
 /**
@@ -55,13 +58,26 @@ function availOf(ctx: OpContext): number | undefined {
   }
 }
 
+function noSpace(name: string, size: number, avail: number): Result {
+  return { ...fail('no_space', `${name} is ${size} bytes and the server's volume has ${avail} free; nothing was changed`), need: size, avail };
+}
+
 /**
  * Checks the target before any byte is read: a working name, a folder, an escape, an existing
  * entry without overwrite, or a size the volume cannot hold is a Result; else the open target.
+ * With `parents`, the missing folders are made first (after the space check, so an upload the
+ * volume cannot hold makes none); a refusal on the way is the upload's.
  */
 export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Result {
   const name = req.path === '' ? '.' : req.path;
   if (pathHasWorkingName(req.path)) return fail('bad_path', reservedMessage(name));
+  // A path ending in "/" or "/." names a folder, never a file: refused below, with no folder made.
+  if (req.parents && !/(^|\/)\.?$/.test(req.path)) {
+    const avail = availOf(ctx);
+    if (avail !== undefined && req.size > avail) return noSpace(name, req.size, avail);
+    const refused = makeParents(ctx, name);
+    if (refused) return refused;
+  }
   const t = resolveTarget(ctx, name, !req.overwrite);
   if (!('parent' in t) && t.code === 'exists') {
     // A folder is no file whatever overwrite says: report it as such rather than as "exists".
@@ -74,11 +90,7 @@ export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Resul
   const avail = availOf(ctx);
   if (avail !== undefined && req.size > avail) {
     t.parent.close();
-    return {
-      ...fail('no_space', `${name} is ${req.size} bytes and the server's volume has ${avail} free; nothing was changed`),
-      need: req.size,
-      avail,
-    };
+    return noSpace(name, req.size, avail);
   }
   return t;
 }

@@ -51,6 +51,8 @@ export interface SessionState {
    * mutation) judges the folder by the same period the session's own receiver would have.
    */
   idle_ms?: number;
+  /** Begun with `parents=true`: the commit makes the target's missing folders again, should they have gone. */
+  parents?: true;
 }
 
 /** The idle period of a session that did not record one (begun before sessions did): the receivers' default. */
@@ -121,12 +123,13 @@ export class UploadSession {
   /**
    * Begins a session: the path must name a file the upload could land at (a folder, an escape, a
    * working name are `bad_path`), and the volume must have room for `size` now (507 otherwise).
+   * With `parents`, the path's missing folders are made now, each as mkdir would.
    */
-  static begin(ctx: OpContext, id: string, path: string, size: number, o: { idleMs?: number; now?: number } = {}): UploadSession {
+  static begin(ctx: OpContext, id: string, path: string, size: number, o: { idleMs?: number; now?: number; parents?: boolean } = {}): UploadSession {
     const now = o.now ?? Date.now();
     const name = stagingName(id);
     if (fs.lstatSync(atPath(ctx.root.fd, name), { throwIfNoEntry: false })) return UploadSession.open(ctx, id);
-    const t = uploadTarget(ctx, { path, size, sha256: '', overwrite: true });
+    const t = uploadTarget(ctx, { path, size, sha256: '', overwrite: true, ...(o.parents ? { parents: true } : {}) });
     if (!('parent' in t)) {
       if (t.code === 'no_space') throw new SessionError(507, 'upload_staging_full', t.error ?? 'no room for the upload');
       throw new SessionError(t.code === 'not_found' ? 404 : 400, t.code === 'not_found' ? 'not_found' : 'bad_path', t.error ?? 'the path must name a file inside the world folder');
@@ -141,7 +144,7 @@ export class UploadSession {
       } finally {
         fs.closeSync(fd);
       }
-      const state: SessionState = { id, path, size, received: 0, parts: [], touched: now, ...(o.idleMs ? { idle_ms: o.idleMs } : {}) };
+      const state: SessionState = { id, path, size, received: 0, parts: [], touched: now, ...(o.idleMs ? { idle_ms: o.idleMs } : {}), ...(o.parents ? { parents: true as const } : {}) };
       folder.replace(STATE, JSON.stringify(state));
       return new UploadSession(name, state, createHash('sha256'), folder.identity, dataId);
     } catch (e) {
@@ -279,7 +282,7 @@ export class UploadSession {
       try {
         if (st.size !== BigInt(s.size)) throw new StagingTampered(`the upload's data is ${st.size} bytes, not the ${s.size} received`);
         // Room is already taken: the bytes are on the volume. Only the target rules are checked.
-        const t = uploadTarget({ ...ctx, statfs: () => ({ bavail: BigInt(Number.MAX_SAFE_INTEGER), bsize: 1n }) }, { path: s.path, size: s.size, sha256: sum, overwrite });
+        const t = uploadTarget({ ...ctx, statfs: () => ({ bavail: BigInt(Number.MAX_SAFE_INTEGER), bsize: 1n }) }, { path: s.path, size: s.size, sha256: sum, overwrite, ...(s.parents ? { parents: true } : {}) });
         if (!('parent' in t)) return t;
         try {
           fs.fchmodSync(fd, t.mode);

@@ -294,3 +294,19 @@ test('an op\'s query goes to the Pod with the call (only its set fields), and an
   assert.equal(await f.sessions.run(target, 'list', 'world', undefined, same, { limit: 7, q: 'x' }), '{"q":{"limit":7,"q":"x"}}');
   assert.equal(f.calls.length, before, 'the early call answered');
 });
+
+test('start: false asks only a Pod already serving: with none, or one still starting, no Job is made and nothing is waited for', async () => {
+  const none = fake(() => []);
+  const t0 = performance.now();
+  assert.equal(await none.sessions.run(target, 'list', 'plugins', undefined, undefined, { q: 'x', limit: 5 }, { start: false }), undefined);
+  assert.ok(performance.now() - t0 < cfg.startBudgetMs, 'answered at once, not after the start budget');
+  assert.equal(none.created.length, 0, 'no browse Job started');
+  assert.equal(none.lists(), 1);
+  const starting = fake(() => [pod('files-survival-s', { running: false, startedAgoMs: 100 })]);
+  assert.equal(await starting.sessions.run(target, 'list', 'plugins', undefined, undefined, undefined, { start: false }), undefined);
+  assert.equal(starting.created.length, 0);
+  assert.equal(starting.lists(), 1, 'a starting Pod is not polled for');
+  const warm = fake(() => [pod('files-survival-w', { ip: '127.1.0.7' })]);
+  assert.equal(await warm.sessions.run(target, 'list', 'plugins', undefined, undefined, { q: 'x', limit: 5 }, { start: false }), '{"sha256":"ab"}');
+  assert.deepEqual(warm.calls[0]!.query, { q: 'x', limit: 5 });
+});

@@ -94,9 +94,18 @@ interface Early extends EarlyCall {
 }
 
 /** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
+/** How a call may reach a session. */
+export interface RunOptions {
+  /**
+   * `false`: only a Pod already serving answers; none is started and none starting is waited for
+   * (undefined at once). For a caller that only saves a Job when one is warm (a copy's kind).
+   */
+  start?: boolean;
+}
+
 export interface BrowseChannel {
   /** `query`: the op's paging and filter (lib/protocol/op-query.ts), carried to the Pod as is. */
-  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery): Promise<string | undefined>;
+  run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery, o?: RunOptions): Promise<string | undefined>;
   /** Starts the call to a remembered Pod before the gates answer; optional (fakes may leave it out). */
   early?(server: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): EarlyCall | undefined;
 }
@@ -159,7 +168,7 @@ export class BrowseSessions {
    * this request's call started by `early`: its answer is used when it was for this same request
    * and world; in every other case it is cancelled and this request goes on as without it.
    */
-  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery): Promise<string | undefined> {
+  async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery, o: RunOptions = {}): Promise<string | undefined> {
     const key = this.#sharedKey();
     if (!key) {
       early?.cancel();
@@ -217,6 +226,7 @@ export class BrowseSessions {
         // A serving Pod that has been up a while and still cannot be reached will not be reachable
         // by waiting (a network that does not let us through): answer through the one-shot Job now.
         if (serving.length > 0 && serving.every((s) => now - s.startedMs > LISTEN_GRACE_MS)) return undefined;
+        if (o.start === false) return undefined;
         const starting = startingPod(pods, want, now);
         if (serving.length === 0 && !starting && !created) {
           await this.#start(t, key, want, now);

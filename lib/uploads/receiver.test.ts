@@ -145,3 +145,23 @@ test('a receiver\'s answers become the caller\'s: refusals with their code, anyt
   assert.throws(() => answerOrThrow({ status: 500, text: '{"code":"internal","error":"x"}' }, [200]), (e: unknown) => !(e instanceof DomainError));
   assert.throws(() => answerOrThrow({ status: 502, text: 'not json' }, [200]), (e: unknown) => !(e instanceof DomainError));
 });
+
+test('parents=true rides on the call to the receiver, not in the Job: the Job spec is the one without it, and the folders are made', async () => {
+  const data = Buffer.from('key: value\n');
+  const specs: string[] = [];
+  for (const parents of [false, true]) {
+    const w = makeWorld();
+    const c = fakeCluster(w.root);
+    const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, newId: () => '0123456789abcdef', port: c.port });
+    const go = u.single(T, { path: 'plugins/New/config.yml', size: data.length, sha256: sha(data), overwrite: false, ...(parents ? { parents } : {}) }, streamOf([data]), new AbortController().signal);
+    if (parents) {
+      assert.deepEqual(await go, { sha256: sha(data) });
+      assert.deepEqual(fs.readFileSync(w.p('plugins/New/config.yml')), data);
+    } else {
+      await assert.rejects(go, (e: unknown) => e instanceof FileEditError && e.kind === 'not_found');
+      assert.equal(fs.existsSync(w.p('plugins')), false);
+    }
+    specs.push(JSON.stringify(c.jobs[0]!.spec!.template.spec!.containers[0]));
+  }
+  assert.equal(specs[1], specs[0], 'the receiver Job\'s command line and environment do not change');
+});

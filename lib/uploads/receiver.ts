@@ -72,6 +72,8 @@ export interface SingleUpload {
   /** Lowercase hex. */
   sha256: string;
   overwrite: boolean;
+  /** Make the missing folders of `path` first (`parents=true`); only sent when set. */
+  parents?: boolean;
 }
 
 /** What the single-upload route needs (UploadReceivers, or a fake in route tests). */
@@ -206,6 +208,7 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
   const u = o.upload;
   const q = new URLSearchParams({ path: u.path, size: String(u.size), sha256: u.sha256 });
   if (u.overwrite) q.set('overwrite', 'true');
+  if (u.parents) q.set('parents', 'true');
   let answer: { status: number; text: string };
   try {
     answer = await streamToPod({

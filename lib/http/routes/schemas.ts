@@ -21,6 +21,8 @@ const SEARCH_LIMIT = `?limit= must be a whole number from 1 to ${SEARCH_MAX_LIMI
 const pathQuery = z.object({
   path: z.string({ error: PATH_REQUIRED }).min(1, { error: PATH_REQUIRED }).describe("a path inside the world folder, as the Job sees it ('/'-separated)"),
 });
+/** An upload's `?parents=`: a folder upload, file by file. */
+const PARENTS = "create the missing folders of `path` first, each as mkdir would (0755, the game's uid, never through a link leading out); they stay if the upload then fails";
 /** A flag that is on only for `true`: anything else is off, as the routes always read it. */
 const onlyTrue = (what: string) =>
   z
@@ -273,13 +275,13 @@ export const SCHEMAS = {
     },
   },
   'files.upload': {
-    query: pathQuery.extend({ overwrite: onlyTrue('replace an existing file') }),
+    query: pathQuery.extend({ overwrite: onlyTrue('replace an existing file'), parents: onlyTrue(PARENTS) }),
     body: { raw: { ...rawFile, description: 'the whole file, at most 64 MiB' } },
     requestHeaders: { ...digestHeaders, ...preferHeader },
     responses: { 200: { description: 'placed', json: statusOf('uploaded', { sha256: sha256Hex, size: z.number() }) } },
   },
   'uploads.begin': {
-    query: pathQuery,
+    query: pathQuery.extend({ parents: onlyTrue(PARENTS) }),
     body: { json: z.strictObject({ size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) }) },
     requestHeaders: preferHeader,
     responses: { 201: { description: 'the session', json: uploadViewSchema } },

@@ -94,7 +94,7 @@ export const ROUTES = {
     answer:
       '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes}` — empty `path` = the root; `free_bytes` `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
     errors: [...GATES, ...JOB],
-    event: { type: 'dev.felis.files.list', path: true },
+    event: { type: 'dev.felis.files.list', path: true, query: ['limit', 'after', 'q'] },
   },
   'files.search': {
     fn: 'files-search',
@@ -223,7 +223,7 @@ export const ROUTES = {
     path: `${S}/files/upload`,
     permission: filesUpdate,
     summary: 'One raw body of at most 64 MiB, streamed to a receiver Job and placed atomically.',
-    answer: '`{path, status:"uploaded", sha256, size}` — raw body ≤ 64 MiB with `Content-Length` and `Content-Digest: sha-256=:<base64>:`, streamed to a receiver Job, placed atomically',
+    answer: '`{path, status:"uploaded", sha256, size}` — raw body ≤ 64 MiB with `Content-Length` and `Content-Digest: sha-256=:<base64>:`, streamed to a receiver Job, placed atomically; `?parents=true` (beside `path`) makes the missing folders first',
     errors: [...GATES, ...JOB, ...MUTATION, ...RAW_BODY, ...RECEIVER],
   },
   'uploads.begin': {
@@ -232,7 +232,7 @@ export const ROUTES = {
     path: `${S}/files/uploads`,
     permission: filesUpdate,
     summary: 'Begin a resumable upload session (one per server).',
-    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives (docs/uploads.md)',
+    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives (docs/uploads.md); `?parents=true` (beside `path`) makes the missing folders at the begin',
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, ...RECEIVER, [429, 'too_many_uploads']],
   },
   'uploads.get': {
