@@ -44,6 +44,8 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   'delete-many': deleteMany,
   'move-many': moveMany,
   'chmod-many': chmodMany,
+  // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
+  pull: async (ctx, req) => (await import('./ops/pull.ts')).pull(ctx, req),
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
