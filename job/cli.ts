@@ -156,7 +156,7 @@ export async function runCli(
         ...setQuery(f),
         maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
         ...(batch ? { batch } : {}),
-        ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}), ...opts.pullConnect } } : {}),
+        ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.

@@ -49,6 +49,7 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
+  if (req.pull && opts.pullConnect) req = { ...req, pull: { ...req.pull, ...opts.pullConnect } };
   const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
   if (!run) {
     // The closed set of ops is lib's; upload is not here yet.

@@ -110,13 +110,16 @@ function getOnce(url: URL, target: Awaited<ReturnType<typeof checkedAddress>>, o
         reject(err);
       }
     };
+    let answer: http.IncomingMessage | undefined;
+    // Once the answer is under way its stream carries the reason, so the reader sees it, not "aborted".
+    const end = (err: Error) => (answer ? (answer.destroy(err), req.destroy(err)) : fail(err));
     const connectTimer = setTimeout(() => fail(new PullFailed(`${url.host} did not accept a connection within ${Math.round(connectMs / 1000)} s`)), connectMs);
-    const onAbort = () => fail(o.signal!.reason instanceof Error ? o.signal!.reason : new Error('aborted'));
+    const onAbort = () => end(o.signal!.reason instanceof Error ? o.signal!.reason : new Error('aborted'));
     if (o.signal?.aborted) return onAbort();
     o.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('socket', (socket) => {
       socket.once(target.tls ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
-      socket.setTimeout(idleMs, () => fail(new PullFailed(`${url.host} sent nothing for ${Math.round(idleMs / 1000)} s`)));
+      socket.setTimeout(idleMs, () => end(new PullFailed(`${url.host} sent nothing for ${Math.round(idleMs / 1000)} s`)));
     });
     req.on('error', (e) => {
       clearTimeout(connectTimer);
@@ -128,8 +131,9 @@ function getOnce(url: URL, target: Awaited<ReturnType<typeof checkedAddress>>, o
     req.on('response', (response) => {
       clearTimeout(connectTimer);
       settled = true;
+      answer = response;
       response.on('end', () => o.signal?.removeEventListener('abort', onAbort));
-      resolve({ response, url, abort: (err) => req.destroy(err) });
+      resolve({ response, url, abort: end });
     });
     req.end();
   });
