@@ -215,6 +215,6 @@ test('cancel: the pull ends cancelled mid-transfer and leaves nothing behind', a
   assert.equal(tree(w.root).some((p) => /config\/\.felis-edit-/.test(p)), true);
   cancel.abort();
   const r = await running;
-  assert.equal(r.code, 'cancelled');
+  assert.equal(r.code, 'pull_cancelled');
   assert.deepEqual(snapshot(w.root), before);
 });

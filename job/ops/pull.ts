@@ -200,7 +200,7 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
     bestEffort(() => ctx.fsync(dirFd)); // the link happened; durability of the entry is best effort
     return { files: 1, bytes: done, to: final };
   } catch (e) {
-    if (e instanceof PullCancelled || (abort.signal.reason instanceof PullCancelled && abort.signal.aborted)) return fail('cancelled', 'the pull was cancelled; nothing was placed');
+    if (e instanceof PullCancelled || (abort.signal.reason instanceof PullCancelled && abort.signal.aborted)) return fail('pull_cancelled', 'the pull was cancelled; nothing was placed');
     if (e instanceof PullRefused) return fail('pull_refused', `refused: ${e.reason}`);
     if (e instanceof PullFailed) return fail('pull_failed', e.message);
     throw e;

@@ -38,7 +38,7 @@ test("the environment's proxy changes nothing (NODE_USE_ENV_PROXY, HTTP_PROXY); 
     const control = await new Promise((resolve) => http.get(${JSON.stringify(`${url}?control`)}, (r) => { let b = ''; r.on('data', (c) => (b += c)); r.on('end', () => resolve(b)); }).on('error', (e) => resolve(String(e))));
     console.log(JSON.stringify({ body, control }));
   `;
-  const env = { ...process.env, NODE_USE_ENV_PROXY: '1', HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, http_proxy: `http://127.0.0.1:${proxy.port}`, HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` };
+  const env: Record<string, string | undefined> = { ...process.env, NODE_USE_ENV_PROXY: '1', HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, http_proxy: `http://127.0.0.1:${proxy.port}`, HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` };
   delete env.NO_PROXY;
   delete env.no_proxy;
   // Not execFileSync: the servers of this process must keep answering meanwhile.

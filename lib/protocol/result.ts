@@ -38,7 +38,7 @@ export const RESULT_CODES = [
   // pull: the SSRF guard refused the URL or an address; the upstream failed; a cancel call ended it.
   'pull_refused',
   'pull_failed',
-  'cancelled',
+  'pull_cancelled',
 ] as const;
 export type ResultCode = (typeof RESULT_CODES)[number];
 
