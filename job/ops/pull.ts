@@ -12,6 +12,8 @@
  * @module
  */
 import fs from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Result } from '../../lib/protocol/result.ts';
 import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
@@ -30,6 +32,8 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.cons
 /** The largest file a pull takes unless the operator says otherwise: 4 GiB. */
 export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
 const PROGRESS_INTERVAL_MS = 1000;
+/** What the file's write stream buffers before the socket waits: a few writes' worth. */
+const WRITE_BUFFER_BYTES = 4 << 20;
 
 type Env = Record<string, string | undefined>;
 
@@ -155,20 +159,37 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
       ctx.progress(formatProgressLine({ done, total }));
     };
     report(true);
-    try {
-      for await (const chunk of response as AsyncIterable<Buffer>) {
+    // The socket is read while the previous bytes are written (the write stream's writes run off the
+    // event loop, and what arrives meanwhile goes out in one writev); its buffer bounds the memory.
+    let over: Result | undefined;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
         done += chunk.length;
         if (done > cap) {
-          response.destroy();
-          if (cap === maxBytes) return fail('too_large', `${opened.url.origin} sent more than a pull takes (${maxBytes} bytes, FELIS_PULL_MAX_BYTES); nothing was placed`);
-          return { ...fail('no_space', `the file does not fit the server's volume (${avail} bytes free); nothing was placed`), need: done, avail: avail ?? 0 };
+          over =
+            cap === maxBytes
+              ? fail('too_large', `${opened.url.origin} sent more than a pull takes (${maxBytes} bytes, FELIS_PULL_MAX_BYTES); nothing was placed`)
+              : { ...fail('no_space', `the file does not fit the server's volume (${avail} bytes free); nothing was placed`), need: done, avail: avail ?? 0 };
+          return cb(new Error('over the cap'));
         }
-        let off = 0;
-        while (off < chunk.length) off += fs.writeSync(fd, chunk, off, chunk.length - off);
         report(false);
-      }
+        cb(null, chunk);
+      },
+    });
+    // The stream gets a descriptor of its own, which it closes whatever happens; `fd` stays ours for
+    // the fsync (of the file, whichever descriptor wrote it) and the final close.
+    let streamFd: number;
+    try {
+      streamFd = fs.openSync(atPath(dirFd, temp), O_WRONLY | O_NOFOLLOW);
+    } catch (e) {
+      response.destroy();
+      return writeFailure(final, e, 'open');
+    }
+    try {
+      await pipeline(response, counter, fs.createWriteStream('', { fd: streamFd, highWaterMark: WRITE_BUFFER_BYTES }));
     } catch (e) {
       if (abort.signal.reason instanceof PullCancelled) throw abort.signal.reason;
+      if (over) return over;
       if (e instanceof PullFailed) throw e;
       const code = errCode(e);
       if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
