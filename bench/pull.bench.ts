@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
+import { PULL_NODE_OPTIONS } from '../lib/job-spec/render.ts';
 import { median, numberArg } from './support.ts';
 
 const argv = process.argv.slice(2);
@@ -67,7 +67,7 @@ async function ours(): Promise<number> {
   const t0 = performance.now();
   const out = await run(process.execPath, [program, 'files', '--op', 'pull', '--path', 'dl', '--worlds-root', world, '--url', url, '--to', 'ours.bin'], {
     PATH: process.env.PATH,
-    NODE_OPTIONS: ARCHIVE_NODE_OPTIONS,
+    NODE_OPTIONS: PULL_NODE_OPTIONS,
     FELIS_PULL_ALLOW: '127.0.0.1',
   });
   const ms = performance.now() - t0;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, ARCHIVE_NODE_OPTIONS, LABEL_FILES_PULL, type JobParams } from './render.ts';
+import { renderFilesJob, JobSpecError, PULL_NODE_OPTIONS, LABEL_FILES_PULL, type JobParams } from './render.ts';
 import { filesActivity } from '../maintenance/holder.ts';
 
 const pull: JobParams = {
@@ -20,7 +20,7 @@ const pull: JobParams = {
   async: true,
 };
 
-test('pull: a background RW Job with its own label, --url and --to, CHOWN, the heap limits', () => {
+test('pull: a background RW Job with its own label, --url and --to, CHOWN, its heap limit', () => {
   const job = renderFilesJob({ ...pull, to: 'a.jar' });
   const c = job.spec!.template.spec!.containers[0];
   assert.deepEqual(c.args, ['--op', 'pull', '--path', 'plugins', '--worlds-root', '/data', '--url', 'https://example.com/a.jar?token=secret', '--to', 'a.jar']);
@@ -29,7 +29,7 @@ test('pull: a background RW Job with its own label, --url and --to, CHOWN, the h
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-mode'], 'pull');
   assert.deepEqual(c.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
   assert.equal(c.volumeMounts![0].readOnly, false);
-  assert.deepEqual(c.env, [{ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }]);
+  assert.deepEqual(c.env, [{ name: 'NODE_OPTIONS', value: PULL_NODE_OPTIONS }]);
   assert.equal(c.ports, undefined, 'no cancel port without a token');
   assert.deepEqual(renderFilesJob(pull).spec!.template.spec!.containers[0].args!.slice(-2), ['--url', 'https://example.com/a.jar?token=secret']);
   // Both our holder check and Felis's rule (any mode but read is a write) see it as holding the world.
@@ -41,7 +41,7 @@ test('pull: the operator env (only FELIS_PULL_*), the cancel listener and its po
   const c = job.spec!.template.spec!.containers[0];
   const env = Object.fromEntries(c.env!.map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
   assert.deepEqual(env, {
-    NODE_OPTIONS: ARCHIVE_NODE_OPTIONS,
+    NODE_OPTIONS: PULL_NODE_OPTIONS,
     FELIS_PULL_ALLOW: '127.0.0.1',
     FELIS_PULL_MAX_BYTES: '10',
     FELIS_POD_IP: 'status.podIP',
