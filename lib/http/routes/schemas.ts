@@ -43,7 +43,7 @@ export const opViewSchema = z.strictObject({
     total: z.number(),
     files: z.number().optional().describe('on success, when non-zero'),
     bytes: z.number().optional().describe('on success, when non-zero'),
-    to: z.string().optional().describe('a copy, on success: the path it landed at'),
+    to: z.string().optional().describe('a copy or a pull, on success: the path it landed at'),
     skipped: z.number().optional().describe('a copy, on success: entries left out (links leading outside, special files, the withheld file), when non-zero'),
     error: z
       .strictObject({
