@@ -11,7 +11,10 @@
  */
 import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
-import { badRequest, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import { DomainError } from '../../lib/errors.ts';
+
+const badRequest = (message: string) => new DomainError('bad_request', 'invalid', message);
 import { requireEditor, underWorldLock, type FileCall } from '../../lib/http/file-call.ts';
 import { checkPath, serverName } from '../../lib/http/file-request.ts';
 import { preferWaitSeconds } from '../../lib/http/prefer.ts';
