@@ -11,6 +11,7 @@ import { filesDownload } from './files-download/app.ts';
 import { filesList } from './files-list/app.ts';
 import { filesMkdir } from './files-mkdir/app.ts';
 import { filesOps } from './files-ops/app.ts';
+import { filesPull } from './files-pull/app.ts';
 import { filesRead } from './files-read/app.ts';
 import { filesRename } from './files-rename/app.ts';
 import { filesSearch } from './files-search/app.ts';
@@ -36,6 +37,7 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-unzip': filesUnzip,
   'files-zip': filesZip,
   'files-copy': filesCopy,
+  'files-pull': filesPull,
   'files-upload': filesUpload,
   'files-uploads': filesUploads,
   'files-ops': filesOps,

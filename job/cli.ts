@@ -124,6 +124,21 @@ export async function runCli(
     }
   }
 
+  if (f.op === 'pull' && f.url === '') {
+    io.stderr(`${PREFIX}--url is required for pull\n`);
+    return EXIT_USAGE;
+  }
+  // A pull serves its cancel call on the Pod address while it runs (job/pull/cancel-server.ts).
+  let cancel: Awaited<ReturnType<typeof import('./pull/cancel-server.ts').listenForCancel>>;
+  if (f.op === 'pull') {
+    try {
+      cancel = await (await import('./pull/cancel-server.ts')).listenForCancel(env);
+    } catch (e) {
+      io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);
+      return EXIT_USAGE;
+    }
+  }
+
   let result: Result;
   try {
     result = await execute(
@@ -135,12 +150,13 @@ export async function runCli(
         sha256: f.op === 'write' ? f.sha256 : undefined,
         expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
         createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' ? f.to : undefined,
+        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
         // The query of a read-only op, only when given: without it a listing is Felis's.
         ...setQuery(f),
         maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
         ...(batch ? { batch } : {}),
+        ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.
@@ -149,6 +165,8 @@ export async function runCli(
   } catch (e) {
     io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);
     return EXIT_INFRA;
+  } finally {
+    await cancel?.close();
   }
   return printResult(io, PREFIX, result);
 }

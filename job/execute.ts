@@ -44,9 +44,12 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   'delete-many': deleteMany,
   'move-many': moveMany,
   'chmod-many': chmodMany,
+  // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
+  pull: async (ctx, req) => (await import('./ops/pull.ts')).pull(ctx, req),
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
+  if (req.pull && opts.pullConnect) req = { ...req, pull: { ...req.pull, ...opts.pullConnect } };
   const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
   if (!run) {
     // The closed set of ops is lib's; upload is not here yet.

@@ -8,6 +8,7 @@ import type { WorldRoot } from './root.ts';
 import type { StopGate } from './journal/stop.ts';
 import type { Batch } from '../lib/protocol/batch-env.ts';
 import type { ListIndexes } from './list-index.ts';
+import type { PullSettings } from './ops/pull.ts';
 
 /** One `felis files` invocation, as `execute` takes it. */
 export interface OpRequest {
@@ -46,6 +47,8 @@ export interface OpRequest {
   maxSize?: number;
   /** delete-many, move-many, chmod-many: the items (from FELIS_BATCH_*). */
   batch?: Batch;
+  /** pull: the URL (`--url`) and the operator's rules from the env; `to` is the file's name. */
+  pull?: PullSettings;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */
@@ -85,6 +88,8 @@ export interface ExecuteOptions {
   opId?: string;
   /** The browse Pod's indexes of big folders (job/list-index.ts); a one-shot Job has none. */
   listIndexes?: ListIndexes;
+  /** Test-only: a pull's resolver and request function (to spy on every connection it makes). */
+  pullConnect?: { connect: NonNullable<PullSettings['connect']> };
 }
 
 export interface OpContext {

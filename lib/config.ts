@@ -15,6 +15,18 @@ import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.t
 import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
 import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 
+/** A pull rule list, as far as its characters go (the pull Job parses it exactly, job/pull/guard.ts). */
+const pullRules = (v: string) => v.split(',').every((r) => /^[0-9A-Za-z.:/-]*$/.test(r.trim()));
+const pullPorts = (v: string) => v.split(',').every((p) => p.trim() === '' || (/^\d{1,5}$/.test(p.trim()) && Number(p) >= 1 && Number(p) <= 65535));
+/** An optional list: unset or empty is none; otherwise `ok` must accept it. */
+const list =
+  (ok: (raw: string) => boolean, what: string): Reader<string> =>
+  (raw) => {
+    if (raw === undefined || raw.trim() === '') return '';
+    if (!ok(raw)) throw new Error(`expected ${what}, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
+
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
 const positiveQuantity = (q: string) => QUANTITY.test(q) && !q.startsWith('-') && Number.parseFloat(q) > 0;
 
@@ -42,6 +54,13 @@ const VARIABLES = {
   FELIS_RESTORE_TEMPLATE: optional,
   FELIS_RESTART_ANNOTATION: optional,
   FELIS_CONTROLLER_NODE: optional,
+  // Pulls (files-pull): the operator's rules and bounds, passed to each pull Job's env and enforced there.
+  FELIS_PULL_ALLOW: list(pullRules, 'comma-separated host names, addresses or CIDRs'),
+  FELIS_PULL_DENY: list(pullRules, 'comma-separated host names, addresses or CIDRs'),
+  FELIS_PULL_PORTS: list(pullPorts, 'comma-separated port numbers'),
+  FELIS_PULL_MAX_BYTES: wholeNumber(4 * 1024 ** 3, 1),
+  FELIS_PULL_CONNECT_TIMEOUT_SECONDS: wholeNumber(15, 1, 600),
+  FELIS_PULL_IDLE_TIMEOUT_SECONDS: wholeNumber(60, 1, 3600),
 } satisfies Record<string, Reader<unknown>>;
 
 export interface Config {
@@ -85,6 +104,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
         runAsUser: e.FELIS_JOB_RUN_AS_USER,
         runAsGroup: e.FELIS_JOB_RUN_AS_GROUP,
         fsGroup: e.FELIS_JOB_FS_GROUP,
+        pullEnv: {
+          ...(e.FELIS_PULL_ALLOW.trim() ? { FELIS_PULL_ALLOW: e.FELIS_PULL_ALLOW.trim() } : {}),
+          ...(e.FELIS_PULL_DENY.trim() ? { FELIS_PULL_DENY: e.FELIS_PULL_DENY.trim() } : {}),
+          ...(e.FELIS_PULL_PORTS.trim() ? { FELIS_PULL_PORTS: e.FELIS_PULL_PORTS.trim() } : {}),
+          FELIS_PULL_MAX_BYTES: String(e.FELIS_PULL_MAX_BYTES),
+          FELIS_PULL_CONNECT_TIMEOUT_SECONDS: String(e.FELIS_PULL_CONNECT_TIMEOUT_SECONDS),
+          FELIS_PULL_IDLE_TIMEOUT_SECONDS: String(e.FELIS_PULL_IDLE_TIMEOUT_SECONDS),
+        },
       }
     : undefined;
   return {

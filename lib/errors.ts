@@ -96,6 +96,11 @@ export const ERROR_CODES = {
   event_missing: { kinds: ['invalid'], meaning: 'no CloudEvent in the request: neither `ce-*` headers (binary mode) nor `application/cloudevents+json`' },
   event_type_unknown: { kinds: ['invalid'], meaning: 'an event type this function does not accept; the message lists those it does' },
   event_data_type: { kinds: ['invalid'], meaning: 'event data that is not `application/json`' },
+  pull_refused: { kinds: ['invalid'], meaning: "a pull's URL or an address its host resolves to is refused by the guard (scheme, credentials, port, a special-purpose or operator-denied address); the message says why; nothing was fetched" },
+  pull_failed: { kinds: ['unavailable'], meaning: "a pull's upstream failed: no answer, an HTTP status that is not 2xx, too many redirects, a stalled or broken-off transfer; nothing was placed" },
+  pull_cancelled: { kinds: ['conflict'], meaning: 'a pull ended by its cancel call; nothing was placed' },
+  pull_not_running: { kinds: ['conflict'], meaning: 'a cancel of a pull that has already ended' },
+  pull_cancel_unavailable: { kinds: ['unavailable'], meaning: 'a cancel without a job key (`FELIS_JOB_KEY_FILE`): the pull Job serves no cancel call' },
   event_data_invalid: { kinds: ['invalid'], meaning: 'event data that is not the request its type takes (no server, a field the type does not use, a body where none goes or none where one must)' },
 } as const satisfies Record<string, CodeEntry>;
 

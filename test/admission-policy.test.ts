@@ -108,6 +108,7 @@ function everyRenderedJob(): Record<string, V1Job> {
     'background zip': renderFilesJob({ ...base, op: 'zip', path: 'world', to: 'w.zip', async: true }),
     'sync copy': renderFilesJob({ ...base, op: 'copy', path: 'a.txt', maxSize: 64 << 20 }),
     'background copy': renderFilesJob({ ...base, op: 'copy', path: 'plugins', to: 'plugins copy', async: true }),
+    'background pull (its cancel port, the operator env)': renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', to: 'a.jar', async: true, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' }, cancelTokenSha256: digest }),
     'browse session': renderBrowseJob({ ...base, tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'single upload receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
     'upload session receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 1800, lifetimeSeconds: 21600 }),

@@ -27,10 +27,11 @@ import { ROOT } from './support/stack.ts';
 
 const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
-const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
+const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', 'files-pull']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy']);
+const PULL_EGRESS = 'felis-world-pull-jobs-egress';
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy', 'files-pull']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -472,7 +473,7 @@ describe('knative/ manifests', () => {
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
     const policies = byKind(objs, 'NetworkPolicy');
-    assert.deepEqual([...policies.keys()].sort(), ['felis-world-export-jobs', 'felis-world-export-jobs-egress', 'felis-world-file-jobs', 'felis-world-file-jobs-egress', 'felis-world-receiver-jobs-egress']);
+    assert.deepEqual([...policies.keys()].sort(), ['felis-world-export-jobs', 'felis-world-export-jobs-egress', 'felis-world-file-jobs', 'felis-world-file-jobs-egress', 'felis-world-pull-jobs', 'felis-world-pull-jobs-egress', 'felis-world-receiver-jobs-egress']);
     const np = policies.get('felis-world-export-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -515,7 +516,8 @@ describe('knative/ manifests', () => {
   });
 
   test("felis-world's Job Pods may connect nowhere; Felis's own upload and export Jobs (which call out) are not caught", () => {
-    const egress = [...byKind(objs, 'NetworkPolicy').values()].filter((p) => p.spec.policyTypes.includes('Egress'));
+    // The pull Jobs' egress is the one exception, tested on its own below.
+    const egress = [...byKind(objs, 'NetworkPolicy').values()].filter((p) => p.spec.policyTypes.includes('Egress') && p.metadata.name !== PULL_EGRESS);
     for (const p of egress) {
       assert.deepEqual(p.spec.policyTypes, ['Egress'], p.metadata.name);
       assert.deepEqual(p.spec.egress, [], `${p.metadata.name}: no egress at all (not even DNS: no Job mode calls out)`);
@@ -539,6 +541,38 @@ describe('knative/ manifests', () => {
     const felisUpload = renderFilesJob({ ...base, op: 'upload', path: 'a', sourceUrl: 'http://felis-api/x', uploadToken: 't', size: 1, sha256: 'a'.repeat(64) });
     assert.equal(caught(felisUpload.spec!.template.metadata!.labels!), false);
     assert.equal(caught({ 'app.kubernetes.io/managed-by': 'felis-export', 'app.kubernetes.io/component': 'world-export', 'felis.lolicon.best/server': 'survival', 'felis.lolicon.best/export-mode': 'files' }), false);
+  });
+
+  test('only pull Jobs may call out: DNS, and TCP 80/443 of everything but the private and special ranges; only files-pull reaches their cancel port', () => {
+    const policies = byKind(objs, 'NetworkPolicy');
+    const np = policies.get(PULL_EGRESS)!;
+    assert.deepEqual(np.spec.policyTypes, ['Egress']);
+    const settings = configFromEnv(config.data).editor!;
+    const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
+    const pull = renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', async: true, cancelTokenSha256: 'a'.repeat(64) });
+    const labels = pull.spec!.template.metadata!.labels!;
+    assert.ok(selects(np.spec.podSelector, labels));
+    const others = [
+      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search', 'copy'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
+      renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
+      renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
+    ];
+    for (const job of others) assert.equal(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), false, job.metadata!.name);
+    const [dns, web] = np.spec.egress;
+    assert.deepEqual(dns.ports.map((p: Obj) => `${p.protocol}/${p.port}`).sort(), ['TCP/53', 'UDP/53']);
+    assert.deepEqual(dns.to[0].podSelector.matchLabels, { 'k8s-app': 'kube-dns' });
+    assert.deepEqual(web.ports.map((p: Obj) => `${p.protocol}/${p.port}`), ['TCP/80', 'TCP/443']);
+    const blocks = Object.fromEntries(web.to.map((t: Obj) => [t.ipBlock.cidr, t.ipBlock.except]));
+    assert.deepEqual(Object.keys(blocks).sort(), ['0.0.0.0/0', '::/0']);
+    for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10', '0.0.0.0/8']) assert.ok(blocks['0.0.0.0/0'].includes(cidr), cidr);
+    for (const cidr of ['fc00::/7', 'fe80::/10', '::ffff:0:0/96', '64:ff9b::/96']) assert.ok(blocks['::/0'].includes(cidr), cidr);
+    // Ingress: files-pull alone, on the serving port the pull Job's cancel listens on.
+    const ing = policies.get('felis-world-pull-jobs')!;
+    assert.ok(selects(ing.spec.podSelector, labels));
+    assert.deepEqual(ing.spec.ingress[0].ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
+    assert.deepEqual(pull.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
+    const admitted = [...services.entries()].filter(([, svc]) => ing.spec.ingress[0].from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
+    assert.deepEqual(admitted.map(([fn]) => fn), ['files-pull']);
   });
 
   test('the default-deny example allows what Knative needs to reach the functions, and the functions what they call', () => {

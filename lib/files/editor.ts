@@ -23,6 +23,7 @@ import type { OpView } from '../ops/view.ts';
 import { decodeBatch, decodeCopy, decodeList, decodeRead, decodeSearch, decodeWrite, checkResult, type BatchOutcome, type Copied, type Listing, type ReadFile, type Search } from './decode.ts';
 import { commonFolder, type Batch, type BatchOp } from '../protocol/batch-env.ts';
 import { WriteNotDeliveredError } from './errors.ts';
+import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
@@ -83,7 +84,25 @@ export class FilesEditor {
    * answers its running view. Serving a CloudEvent, the Job carries the event's key.
    */
   async start(t: Target, req: StartRequest): Promise<OpView> {
+    // With a job key a pull's Pod serves a cancel call (cancelPull); without one it cannot be cancelled.
+    const streamed = this.#streamed;
+    if (req.op === 'pull' && streamed) {
+      const key = streamed.key ?? readKey(streamed.keyFile);
+      req = { ...req, cancelToken: (name) => tokenDigest(jobToken(key, name)) };
+    }
     return this.#ops().start(t, req, currentEvent());
+  }
+
+  /**
+   * Cancels the server's running pull `opId` through its Pod (lib/files/pull-cancel.ts): the
+   * functions hold no `jobs delete`. Verbs: `pods list`.
+   */
+  async cancelPull(server: string, opId: string, signal?: AbortSignal): Promise<void> {
+    const streamed = this.#streamed;
+    if (!streamed) throw new PullCancelUnavailableError();
+    const key = streamed.key ?? readKey(streamed.keyFile);
+    const port = typeof streamed.port === 'function' ? streamed.port() : (streamed.port ?? BROWSE_PORT);
+    await cancelPull({ api: streamed.pods, namespace: this.#cfg.namespace, server, opId, token: jobToken(key, filesJobName(server, opId)), port, ...(signal ? { signal } : {}) });
   }
 
   /**

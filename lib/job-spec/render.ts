@@ -36,7 +36,7 @@ export const ASYNC_DEADLINE_SECONDS = 7200;
 export const ASYNC_TTL_SECONDS = 1800;
 export const ASYNC_CPU = '1';
 /** The only ops that run in the background: the caller gets an op id, not a result. */
-export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy'];
+export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy', 'pull'];
 /**
  * V8 heap limits for the archive ops' Job program (on the container as NODE_OPTIONS; Felis's command
  * line is unchanged, and a program that is not Node ignores it). The extraction's live heap is a
@@ -46,6 +46,12 @@ export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy'];
 export const ARCHIVE_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=32';
 /** The ops whose Job gets ARCHIVE_NODE_OPTIONS. */
 export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip', 'copy'];
+/**
+ * A pull's heap limit: its live heap is the socket's and the write stream's buffers (a few MiB),
+ * but a 1 MiB young generation makes V8 collect every few chunks, which halves its throughput;
+ * the old generation stays bounded.
+ */
+export const PULL_NODE_OPTIONS = '--max-old-space-size=32';
 
 export interface JobParams {
   namespace: string;
@@ -96,6 +102,12 @@ export interface JobParams {
   eventKey?: string;
   /** The digest of the request that event carried (lib/events/scope.ts), as a label beside it. */
   eventRequest?: string;
+  /** pull: the URL to fetch (`--url`); `to` is the file's name, `path` its folder. */
+  url?: string;
+  /** pull: the operator's rules and bounds (FELIS_PULL_*), as the function's config gives them, into the Job's env. */
+  pullEnv?: Readonly<Record<string, string>>;
+  /** pull: the digest of the token files-pull's cancel call presents (the Pod serves it on its port). */
+  cancelTokenSha256?: string;
 }
 
 export class JobSpecError extends Error {
@@ -166,6 +178,11 @@ function args(p: JobParams, op: Op): string[] {
       // The query is the search's own; its limit only when asked for (the Job has a default).
       pushQuery(a, p);
       break;
+    case 'pull':
+      a.push('--url', p.url ?? '');
+      // Without --to the Job takes the name the answer or the URL suggests.
+      if (p.to) a.push('--to', p.to);
+      break;
     default:
       break;
   }
@@ -193,6 +210,12 @@ function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
   }
   const out: V1EnvVar[] = [];
   if (HEAP_LIMITED_OPS.includes(op)) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+  if (op === 'pull') {
+    out.push({ name: 'NODE_OPTIONS', value: PULL_NODE_OPTIONS });
+    for (const name of Object.keys(p.pullEnv ?? {}).sort()) if (PULL_ENV.includes(name)) out.push({ name, value: p.pullEnv![name] });
+    // The cancel call: listened for on the Pod's address for as long as the pull runs.
+    if (p.cancelTokenSha256) out.push(...listenEnvOf(BROWSE_PORT), { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.cancelTokenSha256 });
+  }
   if (JOURNALED_OPS.includes(op)) out.push(OP_ID_ENV);
   return out.length > 0 ? out : undefined;
 }
@@ -203,6 +226,11 @@ function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
  * one can say which op it was (lib/protocol/recovered.ts).
  */
 export const JOURNALED_OPS: readonly Op[] = ['unzip'];
+
+/** The operator's pull settings a pull Job's env carries (job/ops/pull.ts reads them); nothing else passes. */
+export const PULL_ENV: readonly string[] = ['FELIS_PULL_ALLOW', 'FELIS_PULL_DENY', 'FELIS_PULL_PORTS', 'FELIS_PULL_MAX_BYTES', 'FELIS_PULL_CONNECT_TIMEOUT_SECONDS', 'FELIS_PULL_IDLE_TIMEOUT_SECONDS'];
+/** Ours only: marks a pull Job, the only file Job the NetworkPolicy lets out (knative/job-network-policy.yaml). */
+export const LABEL_FILES_PULL = 'felis.lolicon.best/files-pull';
 const OP_ID_ENV: V1EnvVar = { name: 'FELIS_OP_ID', valueFrom: { fieldRef: { fieldPath: `metadata.labels['${LABEL_FILES_OP}']` } } };
 
 /**
@@ -222,6 +250,8 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (op === 'upload' && (!p.sourceUrl || !p.uploadToken)) {
     throw new JobSpecError('an upload needs a source URL and a token');
   }
+  if (op === 'pull' && !p.url) throw new JobSpecError('a pull needs a URL');
+  if (p.cancelTokenSha256 !== undefined && (op !== 'pull' || !/^[0-9a-f]{64}$/.test(p.cancelTokenSha256))) throw new JobSpecError('only a pull takes a cancel token digest');
   if (isBatchOp(op) !== (p.batch !== undefined)) throw new JobSpecError(isBatchOp(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
   if (p.async && !ASYNC_OPS.includes(op)) {
     throw new JobSpecError(`operation ${op} cannot run in the background`);
@@ -239,6 +269,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_FILES_MODE]: op,
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
+  if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
   if (p.eventKey) labels[LABEL_EVENT] = p.eventKey;
   if (p.eventKey && p.eventRequest) labels[LABEL_EVENT_REQUEST] = p.eventRequest;
   return jobOf(p, {
@@ -251,6 +282,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     env: env(p, op),
     // A streamed write's Pod takes its content on the serving port, as a receiver's takes an upload.
     ...(p.contentTokenSha256 ? { ports: [{ name: 'receive', containerPort: BROWSE_PORT, protocol: 'TCP' }] } : {}),
+    ...(op === 'pull' && p.cancelTokenSha256 ? { ports: [{ name: 'cancel', containerPort: BROWSE_PORT, protocol: 'TCP' }] } : {}),
     requests: { cpu, memory },
     limits: { cpu, memory },
     // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.

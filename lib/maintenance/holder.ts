@@ -106,6 +106,7 @@ const FILE_OP_LABELS: Record<string, string> = {
   'delete-many': 'a deletion of many files',
   'move-many': 'a move of many files',
   'chmod-many': 'a change of many files\' modes',
+  pull: 'a pull from a URL',
 };
 
 /** A Job labelled by anyone in the namespace names this: printable, bounded, nothing else trusted. */

@@ -7,7 +7,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../job-spec/types.ts';
-import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, renderFilesJob } from '../job-spec/render.ts';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, filesJobName, renderFilesJob } from '../job-spec/render.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
@@ -17,15 +17,19 @@ import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
 import { opView, startedView, type OpView } from './view.ts';
 
-export type BackgroundOp = 'unzip' | 'zip' | 'copy';
+export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'pull';
 
 export interface StartRequest {
   op: BackgroundOp;
   path: string;
   /** unzip: replace files that exist. */
   overwrite?: boolean;
-  /** unzip: the destination folder; zip: the archive's name; copy: the new path. */
+  /** unzip: the destination folder; zip: the archive's name; copy: the new path; pull: the file's name. */
   to?: string;
+  /** pull: the URL to fetch into the folder `path`. */
+  url?: string;
+  /** pull: the digest of the cancel token of the Job named so (the editor knows the key). */
+  cancelToken?: (jobName: string) => string;
 }
 
 /** How a background Job differs from a sync one; each may be overridden (tests use short deadlines). */
@@ -84,6 +88,8 @@ export class BackgroundOps {
       path: req.path,
       overwrite: req.overwrite,
       to: req.to,
+      ...(req.url !== undefined ? { url: req.url } : {}),
+      ...(req.cancelToken ? { cancelTokenSha256: req.cancelToken(filesJobName(t.server, id)) } : {}),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
       ...eventParams(event),

@@ -35,6 +35,10 @@ export const RESULT_CODES = [
   'withheld_linked',
   // The many-file ops: two items of one batch touch the same path (job/ops/batch-check.ts).
   'batch_conflict',
+  // pull: the SSRF guard refused the URL or an address; the upstream failed; a cancel call ended it.
+  'pull_refused',
+  'pull_failed',
+  'pull_cancelled',
 ] as const;
 export type ResultCode = (typeof RESULT_CODES)[number];
 

@@ -36,7 +36,7 @@ const sha256Hex = z.string().describe('SHA-256, 64 lowercase hex characters');
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
 export const opViewSchema = z.strictObject({
     id: z.string(),
-    op: z.string().describe('unzip, zip, copy or upload'),
+    op: z.string().describe('unzip, zip, copy, upload or pull'),
     path: z.string(),
     state: z.enum(['running', 'succeeded', 'failed']),
     started_at: z.string().describe('RFC 3339, whole seconds'),
@@ -45,7 +45,7 @@ export const opViewSchema = z.strictObject({
     total: z.number(),
     files: z.number().optional().describe('on success, when non-zero'),
     bytes: z.number().optional().describe('on success, when non-zero'),
-    to: z.string().optional().describe('a copy, on success: the path it landed at'),
+    to: z.string().optional().describe('a copy or a pull, on success: the path it landed at'),
     skipped: z.number().optional().describe('a copy, on success: entries left out (links leading outside, special files, the withheld file), when non-zero'),
     error: z
       .strictObject({
@@ -264,6 +264,20 @@ export const SCHEMAS = {
     body: { json: z.strictObject({ name: z.string().optional().describe('a `.zip` file name next to the path') }) },
     requestHeaders: preferHeader,
     responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.pull': {
+    body: {
+      json: z.strictObject({
+        url: z.string({ error: 'url: an http or https URL is required' }).describe('http or https; no credentials; where it leads is judged by the pull Job before each connection'),
+        path: z.string({ error: 'path: the folder to pull into is required ("" for the root)' }).describe('an existing folder inside the world ("" or "/" the root)'),
+        name: z.string().optional().describe("one file name; default: the answer's Content-Disposition name, else the URL path's last segment"),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.pull.cancel': {
+    responses: { 202: { description: 'the cancel call reached the pull', json: z.strictObject({ op: z.string(), status: z.literal('cancelling') }) } },
   },
   'files.copy': {
     query: pathQuery,

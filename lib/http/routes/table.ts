@@ -206,6 +206,26 @@ export const ROUTES = {
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY],
     event: { type: 'dev.felis.files.zip', path: true },
   },
+  'files.pull': {
+    fn: 'files-pull',
+    method: 'POST',
+    path: `${S}/files/pull`,
+    permission: filesUpdate,
+    summary: 'Fetch a file from an http or https URL into a folder, in the background, through the SSRF guard; follow it in the ops listing.',
+    answer:
+      '202 `{op}` — `path` an existing folder (`""` the root); the file lands as `name`, or the name of the answer\'s Content-Disposition or the URL\'s path, never over an existing file; the guard (in the Job, before every connection and redirect) refuses special-purpose addresses and ports but 80/443 unless the operator allows them (`pull_refused` in the op)',
+    errors: [...GATES, ...JOB, ...JSON_BODY],
+    event: { type: 'dev.felis.files.pull' },
+  },
+  'files.pull.cancel': {
+    fn: 'files-pull',
+    method: 'DELETE',
+    path: `${S}/files/pull/:op`,
+    permission: filesUpdate,
+    summary: "Cancel a running pull through its Job's Pod; the op ends `pull_cancelled`, nothing placed.",
+    answer: '202 `{op, status:"cancelling"}` — the op then ends `pull_cancelled` in the ops listing; 409 `pull_not_running` once it has ended',
+    errors: [...SERVER, [409, 'pull_not_running'], [503, 'pull_cancel_unavailable'], [503, 'files_unavailable']],
+  },
   'files.copy': {
     fn: 'files-copy',
     method: 'POST',

@@ -1,0 +1,83 @@
+/**
+ * `POST /api/v1/servers/:name/files/pull` body `{url, path, name?}` — fetch a URL into the existing
+ * folder `path` in the background, as `name` or the name the answer or the URL suggests. The URL's
+ * shape is checked here (http or https, no credentials); the SSRF guard itself runs in the pull
+ * Job, before each connection (job/pull/). The world lock is held only around the Job's creation;
+ * the running Job then holds the world. Answers 202 `{op}`: follow it in `GET .../files/ops`.
+ *
+ * `DELETE /api/v1/servers/:name/files/pull/:op` — cancel a running pull through its Pod (the
+ * functions hold no `jobs delete`); 202 `{op, status:"cancelling"}`; the op then ends
+ * `pull_cancelled` in the ops listing, its working file removed.
+ */
+import type { Context } from 'hono';
+import { audit } from '../../lib/http/audit.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import { DomainError } from '../../lib/errors.ts';
+
+const badRequest = (message: string) => new DomainError('bad_request', 'invalid', message);
+import { requireEditor, underWorldLock, type FileCall } from '../../lib/http/file-call.ts';
+import { checkPath, serverName } from '../../lib/http/file-request.ts';
+import { preferWaitSeconds } from '../../lib/http/prefer.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
+import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+
+/** The longest URL a pull takes: longer ones are not links anyone pastes. */
+export const MAX_URL_LENGTH = 4096;
+
+/** The URL's shape, before any Job: the guard in the Job judges where it leads. */
+export function checkPullUrl(raw: string): URL {
+  if (raw.length > MAX_URL_LENGTH) throw badRequest(`url: at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badRequest('url: not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('url: only http and https URLs can be pulled');
+  if (url.username !== '' || url.password !== '') throw badRequest('url: a URL with credentials (user:password@) cannot be pulled');
+  return url;
+}
+
+async function knownServer(c: Context, deps: Deps): Promise<string> {
+  const server = serverName(c);
+  if (!(await deps.servers.getServer(deps.lock.namespace, server))) throw new ServerNotFoundError(server);
+  return server;
+}
+
+export const filesPull = defineFunction('files-pull', (deps) => ({
+  'files.pull': async (c, input) => {
+    const server = serverName(c);
+    const body = await input.body();
+    const url = checkPullUrl(body.url);
+    // '' and '/' are the world's root; otherwise a folder inside it.
+    const path = body.path === '/' ? '' : checkPath(body.path.replace(/\/+$/, ''));
+    if (body.name !== undefined) {
+      if (body.name === '' || body.name === '.' || body.name === '..' || /[/\\]/.test(body.name)) {
+        throw badRequest('name: one file name (no slashes); leave it out to take the name the answer or the URL suggests');
+      }
+      checkPath(body.name);
+    }
+    const access = { op: 'pull' as const, path: path === '' ? '.' : path };
+    const target = await deps.gates.enter(server, access);
+    const editor = requireEditor(deps);
+    const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
+    const f: FileCall = { target, path, editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied: () => c.header('Preference-Applied', `wait=${waitSeconds}`) };
+    const req = { op: 'pull' as const, path, url: url.href, ...(body.name !== undefined ? { to: body.name } : {}) };
+    // A redelivered event answers the op its first delivery started, which now holds the world.
+    const earlier = await editor.earlierOp(target.server, req);
+    if (earlier) return sendJson(c, 202, { op: earlier });
+    const op = await underWorldLock(deps, f, () => editor.start(target, req));
+    // The URL's origin only: its path, query and any userinfo may carry tokens.
+    audit(deps.logger, c.get('requestId'), 'file.pull', target.server, path, { origin: url.origin, ...(body.name !== undefined ? { name: body.name } : {}), op: op.id });
+    return sendJson(c, 202, { op });
+  },
+  'files.pull.cancel': async (c) => {
+    const server = await knownServer(c, deps);
+    const editor = requireEditor(deps);
+    const op = c.req.param('op') ?? '';
+    await editor.cancelPull(server, op, c.req.raw.signal);
+    audit(deps.logger, c.get('requestId'), 'file.pull.cancel', server, '', { op });
+    return sendJson(c, 202, { op, status: 'cancelling' });
+  },
+}));

@@ -1,0 +1,220 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
+import type { OpRequest } from '../types.ts';
+import type { Request } from '../pull/connect.ts';
+
+/** A loopback origin whose routes the tests define; it counts the requests it got. */
+async function origin(routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>) {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const route = routes[(req.url ?? '').split('?')[0]];
+    if (!route) {
+      res.writeHead(404).end('no');
+      return;
+    }
+    route(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, hits };
+}
+
+const ALLOW = { FELIS_PULL_ALLOW: '127.0.0.1' };
+const body = Buffer.alloc(300_000, 7).fill('abc', 0, 3);
+
+function pullReq(url: string, folder = 'config', extra: Partial<OpRequest> & { env?: Record<string, string> } = {}): Omit<OpRequest, 'worldsRoot'> {
+  const { env, ...rest } = extra;
+  return { op: 'pull', path: folder, pull: { url, env: { ...ALLOW, ...env } }, ...rest };
+}
+
+const noWorkingFiles = (root: string) => assert.deepEqual(tree(root).filter((p) => /\.felis-edit-[0-9a-f]{12}/.test(p)), []);
+
+test('a pull lands under the URL path name, fsynced, chowned, with its bytes and progress', async () => {
+  const o = await origin({ '/mods/Some%20Mod.jar': (_q, res) => res.writeHead(200, { 'content-length': body.length }).end(body) });
+  const w = makeWorld();
+  const chowned: string[] = [];
+  const lines: string[] = [];
+  const r = await w.run(pullReq(`${o.base}/mods/Some%20Mod.jar?token=x`), { chown: (p) => void chowned.push(String(p)), progress: (l) => void lines.push(l) });
+  assert.deepEqual(r, { files: 1, bytes: body.length, to: 'config/Some Mod.jar' });
+  assert.equal(sha256(fs.readFileSync(w.p('config/Some Mod.jar'))), sha256(body));
+  assert.equal(chowned.length, 1);
+  assert.match(lines.at(-1)!, new RegExp(`"done":${body.length},"total":${body.length}`));
+  noWorkingFiles(w.root);
+});
+
+test('the name: Content-Disposition filename* before filename, base name only; a given name wins', async () => {
+  const o = await origin({
+    '/dl': (_q, res) => res.writeHead(200, { 'content-disposition': `attachment; filename="plain.zip"; filename*=UTF-8''%C3%A9t%C3%A9.zip` }).end('x'),
+    '/plain': (_q, res) => res.writeHead(200, { 'content-disposition': 'attachment; filename="../../../escape.txt"' }).end('y'),
+    '/dir/': (_q, res) => res.writeHead(200).end('z'),
+  });
+  const w = makeWorld();
+  assert.equal((await w.run(pullReq(`${o.base}/dl`))).to, 'config/été.zip');
+  assert.equal((await w.run(pullReq(`${o.base}/plain`, ''))).to, 'escape.txt');
+  assert.equal(fs.existsSync(w.p('escape.txt')), true);
+  assert.equal(fs.existsSync(`${w.base}/escape.txt`), false);
+  const unnamed = await w.run(pullReq(`${o.base}/dir/`));
+  assert.equal(unnamed.code, 'bad_path');
+  assert.match(unnamed.error!, /names no file/);
+  assert.equal((await w.run(pullReq(`${o.base}/dir/`, 'config', { to: 'given.bin' }))).to, 'config/given.bin');
+  noWorkingFiles(w.root);
+});
+
+test('names it must not create: an existing file (checked before connecting), a working name, the withheld file, a slash', async () => {
+  const o = await origin({
+    '/f': (_q, res) => res.writeHead(200).end('new'),
+    '/secret': (_q, res) => res.writeHead(200, { 'content-disposition': 'attachment; filename=paper-global.yml' }).end('evil'),
+    '/work': (_q, res) => res.writeHead(200, { 'content-disposition': 'attachment; filename=.felis-edit-0123456789ab' }).end('w'),
+  });
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  const exists = await w.run(pullReq(`${o.base}/f`, 'config', { to: 'paper.yml' }));
+  assert.equal(exists.code, 'exists');
+  assert.deepEqual(o.hits, [], 'an existing given name is refused before any request');
+  assert.equal((await w.run(pullReq(`${o.base}/f`, 'config', { to: 'a/b' }))).code, 'bad_path');
+  assert.equal((await w.run(pullReq(`${o.base}/secret`))).code, 'bad_path');
+  assert.equal((await w.run(pullReq(`${o.base}/work`))).code, 'bad_path');
+  assert.equal((await w.run(pullReq(`${o.base}/f`, 'server.properties'))).code, 'bad_path', 'the folder must be a folder');
+  assert.equal((await w.run(pullReq(`${o.base}/f`, 'nope'))).code, 'not_found');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('size cap: refused on Content-Length before a byte is written, and while streaming without one', async () => {
+  const o = await origin({
+    '/big': (_q, res) => res.writeHead(200, { 'content-length': 5000 }).end(Buffer.alloc(5000)),
+    '/chunked': (_q, res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
+      res.end();
+    },
+  });
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  const env = { FELIS_PULL_MAX_BYTES: '4096' };
+  const a = await w.run(pullReq(`${o.base}/big`, 'config', { env }));
+  assert.equal(a.code, 'too_large');
+  assert.match(a.error!, /5000 bytes/);
+  const b = await w.run(pullReq(`${o.base}/chunked`, 'config', { env }));
+  assert.equal(b.code, 'too_large');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test("never more than the volume's free space: Content-Length first, then while streaming", async () => {
+  const o = await origin({
+    '/big': (_q, res) => res.writeHead(200, { 'content-length': 5000 }).end(Buffer.alloc(5000)),
+    '/chunked': (_q, res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
+      res.end();
+    },
+  });
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  const statfs = () => ({ bavail: 3, bsize: 1024 });
+  const a = await w.run(pullReq(`${o.base}/big`), { statfs });
+  assert.equal(a.code, 'no_space');
+  assert.equal(a.need, 5000);
+  assert.equal(a.avail, 3072);
+  assert.equal((await w.run(pullReq(`${o.base}/chunked`), { statfs })).code, 'no_space');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('upstream errors and a stalled transfer are pull_failed, nothing left', async () => {
+  const o = await origin({
+    '/500': (_q, res) => res.writeHead(500).end('boom'),
+    '/stall': (_q, res) => {
+      res.writeHead(200, { 'content-length': 100 });
+      res.write('only a little');
+    },
+    '/short': (_q, res) => {
+      res.writeHead(200, { 'content-length': 100 });
+      res.end('short');
+      res.socket?.destroy();
+    },
+  });
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  const e404 = await w.run(pullReq(`${o.base}/missing`));
+  assert.deepEqual([e404.code, /HTTP 404/.test(e404.error!)], ['pull_failed', true]);
+  assert.equal((await w.run(pullReq(`${o.base}/500`))).code, 'pull_failed');
+  const t0 = performance.now();
+  const stall = await w.run(pullReq(`${o.base}/stall`, 'config', { env: { FELIS_PULL_IDLE_TIMEOUT_SECONDS: '1' } }));
+  assert.equal(stall.code, 'pull_failed');
+  assert.match(stall.error!, /sent nothing for 1 s/);
+  assert.ok(performance.now() - t0 < 5000);
+  assert.equal((await w.run(pullReq(`${o.base}/short`))).code, 'pull_failed');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('redirects: followed by hand up to 5, the sixth refused; a redirect to 169.254.169.254 never connects', async () => {
+  const chain = (n: number) => (_q: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(302, { location: n === 0 ? '/file.bin' : `/r${n - 1}` }).end();
+  const routes: Record<string, ReturnType<typeof chain>> = { '/file.bin': (_q, res) => res.writeHead(200).end('landed') };
+  for (let i = 0; i < 6; i++) routes[`/r${i}`] = chain(i);
+  routes['/meta'] = (_q, res) => res.writeHead(301, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+  routes['/loop6'] = (_q, res) => res.writeHead(307, { location: 'http://[::1]/' }).end();
+  const o = await origin(routes);
+  const w = makeWorld();
+  // r4 → r3 → r2 → r1 → r0 → file.bin: five redirects.
+  const ok = await w.run(pullReq(`${o.base}/r4`));
+  assert.equal(ok.to, 'config/file.bin');
+  const tooMany = await w.run(pullReq(`${o.base}/r5`, ''));
+  assert.deepEqual([tooMany.code, tooMany.error], ['pull_failed', 'more than 5 redirects']);
+
+  const connected: string[] = [];
+  const http_ = await import('node:http');
+  const spy: Request = (tls, options) => {
+    connected.push(String(options.host));
+    assert.equal(tls, false);
+    return http_.request(options);
+  };
+  const before = snapshot(w.root);
+  for (const path of ['/meta', '/loop6']) {
+    const r = await w.run(pullReq(`${o.base}${path}`), { pullConnect: { connect: { request: spy } } });
+    assert.equal(r.code, 'pull_refused', path);
+  }
+  assert.deepEqual(connected, ['127.0.0.1', '127.0.0.1'], 'only the loopback origin was connected to');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('loopback without the allow rule is refused before any request', async () => {
+  const o = await origin({ '/f': (_q, res) => res.writeHead(200).end('x') });
+  const w = makeWorld();
+  const r = await w.run({ op: 'pull', path: 'config', pull: { url: `${o.base}/f`, env: {} } });
+  assert.equal(r.code, 'pull_refused');
+  assert.match(r.error!, /127\.0\.0\.1.*loopback/);
+  assert.deepEqual(o.hits, []);
+});
+
+test('cancel: the pull ends cancelled mid-transfer and leaves nothing behind', async () => {
+  let sent = 0;
+  const o = await origin({
+    '/slow': (_q, res) => {
+      res.writeHead(200, { 'content-length': 10_000_000 });
+      const t = setInterval(() => {
+        res.write(Buffer.alloc(10_000));
+        sent += 10_000;
+      }, 5);
+      res.on('close', () => clearInterval(t));
+    },
+  });
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  const cancel = new AbortController();
+  const running = w.run({ op: 'pull', path: 'config', pull: { url: `${o.base}/slow`, env: ALLOW, cancel: cancel.signal } });
+  while (sent < 50_000) await new Promise((r) => setTimeout(r, 5));
+  // The working file exists while it runs.
+  assert.equal(tree(w.root).some((p) => /config\/\.felis-edit-/.test(p)), true);
+  cancel.abort();
+  const r = await running;
+  assert.equal(r.code, 'pull_cancelled');
+  assert.deepEqual(snapshot(w.root), before);
+});

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderFilesJob, JobSpecError, PULL_NODE_OPTIONS, LABEL_FILES_PULL, type JobParams } from './render.ts';
+import { filesActivity } from '../maintenance/holder.ts';
+
+const pull: JobParams = {
+  namespace: 'minecraft',
+  server: 'survival',
+  opId: '0123456789abcdef',
+  op: 'pull',
+  path: 'plugins',
+  url: 'https://example.com/a.jar?token=secret',
+  worldPvc: 'world-survival-0',
+  image: 'felis:dev',
+  command: ['/usr/local/bin/felis', 'files'],
+  serviceAccount: 'felis-restore',
+  worldsRoot: '/data',
+  deadlineSeconds: 7200,
+  ttlSeconds: 1800,
+  async: true,
+};
+
+test('pull: a background RW Job with its own label, --url and --to, CHOWN, its heap limit', () => {
+  const job = renderFilesJob({ ...pull, to: 'a.jar' });
+  const c = job.spec!.template.spec!.containers[0];
+  assert.deepEqual(c.args, ['--op', 'pull', '--path', 'plugins', '--worlds-root', '/data', '--url', 'https://example.com/a.jar?token=secret', '--to', 'a.jar']);
+  assert.equal(job.metadata!.labels![LABEL_FILES_PULL], 'true');
+  assert.equal(job.spec!.template.metadata!.labels![LABEL_FILES_PULL], 'true');
+  assert.equal(job.metadata!.labels!['felis.lolicon.best/files-mode'], 'pull');
+  assert.deepEqual(c.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
+  assert.equal(c.volumeMounts![0].readOnly, false);
+  assert.deepEqual(c.env, [{ name: 'NODE_OPTIONS', value: PULL_NODE_OPTIONS }]);
+  assert.equal(c.ports, undefined, 'no cancel port without a token');
+  assert.deepEqual(renderFilesJob(pull).spec!.template.spec!.containers[0].args!.slice(-2), ['--url', 'https://example.com/a.jar?token=secret']);
+  // Both our holder check and Felis's rule (any mode but read is a write) see it as holding the world.
+  assert.deepEqual(filesActivity(job), { op: 'pull', path: 'plugins' });
+});
+
+test('pull: the operator env (only FELIS_PULL_*), the cancel listener and its port', () => {
+  const job = renderFilesJob({ ...pull, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1', FELIS_PULL_MAX_BYTES: '10', HOME: '/x' }, cancelTokenSha256: 'a'.repeat(64) });
+  const c = job.spec!.template.spec!.containers[0];
+  const env = Object.fromEntries(c.env!.map((e) => [e.name, e.value ?? e.valueFrom?.fieldRef?.fieldPath]));
+  assert.deepEqual(env, {
+    NODE_OPTIONS: PULL_NODE_OPTIONS,
+    FELIS_PULL_ALLOW: '127.0.0.1',
+    FELIS_PULL_MAX_BYTES: '10',
+    FELIS_POD_IP: 'status.podIP',
+    FELIS_SERVE_PORT: '8420',
+    FELIS_SERVE_TOKEN_SHA256: 'a'.repeat(64),
+  });
+  assert.deepEqual(c.ports, [{ name: 'cancel', containerPort: 8420, protocol: 'TCP' }]);
+});
+
+test('pull: a URL is required; a cancel digest is only for a pull, and only a digest; other ops carry no pull env', () => {
+  assert.throws(() => renderFilesJob({ ...pull, url: undefined }), JobSpecError);
+  assert.throws(() => renderFilesJob({ ...pull, cancelTokenSha256: 'nope' }), JobSpecError);
+  assert.throws(() => renderFilesJob({ ...pull, op: 'unzip', path: 'a.zip', cancelTokenSha256: 'a'.repeat(64) }), JobSpecError);
+  const unzip = renderFilesJob({ ...pull, op: 'unzip', path: 'a.zip', url: undefined, pullEnv: { FELIS_PULL_ALLOW: '10.0.0.0/8' } });
+  assert.equal(JSON.stringify(unzip).includes('FELIS_PULL'), false);
+  assert.equal(unzip.metadata!.labels![LABEL_FILES_PULL], undefined);
+});
