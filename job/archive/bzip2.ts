@@ -23,11 +23,12 @@ const STDERR_KEEP = 4096;
 /**
  * Decodes the bzip2 file `fd` holds (read from its current start by position; the caller keeps the
  * fd) into `sink`, one piece at a time (the piece is a view of a reused buffer: copy or write it
- * before returning). A `sink` that throws stops the decoding; the error is rethrown as it is.
+ * before returning); `onRead` is told each read's size (for progress). A `sink` that throws stops the decoding; the error is rethrown as it is.
  * Resolves with the decoded byte count; rejects with ArchiveReadError when the data is not bzip2.
  */
-export async function bunzip2(fd: number, sink: (piece: Buffer) => void): Promise<number> {
-  const { default: factory } = await import('7z-wasm');
+export async function bunzip2(fd: number, sink: (piece: Buffer) => void, onRead?: (bytes: number) => void): Promise<number> {
+  // The package is CommonJS (UMD): its factory is the module's default export.
+  const factory = (await import('7z-wasm')).default as unknown as import('7z-wasm').SevenZipModuleFactory;
   const inBuf = Buffer.allocUnsafe(CHUNK);
   const outBuf = Buffer.allocUnsafe(CHUNK);
   let inLen = 0;
@@ -54,6 +55,7 @@ export async function bunzip2(fd: number, sink: (piece: Buffer) => void): Promis
         inLen = fs.readSync(fd, inBuf, 0, CHUNK, readAt);
         readAt += inLen;
         inPos = 0;
+        onRead?.(inLen);
         if (inLen === 0) {
           eof = true;
           return null as unknown as number;

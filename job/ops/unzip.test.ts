@@ -194,7 +194,7 @@ test('archive path checks: not an archive ending → bad_path, missing → not_f
   fs.writeFileSync(path.join(w.outside, 'o.zip'), forgeZip([{ name: 'x', data: 'x' }]));
   fs.symlinkSync('../outside/o.zip', w.p('link.zip'));
   for (const [p, code] of [
-    ['a.rar', 'bad_path'],
+    ['a.lz', 'bad_path'],
     ['a.zip.bak', 'bad_path'],
     ['', 'bad_path'],
     ['missing.zip', 'not_found'],
