@@ -188,7 +188,7 @@ test('zip bombs: a lying ratio stops at the declared size (archive_invalid); an 
 
 test('archive path checks: not an archive ending → bad_path, missing → not_found, a folder named .zip → bad_path, escapes → bad_path', async () => {
   const w = makeWorld();
-  fs.writeFileSync(w.p('a.rar'), 'x');
+  fs.writeFileSync(w.p('a.lz'), 'x');
   fs.writeFileSync(w.p('a.zip.bak'), 'x');
   fs.mkdirSync(w.p('dir.zip'));
   fs.writeFileSync(path.join(w.outside, 'o.zip'), forgeZip([{ name: 'x', data: 'x' }]));
