@@ -84,6 +84,8 @@ export async function bunzip2(fd: number, sink: (piece: Buffer) => void, onRead?
     },
   });
   let rc: unknown;
+  // 7-Zip's exit under Node sets process.exitCode to its status: keep the Job's own.
+  const exitCode = process.exitCode;
   try {
     // -si: the data comes through stdin (no file system to mount); -so: decoded bytes to stdout;
     // -bso0 -bsp0: no progress or banner, so only errors reach stderr.
@@ -91,6 +93,8 @@ export async function bunzip2(fd: number, sink: (piece: Buffer) => void, onRead?
   } catch (e) {
     if (sinkError !== undefined) throw sinkError;
     throw new ArchiveReadError(`the bzip2 decoder failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  } finally {
+    process.exitCode = exitCode;
   }
   if (sinkError !== undefined) throw sinkError;
   if (rc !== 0 && rc !== undefined) throw new ArchiveReadError(bzip2Message(stderr));
