@@ -27,8 +27,8 @@ const STDERR_KEEP = 4096;
  * Resolves with the decoded byte count; rejects with ArchiveReadError when the data is not bzip2.
  */
 export async function bunzip2(fd: number, sink: (piece: Buffer) => void, onRead?: (bytes: number) => void): Promise<number> {
-  // The package is CommonJS (UMD): its factory is the module's default export.
-  const factory = (await import('7z-wasm')).default as unknown as import('7z-wasm').SevenZipModuleFactory;
+  // The ES module build: the UMD one needs `__dirname`, which the Job's bundle does not have.
+  const { default: factory } = await import('7z-wasm/7zz.es6.js');
   const inBuf = Buffer.allocUnsafe(CHUNK);
   const outBuf = Buffer.allocUnsafe(CHUNK);
   let inLen = 0;

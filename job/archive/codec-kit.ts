@@ -30,7 +30,7 @@ export async function compress(codec: Codec, data: Buffer, opts: { xzPreset?: nu
 
 /** bzip2 through 7-Zip (`a -tbzip2 -si -so`): stdin from the buffer, stdout gathered. */
 async function bzip2(data: Buffer): Promise<Buffer> {
-  const factory = (await import('7z-wasm')).default as unknown as import('7z-wasm').SevenZipModuleFactory;
+  const { default: factory } = await import('7z-wasm/7zz.es6.js');
   const bin = readWasm('7zz.wasm');
   let at = 0;
   const out: Buffer[] = [];
