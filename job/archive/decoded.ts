@@ -22,6 +22,8 @@ export type StreamCodec = 'gzip' | 'zstd' | 'xz';
 /** Reads the compressed file in pieces of this size; the decoders give pieces of the same. */
 const CHUNK = 256 << 10;
 const ZSTD_MAGIC = 0xfd2fb528;
+/** xz is read in smaller pieces: the decoder runs over a whole piece's input before it asks for more. */
+const XZ_READ = 64 << 10;
 
 export function wrapRead(e: unknown): ArchiveReadError {
   return e instanceof ArchiveReadError ? e : new ArchiveReadError(e instanceof Error ? e.message : String(e), { cause: e });
@@ -34,13 +36,22 @@ export function wrapRead(e: unknown): ArchiveReadError {
 export async function openDecoded(codec: StreamCodec, fd: number, onRead?: (bytes: number) => void): Promise<Readable> {
   const own = fs.openSync(fdPath(fd), fs.constants.O_RDONLY);
   if (codec === 'zstd') return Readable.from(zstdFrames(own, onRead), { objectMode: false, highWaterMark: CHUNK });
-  let decoder: NodeJS.ReadWriteStream & Readable;
-  if (codec === 'gzip') decoder = zlib.createGunzip({ chunkSize: CHUNK });
-  else {
+  if (codec === 'xz') {
     const xz = await import('./xz.ts');
     await xz.loadXz();
-    decoder = new xz.XzDecoder();
+    const source = fs.createReadStream('', { fd: own, autoClose: true, highWaterMark: XZ_READ });
+    // Counted as the decoder takes them: a 'data' listener would make the stream flow past it.
+    const counted = async function* () {
+      for await (const piece of source) {
+        onRead?.(piece.length);
+        yield piece as Buffer;
+      }
+    };
+    const out = Readable.from(xz.decodeXz(counted()), { objectMode: false, highWaterMark: CHUNK });
+    out.on('close', () => source.destroy());
+    return out;
   }
+  const decoder = zlib.createGunzip({ chunkSize: CHUNK });
   const source = fs.createReadStream('', { fd: own, autoClose: true, highWaterMark: CHUNK });
   source.on('error', (e) => decoder.destroy(wrapRead(e)));
   if (onRead) source.on('data', (piece) => onRead(piece.length));

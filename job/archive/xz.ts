@@ -1,14 +1,13 @@
 /**
- * The xz decoder: liblzma (node-liblzma's WebAssembly build) as a Node Transform with a memory
- * limit. node-liblzma's own `createUnxz` is a web stream with liblzma's 256 MiB default limit and
+ * The xz decoder: liblzma (node-liblzma's WebAssembly build) as a pull-driven generator with a
+ * memory limit. node-liblzma's own `createUnxz` is a web stream with liblzma's 256 MiB default limit and
  * takes only the first stream; this one sets our limit, takes concatenated streams and stream
  * padding (as `xz -d` does), and refuses anything after them. Loaded only when an xz file is
  * extracted.
  *
  * @module
  */
-import { Transform, type TransformCallback } from 'node:stream';
-import { copyToWasm, getModule, initModule, WasmLzmaStream, type LZMAModule } from 'node-liblzma/wasm';
+import { getModule, initModule, WasmLzmaStream, type LZMAModule } from 'node-liblzma/wasm';
 import { readWasm } from '../wasm.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 
@@ -62,85 +61,61 @@ function why(ret: number, memlimit: number): string {
   }
 }
 
-/** A Transform from xz to the bytes it holds. `loadXz()` must have resolved first. */
-export class XzDecoder extends Transform {
-  readonly #m: LZMAModule;
-  readonly #strm: WasmLzmaStream;
-  readonly #out: number;
-  readonly #memlimit: number;
-  #ended = false;
-  #freed = false;
-
-  constructor(memlimit = XZ_MEMLIMIT) {
-    super();
-    this.#m = getModule();
-    this.#memlimit = memlimit;
-    this.#strm = new WasmLzmaStream(this.#m);
-    const ret = this.#m._lzma_stream_decoder(this.#strm.ptr, BigInt(memlimit), LZMA_CONCATENATED);
-    if (ret !== LZMA_OK) {
-      this.#free();
-      throw new ArchiveReadError(why(ret, memlimit));
-    }
-    this.#out = this.#m._malloc(OUT_CHUNK);
-  }
-
-  #run(chunk: Uint8Array, action: number): void {
-    const m = this.#m;
-    const inPtr = chunk.length > 0 ? copyToWasm(m, chunk) : 0;
-    try {
-      this.#strm.setInput(inPtr, chunk.length);
+/**
+ * The bytes the xz data of `source` holds, one piece (at most 256 KiB) per step, as the consumer
+ * asks for them: a generator, so the decoder runs only as fast as its output is taken, and xz's
+ * ratio (a 256 KiB read may hold hundreds of MiB) never piles output up in memory. `loadXz()`
+ * must have resolved first. Frees liblzma's state however the consumer stops.
+ */
+export async function* decodeXz(source: AsyncIterable<Buffer>, memlimit = XZ_MEMLIMIT): AsyncGenerator<Buffer> {
+  const m = getModule();
+  const strm = new WasmLzmaStream(m);
+  let inPtr = 0;
+  let inCap = 0;
+  let out = 0;
+  try {
+    const ret = m._lzma_stream_decoder(strm.ptr, BigInt(memlimit), LZMA_CONCATENATED);
+    if (ret !== LZMA_OK) throw new ArchiveReadError(why(ret, memlimit));
+    out = m._malloc(OUT_CHUNK);
+    let ended = false;
+    /** Runs the decoder over what input it holds, yielding every piece; true at the stream's end. */
+    const run = function* (action: number): Generator<Buffer, boolean> {
       for (;;) {
-        this.#strm.setOutput(this.#out, OUT_CHUNK);
-        const ret = m._lzma_code(this.#strm.ptr, action);
-        const produced = OUT_CHUNK - this.#strm.availOut;
-        if (produced > 0) this.push(Buffer.from(m.HEAPU8.subarray(this.#out, this.#out + produced)));
-        if (ret === LZMA_STREAM_END) {
-          this.#ended = true;
+        strm.setOutput(out, OUT_CHUNK);
+        const r = m._lzma_code(strm.ptr, action);
+        const produced = OUT_CHUNK - strm.availOut;
+        // A copy: the window is reused by the next step.
+        if (produced > 0) yield Buffer.from(m.HEAPU8.subarray(out, out + produced));
+        if (r === LZMA_STREAM_END) {
           // With LZMA_CONCATENATED the end comes only at LZMA_FINISH: anything left is not xz.
-          if (this.#strm.availIn > 0) throw new ArchiveReadError('something other than xz follows the xz stream');
-          return;
+          if (strm.availIn > 0) throw new ArchiveReadError('something other than xz follows the xz stream');
+          return true;
         }
-        if (ret !== LZMA_OK) throw new ArchiveReadError(why(ret, this.#memlimit));
-        if (this.#strm.availIn === 0 && this.#strm.availOut > 0) return;
+        if (r !== LZMA_OK) throw new ArchiveReadError(why(r, memlimit));
+        if (strm.availIn === 0 && strm.availOut > 0) return false;
       }
-    } finally {
-      if (inPtr) m._free(inPtr);
+    };
+    for await (const chunk of source) {
+      if (chunk.length === 0) continue;
+      if (ended) throw new ArchiveReadError('something other than xz follows the xz stream');
+      if (chunk.length > inCap) {
+        if (inPtr) m._free(inPtr);
+        inPtr = m._malloc(chunk.length);
+        inCap = chunk.length;
+      }
+      m.HEAPU8.set(chunk, inPtr);
+      strm.setInput(inPtr, chunk.length);
+      ended = yield* run(LZMA_RUN);
     }
-  }
-
-  override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
-    try {
-      if (this.#ended) throw new ArchiveReadError('something other than xz follows the xz stream');
-      this.#run(chunk, LZMA_RUN);
-      cb();
-    } catch (e) {
-      this.#free();
-      cb(e as Error);
+    if (!ended) {
+      strm.setInput(0, 0);
+      ended = yield* run(LZMA_FINISH);
     }
-  }
-
-  override _flush(cb: TransformCallback): void {
-    try {
-      if (!this.#ended) this.#run(new Uint8Array(0), LZMA_FINISH);
-      if (!this.#ended) throw new ArchiveReadError('the xz stream ends early');
-      cb();
-    } catch (e) {
-      cb(e as Error);
-    } finally {
-      this.#free();
-    }
-  }
-
-  override _destroy(err: Error | null, cb: (error?: Error | null) => void): void {
-    this.#free();
-    cb(err);
-  }
-
-  #free(): void {
-    if (this.#freed) return;
-    this.#freed = true;
-    this.#m._lzma_end(this.#strm.ptr);
-    this.#strm.free();
-    if (this.#out) this.#m._free(this.#out);
+    if (!ended) throw new ArchiveReadError('the xz stream ends early');
+  } finally {
+    m._lzma_end(strm.ptr);
+    strm.free();
+    if (out) m._free(out);
+    if (inPtr) m._free(inPtr);
   }
 }
