@@ -12,7 +12,8 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
-import { forgeZip } from '../job/archive/test-kit.ts';
+import { forgeTar, forgeZip } from '../job/archive/test-kit.ts';
+import { compress, type Codec } from '../job/archive/codec-kit.ts';
 
 /** Why the archive tests cannot run here, or undefined when the Job program extracts archives. */
 function engineMissing(): string | undefined {
@@ -92,6 +93,36 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
     assert.equal(treeHash(out), treeHash(join(s.world, 'world')));
     assert.ok(extracted.total > 0 && extracted.done === extracted.total, JSON.stringify(extracted));
   });
+
+  const formats: [ending: string, codec: Codec, single: boolean][] = [
+    ['.tar.bz2', 'bzip2', false],
+    ['.txz', 'xz', false],
+    ['.tar.zst', 'zstd', false],
+    ['.gz', 'gzip', true],
+    ['.bz2', 'bzip2', true],
+    ['.XZ', 'xz', true],
+    ['.zst', 'zstd', true],
+  ];
+  for (const [ending, codec, single] of formats) {
+    test(`a ${single ? 'single file' : 'tar'} in ${codec} (${ending}) extracts through the route: the same bytes`, async () => {
+      const base = `fmt-${codec}-${single ? 'single' : 'tar'}`;
+      const data = Buffer.from(`${base}\n`.repeat(20_000));
+      const payload = single ? data : forgeTar([{ name: `${base}/`, type: '5' }, { name: `${base}/a.txt`, data }, { name: `${base}/b/c.txt`, data: 'c\n' }]);
+      writeFileSync(join(s.world, `${base}${ending}`), await compress(codec, payload));
+      const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(`${base}${ending}`)}`, { overwrite: false });
+      assert.equal(u.status, 202, u.text);
+      const op = await finished(s, u.body.op.id);
+      assert.equal(op.state, 'succeeded', JSON.stringify(op));
+      if (single) {
+        assert.deepEqual(readFileSync(join(s.world, base)), data);
+        assert.equal(op.files, 1);
+      } else {
+        assert.deepEqual(readFileSync(join(s.world, base, 'a.txt')), data);
+        assert.equal(readFileSync(join(s.world, base, 'b/c.txt'), 'utf8'), 'c\n');
+        assert.equal(op.files, 2);
+      }
+    });
+  }
 
   test('a zip-slip archive ends failed with archive_unsafe, and nothing in or beside the world changes', async () => {
     writeFileSync(join(s.world, 'evil.zip'), forgeZip([{ name: 'harmless.txt', data: 'ok\n' }, { name: '../escaped.txt', data: 'pwned\n' }]));

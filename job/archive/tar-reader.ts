@@ -1,24 +1,25 @@
 /**
- * The tar reader: tar-stream over a fresh open of the archive (gunzipped by zlib for `.tar.gz` and
- * `.tgz`), one header at a time. A tar has no index: a pass reads the archive front to back, each
+ * The tar reader: tar-stream over a fresh open of the archive, or over its decoded bytes
+ * (`decoded.ts`: gzip, zstd, xz), one header at a time. A tar has no index: a pass reads the archive front to back, each
  * entry's data skipped (the plan) or streamed (the extraction) before the next header is read, so a
  * pass holds one header and a few buffers whatever the entry count. tar-stream checks every
  * header's checksum and honours pax and GNU long names; names are read as raw bytes (latin1 keeps
  * every byte) so they are decoded and judged exactly as a zip's are. A pax name is UTF-8 by the
  * standard and is taken as such.
  *
- * Every failure of the reader (a bad header, data that ends early, a damaged gzip stream) is an
+ * Every failure of the reader (a bad header, data that ends early, a damaged compressed stream) is an
  * `ArchiveReadError`: the archive, not the system, is at fault.
  *
  * @module
  */
 import fs from 'node:fs';
-import zlib from 'node:zlib';
+import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { fdPath } from '../root.ts';
 import type { EntryKind } from './names.ts';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
 import { ArchiveReadError } from './zip-reader.ts';
+import { openDecoded, type StreamCodec } from './decoded.ts';
 
 /** Reads from the archive file in pieces of this size. */
 const READ_CHUNK = 256 << 10;
@@ -56,8 +57,7 @@ function kindOf(type: tar.Header['type']): EntryKind {
 
 /** One pass over a tar archive, front to back. */
 export class TarPass implements ArchivePass<TarEntry> {
-  readonly #source: fs.ReadStream;
-  readonly #gunzip: zlib.Gunzip | undefined;
+  readonly #source: Readable;
   readonly #extract: tar.Extract;
   readonly #entries: AsyncIterator<TarStreamEntry>;
   /** The current entry, its data not yet read to its end by the caller. */
@@ -65,8 +65,8 @@ export class TarPass implements ArchivePass<TarEntry> {
   #failed: ArchiveReadError | undefined;
   #closed = false;
 
-  private constructor(fd: number, gzip: boolean) {
-    this.#source = fs.createReadStream('', { fd, autoClose: true, highWaterMark: READ_CHUNK });
+  private constructor(source: Readable) {
+    this.#source = source;
     // latin1 maps every byte to one character, so the name's bytes come back whole.
     this.#extract = tar.extract({ filenameEncoding: 'latin1' } as Parameters<typeof tar.extract>[0]);
     // Any stage failing fails the whole pass; the iterator then rejects with it.
@@ -75,22 +75,19 @@ export class TarPass implements ArchivePass<TarEntry> {
       this.#extract.destroy(this.#failed);
     };
     this.#source.on('error', failPass);
-    if (gzip) {
-      this.#gunzip = zlib.createGunzip({ chunkSize: READ_CHUNK });
-      this.#gunzip.on('error', failPass);
-      this.#source.pipe(this.#gunzip).pipe(this.#extract as unknown as NodeJS.WritableStream);
-    } else {
-      this.#source.pipe(this.#extract as unknown as NodeJS.WritableStream);
-    }
+    this.#source.pipe(this.#extract as unknown as NodeJS.WritableStream);
     this.#entries = (this.#extract as unknown as AsyncIterable<TarStreamEntry>)[Symbol.asyncIterator]();
   }
 
   /**
    * Opens a pass over the archive `fd` holds (left open: the caller owns it), through a fresh open
-   * of the same file (by object, through /proc/self/fd, never by name). `gzip` gunzips it first.
+   * of the same file (by object, through /proc/self/fd, never by name), decoded by `codec` first
+   * when the tar is compressed.
    */
-  static open(fd: number, gzip: boolean): TarPass {
-    return new TarPass(fs.openSync(fdPath(fd), fs.constants.O_RDONLY), gzip);
+  static async open(fd: number, codec?: StreamCodec): Promise<TarPass> {
+    if (codec) return new TarPass(await openDecoded(codec, fd));
+    const own = fs.openSync(fdPath(fd), fs.constants.O_RDONLY);
+    return new TarPass(fs.createReadStream('', { fd: own, autoClose: true, highWaterMark: READ_CHUNK }));
   }
 
   async next(): Promise<TarEntry | null> {
@@ -158,9 +155,7 @@ export class TarPass implements ArchivePass<TarEntry> {
     if (this.#closed) return;
     this.#closed = true;
     this.#source.unpipe();
-    this.#gunzip?.unpipe();
     this.#extract.destroy();
-    this.#gunzip?.destroy();
     this.#source.destroy();
   }
 }

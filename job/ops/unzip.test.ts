@@ -188,13 +188,13 @@ test('zip bombs: a lying ratio stops at the declared size (archive_invalid); an 
 
 test('archive path checks: not an archive ending → bad_path, missing → not_found, a folder named .zip → bad_path, escapes → bad_path', async () => {
   const w = makeWorld();
-  fs.writeFileSync(w.p('a.rar'), 'x');
+  fs.writeFileSync(w.p('a.lz'), 'x');
   fs.writeFileSync(w.p('a.zip.bak'), 'x');
   fs.mkdirSync(w.p('dir.zip'));
   fs.writeFileSync(path.join(w.outside, 'o.zip'), forgeZip([{ name: 'x', data: 'x' }]));
   fs.symlinkSync('../outside/o.zip', w.p('link.zip'));
   for (const [p, code] of [
-    ['a.rar', 'bad_path'],
+    ['a.lz', 'bad_path'],
     ['a.zip.bak', 'bad_path'],
     ['', 'bad_path'],
     ['missing.zip', 'not_found'],

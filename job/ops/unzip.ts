@@ -1,6 +1,7 @@
 /**
- * unzip(path, overwrite, to): extracts a .zip, .tar, .tar.gz or .tgz archive of the world into the
- * archive's own folder (or `to`), all or nothing, by the same rules whatever the format. The design
+ * unzip(path, overwrite, to): extracts an archive of the world (zip, tar in every compression, 7z,
+ * rar) or a single compressed file (.gz, .bz2, .xz, .zst) into the archive's own folder (or `to`),
+ * all or nothing, by the same rules whatever the format. The design
  * (two passes over the entries, external sort, working folder, journaled placement) is described in
  * docs/archives.md.
  *
@@ -24,7 +25,8 @@ import { Journal, type JournalHooks } from '../journal/journal.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
 import type { ArchivePass } from '../archive/pass.ts';
-import { archiveFormat, type ArchiveFormat } from '../../lib/files/archive-names.ts';
+import { FORMAT_NAMES, OutOfRoom, openPass, type PassScratch } from '../archive/open-pass.ts';
+import { archiveFormat, SINGLE_FILE_FORMATS, UNSUPPORTED_ARCHIVE_MESSAGE, type ArchiveFormat } from '../../lib/files/archive-names.ts';
 import { WORK_PREFIX, removeStaleWorkFolders } from '../archive/work-folder.ts';
 
 const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
@@ -56,7 +58,7 @@ function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd
 export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
   const name = clean(req.path);
   const format = archiveFormat(name);
-  if (format === undefined) return fail('bad_path', `${req.path} is not a .zip, .tar, .tar.gz or .tgz archive`);
+  if (format === undefined) return fail('bad_path', `${req.path}: ${UNSUPPORTED_ARCHIVE_MESSAGE}`);
 
   let fd: number;
   try {
@@ -82,8 +84,6 @@ export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
   }
 }
 
-const FORMAT_NAMES: Record<ArchiveFormat, string> = { zip: 'zip', tar: 'tar', 'tar.gz': 'gzipped tar' };
-
 async function extractInto(
   ctx: OpContext,
   req: OpRequest,
@@ -94,10 +94,7 @@ async function extractInto(
   destRel: string,
 ): Promise<Result> {
   const unreadable = (e: ArchiveReadError) => fail('archive_invalid', `${name} is not a readable ${FORMAT_NAMES[format]} archive: ${e.message}; nothing was changed`);
-  // Each pass is a fresh read of the same open file: a zip's central directory, a tar front to back.
-  // The tar reader (tar-stream and its streams) loads only for a tar: every other Job starts without it.
-  const openPass = async (): Promise<ArchivePass> =>
-    format === 'zip' ? ZipPass.open(archiveFd) : (await import('../archive/tar-reader.ts')).TarPass.open(archiveFd, format === 'tar.gz');
+  const outOfRoom = (e: OutOfRoom) => fail('no_space', `${name} ${e.message}; nothing was changed`);
   if (format === 'zip') {
     // A zip that is not one is refused before anything is created (a tar has no index to check).
     try {
@@ -134,60 +131,13 @@ async function extractInto(
   try {
     fs.mkdirSync(`${workPath}/new`, 0o700);
     fs.mkdirSync(`${workPath}/old`, 0o700);
-
-    // Plan and target check, over the sorted names.
     const check = new TargetCheck(destFd, destRel, linkedEntry(ctx.root));
-    let planPass: ArchivePass;
-    try {
-      planPass = await openPass();
-    } catch (e) {
-      if (e instanceof ArchiveReadError) return unreadable(e);
-      throw e;
-    }
-    let plan;
-    try {
-      plan = await planArchive(planPass, workPath, (n, kind) => check.visit(n, kind));
-    } catch (e) {
-      if (e instanceof ArchiveReadError) return unreadable(e);
-      throw e;
-    } finally {
-      planPass.close();
-    }
-    if (isRefusal(plan)) return plan;
-    const refusal = check.outcome(req.overwrite ?? false);
-    if (refusal) return refusal;
 
-    const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
-    const avail = freeBytes(ctx);
-    if (avail !== undefined && need > avail) {
-      return {
-        ...fail('no_space', `the archive needs ${need} bytes and the server's volume has ${avail} free; nothing was changed`),
-        need,
-        avail,
-      };
-    }
-
-    // Extract into new/.
-    const throttle = new ProgressThrottle(ctx.progress);
+    const staged = SINGLE_FILE_FORMATS.has(format)
+      ? await stageSingleFile(ctx, req, name, format, archiveFd, `${workPath}/new`, check)
+      : await stageArchive(ctx, req, format, archiveFd, workPath, check, unreadable, outOfRoom);
+    if (staged.code !== undefined) return staged;
     const newDir = `${workPath}/new`;
-    let extractPass: ArchivePass;
-    try {
-      extractPass = await openPass();
-    } catch (e) {
-      if (e instanceof ArchiveReadError) return unreadable(e);
-      throw e;
-    }
-    let bad: Result | null;
-    try {
-      bad = await extractAll(extractPass, newDir, plan.bytes, {
-        chown: ctx.chown,
-        progress: (done, total) => throttle.report(done, total),
-      });
-    } finally {
-      extractPass.close();
-      throttle.flush(); // the last progress comes before the result
-    }
-    if (bad) return bad;
 
     // Durable before anything moves into the world: one syncfs, or an fsync per file.
     let synced = false;
@@ -211,7 +161,7 @@ async function extractInto(
       if (c === 'ENOSPC' || c === 'EDQUOT') return filledUp();
       throw e;
     }
-    return { files: plan.files, bytes: plan.bytes };
+    return staged;
   } finally {
     ctx.stop.settled();
     // A journal left placing or undoing (an undo that failed) stays for the next Job; every other
@@ -219,6 +169,98 @@ async function extractInto(
     if (journal.state !== 'placing' && journal.state !== 'undoing') bestEffort(() => journal.finish());
     bestEffort(() => ctx.fsync(destFd));
   }
+}
+
+/** A single compressed file, decoded into `new/` (single.ts). */
+async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck): Promise<Result> {
+  const { stageSingle } = await import('../archive/single.ts');
+  const throttle = new ProgressThrottle(ctx.progress);
+  try {
+    return await stageSingle({
+      format: format as 'gz' | 'bz2' | 'xz' | 'zst',
+      name,
+      archiveFd,
+      newDir,
+      check,
+      overwrite: req.overwrite ?? false,
+      room: freeBytes(ctx),
+      perItem: PER_ITEM_BYTES,
+      chown: ctx.chown,
+      progress: (done, total) => throttle.report(done, total),
+    });
+  } finally {
+    throttle.flush();
+  }
+}
+
+/**
+ * An archive of entries: the plan and target check over the sorted names, the space check, and
+ * every entry extracted into `new/`. Each pass is a fresh read of the same open file.
+ */
+async function stageArchive(
+  ctx: OpContext,
+  req: OpRequest,
+  format: ArchiveFormat,
+  archiveFd: number,
+  workPath: string,
+  check: TargetCheck,
+  unreadable: (e: ArchiveReadError) => Result,
+  outOfRoom: (e: OutOfRoom) => Result,
+): Promise<Result> {
+  const scratch: PassScratch = { dir: workPath, room: () => freeBytes(ctx) };
+  const open = async (): Promise<ArchivePass | Result> => {
+    try {
+      return await openPass(format, archiveFd, scratch);
+    } catch (e) {
+      if (e instanceof ArchiveReadError) return unreadable(e);
+      if (e instanceof OutOfRoom) return outOfRoom(e);
+      const c = (e as { code?: string }).code;
+      if (c === 'ENOSPC' || c === 'EDQUOT') return filledUp();
+      throw e;
+    }
+  };
+  const planPass = await open();
+  if (!('next' in planPass)) return planPass;
+  let plan;
+  try {
+    plan = await planArchive(planPass, workPath, (n, kind) => check.visit(n, kind));
+  } catch (e) {
+    if (e instanceof ArchiveReadError) return unreadable(e);
+    throw e;
+  } finally {
+    planPass.close();
+  }
+  if (isRefusal(plan)) return plan;
+  const refusal = check.outcome(req.overwrite ?? false);
+  if (refusal) return refusal;
+
+  const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
+  const avail = freeBytes(ctx);
+  if (avail !== undefined && need > avail) {
+    return {
+      ...fail('no_space', `the archive needs ${need} bytes and the server's volume has ${avail} free; nothing was changed`),
+      need,
+      avail,
+    };
+  }
+
+  // Extract into new/.
+  const throttle = new ProgressThrottle(ctx.progress);
+  const newDir = `${workPath}/new`;
+  const extractPass = await open();
+  if (!('next' in extractPass)) return extractPass;
+  let bad: Result | null;
+  try {
+    bad = await extractAll(extractPass, newDir, plan.bytes, {
+      chown: ctx.chown,
+      progress: (done, total) => throttle.report(done, total),
+    });
+  } finally {
+    extractPass.close();
+    throttle.flush(); // the last progress comes before the result
+  }
+  if (bad) return bad;
+  return { files: plan.files, bytes: plan.bytes };
 }
 
 function journalHooks(ctx: OpContext): JournalHooks {
