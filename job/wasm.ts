@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 export const WASM_MODULES = {
   '7zz.wasm': '7z-wasm/7zz.wasm',
   'liblzma.wasm': 'node-liblzma/wasm/liblzma.wasm',
+  // Emscripten's JavaScript around 7zz.wasm, loaded by the 7-Zip worker thread (job/archive/sevenzip.ts).
+  '7zz.umd.cjs': '7z-wasm/7zz.umd.js',
 } as const;
 
 export type WasmModule = keyof typeof WASM_MODULES;

@@ -20,7 +20,7 @@ export class ArchiveNameError extends DomainError {
  */
 export const ARCHIVE_ENDINGS = ['.zip', '.tar', '.tar.gz', '.tgz'] as const;
 
-export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz';
+export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz' | '7z' | 'rar';
 
 /** The format an archive's name says it is (any case), or undefined when it names none. */
 export function archiveFormat(path: string): ArchiveFormat | undefined {
@@ -28,6 +28,7 @@ export function archiveFormat(path: string): ArchiveFormat | undefined {
   if (p.endsWith('.zip')) return 'zip';
   if (p.endsWith('.tar')) return 'tar';
   if (p.endsWith('.tar.gz') || p.endsWith('.tgz')) return 'tar.gz';
+  if (p.endsWith('.7z') || p.endsWith('.rar')) return p.endsWith('.7z') ? '7z' : 'rar';
   return undefined;
 }
 
