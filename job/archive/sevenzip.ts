@@ -26,9 +26,9 @@ import { wasmPath } from '../wasm.ts';
 /** The most a 7-Zip heap (WebAssembly memory) may grow to. Two run at once during an extraction. */
 export const HEAP_MAX = 80 << 20;
 /** Standard output is forwarded in pieces of this size (fewer, larger messages). */
-const OUT_CHUNK = 256 << 10;
+export const OUT_CHUNK = 256 << 10;
 /** The worker waits while more than this many forwarded bytes are unread. */
-const IN_FLIGHT = 2 << 20;
+export const IN_FLIGHT = 2 << 20;
 /** Standard error kept for a message (the start: 7-Zip names the problem first). */
 const ERR_KEEP = 8 << 10;
 
@@ -216,6 +216,11 @@ export class SevenZipRun {
       if (this.#failed) throw this.#failed;
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
+  }
+
+  /** Bytes 7-Zip has written that this side has not read yet (what backpressure bounds). */
+  get unreadBytes(): number {
+    return Atomics.load(this.#ctl, 0);
   }
 
   /** How 7-Zip ended; only after `read()` gave null. */

@@ -64,8 +64,9 @@ function unixMode(e: ForgedTar): number {
  * Builds a 7z archive of `entries` (a name ending in `/` or type '5' is a folder; a symlink's data is
  * its `linkname`, as 7-Zip stores one). `declaredSize` lies in the unpack size; `badChecksum` damages
  * the data's CRC. A hard link (type '1') has no form in 7z and is written as the file it names.
+ * `opts.coder` replaces the Copy coder's record (flags, id, properties) to state another method.
  */
-export function forge7z(entries: ForgedTar[]): Buffer {
+export function forge7z(entries: ForgedTar[], opts: { coder?: Buffer } = {}): Buffer {
   const names: Buffer[] = [];
   const attrs: number[] = [];
   const emptyStream: boolean[] = [];
@@ -97,7 +98,7 @@ export function forge7z(entries: ForgedTar[]): Buffer {
     for (const p of packs) h.push(number7z(p.length));
     h.push(Buffer.from([K.End, K.UnPackInfo, K.Folder]), number7z(packs.length), Buffer.from([0]));
     // One coder: id size 1, simple (one in, one out stream), no properties; id 0x00 is Copy.
-    for (let i = 0; i < packs.length; i++) h.push(number7z(1), Buffer.from([0x01, 0x00]));
+    for (let i = 0; i < packs.length; i++) h.push(number7z(1), opts.coder ?? Buffer.from([0x01, 0x00]));
     h.push(Buffer.from([K.CodersUnPackSize]));
     for (const s of unpackSizes) h.push(number7z(s));
     h.push(Buffer.from([K.End, K.SubStreamsInfo, K.CRC, 1]));
