@@ -25,7 +25,7 @@ export const MAX_DICTIONARY = 32 << 20;
  * The most entries an archive may list. 7-Zip holds an archive's whole header database in its
  * heap (HEAP_MAX); this many entries of ordinary names stay well inside it (docs/archives.md).
  */
-export const MAX_ENTRIES = 200_000;
+export const MAX_ENTRIES = 150_000;
 
 /** An archive 7-Zip's limits refuse (→ `too_large`): nothing was changed. */
 export class ArchiveTooLargeError extends ArchiveReadError {

@@ -21,10 +21,10 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { wasmPath } from '../wasm.ts';
+import { readWasm, wasmPath } from '../wasm.ts';
 
 /** The most a 7-Zip heap (WebAssembly memory) may grow to. Two run at once during an extraction. */
-export const HEAP_MAX = 80 << 20;
+export const HEAP_MAX = 64 << 20;
 /** Standard output is forwarded in pieces of this size (fewer, larger messages). */
 export const OUT_CHUNK = 256 << 10;
 /** The worker waits while more than this many forwarded bytes are unread. */
@@ -44,7 +44,7 @@ function gluePath(): string {
 const WORKER = String.raw`
 const { workerData, parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
-const { glue, wasm, fd, size, name, args, ctlBuf, heapMax, outChunk, inFlight, errKeep } = workerData;
+const { glue, wasmModule, fd, size, name, args, ctlBuf, heapMax, outChunk, inFlight, errKeep } = workerData;
 const ctl = new Int32Array(ctlBuf);
 class Stopped extends Error {}
 let memory;
@@ -73,7 +73,6 @@ function take(bytes) {
 }
 const SevenZip = require(glue);
 SevenZip({
-  wasmBinary: fs.readFileSync(wasm),
   noInitialRun: true,
   quit: (code, e) => { throw e; },
   instantiateWasm(info, receive) {
@@ -99,9 +98,9 @@ SevenZip({
       view.setUint32(pnum, total, true);
       return 0;
     };
-    WebAssembly.instantiate(fs.readFileSync(wasm), info).then(({ instance, module }) => {
+    WebAssembly.instantiate(wasmModule, info).then((instance) => {
       memory = instance.exports.memory;
-      receive(instance, module);
+      receive(instance, wasmModule);
     });
     return {};
   },
@@ -133,6 +132,13 @@ SevenZip({
   parentPort.postMessage({ t: 'end', code: stopped ? -2 : code, err, heapRefused, heapBytes: memory ? memory.buffer.byteLength : 0 });
 }, (e) => parentPort.postMessage({ t: 'end', code: -1, err: String(e && e.message || e), heapRefused, heapBytes: 0 }));
 `;
+
+/** 7zz.wasm compiled once per process: every worker instantiates the same module (its code is shared, not compiled again). */
+let module: WebAssembly.Module | undefined;
+function compiled(): WebAssembly.Module {
+  module ??= new WebAssembly.Module(readWasm('7zz.wasm'));
+  return module;
+}
 
 export interface SevenZipEnd {
   /** 7-Zip's exit code: 0 fine, 1 warnings, 2 a fatal error, 7 bad command line, 8 out of memory; -1 it crashed. */
@@ -166,7 +172,7 @@ export class SevenZipRun {
       eval: true,
       workerData: {
         glue: gluePath(),
-        wasm: wasmPath('7zz.wasm'),
+        wasmModule: compiled(),
         fd,
         size,
         name: `archive.${ending}`,
