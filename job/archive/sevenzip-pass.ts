@@ -12,10 +12,12 @@
  *
  * @module
  */
+import fs from 'node:fs';
 import type { EntryKind } from './names.ts';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
 import { HEAP_MAX, SevenZipRun, type SevenZipEnd } from './sevenzip.ts';
 import { ArchiveReadError } from './zip-reader.ts';
+import { Rar4Headers, rar4Kind } from './rar4-modes.ts';
 
 export type SevenZipFormat = '7z' | 'rar';
 
@@ -146,12 +148,34 @@ function wrapEnd(end: SevenZipEnd, what: string): Error | null {
   return null;
 }
 
+const AES_CODER = Buffer.from([0x06, 0xf1, 0x07, 0x01]);
+const K_ENCODED_HEADER = 0x17;
+
+/**
+ * True when a 7z archive's header is itself encrypted (`-mhe`): the start header points at an
+ * encoded header whose coders (stored plainly, a few bytes) include 7-Zip's AES-256 coder. 7-Zip
+ * fails to open such an archive without the password, and this says why.
+ */
+export function sevenZipHeaderEncrypted(fd: number): boolean {
+  const start = Buffer.alloc(32);
+  if (fs.readSync(fd, start, 0, 32, 0) !== 32 || start.readUInt32BE(0) !== 0x377abcaf) return false;
+  const offset = Number(start.readBigUInt64LE(12));
+  const size = Math.min(Number(start.readBigUInt64LE(20)), 64 << 10);
+  if (!Number.isSafeInteger(offset) || size <= 0) return false;
+  const header = Buffer.alloc(size);
+  const n = fs.readSync(fd, header, 0, size, 32 + offset);
+  return n > 0 && header[0] === K_ENCODED_HEADER && header.subarray(0, n).includes(AES_CODER);
+}
+
 /** One pass over a `.7z` or `.rar` archive: the listing, and for the extraction the data run beside it. */
 export class SevenZipPass implements ArchivePass<SevenZipEntry> {
   readonly #list: SevenZipRun;
   readonly #lines: Lines;
   readonly #data: SevenZipRun | undefined;
   readonly #format: SevenZipFormat;
+  readonly #fd: number;
+  /** A RAR 4 archive's own headers, read beside the listing for what 7-Zip does not list (Unix modes). */
+  #rar4: Rar4Headers | undefined;
   #count = 0;
   #inEntries = false;
   #failed: Error | undefined;
@@ -163,8 +187,12 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
   #listedBytes = 0;
   #closed = false;
 
-  private constructor(fd: number, format: SevenZipFormat, withData: boolean) {
+  readonly #maxEntries: number;
+
+  private constructor(fd: number, format: SevenZipFormat, withData: boolean, maxEntries: number) {
+    this.#maxEntries = maxEntries;
     this.#format = format;
+    this.#fd = fd;
     const type = format === '7z' ? ['-t7z'] : [];
     this.#list = new SevenZipRun(fd, format, ['l', '-slt', ...COMMON, ...type]);
     this.#lines = new Lines(this.#list);
@@ -172,8 +200,8 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
   }
 
   /** A pass over the archive `fd` holds (left open: the caller owns it); `withData` also runs the extraction. */
-  static open(fd: number, format: SevenZipFormat, withData: boolean): SevenZipPass {
-    return new SevenZipPass(fd, format, withData);
+  static open(fd: number, format: SevenZipFormat, withData: boolean, maxEntries = MAX_ENTRIES): SevenZipPass {
+    return new SevenZipPass(fd, format, withData, maxEntries);
   }
 
   #fail(e: Error): never {
@@ -186,6 +214,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
     let type = '';
     for (let line = await this.#lines.next(); ; line = await this.#lines.next()) {
       if (line === null) {
+        if (this.#format === '7z' && sevenZipHeaderEncrypted(this.#fd)) this.#fail(new ArchiveEncryptedError('it is password-protected (its header is encrypted)'));
         const e = wrapEnd(this.#list.end(), 'open');
         this.#fail(e ?? new ArchiveReadError('7-Zip listed no entries'));
       }
@@ -205,6 +234,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
     if (!TYPES[this.#format].has(type)) {
       this.#fail(new ArchiveReadError(`it is ${type ? `a ${type} archive` : 'no archive 7-Zip knows'}, not a .${this.#format}`));
     }
+    if (type === 'Rar') this.#rar4 = new Rar4Headers(this.#fd);
   }
 
   /** One record, or null after the last one. */
@@ -245,14 +275,20 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
         await this.#finishData();
         return null;
       }
-      if (++this.#count > MAX_ENTRIES) {
-        this.#fail(new ArchiveTooLargeError(`it lists more than ${MAX_ENTRIES} entries, the most whose header database 7-Zip can hold in the Job's memory`));
+      if (++this.#count > this.#maxEntries) {
+        this.#fail(new ArchiveTooLargeError(`it lists more than ${this.#maxEntries} entries, the most whose header database 7-Zip can hold in the Job's memory`));
       }
       const text = (k: string) => rec.get(k)?.toString('utf8') ?? '';
       const rawName = rec.get('Path')!;
       const size = Number(text('Size') || '0');
       if (!Number.isSafeInteger(size) || size < 0 || !/^\d*$/.test(text('Size'))) this.#fail(new ArchiveReadError(`${rawName.toString('utf8')} declares an impossible size`));
       let { kind, perm } = attributesKind(text('Attributes'));
+      if (this.#rar4) {
+        const h = this.#rar4.next();
+        if (!h || (text('Folder') !== '+' && h.unpackedSize !== size)) this.#fail(new ArchiveReadError('its headers and 7-Zip\'s listing of them disagree'));
+        const stated = rar4Kind(h);
+        if (stated) ({ kind, perm } = stated);
+      }
       if (text('Folder') === '+') kind = 'dir';
       if (text('Symbolic Link') !== '') kind = 'symlink';
       else if (text('Hard Link') !== '' || text('Copy Link') !== '') kind = 'hardlink';

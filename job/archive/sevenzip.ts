@@ -134,9 +134,11 @@ SevenZip({
 `;
 
 /** 7zz.wasm compiled once per process: every worker instantiates the same module (its code is shared, not compiled again). */
-let module: WebAssembly.Module | undefined;
-function compiled(): WebAssembly.Module {
-  module ??= new WebAssembly.Module(readWasm('7zz.wasm'));
+// The project's TypeScript libs carry no WebAssembly types; the module is only handed to the worker.
+const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
+let module: object | undefined;
+function compiled(): object {
+  module ??= new wasm.Module(readWasm('7zz.wasm'));
   return module;
 }
 

@@ -77,9 +77,17 @@ function rar5Header(body: Buffer): Buffer {
   return Buffer.concat([u32(zlib.crc32(sized)), sized]);
 }
 
-function rar5(list: Item[]): Buffer {
+export interface RarOptions {
+  /** Marks the archive as the first volume of a multi-volume set. */
+  volume?: boolean;
+  /** Marks every file as encrypted (RAR 4's password flag; the data stays as it is). */
+  encrypted?: boolean;
+}
+
+function rar5(list: Item[], opts: RarOptions): Buffer {
   const parts: Buffer[] = [Buffer.from('Rar!\x1a\x07\x01\x00', 'latin1')];
-  parts.push(rar5Header(Buffer.concat([vint(1), vint(0), vint(0)])));
+  // Main header: type 1, no header flags, archive flags (0x01: a volume).
+  parts.push(rar5Header(Buffer.concat([vint(1), vint(0), vint(opts.volume ? 0x01 : 0)])));
   for (const it of list) {
     let extra = Buffer.alloc(0);
     if (it.link) {
@@ -120,17 +128,17 @@ function rar4Block(fromType: Buffer): Buffer {
 
 const DOS_TIME = ((2024 - 1980) << 25) | (1 << 21) | (1 << 16);
 
-function rar4(list: Item[]): Buffer {
+function rar4(list: Item[], opts: RarOptions): Buffer {
   const parts: Buffer[] = [Buffer.from('Rar!\x1a\x07\x00', 'latin1')];
   const main = Buffer.alloc(11);
   main[0] = 0x73;
-  main.writeUInt16LE(0, 1);
+  main.writeUInt16LE(opts.volume ? 0x0101 : 0, 1); // 0x01 a volume, 0x100 the first one
   main.writeUInt16LE(13, 3);
   parts.push(rar4Block(main));
   for (const it of list) {
     const ascii = it.name.every((b) => b < 0x80);
     // A name flagged Unicode with no NUL in it is UTF-8.
-    const flags = 0x8000 | (it.isDir ? 0xe0 : 0) | (ascii ? 0 : 0x200);
+    const flags = 0x8000 | (it.isDir ? 0xe0 : 0) | (ascii ? 0 : 0x200) | (opts.encrypted && !it.isDir ? 0x04 : 0);
     const h = Buffer.alloc(30);
     h[0] = 0x74;
     h.writeUInt16LE(flags, 1);
@@ -155,9 +163,9 @@ function rar4(list: Item[]): Buffer {
 }
 
 /** Builds a RAR archive (format 4 or 5) of stored entries. `declaredSize` lies in the unpacked size; `badChecksum` damages the data's CRC. */
-export function forgeRar(entries: ForgedTar[], version: 4 | 5): Buffer {
+export function forgeRar(entries: ForgedTar[], version: 4 | 5, opts: RarOptions = {}): Buffer {
   const list = items(entries, version);
-  return version === 5 ? rar5(list) : rar4(list);
+  return version === 5 ? rar5(list, opts) : rar4(list, opts);
 }
 
 /** The two versions as the hostile suite's forgers: `(entries) => Buffer`. */
