@@ -17,8 +17,6 @@ import { fileURLToPath } from 'node:url';
 export const WASM_MODULES = {
   '7zz.wasm': '7z-wasm/7zz.wasm',
   'liblzma.wasm': 'node-liblzma/wasm/liblzma.wasm',
-  // Emscripten's JavaScript around 7zz.wasm, loaded by the 7-Zip worker thread (job/archive/sevenzip.ts).
-  '7zz.umd.cjs': '7z-wasm/7zz.umd.js',
 } as const;
 
 export type WasmModule = keyof typeof WASM_MODULES;
@@ -52,4 +50,15 @@ export function readWasm(name: WasmModule): Buffer {
     cache.set(name, b);
   }
   return b;
+}
+
+/** Emscripten's JavaScript around 7zz.wasm, which the 7-Zip worker thread loads by path (job/archive/sevenzip.ts). */
+export const SEVEN_ZIP_GLUE = '7zz.umd.cjs';
+
+/** The glue's path: beside the modules (FELIS_WASM_DIR, `wasm/` beside the bundle), else the package's own file. */
+export function sevenZipGluePath(env: NodeJS.ProcessEnv = process.env): string {
+  for (const d of [env.FELIS_WASM_DIR, join(dirname(fileURLToPath(import.meta.url)), 'wasm')]) {
+    if (d && fs.existsSync(join(d, SEVEN_ZIP_GLUE))) return join(d, SEVEN_ZIP_GLUE);
+  }
+  return createRequire(import.meta.url).resolve('7z-wasm/7zz.umd.js');
 }

@@ -21,7 +21,7 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { readWasm, wasmPath } from '../wasm.ts';
+import { readWasm, sevenZipGluePath } from '../wasm.ts';
 
 /** The most a 7-Zip heap (WebAssembly memory) may grow to. Two run at once during an extraction. */
 export const HEAP_MAX = 64 << 20;
@@ -34,7 +34,7 @@ const ERR_KEEP = 8 << 10;
 
 /** Where the 7-Zip glue (Emscripten's JavaScript around 7zz.wasm) is loaded from in the worker. */
 function gluePath(): string {
-  return wasmPath('7zz.umd.cjs');
+  return sevenZipGluePath();
 }
 
 /**
