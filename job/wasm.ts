@@ -51,3 +51,14 @@ export function readWasm(name: WasmModule): Buffer {
   }
   return b;
 }
+
+/** Emscripten's JavaScript around 7zz.wasm, which the 7-Zip worker thread loads by path (job/archive/sevenzip.ts). */
+export const SEVEN_ZIP_GLUE = '7zz.umd.cjs';
+
+/** The glue's path: beside the modules (FELIS_WASM_DIR, `wasm/` beside the bundle), else the package's own file. */
+export function sevenZipGluePath(env: NodeJS.ProcessEnv = process.env): string {
+  for (const d of [env.FELIS_WASM_DIR, join(dirname(fileURLToPath(import.meta.url)), 'wasm')]) {
+    if (d && fs.existsSync(join(d, SEVEN_ZIP_GLUE))) return join(d, SEVEN_ZIP_GLUE);
+  }
+  return createRequire(import.meta.url).resolve('7z-wasm/7zz.umd.js');
+}

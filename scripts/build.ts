@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { DOCS_ASSETS_DIR, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
-import { WASM_MODULES, wasmPath, type WasmModule } from '../job/wasm.ts';
+import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -47,6 +47,7 @@ export function copyWasmModules(): void {
   const to = join(root, 'dist/wasm');
   mkdirSync(to, { recursive: true });
   for (const name of Object.keys(WASM_MODULES) as WasmModule[]) copyFileSync(wasmPath(name, {}), join(to, name));
+  copyFileSync(sevenZipGluePath({}), join(to, SEVEN_ZIP_GLUE));
 }
 
 /** Copies the Swagger UI files beside the function bundles, where the bundled /docs reads them. */

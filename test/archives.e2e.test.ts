@@ -14,6 +14,8 @@ import { join, relative } from 'node:path';
 import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
 import { forgeTar, forgeZip } from '../job/archive/test-kit.ts';
 import { compress, type Codec } from '../job/archive/codec-kit.ts';
+import { forge7z } from '../job/archive/test-kit-7z.ts';
+import { forgeRar } from '../job/archive/test-kit-rar.ts';
 
 /** Why the archive tests cannot run here, or undefined when the Job program extracts archives. */
 function engineMissing(): string | undefined {
@@ -121,6 +123,35 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
         assert.equal(readFileSync(join(s.world, base, 'b/c.txt'), 'utf8'), 'c\n');
         assert.equal(op.files, 2);
       }
+    });
+  }
+
+  for (const [ending, forge] of [
+    ['7z', forge7z],
+    ['rar', (e: Parameters<typeof forge7z>[0]) => forgeRar(e, 5)],
+    ['rar4.rar', (e: Parameters<typeof forge7z>[0]) => forgeRar(e, 4)],
+  ] as const) {
+    test(`a .${ending} extracts through files/unzip with every file's bytes; a symlink in one is archive_symlink`, async () => {
+      const files: Record<string, string> = { 'mods/a.jar': 'jar\n'.repeat(1000), 'config/x.yml': 'x: 1\n', 'empty.txt': '' };
+      const name = `pack-${ending.replace(/\W/g, '')}.${ending.endsWith('rar') ? 'rar' : '7z'}`;
+      writeFileSync(join(s.world, name), forge(Object.entries(files).map(([n, data]) => ({ name: n, data }))));
+      const dest = `out-${ending.replace(/\W/g, '')}`;
+      assert.equal((await s.call('POST', `/api/v1/servers/survival/files/mkdir?path=${q(dest)}`)).status, 200);
+      const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(name)}`, { overwrite: false, to: dest });
+      assert.equal(u.status, 202, u.text);
+      const op = await finished(s, u.body.op.id);
+      assert.equal(op.state, 'succeeded', JSON.stringify(op));
+      const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+      for (const [n, data] of Object.entries(files)) assert.equal(sha(readFileSync(join(s.world, dest, n))), sha(data), n);
+
+      const evil = `evil-${ending.replace(/\W/g, '')}.${ending.endsWith('rar') ? 'rar' : '7z'}`;
+      writeFileSync(join(s.world, evil), forge([{ name: 'ok.txt', data: 'ok' }, { name: 'ln', type: '2', linkname: '../../etc/passwd' }]));
+      const before = treeHash(s.dataDir);
+      const v = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(evil)}`, { overwrite: true });
+      assert.equal(v.status, 202, v.text);
+      const bad = await finished(s, v.body.op.id);
+      assert.equal(bad.error?.code, 'archive_symlink', JSON.stringify(bad));
+      assert.equal(treeHash(s.dataDir), before);
     });
   }
 

@@ -49,8 +49,11 @@ export class OutOfRoom extends Error {
   }
 }
 
-/** Opens one pass over the archive `archiveFd` holds (left open: the caller owns it). */
-export async function openPass(format: ArchiveFormat, archiveFd: number, scratch: PassScratch): Promise<ArchivePass> {
+/**
+ * Opens one pass over the archive `archiveFd` holds (left open: the caller owns it). `withData`:
+ * the pass will read entries' data (7-Zip then runs its extraction beside its listing).
+ */
+export async function openPass(format: ArchiveFormat, archiveFd: number, scratch: PassScratch, withData = false): Promise<ArchivePass> {
   switch (format) {
     case 'zip':
       return ZipPass.open(archiveFd);
@@ -65,9 +68,8 @@ export async function openPass(format: ArchiveFormat, archiveFd: number, scratch
     case 'tar.bz2':
       return openDecodedBzip2Tar(archiveFd, scratch);
     case '7z':
-      throw new ArchiveReadError('7z archives are not supported yet');
     case 'rar':
-      throw new ArchiveReadError('rar archives are not supported yet');
+      return (await import('./sevenzip-pass.ts')).SevenZipPass.open(archiveFd, format, withData);
     case 'gz':
     case 'bz2':
     case 'xz':

@@ -93,7 +93,10 @@ async function extractInto(
   destFd: number,
   destRel: string,
 ): Promise<Result> {
-  const unreadable = (e: ArchiveReadError) => fail('archive_invalid', `${name} is not a readable ${FORMAT_NAMES[format]} archive: ${e.message}; nothing was changed`);
+  const unreadable = (e: ArchiveReadError) =>
+    e.name === 'ArchiveTooLargeError'
+      ? fail('too_large', `${name} cannot be extracted: ${e.message}; nothing was changed`)
+      : fail('archive_invalid', `${name} is not a readable ${FORMAT_NAMES[format]} archive: ${e.message}; nothing was changed`);
   const outOfRoom = (e: OutOfRoom) => fail('no_space', `${name} ${e.message}; nothing was changed`);
   if (format === 'zip') {
     // A zip that is not one is refused before anything is created (a tar has no index to check).
@@ -208,9 +211,9 @@ async function stageArchive(
   outOfRoom: (e: OutOfRoom) => Result,
 ): Promise<Result> {
   const scratch: PassScratch = { dir: workPath, room: () => freeBytes(ctx) };
-  const open = async (): Promise<ArchivePass | Result> => {
+  const open = async (withData: boolean): Promise<ArchivePass | Result> => {
     try {
-      return await openPass(format, archiveFd, scratch);
+      return await openPass(format, archiveFd, scratch, withData);
     } catch (e) {
       if (e instanceof ArchiveReadError) return unreadable(e);
       if (e instanceof OutOfRoom) return outOfRoom(e);
@@ -219,7 +222,7 @@ async function stageArchive(
       throw e;
     }
   };
-  const planPass = await open();
+  const planPass = await open(false);
   if (!('next' in planPass)) return planPass;
   let plan;
   try {
@@ -247,7 +250,7 @@ async function stageArchive(
   // Extract into new/.
   const throttle = new ProgressThrottle(ctx.progress);
   const newDir = `${workPath}/new`;
-  const extractPass = await open();
+  const extractPass = await open(true);
   if (!('next' in extractPass)) return extractPass;
   let bad: Result | null;
   try {
@@ -258,6 +261,10 @@ async function stageArchive(
   } finally {
     extractPass.close();
     throttle.flush(); // the last progress comes before the result
+  }
+  // A 7-Zip data run refused for memory says so in the pass's error (its class name), not as damage.
+  if (bad && bad.code === 'archive_invalid' && / needs more than the \d+ MiB of memory 7-Zip may use/.test(bad.error ?? '')) {
+    return { ...bad, code: 'too_large' };
   }
   if (bad) return bad;
   return { files: plan.files, bytes: plan.bytes };
