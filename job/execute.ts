@@ -26,6 +26,7 @@ import { copy } from './ops/copy.ts';
 import { deleteMany } from './ops/batch-delete.ts';
 import { moveMany } from './ops/batch-move.ts';
 import { chmodMany } from './ops/batch-chmod.ts';
+import { compress } from './ops/compress.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
@@ -44,6 +45,7 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   'delete-many': deleteMany,
   'move-many': moveMany,
   'chmod-many': chmodMany,
+  compress: (ctx, req) => compress(ctx, req),
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
