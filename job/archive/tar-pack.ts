@@ -74,7 +74,7 @@ export class TarSink implements EntrySink {
   }
 
   /** Resolves when tar-stream has taken the entry whole; rejects on its error or the output's. */
-  #entry(header: tar.Header, body?: (sink: Writable) => Promise<void>): Promise<void> {
+  #entry(header: Partial<tar.Header> & Pick<tar.Header, 'name'>, body?: (sink: Writable) => Promise<void>): Promise<void> {
     this.#check();
     return new Promise<void>((resolve, reject) => {
       const sink = this.#pack.entry(header, (e?: Error | null) => (e ? reject(e) : resolve())) as unknown as Writable;
