@@ -57,6 +57,14 @@ export async function compressorFor(format: TarFormat): Promise<Duplex> {
 /** Permission bits only: the type is the header's, and no setuid, setgid or sticky bit travels. */
 const PERM = 0o777;
 
+/** A file that shrank while it was packed: its entry cannot be finished, so neither can the archive. */
+export class ShrankError extends Error {
+  constructor(name: string) {
+    super(`${name} shrank while it was being packed; nothing was written, try again`);
+    this.name = 'ShrankError';
+  }
+}
+
 export class TarSink implements EntrySink {
   readonly #pack = tar.pack();
   readonly #done: Promise<void>;
@@ -78,6 +86,8 @@ export class TarSink implements EntrySink {
     this.#check();
     return new Promise<void>((resolve, reject) => {
       const sink = this.#pack.entry(header, (e?: Error | null) => (e ? reject(e) : resolve())) as unknown as Writable;
+      // A destroyed entry reports its error here as well; unheard, it would end the program.
+      sink.on('error', reject);
       if (!body) return;
       body(sink).then(
         () => sink.end(),
@@ -103,7 +113,7 @@ export class TarSink implements EntrySink {
         if (piece.length > 0 && !sink.write(piece)) await once(sink, 'drain');
         if (n >= size) break;
       }
-      if (n < size) throw new Error(`${meta.name} shrank while it was being packed`);
+      if (n < size) throw new ShrankError(meta.name);
     });
     return n;
   }

@@ -119,6 +119,7 @@ export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHo
       } catch (e) {
         throttle.flush();
         out.destroy();
+        if (e instanceof Error && e.name === 'ShrankError') return fail('conflict', e.message);
         const code = errCode(e);
         if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
         if (code !== undefined && /^E[A-Z0-9]+$/.test(code)) return failure(folder, e, 'read');
@@ -141,7 +142,7 @@ export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHo
       }
       landed = true;
       bestEffort(() => ctx.fsync(dirFd));
-      return { files: stats.files, bytes: size };
+      return { files: stats.files, bytes: size, to: final, ...(stats.skipped + stats.withheld > 0 ? { skipped: stats.skipped + stats.withheld } : {}) };
     } finally {
       if (spillFd !== undefined) fs.closeSync(spillFd);
       fs.closeSync(fd);

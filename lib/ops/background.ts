@@ -17,7 +17,7 @@ import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
 import { opView, startedView, type OpView } from './view.ts';
 
-export type BackgroundOp = 'unzip' | 'zip' | 'copy';
+export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'compress';
 
 export interface StartRequest {
   op: BackgroundOp;
@@ -26,6 +26,9 @@ export interface StartRequest {
   overwrite?: boolean;
   /** unzip: the destination folder; zip: the archive's name; copy: the new path. */
   to?: string;
+  /** compress: the selection's paths (in the Job's env, as a many-file op's items), and the format. */
+  batch?: { paths: string[] };
+  format?: string;
 }
 
 /** How a background Job differs from a sync one; each may be overridden (tests use short deadlines). */
@@ -84,6 +87,8 @@ export class BackgroundOps {
       path: req.path,
       overwrite: req.overwrite,
       to: req.to,
+      ...(req.batch ? { batch: req.batch } : {}),
+      ...(req.format !== undefined ? { format: req.format } : {}),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
       ...eventParams(event),
