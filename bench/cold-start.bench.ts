@@ -110,6 +110,8 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       return async () => ({ method: 'POST', path: `${base}/files/unzip?path=${encodeURIComponent(`bench-u-${n}.zip`)}`, body: { overwrite: false } });
     case 'files-zip':
       return async () => ({ method: 'POST', path: `${base}/files/zip?path=eula.txt`, body: { name: `bench-z-${n}-${Math.random().toString(36).slice(2)}.zip` } });
+    case 'files-compress':
+      return async () => ({ method: 'POST', path: `${base}/files/compress`, body: { paths: ['eula.txt'], format: 'tar.gz', name: `bench-t-${n}-${Math.random().toString(36).slice(2)}.tar.gz` } });
     // A small file's copy: one sync Job, answered 200 with the copy's digest.
     case 'files-copy':
       return async () => ({ method: 'POST', path: `${base}/files/copy?path=eula.txt`, body: { to: `bench-c-${n}-${Math.random().toString(36).slice(2)}.txt` } });

@@ -27,7 +27,7 @@ import { ROOT } from './support/stack.ts';
 
 const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
-const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops']);
+const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', 'files-compress']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
 const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download']);

@@ -178,6 +178,8 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   // reads its finished Pod's log).
   'files-unzip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
   'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
+  // Its default name carries the second it was asked in: a second run makes a new archive.
+  'files-compress': { setup: backgroundOpsEnded, calls: [['POST', '/api/v1/servers/survival/files/compress', { paths: ['plugins', 'eula.txt'], format: 'tar.zst' }]] },
   // A small file: one sync Job (which first recovers an interrupted extraction); a folder: a sync
   // Job that refuses it, then the background Job.
   'files-copy': {
