@@ -46,12 +46,47 @@ async function xzCompressor(preset: number): Promise<Duplex> {
   return Duplex.fromWeb(lzma.createXz({ preset }) as unknown as TransformStream<Uint8Array, Uint8Array>);
 }
 
+/** zlib's output buffer: its 16 KiB default costs a round trip per 16 KiB of output. */
+const OUT_CHUNK = 256 << 10;
+/**
+ * How far the packer may read ahead of the compressor: the compressor works in the thread pool, so
+ * with room to queue the next pieces, reading files and compressing overlap on two cores.
+ */
+const AHEAD = 2 << 20;
+
 /** The compressor of one format, at its level. */
 export async function compressorFor(format: TarFormat): Promise<Duplex> {
   const level = TAR_LEVELS[format];
-  if (format === 'tar.gz') return zlib.createGzip({ level });
-  if (format === 'tar.zst') return zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: level } });
+  if (format === 'tar.gz') return zlib.createGzip({ level, memLevel: 9, chunkSize: OUT_CHUNK, highWaterMark: AHEAD });
+  if (format === 'tar.zst') return zlib.createZstdCompress({ chunkSize: OUT_CHUNK, highWaterMark: AHEAD, params: { [zlib.constants.ZSTD_c_compressionLevel]: level } });
   return xzCompressor(level);
+}
+
+/** What the compressor is given at a time, at least (but the last piece). */
+const GATHER = 256 << 10;
+
+/**
+ * The pack's pieces (a 512-byte header, the data, the padding: several per file) joined into
+ * pieces of GATHER bytes or more: zlib's streams compress each piece they are written in a
+ * thread-pool round trip of its own, which for many small files cost more than the compression.
+ */
+async function* gathered(src: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let n = 0;
+  for await (const c of src) {
+    if (c.length >= GATHER && n === 0) {
+      yield c;
+      continue;
+    }
+    parts.push(c);
+    n += c.length;
+    if (n >= GATHER) {
+      yield Buffer.concat(parts, n);
+      parts = [];
+      n = 0;
+    }
+  }
+  if (n > 0) yield Buffer.concat(parts, n);
 }
 
 /** Permission bits only: the type is the header's, and no setuid, setgid or sticky bit travels. */
@@ -73,7 +108,7 @@ export class TarSink implements EntrySink {
   /** Writes the tar, through `compressor`, into `out` (which the caller ends and syncs after finish). */
   constructor(compressor: Duplex, out: Writable) {
     // The pack stream is read as an async iterable: tar-stream's streams are not Node's.
-    this.#done = pipeline(this.#pack as unknown as AsyncIterable<Buffer>, compressor, out, { end: false });
+    this.#done = pipeline(gathered(this.#pack as unknown as AsyncIterable<Buffer>), compressor, out, { end: false });
     this.#done.catch((e: Error) => (this.#error ??= e));
   }
 
