@@ -53,12 +53,14 @@ const OUT_CHUNK = 256 << 10;
  * with room to queue the next pieces, reading files and compressing overlap on two cores.
  */
 const AHEAD = 2 << 20;
+/** zlib's streams pass their stream options on to Transform, though its types do not say so. */
+const ahead = { highWaterMark: AHEAD } as object;
 
 /** The compressor of one format, at its level. */
 export async function compressorFor(format: TarFormat): Promise<Duplex> {
   const level = TAR_LEVELS[format];
-  if (format === 'tar.gz') return zlib.createGzip({ level, memLevel: 9, chunkSize: OUT_CHUNK, highWaterMark: AHEAD });
-  if (format === 'tar.zst') return zlib.createZstdCompress({ chunkSize: OUT_CHUNK, highWaterMark: AHEAD, params: { [zlib.constants.ZSTD_c_compressionLevel]: level } });
+  if (format === 'tar.gz') return zlib.createGzip({ level, memLevel: 9, chunkSize: OUT_CHUNK, ...ahead });
+  if (format === 'tar.zst') return zlib.createZstdCompress({ chunkSize: OUT_CHUNK, ...ahead, params: { [zlib.constants.ZSTD_c_compressionLevel]: level } });
   return xzCompressor(level);
 }
 
