@@ -131,8 +131,11 @@ test('SIGTERM during a write lets the write finish and releases the world lock i
 // The total is every chunk a bundle can load, about 3 MiB (client-node 1.1, undici 0.7, zod 0.45,
 // and the API document served at /openapi.json, 0.13, loaded only when it is asked for): 3 MiB holds
 // a little growth in routes and fails on any new large dependency.
+// Issue 22's routes (files/compress first) filled the 3072: each route adds about 3 KiB to every
+// bundle (its entry, schema and API document), so 3136 holds about twenty more and still fails on
+// any dependency of size.
 const STARTUP_BUDGET_KIB = 168;
-const TOTAL_BUDGET_KIB = 3072;
+const TOTAL_BUDGET_KIB = 3136;
 
 test(`every function bundle loads at most ${STARTUP_BUDGET_KIB} KiB before /healthz and ${TOTAL_BUDGET_KIB} KiB in all`, () => {
   const dir = join(ROOT, 'dist/functions');
