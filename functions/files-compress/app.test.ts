@@ -1,10 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FilesEditor } from '../../lib/files/editor.ts';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { configFromEnv } from '../../lib/config.ts';
+import { FilesEditor } from '../../lib/files/editor.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import type { StartRequest } from '../../lib/ops/background.ts';
+import type { BackgroundApi, StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
-import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
+import { decodeBatchEnv } from '../../lib/protocol/batch-env.ts';
+import { SyncRunner } from '../../lib/runner/sync-runner.ts';
+import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { matches } from '../../lib/testing/fake-servers.ts';
 import { filesCompress } from './app.ts';
 
 function kit() {
@@ -101,4 +106,55 @@ test('compress needs a free world; a busy one is 409 naming the holder, nothing 
   assert.equal(envelopeOf(b).code, 'maintenance_in_progress');
   assert.equal(busy.starts.length, 0);
   assert.equal(busy.audits().length, 0);
+});
+
+/** Jobs in memory: the real editor renders, creates and finds them by label. */
+class Jobs implements BackgroundApi {
+  jobs: V1Job[] = [];
+  async createJob(_ns: string, job: V1Job) {
+    const created = { ...job, metadata: { ...job.metadata, creationTimestamp: new Date('2026-12-02T06:30:00Z') } };
+    this.jobs.push(created);
+    return created;
+  }
+  async listJobs(_ns: string, sel: string) {
+    return this.jobs.filter((j) => matches(sel, j.metadata?.labels));
+  }
+  async listPods(): Promise<V1Pod[]> {
+    return [];
+  }
+  async openLog() {
+    return { kind: 'gone' as const };
+  }
+}
+
+test('through the real editor: one background Job with the folder, format and name on its command line and the selection in its env; a redelivered event answers the same op', async () => {
+  const jobs = new Jobs();
+  const cfg = configFromEnv({ FELIS_IMAGE: 'felis/files:test' }).editor!;
+  const gates = new FakeGates();
+  const k = routeKit(filesCompress, { gates, editor: new FilesEditor(cfg, new SyncRunner(jobs), jobs) });
+  const deliver = async (id: string, body: object) => {
+    const res = await k.app.request('/', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/tests/compress', 'ce-type': 'dev.felis.files.compress' },
+      body: JSON.stringify({ server: 'survival', body }),
+    });
+    return { status: res.status, body: JSON.parse(await res.text()) };
+  };
+  const body = { paths: ['plugins/a', 'plugins/b.jar'], format: 'tar.xz' };
+  const first = await deliver('ev-1', body);
+  assert.equal(first.status, 202, JSON.stringify(first.body));
+  assert.deepEqual([first.body.op.op, first.body.op.path], ['compress', 'plugins']);
+  assert.equal(jobs.jobs.length, 1);
+  const c = jobs.jobs[0]!.spec!.template.spec!.containers[0]!;
+  assert.deepEqual(c.args!.slice(0, 8), ['--op', 'compress', '--path', 'plugins', '--worlds-root', '/data', '--format', 'tar.xz']);
+  assert.match(c.args![9]!, /^archive-\d{4}-\d\d-\d\dT\d{6}\.tar\.xz$/);
+  const env = Object.fromEntries(c.env!.map((e) => [e.name, e.value]));
+  assert.deepEqual(decodeBatchEnv('compress', env), { paths: ['plugins/a', 'plugins/b.jar'] });
+  const again = await deliver('ev-1', body);
+  assert.equal(again.status, 202);
+  assert.deepEqual(again.body, first.body);
+  assert.equal(jobs.jobs.length, 1, 'no second Job');
+  const reused = await deliver('ev-1', { ...body, format: 'zip' });
+  assert.equal(reused.status, 409);
+  assert.equal(reused.body.error.code, 'event_conflict');
 });
