@@ -113,6 +113,8 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
     // A pull of a documentation address (TEST-NET-1): 202 once its Job exists; the Job's guard refuses it before any packet leaves.
     case 'files-pull':
       return async () => ({ method: 'POST', path: `${base}/files/pull`, body: { url: `http://192.0.2.1/bench-${n}.jar`, path: '' } });
+    case 'files-compress':
+      return async () => ({ method: 'POST', path: `${base}/files/compress`, body: { paths: ['eula.txt'], format: 'tar.gz', name: `bench-t-${n}-${Math.random().toString(36).slice(2)}.tar.gz` } });
     // A small file's copy: one sync Job, answered 200 with the copy's digest.
     case 'files-copy':
       return async () => ({ method: 'POST', path: `${base}/files/copy?path=eula.txt`, body: { to: `bench-c-${n}-${Math.random().toString(36).slice(2)}.txt` } });

@@ -20,6 +20,7 @@ import { filesUpload } from './files-upload/app.ts';
 import { filesUploads } from './files-uploads/app.ts';
 import { filesWrite } from './files-write/app.ts';
 import { filesZip } from './files-zip/app.ts';
+import { filesCompress } from './files-compress/app.ts';
 import { holderRoutes } from './holder/app.ts';
 import { settleRoutes } from './settle/app.ts';
 import { startRoutes } from './start/app.ts';
@@ -36,6 +37,7 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-batch': filesBatch,
   'files-unzip': filesUnzip,
   'files-zip': filesZip,
+  'files-compress': filesCompress,
   'files-copy': filesCopy,
   'files-pull': filesPull,
   'files-upload': filesUpload,

@@ -10,7 +10,7 @@ import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
 import { setQuery } from '../lib/protocol/op-query.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
-import { BatchEnvError, decodeBatchEnv, isBatchOp, type Batch } from '../lib/protocol/batch-env.ts';
+import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
@@ -104,7 +104,7 @@ export async function runCli(
     }
   }
   let batch: Batch | undefined;
-  if (isBatchOp(f.op)) {
+  if (carriesItems(f.op)) {
     try {
       batch = decodeBatchEnv(f.op, env);
     } catch (e) {
@@ -150,13 +150,14 @@ export async function runCli(
         sha256: f.op === 'write' ? f.sha256 : undefined,
         expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
         createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' ? f.to : undefined,
+        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'compress' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
         // The query of a read-only op, only when given: without it a listing is Felis's.
         ...setQuery(f),
         maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
         ...(batch ? { batch } : {}),
         ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
+        ...(f.op === 'compress' ? { format: f.format } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.

@@ -26,6 +26,7 @@ import { copy } from './ops/copy.ts';
 import { deleteMany } from './ops/batch-delete.ts';
 import { moveMany } from './ops/batch-move.ts';
 import { chmodMany } from './ops/batch-chmod.ts';
+import { compress } from './ops/compress.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
@@ -46,6 +47,7 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   'chmod-many': chmodMany,
   // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
   pull: async (ctx, req) => (await import('./ops/pull.ts')).pull(ctx, req),
+  compress: (ctx, req) => compress(ctx, req),
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {

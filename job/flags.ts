@@ -37,18 +37,20 @@ export interface FilesFlags {
   maxSize: number;
   /** pull: the URL to fetch. */
   url: string;
+  /** compress: the archive's format. */
+  format: string;
 }
 
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many (their items in env FELIS_BATCH_*), pull' },
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull' },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
   'expect-sha256': { key: 'expectSha256', kind: 'string', usage: 'write precondition' },
   'create-only': { key: 'createOnly', kind: 'bool', usage: 'write refuses an existing path' },
-  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip: archive name; copy: the new path; pull: the file name' },
+  to: { key: 'to', kind: 'string', usage: 'rename destination; unzip: folder to extract into; zip, compress: archive name; copy: the new path; pull: the file name' },
   'source-url': { key: 'sourceUrl', kind: 'string', usage: 'upload source' },
   size: { key: 'size', kind: 'int', usage: 'upload size' },
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
@@ -60,6 +62,7 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   q: { key: 'q', kind: 'string', usage: 'list: only names containing this text, any case (a paged listing); search: the name or glob to find' },
   'max-size': { key: 'maxSize', kind: 'int', usage: 'copy: refuse (too_large) unless the source is a regular file of at most this many bytes' },
   url: { key: 'url', kind: 'string', usage: 'pull: the http or https URL to fetch into the folder --path (env FELIS_PULL_*)' },
+  format: { key: 'format', kind: 'string', usage: 'compress: the archive format (zip, tar.gz, tar.xz, tar.zst)' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -79,6 +82,7 @@ export function defaultFlags(): FilesFlags {
     receive: false,
     maxSize: -1,
     url: '',
+    format: '',
   };
 }
 

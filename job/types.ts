@@ -45,10 +45,12 @@ export interface OpRequest {
    * file of at most this many bytes. Absent or negative: any source.
    */
   maxSize?: number;
-  /** delete-many, move-many, chmod-many: the items (from FELIS_BATCH_*). */
+  /** delete-many, move-many, chmod-many, compress: the items (from FELIS_BATCH_*). */
   batch?: Batch;
   /** pull: the URL (`--url`) and the operator's rules from the env; `to` is the file's name. */
   pull?: PullSettings;
+  /** compress: the archive's format (`--format`: zip, tar.gz, tar.xz or tar.zst). */
+  format?: string;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */

@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   withheld_linked: { kinds: ['conflict'], meaning: 'a delete or replace of the withheld file (or a folder holding it) while other hard links to it exist: delete those first' },
   file_changed: { kinds: ['conflict'], meaning: '`expect_sha256` no longer matches' },
   file_exists: { kinds: ['conflict'], meaning: '`create_only`, mkdir or rename onto an existing name; a batch move onto an existing name' },
+  mixed_folders: { kinds: ['invalid'], meaning: 'a compress whose paths are not all in one folder (the archive goes into that folder); the details name the first path that differs' },
   batch_conflict: { kinds: ['conflict'], meaning: 'two items of a batch (delete, move, chmod) clash: the same path twice, two moves onto one name, a move of or into a folder another item moves; nothing was changed' },
   event_conflict: { kinds: ['conflict'], meaning: "an event's source and id were already used for a different request; it was not run" },
   upload_paused: { kinds: ['conflict'], meaning: 'the upload session has no running receiver; its next part or commit resumes it' },

@@ -106,6 +106,7 @@ function everyRenderedJob(): Record<string, V1Job> {
     'an event-keyed write': renderFilesJob({ ...base, op: 'write', path: 'a.txt', content: Buffer.from('x'), sha256: digest, eventKey: 'e'.repeat(40) }),
     'background unzip': renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', to: 'x', overwrite: true, async: true, deadlineSeconds: 7200, ttlSeconds: 1800, cpu: '1' }),
     'background zip': renderFilesJob({ ...base, op: 'zip', path: 'world', to: 'w.zip', async: true }),
+    'background compress': renderFilesJob({ ...base, op: 'compress', path: 'plugins', batch: { paths: ['plugins/a', 'plugins/b.jar'] }, format: 'tar.zst', to: 'p.tar.zst', async: true }),
     'sync copy': renderFilesJob({ ...base, op: 'copy', path: 'a.txt', maxSize: 64 << 20 }),
     'background copy': renderFilesJob({ ...base, op: 'copy', path: 'plugins', to: 'plugins copy', async: true }),
     'background pull (its cancel port, the operator env)': renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', to: 'a.jar', async: true, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' }, cancelTokenSha256: digest }),

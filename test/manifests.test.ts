@@ -27,7 +27,7 @@ import { ROOT } from './support/stack.ts';
 
 const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
-const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', 'files-pull']);
+const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', 'files-pull', 'files-compress']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
 const PULL_EGRESS = 'felis-world-pull-jobs-egress';

@@ -180,6 +180,8 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
   'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
   // A documentation address (TEST-NET-1): the pull Job's guard refuses it before any packet leaves.
   'files-pull': { setup: backgroundOpsEnded, calls: [['POST', '/api/v1/servers/survival/files/pull', { url: 'http://192.0.2.1/plugin.jar', path: 'plugins' }]] },
+  // Its default name carries the second it was asked in: a second run makes a new archive.
+  'files-compress': { setup: backgroundOpsEnded, calls: [['POST', '/api/v1/servers/survival/files/compress', { paths: ['plugins', 'eula.txt'], format: 'tar.zst' }]] },
   // A small file: one sync Job (which first recovers an interrupted extraction); a folder: a sync
   // Job that refuses it, then the background Job.
   'files-copy': {

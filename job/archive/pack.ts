@@ -10,14 +10,15 @@
  * entry is skipped (swapped since the walk saw it).
  *
  * `packToStream` writes to any Writable, so a download can stream the same archive to an HTTP
- * response; `zip` (ops/zip.ts) lands it in the world.
+ * response; `zip` (ops/zip.ts) lands it in the world. `packSources` is the same walk over several
+ * sources into any `EntrySink` (the zip writer, or the tar packer of ops/compress.ts).
  *
  * @module
  */
 import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { MemorySpill, ZipWriter, type Spill } from './zip-writer.ts';
+import { MemorySpill, ZipWriter, type EntryMeta, type Spill } from './zip-writer.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure } from '../failure.ts';
 import { propertiesIdentity, redactProperties } from '../guard.ts';
@@ -232,19 +233,43 @@ export async function packToStream(
   spill: Spill = new MemorySpill(),
   hooks: PackHooks = {},
 ): Promise<PackStats> {
+  return packSources(root, [src], new ZipWriter(out, spill), onProgress, hooks);
+}
+
+/**
+ * Where packed entries go: the zip writer, or a tar packer. `addFile` gets the bytes in pieces and
+ * the size the file had when it was opened; `level` is a zip's deflate level (0 stores), which a
+ * sink compressing the whole stream ignores.
+ */
+export interface EntrySink {
+  addDirectory(meta: EntryMeta): Promise<void>;
+  addFile(meta: EntryMeta, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, level: number, size: number): Promise<unknown>;
+  finish(): Promise<void>;
+}
+
+/**
+ * `packToStream` over several sources, in order, into `sink`: each source's entries under its own
+ * base name, by the same rules; progress counts the bytes of every source's files. Finishes the sink.
+ */
+export async function packSources(
+  root: WorldRoot,
+  sources: readonly Source[],
+  zip: EntrySink,
+  onProgress: (done: number, total: number) => void = () => {},
+  hooks: PackHooks = {},
+): Promise<PackStats> {
   const rule = withheldRule(root);
   const props = propertiesIdentity(root);
   const guarded = (id: Identity) => rule.isIdentity(id);
 
   // First walk: the total, for progress. Nothing is held but the walk's open folders.
   let total = 0;
-  for (const it of items(root, src)) if (it.kind === 'file' && !guarded(identityOf(it.st))) total += Number(it.st.size);
+  for (const src of sources) for (const it of items(root, src)) if (it.kind === 'file' && !guarded(identityOf(it.st))) total += Number(it.st.size);
 
   const stats: PackStats = { files: 0, dirs: 0, skipped: 0, withheld: 0, bytesRead: 0 };
-  const zip = new ZipWriter(out, spill);
   onProgress(0, total);
 
-  for (const it of items(root, src)) {
+  for (const src of sources) for (const it of items(root, src)) {
     if (it.kind === 'skip') {
       stats.skipped++;
       continue;

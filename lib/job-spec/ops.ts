@@ -3,7 +3,7 @@
  * @module
  */
 
-export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull'] as const;
+export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull', 'compress'] as const;
 export type Op = (typeof OPS)[number];
 
 export function isOp(v: string): v is Op {
@@ -17,7 +17,7 @@ export function mutates(op: Op): boolean {
 
 /** CHOWN is added only where new files are created; delete and rename (one or many) only need DAC_OVERRIDE. */
 export function needsChown(op: Op): boolean {
-  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip' || op === 'copy' || op === 'pull';
+  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip' || op === 'copy' || op === 'pull' || op === 'compress';
 }
 
 /** A change of mode needs FOWNER: the Job runs as root, and the files are the game's uid's. */

@@ -21,7 +21,7 @@ import {
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
 import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { DomainError } from '../errors.ts';
-import { encodeBatchEnv, isBatchOp, type Batch } from '../protocol/batch-env.ts';
+import { carriesItems, encodeBatchEnv, isBatchOp, type Batch } from '../protocol/batch-env.ts';
 import { isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
 export const DEFAULT_CPU = '500m';
@@ -36,7 +36,7 @@ export const ASYNC_DEADLINE_SECONDS = 7200;
 export const ASYNC_TTL_SECONDS = 1800;
 export const ASYNC_CPU = '1';
 /** The only ops that run in the background: the caller gets an op id, not a result. */
-export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy', 'pull'];
+export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy', 'pull', 'compress'];
 /**
  * V8 heap limits for the archive ops' Job program (on the container as NODE_OPTIONS; Felis's command
  * line is unchanged, and a program that is not Node ignores it). The extraction's live heap is a
@@ -45,13 +45,13 @@ export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy', 'pull
  */
 export const ARCHIVE_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=32';
 /** The ops whose Job gets ARCHIVE_NODE_OPTIONS. */
-export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip', 'copy'];
 /**
  * A pull's heap limit: its live heap is the socket's and the write stream's buffers (a few MiB),
  * but a 1 MiB young generation makes V8 collect every few chunks, which halves its throughput;
  * the old generation stays bounded.
  */
 export const PULL_NODE_OPTIONS = '--max-old-space-size=32';
+export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip', 'copy', 'compress'];
 
 export interface JobParams {
   namespace: string;
@@ -96,8 +96,10 @@ export interface JobParams {
   limit?: number;
   after?: string;
   q?: string;
-  /** delete-many, move-many, chmod-many: the items, carried in the env (lib/protocol/batch-env.ts). */
+  /** delete-many, move-many, chmod-many, compress: the items, carried in the env (lib/protocol/batch-env.ts). */
   batch?: Batch;
+  /** compress: the archive's format (`--format`). */
+  format?: string;
   /** The key of the CloudEvent this Job serves, as a label: a redelivery finds the Job by it. */
   eventKey?: string;
   /** The digest of the request that event carried (lib/events/scope.ts), as a label beside it. */
@@ -165,6 +167,11 @@ function args(p: JobParams, op: Op): string[] {
       // Without --to the Job picks a free name next to the source.
       if (p.to) a.push('--to', p.to);
       break;
+    case 'compress':
+      // The selection's paths are in the env; the folder is --path, the archive's name --to.
+      a.push('--format', p.format ?? '');
+      if (p.to) a.push('--to', p.to);
+      break;
     case 'list':
       // Only when given: a listing without them is Felis's command line, byte for byte.
       pushQuery(a, p);
@@ -209,6 +216,11 @@ function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
     return vars;
   }
   const out: V1EnvVar[] = [];
+  if (op === 'compress') {
+    const vars = encodeBatchEnv(p.batch!);
+    if (!vars) throw new BatchTooLargeError();
+    out.push(...vars);
+  }
   if (HEAP_LIMITED_OPS.includes(op)) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
   if (op === 'pull') {
     out.push({ name: 'NODE_OPTIONS', value: PULL_NODE_OPTIONS });
@@ -252,7 +264,7 @@ export function renderFilesJob(p: JobParams): V1Job {
   }
   if (op === 'pull' && !p.url) throw new JobSpecError('a pull needs a URL');
   if (p.cancelTokenSha256 !== undefined && (op !== 'pull' || !/^[0-9a-f]{64}$/.test(p.cancelTokenSha256))) throw new JobSpecError('only a pull takes a cancel token digest');
-  if (isBatchOp(op) !== (p.batch !== undefined)) throw new JobSpecError(isBatchOp(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
+  if (carriesItems(op) !== (p.batch !== undefined)) throw new JobSpecError(carriesItems(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
   if (p.async && !ASYNC_OPS.includes(op)) {
     throw new JobSpecError(`operation ${op} cannot run in the background`);
   }

@@ -17,7 +17,7 @@ import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
 import { opView, startedView, type OpView } from './view.ts';
 
-export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'pull';
+export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'pull' | 'compress';
 
 export interface StartRequest {
   op: BackgroundOp;
@@ -30,6 +30,9 @@ export interface StartRequest {
   url?: string;
   /** pull: the digest of the cancel token of the Job named so (the editor knows the key). */
   cancelToken?: (jobName: string) => string;
+  /** compress: the selection's paths (in the Job's env, as a many-file op's items), and the format. */
+  batch?: { paths: string[] };
+  format?: string;
 }
 
 /** How a background Job differs from a sync one; each may be overridden (tests use short deadlines). */
@@ -90,6 +93,8 @@ export class BackgroundOps {
       to: req.to,
       ...(req.url !== undefined ? { url: req.url } : {}),
       ...(req.cancelToken ? { cancelTokenSha256: req.cancelToken(filesJobName(t.server, id)) } : {}),
+      ...(req.batch ? { batch: req.batch } : {}),
+      ...(req.format !== undefined ? { format: req.format } : {}),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
       ...eventParams(event),

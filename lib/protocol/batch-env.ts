@@ -19,6 +19,8 @@ import { CONTENT_PART_CHARS, STRICT_BASE64, type EnvVar } from './content-env.ts
 
 export const BATCH_OPS = ['delete-many', 'move-many', 'chmod-many'] as const;
 export type BatchOp = (typeof BATCH_OPS)[number];
+/** The ops whose items travel in FELIS_BATCH_*: the many-file ops, and compress (its selection's paths). */
+export type ItemsOp = BatchOp | 'compress';
 
 export interface Move {
   from: string;
@@ -45,8 +47,8 @@ export const BATCH_PART_ENV_PREFIX = 'FELIS_BATCH_';
 export const MODE = /^[0-7]{3}$/;
 
 /** The field each op's items are under. */
-export function batchField(op: BatchOp): 'paths' | 'moves' | 'files' {
-  return op === 'delete-many' ? 'paths' : op === 'move-many' ? 'moves' : 'files';
+export function batchField(op: ItemsOp): 'paths' | 'moves' | 'files' {
+  return op === 'delete-many' || op === 'compress' ? 'paths' : op === 'move-many' ? 'moves' : 'files';
 }
 
 /** The items of a batch, whatever its op, as the paths they name first (the answer's `path`s). */
@@ -86,6 +88,11 @@ export function isBatchOp(op: string): op is BatchOp {
   return (BATCH_OPS as readonly string[]).includes(op);
 }
 
+/** Whether an op's Job carries items in FELIS_BATCH_* (a many-file op, or compress). */
+export function carriesItems(op: string): op is ItemsOp {
+  return isBatchOp(op) || op === 'compress';
+}
+
 export class BatchEnvError extends Error {
   constructor(message: string) {
     super(message);
@@ -107,7 +114,7 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Reads `op`'s items from an env; throws BatchEnvError when they are missing or not its shape. */
-export function decodeBatchEnv(op: BatchOp, env: Record<string, string | undefined>): Batch {
+export function decodeBatchEnv(op: ItemsOp, env: Record<string, string | undefined>): Batch {
   const raw = env[BATCH_PARTS_ENV];
   if (raw === undefined || !/^[0-9]{1,4}$/.test(raw)) throw new BatchEnvError(`${BATCH_PARTS_ENV} is not set or not a count`);
   const parts: string[] = [];

@@ -90,9 +90,9 @@ export interface Result {
   matches?: SearchMatch[];
   /** search: entries looked at. */
   scanned?: number;
-  /** copy: the path the copy landed at. */
+  /** copy: the path the copy landed at; compress: the archive's path. */
   to?: string;
-  /** copy: entries left out (links leading outside, special files, the withheld file). */
+  /** copy: entries left out (links leading outside, special files, the withheld file); compress: links, special files and withheld files left out. */
   skipped?: number;
   /** delete-many, move-many, chmod-many: the items applied, by path, in the batch's order. */
   done?: string[];

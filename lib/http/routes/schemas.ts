@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
+import { PACK_FORMATS } from '../../protocol/pack-format.ts';
 import { writeBodySchema } from '../write-body.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
@@ -45,8 +46,8 @@ export const opViewSchema = z.strictObject({
     total: z.number(),
     files: z.number().optional().describe('on success, when non-zero'),
     bytes: z.number().optional().describe('on success, when non-zero'),
-    to: z.string().optional().describe('a copy or a pull, on success: the path it landed at'),
-    skipped: z.number().optional().describe('a copy, on success: entries left out (links leading outside, special files, the withheld file), when non-zero'),
+    to: z.string().optional().describe('a copy or a pull, on success: the path it landed at; a compress: the archive\'s path'),
+    skipped: z.number().optional().describe('a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
     error: z
       .strictObject({
         code: z.string(),
@@ -271,6 +272,17 @@ export const SCHEMAS = {
         url: z.string({ error: 'url: an http or https URL is required' }).describe('http or https; no credentials; where it leads is judged by the pull Job before each connection'),
         path: z.string({ error: 'path: the folder to pull into is required ("" for the root)' }).describe('an existing folder inside the world ("" or "/" the root)'),
         name: z.string().optional().describe("one file name; default: the answer's Content-Disposition name, else the URL path's last segment"),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.compress': {
+    body: {
+      json: z.strictObject({
+        paths: items(itemPath('a path'), 'paths').describe('files and folders in one folder (not the root); the archive goes into that folder'),
+        format: z.enum(PACK_FORMATS, { error: `format must be one of ${PACK_FORMATS.join(', ')}` }),
+        name: z.string({ error: 'name must be a string' }).optional().describe('the archive\'s file name, with the format\'s ending; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`'),
       }),
     },
     requestHeaders: preferHeader,

@@ -226,6 +226,17 @@ export const ROUTES = {
     answer: '202 `{op, status:"cancelling"}` — the op then ends `pull_cancelled` in the ops listing; 409 `pull_not_running` once it has ended',
     errors: [...SERVER, [409, 'pull_not_running'], [503, 'pull_cancel_unavailable'], [503, 'files_unavailable']],
   },
+  'files.compress': {
+    fn: 'files-compress',
+    method: 'POST',
+    path: `${S}/files/compress`,
+    permission: filesUpdate,
+    summary: 'Pack files and folders of one folder into a zip, tar.gz, tar.xz or tar.zst in that folder, in the background.',
+    answer:
+      '202 `{op}` (op `compress`, path the folder) — 1–1000 `paths`, all in one folder (else 400 `mixed_folders`), none twice, not the root; `format` `zip`, `tar.gz`, `tar.xz` or `tar.zst`; the archive is `name` (a file name with the format\'s ending) or `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`, never over an existing file (the op fails `file_exists`); links, special files and the withheld file left out',
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [400, 'mixed_folders']],
+    event: { type: 'dev.felis.files.compress' },
+  },
   'files.copy': {
     fn: 'files-copy',
     method: 'POST',

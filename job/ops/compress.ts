@@ -1,0 +1,156 @@
+/**
+ * compress(path, batch paths, format, to): packs a selection — files and folders that share one
+ * folder — into one archive in that folder: zip (our zip writer), or tar compressed by gzip, xz or
+ * zstd (archive/tar-pack.ts). `--path` is that folder; the items come in FELIS_BATCH_* as a
+ * many-file op's do; `to` is the archive's name (the function always gives one; without it the
+ * Job names it `archive-<UTC time>.<ending>`). An existing name is refused (exists), never
+ * replaced.
+ *
+ * Written as zip is: under an editor working name, fsynced, chowned to the game's uid, renamed into
+ * place, so a crash or a failure leaves no archive and no partial file under a real name. The
+ * packer's rules are zip's (archive/pack.ts): links and special files skipped, the withheld file
+ * left out, the root server.properties redacted, identity re-checked once a file is open.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import type { Writable } from 'node:stream';
+import { DomainError } from '../../lib/errors.ts';
+import { checkArchiveName, defaultArchiveName, isPackFormat, selectionOf, type PackFormat, type Selection } from '../../lib/files/pack-names.ts';
+import type { Result } from '../../lib/protocol/result.ts';
+import { ProgressThrottle } from '../../lib/protocol/result.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
+import { join } from '../pathutil.ts';
+import { atPath, errCode, existsAt } from '../root.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
+import { TEMP_PREFIX } from '../working-files.ts';
+import { endWritable, packSources, resolveSource, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
+import { FileSpill, ZipWriter } from '../archive/zip-writer.ts';
+
+const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
+
+/** The request's selection, judged again here by the function's rules; a refusal as a Result. */
+function selectionFrom(req: OpRequest): Selection | Result {
+  const paths = req.batch && 'paths' in req.batch ? req.batch.paths : undefined;
+  if (!paths || paths.length === 0) return fail('bad_path', 'nothing to pack: the selection is empty');
+  let sel: Selection;
+  try {
+    sel = selectionOf(paths);
+  } catch (e) {
+    if (e instanceof DomainError) return fail('bad_path', e.message);
+    throw e;
+  }
+  // `--path` names the folder (what the ops listing and a holder show); it must be the selection's.
+  const given = req.path === '' ? '.' : req.path.replace(/^\.\/|\/$/g, '');
+  if (given !== sel.folder) return fail('bad_path', `the selection is in ${sel.folder}, not ${req.path === '' ? '.' : req.path}`);
+  return sel;
+}
+
+/** Test-only seams, never set in production. */
+export interface CompressHooks extends PackHooks {
+  /** Called once every entry is in the output, before it is synced and renamed (a test crashes here). */
+  beforeLand?: () => void;
+}
+
+export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHooks = {}): Promise<Result> {
+  const format = req.format ?? '';
+  if (!isPackFormat(format)) return fail('bad_path', `${JSON.stringify(format)} is not a format a selection can be packed as (zip, tar.gz, tar.xz, tar.zst)`);
+  const sel = selectionFrom(req);
+  if (!('names' in sel)) return sel;
+  const name = req.to !== undefined && req.to !== '' ? req.to : defaultArchiveName(format, new Date());
+  try {
+    checkArchiveName(name, format);
+  } catch (e) {
+    if (e instanceof DomainError) return fail('bad_path', e.message);
+    throw e;
+  }
+  const sources: Source[] = [];
+  for (const n of sel.names) {
+    const src = resolveSource(ctx.root, n);
+    if (!('isDir' in src)) return src;
+    sources.push(src);
+  }
+  const folder = sel.folder;
+  let dirFd: number;
+  try {
+    dirFd = ctx.root.openFile(folder, O_RDONLY | O_DIRECTORY, 'open', true);
+  } catch (e) {
+    return failure(folder, e, 'open');
+  }
+  const final = join(folder, name);
+  try {
+    try {
+      if (existsAt(dirFd, name)) return fail('exists', msg.exists(final));
+    } catch (e) {
+      return failure(folder, e, 'lstat');
+    }
+    const temp = TEMP_PREFIX + ctx.randomBytes(6).toString('hex');
+    let fd: number;
+    try {
+      fd = fs.openSync(atPath(dirFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+    } catch (e) {
+      return writeFailure(final, e, 'open');
+    }
+    let landed = false;
+    let spillFd: number | undefined;
+    try {
+      fs.fchmodSync(fd, 0o644);
+      const out = fs.createWriteStream('', { fd, autoClose: false });
+      let sink: EntrySink;
+      if (format === 'zip') {
+        // The central directory waits in an unlinked file of its own, as zip's does: memory stays flat.
+        const spillName = TEMP_PREFIX + ctx.randomBytes(6).toString('hex');
+        try {
+          spillFd = fs.openSync(atPath(dirFd, spillName), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+          fs.unlinkSync(atPath(dirFd, spillName));
+        } catch (e) {
+          return writeFailure(final, e, 'open');
+        }
+        sink = new ZipWriter(out, new FileSpill(spillFd));
+      } else {
+        const { compressorFor, TarSink } = await import('../archive/tar-pack.ts');
+        sink = new TarSink(await compressorFor(format), out);
+      }
+      const throttle = new ProgressThrottle(ctx.progress);
+      let stats;
+      try {
+        stats = await packSources(ctx.root, sources, sink, (done, total) => throttle.report(done, total), hooks);
+        await endWritable(out as Writable);
+      } catch (e) {
+        throttle.flush();
+        out.destroy();
+        if (e instanceof Error && e.name === 'ShrankError') return fail('conflict', e.message);
+        const code = errCode(e);
+        if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
+        if (code !== undefined && /^E[A-Z0-9]+$/.test(code)) return failure(folder, e, 'read');
+        throw e;
+      }
+      throttle.flush(); // the last progress comes before the result
+      hooks.beforeLand?.();
+      try {
+        ctx.fsync(fd);
+      } catch (e) {
+        return writeFailure(final, e, 'sync');
+      }
+      const size = fs.fstatSync(fd).size;
+      bestEffort(() => ctx.chown(atPath(dirFd, temp), GAME_UID, GAME_GID));
+      // The world is held by this Job: nothing can have taken the name since it was checked.
+      try {
+        fs.renameSync(atPath(dirFd, temp), atPath(dirFd, name));
+      } catch (e) {
+        return writeFailure(final, e, 'rename');
+      }
+      landed = true;
+      bestEffort(() => ctx.fsync(dirFd));
+      return { files: stats.files, bytes: size, to: final, ...(stats.skipped + stats.withheld > 0 ? { skipped: stats.skipped + stats.withheld } : {}) };
+    } finally {
+      if (spillFd !== undefined) fs.closeSync(spillFd);
+      fs.closeSync(fd);
+      if (!landed) bestEffort(() => fs.unlinkSync(atPath(dirFd, temp)));
+    }
+  } finally {
+    fs.closeSync(dirFd);
+  }
+}
+
+export type { PackFormat };
