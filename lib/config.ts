@@ -10,23 +10,21 @@
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 import { COPY_SYNC_MAX_BYTES } from './protocol/limits.ts';
+import { readPullPorts, readPullRules } from './protocol/pull-rules.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
 import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 
 /** A pull rule list, as far as its characters go (the pull Job parses it exactly, job/pull/guard.ts). */
-const pullRules = (v: string) => v.split(',').every((r) => /^[0-9A-Za-z.:/-]*$/.test(r.trim()));
-const pullPorts = (v: string) => v.split(',').every((p) => p.trim() === '' || (/^\d{1,5}$/.test(p.trim()) && Number(p) >= 1 && Number(p) <= 65535));
-/** An optional list: unset or empty is none; otherwise `ok` must accept it. */
-const list =
-  (ok: (raw: string) => boolean, what: string): Reader<string> =>
+/** A pull rule list, read exactly as the pull Job reads it: an unreadable rule stops the functions at start. */
+const pullList =
+  (read: (raw: string) => unknown): Reader<string> =>
   (raw) => {
     if (raw === undefined || raw.trim() === '') return '';
-    if (!ok(raw)) throw new Error(`expected ${what}, got ${JSON.stringify(raw)}`);
+    read(raw);
     return raw;
   };
-
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
 const positiveQuantity = (q: string) => QUANTITY.test(q) && !q.startsWith('-') && Number.parseFloat(q) > 0;
 
@@ -55,9 +53,9 @@ const VARIABLES = {
   FELIS_RESTART_ANNOTATION: optional,
   FELIS_CONTROLLER_NODE: optional,
   // Pulls (files-pull): the operator's rules and bounds, passed to each pull Job's env and enforced there.
-  FELIS_PULL_ALLOW: list(pullRules, 'comma-separated host names, addresses or CIDRs'),
-  FELIS_PULL_DENY: list(pullRules, 'comma-separated host names, addresses or CIDRs'),
-  FELIS_PULL_PORTS: list(pullPorts, 'comma-separated port numbers'),
+  FELIS_PULL_ALLOW: pullList((v) => readPullRules(v)),
+  FELIS_PULL_DENY: pullList((v) => readPullRules(v)),
+  FELIS_PULL_PORTS: pullList((v) => readPullPorts(v, '')),
   FELIS_PULL_MAX_BYTES: wholeNumber(4 * 1024 ** 3, 1),
   FELIS_PULL_CONNECT_TIMEOUT_SECONDS: wholeNumber(15, 1, 600),
   FELIS_PULL_IDLE_TIMEOUT_SECONDS: wholeNumber(60, 1, 3600),

@@ -137,7 +137,16 @@ if (external) {
   logger.info({ api: cluster.url, worlds: join(dataDir, 'worlds') }, 'embedded cluster running');
 }
 
-const deps = buildDeps(kc, { ...configFromEnv(env), logger });
+let config: ReturnType<typeof configFromEnv>;
+try {
+  config = configFromEnv(env);
+} catch (err) {
+  // An operator's mistake in the environment: said in one line, and the embedded cluster stopped.
+  console.error(`felis-world: ${(err as Error).message}`);
+  await stopCluster?.();
+  process.exit(1);
+}
+const deps = buildDeps(kc, { ...config, logger });
 const app = createHostApp({ logger, auth: authFromEnv({ ...env, FELIS_TOKEN: token }, kc, logger) }, deps, Object.values(FUNCTIONS));
 const sources: EventSource[] = [];
 const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {

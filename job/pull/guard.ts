@@ -10,8 +10,11 @@
  * exactly (any case); it says nothing about the addresses the name resolves to, beyond allowing them.
  * @module
  */
-import ipaddr from 'ipaddr.js';
-import { parseAddress, refusedReason, type Address } from './ranges.ts';
+import type ipaddr from 'ipaddr.js';
+import { parseAddress, PolicyError, readPullPorts, readPullRules, type Address } from '../../lib/protocol/pull-rules.ts';
+import { refusedReason } from './ranges.ts';
+
+export { PolicyError };
 
 export const DEFAULT_PORTS: readonly number[] = [80, 443];
 
@@ -34,47 +37,11 @@ export class PullRefused extends Error {
   }
 }
 
-/** A rule list that cannot be read: the operator's mistake, said before any pull starts. */
-export class PolicyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PolicyError';
-  }
-}
-
-function rules(v: string | undefined, what: string): { hosts: Set<string>; nets: [Address, number][] } {
-  const hosts = new Set<string>();
-  const nets: [Address, number][] = [];
-  for (const raw of (v ?? '').split(',')) {
-    const item = raw.trim();
-    if (item === '') continue;
-    if (item.includes('/')) {
-      if (!ipaddr.isValidCIDR(item)) throw new PolicyError(`${what}: ${JSON.stringify(item)} is not a CIDR`);
-      nets.push(ipaddr.parseCIDR(item));
-      continue;
-    }
-    const a = parseAddress(item);
-    if (a) {
-      nets.push([a, a.kind() === 'ipv4' ? 32 : 128]);
-      continue;
-    }
-    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?$/i.test(item)) throw new PolicyError(`${what}: ${JSON.stringify(item)} is neither a host name nor an address`);
-    hosts.add(item.toLowerCase().replace(/\.$/, ''));
-  }
-  return { hosts, nets };
-}
-
 /** The policy from the Job's env; throws PolicyError for a rule it cannot read. */
 export function policyFromEnv(env: Record<string, string | undefined>): PullPolicy {
-  const allow = rules(env.FELIS_PULL_ALLOW, 'FELIS_PULL_ALLOW');
-  const deny = rules(env.FELIS_PULL_DENY, 'FELIS_PULL_DENY');
-  const ports = new Set(DEFAULT_PORTS);
-  for (const raw of (env.FELIS_PULL_PORTS ?? '').split(',')) {
-    const p = raw.trim();
-    if (p === '') continue;
-    if (!/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) throw new PolicyError(`FELIS_PULL_PORTS: ${JSON.stringify(p)} is not a port`);
-    ports.add(Number(p));
-  }
+  const allow = readPullRules(env.FELIS_PULL_ALLOW, 'FELIS_PULL_ALLOW');
+  const deny = readPullRules(env.FELIS_PULL_DENY, 'FELIS_PULL_DENY');
+  const ports = new Set([...DEFAULT_PORTS, ...readPullPorts(env.FELIS_PULL_PORTS)]);
   return { allowHosts: allow.hosts, allowNets: allow.nets, denyHosts: deny.hosts, denyNets: deny.nets, ports };
 }
 

@@ -9,7 +9,9 @@
  */
 import ipaddr from 'ipaddr.js';
 
-export type Address = ipaddr.IPv4 | ipaddr.IPv6;
+import type { Address } from '../../lib/protocol/pull-rules.ts';
+
+export { parseAddress, type Address } from '../../lib/protocol/pull-rules.ts';
 
 export interface RefusedRange {
   cidr: string;
@@ -95,16 +97,4 @@ export function refusedReason(a: Address): string | null {
     if (v6.match(p.range)) return p.row.reason;
   }
   return null;
-}
-
-/** Parses an address as a resolver or a URL gives it (IPv6 without brackets or zone); undefined when it is none. */
-export function parseAddress(s: string): Address | undefined {
-  const bare = s.startsWith('[') && s.endsWith(']') ? s.slice(1, -1) : s;
-  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare);
-  if (bare.includes(':') && ipaddr.IPv6.isValid(bare)) {
-    const a = ipaddr.IPv6.parse(bare);
-    // A zone names an interface of this host: never a destination on the internet.
-    return a.zoneId ? undefined : a;
-  }
-  return undefined;
 }
