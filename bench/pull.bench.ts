@@ -9,8 +9,13 @@
  * Our pull fsyncs its file before it links it into place (nothing half-written survives a crash);
  * `curl` leaves its bytes in the page cache, so `curl` followed by `sync -f` is timed too.
  *
- * Keys: `pull_mib_s`, `curl_mib_s`, `curl_sync_mib_s`, `pull_ratio_vs_curl` (curl's time over
- * ours: 1 is as fast as curl; the target is ≥ 0.8) and `pull_ratio_vs_curl_sync`.
+ * `bench/pull-floor.ts` is timed too: the least a Node program does to fetch the same bytes durably
+ * (http.get, batched writes, one fsync) with the pull's NODE_OPTIONS; the pull's gap to `curl` that
+ * this floor shares is the runtime's and the fsync's, not the pull's.
+ *
+ * Keys: `pull_mib_s`, `curl_mib_s`, `curl_sync_mib_s`, `node_floor_mib_s`, `pull_ratio_vs_curl`
+ * (curl's time over ours: 1 is as fast as curl; the target is ≥ 0.8), `pull_ratio_vs_curl_sync`,
+ * `pull_ratio_vs_node_floor` and `node_floor_ratio_vs_curl`.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -77,6 +82,17 @@ async function ours(): Promise<number> {
   return ms;
 }
 
+const floorProgram = fileURLToPath(new URL('./pull-floor.ts', import.meta.url));
+async function floor(): Promise<number> {
+  const file = join(world, 'dl', 'floor.bin');
+  const t0 = performance.now();
+  await run(process.execPath, [floorProgram, url, file], { PATH: process.env.PATH, NODE_OPTIONS: PULL_NODE_OPTIONS });
+  const ms = performance.now() - t0;
+  if (statSync(file).size !== MIB << 20) throw new Error('floor: wrong size');
+  rmSync(file);
+  return ms;
+}
+
 async function curl(sync: boolean): Promise<number> {
   const file = join(world, 'dl', 'curl.bin');
   const t0 = performance.now();
@@ -88,27 +104,38 @@ async function curl(sync: boolean): Promise<number> {
   return ms;
 }
 
-const t = { pull: [] as number[], curl: [] as number[], curlSync: [] as number[] };
+const t = { pull: [] as number[], curl: [] as number[], curlSync: [] as number[], floor: [] as number[] };
 try {
   await ours(); // warm: the program's first start compiles its sources
+  // Each run starts with nothing dirty in the page cache: otherwise a run pays for writing back the
+  // bytes of the one before it (curl's file, removed but still being written when the pull starts).
+  const quiet = () => execFileSync('sync');
   for (let i = 0; i < RUNS; i++) {
+    quiet();
     t.curl.push(await curl(false));
+    quiet();
     t.pull.push(await ours());
+    quiet();
     t.curlSync.push(await curl(true));
-    log(`run ${i + 1}/${RUNS}: pull ${r1(t.pull[i])} ms, curl ${r1(t.curl[i])} ms, curl+sync ${r1(t.curlSync[i])} ms`);
+    quiet();
+    t.floor.push(await floor());
+    log(`run ${i + 1}/${RUNS}: pull ${r1(t.pull[i])} ms, curl ${r1(t.curl[i])} ms, curl+sync ${r1(t.curlSync[i])} ms, node floor ${r1(t.floor[i])} ms`);
   }
 } finally {
   server.close();
   rmSync(base, { recursive: true, force: true });
 }
 const mibS = (ms: number) => r1(MIB / (ms / 1000));
-const [pull, curlMs, curlSync] = [median(t.pull), median(t.curl), median(t.curlSync)];
+const [pull, curlMs, curlSync, floorMs] = [median(t.pull), median(t.curl), median(t.curlSync), median(t.floor)];
 const results = {
   pull_mib_s: mibS(pull),
   curl_mib_s: mibS(curlMs),
   curl_sync_mib_s: mibS(curlSync),
+  node_floor_mib_s: mibS(floorMs),
   pull_ratio_vs_curl: r2(curlMs / pull),
   pull_ratio_vs_curl_sync: r2(curlSync / pull),
+  pull_ratio_vs_node_floor: r2(floorMs / pull),
+  node_floor_ratio_vs_curl: r2(curlMs / floorMs),
 };
 if (asJson) console.log(JSON.stringify(results));
 else {

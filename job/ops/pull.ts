@@ -12,8 +12,6 @@
  * @module
  */
 import fs from 'node:fs';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Result } from '../../lib/protocol/result.ts';
 import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
@@ -26,14 +24,13 @@ import { freeBytes } from './unzip.ts';
 import { openPull, PullFailed, type ConnectOptions, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
 import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
 import { suggestedName } from '../pull/name.ts';
+import { FileSink } from '../pull/sink.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 
 /** The largest file a pull takes unless the operator says otherwise: 4 GiB. */
 export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
 const PROGRESS_INTERVAL_MS = 1000;
-/** What the file's write stream buffers before the socket waits: a few writes' worth. */
-const WRITE_BUFFER_BYTES = 4 << 20;
 
 type Env = Record<string, string | undefined>;
 
@@ -159,41 +156,32 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
       ctx.progress(formatProgressLine({ done, total }));
     };
     report(true);
-    // The socket is read while the previous bytes are written (the write stream's writes run off the
-    // event loop, and what arrives meanwhile goes out in one writev); its buffer bounds the memory.
-    let over: Result | undefined;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
+    // Written as the socket delivers (pull/sink.ts: batched synchronous writes, the file synced in the
+    // background as it grows); the kernel's socket buffer holds what arrives during a write.
+    const sink = new FileSink(fd);
+    try {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
         done += chunk.length;
         if (done > cap) {
-          over =
-            cap === maxBytes
-              ? fail('too_large', `${opened.url.origin} sent more than a pull takes (${maxBytes} bytes, FELIS_PULL_MAX_BYTES); nothing was placed`)
-              : { ...fail('no_space', `the file does not fit the server's volume (${avail} bytes free); nothing was placed`), need: done, avail: avail ?? 0 };
-          return cb(new Error('over the cap'));
+          response.destroy();
+          await sink.settle(); // the descriptor is closed below: no sync may still be using it
+          return cap === maxBytes
+            ? fail('too_large', `${opened.url.origin} sent more than a pull takes (${maxBytes} bytes, FELIS_PULL_MAX_BYTES); nothing was placed`)
+            : { ...fail('no_space', `the file does not fit the server's volume (${avail} bytes free); nothing was placed`), need: done, avail: avail ?? 0 };
         }
+        sink.write(chunk);
         report(false);
-        cb(null, chunk);
-      },
-    });
-    // The stream gets a descriptor of its own, which it closes whatever happens; `fd` stays ours for
-    // the fsync (of the file, whichever descriptor wrote it) and the final close.
-    let streamFd: number;
-    try {
-      streamFd = fs.openSync(atPath(dirFd, temp), O_WRONLY | O_NOFOLLOW);
+      }
+      await sink.end();
     } catch (e) {
-      response.destroy();
-      return writeFailure(final, e, 'open');
-    }
-    try {
-      await pipeline(response, counter, fs.createWriteStream('', { fd: streamFd, highWaterMark: WRITE_BUFFER_BYTES }));
-    } catch (e) {
+      await sink.settle();
       if (abort.signal.reason instanceof PullCancelled) throw abort.signal.reason;
-      if (over) return over;
       if (e instanceof PullFailed) throw e;
       const code = errCode(e);
+      const syscall = (e as { syscall?: string }).syscall;
       if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
-      if (code !== undefined && /^E[A-Z0-9]+$/.test(code) && (e as { syscall?: string }).syscall === 'write') return writeFailure(final, e, 'write');
+      if (code !== undefined && /^E[A-Z0-9]+$/.test(code) && (syscall === 'write' || syscall === 'writev')) return writeFailure(final, e, 'write');
+      if (code !== undefined && syscall === 'fdatasync') return writeFailure(final, e, 'sync');
       throw new PullFailed(`${opened.url.origin}: the transfer broke off after ${done} bytes (${e instanceof Error ? e.message : String(e)})`);
     }
     if (!response.complete || (length !== undefined && done !== length)) {
