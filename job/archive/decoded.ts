@@ -66,7 +66,7 @@ async function* fed(decoder: zlib.ZstdDecompress | zlib.Gunzip, fd: number, star
   let ended = false;
   decoder.once('end', () => (ended = true));
   const feed = async () => {
-    for (let offset = start; !ended; ) {
+    for (let offset = start; !ended && !decoder.destroyed; ) {
       const got = fs.readSync(fd, input, 0, CHUNK, offset);
       if (got === 0) break;
       offset += got;
