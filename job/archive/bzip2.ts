@@ -13,7 +13,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { readWasm } from '../wasm.ts';
+import { startSevenZip } from './sevenzip-wasm.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 
 const CHUNK = 1 << 20;
@@ -27,8 +27,6 @@ const STDERR_KEEP = 4096;
  * Resolves with the decoded byte count; rejects with ArchiveReadError when the data is not bzip2.
  */
 export async function bunzip2(fd: number, sink: (piece: Buffer) => void, onRead?: (bytes: number) => void): Promise<number> {
-  // The ES module build: the UMD one needs `__dirname`, which the Job's bundle does not have.
-  const { default: factory } = await import('7z-wasm/7zz.es6.js');
   const inBuf = Buffer.allocUnsafe(CHUNK);
   const outBuf = Buffer.allocUnsafe(CHUNK);
   let inLen = 0;
@@ -46,9 +44,7 @@ export async function bunzip2(fd: number, sink: (piece: Buffer) => void, onRead?
     total += piece.length;
     sink(piece);
   };
-  const bin = readWasm('7zz.wasm');
-  const sevenZip = await factory({
-    wasmBinary: bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength) as ArrayBuffer,
+  const sevenZip = await startSevenZip({
     stdin() {
       if (inPos === inLen) {
         if (eof) return null as unknown as number; // EOF, as Emscripten reads it

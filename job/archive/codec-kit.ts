@@ -6,7 +6,7 @@
  * @module
  */
 import zlib from 'node:zlib';
-import { readWasm } from '../wasm.ts';
+import { startSevenZip } from './sevenzip-wasm.ts';
 
 export type Codec = 'gzip' | 'bzip2' | 'xz' | 'zstd';
 
@@ -30,14 +30,11 @@ export async function compress(codec: Codec, data: Buffer, opts: { xzPreset?: nu
 
 /** bzip2 through 7-Zip (`a -tbzip2 -si -so`): stdin from the buffer, stdout gathered. */
 async function bzip2(data: Buffer): Promise<Buffer> {
-  const { default: factory } = await import('7z-wasm/7zz.es6.js');
-  const bin = readWasm('7zz.wasm');
   let at = 0;
   const out: Buffer[] = [];
   let buf = Buffer.allocUnsafe(1 << 20);
   let len = 0;
-  const sz = await factory({
-    wasmBinary: bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.byteLength) as ArrayBuffer,
+  const sz = await startSevenZip({
     stdin: () => (at < data.length ? data[at++]! : (null as unknown as number)),
     stdout: (c) => {
       buf[len++] = c;

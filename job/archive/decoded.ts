@@ -51,12 +51,56 @@ export async function openDecoded(codec: StreamCodec, fd: number, onRead?: (byte
     out.on('close', () => source.destroy());
     return out;
   }
-  const decoder = zlib.createGunzip({ chunkSize: CHUNK });
-  const source = fs.createReadStream('', { fd: own, autoClose: true, highWaterMark: CHUNK });
-  source.on('error', (e) => decoder.destroy(wrapRead(e)));
-  if (onRead) source.on('data', (piece) => onRead(piece.length));
-  decoder.on('close', () => source.destroy());
-  return source.pipe(decoder) as unknown as Readable;
+  return Readable.from(gzipMembers(own, onRead), { objectMode: false, highWaterMark: CHUNK });
+}
+
+/**
+ * Feeds `decoder` the file from `start` through one reused buffer, a piece at a time, each only
+ * after the decoder took the last (its write callback), and yields what it decodes; ends when the
+ * decoder does (a zstd frame's end) or the file does. A read stream would allocate a fresh buffer
+ * per piece, and under the Job's small heap those dead buffers force a full collection every few
+ * MiB: that cost more than the decoding itself.
+ */
+async function* fed(decoder: zlib.ZstdDecompress | zlib.Gunzip, fd: number, start: number, onRead?: (bytes: number) => void): AsyncGenerator<Buffer> {
+  const input = Buffer.allocUnsafe(CHUNK);
+  let ended = false;
+  decoder.once('end', () => (ended = true));
+  const feed = async () => {
+    for (let offset = start; !ended && !decoder.destroyed; ) {
+      const got = fs.readSync(fd, input, 0, CHUNK, offset);
+      if (got === 0) break;
+      offset += got;
+      onRead?.(got);
+      await new Promise<void>((resolve) => {
+        // Also done when the decoder ends or fails mid-piece: its callback may then never come.
+        const settle = () => {
+          decoder.off('end', settle).off('close', settle);
+          resolve();
+        };
+        decoder.once('end', settle).once('close', settle);
+        decoder.write(input.subarray(0, got), settle);
+      });
+    }
+    if (!decoder.destroyed && !decoder.writableEnded) decoder.end();
+  };
+  const feeding = feed().catch((e: unknown) => decoder.destroy(wrapRead(e)));
+  try {
+    for await (const piece of decoder) yield piece as Buffer;
+  } catch (e) {
+    throw wrapRead(e);
+  } finally {
+    decoder.destroy();
+    await feeding;
+  }
+}
+
+/** Every member of a gzip file, decoded in order (zlib reads members on its own); closes `fd` at the end. */
+async function* gzipMembers(fd: number, onRead?: (bytes: number) => void): AsyncGenerator<Buffer> {
+  try {
+    yield* fed(zlib.createGunzip({ chunkSize: CHUNK }), fd, 0, onRead);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Every frame of a zstd file, decoded in order; closes `fd` at the end. */
@@ -77,20 +121,7 @@ async function* zstdFrames(fd: number, onRead?: (bytes: number) => void): AsyncG
         throw new ArchiveReadError(offset === 0 ? 'it is not a zstd stream' : 'something other than zstd follows the zstd stream');
       }
       const decoder = zlib.createZstdDecompress({ chunkSize: CHUNK });
-      // Its own open, closed by the stream itself: a read still in flight never meets a closed fd.
-      const source = fs.createReadStream('', { fd: fs.openSync(fdPath(fd), fs.constants.O_RDONLY), start: offset, autoClose: true, highWaterMark: CHUNK });
-      source.on('error', (e) => decoder.destroy(wrapRead(e)));
-      if (onRead) source.on('data', (piece) => onRead(piece.length));
-      source.pipe(decoder);
-      try {
-        for await (const piece of decoder) yield piece as Buffer;
-      } catch (e) {
-        throw wrapRead(e);
-      } finally {
-        source.unpipe(decoder);
-        source.destroy();
-        decoder.destroy();
-      }
+      yield* fed(decoder, fd, offset, onRead);
       const used = decoder.bytesWritten;
       if (used <= 0) throw new ArchiveReadError('a zstd frame could not be read');
       offset += used;

@@ -21,7 +21,8 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { readWasm, sevenZipGluePath } from '../wasm.ts';
+import { sevenZipGluePath } from '../wasm.ts';
+import { sevenZipModule } from './sevenzip-wasm.ts';
 
 /** The most a 7-Zip heap (WebAssembly memory) may grow to. Two run at once during an extraction. */
 export const HEAP_MAX = 64 << 20;
@@ -133,15 +134,6 @@ SevenZip({
 }, (e) => parentPort.postMessage({ t: 'end', code: -1, err: String(e && e.message || e), heapRefused, heapBytes: 0 }));
 `;
 
-/** 7zz.wasm compiled once per process: every worker instantiates the same module (its code is shared, not compiled again). */
-// The project's TypeScript libs carry no WebAssembly types; the module is only handed to the worker.
-const wasm = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly;
-let module: object | undefined;
-function compiled(): object {
-  module ??= new wasm.Module(readWasm('7zz.wasm'));
-  return module;
-}
-
 export interface SevenZipEnd {
   /** 7-Zip's exit code: 0 fine, 1 warnings, 2 a fatal error, 7 bad command line, 8 out of memory; -1 it crashed. */
   code: number;
@@ -174,7 +166,7 @@ export class SevenZipRun {
       eval: true,
       workerData: {
         glue: gluePath(),
-        wasmModule: compiled(),
+        wasmModule: sevenZipModule(), // compiled once per process: every worker instantiates the same code
         fd,
         size,
         name: `archive.${ending}`,

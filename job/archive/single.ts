@@ -4,7 +4,8 @@
  * archive. Its size is not known up front (gzip's trailer keeps it mod 2^32, bzip2 has none), so
  * the space rule holds while it streams: the decoded bytes go into the working folder's `new/`
  * and stop with `no_space` as soon as they would pass the volume's free space, before anything
- * is placed. Progress counts compressed bytes read against the file's size.
+ * is placed; a zstd or xz file that states a larger size up front (`stated-size.ts`) is refused
+ * the same way before any decoding. Progress counts compressed bytes read against the file's size.
  *
  * @module
  */
@@ -41,6 +42,17 @@ export interface SingleJob {
   progress: (done: number, total: number) => void;
 }
 
+function outOfRoom(name: string, room: number): Result {
+  return { ...fail('no_space', `${name} decompresses to more than the ${room} bytes the server's volume has free; nothing was changed`), entry: name };
+}
+
+/** The decoded size the file states up front (zstd, xz), if it states one. */
+async function statedSize(format: SingleJob['format'], fd: number): Promise<number | undefined> {
+  if (format !== 'zst' && format !== 'xz') return undefined;
+  const { xzStatedSize, zstdStatedSize } = await import('./stated-size.ts');
+  return format === 'zst' ? zstdStatedSize(fd) : xzStatedSize(fd);
+}
+
 /** Stages the decoded file in `newDir`. Returns `{files: 1, bytes}` or the refusal. */
 export async function stageSingle(job: SingleJob): Promise<Result> {
   const target = singleFileTarget(job.name);
@@ -59,6 +71,8 @@ export async function stageSingle(job: SingleJob): Promise<Result> {
     job.progress(Math.min(read, total), total);
   };
   const limit = job.room === undefined ? undefined : job.room - job.perItem;
+  const stated = limit === undefined ? undefined : await statedSize(job.format, job.archiveFd);
+  if (limit !== undefined && stated !== undefined && stated > limit) return outOfRoom(j.name, Math.max(0, limit));
   const path = `${job.newDir}/${j.name}`;
   const fd = fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
   let bytes = 0;
@@ -83,9 +97,7 @@ export async function stageSingle(job: SingleJob): Promise<Result> {
       }
     }
   } catch (e) {
-    if (e instanceof OutOfRoom) {
-      return { ...fail('no_space', `${j.name} decompresses to more than the ${e.room} bytes the server's volume has free; nothing was changed`), entry: j.name };
-    }
+    if (e instanceof OutOfRoom) return outOfRoom(j.name, e.room);
     const c = errCode(e);
     if (c === 'ENOSPC' || c === 'EDQUOT') return filledUp();
     if (e instanceof ArchiveReadError || c === undefined || c.startsWith('Z_') || c.startsWith('ERR_')) {

@@ -7,7 +7,21 @@
  *
  * @module
  */
-import { getModule, initModule, WasmLzmaStream, type LZMAModule } from 'node-liblzma/wasm';
+import {
+  getModule,
+  initModule,
+  LZMA_BUF_ERROR,
+  LZMA_DATA_ERROR,
+  LZMA_FINISH,
+  LZMA_FORMAT_ERROR,
+  LZMA_MEMLIMIT_ERROR,
+  LZMA_OK,
+  LZMA_OPTIONS_ERROR,
+  LZMA_RUN,
+  LZMA_STREAM_END,
+  WasmLzmaStream,
+  type LZMAModule,
+} from 'node-liblzma/wasm';
 import { readWasm } from '../wasm.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 
@@ -18,16 +32,7 @@ import { ArchiveReadError } from './zip-reader.ts';
  */
 export const XZ_MEMLIMIT = 72 << 20;
 
-const LZMA_OK = 0;
-const LZMA_STREAM_END = 1;
-const LZMA_MEMLIMIT_ERROR = 6;
-const LZMA_FORMAT_ERROR = 7;
-const LZMA_OPTIONS_ERROR = 8;
-const LZMA_DATA_ERROR = 9;
-const LZMA_BUF_ERROR = 10;
-const LZMA_RUN = 0;
-const LZMA_FINISH = 3;
-/** Decode every concatenated stream, not just the first. */
+/** Decode every concatenated stream, not just the first (liblzma's flag; node-liblzma exports no decoder flags). */
 const LZMA_CONCATENATED = 0x08;
 /** Output window in WebAssembly memory. */
 const OUT_CHUNK = 256 << 10;

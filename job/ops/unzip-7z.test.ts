@@ -11,7 +11,7 @@ import { forge7z } from '../archive/test-kit-7z.ts';
 import { forgeRar, forgeRar4, forgeRar5 } from '../archive/test-kit-rar.ts';
 import { IN_FLIGHT, OUT_CHUNK, SevenZipRun } from '../archive/sevenzip.ts';
 import { readWasm } from '../wasm.ts';
-import { ArchiveTooLargeError, attributesKind, methodMemory, SevenZipPass } from '../archive/sevenzip-pass.ts';
+import { ArchiveTooLargeError, attributesKind, MAX_ENTRIES, methodMemory, SevenZipPass } from '../archive/sevenzip-pass.ts';
 import { refused, unzip } from './unzip-test-kit.ts';
 
 /** 7zz.wasm as the ArrayBuffer the factory takes. */
@@ -233,5 +233,17 @@ test('an archive listing more entries than the limit is refused as too large, at
     }, (e) => e instanceof ArchiveTooLargeError && /more than 3 entries/.test(e.message));
     pass.close();
     assert.equal(seen, 3);
+  }
+});
+
+test('a 7z or rar of one entry more than MAX_ENTRIES (150,000) is too_large, naming the limit, and nothing changes', { timeout: 300_000 }, async () => {
+  assert.equal(MAX_ENTRIES, 150_000, 'the stated limit of docs/archives.md');
+  const many = Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `d${Math.floor(i / 1000)}/f${i}`, data: '' }));
+  for (const [ending, forge] of [['7z', forge7z], ['rar', forgeRar5]] as const) {
+    const w = makeWorld();
+    put(w, `many.${ending}`, forge(many));
+    const r = await refused(w, `many.${ending}`);
+    assert.equal(r.code, 'too_large', `${ending}: ${JSON.stringify(r)}`);
+    assert.match(r.error ?? '', /more than 150000 entries/, ending);
   }
 });

@@ -139,6 +139,23 @@ for (const [format, ending, codec] of SINGLES) {
   });
 }
 
+for (const [format, ending, codec] of SINGLES.filter(([f]) => f === 'zst' || f === 'xz')) {
+  test(`a single ${format} file stating a size past the volume's free space is no_space before it is decoded`, async () => {
+    const w = makeWorld();
+    const stated = await compress(codec, Buffer.alloc(8 << 20), { xzPreset: 0 });
+    // Damaged right after the header (the first block): decoding would fail at once (archive_invalid); the stated size refuses first.
+    const damaged = Buffer.from(stated);
+    for (let i = 10; i < 16; i++) damaged[i]! ^= 0x5a;
+    fs.writeFileSync(w.p(`z${ending}`), damaged);
+    const room = { statfs: () => ({ bavail: 1024, bsize: 1024 }) };
+    const r = await refused(w, `z${ending}`, {}, room);
+    assert.equal(r.code, 'no_space', JSON.stringify(r));
+    assert.equal(r.entry, 'z');
+    const enough = await refused(w, `z${ending}`, {}, { statfs: () => ({ bavail: 9 << 10, bsize: 1024 }) });
+    assert.equal(enough.code, 'archive_invalid', `with room, the damage is what refuses it: ${JSON.stringify(enough)}`);
+  });
+}
+
 test('concatenated streams are one file, as the tools read them (gzip members, zstd frames, xz streams, bzip2 streams)', async () => {
   for (const [, ending, codec] of SINGLES) {
     const w = makeWorld();

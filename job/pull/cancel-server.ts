@@ -5,7 +5,7 @@
  * else is 404; a wrong token 401. The listener closes when the op ends.
  * @module
  */
-import http from 'node:http';
+import type http from 'node:http';
 import { bearerMatches, listenOn, send } from '../serve/server.ts';
 import { listenEnv } from '../serve/env.ts';
 
@@ -23,7 +23,8 @@ export async function listenForCancel(env: Record<string, string | undefined>): 
   const { host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256');
   const expected = Buffer.from(digest, 'hex');
   const cancel = new AbortController();
-  const server = http.createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
+  // Loaded here, not imported: a static import would load node:http at every Job's start (connect.ts).
+  const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
     req.resume();
     if (!bearerMatches(req.headers.authorization, expected)) return send(res, 401, '{"error":"unauthorized"}\n');
     const path = (req.url ?? '').split('?')[0];

@@ -8,8 +8,8 @@
  * @module
  */
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkAddresses, checkUrl, PullRefused, type PullPolicy } from './guard.ts';
 import { parseAddress, type Address } from './ranges.ts';
@@ -44,7 +44,13 @@ export interface ConnectOptions {
 }
 
 export const systemResolve: Resolve = (host) => dns.promises.lookup(host, { all: true, order: 'verbatim' });
-const systemRequest: Request = (tls, options) => (tls ? https.request(options) : http.request(options));
+/**
+ * node:http and node:https, loaded when a pull first connects: a static import is hoisted to the
+ * top of the Job's bundle, and loading them (with the fetch machinery node:http's exports pull in)
+ * cost every Job's start tens of milliseconds, whatever its op.
+ */
+const web = (tls: boolean): typeof https | typeof http => process.getBuiltinModule(tls ? 'node:https' : 'node:http');
+const systemRequest: Request = (tls, options) => web(tls).request(options);
 
 /** A lookup that can only answer `address`: whatever name Node asks it about. */
 export function pinnedLookup(address: Address): LookupFunction {
@@ -90,7 +96,7 @@ function getOnce(url: URL, target: Awaited<ReturnType<typeof checkedAddress>>, o
   const connectMs = o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const idleMs = o.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   return new Promise<Opened>((resolve, reject) => {
-    const agent = target.tls ? new https.Agent({ keepAlive: false }) : new http.Agent({ keepAlive: false });
+    const agent = new (web(target.tls).Agent)({ keepAlive: false });
     const req = request(target.tls, {
       method: 'GET',
       host: target.literal ? target.address.toString() : target.host,
