@@ -10,21 +10,12 @@
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
 import type { EditorConfig } from './files/editor.ts';
 import { COPY_SYNC_MAX_BYTES } from './protocol/limits.ts';
-import { readPullPorts, readPullRules } from './protocol/pull-rules.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
 import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 
 /** A pull rule list, as far as its characters go (the pull Job parses it exactly, job/pull/guard.ts). */
-/** A pull rule list, read exactly as the pull Job reads it: an unreadable rule stops the functions at start. */
-const pullList =
-  (read: (raw: string) => unknown): Reader<string> =>
-  (raw) => {
-    if (raw === undefined || raw.trim() === '') return '';
-    read(raw);
-    return raw;
-  };
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
 const positiveQuantity = (q: string) => QUANTITY.test(q) && !q.startsWith('-') && Number.parseFloat(q) > 0;
 
@@ -53,9 +44,10 @@ const VARIABLES = {
   FELIS_RESTART_ANNOTATION: optional,
   FELIS_CONTROLLER_NODE: optional,
   // Pulls (files-pull): the operator's rules and bounds, passed to each pull Job's env and enforced there.
-  FELIS_PULL_ALLOW: pullList((v) => readPullRules(v)),
-  FELIS_PULL_DENY: pullList((v) => readPullRules(v)),
-  FELIS_PULL_PORTS: pullList((v) => readPullPorts(v, '')),
+  // Read as the pull Job reads them when the routes load (lib/http/deps.ts), off the start-up path.
+  FELIS_PULL_ALLOW: anyText(''),
+  FELIS_PULL_DENY: anyText(''),
+  FELIS_PULL_PORTS: anyText(''),
   FELIS_PULL_MAX_BYTES: wholeNumber(4 * 1024 ** 3, 1),
   FELIS_PULL_CONNECT_TIMEOUT_SECONDS: wholeNumber(15, 1, 600),
   FELIS_PULL_IDLE_TIMEOUT_SECONDS: wholeNumber(60, 1, 3600),

@@ -137,16 +137,15 @@ if (external) {
   logger.info({ api: cluster.url, worlds: join(dataDir, 'worlds') }, 'embedded cluster running');
 }
 
-let config: ReturnType<typeof configFromEnv>;
+let deps: ReturnType<typeof buildDeps>;
 try {
-  config = configFromEnv(env);
+  deps = buildDeps(kc, { ...configFromEnv(env), logger });
 } catch (err) {
   // An operator's mistake in the environment: said in one line, and the embedded cluster stopped.
   console.error(`felis-world: ${(err as Error).message}`);
   await stopCluster?.();
   process.exit(1);
 }
-const deps = buildDeps(kc, { ...config, logger });
 const app = createHostApp({ logger, auth: authFromEnv({ ...env, FELIS_TOKEN: token }, kc, logger) }, deps, Object.values(FUNCTIONS));
 const sources: EventSource[] = [];
 const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {

@@ -8,6 +8,7 @@ import type { KubeConfig, V1Job } from '@kubernetes/client-node';
 import { load as loadYaml } from 'js-yaml';
 import type { Config } from '../config.ts';
 import { FilesEditor, transferJobSettings } from '../files/editor.ts';
+import { checkPullEnv } from '../protocol/pull-rules.ts';
 import type { FileGates } from '../files/gates.ts';
 import { KubeJobPodApi } from '../kube/job-pods.ts';
 import { KubeServerApi, type ServerApi } from '../kube/servers.ts';
@@ -51,6 +52,8 @@ const editorOf = (cfg: NonNullable<Config['editor']>, jobs: KubeJobPodApi, keyFi
 
 /** `kc` may be a promise: nothing here calls Kubernetes (or loads its client) until a request does. */
 export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { logger: Logger }): Deps {
+  // A pull rule its Jobs could not read stops the function here, not every pull Job later.
+  if (o.editor?.pullEnv) checkPullEnv(o.editor.pullEnv);
   const servers = new KubeServerApi(kc);
   const lock = new WorldLock(servers, {
     namespace: o.namespace,

@@ -1,8 +1,10 @@
 /**
  * The operator's pull rules as the functions pass them to a pull Job's env (`FELIS_PULL_ALLOW`,
  * `FELIS_PULL_DENY`: host names, addresses or CIDRs; `FELIS_PULL_PORTS`: port numbers; all
- * comma-separated). Read here by both sides: the functions refuse to start on a rule the Job could
- * not read, so a mistyped rule is said once at start, not as a crashed Job on the first pull.
+ * comma-separated). Read here by both sides: a function stops when its routes load (moments after
+ * it first listens) on a rule the Job could not read, so a mistyped rule is said once, at start,
+ * not as a crashed Job on every pull. Not read before listening: ipaddr.js would weigh on every
+ * function's start-up path.
  * Pure: no I/O.
  * @module
  */
@@ -74,4 +76,18 @@ export function readPullPorts(v: string | undefined, what = 'FELIS_PULL_PORTS'):
     ports.push(Number(p));
   }
   return ports;
+}
+
+/** Reads the rules of a pull Job's env as the Job will; throws naming the variable of the first it could not read. */
+export function checkPullEnv(env: Readonly<Record<string, string | undefined>>): void {
+  const read = (name: string, f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      throw new Error(`invalid configuration ${name}: ${(e as Error).message}`);
+    }
+  };
+  read('FELIS_PULL_ALLOW', () => readPullRules(env.FELIS_PULL_ALLOW));
+  read('FELIS_PULL_DENY', () => readPullRules(env.FELIS_PULL_DENY));
+  read('FELIS_PULL_PORTS', () => readPullPorts(env.FELIS_PULL_PORTS, ''));
 }
