@@ -4,7 +4,7 @@
  *   dist/felis.mjs                 the Job program (`felis files ...`), executable (`#!/usr/bin/env node`)
  *   dist/functions/<name>.mjs      one per Knative service
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
- *   dist/functions/docs-assets/    the Swagger UI files the /docs page loads (lib/http/api-docs.ts)
+ *   dist/functions/docs-assets/    the API document and the Swagger UI files /openapi.json and /docs serve (lib/http/api-docs.ts)
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
  *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/wasm.ts finds them)
  */
@@ -13,7 +13,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, rmSync } f
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { DOCS_ASSETS_DIR, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
+import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
 import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -50,12 +50,13 @@ export function copyWasmModules(): void {
   copyFileSync(sevenZipGluePath({}), join(to, SEVEN_ZIP_GLUE));
 }
 
-/** Copies the Swagger UI files beside the function bundles, where the bundled /docs reads them. */
+/** Copies the API document and the Swagger UI files beside the function bundles, where the bundled /openapi.json and /docs read them. */
 export function copyDocsAssets(): void {
   const from = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const to = join(root, 'dist/functions', DOCS_ASSETS_DIR);
   mkdirSync(to, { recursive: true });
   for (const f of Object.keys(SWAGGER_UI_FILES)) copyFileSync(join(from, f), join(to, f));
+  copyFileSync(join(root, 'docs', OPENAPI_DOCUMENT), join(to, OPENAPI_DOCUMENT));
 }
 
 export async function buildAll(): Promise<string[]> {

@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
+import { waitOp } from './support/ops.ts';
+import { startStack, q, ROOT, type Stack } from './support/stack.ts';
 import { forgeTar, forgeZip } from '../job/archive/test-kit.ts';
 import { compress, type Codec } from '../job/archive/codec-kit.ts';
 import { forge7z } from '../job/archive/test-kit-7z.ts';
@@ -50,19 +51,6 @@ function treeHash(dir: string): string {
   return h.digest('hex');
 }
 
-type Op = { id: string; state: string; done: number; total: number; files?: number; bytes?: number; error?: { code: string; message: string; entry?: string } };
-
-async function finished(s: Stack, id: string): Promise<Op> {
-  const end = Date.now() + tierMs(30_000);
-  for (;;) {
-    const r = await s.call('GET', '/api/v1/servers/survival/files/ops');
-    assert.equal(r.status, 200, r.text);
-    const op = (r.body.ops as Op[]).find((o) => o.id === id);
-    if (op && op.state !== 'running') return op;
-    if (Date.now() > end) throw new Error(`op ${id} still running: ${JSON.stringify(op)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 describe('archives with the real Job program', { skip: SKIP }, () => {
   let s: Stack;
@@ -77,7 +65,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
   test('pack world/ into a zip next to it, then extract it into another folder: the same tree', async () => {
     const z = await s.call('POST', `/api/v1/servers/survival/files/zip?path=${q('world')}`, {});
     assert.equal(z.status, 202, z.text);
-    const packed = await finished(s, z.body.op.id);
+    const packed = await waitOp(s, z.body.op.id);
     assert.equal(packed.state, 'succeeded', JSON.stringify(packed));
     const archive = join(s.world, 'world.zip');
     assert.ok(existsSync(archive), 'world.zip next to world/');
@@ -88,7 +76,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
     assert.equal(m.status, 200, m.text);
     const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q('world.zip')}`, { overwrite: false, to: 'restored' });
     assert.equal(u.status, 202, u.text);
-    const extracted = await finished(s, u.body.op.id);
+    const extracted = await waitOp(s, u.body.op.id);
     assert.equal(extracted.state, 'succeeded', JSON.stringify(extracted));
     // The archive holds world/ itself or its contents: either way the tree must be the same.
     const out = existsSync(join(s.world, 'restored/world')) ? join(s.world, 'restored/world') : join(s.world, 'restored');
@@ -113,7 +101,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
       writeFileSync(join(s.world, `${base}${ending}`), await compress(codec, payload));
       const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(`${base}${ending}`)}`, { overwrite: false });
       assert.equal(u.status, 202, u.text);
-      const op = await finished(s, u.body.op.id);
+      const op = await waitOp(s, u.body.op.id);
       assert.equal(op.state, 'succeeded', JSON.stringify(op));
       if (single) {
         assert.deepEqual(readFileSync(join(s.world, base)), data);
@@ -139,7 +127,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
       assert.equal((await s.call('POST', `/api/v1/servers/survival/files/mkdir?path=${q(dest)}`)).status, 200);
       const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(name)}`, { overwrite: false, to: dest });
       assert.equal(u.status, 202, u.text);
-      const op = await finished(s, u.body.op.id);
+      const op = await waitOp(s, u.body.op.id);
       assert.equal(op.state, 'succeeded', JSON.stringify(op));
       const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
       for (const [n, data] of Object.entries(files)) assert.equal(sha(readFileSync(join(s.world, dest, n))), sha(data), n);
@@ -149,7 +137,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
       const before = treeHash(s.dataDir);
       const v = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(evil)}`, { overwrite: true });
       assert.equal(v.status, 202, v.text);
-      const bad = await finished(s, v.body.op.id);
+      const bad = await waitOp(s, v.body.op.id);
       assert.equal(bad.error?.code, 'archive_symlink', JSON.stringify(bad));
       assert.equal(treeHash(s.dataDir), before);
     });
@@ -160,7 +148,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
     const before = treeHash(s.dataDir);
     const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q('evil.zip')}`, { overwrite: true });
     assert.equal(u.status, 202, u.text);
-    const op = await finished(s, u.body.op.id);
+    const op = await waitOp(s, u.body.op.id);
     assert.equal(op.state, 'failed');
     assert.equal(op.error?.code, 'archive_unsafe', JSON.stringify(op));
     assert.equal(treeHash(s.dataDir), before);
@@ -172,7 +160,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
     const before = treeHash(s.dataDir);
     const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q('lost.zip')}`, { overwrite: false, to: 'nowhere' });
     assert.equal(u.status, 202, u.text);
-    const op = await finished(s, u.body.op.id);
+    const op = await waitOp(s, u.body.op.id);
     assert.equal(op.state, 'failed');
     assert.equal(op.error?.code, 'not_found', JSON.stringify(op));
     assert.equal(treeHash(s.dataDir), before);
@@ -197,7 +185,7 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
       // The holder itself is still the kind Felis understands.
       const h = await s.call('GET', '/api/v1/servers/survival/holder');
       assert.equal(h.body.kind, 'file-write', h.text);
-      const op = await finished(s, u.body.op.id);
+      const op = await waitOp(s, u.body.op.id);
       assert.equal(op.state, 'succeeded', JSON.stringify(op));
       assert.equal(readFileSync(join(s.world, 'small/a.txt'), 'utf8'), 'a\n');
     } finally {

@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { startStack, tierMs, type Stack } from './support/stack.ts';
+import { waitOp } from './support/ops.ts';
+import { startStack, type Stack } from './support/stack.ts';
 
 /** Every name, mode, size and content under `dir` (no links here), as one hash. */
 function treeHash(dir: string): string {
@@ -29,19 +30,6 @@ function treeHash(dir: string): string {
   return h.digest('hex');
 }
 
-type Op = { id: string; op: string; path: string; state: string; done: number; total: number; files?: number; bytes?: number; to?: string; skipped?: number; error?: { code: string; message: string } };
-
-async function finished(s: Stack, id: string): Promise<Op> {
-  const end = Date.now() + tierMs(30_000);
-  for (;;) {
-    const r = await s.call('GET', '/api/v1/servers/survival/files/ops');
-    assert.equal(r.status, 200, r.text);
-    const op = (r.body.ops as Op[]).find((o) => o.id === id);
-    if (op && op.state !== 'running') return op;
-    if (Date.now() > end) throw new Error(`op ${id} still running: ${JSON.stringify(op)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 const hasZstd = spawnSync('zstd', ['--version'], { stdio: 'ignore' }).status === 0;
 const URL = '/api/v1/servers/survival/files/compress';
@@ -72,7 +60,7 @@ describe('files/compress with the real Job program', () => {
     const r = await s.call('POST', URL, { paths: ['picks/alpha', 'picks/beta', 'picks/gamma', 'picks/notes.txt'], format: 'tar.zst' });
     assert.equal(r.status, 202, r.text);
     assert.deepEqual([r.body.op.op, r.body.op.path, r.body.op.state], ['compress', 'picks', 'running']);
-    const op = await finished(s, r.body.op.id);
+    const op = await waitOp(s, r.body.op.id);
     assert.equal(op.state, 'succeeded', JSON.stringify(op));
     assert.match(op.to ?? '', /^picks\/archive-\d{4}-\d\d-\d\dT\d{6}\.tar\.zst$/);
     assert.equal(op.files, 5);
@@ -92,13 +80,13 @@ describe('files/compress with the real Job program', () => {
   test('a zip of the selection extracts through files/unzip into the same trees', async () => {
     const r = await s.call('POST', URL, { paths: ['picks/alpha', 'picks/gamma'], format: 'zip', name: 'two.zip' });
     assert.equal(r.status, 202, r.text);
-    const op = await finished(s, r.body.op.id);
+    const op = await waitOp(s, r.body.op.id);
     assert.equal(op.state, 'succeeded', JSON.stringify(op));
     assert.equal(op.to, 'picks/two.zip');
     assert.equal((await s.call('POST', '/api/v1/servers/survival/files/mkdir?path=back')).status, 200);
     const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${encodeURIComponent('picks/two.zip')}`, { overwrite: false, to: 'back' });
     assert.equal(u.status, 202, u.text);
-    const ex = await finished(s, u.body.op.id);
+    const ex = await waitOp(s, u.body.op.id);
     assert.equal(ex.state, 'succeeded', JSON.stringify(ex));
     for (const d of ['alpha', 'gamma']) assert.equal(treeHash(join(s.world, 'back', d)), treeHash(join(s.world, 'picks', d)), d);
   });
@@ -108,7 +96,7 @@ describe('files/compress with the real Job program', () => {
     const before = treeHash(join(s.world, 'picks'));
     const r = await s.call('POST', URL, { paths: ['picks/alpha'], format: 'tar.gz', name: 'taken.tar.gz' });
     assert.equal(r.status, 202, r.text);
-    const op = await finished(s, r.body.op.id);
+    const op = await waitOp(s, r.body.op.id);
     assert.equal(op.state, 'failed');
     assert.equal(op.error?.code, 'file_exists', JSON.stringify(op));
     assert.equal(readFileSync(join(s.world, 'picks/taken.tar.gz'), 'utf8'), 'taken');

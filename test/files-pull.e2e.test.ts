@@ -11,23 +11,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { ended, waitOp } from './support/ops.ts';
 import { startStack, tierMs, type Stack } from './support/stack.ts';
 
-type Op = { id: string; op: string; path: string; state: string; done: number; total: number; to?: string; bytes?: number; error?: { code: string; message: string } };
-
-async function opOf(s: Stack, id: string, ok: (o: Op) => boolean, ms = tierMs(20_000)): Promise<Op> {
-  const end = Date.now() + ms;
-  let last: Op | undefined;
-  for (;;) {
-    const r = await s.call('GET', '/api/v1/servers/survival/files/ops');
-    last = (r.body.ops as Op[]).find((o) => o.id === id);
-    if (last && ok(last)) return last;
-    if (Date.now() > end) throw new Error(`op ${id} never reached the state wanted; last seen ${JSON.stringify(last)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
-const ended = (o: Op) => o.state !== 'running';
 const body = Buffer.alloc(2 << 20, 'felis');
 
 /** The loopback origin: a file, redirects (one to the metadata address), and a slow endless answer. */
@@ -68,7 +54,7 @@ describe('pulls through the cluster, loopback allowed by the operator', () => {
   test('a pull lands with its bytes; the op shows them and where it landed', async () => {
     const r = await s.call('POST', '/api/v1/servers/survival/files/pull', { url: `${o.base}/mod.jar?sig=x`, path: 'plugins' });
     assert.equal(r.status, 202, r.text);
-    const op = await opOf(s, r.body.op.id, ended);
+    const op = await waitOp(s, r.body.op.id, ended);
     assert.equal(op.state, 'succeeded', JSON.stringify(op));
     assert.equal(op.to, 'plugins/mod.jar');
     const file = join(s.world, 'plugins', 'mod.jar');
@@ -76,14 +62,14 @@ describe('pulls through the cluster, loopback allowed by the operator', () => {
     assert.deepEqual(working(join(s.world, 'plugins')), []);
     // There is no overwrite: the same pull again is refused, nothing changed.
     const again = await s.call('POST', '/api/v1/servers/survival/files/pull', { url: `${o.base}/mod.jar`, path: 'plugins' });
-    const second = await opOf(s, again.body.op.id, ended);
+    const second = await waitOp(s, again.body.op.id, ended);
     assert.equal(second.error?.code, 'file_exists', JSON.stringify(second));
   });
 
   test('a redirect to 169.254.169.254 is refused before connecting; nothing placed', async () => {
     const r = await s.call('POST', '/api/v1/servers/survival/files/pull', { url: `${o.base}/to-metadata`, path: 'plugins', name: 'meta.txt' });
     assert.equal(r.status, 202, r.text);
-    const op = await opOf(s, r.body.op.id, ended);
+    const op = await waitOp(s, r.body.op.id, ended);
     assert.equal(op.state, 'failed');
     assert.equal(op.error?.code, 'pull_refused');
     assert.match(op.error!.message, /169\.254\.169\.254.*link-local/);
@@ -94,14 +80,14 @@ describe('pulls through the cluster, loopback allowed by the operator', () => {
     const r = await s.call('POST', '/api/v1/servers/survival/files/pull', { url: `${o.base}/slow.bin`, path: 'plugins' });
     assert.equal(r.status, 202, r.text);
     const id = r.body.op.id as string;
-    await opOf(s, id, (x) => x.done > 0 || ended(x));
+    await waitOp(s, id, (x) => x.done > 0 || ended(x));
     const second = await s.call('POST', '/api/v1/servers/survival/files/pull', { url: `${o.base}/mod.jar`, path: '', name: 'other.jar' });
     assert.equal(second.status, 409, second.text);
     assert.equal(second.body.error.code, 'maintenance_in_progress');
     assert.match(second.body.error.message, /pull from a URL/);
     const cancel = await s.call('DELETE', `/api/v1/servers/survival/files/pull/${id}`);
     assert.equal(cancel.status, 202, cancel.text);
-    const op = await opOf(s, id, ended);
+    const op = await waitOp(s, id, ended);
     assert.equal(op.error?.code, 'pull_cancelled', JSON.stringify(op));
     assert.equal(existsSync(join(s.world, 'plugins', 'slow.bin')), false);
     assert.deepEqual(working(join(s.world, 'plugins')), []);
@@ -118,7 +104,7 @@ describe('pulls through the cluster, no allow rule', () => {
     try {
       const r = await s.call('POST', '/api/v1/servers/survival/files/pull', { url: `${o.base}/mod.jar`, path: 'plugins', name: 'loop.jar' });
       assert.equal(r.status, 202, r.text);
-      const op = await opOf(s, r.body.op.id, ended);
+      const op = await waitOp(s, r.body.op.id, ended);
       assert.equal(op.error?.code, 'pull_refused', JSON.stringify(op));
       assert.match(op.error!.message, /127\.0\.0\.1.*loopback/);
       assert.deepEqual(o.hits, []);

@@ -1,31 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { configFromEnv } from '../../lib/config.ts';
-import { FilesEditor } from '../../lib/files/editor.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import type { BackgroundApi, StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
 import { decodeBatchEnv } from '../../lib/protocol/batch-env.ts';
-import { SyncRunner } from '../../lib/runner/sync-runner.ts';
-import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
-import { matches } from '../../lib/testing/fake-servers.ts';
+import { backgroundKit, deliverer, realEditorKit } from '../../lib/testing/background-kit.ts';
+import { envelopeOf } from '../../lib/testing/route-kit.ts';
 import { filesCompress } from './app.ts';
 
-function kit() {
-  const gates = new FakeGates();
-  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
-  const editor = {
-    async earlierOp() {
-      return undefined;
-    },
-    async start(_t: unknown, req: StartRequest) {
-      starts.push({ req, locked: gates.holding });
-      return startedView('00000000000000cc', 'compress', req.path, new Date('2026-12-02T06:00:00Z'));
-    },
-  } as unknown as FilesEditor;
-  return { ...routeKit(filesCompress, { gates, editor }), starts };
-}
+const kit = () => backgroundKit(filesCompress, { start: (req) => startedView('00000000000000cc', 'compress', req.path, new Date('2026-12-02T06:00:00Z')) });
 
 const URL = '/api/v1/servers/survival/files/compress';
 
@@ -108,38 +90,12 @@ test('compress needs a free world; a busy one is 409 naming the holder, nothing 
   assert.equal(busy.audits().length, 0);
 });
 
-/** Jobs in memory: the real editor renders, creates and finds them by label. */
-class Jobs implements BackgroundApi {
-  jobs: V1Job[] = [];
-  async createJob(_ns: string, job: V1Job) {
-    const created = { ...job, metadata: { ...job.metadata, creationTimestamp: new Date('2026-12-02T06:30:00Z') } };
-    this.jobs.push(created);
-    return created;
-  }
-  async listJobs(_ns: string, sel: string) {
-    return this.jobs.filter((j) => matches(sel, j.metadata?.labels));
-  }
-  async listPods(): Promise<V1Pod[]> {
-    return [];
-  }
-  async openLog() {
-    return { kind: 'gone' as const };
-  }
-}
 
 test('through the real editor: one background Job with the folder, format and name on its command line and the selection in its env; a redelivered event answers the same op', async () => {
-  const jobs = new Jobs();
-  const cfg = configFromEnv({ FELIS_IMAGE: 'felis/files:test' }).editor!;
-  const gates = new FakeGates();
-  const k = routeKit(filesCompress, { gates, editor: new FilesEditor(cfg, new SyncRunner(jobs), jobs) });
-  const deliver = async (id: string, body: object) => {
-    const res = await k.app.request('/', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': id, 'ce-source': '/tests/compress', 'ce-type': 'dev.felis.files.compress' },
-      body: JSON.stringify({ server: 'survival', body }),
-    });
-    return { status: res.status, body: JSON.parse(await res.text()) };
-  };
+  const k = realEditorKit(filesCompress);
+  const jobs = k.jobs;
+  const send = deliverer(k, 'dev.felis.files.compress');
+  const deliver = (id: string, body: object) => send(id, { server: 'survival', body });
   const body = { paths: ['plugins/a', 'plugins/b.jar'], format: 'tar.xz' };
   const first = await deliver('ev-1', body);
   assert.equal(first.status, 202, JSON.stringify(first.body));

@@ -1,14 +1,11 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { configFromEnv } from '../../lib/config.ts';
-import { FilesEditor } from '../../lib/files/editor.ts';
+import type { V1Pod } from '@kubernetes/client-node';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import type { BackgroundApi, StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
-import { SyncRunner } from '../../lib/runner/sync-runner.ts';
-import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
-import { FakeServerApi, matches } from '../../lib/testing/fake-servers.ts';
+import { backgroundKit, realEditorKit } from '../../lib/testing/background-kit.ts';
+import { envelopeOf } from '../../lib/testing/route-kit.ts';
+import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
 import { felisServer } from '../../lib/testing/felis-fixtures.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { listenForCancel } from '../../job/pull/cancel-server.ts';
@@ -17,20 +14,7 @@ import { filesPull } from './app.ts';
 const VIEW = startedView('0123456789abcdef', 'pull', 'plugins', new Date('2026-12-01T06:00:00Z'));
 const PULL = '/api/v1/servers/survival/files/pull';
 
-function kit(opts: { start?: () => unknown } = {}) {
-  const gates = new FakeGates();
-  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
-  const editor = {
-    async earlierOp() {
-      return undefined;
-    },
-    async start(_t: unknown, req: StartRequest) {
-      starts.push({ req, locked: gates.holding });
-      return opts.start ? opts.start() : { ...VIEW, path: req.path };
-    },
-  } as unknown as FilesEditor;
-  return { ...routeKit(filesPull, { gates, editor }), starts };
-}
+const kit = (opts: { start?: () => unknown } = {}) => backgroundKit(filesPull, { start: (req) => (opts.start ? opts.start() : { ...VIEW, path: req.path }) });
 
 test('a pull starts its Job under the world lock, 202 with the op; the audit names the origin only', async () => {
   const k = kit();
@@ -96,34 +80,17 @@ function knownServers(): FakeServerApi {
   return servers;
 }
 
-class Jobs implements BackgroundApi {
-  jobs: V1Job[] = [];
-  pods: V1Pod[] = [];
-  async createJob(_ns: string, job: V1Job) {
-    const created = { ...job, metadata: { ...job.metadata, creationTimestamp: new Date('2026-12-01T06:30:00Z') } };
-    this.jobs.push(created);
-    return created;
-  }
-  async listJobs(_ns: string, sel: string) {
-    return this.jobs.filter((j) => matches(sel, j.metadata?.labels));
-  }
-  async listPods(_ns: string, sel: string): Promise<V1Pod[]> {
-    return this.pods.filter((p) => matches(sel, p.metadata?.labels));
-  }
-  async openLog() {
-    return { kind: 'gone' as const };
-  }
-}
 
 const KEY = Buffer.alloc(32, 9);
 
 test('the real editor: the pull Job carries the URL, the operator env and its cancel token digest; cancel reaches the Pod with the token', async () => {
-  const jobs = new Jobs();
-  const cfg = configFromEnv({ FELIS_IMAGE: 'felis/files:test', FELIS_PULL_ALLOW: '127.0.0.1', FELIS_PULL_MAX_BYTES: '1000' }).editor!;
-  const gates = new FakeGates();
   let port = 0;
-  const editor = new FilesEditor(cfg, new SyncRunner(jobs), jobs, { keyFile: '/nonexistent', key: KEY, pods: jobs, port: () => port });
-  const k = routeKit(filesPull, { gates, editor, servers: knownServers() });
+  const k = realEditorKit(filesPull, {
+    env: { FELIS_PULL_ALLOW: '127.0.0.1', FELIS_PULL_MAX_BYTES: '1000' },
+    streamed: (jobs) => ({ keyFile: '/nonexistent', key: KEY, pods: jobs, port: () => port }),
+    servers: knownServers(),
+  });
+  const jobs = k.jobs;
   const r = await k.call('POST', PULL, { url: 'http://127.0.0.1:9/file.bin', path: 'plugins' });
   assert.equal(r.status, 202, r.text + k.logs.join(''));
   const job = jobs.jobs[0]!;
@@ -161,9 +128,8 @@ test('the real editor: the pull Job carries the URL, the operator env and its ca
 });
 
 test('without a job key a pull still starts (no cancel listener) and its cancel is 503 pull_cancel_unavailable', async () => {
-  const jobs = new Jobs();
-  const cfg = configFromEnv({ FELIS_IMAGE: 'felis/files:test' }).editor!;
-  const k = routeKit(filesPull, { gates: new FakeGates(), editor: new FilesEditor(cfg, new SyncRunner(jobs), jobs), servers: knownServers() });
+  const k = realEditorKit(filesPull, { servers: knownServers() });
+  const jobs = k.jobs;
   assert.equal((await k.call('POST', PULL, { url: 'https://example.com/a', path: '' })).status, 202);
   const c = jobs.jobs[0]!.spec!.template.spec!.containers[0]!;
   assert.equal(c.ports, undefined);

@@ -1,34 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { configFromEnv } from '../../lib/config.ts';
-import { FilesEditor } from '../../lib/files/editor.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
-import type { BackgroundApi, StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
-import { SyncRunner } from '../../lib/runner/sync-runner.ts';
-import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
-import { matches } from '../../lib/testing/fake-servers.ts';
+import { backgroundKit, deliverer, realEditorKit } from '../../lib/testing/background-kit.ts';
+import { envelopeOf, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesUnzip } from './app.ts';
 
 const VIEW = startedView('0123456789abcdef', 'unzip', 'maps/pack.zip', new Date('2026-12-01T06:00:00Z'));
 
-/** An editor whose background calls are scripted and recorded with whether the lock was held. */
-function kit(opts: { start?: () => unknown; earlier?: unknown } = {}) {
-  const gates = new FakeGates();
-  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
-  const editor = {
-    async earlierOp() {
-      return opts.earlier;
-    },
-    async start(_t: unknown, req: StartRequest) {
-      starts.push({ req, locked: gates.holding });
-      return opts.start ? opts.start() : { ...VIEW, path: req.path };
-    },
-  } as unknown as FilesEditor;
-  return { ...routeKit(filesUnzip, { gates, editor }), starts };
-}
+const kit = (opts: { start?: () => unknown; earlier?: unknown } = {}) =>
+  backgroundKit(filesUnzip, { start: (req) => (opts.start ? opts.start() : { ...VIEW, path: req.path }), earlier: opts.earlier });
 
 const URL = (p: string) => `/api/v1/servers/survival/files/unzip?path=${encodeURIComponent(p)}`;
 
@@ -134,45 +116,12 @@ test('no editor configured: 503 files_unavailable', async () => {
   assert.equal(envelopeOf(r).code, 'files_unavailable');
 });
 
-/** Jobs in memory: the real editor creates and finds them by label. */
-class Jobs implements BackgroundApi {
-  jobs: V1Job[] = [];
-  async createJob(_ns: string, job: V1Job) {
-    const created = { ...job, metadata: { ...job.metadata, creationTimestamp: new Date('2026-12-01T06:30:00Z') } };
-    this.jobs.push(created);
-    return created;
-  }
-  async listJobs(_ns: string, sel: string) {
-    return this.jobs.filter((j) => matches(sel, j.metadata?.labels));
-  }
-  async listPods(): Promise<V1Pod[]> {
-    return [];
-  }
-  async openLog() {
-    return { kind: 'gone' as const };
-  }
-}
 
 test('a redelivered unzip event answers the same op without a second Job or a second lock', async () => {
-  const jobs = new Jobs();
-  const cfg = configFromEnv({ FELIS_IMAGE: 'felis/files:test' }).editor!;
-  const gates = new FakeGates();
-  const k = routeKit(filesUnzip, { gates, editor: new FilesEditor(cfg, new SyncRunner(jobs), jobs) });
-  const deliver = async (id: string, path = 'pack.zip') => {
-    const res = await k.app.request('/', {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        'ce-specversion': '1.0',
-        'ce-id': id,
-        'ce-source': '/tests/unzip',
-        'ce-type': 'dev.felis.files.unzip',
-      },
-      body: JSON.stringify({ server: 'survival', path, body: { overwrite: false } }),
-    });
-    return { status: res.status, body: JSON.parse(await res.text()) };
-  };
+  const k = realEditorKit(filesUnzip);
+  const { jobs, gates } = k;
+  const send = deliverer(k, 'dev.felis.files.unzip');
+  const deliver = (id: string, path = 'pack.zip') => send(id, { server: 'survival', path, body: { overwrite: false } });
   const first = await deliver('ev-1');
   assert.equal(first.status, 202, JSON.stringify(first.body));
   const again = await deliver('ev-1');

@@ -1,26 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { FilesEditor } from '../../lib/files/editor.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import type { StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
-import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
+import { backgroundKit } from '../../lib/testing/background-kit.ts';
+import { envelopeOf } from '../../lib/testing/route-kit.ts';
 import { filesZip } from './app.ts';
 
-function kit() {
-  const gates = new FakeGates();
-  const starts: Array<{ req: StartRequest; locked: boolean }> = [];
-  const editor = {
-    async earlierOp() {
-      return undefined;
-    },
-    async start(_t: unknown, req: StartRequest) {
-      starts.push({ req, locked: gates.holding });
-      return startedView('00000000000000aa', 'zip', req.path, new Date('2026-12-01T06:00:00Z'));
-    },
-  } as unknown as FilesEditor;
-  return { ...routeKit(filesZip, { gates, editor }), starts };
-}
+const kit = () => backgroundKit(filesZip, { start: (req) => startedView('00000000000000aa', 'zip', req.path, new Date('2026-12-01T06:00:00Z')) });
 
 const URL = (p: string) => `/api/v1/servers/survival/files/zip?path=${encodeURIComponent(p)}`;
 

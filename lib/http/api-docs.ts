@@ -4,10 +4,10 @@
  * come from this server (`/docs/assets/*`), never a CDN, so it works with no internet, and its CSP
  * allows nothing but this origin.
  *
- * The document is imported as a JSON module (esbuild inlines it into a chunk of its own, loaded on
- * the first request, so a function's start does not parse it). The Swagger UI files are read from
- * disk: in a bundle from `docs-assets/` beside the function bundles (scripts/build.ts copies them
- * there), otherwise from node_modules.
+ * The document and the Swagger UI files are read from disk on the first request that asks, never
+ * bundled (the document is the largest text of the API, and no route needs it to serve): in a
+ * bundle from `docs-assets/` beside the function bundles (scripts/build.ts copies them there),
+ * otherwise from docs/ and node_modules.
  * @module
  */
 import { existsSync } from 'node:fs';
@@ -24,8 +24,10 @@ export const SWAGGER_UI_FILES: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-/** Where the build puts {@link SWAGGER_UI_FILES}, beside the function bundles. */
+/** Where the build puts {@link SWAGGER_UI_FILES} and {@link OPENAPI_DOCUMENT}, beside the function bundles. */
 export const DOCS_ASSETS_DIR = 'docs-assets';
+/** The document's file name, in docs/ of the repository and in {@link DOCS_ASSETS_DIR}. */
+export const OPENAPI_DOCUMENT = 'openapi.json';
 
 /**
  * Only this origin: no inline script or style, no other host, not framed elsewhere. The one
@@ -60,17 +62,25 @@ const PAGE = `<!doctype html>
 /** The document as served: compact JSON, newline-terminated, as every JSON answer here is. */
 let documentText: Promise<string> | undefined;
 export function openApiText(): Promise<string> {
-  documentText ??= import('../../docs/openapi.json', { with: { type: 'json' } }).then((m) => JSON.stringify(m.default) + '\n');
+  if (!documentText) {
+    const file = join(bundledAssets(OPENAPI_DOCUMENT) ?? fileURLToPath(new URL('../../docs/', import.meta.url)), OPENAPI_DOCUMENT);
+    documentText = readFile(file, 'utf8').then((text) => JSON.stringify(JSON.parse(text)) + '\n');
+    // A failed read is not kept: the next request tries again.
+    documentText.catch(() => (documentText = undefined));
+  }
   return documentText;
 }
 
-let assetsDir: string | undefined;
-/** The folder holding {@link SWAGGER_UI_FILES}: the bundle's copy (this module may sit in a chunk one level down), else swagger-ui-dist. */
-function swaggerUiDir(): string {
-  if (assetsDir) return assetsDir;
+/** The bundle's `docs-assets/` when it holds `file` (this module may sit in a chunk one level down). */
+function bundledAssets(file: string): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
-  const bundled = [join(here, DOCS_ASSETS_DIR), join(here, '..', DOCS_ASSETS_DIR)].find((d) => existsSync(join(d, 'swagger-ui-bundle.js')));
-  assetsDir = bundled ?? dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  return [join(here, DOCS_ASSETS_DIR), join(here, '..', DOCS_ASSETS_DIR)].find((d) => existsSync(join(d, file)));
+}
+
+let assetsDir: string | undefined;
+/** The folder holding {@link SWAGGER_UI_FILES}: the bundle's copy, else swagger-ui-dist. */
+function swaggerUiDir(): string {
+  assetsDir ??= bundledAssets('swagger-ui-bundle.js') ?? dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   return assetsDir;
 }
 

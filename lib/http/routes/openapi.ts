@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
-import type { ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteSchemas, RouteTable, SchemaTable } from './types.ts';
+import type { DocTables, ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteProse, RouteSchemas, RouteTable } from './types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -67,7 +67,7 @@ function parameters(e: RouteEntry, s: RouteSchemas): Json[] {
   return out;
 }
 
-function operation(id: string, e: RouteEntry, s: RouteSchemas): Json {
+function operation(id: string, e: RouteEntry, s: RouteSchemas, prose: RouteProse): Json {
   const responses: Json = {};
   for (const [status, r] of Object.entries(s.responses)) {
     const h = 'empty' in r ? undefined : headers(r.headers);
@@ -81,7 +81,7 @@ function operation(id: string, e: RouteEntry, s: RouteSchemas): Json {
   const params = parameters(e, s);
   return {
     operationId: id,
-    summary: e.summary,
+    summary: prose.summary,
     tags: [e.fn],
     ...(e.permission.kind === 'public' ? { security: [] } : {}),
     ...(params.length ? { parameters: params } : {}),
@@ -97,7 +97,7 @@ function operation(id: string, e: RouteEntry, s: RouteSchemas): Json {
 const EVENT_CODES = ['event_batch', 'event_data_invalid', 'event_data_type', 'event_invalid', 'event_malformed', 'event_missing', 'event_type_unknown', 'too_large', 'unauthorized'];
 
 /** The document for `tables`; `version` is the package's. */
-export function buildDocument<T extends RouteTable>(tables: { routes: T; schemas: SchemaTable<T> }, version: string): Json {
+export function buildDocument<T extends RouteTable>(tables: DocTables<T>, version: string): Json {
   const paths: Record<string, Json> = {
     '/healthz': {
       get: {
@@ -111,7 +111,7 @@ export function buildDocument<T extends RouteTable>(tables: { routes: T; schemas
   const eventTypes: string[] = [];
   for (const [id, e] of Object.entries(tables.routes)) {
     const p = (paths[openapiPath(e.path)] ??= {});
-    p[e.method.toLowerCase()] = operation(id, e, tables.schemas[id]!);
+    p[e.method.toLowerCase()] = operation(id, e, tables.schemas[id]!, tables.prose[id]!);
     if (e.event) eventTypes.push(e.event.type);
   }
   paths['/'] = {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDocument } from './openapi.ts';
+import { ROUTE_PROSE } from './prose.ts';
 import { SCHEMAS } from './schemas.ts';
 import { routeSummary, withSummary } from './summary.ts';
 import { ROUTES } from './table.ts';
@@ -16,7 +17,7 @@ export const README_FILE = 'README.md';
 
 /** File (relative to the repository root) → its generated text. */
 export function renderDocs(root: string): Record<string, string> {
-  const tables = { routes: ROUTES, schemas: SCHEMAS };
+  const tables = { routes: ROUTES, schemas: SCHEMAS, prose: ROUTE_PROSE };
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   return {
     [OPENAPI_FILE]: JSON.stringify(buildDocument(tables, version), null, 2) + '\n',

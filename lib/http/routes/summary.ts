@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { Permission } from '../../auth/permission.ts';
 import { openapiPath } from './openapi.ts';
-import type { RouteTable, SchemaTable } from './types.ts';
+import type { DocTables, RouteTable } from './types.ts';
 
 export const BEGIN = '<!-- routes:begin -->';
 export const END = '<!-- routes:end -->';
@@ -27,7 +27,7 @@ function permission(p: Permission): string {
 }
 
 /** The markdown table, without the markers. */
-export function routeSummary<T extends RouteTable>(tables: { routes: T; schemas: SchemaTable<T> }): string {
+export function routeSummary<T extends RouteTable>(tables: DocTables<T>): string {
   const lines = ['| Function | Route | Permission | Event | Success |', '| --- | --- | --- | --- | --- |'];
   for (const [id, e] of Object.entries(tables.routes)) {
     const s = tables.schemas[id]!;
@@ -37,7 +37,7 @@ export function routeSummary<T extends RouteTable>(tables: { routes: T; schemas:
       const shape = (s.body.json as unknown as { shape?: Record<string, z.ZodType> }).shape;
       route += ` body \`{${shape ? fields(shape).join(', ') : '…'}}\``;
     } else if (s.body) route += ' raw body';
-    lines.push(`| ${e.fn} | ${route} | ${permission(e.permission)} | ${e.event ? `\`${e.event.type}\`` : '—'} | ${e.answer} |`);
+    lines.push(`| ${e.fn} | ${route} | ${permission(e.permission)} | ${e.event ? `\`${e.event.type}\`` : '—'} | ${tables.prose[id]!.answer} |`);
   }
   return lines.join('\n');
 }

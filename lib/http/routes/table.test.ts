@@ -14,7 +14,7 @@ import { registerRoutes } from './register.ts';
 import { SCHEMAS } from './schemas.ts';
 import { routeSummary } from './summary.ts';
 import { ROUTES } from './table.ts';
-import type { RouteTable, SchemaTable } from './types.ts';
+import type { ProseTable, RouteTable, SchemaTable } from './types.ts';
 
 /** The routes an app has under /api/, as `METHOD pattern`, sorted. */
 function apiRoutes(app: Hono<Env>): string[] {
@@ -75,8 +75,6 @@ const FIXTURE = {
     method: 'POST',
     path: '/api/v1/servers/:name/poke',
     permission: { kind: 'server', subresource: 'state', verb: 'update' },
-    summary: 'Poke a server.',
-    answer: '`{name, times, loud}` — a fixture',
     errors: [[409, 'too_poked']],
     event: { type: 'dev.felis.fixture.poke' },
   },
@@ -88,9 +86,12 @@ const FIXTURE_SCHEMAS = {
     responses: { 200: { description: 'poked', json: z.strictObject({ name: z.string(), times: z.number(), loud: z.boolean() }) } },
   },
 } satisfies SchemaTable<typeof FIXTURE>;
+const FIXTURE_PROSE = {
+  'fixture.poke': { summary: 'Poke a server.', answer: '`{name, times, loud}` — a fixture' },
+} satisfies ProseTable<typeof FIXTURE>;
 
 test('a route added to a table drives registration, permission, event type, the document and the summary', async () => {
-  const tables = { routes: FIXTURE, schemas: FIXTURE_SCHEMAS };
+  const tables = { routes: FIXTURE, schemas: FIXTURE_SCHEMAS, prose: FIXTURE_PROSE };
   const k = routeKit((deps) => (app) =>
     registerRoutes(app, deps.logger, tables, 'fixture', {
       'fixture.poke': async (c, input) => {

@@ -21,10 +21,6 @@ export interface RouteEntry {
   /** A Hono pattern (`/api/v1/servers/:name/file`). */
   path: string;
   permission: Permission;
-  /** One line on what it does. */
-  summary: string;
-  /** What a success answers, in words, for the README's summary. */
-  answer: string;
   /** The route's own envelope codes; the codes every route can answer are added (see table.ts). */
   errors: readonly ErrorCode[];
   /**
@@ -35,6 +31,23 @@ export interface RouteEntry {
 }
 
 export type RouteTable = Readonly<Record<string, RouteEntry>>;
+
+/** A route's words, for the document generators only (prose.ts): no function bundle loads them. */
+export interface RouteProse {
+  /** One line on what it does. */
+  summary: string;
+  /** What a success answers, in words, for the README's summary. */
+  answer: string;
+}
+
+export type ProseTable<T extends RouteTable> = { readonly [K in keyof T]: RouteProse };
+
+/** What the document generators read: a route table with its schemas and its prose. */
+export interface DocTables<T extends RouteTable> {
+  routes: T;
+  schemas: SchemaTable<T>;
+  prose: ProseTable<T>;
+}
 
 /** A body that is not JSON (a raw upload, a streamed download), described. */
 export interface RawContent {
