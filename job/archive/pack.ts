@@ -25,7 +25,7 @@ import { propertiesIdentity, redactProperties } from '../guard.ts';
 import { withheldRule } from '../withheld.ts';
 import { clean, leadsOutside } from '../pathutil.ts';
 import { readCapped } from '../ops/read.ts';
-import { atPath, errCode, identityOf, sameIdentity, type Identity, type WorldRoot } from '../root.ts';
+import { errCode, fdPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../root.ts';
 import { MAX_READ_BYTES } from '../types.ts';
 import { isWorkingName } from '../working-files.ts';
 import { isWorkFolderName } from './work-folder.ts';
@@ -107,35 +107,72 @@ interface Item {
 /**
  * Walks a folder without following links, in directory order, one folder open per level.
  * Working files of the editor and working folders of an extraction are not the world's: left out.
+ *
+ * The walk works from inside the folder it reads (`process.chdir` to the folder's fd, which the
+ * kernel resolves to the open folder itself, never by its name again), so each entry is looked at
+ * and opened by its own one-component name: a path through /proc/self/fd costs a procfs lookup per
+ * call, which was more than half of each lstat and open. The working folder is set again after each
+ * subfolder (nothing else in a Job changes it), so an `open` called before the walk moves on opens
+ * the entry of the folder it was listed in; the caller restores the process's own (`inWorld`).
  */
 function* walk(dirFd: number, prefix: string): Generator<Item> {
-  const d = fs.opendirSync(atPath(dirFd, '.'));
+  const here = fdPath(dirFd);
+  process.chdir(here);
+  const d = fs.opendirSync('.');
   try {
     for (let ent = d.readSync(); ent; ent = d.readSync()) {
-      if (isWorkingName(ent.name) || isWorkFolderName(ent.name)) continue;
-      const at = atPath(dirFd, ent.name);
-      const open = () => fs.openSync(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      const name = ent.name;
+      if (isWorkingName(name) || isWorkFolderName(name)) continue;
       let st: fs.BigIntStats;
       try {
-        st = fs.lstatSync(at, { bigint: true });
+        st = fs.lstatSync(name, { bigint: true });
       } catch {
         continue; // gone since the listing
       }
-      const entry = `${prefix}/${ent.name}`;
+      const entry = `${prefix}/${name}`;
       if (st.isDirectory()) {
-        yield { kind: 'dir', entry, st, open };
-        const fd = fs.openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        yield { kind: 'dir', entry, st, open: openNone };
+        let fd: number;
         try {
-          yield* walk(fd, entry);
+          fd = fs.openSync(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        } catch (e) {
+          // Swapped for a link or a file, or gone, since its lstat: not descended into.
+          const code = errCode(e);
+          if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') continue;
+          throw e;
+        }
+        try {
+          // The folder opened must be the one planned, or a swap could lead the walk elsewhere.
+          if (sameIdentity(identityOf(fs.fstatSync(fd, { bigint: true })), identityOf(st))) yield* walk(fd, entry);
         } finally {
           fs.closeSync(fd);
         }
+        process.chdir(here);
       } else {
-        yield { kind: st.isFile() ? 'file' : 'skip', entry, st, open };
+        yield { kind: st.isFile() ? 'file' : 'skip', entry, st, open: () => fs.openSync(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) };
       }
     }
   } finally {
     d.closeSync();
+  }
+}
+
+function openNone(): number {
+  return -1;
+}
+
+/** Runs `f` (a walk) and then returns the process to its own working folder. */
+async function inWorld<T>(f: () => Promise<T>): Promise<T> {
+  let previous: string;
+  try {
+    previous = process.cwd();
+  } catch {
+    previous = '/'; // the old working folder is gone: any existing one will do afterwards
+  }
+  try {
+    return await f();
+  } finally {
+    process.chdir(previous);
   }
 }
 
@@ -151,7 +188,7 @@ function* items(root: WorldRoot, src: Source): Generator<Item> {
       yield { kind: 'file', entry: src.base, st, open: () => root.openFile(src.name, O_RDONLY | O_NONBLOCK) };
       return;
     }
-    yield { kind: 'dir', entry: src.base, st, open: () => -1 };
+    yield { kind: 'dir', entry: src.base, st, open: openNone };
     yield* walk(fd, src.base);
   } finally {
     fs.closeSync(fd);
@@ -169,7 +206,15 @@ async function* fileChunks(fd: number, size: number): AsyncGenerator<Buffer> {
     // Small files in one read on this thread: a trip through the thread pool costs more.
     const buf = Buffer.allocUnsafe(size + 1);
     let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, n);
+    for (let got = -1; got !== 0 && n < buf.length; n += got) {
+      got = fs.readSync(fd, buf, n, buf.length - n, n);
+      // A regular file read short of what was asked, at its planned size, is at its end: the read
+      // that would return 0 is one more syscall per file. Any other short read reads on.
+      if (n + got === size && got > 0) {
+        n += got;
+        break;
+      }
+    }
     if (n <= size) {
       if (n > 0) yield buf.subarray(0, n);
       return;
@@ -193,9 +238,10 @@ async function* fileChunks(fd: number, size: number): AsyncGenerator<Buffer> {
  * Opens a planned file and checks that what is open is what was planned: a regular file with the
  * device, inode and change time its lstat had. Anything else (swapped for a link, a hard link to another file,
  * a new file, a special file, or gone) is not packed: undefined, and the entry is skipped, as a
- * link or special file found by the walk is. Nothing of it reaches the archive.
+ * link or special file found by the walk is. Nothing of it reaches the archive. The `fstat` comes
+ * back with the fd: it is what the withheld rule judges, so the open file is looked at once.
  */
-function openPlanned(it: Item): number | undefined {
+function openPlanned(it: Item): { fd: number; st: fs.BigIntStats } | undefined {
   let fd: number;
   try {
     fd = it.open();
@@ -207,7 +253,7 @@ function openPlanned(it: Item): number | undefined {
   }
   const st = fs.fstatSync(fd, { bigint: true });
   // The change time too: a file removed and another created in its place may get the same inode.
-  if (st.isFile() && sameIdentity(identityOf(st), identityOf(it.st)) && st.ctimeNs === it.st.ctimeNs) return fd;
+  if (st.isFile() && sameIdentity(identityOf(st), identityOf(it.st)) && st.ctimeNs === it.st.ctimeNs) return { fd, st };
   fs.closeSync(fd);
   return undefined;
 }
@@ -258,6 +304,16 @@ export async function packSources(
   onProgress: (done: number, total: number) => void = () => {},
   hooks: PackHooks = {},
 ): Promise<PackStats> {
+  return inWorld(() => packWalked(root, sources, zip, onProgress, hooks));
+}
+
+async function packWalked(
+  root: WorldRoot,
+  sources: readonly Source[],
+  zip: EntrySink,
+  onProgress: (done: number, total: number) => void,
+  hooks: PackHooks,
+): Promise<PackStats> {
   const rule = withheldRule(root);
   const props = propertiesIdentity(root);
   const guarded = (id: Identity) => rule.isIdentity(id);
@@ -288,15 +344,16 @@ export async function packSources(
     const size = Number(it.st.size);
     // Opened now, while the walk holds the file's folder; read before the walk moves on.
     hooks.beforeOpen?.(it.entry);
-    const fd = openPlanned(it);
-    if (fd === undefined) {
+    const opened = openPlanned(it);
+    if (opened === undefined) {
       stats.skipped++;
       continue;
     }
+    const { fd } = opened;
     try {
       // A file holding a withheld content (a link left behind by a replace) is left out too,
       // judged on the bytes that would be packed, by what is open (not what was looked at).
-      const verdict = rule.judge(fd, fs.fstatSync(fd, { bigint: true }));
+      const verdict = rule.judge(fd, opened.st);
       if (verdict.withheld) {
         stats.withheld++;
         continue;

@@ -6,28 +6,26 @@
  * Job names it `archive-<UTC time>.<ending>`). An existing name is refused (exists), never
  * replaced.
  *
- * Written as zip is: under an editor working name, fsynced, chowned to the game's uid, renamed into
- * place, so a crash or a failure leaves no archive and no partial file under a real name. The
+ * Landed as zip's is (archive/land.ts): under an editor working name, fsynced, chowned to the game's
+ * uid, renamed into place, so a crash or a failure leaves no archive and no partial file under a real name. The
  * packer's rules are zip's (archive/pack.ts): links and special files skipped, the withheld file
  * left out, the root server.properties redacted, identity re-checked once a file is open.
  *
  * @module
  */
 import fs from 'node:fs';
-import type { Writable } from 'node:stream';
 import { DomainError } from '../../lib/errors.ts';
 import { checkArchiveName, defaultArchiveName, isPackFormat, selectionOf, type PackFormat, type Selection } from '../../lib/files/pack-names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
+import { fail, failure, msg } from '../failure.ts';
 import { join } from '../pathutil.ts';
-import { atPath, errCode, existsAt } from '../root.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
-import { TEMP_PREFIX } from '../working-files.ts';
-import { endWritable, packSources, resolveSource, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
-import { FileSpill, ZipWriter } from '../archive/zip-writer.ts';
+import { existsAt } from '../root.ts';
+import type { OpContext, OpRequest } from '../types.ts';
+import { packSources, resolveSource, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
+import { landArchive } from '../archive/land.ts';
+import { MemorySpill, ZipWriter } from '../archive/zip-writer.ts';
 
-const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
+const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
 /** The request's selection, judged again here by the function's rules; a refusal as a Result. */
 function selectionFrom(req: OpRequest): Selection | Result {
@@ -84,70 +82,18 @@ export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHo
     } catch (e) {
       return failure(folder, e, 'lstat');
     }
-    const temp = TEMP_PREFIX + ctx.randomBytes(6).toString('hex');
-    let fd: number;
-    try {
-      fd = fs.openSync(atPath(dirFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-    } catch (e) {
-      return writeFailure(final, e, 'open');
-    }
-    let landed = false;
-    let spillFd: number | undefined;
-    try {
-      fs.fchmodSync(fd, 0o644);
-      const out = fs.createWriteStream('', { fd, autoClose: false });
+    const landed = await landArchive(ctx, { dirFd, name, final, readName: folder, spill: format === 'zip', beforeLand: hooks.beforeLand }, async (out, spill, progress) => {
       let sink: EntrySink;
-      if (format === 'zip') {
-        // The central directory waits in an unlinked file of its own, as zip's does: memory stays flat.
-        const spillName = TEMP_PREFIX + ctx.randomBytes(6).toString('hex');
-        try {
-          spillFd = fs.openSync(atPath(dirFd, spillName), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-          fs.unlinkSync(atPath(dirFd, spillName));
-        } catch (e) {
-          return writeFailure(final, e, 'open');
-        }
-        sink = new ZipWriter(out, new FileSpill(spillFd));
-      } else {
+      if (format === 'zip') sink = new ZipWriter(out, spill ?? new MemorySpill()); // the spill file is asked for a zip
+      else {
         const { compressorFor, TarSink } = await import('../archive/tar-pack.ts');
         sink = new TarSink(await compressorFor(format), out);
       }
-      const throttle = new ProgressThrottle(ctx.progress);
-      let stats;
-      try {
-        stats = await packSources(ctx.root, sources, sink, (done, total) => throttle.report(done, total), hooks);
-        await endWritable(out as Writable);
-      } catch (e) {
-        throttle.flush();
-        out.destroy();
-        if (e instanceof Error && e.name === 'ShrankError') return fail('conflict', e.message);
-        const code = errCode(e);
-        if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', msg.noSpace(final));
-        if (code !== undefined && /^E[A-Z0-9]+$/.test(code)) return failure(folder, e, 'read');
-        throw e;
-      }
-      throttle.flush(); // the last progress comes before the result
-      hooks.beforeLand?.();
-      try {
-        ctx.fsync(fd);
-      } catch (e) {
-        return writeFailure(final, e, 'sync');
-      }
-      const size = fs.fstatSync(fd).size;
-      bestEffort(() => ctx.chown(atPath(dirFd, temp), GAME_UID, GAME_GID));
-      // The world is held by this Job: nothing can have taken the name since it was checked.
-      try {
-        fs.renameSync(atPath(dirFd, temp), atPath(dirFd, name));
-      } catch (e) {
-        return writeFailure(final, e, 'rename');
-      }
-      landed = true;
-      bestEffort(() => ctx.fsync(dirFd));
-      return { files: stats.files, bytes: size, to: final, ...(stats.skipped + stats.withheld > 0 ? { skipped: stats.skipped + stats.withheld } : {}) };
-    } finally {
-      if (spillFd !== undefined) fs.closeSync(spillFd);
-      fs.closeSync(fd);
-      if (!landed) bestEffort(() => fs.unlinkSync(atPath(dirFd, temp)));
-    }
+      return packSources(ctx.root, sources, sink, progress, hooks);
+    });
+    if (!('packed' in landed)) return landed;
+    const { packed: stats, size } = landed;
+    return { files: stats.files, bytes: size, to: final, ...(stats.skipped + stats.withheld > 0 ? { skipped: stats.skipped + stats.withheld } : {}) };
   } finally {
     fs.closeSync(dirFd);
   }
