@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
-import type { OpRequest } from '../types.ts';
+import type { ExecuteOptions, OpRequest } from '../types.ts';
+import type { Result } from '../../lib/protocol/result.ts';
 import type { Request } from '../pull/connect.ts';
 
 /** A loopback origin whose routes the tests define; it counts the requests it got. */
@@ -80,53 +81,56 @@ test('names it must not create: an existing file (checked before connecting), a 
   const exists = await w.run(pullReq(`${o.base}/f`, 'config', { to: 'paper.yml' }));
   assert.equal(exists.code, 'exists');
   assert.deepEqual(o.hits, [], 'an existing given name is refused before any request');
-  assert.equal((await w.run(pullReq(`${o.base}/f`, 'config', { to: 'a/b' }))).code, 'bad_path');
-  assert.equal((await w.run(pullReq(`${o.base}/secret`))).code, 'bad_path');
-  assert.equal((await w.run(pullReq(`${o.base}/work`))).code, 'bad_path');
-  assert.equal((await w.run(pullReq(`${o.base}/f`, 'server.properties'))).code, 'bad_path', 'the folder must be a folder');
-  assert.equal((await w.run(pullReq(`${o.base}/f`, 'nope'))).code, 'not_found');
+  const refused: [why: string, req: ReturnType<typeof pullReq>, code: string][] = [
+    ['a given name with a slash', pullReq(`${o.base}/f`, 'config', { to: 'a/b' }), 'bad_path'],
+    ['the withheld file, named by the server', pullReq(`${o.base}/secret`), 'bad_path'],
+    ['an editor working name, named by the server', pullReq(`${o.base}/work`), 'bad_path'],
+    ['a folder that is a file', pullReq(`${o.base}/f`, 'server.properties'), 'bad_path'],
+    ['a folder that does not exist', pullReq(`${o.base}/f`, 'nope'), 'not_found'],
+  ];
+  for (const [why, req, code] of refused) assert.equal((await w.run(req)).code, code, why);
   assert.deepEqual(snapshot(w.root), before);
 });
 
-test('size cap: refused on Content-Length before a byte is written, and while streaming without one', async () => {
-  const o = await origin({
-    '/big': (_q, res) => res.writeHead(200, { 'content-length': 5000 }).end(Buffer.alloc(5000)),
-    '/chunked': (_q, res) => {
-      res.writeHead(200);
-      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
-      res.end();
-    },
-  });
-  const w = makeWorld();
-  const before = snapshot(w.root);
-  const env = { FELIS_PULL_MAX_BYTES: '4096' };
-  const a = await w.run(pullReq(`${o.base}/big`, 'config', { env }));
-  assert.equal(a.code, 'too_large');
-  assert.match(a.error!, /5000 bytes/);
-  const b = await w.run(pullReq(`${o.base}/chunked`, 'config', { env }));
-  assert.equal(b.code, 'too_large');
-  assert.deepEqual(snapshot(w.root), before);
-});
+/** An answer of 5000 bytes, once with its Content-Length and once without one (chunked). */
+const fiveThousand = {
+  '/big': (_q: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { 'content-length': 5000 }).end(Buffer.alloc(5000)),
+  '/chunked': (_q: http.IncomingMessage, res: http.ServerResponse) => {
+    res.writeHead(200);
+    for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
+    res.end();
+  },
+};
 
-test("never more than the volume's free space: Content-Length first, then while streaming", async () => {
-  const o = await origin({
-    '/big': (_q, res) => res.writeHead(200, { 'content-length': 5000 }).end(Buffer.alloc(5000)),
-    '/chunked': (_q, res) => {
-      res.writeHead(200);
-      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
-      res.end();
-    },
+/** The bounds a pull is held to: each refuses on Content-Length before a byte is written, and while streaming without one. */
+const bounds: { bound: string; code: string; extra: Parameters<typeof pullReq>[2]; opts: ExecuteOptions; byLength: (r: Result) => void }[] = [
+  {
+    bound: 'FELIS_PULL_MAX_BYTES',
+    code: 'too_large',
+    extra: { env: { FELIS_PULL_MAX_BYTES: '4096' } },
+    opts: {},
+    byLength: (r) => assert.match(r.error!, /5000 bytes/),
+  },
+  {
+    bound: "the volume's free space",
+    code: 'no_space',
+    extra: {},
+    opts: { statfs: () => ({ bavail: 3, bsize: 1024 }) },
+    byLength: (r) => assert.deepEqual([r.need, r.avail], [5000, 3072]),
+  },
+];
+for (const b of bounds) {
+  test(`never more than ${b.bound}: refused (${b.code}) on Content-Length first, then while streaming; nothing left`, async () => {
+    const o = await origin(fiveThousand);
+    const w = makeWorld();
+    const before = snapshot(w.root);
+    const byLength = await w.run(pullReq(`${o.base}/big`, 'config', b.extra), b.opts);
+    assert.equal(byLength.code, b.code);
+    b.byLength(byLength);
+    assert.equal((await w.run(pullReq(`${o.base}/chunked`, 'config', b.extra), b.opts)).code, b.code);
+    assert.deepEqual(snapshot(w.root), before);
   });
-  const w = makeWorld();
-  const before = snapshot(w.root);
-  const statfs = () => ({ bavail: 3, bsize: 1024 });
-  const a = await w.run(pullReq(`${o.base}/big`), { statfs });
-  assert.equal(a.code, 'no_space');
-  assert.equal(a.need, 5000);
-  assert.equal(a.avail, 3072);
-  assert.equal((await w.run(pullReq(`${o.base}/chunked`), { statfs })).code, 'no_space');
-  assert.deepEqual(snapshot(w.root), before);
-});
+}
 
 test('upstream errors and a stalled transfer are pull_failed, nothing left', async () => {
   const o = await origin({
