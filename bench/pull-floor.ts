@@ -5,13 +5,23 @@
  * and `curl` is the runtime's (a buffer allocated per socket read, and the collections they cause)
  * and the durability (the fsync), not the pull's code.
  *
- * `node bench/pull-floor.ts <url> <file>`
+ * With `--discard` the chunks are only counted, nothing is written: what Node's HTTP client alone
+ * costs to receive the bytes, the floor under any Node pull however it writes.
+ *
+ * `node bench/pull-floor.ts <url> <file>` or `node bench/pull-floor.ts --discard <url>`
  */
 import fs from 'node:fs';
 import http from 'node:http';
 
-const [url, file] = process.argv.slice(2);
+const discard = process.argv[2] === '--discard';
+const [url, file] = process.argv.slice(discard ? 3 : 2);
 const res = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(url, resolve).once('error', reject));
+if (discard) {
+  let received = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) received += chunk.length;
+  process.stdout.write(`${received}\n`);
+  process.exit(0);
+}
 const fd = fs.openSync(file, 'wx');
 let parts: Buffer[] = [];
 let size = 0;

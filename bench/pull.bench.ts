@@ -11,11 +11,12 @@
  *
  * `bench/pull-floor.ts` is timed too: the least a Node program does to fetch the same bytes durably
  * (http.get, batched writes, one fsync) with the pull's NODE_OPTIONS; the pull's gap to `curl` that
- * this floor shares is the runtime's and the fsync's, not the pull's.
+ * this floor shares is the runtime's and the fsync's, not the pull's. `pull-floor.ts --discard`
+ * (receive and count, write nothing) is the floor under that: Node's HTTP client alone.
  *
  * Keys: `pull_mib_s`, `curl_mib_s`, `curl_sync_mib_s`, `node_floor_mib_s`, `pull_ratio_vs_curl`
  * (curl's time over ours: 1 is as fast as curl; the target is ≥ 0.8), `pull_ratio_vs_curl_sync`,
- * `pull_ratio_vs_node_floor` and `node_floor_ratio_vs_curl`.
+ * `pull_ratio_vs_node_floor`, `node_floor_ratio_vs_curl` and `node_receive_ratio_vs_curl`.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -104,7 +105,15 @@ async function curl(sync: boolean): Promise<number> {
   return ms;
 }
 
-const t = { pull: [] as number[], curl: [] as number[], curlSync: [] as number[], floor: [] as number[] };
+async function receiveOnly(): Promise<number> {
+  const t0 = performance.now();
+  const out = await run(process.execPath, [floorProgram, '--discard', url], { PATH: process.env.PATH, NODE_OPTIONS: PULL_NODE_OPTIONS });
+  const ms = performance.now() - t0;
+  if (Number(out) !== MIB << 20) throw new Error('receive: wrong size');
+  return ms;
+}
+
+const t = { pull: [] as number[], curl: [] as number[], curlSync: [] as number[], floor: [] as number[], receive: [] as number[] };
 try {
   await ours(); // warm: the program's first start compiles its sources
   // Each run starts with nothing dirty in the page cache: otherwise a run pays for writing back the
@@ -119,14 +128,15 @@ try {
     t.curlSync.push(await curl(true));
     quiet();
     t.floor.push(await floor());
-    log(`run ${i + 1}/${RUNS}: pull ${r1(t.pull[i])} ms, curl ${r1(t.curl[i])} ms, curl+sync ${r1(t.curlSync[i])} ms, node floor ${r1(t.floor[i])} ms`);
+    t.receive.push(await receiveOnly());
+    log(`run ${i + 1}/${RUNS}: pull ${r1(t.pull[i])} ms, curl ${r1(t.curl[i])} ms, curl+sync ${r1(t.curlSync[i])} ms, node floor ${r1(t.floor[i])} ms, node receive only ${r1(t.receive[i])} ms`);
   }
 } finally {
   server.close();
   rmSync(base, { recursive: true, force: true });
 }
 const mibS = (ms: number) => r1(MIB / (ms / 1000));
-const [pull, curlMs, curlSync, floorMs] = [median(t.pull), median(t.curl), median(t.curlSync), median(t.floor)];
+const [pull, curlMs, curlSync, floorMs, receiveMs] = [median(t.pull), median(t.curl), median(t.curlSync), median(t.floor), median(t.receive)];
 const results = {
   pull_mib_s: mibS(pull),
   curl_mib_s: mibS(curlMs),
@@ -136,6 +146,7 @@ const results = {
   pull_ratio_vs_curl_sync: r2(curlSync / pull),
   pull_ratio_vs_node_floor: r2(floorMs / pull),
   node_floor_ratio_vs_curl: r2(curlMs / floorMs),
+  node_receive_ratio_vs_curl: r2(curlMs / receiveMs),
 };
 if (asJson) console.log(JSON.stringify(results));
 else {
