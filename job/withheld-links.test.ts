@@ -267,23 +267,15 @@ test('a file swapped for a hard link to the secret between the packer looking at
     const sink = new PassThrough();
     const chunks: Buffer[] = [];
     sink.on('data', (c: Buffer) => chunks.push(c));
-    // The swap lands after both walks have looked at p/a.txt (the write of the first entry's
-    // header happens after the second walk's lstat and before the open).
+    // The swap lands after both walks have looked at p/a.txt, right before the packer opens it.
     let swapped = false;
-    const origOpen = fs.openSync;
-    (fs as { openSync: typeof fs.openSync }).openSync = ((p: fs.PathLike, ...rest: unknown[]) => {
-      if (!swapped && String(p).endsWith('/a.txt')) {
-        swapped = true;
-        fs.rmSync(w.p('p/a.txt'));
-        fs.linkSync(w.p(SECRET), w.p('p/a.txt'));
-      }
-      return (origOpen as (...a: unknown[]) => number)(p, ...rest);
-    }) as typeof fs.openSync;
-    try {
-      await packToStream(root, s, sink);
-    } finally {
-      (fs as { openSync: typeof fs.openSync }).openSync = origOpen;
-    }
+    const beforeOpen = (entry: string) => {
+      if (swapped || entry !== 'p/a.txt') return;
+      swapped = true;
+      fs.rmSync(w.p('p/a.txt'));
+      fs.linkSync(w.p(SECRET), w.p('p/a.txt'));
+    };
+    await packToStream(root, s, sink, undefined, undefined, { beforeOpen });
     assert.ok(swapped);
     assert.ok(!Buffer.concat(chunks).includes(Buffer.from('XYZZY')));
   } finally {
