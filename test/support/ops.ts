@@ -4,23 +4,11 @@
  * @module
  */
 import assert from 'node:assert/strict';
+import type { OpView } from '../../lib/ops/view.ts';
 import { tierMs, type Stack } from './stack.ts';
 
-/** An op view as `files/ops` lists it; the fields an op of its kind does not have are absent. */
-export type Op = {
-  id: string;
-  op: string;
-  path: string;
-  state: string;
-  done: number;
-  total: number;
-  files?: number;
-  bytes?: number;
-  to?: string;
-  skipped?: number;
-  finished_at?: string;
-  error?: { code: string; message: string; entry?: string };
-};
+/** An op view as `files/ops` lists it (the fields an op of its kind does not have are absent). */
+export type Op = OpView;
 
 /** The op ended (succeeded, failed, cancelled…): what a caller waits for. */
 export const ended = (o: Op): boolean => o.state !== 'running';
