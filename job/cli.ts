@@ -10,6 +10,7 @@ import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
 import { setQuery } from '../lib/protocol/op-query.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
+import { readTrashEnv, TRASH_ID, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
 import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
@@ -139,6 +140,19 @@ export async function runCli(
     }
   }
 
+  let trash: TrashSettings;
+  try {
+    trash = readTrashEnv(env);
+  } catch (e) {
+    if (!(e instanceof TrashEnvError)) throw e;
+    io.stderr(`${PREFIX}${e.message}\n`);
+    return EXIT_USAGE;
+  }
+  if ((f.op === 'trash-restore' || (f.op === 'trash-purge' && !f.all)) && !TRASH_ID.test(f.trashId)) {
+    io.stderr(`${PREFIX}--trash-id must be 16 lowercase hex digits${f.op === 'trash-purge' ? ' (or --all)' : ''}\n`);
+    return EXIT_USAGE;
+  }
+
   let result: Result;
   try {
     result = await execute(
@@ -150,7 +164,7 @@ export async function runCli(
         sha256: f.op === 'write' ? f.sha256 : undefined,
         expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
         createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'compress' ? f.to : undefined,
+        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'compress' || f.op === 'trash-restore' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
         // The query of a read-only op, only when given: without it a listing is Felis's.
         ...setQuery(f),
@@ -158,10 +172,11 @@ export async function runCli(
         ...(batch ? { batch } : {}),
         ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
         ...(f.op === 'compress' ? { format: f.format } : {}),
+        ...(f.op === 'trash-restore' || f.op === 'trash-purge' ? { trashId: f.trashId, all: f.op === 'trash-purge' && f.all } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.
-      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), opId: env.FELIS_OP_ID || undefined, ...opts },
+      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), opId: env.FELIS_OP_ID || undefined, trash, ...opts },
     );
   } catch (e) {
     io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);

@@ -4,6 +4,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { DEFAULT_TRASH_SECONDS } from '../lib/protocol/trash-env.ts';
 import { randomBytes } from 'node:crypto';
 import { syncVolume } from './archive/sync-volume.ts';
 import { WorldRoot } from './root.ts';
@@ -33,6 +34,8 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
     journalStep: opts.journalStep,
     opId: opts.opId,
     listIndexes: opts.listIndexes,
+    trash: opts.trash ?? { enabled: true, seconds: DEFAULT_TRASH_SECONDS, actor: '' },
+    now: opts.now ?? Date.now,
   };
 }
 

@@ -39,12 +39,16 @@ export interface FilesFlags {
   url: string;
   /** compress: the archive's format. */
   format: string;
+  /** trash-restore, trash-purge: the record's id. */
+  trashId: string;
+  /** trash-purge: every record. */
+  all: boolean;
 }
 
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull' },
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull, trash-list, trash-restore, trash-purge' },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
@@ -63,6 +67,8 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   'max-size': { key: 'maxSize', kind: 'int', usage: 'copy: refuse (too_large) unless the source is a regular file of at most this many bytes' },
   url: { key: 'url', kind: 'string', usage: 'pull: the http or https URL to fetch into the folder --path (env FELIS_PULL_*)' },
   format: { key: 'format', kind: 'string', usage: 'compress: the archive format (zip, tar.gz, tar.xz, tar.zst)' },
+  'trash-id': { key: 'trashId', kind: 'string', usage: 'trash-restore, trash-purge: the trash record (env FELIS_TRASH*, FELIS_ACTOR)' },
+  all: { key: 'all', kind: 'bool', usage: 'trash-purge: every trash record' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -83,6 +89,8 @@ export function defaultFlags(): FilesFlags {
     maxSize: -1,
     url: '',
     format: '',
+    trashId: '',
+    all: false,
   };
 }
 

@@ -9,6 +9,7 @@ import type { StopGate } from './journal/stop.ts';
 import type { Batch } from '../lib/protocol/batch-env.ts';
 import type { ListIndexes } from './list-index.ts';
 import type { PullSettings } from './ops/pull.ts';
+import type { TrashSettings } from '../lib/protocol/trash-env.ts';
 
 /** One `felis files` invocation, as `execute` takes it. */
 export interface OpRequest {
@@ -51,6 +52,9 @@ export interface OpRequest {
   pull?: PullSettings;
   /** compress: the archive's format (`--format`: zip, tar.gz, tar.xz or tar.zst). */
   format?: string;
+  /** trash-restore, trash-purge: the record (`--trash-id`); trash-purge `--all`: every record. */
+  trashId?: string;
+  all?: boolean;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */
@@ -92,6 +96,10 @@ export interface ExecuteOptions {
   listIndexes?: ListIndexes;
   /** Test-only: a pull's resolver and request function (to spy on every connection it makes). */
   pullConnect?: { connect: NonNullable<PullSettings['connect']> };
+  /** The undo trash (FELIS_TRASH*, FELIS_ACTOR). Default: on, seven days, no actor. */
+  trash?: TrashSettings;
+  /** Default `Date.now`: a trash record's time, and what has expired. */
+  now?: () => number;
 }
 
 export interface OpContext {
@@ -108,6 +116,8 @@ export interface OpContext {
   journalStep?: (name: string) => void;
   opId?: string;
   listIndexes?: ListIndexes;
+  trash: TrashSettings;
+  now: () => number;
 }
 
 /** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */

@@ -3,21 +3,21 @@
  * @module
  */
 
-export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull', 'compress'] as const;
+export const OPS = ['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'search', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull', 'compress', 'trash-list', 'trash-restore', 'trash-purge'] as const;
 export type Op = (typeof OPS)[number];
 
 export function isOp(v: string): v is Op {
   return (OPS as readonly string[]).includes(v);
 }
 
-/** Every op but list, read and search changes the world: RW mount, a holder Job, a lock while admitted. */
+/** Every op but list, read, search and trash-list changes the world: RW mount, a holder Job, a lock while admitted. */
 export function mutates(op: Op): boolean {
-  return op !== 'list' && op !== 'read' && op !== 'search';
+  return op !== 'list' && op !== 'read' && op !== 'search' && op !== 'trash-list';
 }
 
-/** CHOWN is added only where new files are created; delete and rename (one or many) only need DAC_OVERRIDE. */
+/** CHOWN is added only where new files or folders are created (a restore may remake the folders above what it puts back); delete and rename (one or many) only need DAC_OVERRIDE. */
 export function needsChown(op: Op): boolean {
-  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip' || op === 'copy' || op === 'pull' || op === 'compress';
+  return op === 'write' || op === 'mkdir' || op === 'upload' || op === 'unzip' || op === 'zip' || op === 'copy' || op === 'pull' || op === 'compress' || op === 'trash-restore';
 }
 
 /** A change of mode needs FOWNER: the Job runs as root, and the files are the game's uid's. */

@@ -21,6 +21,7 @@ import {
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
 import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { DomainError } from '../errors.ts';
+import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
 import { carriesItems, encodeBatchEnv, isBatchOp, type Batch } from '../protocol/batch-env.ts';
 import { isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
@@ -111,6 +112,13 @@ export interface JobParams {
   pullEnv?: Readonly<Record<string, string>>;
   /** pull: the digest of the token files-pull's cancel call presents (the Pod serves it on its port). */
   cancelTokenSha256?: string;
+  /** trash-restore, trash-purge: the record (`--trash-id`); a purge without one purges all (`--all`). */
+  trashId?: string;
+  /**
+   * The undo trash's settings and the caller (lib/protocol/trash-env.ts), into every mutation Job's
+   * env; absent, the Job keeps the trash on with its defaults.
+   */
+  trash?: TrashSettings;
 }
 
 export class JobSpecError extends Error {
@@ -186,6 +194,17 @@ function args(p: JobParams, op: Op): string[] {
       // The query is the search's own; its limit only when asked for (the Job has a default).
       pushQuery(a, p);
       break;
+    case 'trash-list':
+      pushQuery(a, p);
+      break;
+    case 'trash-restore':
+      a.push('--trash-id', p.trashId ?? '');
+      if (p.to) a.push('--to', p.to);
+      break;
+    case 'trash-purge':
+      if (p.trashId) a.push('--trash-id', p.trashId);
+      else a.push('--all');
+      break;
     case 'pull':
       a.push('--url', p.url ?? '');
       // Without --to the Job takes the name the answer or the URL suggests.
@@ -206,6 +225,13 @@ export function pushQuery(a: string[], p: OpQuery): void {
 }
 
 function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
+  const base = opEnv(p, op);
+  // Every mutation may trash what it replaces and purges what has expired: it is told how.
+  if (!p.trash || !mutates(op)) return base;
+  return [...(base ?? []), ...encodeTrashEnv(p.trash)];
+}
+
+function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
   if (op === 'write' && p.contentTokenSha256) {
     return servingEnvOf(BROWSE_PORT, { tokenSha256: p.contentTokenSha256, idleSeconds: WRITE_RECEIVE_IDLE_SECONDS, lifetimeSeconds: WRITE_RECEIVE_LIFETIME_SECONDS });
   }

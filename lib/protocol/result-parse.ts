@@ -42,6 +42,15 @@ const resultSchema = z.object({
   skipped: z.number().optional(),
   done: z.array(z.string()).nullable().optional(),
   failed: z.array(z.object({ path: z.string(), error: z.object({ code: z.string(), message: z.string() }) })).nullable().optional(),
+  trash_items: z
+    .array(z.object({ id: z.string(), op: z.string(), paths: z.array(z.string()), bytes: z.number(), entries: z.number(), at: z.string(), expires_at: z.string(), actor: z.string() }))
+    .nullable()
+    .optional(),
+  trash_next: z.string().optional(),
+  trash_id: z.string().optional(),
+  restored: z.array(z.string()).nullable().optional(),
+  purged: z.number().optional(),
+  trash_bytes: z.number().optional(),
 });
 
 export class MalformedResultError extends Error {

@@ -39,6 +39,8 @@ export const RESULT_CODES = [
   'pull_refused',
   'pull_failed',
   'pull_cancelled',
+  // trash-restore, trash-purge: no trash record has that id (job/trash/).
+  'trash_not_found',
 ] as const;
 export type ResultCode = (typeof RESULT_CODES)[number];
 
@@ -98,6 +100,35 @@ export interface Result {
   done?: string[];
   /** delete-many, move-many, chmod-many: the items the disk refused after every check passed. */
   failed?: BatchFailure[];
+  /** trash-list: the page of records, newest first, and the id the next page starts after. */
+  trash_items?: TrashItem[];
+  trash_next?: string;
+  /** Any op that put something in the trash: its record's id (so a caller can offer to undo it). */
+  trash_id?: string;
+  /** trash-restore: the paths put back, in the record's order. */
+  restored?: string[];
+  /** trash-purge: records removed for good (their bytes in `bytes`). */
+  purged?: number;
+  /** list, trash-list: bytes the trash holds, which a mutation can give back when it needs room. */
+  trash_bytes?: number;
+}
+
+/** trash-list: one record of the undo trash, as the Job reports it (job/trash/record.ts). */
+export interface TrashItem {
+  /** 16 lowercase hex digits: the record's time in ms (12) and 4 random ones, so ids sort by age. */
+  id: string;
+  /** The op that put it there (`delete`, `delete-many`, `write`, `upload`, `unzip`, ...). */
+  op: string;
+  /** The paths it removed or replaced, root-relative, in the op's order. */
+  paths: string[];
+  /** Bytes of regular files it holds, and entries (files, folders, links) in all. */
+  bytes: number;
+  entries: number;
+  /** RFC 3339 (ms): when it was trashed, and when it goes for good. */
+  at: string;
+  expires_at: string;
+  /** Who asked for the op (the function's actor name), or "" when the Job was not told. */
+  actor: string;
 }
 
 /** One item of a batch that the disk refused once the whole batch had been checked (space, I/O). */
@@ -131,6 +162,13 @@ export const FIELD_ORDER: (keyof Result)[] = [
   // delete-many, move-many, chmod-many.
   'done',
   'failed',
+  // the undo trash
+  'trash_items',
+  'trash_next',
+  'trash_id',
+  'restored',
+  'purged',
+  'trash_bytes',
 ];
 
 function isZero(v: unknown): boolean {

@@ -7,7 +7,9 @@
  * - `.felis-unzip-<12 hex>`: an extraction's working folder, or a placement journal's folder;
  * - `.felis-edit-withheld`: the withheld-file ledger's folder (never swept as stale);
  * - `.felis-trash-<12 hex>`: where a many-file delete moves a folder (one atomic rename) before it
- *   removes it, so a Job stopped mid-removal leaves the folder gone, not half there.
+ *   removes it, so a Job stopped mid-removal leaves the folder gone, not half there;
+ * - `.felis-edit-undo`: the undo trash at the world root, where what an op removes or replaces is
+ *   kept (job/trash/). Dot-named, so the game and its plugins, which read named folders, pass it by.
  *
  * Exactly these names: a user's `.felis-edit-notes.txt` is an ordinary file.
  * @module
@@ -16,6 +18,7 @@ export const EDIT_PREFIX = '.felis-edit-';
 export const WORK_PREFIX = '.felis-unzip-';
 export const LEDGER_DIR = '.felis-edit-withheld';
 export const TRASH_PREFIX = '.felis-trash-';
+export const UNDO_DIR = '.felis-edit-undo';
 
 const EDIT_NAME = /^\.felis-edit-[0-9a-f]{12}$/;
 const WORK_NAME = /^\.felis-unzip-[0-9a-f]{12}$/;
@@ -38,7 +41,7 @@ export function isTrashName(name: string): boolean {
 
 /** Any of the ops' working names. */
 export function isWorkingName(name: string): boolean {
-  return isEditName(name) || name === LEDGER_DIR || isWorkFolderName(name) || isTrashName(name);
+  return isEditName(name) || name === LEDGER_DIR || name === UNDO_DIR || isWorkFolderName(name) || isTrashName(name);
 }
 
 /** True when any component of a slash-separated path is a working name. */
