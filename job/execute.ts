@@ -27,8 +27,14 @@ import { deleteMany } from './ops/batch-delete.ts';
 import { moveMany } from './ops/batch-move.ts';
 import { chmodMany } from './ops/batch-chmod.ts';
 import { compress } from './ops/compress.ts';
+import { trashList, trashPurge, trashRestore } from './trash/ops.ts';
+import { recoverTrash } from './trash/recover.ts';
+import { purgeOlderHalf } from './trash/room.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
+
+/** The mutations whose input is on the volume or in the Job's spec: run again after the trash makes room. */
+const RERUNNABLE = new Set(['write', 'mkdir', 'unzip', 'zip', 'copy', 'compress', 'move-many']);
 
 /** Ops run synchronously except the archive ops, which stream and may take long. */
 const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<Result>> = {
@@ -44,6 +50,9 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   copy,
   'delete-many': deleteMany,
   'move-many': moveMany,
+  'trash-list': trashList,
+  'trash-restore': trashRestore,
+  'trash-purge': trashPurge,
   'chmod-many': chmodMany,
   // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
   pull: async (ctx, req) => (await import('./ops/pull.ts')).pull(ctx, req),
@@ -71,11 +80,19 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
       opts.onSignal?.(() => ctx.stop.request());
       // An unfinished placement a dead Job left is finished or undone before anything else.
       recovered = recoverWorld(ctx);
+      // Then the trash: unfinished records settled, expired ones purged (job/trash/recover.ts).
+      recoverTrash(ctx);
       // A read-write Job remembers the withheld file's content before its op may replace it, so a
       // link left holding that content stays withheld (withheld.ts). Read-only Jobs only read it.
       rememberWithheld(ctx.root);
     }
-    const result = await run(ctx, req);
+    let result = await run(ctx, req);
+    // A full volume met part way: the trash gives back its older half and the op runs again, until
+    // it fits or the trash is empty. Only ops that read their input from the volume or the spec
+    // run again; a stream (an upload, a pull) is not there twice.
+    for (let round = 0; writes && result.code === 'no_space' && RERUNNABLE.has(req.op) && round < 16 && purgeOlderHalf(ctx); round++) {
+      result = await run(ctx, req);
+    }
     // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.
     reportRecovered(ctx, recovered);
     // A mutation holds the world, so no upload session is live: the ones a lost receiver left

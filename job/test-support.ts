@@ -6,6 +6,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { DEFAULT_TRASH_SECONDS, type TrashSettings } from '../lib/protocol/trash-env.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
@@ -46,9 +47,14 @@ export function makeWorld(): World {
     root,
     outside,
     p: (rel) => path.join(root, rel),
-    run: (req, opts) => execute({ ...req, worldsRoot: root }, opts),
+    // The ops' own tests see them as FELIS_TRASH=off does; job/trash/*.test.ts turn the trash on.
+    run: (req, opts) => execute({ ...req, worldsRoot: root }, { trash: TRASH_OFF, ...opts }),
   };
 }
+
+/** The trash as FELIS_TRASH=off leaves it, and as it is on by default (seven days, an actor). */
+export const TRASH_OFF: TrashSettings = Object.freeze({ enabled: false, seconds: DEFAULT_TRASH_SECONDS, actor: '' });
+export const TRASH_ON: TrashSettings = Object.freeze({ enabled: true, seconds: DEFAULT_TRASH_SECONDS, actor: 'alice' });
 
 export function sha256(b: Buffer | string): string {
   return createHash('sha256').update(b).digest('hex');

@@ -22,7 +22,8 @@ let runs = 0;
 function child(root: string, args: string[], env: Record<string, string> = {}) {
   const stepsFile = path.join(base, `steps-${++runs}`);
   const r = spawnSync(process.execPath, [CHILD, 'files', '--worlds-root', root, ...args], {
-    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, ...env },
+    // Today's deletes, without the undo trash (job/trash/crash.test.ts kills the trash's own steps).
+    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, FELIS_TRASH: 'off', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });

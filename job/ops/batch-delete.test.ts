@@ -131,6 +131,7 @@ test('the program reads the items from FELIS_BATCH_*; without them it is a wirin
   assert.match(err.join(''), /FELIS_BATCH_PARTS/);
   const env = Object.fromEntries(encodeBatchEnv({ paths: ['logs/0.log', 'logs/1.log'] })!.map((v) => [v.name, v.value]));
   assert.equal(await runCli(args, env, io), 0);
-  assert.match(out.join(''), /FELIS-FILES-RESULT: \{"done":\["logs\/0.log","logs\/1.log"\]\}\n/);
+  // The trash is on when the env says nothing: the record's id is answered beside the items.
+  assert.match(out.join(''), /FELIS-FILES-RESULT: \{"done":\["logs\/0.log","logs\/1.log"\],"trash_id":"[0-9a-f]{16}"\}\n/);
   assert.equal(fs.existsSync(w.p('logs/0.log')), false);
 });

@@ -18,12 +18,17 @@ import { atPath, identityOf, isNotExist, type Identity } from '../root.ts';
 import { removeAllAt } from '../remove-all.ts';
 import { refuseWorkingPath, sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
+import { crossesVolume, entryPath } from '../trash/paths.ts';
+import { startIntake, type Intake } from '../trash/store.ts';
 import { judgeDelete, ROOT_DELETE } from './delete.ts';
 import { makeTrash } from './batch-trash.ts';
 import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
 
 interface Item {
   path: string;
+  /** Root-relative, its folder without links: what the trash records. */
+  canonical: string;
+  st: fs.BigIntStats;
   id: Identity;
   isDir: boolean;
   /** Inside a folder the batch deletes too. */
@@ -46,7 +51,7 @@ export function checkDeletes(ctx: OpContext, paths: string[]): Item[] | Result {
       const place = placeOf(ctx.root, opened.parent);
       if (seen.has(place.key)) return conflict(path, `${path} is named twice in the batch`);
       seen.add(place.key);
-      items.push({ path, id: identityOf(judged.st), isDir: judged.st.isDirectory(), covered: false });
+      items.push({ path, canonical: entryPath(ctx, opened.parent), st: judged.st, id: identityOf(judged.st), isDir: judged.st.isDirectory(), covered: false });
       above.push(place.above);
     } finally {
       opened.parent.close();
@@ -57,8 +62,11 @@ export function checkDeletes(ctx: OpContext, paths: string[]): Item[] | Result {
   return items;
 }
 
-/** Removes one checked item in one atomic step (and a folder's trash after it); null when done. */
-function removeOne(ctx: OpContext, item: Item): BatchFailure | null {
+/**
+ * Removes one checked item in one atomic step: into the undo trash as its slot `k` when the trash
+ * is on, else a file unlinked and a folder moved aside and removed. Null when done.
+ */
+function removeOne(ctx: OpContext, item: Item, k: number, intake: Intake | null): BatchFailure | null {
   const opened = openEntry(ctx.root, item.path, ROOT_DELETE);
   if (!isOpened(opened)) {
     // Gone with a folder deleted before it: what was asked.
@@ -75,6 +83,16 @@ function removeOne(ctx: OpContext, item: Item): BatchFailure | null {
       return diskFailure(item.path, e, 'lstat');
     }
     if (!sameEntry(st, item.id)) return changedSince(item.path);
+    if (intake) {
+      try {
+        intake.move(k, parent.at());
+        bestEffort(() => ctx.fsync(parent.fd));
+        return null;
+      } catch (e) {
+        // A folder on another volume (a mount inside the world) cannot be moved: it goes for good.
+        if (!crossesVolume(e)) return diskFailure(item.path, e, 'renameat');
+      }
+    }
     if (!st.isDirectory()) {
       try {
         fs.unlinkSync(parent.at());
@@ -112,13 +130,21 @@ export function deleteMany(ctx: OpContext, req: OpRequest): Result {
   sweepFolders(ctx, paths);
   const done: string[] = [];
   const failed: BatchFailure[] = [];
-  for (const item of checked) {
-    const f = removeOne(ctx, item);
-    if (f) failed.push(f);
-    else done.push(item.path);
-    ctx.journalStep?.(`batch:item:${done.length + failed.length}`);
+  // One record for the whole batch: one restore puts back all it removed.
+  const intake = startIntake(ctx, 'delete-many', false, checked.map((i) => ({ path: i.canonical, st: i.st })));
+  let trashId: string | undefined;
+  try {
+    checked.forEach((item, k) => {
+      const f = removeOne(ctx, item, k, intake);
+      if (f) failed.push(f);
+      else done.push(item.path);
+      ctx.journalStep?.(`batch:item:${done.length + failed.length}`);
+    });
+  } finally {
+    trashId = intake?.seal();
   }
-  return outcome(done, failed);
+  const r = outcome(done, failed);
+  return trashId ? { ...r, trash_id: trashId } : r;
 }
 
 /** The stale working files of each folder the batch works in, as the single delete sweeps its own. */

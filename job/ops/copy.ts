@@ -112,7 +112,7 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     if (sync && plan.bytes > req.maxSize!) return fail('too_large', `${src.name} is ${plan.bytes} bytes: it is copied in the background`);
     // Every byte must fit before the first one is written.
     const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
-    const avail = freeBytes(ctx);
+    const avail = freeBytes(ctx, need);
     if (avail !== undefined && need > avail) {
       return { ...fail('no_space', `the copy needs ${need} bytes and the server's volume has ${avail} free; nothing was changed`), need, avail };
     }

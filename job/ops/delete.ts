@@ -13,6 +13,8 @@ import { removeAllAt } from '../remove-all.ts';
 import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../withheld.ts';
 import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
+import { crossesVolume, entryPath } from '../trash/paths.ts';
+import { startIntake } from '../trash/store.ts';
 
 export const ROOT_DELETE = "the server's root folder cannot be deleted";
 
@@ -36,6 +38,16 @@ export function judgeDelete(ctx: OpContext, name: string, parent: Parent & { nam
   return { st };
 }
 
+function removeForGood(ctx: OpContext, name: string, parent: Parent & { name: string }): Result {
+  try {
+    removeAllAt(parent.fd, parent.name);
+  } catch (e) {
+    return failure(name, e, 'unlinkat');
+  }
+  bestEffort(() => ctx.fsync(parent.fd)); // the entry is gone either way
+  return {};
+}
+
 export function deleteOp(ctx: OpContext, req: OpRequest): Result {
   const opened = openEntry(ctx.root, req.path, ROOT_DELETE);
   if (!isOpened(opened)) return opened;
@@ -44,13 +56,22 @@ export function deleteOp(ctx: OpContext, req: OpRequest): Result {
     sweepStale(parent.fd);
     const judged = judgeDelete(ctx, name, parent);
     if (!('st' in judged)) return judged;
-    try {
-      removeAllAt(parent.fd, parent.name);
-    } catch (e) {
-      return failure(name, e, 'unlinkat');
+    // Into the trash when it is on: one rename, so the entry is where it was or kept, whatever stops the Job.
+    const intake = startIntake(ctx, 'delete', false, [{ path: entryPath(ctx, parent), st: judged.st }]);
+    if (intake) {
+      try {
+        intake.move(0, parent.at());
+      } catch (e) {
+        intake.seal();
+        if (!crossesVolume(e)) return failure(name, e, 'renameat');
+        // A folder on another volume (a mount inside the world) cannot be moved: it goes for good.
+        return removeForGood(ctx, name, parent);
+      }
+      bestEffort(() => ctx.fsync(parent.fd));
+      const trashId = intake.seal();
+      return trashId ? { trash_id: trashId } : {};
     }
-    bestEffort(() => ctx.fsync(parent.fd)); // the entry is gone either way
-    return {};
+    return removeForGood(ctx, name, parent);
   } finally {
     parent.close();
   }

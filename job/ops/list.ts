@@ -16,6 +16,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
+import { trashBytes } from '../trash/room.ts';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
 import { failure } from '../failure.ts';
 import { withheldRule, type WithheldRule } from '../withheld.ts';
@@ -85,7 +86,7 @@ export function list(ctx: OpContext, req: OpRequest): Result {
     try {
       if (isPaged(req)) {
         const r = page(fd, dir, req, withheld, name, ctx.listIndexes);
-        return r.code === undefined ? { ...r, avail: availBytes(ctx.statfs, ctx.root.dir) } : r;
+        return r.code === undefined ? { ...r, avail: availBytes(ctx.statfs, ctx.root.dir), trash_bytes: trashBytes(ctx) } : r;
       }
       for (;;) {
         let d: fs.Dirent<Buffer> | null;
@@ -108,7 +109,7 @@ export function list(ctx: OpContext, req: OpRequest): Result {
   } finally {
     fs.closeSync(fd);
   }
-  return { entries, truncated, avail: availBytes(ctx.statfs, ctx.root.dir) };
+  return { entries, truncated, avail: availBytes(ctx.statfs, ctx.root.dir), trash_bytes: trashBytes(ctx) };
 }
 
 /** Any of the query's fields makes a paged listing; none is Felis's listing. */

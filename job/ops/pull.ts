@@ -127,7 +127,7 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
 
     const lengthHeader = response.headers['content-length'];
     const length = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    const avail = freeBytes(ctx);
+    const avail = freeBytes(ctx, length);
     const cap = avail === undefined ? maxBytes : Math.min(maxBytes, avail);
     if (length !== undefined && length > maxBytes) {
       response.destroy();

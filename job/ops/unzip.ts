@@ -33,15 +33,8 @@ const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 /** Space counted per file and folder on top of the declared bytes (a block each). */
 export const PER_ITEM_BYTES = 4096;
 
-export function freeBytes(ctx: OpContext): number | undefined {
-  try {
-    const s = ctx.statfs(ctx.root.dir);
-    const free = BigInt(s.bavail) * BigInt(s.bsize);
-    return free > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(free);
-  } catch {
-    return undefined; // statfs failing skips the space check
-  }
-}
+export { freeBytes } from '../trash/room.ts';
+import { freeBytes } from '../trash/room.ts';
 
 /** Opens the destination folder: `to` when given, else the archive's own folder. */
 function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd: number; rel: string } | Result {
@@ -238,7 +231,7 @@ async function stageArchive(
   if (refusal) return refusal;
 
   const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
-  const avail = freeBytes(ctx);
+  const avail = freeBytes(ctx, need);
   if (avail !== undefined && need > avail) {
     return {
       ...fail('no_space', `the archive needs ${need} bytes and the server's volume has ${avail} free; nothing was changed`),

@@ -19,6 +19,7 @@ import {
   type OpRequest,
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
+import { replaceKeeping } from '../trash/replace.ts';
 import { isEntry, isWithheldName, linkedEntry, linkedMessage } from '../withheld.ts';
 import { sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
@@ -150,6 +151,7 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
   const tmp = t.parent.at(TEMP_PREFIX + rnd.toString('hex'));
   let fd = -1;
   let created = false;
+  let trashId: string | undefined;
   try {
     fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, t.mode);
     created = true;
@@ -161,7 +163,7 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
     fs.closeSync(closing);
     // Without CHOWN the file stays root's, which the game can still read.
     bestEffort(() => ctx.chown(tmp, GAME_UID, GAME_GID));
-    fs.renameSync(tmp, t.parent.at());
+    trashId = replaceKeeping(ctx, 'write', t.parent, tmp);
   } catch (e) {
     if (fd >= 0) {
       try {
@@ -180,7 +182,7 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
     return writeFailure(name, e, 'write');
   }
   bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
-  return { sha256: sum };
+  return trashId ? { sha256: sum, trash_id: trashId } : { sha256: sum };
 }
 
 export function write(ctx: OpContext, req: OpRequest): Result {

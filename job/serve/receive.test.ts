@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
 import { runCli } from '../cli.ts';
-import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
+import { makeWorld, PROPS, sha256, snapshot, tree } from '../test-support.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { openContext } from '../context.ts';
@@ -110,7 +110,11 @@ test('an upload is placed in one piece, new files 0644, an overwrite keeps the m
     assert.equal(b.status, 200, b.body);
     assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=new\n');
     assert.equal(fs.statSync(w.p('server.properties')).mode & 0o777, 0o600);
-    assert.ok(!tree(w.root).some((p) => p.includes('.felis-edit-')), 'no working file left');
+    assert.ok(!tree(w.root).some((p) => p.includes('.felis-edit-') && !p.startsWith('.felis-edit-undo')), 'no working file left');
+    // The replaced file is kept in the undo trash (on by default), not lost.
+    const kept = tree(w.root).filter((p) => p.startsWith('.felis-edit-undo/') && /\/0$/.test(p));
+    assert.equal(kept.length, 1, String(kept));
+    assert.equal(fs.readFileSync(w.p(kept[0]!), 'utf8'), PROPS);
   } finally {
     await done(r);
   }

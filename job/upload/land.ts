@@ -12,6 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { replaceKeeping } from '../trash/replace.ts';
+import { freeBytes } from '../trash/room.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
@@ -49,14 +51,6 @@ export class TransferError extends Error {
   }
 }
 
-function availOf(ctx: OpContext): number | undefined {
-  try {
-    const s = ctx.statfs(ctx.root.dir);
-    return Number(BigInt(s.bavail) * BigInt(s.bsize));
-  } catch {
-    return undefined; // statfs failing skips the space check, as for unzip
-  }
-}
 
 function noSpace(name: string, size: number, avail: number): Result {
   return { ...fail('no_space', `${name} is ${size} bytes and the server's volume has ${avail} free; nothing was changed`), need: size, avail };
@@ -73,7 +67,7 @@ export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Resul
   if (pathHasWorkingName(req.path)) return fail('bad_path', reservedMessage(name));
   // A path ending in "/" or "/." names a folder, never a file: refused below, with no folder made.
   if (req.parents && !/(^|\/)\.?$/.test(req.path)) {
-    const avail = availOf(ctx);
+    const avail = freeBytes(ctx, req.size);
     if (avail !== undefined && req.size > avail) return noSpace(name, req.size, avail);
     const refused = makeParents(ctx, name);
     if (refused) return refused;
@@ -87,7 +81,7 @@ export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Resul
     return t;
   }
   if (!('parent' in t)) return t;
-  const avail = availOf(ctx);
+  const avail = freeBytes(ctx, req.size);
   if (avail !== undefined && req.size > avail) {
     t.parent.close();
     return noSpace(name, req.size, avail);
@@ -128,9 +122,9 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       fh = undefined;
       // Without CHOWN the file stays root's, which the game can still read.
       bestEffort(() => ctx.chown(tmp, GAME_UID, GAME_GID));
-      fs.renameSync(tmp, t.parent.at());
+      const trashId = replaceKeeping(ctx, 'upload', t.parent, tmp);
       bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
-      return { kind: 'result', result: { sha256: sum } };
+      return { kind: 'result', result: trashId ? { sha256: sum, trash_id: trashId } : { sha256: sum } };
     } catch (e) {
       // Writes still on their way end before the descriptor closes and the file goes.
       await out?.settle();

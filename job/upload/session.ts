@@ -19,6 +19,7 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
+import { replaceKeeping } from '../trash/replace.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
@@ -277,6 +278,7 @@ export class UploadSession {
     if (s.received !== s.size) throw new SessionError(409, 'upload_incomplete', `the upload holds ${s.received} of its ${s.size} bytes`);
     const sum = this.#hash.copy().digest('hex');
     if (expectSha256 !== undefined && expectSha256 !== sum) throw new SessionError(400, 'digest_mismatch', `the uploaded bytes hash to ${sum}, not ${expectSha256}; nothing was changed`);
+    let trashId: string | undefined;
     return this.#within(ctx, (folder) => {
       const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR, this.#dataId);
       try {
@@ -289,7 +291,7 @@ export class UploadSession {
           // Without CHOWN the file stays the Job's, which the game can still read.
           bestEffort(() => fs.fchownSync(fd, GAME_UID, GAME_GID));
           folder.stillIs(DATA, fd);
-          fs.renameSync(folder.at(DATA), t.parent.at());
+          trashId = replaceKeeping(ctx, 'upload', t.parent, folder.at(DATA));
           const placed = fs.lstatSync(t.parent.at(), { bigint: true, throwIfNoEntry: false });
           if (!placed?.isFile() || !sameIdentity(identityOf(placed), this.#dataId)) throw new StagingTampered("the upload's data was swapped while it was placed");
           bestEffort(() => ctx.fsync(t.parent.fd));
@@ -301,7 +303,7 @@ export class UploadSession {
       }
       // Placed: a folder left behind is swept later, and must not turn the commit into a failure.
       bestEffort(() => folder.removeAll());
-      return { sha256: sum, files: 1, bytes: s.size };
+      return { sha256: sum, files: 1, bytes: s.size, ...(trashId ? { trash_id: trashId } : {}) };
     });
   }
 

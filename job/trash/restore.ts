@@ -1,0 +1,155 @@
+/**
+ * trash-restore(id, to?): puts every item of a record back where it was (or at `<to>/<its path>`),
+ * all or nothing, never over an existing path (`exists`, naming it), then removes the record.
+ *
+ * The record says `restoring` (with each destination and the folders the restore will make)
+ * durably before anything moves; each item then goes back in one rename from its slot. A failure
+ * part way moves back what had gone, here or, after a stop, in the next Job (recover.ts). A restore
+ * replaces nothing, so undoing it is deleting what it put back, which the trash keeps again.
+ *
+ * @module
+ */
+import fs from 'node:fs';
+import type { Result } from '../../lib/protocol/result.ts';
+import { bestEffort, fail, msg } from '../failure.ts';
+import { clean, join } from '../pathutil.ts';
+import { atPath, NAME_MAX } from '../root.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
+import { pathHasWorkingName, reservedMessage } from '../working-files.ts';
+import { writeRecord, type TrashRecord } from './record.ts';
+import { entryAt, removeMade } from './recover.ts';
+import type { Trash } from './store.ts';
+
+const MAX_PATH_CHARS = 4096;
+
+function depth(p: string): number {
+  return p.split('/').length;
+}
+
+function parentsOf(p: string): string[] {
+  const parts = p.split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
+}
+
+/** What must exist, and what must be made, for every destination; or the refusal. */
+function plan(ctx: OpContext, r: TrashRecord, dest: string[], order: number[]): { made: string[] } | Result {
+  const made: string[] = [];
+  const coming = new Map<string, 'dir' | 'other'>();
+  for (const k of order) {
+    const d = dest[k]!;
+    if (d.length > MAX_PATH_CHARS || d.split('/').some((c) => Buffer.byteLength(c) > NAME_MAX)) return fail('bad_path', `${d}: the path is too long`);
+    for (const p of parentsOf(d)) {
+      if (made.includes(p)) continue;
+      const c = coming.get(p);
+      if (c === 'dir') continue;
+      if (c === 'other') return { ...fail('exists', `${p} would be put back as a file where ${d} needs a folder`), entry: p };
+      let st: fs.BigIntStats | null;
+      try {
+        st = ctx.root.stat(p);
+      } catch {
+        st = null;
+      }
+      if (st === null) {
+        // Missing (or a dangling link, which mkdir refuses below): made by the restore.
+        const at = entryAt(ctx, p);
+        const there = at?.st ?? null;
+        at?.parent.close();
+        if (there) return { ...fail('exists', `${p} is in the way of ${d}: it is not a folder`), entry: p };
+        made.push(p);
+      } else if (!st.isDirectory()) {
+        return { ...fail('exists', `${p} is in the way of ${d}: it is not a folder`), entry: p };
+      }
+    }
+    const at = entryAt(ctx, d);
+    const taken = at !== null && at.st !== null;
+    at?.parent.close();
+    if (taken || made.includes(d) || coming.has(d)) return { ...fail('exists', msg.exists(d)), entry: d };
+    coming.set(d, r.items[k]!.kind === 'dir' ? 'dir' : 'other');
+  }
+  return { made };
+}
+
+class RestoreFailed extends Error {
+  readonly result: Result;
+  constructor(result: Result) {
+    super(result.error);
+    this.result = result;
+  }
+}
+
+export function restoreRecord(ctx: OpContext, trash: Trash, fd: number, r: TrashRecord, to: string | undefined): Result {
+  let base = '';
+  if (to !== undefined && to !== '') {
+    base = clean(to);
+    if (base === '.') base = '';
+    else if (base.startsWith('../') || base === '..' || base.startsWith('/')) return fail('bad_path', `${to}: the folder to restore under is outside the world`);
+    else if (pathHasWorkingName(base)) return fail('bad_path', reservedMessage(base));
+  }
+  const dest = r.items.map((i) => (base ? join(base, i.path) : i.path));
+  // Folders before what goes in them.
+  const order = r.items.map((_, k) => k).sort((a, b) => depth(dest[a]!) - depth(dest[b]!) || a - b);
+  const planned = plan(ctx, r, dest, order);
+  if (!('made' in planned)) return planned;
+  const restoring: TrashRecord = { ...r, state: 'restoring', dest, made: planned.made };
+  writeRecord(fd, restoring, ctx.fsync);
+  ctx.journalStep?.('trash:restoring');
+  const back: number[] = [];
+  try {
+    for (const p of planned.made) {
+      const at = entryAt(ctx, p);
+      if (!at) throw new RestoreFailed(fail('not_found', msg.folderMissing(p)));
+      try {
+        if (at.st) throw new RestoreFailed({ ...fail('exists', msg.exists(p)), entry: p });
+        fs.mkdirSync(at.parent.at(), 0o755);
+        bestEffort(() => ctx.chown(at.parent.at(), GAME_UID, GAME_GID));
+      } finally {
+        at.parent.close();
+      }
+    }
+    for (const k of order) {
+      const at = entryAt(ctx, dest[k]!);
+      if (!at) throw new RestoreFailed(fail('not_found', msg.notExist(dest[k]!)));
+      try {
+        if (at.st) throw new RestoreFailed({ ...fail('exists', msg.exists(dest[k]!)), entry: dest[k] });
+        ctx.rename(atPath(fd, String(r.items[k]!.slot)), at.parent.at());
+        back.push(k);
+        ctx.journalStep?.(`trash:back:${back.length}`);
+        bestEffort(() => ctx.fsync(at.parent.fd));
+      } finally {
+        at.parent.close();
+      }
+    }
+  } catch (e) {
+    rollBack(ctx, fd, restoring, back);
+    if (e instanceof RestoreFailed) return e.result;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', `the server's volume is full; nothing of ${r.id} was restored`);
+    return fail('bad_path', `${r.id} could not be restored (${(e as Error).message}); nothing was changed`);
+  }
+  bestEffort(() => ctx.syncfs(ctx.root.dir));
+  trash.forget(r.id);
+  return { restored: dest, trash_id: r.id };
+}
+
+/** Moves back into their slots the items already restored, removes the folders made, holds the record again. */
+function rollBack(ctx: OpContext, fd: number, r: TrashRecord, back: number[]): void {
+  let stuck = false;
+  for (const k of [...back].reverse()) {
+    try {
+      const at = entryAt(ctx, r.dest![k]!);
+      if (!at) throw new Error('gone');
+      try {
+        ctx.rename(at.parent.at(), atPath(fd, String(r.items[k]!.slot)));
+      } finally {
+        at.parent.close();
+      }
+    } catch {
+      stuck = true;
+    }
+  }
+  // Still restoring: the next Job's recovery moves back what this one could not (recover.ts).
+  if (stuck) return;
+  removeMade(ctx, r.made ?? []);
+  const { dest: _d, made: _m, ...held } = r;
+  writeRecord(fd, { ...held, state: 'held' }, ctx.fsync);
+}
