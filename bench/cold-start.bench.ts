@@ -90,6 +90,9 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       };
     case 'files-ops':
       return async () => ({ method: 'GET', path: `${base}/files/ops` });
+    // The undo trash's listing: one read-only Job.
+    case 'files-trash':
+      return async () => ({ method: 'GET', path: `${base}/files/trash` });
     // Signing a download URL: the gates and an HMAC, no Job (the GET on it is the download bench's).
     case 'files-download':
       return async () => ({ method: 'POST', path: `${base}/files/download?path=eula.txt` });

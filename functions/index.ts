@@ -21,6 +21,7 @@ import { filesUploads } from './files-uploads/app.ts';
 import { filesWrite } from './files-write/app.ts';
 import { filesZip } from './files-zip/app.ts';
 import { filesCompress } from './files-compress/app.ts';
+import { filesTrash } from './files-trash/app.ts';
 import { holderRoutes } from './holder/app.ts';
 import { settleRoutes } from './settle/app.ts';
 import { startRoutes } from './start/app.ts';
@@ -42,6 +43,7 @@ export const FUNCTIONS: Record<string, RouteModule> = {
   'files-pull': filesPull,
   'files-upload': filesUpload,
   'files-uploads': filesUploads,
+  'files-trash': filesTrash,
   'files-ops': filesOps,
   'files-download': filesDownload,
   holder: holderRoutes,

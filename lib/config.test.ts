@@ -78,3 +78,12 @@ test('the pull rules are passed on to the pull Jobs as they are given, trimmed',
   assert.equal(c.editor!.pullEnv!.FELIS_PULL_PORTS, '8080');
   assert.equal(c.editor!.pullEnv!.FELIS_PULL_DENY, undefined);
 });
+
+test('the undo trash: on for seven days unless configured; FELIS_TRASH and FELIS_TRASH_SECONDS read as the Job reads them, a bad value named', () => {
+  assert.deepEqual(configFromEnv({ FELIS_IMAGE: 'img' }).editor!.trash, { enabled: true, seconds: 7 * 24 * 3600, actor: '' });
+  assert.deepEqual(configFromEnv({ FELIS_IMAGE: 'img', FELIS_TRASH: 'off', FELIS_TRASH_SECONDS: '3600' }).editor!.trash, { enabled: false, seconds: 3600, actor: '' });
+  assert.deepEqual(configFromEnv({ FELIS_IMAGE: 'img', FELIS_TRASH: 'ON', FELIS_TRASH_SECONDS: '' }).editor!.trash, { enabled: true, seconds: 604800, actor: '' });
+  assert.throws(() => configFromEnv({ FELIS_IMAGE: 'img', FELIS_TRASH: 'maybe' }), /invalid configuration FELIS_TRASH: FELIS_TRASH must be on or off/);
+  assert.throws(() => configFromEnv({ FELIS_TRASH_SECONDS: '59' }), /invalid configuration FELIS_TRASH_SECONDS: /);
+  assert.throws(() => configFromEnv({ FELIS_TRASH_SECONDS: '1d' }), /FELIS_TRASH_SECONDS/);
+});

@@ -14,6 +14,7 @@ import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
 import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
+import { parseTrashEnabled, parseTrashSeconds } from './protocol/trash-env.ts';
 
 /** A pull rule list, as far as its characters go (the pull Job parses it exactly, job/pull/guard.ts). */
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */
@@ -51,6 +52,10 @@ const VARIABLES = {
   FELIS_PULL_MAX_BYTES: wholeNumber(4 * 1024 ** 3, 1),
   FELIS_PULL_CONNECT_TIMEOUT_SECONDS: wholeNumber(15, 1, 600),
   FELIS_PULL_IDLE_TIMEOUT_SECONDS: wholeNumber(60, 1, 3600),
+  // The undo trash (job/trash/): on or off, and how long a record is kept; told to every mutation
+  // Job with the caller's name (lib/job-spec/trash.ts). Read as the Job reads them.
+  FELIS_TRASH: parseTrashEnabled,
+  FELIS_TRASH_SECONDS: parseTrashSeconds,
 } satisfies Record<string, Reader<unknown>>;
 
 export interface Config {
@@ -102,6 +107,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
           FELIS_PULL_CONNECT_TIMEOUT_SECONDS: String(e.FELIS_PULL_CONNECT_TIMEOUT_SECONDS),
           FELIS_PULL_IDLE_TIMEOUT_SECONDS: String(e.FELIS_PULL_IDLE_TIMEOUT_SECONDS),
         },
+        // The actor is the caller's, filled in for each Job (lib/job-spec/trash.ts).
+        trash: { enabled: e.FELIS_TRASH, seconds: e.FELIS_TRASH_SECONDS, actor: '' },
       }
     : undefined;
   return {

@@ -195,6 +195,16 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
     ],
   },
   'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
+  // The undo trash: its listing (a read-only Job), then a purge of everything (a sync mutation under
+  // the lock, which first recovers an interrupted extraction and records it). Needs the Job side of
+  // the trash (job/trash/).
+  'files-trash': {
+    setup: interruptedExtraction,
+    calls: [
+      ['GET', '/api/v1/servers/survival/files/trash'],
+      ['DELETE', '/api/v1/servers/survival/files/trash'],
+    ],
+  },
   // One receiver Job per upload: created, its Pod found by label and called on its address.
   'files-upload': { calls: [['PUT', `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`, upload('uploaded\n')]] },
   // A session: begun (a receiver Job under the lock), a part, its status, committed.

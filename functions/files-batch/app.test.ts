@@ -124,3 +124,13 @@ test('the world held: 409, no Job; a missing server before a bad body', async ()
   const bad = await kit().call('POST', '/api/v1/servers/Survival/files/delete', { nope: 1 });
   assert.equal(envelopeOf(bad).code, 'bad_name');
 });
+
+test("a many-file delete answers the undo trash's record as trash_id (camelCase never leaks); a move answers none", async () => {
+  const k = kit((_t: unknown, _op: unknown, b: any) => ({ done: b.paths ?? b.moves.map((m: any) => m.from), failed: [], trashId: '0190a1b2c3d4e5f6' }));
+  const r = await k.call('POST', `${S}/files/delete`, { paths: ['a', 'b'] });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { done: ['a', 'b'], failed: [], trash_id: '0190a1b2c3d4e5f6' });
+  assert.equal((k.audits()[0]!.payload as { trash_id?: string }).trash_id, '0190a1b2c3d4e5f6');
+  const m = await k.call('POST', `${S}/files/move`, { moves: [{ from: 'a', to: 'b' }] });
+  assert.deepEqual(m.body, { done: ['a'], failed: [] });
+});

@@ -24,8 +24,10 @@ async function runBatch(c: Context, deps: Deps, op: BatchOp, action: string, rea
   if (!fitsOneJob(batch)) throw new BatchTooLargeError();
   const out = await underWorldLock(deps, f, () => f.editor.batch(f.target, op, batch, f.signal));
   const key = op === 'delete-many' ? 'paths' : op === 'move-many' ? 'moves' : 'files';
-  if (out.done.length > 0) audit(deps.logger, c.get('requestId'), action, f.target.server, '', { [key]: done(batch, new Set(out.done)) });
-  return sendJson(c, 200, out);
+  // A many-file delete puts what it removed in the undo trash as one record: its id, to undo it.
+  const trash = op === 'delete-many' && out.trashId ? { trash_id: out.trashId } : {};
+  if (out.done.length > 0) audit(deps.logger, c.get('requestId'), action, f.target.server, '', { [key]: done(batch, new Set(out.done)), ...trash });
+  return sendJson(c, 200, { done: out.done, failed: out.failed, ...trash });
 }
 
 export const filesBatch = defineFunction('files-batch', (deps) => ({

@@ -56,3 +56,13 @@ test("delete: the Job's refusal maps to its code and is not audited", async () =
   assert.equal(envelopeOf(r).code, 'not_found');
   assert.equal(k.audits().length, 0);
 });
+
+test("delete answers the undo trash's record as trash_id when the Job made one, and nothing more when not", async () => {
+  const k = kit(() => ({ trashId: '0190a1b2c3d4e5f6' }));
+  const r = await k.call('DELETE', '/api/v1/servers/survival/file?path=plugins%2Fold');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'plugins/old', status: 'deleted', trash_id: '0190a1b2c3d4e5f6' });
+  assert.deepEqual(k.audits()[0]!.payload, { trash_id: '0190a1b2c3d4e5f6' });
+  const off = await kit(() => ({})).call('DELETE', '/api/v1/servers/survival/file?path=a');
+  assert.deepEqual(off.body, { path: 'a', status: 'deleted' });
+});

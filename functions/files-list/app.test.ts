@@ -15,7 +15,7 @@ test('a listing of the root needs no path, takes no lock, and reports free bytes
   const k = kit(1234);
   const r = await k.call('GET', '/api/v1/servers/survival/files');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: '', entries: [{ name: 'world', size: 0, is_dir: true, mod_time: '2026-11-29T10:00:00Z' }], truncated: false, free_bytes: 1234 });
+  assert.deepEqual(r.body, { path: '', entries: [{ name: 'world', size: 0, is_dir: true, mod_time: '2026-11-29T10:00:00Z' }], truncated: false, free_bytes: 1234, trash_bytes: 0 });
   assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'list', path: '' } }]);
   assert.equal(k.gates.ran.length, 0);
   assert.equal((await kit(-1).call('GET', '/api/v1/servers/survival/files?path=world')).body.free_bytes, null);
@@ -46,7 +46,7 @@ test('with a browse session the listing comes from it (no Job); without an answe
   };
   const r = await k.call('GET', '/api/v1/servers/survival/files?path=world');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], truncated: false, free_bytes: 99 });
+  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], truncated: false, free_bytes: 99, trash_bytes: 0 });
   assert.deepEqual(asked, [{ op: 'list', path: 'world', server: 'survival' }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   answer = JSON.stringify({ code: 'not_found', error: 'nope does not exist' });
@@ -90,7 +90,7 @@ test('without limit, after or q the listing is the original one (no query to the
     const r = await k.call('GET', url);
     assert.equal(r.status, 200, r.text);
     names.push(...r.body.entries.map((e: { name: string }) => e.name));
-    assert.deepEqual(Object.keys(r.body), r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes'] : ['path', 'entries', 'truncated', 'free_bytes']);
+    assert.deepEqual(Object.keys(r.body), r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes', 'trash_bytes'] : ['path', 'entries', 'truncated', 'free_bytes', 'trash_bytes']);
     if (!r.body.truncated) break;
     assert.equal(r.body.next, r.body.entries.at(-1).name);
     url = `/api/v1/servers/survival/files?path=d&limit=2&after=${encodeURIComponent(r.body.next)}`;
@@ -137,7 +137,7 @@ test('a paged listing through a browse session carries the same query, and its a
   };
   const r = await k.call('GET', '/api/v1/servers/survival/files?path=world&limit=1&after=w&q=X');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, next: 'x', free_bytes: 9 });
+  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, next: 'x', free_bytes: 9, trash_bytes: 0 });
   assert.deepEqual(asked, [{ op: 'list', path: 'world', query: { limit: 1, after: 'w', q: 'X' } }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   await k.call('GET', '/api/v1/servers/survival/files?path=world');
@@ -167,4 +167,21 @@ test('the CloudEvent dev.felis.files.list carries limit, after and q as the quer
   assert.equal((await deliver({ server: 'survival', path: 'world' })).status, 200);
   assert.equal(k.calls.at(-1)!.args[3], undefined);
   assert.equal((await deliver({ server: 'survival', limit: 0 })).body.error.code, 'bad_request');
+});
+
+test("free_bytes counts the undo trash's bytes as free (a mutation takes them back when it needs room), and trash_bytes says how many; null stays null", async () => {
+  const gates = new FakeGates();
+  let listing = { entries: [], truncated: false, free: 1000, trashBytes: 234 };
+  const ed = fakeEditor(gates, { list: () => listing });
+  const k = routeKit(filesList, { gates, editor: ed.editor });
+  const r = await k.call('GET', '/api/v1/servers/survival/files');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual([r.body.free_bytes, r.body.trash_bytes], [1234, 234]);
+  listing = { entries: [], truncated: false, free: -1, trashBytes: 234 };
+  const unknown = await k.call('GET', '/api/v1/servers/survival/files');
+  assert.deepEqual([unknown.body.free_bytes, unknown.body.trash_bytes], [null, 234]);
+  // From a browse Pod, the Job's own result fields: avail plus trash_bytes.
+  k.deps.browse = { run: async () => JSON.stringify({ entries: [], avail: 10, trash_bytes: 5 }) };
+  const warm = await k.call('GET', '/api/v1/servers/survival/files');
+  assert.deepEqual([warm.body.free_bytes, warm.body.trash_bytes], [15, 5]);
 });

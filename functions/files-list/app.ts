@@ -22,7 +22,10 @@ export const filesList = defineFunction('files-list', (deps) => ({
     const { call: f, result: l } = await openViaSession(c, deps, 'list', decodeList, (f) => f.editor.list(f.target, f.path, f.signal, query), query);
     // The next page starts after this one's last name; a page is never empty while there are more.
     const next = paged && l.truncated && l.entries.length > 0 ? { next: l.entries.at(-1)!.name } : {};
-    // free_bytes: 0 on a full volume, null when the Job could not tell.
-    return sendJson(c, 200, { path: f.path, entries: l.entries, truncated: l.truncated, ...next, free_bytes: l.free < 0 ? null : l.free });
+    // free_bytes: what a write can use, the free space plus the undo trash (a mutation takes the
+    // trash's bytes back when it needs room); 0 on a full volume with an empty trash, null when the
+    // Job could not tell.
+    const trashBytes = l.trashBytes ?? 0;
+    return sendJson(c, 200, { path: f.path, entries: l.entries, truncated: l.truncated, ...next, free_bytes: l.free < 0 ? null : l.free + trashBytes, trash_bytes: trashBytes });
   },
 }));

@@ -80,6 +80,8 @@ export const requestData = z.strictObject({
   path: z.string().optional(),
   /** The JSON body of the route, as sent over HTTP. */
   body: z.unknown().optional(),
+  /** The `:id` of a route that names one thing of a server (an undo-trash record). */
+  id: z.string().optional(),
   /** The `?force=` of the lock route. */
   force: z.boolean().optional(),
   /** An op's query (`?limit=`, `?after=`, `?q=`, lib/protocol/op-query.ts), where its route takes it. */

@@ -23,7 +23,7 @@ test('an unknown code is an error, never a success', () => {
 });
 
 test('an empty listing is [] and a missing avail means a full volume', () => {
-  assert.deepEqual(decodeList({}), { entries: [], truncated: false, free: 0 });
+  assert.deepEqual(decodeList({}), { entries: [], truncated: false, free: 0, trashBytes: 0 });
   assert.equal(decodeList({ avail: -1 }).free, -1);
 });
 
@@ -56,4 +56,23 @@ test('a batch: a refusal throws with the bad item path; failures after the check
     failed: [{ path: 'b', error: { code: 'volume_full', message: 'full' } }, { path: 'c', error: { code: 'internal', message: 'm' } }],
   });
   assert.deepEqual(decodeBatch({}), { done: [], failed: [] });
+});
+
+test('trash results: a page maps items and next, a restore onto an existing path names it, a purge counts; trash_not_found is typed', async () => {
+  const { decodeTrashList, decodeTrashRestore, decodeTrashPurge, decodeTrashed, decodeBatch } = await import('./decode.ts');
+  const item = { id: '0190a1b2c3d4e5f6', op: 'delete', paths: ['a'], bytes: 3, entries: 1, at: '2026-12-03T00:00:00.000Z', expires_at: '2026-12-10T00:00:00.000Z', actor: 'bearer' };
+  assert.deepEqual(decodeTrashList({ trash_items: [item], trash_next: item.id, trash_bytes: 3 }), { items: [item], next: item.id, trashBytes: 3 });
+  assert.deepEqual(decodeTrashList({}), { items: [], trashBytes: 0 });
+  assert.deepEqual(decodeTrashRestore({ restored: ['a', 'b/c'] }), { restored: ['a', 'b/c'] });
+  assert.throws(() => decodeTrashRestore({ code: 'exists', error: 'plugins/x exists', entry: 'plugins/x' }), (e: Error) =>
+    e instanceof FileEditError && e.kind === 'exists' && e.code === 'file_exists' && e.details?.path === 'plugins/x',
+  );
+  assert.throws(() => decodeTrashRestore({ code: 'trash_not_found', error: 'no record 0190a1b2c3d4e5f6' }), (e: Error) => e instanceof FileEditError && e.code === 'trash_not_found');
+  assert.throws(() => decodeTrashPurge({ code: 'trash_not_found' }), (e: Error) => e instanceof FileEditError && e.code === 'trash_not_found');
+  assert.deepEqual(decodeTrashPurge({ purged: 2, bytes: 10 }), { purged: 2, bytes: 10 });
+  assert.deepEqual(decodeTrashPurge({}), { purged: 0, bytes: 0 });
+  assert.deepEqual(decodeTrashed({ trash_id: item.id }), { trashId: item.id });
+  assert.deepEqual(decodeTrashed({}), {});
+  assert.deepEqual(decodeBatch({ done: ['a'], trash_id: item.id }), { done: ['a'], failed: [], trashId: item.id });
+  assert.equal(decodeList({ avail: 5, trash_bytes: 7 }).trashBytes, 7);
 });

@@ -3,7 +3,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { Entry, Result, SearchMatch } from '../protocol/result.ts';
+import type { Entry, Result, SearchMatch, TrashItem } from '../protocol/result.ts';
 import { EDIT_ERRORS as CODES } from '../protocol/edit-codes.ts';
 import { FileEditError, isEditErrorKind, ReadDamagedError, UnknownResultCodeError } from './errors.ts';
 
@@ -19,11 +19,54 @@ export interface Listing {
   truncated: boolean;
   /** Free bytes on the volume; negative when unknown. A missing `avail` means a full volume. */
   free: number;
+  /** Bytes the undo trash holds (a mutation gives them back when it needs room); 0 when none or not told. */
+  trashBytes: number;
 }
 
 export function decodeList(r: Result): Listing {
   checkResult(r);
-  return { entries: r.entries ?? [], truncated: r.truncated ?? false, free: r.avail ?? 0 };
+  return { entries: r.entries ?? [], truncated: r.truncated ?? false, free: r.avail ?? 0, trashBytes: r.trash_bytes ?? 0 };
+}
+
+/** What a mutation that may have put something in the undo trash says of it: its record's id. */
+export interface Trashed {
+  trashId?: string;
+}
+
+/** A delete (or any op answered with no more than success): the trash record it made, if any. */
+export function decodeTrashed(r: Result): Trashed {
+  checkResult(r);
+  return r.trash_id ? { trashId: r.trash_id } : {};
+}
+
+/** trash-list: a page of records, newest first; `next` the id the next page starts after. */
+export interface TrashPage {
+  items: TrashItem[];
+  next?: string;
+  trashBytes: number;
+}
+
+export function decodeTrashList(r: Result): TrashPage {
+  checkResult(r);
+  return { items: r.trash_items ?? [], ...(r.trash_next ? { next: r.trash_next } : {}), trashBytes: r.trash_bytes ?? 0 };
+}
+
+/** A refusal whose `entry` names the path it is about (a restore onto an existing path): the envelope's `path`. */
+function checkNaming(r: Result): void {
+  if (r.code && isEditErrorKind(r.code)) throw new FileEditError(r.code, r.error, r.entry || undefined);
+  checkResult(r);
+}
+
+/** trash-restore: the paths put back, in the record's order. */
+export function decodeTrashRestore(r: Result): { restored: string[] } {
+  checkNaming(r);
+  return { restored: r.restored ?? [] };
+}
+
+/** trash-purge: records removed for good, and the bytes that freed. */
+export function decodeTrashPurge(r: Result): { purged: number; bytes: number } {
+  checkResult(r);
+  return { purged: r.purged ?? 0, bytes: r.bytes ?? 0 };
 }
 
 export interface Search {
@@ -78,6 +121,8 @@ export function decodeCopy(r: Result): Copied {
 export interface BatchOutcome {
   done: string[];
   failed: Array<{ path: string; error: { code: string; message: string } }>;
+  /** delete-many: the undo-trash record of what it removed, when it made one. */
+  trashId?: string;
 }
 
 /** A refused batch throws the error of its first bad item, with that item's path; else what it did. */
@@ -87,5 +132,5 @@ export function decodeBatch(r: Result): BatchOutcome {
     throw new UnknownResultCodeError(r.code, r.error);
   }
   const failed = (r.failed ?? []).map((f) => ({ path: f.path, error: { code: isEditErrorKind(f.error.code) ? CODES[f.error.code].code : 'internal', message: f.error.message } }));
-  return { done: r.done ?? [], failed };
+  return { done: r.done ?? [], failed, ...(r.trash_id ? { trashId: r.trash_id } : {}) };
 }

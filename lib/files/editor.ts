@@ -20,7 +20,27 @@ import { currentEvent } from '../events/scope.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
-import { decodeBatch, decodeCopy, decodeList, decodeRead, decodeSearch, decodeWrite, checkResult, type BatchOutcome, type Copied, type Listing, type ReadFile, type Search } from './decode.ts';
+import {
+  decodeBatch,
+  decodeCopy,
+  decodeList,
+  decodeRead,
+  decodeSearch,
+  decodeTrashed,
+  decodeTrashList,
+  decodeTrashPurge,
+  decodeTrashRestore,
+  decodeWrite,
+  checkResult,
+  type BatchOutcome,
+  type Copied,
+  type Listing,
+  type ReadFile,
+  type Search,
+  type Trashed,
+  type TrashPage,
+} from './decode.ts';
+import { callerTrash } from '../job-spec/trash.ts';
 import { commonFolder, type Batch, type BatchOp } from '../protocol/batch-env.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
@@ -192,8 +212,27 @@ export class FilesEditor {
     checkResult(await this.#run(t, { op: 'mkdir', path }, signal));
   }
 
-  async delete(t: Target, path: string, signal?: AbortSignal): Promise<void> {
-    checkResult(await this.#run(t, { op: 'delete', path }, signal));
+  /** What it removed goes to the undo trash (unless the operator turned it off): its record's id when it made one. */
+  async delete(t: Target, path: string, signal?: AbortSignal): Promise<Trashed> {
+    return decodeTrashed(await this.#run(t, { op: 'delete', path }, signal));
+  }
+
+  /**
+   * The undo trash's records, newest first, a page of at most `query.limit` (the Job's default
+   * without) after the id `query.after`. A read: no lock. The Job works on the world's root.
+   */
+  async trashList(t: Target, query: { limit?: number; after?: string }, signal?: AbortSignal): Promise<TrashPage> {
+    return decodeTrashList(await this.#run(t, { op: 'trash-list', path: '', ...setQuery(query) }, signal));
+  }
+
+  /** Puts record `id` back where it was, or under the folder `to`; 409 file_exists naming a path that exists again. */
+  async trashRestore(t: Target, id: string, to: string | undefined, signal?: AbortSignal): Promise<{ restored: string[] }> {
+    return decodeTrashRestore(await this.#run(t, { op: 'trash-restore', path: '', trashId: id, ...(to ? { to } : {}) }, signal));
+  }
+
+  /** Removes record `id` for good, or every record without one. */
+  async trashPurge(t: Target, id: string | undefined, signal?: AbortSignal): Promise<{ purged: number; bytes: number }> {
+    return decodeTrashPurge(await this.#run(t, { op: 'trash-purge', path: '', ...(id ? { trashId: id } : {}) }, signal));
   }
 
   async rename(t: Target, path: string, to: string, signal?: AbortSignal): Promise<void> {
@@ -223,7 +262,7 @@ export class FilesEditor {
 
   async #run(
     t: Target,
-    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch'>>,
+    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch' | 'trashId'>>,
     signal?: AbortSignal,
     streamed?: {
       /** The digest of the token for the Job named so (a streamed write's spec carries it). */
@@ -257,9 +296,12 @@ export class FilesEditor {
       }
     }
     const opId = newOpId();
+    const trash = callerTrash(settings.trash);
     const job = renderFilesJob({
       ...settings,
       ...call,
+      // The caller's name goes into any trash record the Job makes.
+      ...(trash ? { trash } : {}),
       server: t.server,
       opId,
       worldPvc: t.world.claim,

@@ -41,6 +41,7 @@ const EDIT_STATUS: Record<EditErrorKind, number> = {
   digest_mismatch: 400,
   withheld_linked: 409,
   batch_conflict: 409,
+  trash_not_found: 404,
 };
 
 test('every file editor result code has its status and envelope code, with the Job message', async () => {

@@ -231,3 +231,18 @@ test('an event carries the op query its route takes (as the HTTP query), and no 
   const settle = routeEventFor('POST', '/api/v1/restore-chains/settle', {}, false);
   assert.throws(() => settle.target({ limit: 1 }), EventRejected);
 });
+
+test("an event fills the :id of a route that takes one (required, escaped), and no other route takes an id", () => {
+  const restore = routeEventFor('POST', '/api/v1/servers/:name/files/trash/:id/restore', { id: true }, true);
+  assert.equal(restore.target({ server: 'survival', id: '0190a1b2c3d4e5f6' }), '/api/v1/servers/survival/files/trash/0190a1b2c3d4e5f6/restore');
+  assert.equal(restore.target({ server: 'survival', id: 'a/b?c' }), '/api/v1/servers/survival/files/trash/a%2Fb%3Fc/restore');
+  assert.throws(() => restore.target({ server: 'survival' }), /id is required/);
+  assert.throws(() => restore.target({ server: 'survival', id: '' }), /id is required/);
+  assert.throws(() => restore.target({ server: 'survival', id: '0190a1b2c3d4e5f6', path: 'x' }), /path is not used/);
+  const list = routeEventFor('GET', '/api/v1/servers/:name/files/trash', { query: ['limit', 'after'] }, false);
+  assert.throws(() => list.target({ server: 'survival', id: '0190a1b2c3d4e5f6' }), /id is not used by this event type/);
+  assert.throws(() => routeEventFor('POST', '/restore-chains/settle', {}, false).target({ id: 'x' }), EventRejected);
+  // Only one `:id`, and only when the route says it takes it.
+  assert.throws(() => routeEventFor('GET', '/api/v1/servers/:name/files/uploads/:id', {}, false), /no event can address/);
+  assert.throws(() => routeEventFor('GET', '/api/v1/servers/:name/files/:op/x/:id', { id: true }, false), /no event can address/);
+});

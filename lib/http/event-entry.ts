@@ -160,11 +160,13 @@ async function readBody(req: Request, max: number): Promise<string> {
 const LOGGED_CHARS = 256;
 const clip = (s: string) => (s.length > LOGGED_CHARS ? `${s.slice(0, LOGGED_CHARS)}… (${s.length} chars)` : s);
 
-/** What a route's event may carry besides its server: `?path=`, `?force=`, and the names of an op's query. */
+/** What a route's event may carry besides its server: `?path=`, `?force=`, the names of an op's query, and the route's `:id`. */
 export interface EventTakes {
   path?: boolean;
   force?: boolean;
   query?: readonly OpQueryKey[];
+  /** The route's path has an `:id`: the event's `id` fills it (and is required). */
+  id?: boolean;
 }
 
 /** `/api/v1/servers/<server>/<rest>` with `?path=`, `?force=` and the op's query where the route takes them. */
@@ -173,6 +175,8 @@ export function serverRoute(rest: string, takes: EventTakes = {}) {
     if (!d.server) throw new EventRejected('event_data_invalid', 'event data: server is required');
     if (!takes.path && d.path !== undefined) throw new EventRejected('event_data_invalid', 'event data: path is not used by this event type');
     if (!takes.force && d.force !== undefined) throw new EventRejected('event_data_invalid', 'event data: force is not used by this event type');
+    if (!takes.id && d.id !== undefined) throw new EventRejected('event_data_invalid', 'event data: id is not used by this event type');
+    if (takes.id && !d.id) throw new EventRejected('event_data_invalid', 'event data: id is required');
     for (const k of OP_QUERY_KEYS) {
       if (!takes.query?.includes(k) && d[k] !== undefined) throw new EventRejected('event_data_invalid', `event data: ${k} is not used by this event type`);
     }
@@ -182,7 +186,9 @@ export function serverRoute(rest: string, takes: EventTakes = {}) {
     // As the HTTP caller would send them: the route's own schema judges them the same way.
     for (const k of OP_QUERY_KEYS) if (d[k] !== undefined) q.set(k, String(d[k]));
     const qs = q.toString();
-    return `/api/v1/servers/${encodeURIComponent(d.server)}/${rest}${qs ? `?${qs}` : ''}`;
+    // The route itself judges the id (its shape), as it judges an HTTP caller's.
+    const at = takes.id ? rest.replace(':id', encodeURIComponent(d.id!)) : rest;
+    return `/api/v1/servers/${encodeURIComponent(d.server)}/${at}${qs ? `?${qs}` : ''}`;
   };
 }
 
@@ -191,7 +197,7 @@ export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['tar
 /** A route that takes no server: the event's data must be empty. */
 export function noServer(path: string) {
   return (d: RequestData): string => {
-    if (d.server !== undefined || d.path !== undefined || d.force !== undefined || OP_QUERY_KEYS.some((k) => d[k] !== undefined)) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
+    if (d.server !== undefined || d.path !== undefined || d.force !== undefined || d.id !== undefined || OP_QUERY_KEYS.some((k) => d[k] !== undefined)) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
     return path;
   };
 }
@@ -200,12 +206,16 @@ const SERVER_PREFIX = '/api/v1/servers/:name/';
 
 /**
  * The event of a route of the table (lib/http/routes/table.ts): a route under a server is
- * addressed by the event's `server` (and `path`/`force`/the op's query where the route takes them); a route
- * without path parameters takes no data. Any other route cannot be an event.
+ * addressed by the event's `server` (and `path`/`force`/the op's query where the route takes them, and
+ * `id` for a route with one `:id` segment that says so); a route without path parameters takes no
+ * data. Any other route cannot be an event.
  */
 export function routeEventFor(method: RouteEvent['method'], path: string, takes: EventTakes, body: boolean): RouteEvent {
-  if (path.startsWith(SERVER_PREFIX) && !path.slice(SERVER_PREFIX.length).includes(':')) {
-    return routeEvent(method, serverRoute(path.slice(SERVER_PREFIX.length), { path: takes.path, force: takes.force, query: takes.query }), body);
+  const rest = path.startsWith(SERVER_PREFIX) ? path.slice(SERVER_PREFIX.length) : undefined;
+  const params = rest?.split('/').filter((s) => s.startsWith(':')) ?? [];
+  const byId = takes.id === true && params.length === 1 && params[0] === ':id';
+  if (rest !== undefined && (params.length === 0 || byId)) {
+    return routeEvent(method, serverRoute(rest, { path: takes.path, force: takes.force, query: takes.query, id: byId }), body);
   }
   if (!path.includes(':')) return routeEvent(method, noServer(path), body);
   throw new Error(`${method} ${path}: no event can address a route with these path parameters`);

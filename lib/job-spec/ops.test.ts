@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { isOp, mutates, needsChown, OPS } from './ops.ts';
 
 test('mutates: everything but list and read; CHOWN only where files are created', () => {
-  assert.deepEqual(OPS.filter(mutates), ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull', 'compress']);
+  assert.deepEqual(OPS.filter(mutates), ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull', 'compress', 'trash-restore', 'trash-purge']);
   assert.equal(mutates('search'), false);
-  assert.deepEqual(OPS.filter(needsChown), ['write', 'mkdir', 'upload', 'unzip', 'zip', 'copy', 'pull', 'compress']);
+  assert.equal(mutates('trash-list'), false);
+  assert.deepEqual(OPS.filter(needsChown), ['write', 'mkdir', 'upload', 'unzip', 'zip', 'copy', 'pull', 'compress', 'trash-restore']);
   assert.equal(isOp('zip'), true);
   assert.equal(isOp('chmod'), false);
   assert.equal(isOp('unzip'), true);

@@ -19,5 +19,5 @@ export interface Target {
 /** How every file Job is shaped, whatever the op (the configuration part of JobParams). */
 export type JobSettings = Pick<
   JobParams,
-  'namespace' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'deadlineSeconds' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup' | 'pullEnv'
+  'namespace' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'deadlineSeconds' | 'ttlSeconds' | 'cpu' | 'memory' | 'runAsUser' | 'runAsGroup' | 'fsGroup' | 'pullEnv' | 'trash'
 >;

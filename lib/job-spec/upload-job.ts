@@ -9,6 +9,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { ANNOTATION_FILES_PATH, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { encodeTrashEnv } from '../protocol/trash-env.ts';
 import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, servingEnvOf, type JobBase, type JobParams } from './render.ts';
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
@@ -18,7 +19,7 @@ export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
 /** The same container port as a serving Job: only the upload functions may reach it. */
 export const RECEIVE_PORT = BROWSE_PORT;
 
-export interface ReceiverJobParams extends JobBase, Pick<JobParams, 'cpu' | 'memory'> {
+export interface ReceiverJobParams extends JobBase, Pick<JobParams, 'cpu' | 'memory' | 'trash'> {
   /** Hex SHA-256 of the token the function presents; the token itself never appears in the spec. */
   tokenSha256: string;
   /** Stop after the first upload (the single PUT). */
@@ -64,6 +65,8 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
       ...servingEnvOf(RECEIVE_PORT, p),
       ...(p.once ? [{ name: 'FELIS_RECEIVE_ONCE', value: 'true' }] : []),
       ...(p.session ? [{ name: 'FELIS_UPLOAD_SESSION', value: p.session }] : []),
+      // An upload placed over an existing file puts the old one in the undo trash: told how, and by whom.
+      ...(p.trash ? encodeTrashEnv(p.trash) : []),
     ],
     ports: [{ name: 'receive', containerPort: RECEIVE_PORT, protocol: 'TCP' }],
     requests: { cpu, memory },

@@ -18,6 +18,9 @@ test('a Job\'s holder kind follows its managed-by label; reads and lists and bac
   for (const m of ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip']) assert.equal(jobKind(files(m)), 'file-write', m);
   assert.equal(jobKind(files('read')), undefined);
   assert.equal(jobKind(files('list')), undefined);
+  assert.equal(jobKind(files('trash-list')), undefined);
+  assert.equal(jobKind(files('trash-restore')), 'file-write');
+  assert.equal(jobKind(files('trash-purge')), 'file-write');
   assert.equal(jobKind(files()), 'file-write');
   assert.equal(jobKind(files('chmod')), 'file-write');
   assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'world' })), 'export');

@@ -38,9 +38,10 @@ export function jobKind(job: V1Job): HolderKind | undefined {
     case 'felis-backup':
       return 'backup';
     case 'felis-files': {
-      // A missing or unknown mode counts as a write: over-counting is the safe side.
+      // A missing or unknown mode counts as a write: over-counting is the safe side. The reads
+      // (the trash's listing among them) mount the world read-only and hold nothing.
       const mode = l[LABEL_FILES_MODE];
-      return mode === 'list' || mode === 'read' || mode === 'search' ? undefined : 'file-write';
+      return mode === 'list' || mode === 'read' || mode === 'search' || mode === 'trash-list' ? undefined : 'file-write';
     }
     case 'felis-export':
       // Exporting a stored backup does not touch the volume.

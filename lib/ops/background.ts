@@ -8,6 +8,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, filesJobName, renderFilesJob } from '../job-spec/render.ts';
+import { callerTrash } from '../job-spec/trash.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
@@ -95,6 +96,8 @@ export class BackgroundOps {
       ...(req.cancelToken ? { cancelTokenSha256: req.cancelToken(filesJobName(t.server, id)) } : {}),
       ...(req.batch ? { batch: req.batch } : {}),
       ...(req.format !== undefined ? { format: req.format } : {}),
+      // What an unzip over files, a zip or a copy replaces goes to the undo trash, with the caller's name.
+      ...(settings.trash ? { trash: callerTrash(settings.trash) } : {}),
       worldPvc: t.world.claim,
       nodeName: t.world.node,
       ...eventParams(event),

@@ -16,6 +16,7 @@ export const EDIT_ERRORS = {
   digest_mismatch: { code: 'digest_mismatch', kind: 'invalid', text: 'content does not match its sha256' },
   withheld_linked: { code: 'withheld_linked', kind: 'conflict', text: 'the proxy forwarding secret has other hard links; delete them first' },
   batch_conflict: { code: 'batch_conflict', kind: 'conflict', text: 'two items of the batch clash' },
+  trash_not_found: { code: 'trash_not_found', kind: 'not_found', text: 'no such trash record' },
 } as const satisfies Record<string, { code: ErrorCode; kind: ErrorKind; text: string }>;
 
 export type EditErrorKind = keyof typeof EDIT_ERRORS;

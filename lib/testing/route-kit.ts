@@ -59,7 +59,7 @@ export class FakeGates implements FileGates {
   }
 }
 
-type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'batch';
+type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge';
 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
@@ -78,6 +78,9 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     rename: method('rename'),
     search: method('search'),
     batch: method('batch'),
+    trashList: method('trashList'),
+    trashRestore: method('trashRestore'),
+    trashPurge: method('trashPurge'),
   } as unknown as FilesEditor;
   return { editor, calls };
 }

@@ -6,6 +6,7 @@
  * Verbs: `jobs create`, `pods list`. Nothing is kept in the instance.
  * @module
  */
+import { callerTrash } from '../job-spec/trash.ts';
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../job-spec/types.ts';
@@ -137,6 +138,7 @@ export class UploadReceivers implements UploadChannel {
       nodeName: t.world.node,
       tokenSha256: tokenDigest(token),
       once: true,
+      ...(this.#settings.trash ? { trash: callerTrash(this.#settings.trash) } : {}),
       idleSeconds: SINGLE_IDLE_SECONDS,
       lifetimeSeconds: SINGLE_LIFETIME_SECONDS,
     });

@@ -9,6 +9,7 @@
  * receiver on its way?), `pods list`.
  * @module
  */
+import { callerTrash } from '../job-spec/trash.ts';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
@@ -177,6 +178,7 @@ export class UploadSessions implements SessionChannel {
       tokenSha256: tokenDigest(jobToken(key, name)),
       once: false,
       session: id,
+      ...(this.#settings.trash ? { trash: callerTrash(this.#settings.trash) } : {}),
       idleSeconds: this.#cfg.idleSeconds,
       lifetimeSeconds: this.#cfg.lifetimeSeconds,
     });

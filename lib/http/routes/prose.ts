@@ -11,7 +11,7 @@ import type { ProseTable } from './types.ts';
 export const ROUTE_PROSE = {
   'files.list': {
     summary: "One folder's entries (empty path: the world's root), or a page of them with `limit`, `after` or `q`. No lock.",
-    answer: '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes}` — empty `path` = the root; `free_bytes` `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
+    answer: '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes, trash_bytes}` — empty `path` = the root; `free_bytes` the free space plus the undo trash\'s `trash_bytes` (a mutation takes them back when it needs room), `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
   },
   'files.search': {
     summary: 'Entries below a folder, at any depth, whose name contains `q` or matches it as a glob (`*`, `?`), any case. No lock.',
@@ -31,7 +31,7 @@ export const ROUTE_PROSE = {
   },
   'files.delete': {
     summary: 'A file, or a folder recursively, under the world lock.',
-    answer: '`{path, status:"deleted"}` — recursive; links removed, not followed',
+    answer: '`{path, status:"deleted", trash_id?}` — recursive; links removed, not followed; `trash_id` names the undo-trash record that keeps it',
   },
   'files.rename': {
     summary: 'Move without replacing, under the world lock.',
@@ -39,7 +39,7 @@ export const ROUTE_PROSE = {
   },
   'files.delete_many': {
     summary: 'Delete many files or folders in one Job, every one checked first, under the world lock.',
-    answer: '`{done:[path…], failed:[{path, error:{code, message}}]}` — 1–1000 paths; every path is checked before anything changes (the first bad one is answered with its `path` and nothing changed); `failed` only what the disk refused after',
+    answer: '`{done:[path…], failed:[{path, error:{code, message}}], trash_id?}` — 1–1000 paths; `trash_id` the undo-trash record of what was deleted; every path is checked before anything changes (the first bad one is answered with its `path` and nothing changed); `failed` only what the disk refused after',
   },
   'files.move': {
     summary: 'Move or rename many files or folders in one Job without replacing, every one checked first, under the world lock.',
@@ -96,6 +96,22 @@ export const ROUTE_PROSE = {
   'uploads.commit': {
     summary: "Check the whole file's digest and place it.",
     answer: '202 `{op, sha256}` — `op` is the upload as `files/ops` lists it, already `succeeded`',
+  },
+  'files.trash.list': {
+    summary: 'The undo trash: what deletes, overwrites and extractions removed, newest first, a page at a time. No lock.',
+    answer: '`{items:[{id, op, paths:[…], bytes, entries, at, actor, expires_at}], next?, trash_bytes}` — newest first; at most `limit` records after the id `after`; `next` (the next page\'s `after`) when there are more; `trash_bytes` what the whole trash holds',
+  },
+  'files.trash.restore': {
+    summary: 'Put a trash record back where it was (or under the folder `to`), under the world lock.',
+    answer: '`{id, restored:[paths]}` — all or nothing; 409 `file_exists` (its `path` names it) when one of them exists again; 404 `trash_not_found`',
+  },
+  'files.trash.purge': {
+    summary: 'Remove one trash record for good, under the world lock.',
+    answer: '`{id, purged, bytes}` — `bytes` freed; 404 `trash_not_found`',
+  },
+  'files.trash.purge_all': {
+    summary: 'Empty the undo trash for good, under the world lock.',
+    answer: '`{purged, bytes}` — every record; `bytes` freed',
   },
   'files.ops': {
     summary: "The server's ten newest background ops, newest first; works while the server runs.",

@@ -12,6 +12,7 @@ import { PACK_FORMATS } from '../../protocol/pack-format.ts';
 import { writeBodySchema } from '../write-body.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
+import { TRASH_ID } from '../../protocol/trash-env.ts';
 import type { SchemaTable } from './types.ts';
 import type { ROUTES } from './table.ts';
 
@@ -127,15 +128,26 @@ const items = <T extends z.ZodType>(item: T, what: string) =>
     .array(item, { error: `${what} must be a list` })
     .min(1, { error: `${what} needs at least one item` })
     .max(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` });
-const batchAnswer = {
-  200: {
-    description: 'every item checked, then applied: those done, and those the disk refused after the check (space, I/O)',
-    json: z.strictObject({
-      done: z.array(z.string()).describe("the items applied, in the request's order (a move's `from`)"),
-      failed: z.array(z.strictObject({ path: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }) })),
-    }),
-  },
-} as const;
+const batchFields = {
+  done: z.array(z.string()).describe("the items applied, in the request's order (a move's `from`)"),
+  failed: z.array(z.strictObject({ path: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }) })),
+};
+const BATCH_DONE = 'every item checked, then applied: those done, and those the disk refused after the check (space, I/O)';
+const batchAnswer = { 200: { description: BATCH_DONE, json: z.strictObject(batchFields) } } as const;
+
+/** One undo-trash record as the listing shows it (the Job's `trash_items`, job/trash/). */
+const trashItemSchema = z.strictObject({
+  id: z.string().describe('16 lowercase hex digits: the record, for restore and purge (ids sort by age)'),
+  op: z.string().describe('the op that put it there: delete, delete-many, write, upload, unzip, …'),
+  paths: z.array(z.string()).describe("the paths it removed or replaced, from the world's root, in the op's order"),
+  bytes: z.number().describe('bytes of regular files it holds'),
+  entries: z.number().describe('files, folders and links it holds'),
+  at: z.string().describe('RFC 3339 (ms): when it was trashed'),
+  actor: z.string().describe('who asked for the op (the caller as the function saw it); empty when the Job was not told'),
+  expires_at: z.string().describe('RFC 3339 (ms): when it goes for good'),
+});
+const TRASH_AFTER = 'the ?after= query parameter must be a trash record id (16 lowercase hex digits)';
+const TRASH_LIMIT = `the ?limit= query parameter must be a whole number from 1 to ${PAGE_MAX_ENTRIES}`;
 
 const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for another file mutation instead of a 409' } };
 
@@ -161,7 +173,8 @@ export const SCHEMAS = {
           entries: z.array(entrySchema),
           truncated: z.boolean().describe('there are more entries than these'),
           next: z.string().optional().describe("a paged listing with more entries: the last name of this page, the next page's `after`"),
-          free_bytes: z.number().nullable().describe('0 on a full volume, null when unknown'),
+          free_bytes: z.number().nullable().describe("the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
+          trash_bytes: z.number().describe('bytes the undo trash holds (0 when none)'),
         }),
       },
     },
@@ -218,7 +231,11 @@ export const SCHEMAS = {
     responses: { 200: { description: 'written', json: statusOf('written', { sha256: sha256Hex }) } },
   },
   'files.mkdir': { query: pathQuery, requestHeaders: preferHeader, responses: { 200: { description: 'created', json: statusOf('created') } } },
-  'files.delete': { query: pathQuery, requestHeaders: preferHeader, responses: { 200: { description: 'deleted', json: statusOf('deleted') } } },
+  'files.delete': {
+    query: pathQuery,
+    requestHeaders: preferHeader,
+    responses: { 200: { description: 'deleted', json: statusOf('deleted', { trash_id: z.string().optional().describe('the undo-trash record of what was deleted (restore it with files/trash/{id}/restore); absent when the trash is off') }) } },
+  },
   'files.rename': {
     query: pathQuery,
     body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required: absent or empty is 400 bad_request)') }) },
@@ -228,7 +245,12 @@ export const SCHEMAS = {
   'files.delete_many': {
     body: { json: z.strictObject({ paths: items(itemPath('a path'), 'paths').describe('files, links or folders (recursively) inside the world') }) },
     requestHeaders: preferHeader,
-    responses: batchAnswer,
+    responses: {
+      200: {
+        description: BATCH_DONE,
+        json: z.strictObject({ ...batchFields, trash_id: z.string().optional().describe('the undo-trash record of what was deleted (one for the batch); absent when the trash is off or nothing was removed') }),
+      },
+    },
   },
   'files.move': {
     body: {
@@ -328,6 +350,53 @@ export const SCHEMAS = {
   'uploads.commit': {
     body: { json: z.strictObject({ overwrite: z.boolean().optional(), sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() }) },
     responses: { 202: { description: 'placed: the upload as the ops listing shows it', json: z.strictObject({ op: opViewSchema, sha256: sha256Hex }) } },
+  },
+  'files.trash.list': {
+    query: z.object({
+      limit: z
+        .string()
+        .regex(LIMIT_PATTERN, { error: TRASH_LIMIT })
+        .optional()
+        .transform((v) => (v === undefined ? undefined : Number(v)))
+        .describe(`at most this many records (1–${PAGE_MAX_ENTRIES}; the Job's default without)`),
+      after: z
+        .string()
+        .refine((v) => v === '' || TRASH_ID.test(v), { error: TRASH_AFTER })
+        .optional()
+        .describe("the records older than this id (the previous page's `next`); empty or absent: from the newest"),
+    }),
+    responses: {
+      200: {
+        description: 'the undo trash, newest first',
+        json: z.strictObject({
+          items: z.array(trashItemSchema),
+          next: z.string().optional().describe("more records: the last id of this page, the next page's `after`"),
+          trash_bytes: z.number().describe('bytes the whole trash holds (0 when empty)'),
+        }),
+      },
+    },
+  },
+  'files.trash.restore': {
+    body: {
+      json: z.strictObject({
+        to: z.string({ error: 'to must be a string' }).min(1, { error: 'to cannot be empty' }).optional().describe('an existing folder to restore under; default: where each path was'),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: {
+      200: {
+        description: 'put back; the record is gone from the trash',
+        json: z.strictObject({ id: z.string(), restored: z.array(z.string()).describe("the paths put back, in the record's order") }),
+      },
+    },
+  },
+  'files.trash.purge': {
+    requestHeaders: preferHeader,
+    responses: { 200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: z.number().describe('records removed (1)'), bytes: z.number().describe('bytes freed') }) } },
+  },
+  'files.trash.purge_all': {
+    requestHeaders: preferHeader,
+    responses: { 200: { description: 'every record removed for good', json: z.strictObject({ purged: z.number().describe('records removed'), bytes: z.number().describe('bytes freed') }) } },
   },
   'files.ops': { responses: { 200: { description: 'newest first, at most ten', json: z.strictObject({ ops: z.array(opViewSchema) }) } } },
   'files.download': {

@@ -255,6 +255,38 @@ export const ROUTES = {
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, ...RECEIVER, [409, 'upload_incomplete'], [400, 'digest_mismatch']],
   },
+  'files.trash.list': {
+    fn: 'files-trash',
+    method: 'GET',
+    path: `${S}/files/trash`,
+    permission: filesGet,
+    errors: [...GATES, ...JOB, [400, 'bad_request']],
+    event: { type: 'dev.felis.files.trash.list', query: ['limit', 'after'] },
+  },
+  'files.trash.restore': {
+    fn: 'files-trash',
+    method: 'POST',
+    path: `${S}/files/trash/:id/restore`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [404, 'trash_not_found']],
+    event: { type: 'dev.felis.files.trash.restore', id: true },
+  },
+  'files.trash.purge': {
+    fn: 'files-trash',
+    method: 'DELETE',
+    path: `${S}/files/trash/:id`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, [400, 'bad_request'], [404, 'trash_not_found']],
+    event: { type: 'dev.felis.files.trash.purge', id: true },
+  },
+  // Everything at once is HTTP only: no event can empty the trash by leaving out an id.
+  'files.trash.purge_all': {
+    fn: 'files-trash',
+    method: 'DELETE',
+    path: `${S}/files/trash`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB],
+  },
   'files.ops': {
     fn: 'files-ops',
     method: 'GET',

@@ -25,9 +25,10 @@ export interface RouteEntry {
   errors: readonly ErrorCode[];
   /**
    * The CloudEvent type that carries this route's request, if any; `path`/`force`: the event's data
-   * may carry `?path=`/`?force=`; `query`: which of an op's query parameters (`limit`, `after`, `q`) it may carry. The event carries a body when the route takes a JSON body.
+   * may carry `?path=`/`?force=`; `query`: which of an op's query parameters (`limit`, `after`, `q`) it may carry;
+   * `id`: the event's `id` fills the route's `:id`. The event carries a body when the route takes a JSON body.
    */
-  event?: { type: string; path?: boolean; force?: boolean; query?: readonly OpQueryKey[] };
+  event?: { type: string; path?: boolean; force?: boolean; query?: readonly OpQueryKey[]; id?: boolean };
 }
 
 export type RouteTable = Readonly<Record<string, RouteEntry>>;
