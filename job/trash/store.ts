@@ -218,7 +218,7 @@ export class Trash {
   /** One rename takes the record out of every listing; then what it holds is removed. */
   #drop(id: string): void {
     const aside = PURGE_PREFIX + id;
-    fs.renameSync(atPath(this.#fd, id), atPath(this.#fd, aside));
+    this.#ctx.rename(atPath(this.#fd, id), atPath(this.#fd, aside));
     bestEffort(() => this.#ctx.fsync(this.#fd));
     this.#ctx.journalStep?.('trash:purge-aside');
     removeAllAt(this.#fd, aside);
