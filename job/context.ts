@@ -10,6 +10,9 @@ import { syncVolume } from './archive/sync-volume.ts';
 import { WorldRoot } from './root.ts';
 import { StopGate, exitStopped } from './journal/stop.ts';
 import { recoverAll, type Recovered } from './journal/recover.ts';
+import type { JournalHooks } from './journal/journal.ts';
+import { recoverTrash } from './trash/recover.ts';
+import { keepReplaced } from './trash/replaced.ts';
 import type { ExecuteOptions, OpContext } from './types.ts';
 import { formatRecoveredLine } from '../lib/protocol/recovered.ts';
 
@@ -47,12 +50,25 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
 export function recoverWorld(ctx: OpContext): Recovered[] {
   let recovered: Recovered[];
   try {
-    recovered = recoverAll(ctx.root, { rename: ctx.rename, fsync: ctx.fsync, syncfs: ctx.syncfs, step: ctx.journalStep });
+    recovered = recoverAll(ctx.root, journalHooks(ctx));
+    // Then the undo trash: unfinished records settled, expired ones purged (job/trash/recover.ts).
+    recoverTrash(ctx);
   } catch (e) {
     throw new Error(`finish an interrupted op on the world: ${(e as Error).message}`, { cause: e });
   }
   reportRecovered(ctx, recovered);
   return recovered;
+}
+
+/** The system calls a placement journal of this Job uses, and where what it replaced goes. */
+export function journalHooks(ctx: OpContext): JournalHooks {
+  return {
+    rename: ctx.rename,
+    fsync: ctx.fsync,
+    syncfs: ctx.syncfs,
+    step: ctx.journalStep,
+    keepReplaced: (baseFd, header, aside) => keepReplaced(ctx, baseFd, header, aside),
+  };
 }
 
 /** Says what recovery made of each interrupted op, so whoever reads this Job's log can record it. */

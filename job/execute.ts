@@ -28,7 +28,6 @@ import { moveMany } from './ops/batch-move.ts';
 import { chmodMany } from './ops/batch-chmod.ts';
 import { compress } from './ops/compress.ts';
 import { trashList, trashPurge, trashRestore } from './trash/ops.ts';
-import { recoverTrash } from './trash/recover.ts';
 import { purgeOlderHalf } from './trash/room.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
@@ -80,8 +79,6 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
       opts.onSignal?.(() => ctx.stop.request());
       // An unfinished placement a dead Job left is finished or undone before anything else.
       recovered = recoverWorld(ctx);
-      // Then the trash: unfinished records settled, expired ones purged (job/trash/recover.ts).
-      recoverTrash(ctx);
       // A read-write Job remembers the withheld file's content before its op may replace it, so a
       // link left holding that content stays withheld (withheld.ts). Read-only Jobs only read it.
       rememberWithheld(ctx.root);

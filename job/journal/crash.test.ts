@@ -31,7 +31,8 @@ let runs = 0;
 function child(root: string, args: string[], env: Record<string, string> = {}): Run {
   const stepsFile = path.join(base, `steps-${++runs}`);
   const r = spawnSync(NODE, [CHILD, 'files', '--worlds-root', root, ...args], {
-    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, ...env },
+    // The journal's own steps, without the undo trash (job/trash/crash.test.ts kills an overwrite with it).
+    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, FELIS_TRASH: 'off', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });

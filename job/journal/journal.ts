@@ -74,6 +74,11 @@ export interface JournalHooks {
   syncfs: (path: string) => void;
   /** Test-only: called after every step that leaves something on disk (`state:placing`, `move:3`, ...). */
   step?: (name: string) => void;
+  /**
+   * Told, before a committed journal's working folder goes, of every entry the op moved aside
+   * (what it replaced, still in `old/`): the undo trash takes them (job/trash/replaced.ts).
+   */
+  keepReplaced?: (baseFd: number, header: Readonly<JournalHeader>, aside: Iterable<Move>) => void;
 }
 
 export class JournalError extends Error {
@@ -332,6 +337,11 @@ export class Journal {
     return seg as Move[];
   }
 
+  /** The aside moves whose entry is still in the working folder, in order. */
+  *#asides(): Generator<Move> {
+    for (const [, m] of this.#moves(false)) if (m[0] === 'aside' && exists(this.#at(m[2]))) yield m;
+  }
+
   /** Whether a move has happened, read from the one name only it touches. */
   #done(m: Move): boolean {
     return m[0] === 'in' ? !exists(this.#at(m[1])) : exists(this.#at(m[2]));
@@ -447,6 +457,7 @@ export class Journal {
   finish(): void {
     const s = this.#header.state;
     if (s === 'placing' || s === 'undoing') throw new JournalError(`journal ${this.#name} is ${s}; it cannot be removed`);
+    if (s === 'committed' && this.#hooks.keepReplaced) this.#hooks.keepReplaced(this.#baseFd, this.#header, this.#asides());
     fs.rmSync(this.#at(this.#header.work), { recursive: true, force: true });
     this.#step('work-removed');
     fs.rmSync(atPath(this.#rootFd, this.#name), { recursive: true, force: true });

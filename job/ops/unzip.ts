@@ -21,7 +21,8 @@ import { pathHasWorkingName } from '../working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
 import { isRefusal, planArchive } from '../archive/plan.ts';
 import { place } from '../archive/place.ts';
-import { Journal, type JournalHooks } from '../journal/journal.ts';
+import { Journal } from '../journal/journal.ts';
+import { journalHooks } from '../context.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
 import type { ArchivePass } from '../archive/pass.ts';
@@ -263,6 +264,3 @@ async function stageArchive(
   return { files: plan.files, bytes: plan.bytes };
 }
 
-function journalHooks(ctx: OpContext): JournalHooks {
-  return { rename: ctx.rename, fsync: ctx.fsync, syncfs: ctx.syncfs, step: ctx.journalStep };
-}

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { treeDigest } from '../archive/test-kit.ts';
+import { forgeZip, treeDigest } from '../archive/test-kit.ts';
 import { encodeBatchEnv } from '../../lib/protocol/batch-env.ts';
 import { encodeContentEnv } from '../../lib/protocol/content-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
@@ -214,4 +214,41 @@ test('a purge killed at every step leaves the record whole or gone, never half l
     assert.ok(left.length === 0 || (left.length === 1 && left[0]!.id === id && left[0]!.digest === digestOf(path.join(world(), 'd1'))), JSON.stringify(kill));
     assert.deepEqual(fs.readdirSync(path.join(root, UNDO_DIR)).filter((n) => !/^[0-9a-f]{16}$/.test(n)), [], 'nothing half purged is left');
   }
+});
+
+test('an extraction with overwrite killed at every step: each replaced file holds the old or the new, and the old is kept whenever the new landed', () => {
+  const archive = forgeZip([
+    { name: 'server.properties', data: 'motd=new\n' },
+    { name: 'd1/sub/0.dat', data: 'new 0' },
+    { name: 'fresh.txt', data: 'fresh' },
+  ]);
+  const make = () => {
+    const root = world();
+    fs.writeFileSync(path.join(root, 'pack.zip'), archive);
+    return root;
+  };
+  const args = ['--op', 'unzip', '--path', 'pack.zip', '--overwrite'];
+  const clean = child(make(), args);
+  assert.equal(clean.status, 0, clean.stderr);
+  assert.ok(clean.steps.includes('trash:held'), clean.steps.join(','));
+  const replaced = { 'server.properties': ['motd=old\n', 'motd=new\n'], 'd1/sub/0.dat': ['d1 0', 'new 0'] };
+  let kept = 0;
+  for (const kill of kills(clean, 0)) {
+    const root = make();
+    const r = child(root, args, kill);
+    assert.equal(r.signal, 'SIGKILL', `${JSON.stringify(kill)}: ${r.stderr}`);
+    settle(root);
+    const trash = trashOf(root);
+    for (const [p, [oldText, newText]] of Object.entries(replaced)) {
+      const now = fs.readFileSync(path.join(root, p), 'utf8');
+      const inTrash = trash.filter((t) => t.path === p);
+      if (now === oldText) assert.equal(inTrash.length, 0, `${JSON.stringify(kill)}: ${p} unreplaced, nothing kept`);
+      else {
+        assert.equal(now, newText, `${JSON.stringify(kill)}: ${p}`);
+        assert.deepEqual(inTrash.map((t) => t.digest), [sha256(oldText!)], `${JSON.stringify(kill)}: the old ${p} is kept once`);
+        kept++;
+      }
+    }
+  }
+  assert.ok(kept > 0, 'some kills come after the placement');
 });
