@@ -41,7 +41,7 @@ export function purgeOlderHalf(ctx: OpContext): boolean {
     const ids = trash.ids().reverse();
     const n = Math.max(1, Math.ceil(ids.length / 2));
     let purged = 0;
-    for (const id of ids.slice(0, n)) if (trash.purge(id) !== null) purged++;
+    for (const id of ids.slice(0, n)) if (trash.purge(id, true) !== null) purged++;
     return purged > 0;
   } finally {
     trash.close();

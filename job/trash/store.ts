@@ -29,6 +29,51 @@ import { countTree } from './count.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const PURGE_PREFIX = '.purge-';
+/**
+ * How long one Job spends removing expired or purged records beyond what it needs for room: what
+ * a delete postponed (unlinking a big tree) is paid a slice at a time, never by one op all at once.
+ */
+export const PURGE_BUDGET_MS = 1000;
+
+/**
+ * Removes `name` in `dirFd` as removeAllAt does (never following a link), stopping once
+ * `deadline` (performance.now) has passed. True when it is gone.
+ */
+export function removeWithin(dirFd: number, name: string | Buffer, deadline: number): boolean {
+  try {
+    fs.unlinkSync(atPath(dirFd, name));
+    return true;
+  } catch (e) {
+    const code = errCode(e);
+    if (code === 'ENOENT') return true;
+    if (code !== 'EISDIR' && code !== 'EPERM') throw e;
+  }
+  let fd: number;
+  try {
+    fd = openDirNoFollow(atPath(dirFd, name));
+  } catch (e) {
+    if (isNotExist(e)) return true;
+    if (errCode(e) === 'ENOTDIR' || errCode(e) === 'ELOOP') {
+      fs.unlinkSync(atPath(dirFd, name));
+      return true;
+    }
+    throw e;
+  }
+  try {
+    for (;;) {
+      const names = fs.readdirSync(fdPath(fd), { encoding: 'buffer' });
+      if (names.length === 0) break;
+      for (const n of names) {
+        if (performance.now() > deadline) return false;
+        if (!removeWithin(fd, n, deadline)) return false;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.rmdirSync(atPath(dirFd, name));
+  return true;
+}
 
 /** `<dev>:<ino>`. */
 export function idText(id: Identity): string {
@@ -44,7 +89,7 @@ function isOurs(st: fs.Stats): boolean {
   return st.isDirectory() && (st.mode & 0o777) === 0o700 && st.uid === (process.geteuid?.() ?? st.uid);
 }
 
-function openDirNoFollow(p: string): number {
+function openDirNoFollow(p: string | Buffer): number {
   return fs.openSync(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 }
 
@@ -205,29 +250,41 @@ export class Trash {
     }
   }
 
-  /** Removes a record and all it holds for good; its bytes, or null when there is none. */
-  purge(id: string): number | null {
+  /**
+   * Removes a record and all it holds for good; its bytes, or null when there is none. `whole`: all
+   * of it now (an op needs the room); otherwise within this Job's removal budget, the rest left
+   * under `.purge-<id>` for the next mutation (an expiry or a purge never makes an op slow).
+   */
+  purge(id: string, whole = false): number | null {
     const r = this.read(id);
     if (!r) return null;
     fs.closeSync(r.fd);
     const bytes = r.record.items.reduce((s, i) => s + i.bytes, 0);
-    this.#drop(id);
+    this.#drop(id, whole);
     return bytes;
   }
 
   /** One rename takes the record out of every listing; then what it holds is removed. */
-  #drop(id: string): void {
+  #drop(id: string, whole: boolean): void {
     const aside = PURGE_PREFIX + id;
     this.#ctx.rename(atPath(this.#fd, id), atPath(this.#fd, aside));
     bestEffort(() => this.#ctx.fsync(this.#fd));
     this.#ctx.journalStep?.('trash:purge-aside');
-    removeAllAt(this.#fd, aside);
+    if (whole) removeAllAt(this.#fd, aside);
+    else removeWithin(this.#fd, aside, this.#budgetEnd());
   }
 
-  /** Removes what purges a stopped Job left half done. */
+  #deadline: number | undefined;
+  /** The end of this Job's removal budget, from the first time it is asked for. */
+  #budgetEnd(): number {
+    this.#deadline ??= performance.now() + PURGE_BUDGET_MS;
+    return this.#deadline;
+  }
+
+  /** Removes (within the budget) what purges before this one left, a stop or a budget's end. */
   sweepPurged(): void {
     for (const n of fs.readdirSync(fdPath(this.#fd))) {
-      if (n.startsWith(PURGE_PREFIX) && TRASH_ID.test(n.slice(PURGE_PREFIX.length))) bestEffort(() => removeAllAt(this.#fd, n));
+      if (n.startsWith(PURGE_PREFIX) && TRASH_ID.test(n.slice(PURGE_PREFIX.length))) bestEffort(() => removeWithin(this.#fd, n, this.#budgetEnd()));
     }
   }
 
@@ -255,7 +312,7 @@ export class Trash {
     const ids = this.ids().reverse();
     for (const id of ids) {
       if (avail === undefined || avail >= need) break;
-      if (this.purge(id) !== null) avail = free();
+      if (this.purge(id, true) !== null) avail = free();
     }
     return avail;
   }
@@ -267,7 +324,7 @@ export class Trash {
 
   /** Removes a record whose items have all left it (restored, or none went in). */
   forget(id: string): void {
-    this.#drop(id);
+    this.#drop(id, true);
   }
 }
 

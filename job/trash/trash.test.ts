@@ -6,6 +6,7 @@ import { makeWorld, sha256, SECRET_TEXT, snapshot, TRASH_OFF, TRASH_ON, writeReq
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 import type { ExecuteOptions, OpRequest } from '../types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { removeWithin } from './store.ts';
 
 /** Runs an op with the trash on (unless the options say otherwise). */
 function on(w: World, req: Omit<OpRequest, 'worldsRoot'>, opts: ExecuteOptions = {}): Promise<Result> {
@@ -278,4 +279,24 @@ test('trash-list pages newest first, `after` an id', async () => {
   assert.equal(p3.trash_bytes, 5);
   const all = await on(w, { op: 'trash-purge', path: '', all: true });
   assert.deepEqual({ purged: all.purged, bytes: all.bytes }, { purged: 5, bytes: 5 });
+});
+
+test('removal past its budget stops and leaves the rest aside, out of the listing, for the next mutation to finish', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('big/sub'), { recursive: true });
+  for (let i = 0; i < 50; i++) fs.writeFileSync(w.p(`big/sub/${i}`), 'x');
+  const del = await on(w, { op: 'delete', path: 'big' });
+  // What a budget's end leaves: the record renamed aside, its tree partly removed.
+  const trashDir = w.p(UNDO_DIR);
+  fs.renameSync(`${trashDir}/${del.trash_id}`, `${trashDir}/.purge-${del.trash_id}`);
+  const dirFd = fs.openSync(trashDir, 'r');
+  try {
+    assert.equal(removeWithin(dirFd, `.purge-${del.trash_id}`, performance.now() - 1), false);
+  } finally {
+    fs.closeSync(dirFd);
+  }
+  assert.ok(fs.existsSync(`${trashDir}/.purge-${del.trash_id}/0/sub`), 'stopped part way');
+  assert.deepEqual((await on(w, { op: 'trash-list', path: '' })).trash_items ?? [], []);
+  await on(w, { op: 'mkdir', path: 'next' });
+  assert.deepEqual(fs.readdirSync(trashDir), []);
 });
