@@ -35,7 +35,9 @@ describe(`many files in one call through the ${TIER} cluster`, () => {
     if (!REAL) s.cluster.resetCounts();
     const r = await s.call('POST', `${S}/files/delete`, { paths });
     assert.equal(r.status, 200, r.text.slice(0, 500));
-    assert.deepEqual(r.body, { done: paths, failed: [] });
+    // One undo-trash record keeps the whole batch (test/files-trash.e2e.test.ts restores and purges).
+    assert.match(r.body.trash_id, /^[0-9a-f]{16}$/, r.text.slice(0, 500));
+    assert.deepEqual(r.body, { done: paths, failed: [], trash_id: r.body.trash_id });
     assert.deepEqual(readdirSync(join(s.world, 'logs')), ['latest.log']);
     const made = (await jobsOf('delete-many')).filter((n) => !before.includes(n));
     assert.equal(made.length, 1, `one Job: ${made.join(', ')}`);

@@ -52,7 +52,9 @@ describe(`file routes through the ${TIER} cluster`, () => {
 
     const d = await s.call('DELETE', '/api/v1/servers/survival/file?path=plugins/hi.txt');
     assert.equal(d.status, 200, d.text);
-    assert.deepEqual(d.body, { path: 'plugins/hi.txt', status: 'deleted' });
+    // The undo trash keeps it under this record (test/files-trash.e2e.test.ts restores one).
+    assert.match(d.body.trash_id, /^[0-9a-f]{16}$/, d.text);
+    assert.deepEqual(d.body, { path: 'plugins/hi.txt', status: 'deleted', trash_id: d.body.trash_id });
     assert.equal(existsSync(join(s.world, 'plugins/hi.txt')), false);
   });
 
