@@ -49,6 +49,16 @@ export async function runCli(
     return EXIT_USAGE;
   }
   const f = parsed.flags;
+  // Every read-write mode (an op, a received write or upload) keeps what it replaces as the env says.
+  let trash: TrashSettings;
+  try {
+    trash = readTrashEnv(env);
+  } catch (e) {
+    if (!(e instanceof TrashEnvError)) throw e;
+    io.stderr(`${PREFIX}${e.message}\n`);
+    return EXIT_USAGE;
+  }
+  opts = { trash, ...opts };
   if (f.browseUrl !== '') {
     io.stderr(`${PREFIX}browse mode is not supported by this program\n`);
     return EXIT_INFRA;
@@ -140,14 +150,6 @@ export async function runCli(
     }
   }
 
-  let trash: TrashSettings;
-  try {
-    trash = readTrashEnv(env);
-  } catch (e) {
-    if (!(e instanceof TrashEnvError)) throw e;
-    io.stderr(`${PREFIX}${e.message}\n`);
-    return EXIT_USAGE;
-  }
   if ((f.op === 'trash-restore' || (f.op === 'trash-purge' && !f.all)) && !TRASH_ID.test(f.trashId)) {
     io.stderr(`${PREFIX}--trash-id must be 16 lowercase hex digits${f.op === 'trash-purge' ? ' (or --all)' : ''}\n`);
     return EXIT_USAGE;
@@ -176,7 +178,7 @@ export async function runCli(
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.
-      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), opId: env.FELIS_OP_ID || undefined, trash, ...opts },
+      { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), opId: env.FELIS_OP_ID || undefined, ...opts },
     );
   } catch (e) {
     io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);

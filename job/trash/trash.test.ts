@@ -329,3 +329,28 @@ test('an op that meets a full volume part way runs again once the trash has give
   assert.equal(refused.code, 'no_space');
   assert.equal(records(), 0);
 });
+
+test('every read-write mode reads the trash env first: a bad value is a wiring mistake (exit 2) before anything runs', async () => {
+  const { runCli } = await import('../cli.ts');
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  for (const args of [
+    ['files', '--op', 'delete', '--path', 'server.properties'],
+    ['files', '--op', 'write', '--receive', '--path', 'a', '--sha256', sha256('a')],
+    ['files', '--receive'],
+  ]) {
+    const err: string[] = [];
+    const io = { stdout: () => {}, stderr: (t: string) => void err.push(t) };
+    for (const env of [{ FELIS_TRASH: 'maybe' }, { FELIS_TRASH_SECONDS: '5' }]) {
+      assert.equal(await runCli([...args, '--worlds-root', w.root], env, io), 2, args.join(' '));
+      assert.match(err.join(''), /FELIS_TRASH/);
+    }
+  }
+  assert.deepEqual(snapshot(w.root), before);
+  // A good env reaches the op: the actor is the record's.
+  const out: string[] = [];
+  const io = { stdout: (t: string) => void out.push(t), stderr: () => {} };
+  assert.equal(await runCli(['files', '--op', 'delete', '--path', 'server.properties', '--worlds-root', w.root], { FELIS_ACTOR: 'system:serviceaccount:panel:web' }, io), 0);
+  const [item] = (await on(w, { op: 'trash-list', path: '' })).trash_items!;
+  assert.equal(item!.actor, 'system:serviceaccount:panel:web');
+});
