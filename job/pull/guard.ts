@@ -41,7 +41,7 @@ export class PullRefused extends Error {
 export function policyFromEnv(env: Record<string, string | undefined>): PullPolicy {
   const allow = readPullRules(env.FELIS_PULL_ALLOW, 'FELIS_PULL_ALLOW');
   const deny = readPullRules(env.FELIS_PULL_DENY, 'FELIS_PULL_DENY');
-  const ports = new Set([...DEFAULT_PORTS, ...readPullPorts(env.FELIS_PULL_PORTS)]);
+  const ports = new Set([...DEFAULT_PORTS, ...readPullPorts(env.FELIS_PULL_PORTS, 'FELIS_PULL_PORTS')]);
   return { allowHosts: allow.hosts, allowNets: allow.nets, denyHosts: deny.hosts, denyNets: deny.nets, ports };
 }
 

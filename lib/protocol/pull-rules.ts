@@ -65,8 +65,8 @@ export function readPullRules(v: string | undefined, what?: string): PullRules {
   return { hosts, nets };
 }
 
-/** Reads `FELIS_PULL_PORTS`: the ports besides 80 and 443 any public address may use. */
-export function readPullPorts(v: string | undefined, what = 'FELIS_PULL_PORTS'): number[] {
+/** Reads `FELIS_PULL_PORTS`: the ports besides 80 and 443 any public address may use (`what`, when given, heads the error, as for the rules). */
+export function readPullPorts(v: string | undefined, what?: string): number[] {
   const said = what ? `${what}: ` : '';
   const ports: number[] = [];
   for (const raw of (v ?? '').split(',')) {
@@ -89,5 +89,5 @@ export function checkPullEnv(env: Readonly<Record<string, string | undefined>>):
   };
   read('FELIS_PULL_ALLOW', () => readPullRules(env.FELIS_PULL_ALLOW));
   read('FELIS_PULL_DENY', () => readPullRules(env.FELIS_PULL_DENY));
-  read('FELIS_PULL_PORTS', () => readPullPorts(env.FELIS_PULL_PORTS, ''));
+  read('FELIS_PULL_PORTS', () => readPullPorts(env.FELIS_PULL_PORTS));
 }
