@@ -3,7 +3,9 @@
  * (`Content-Length`; a file that shrinks while it is sent cuts the body off rather than end it
  * short), the redacted server.properties from memory, a folder as a zip stream through the one
  * packer (`packToStream`, which applies the download rules to every entry). Back-pressure is the
- * response's: nothing is read ahead of what the receiver takes.
+ * response's: nothing is read ahead of what the receiver takes. A file (and the redacted
+ * server.properties) answers one `Range` under lib/protocol/range.ts's rules, with its ETag and
+ * `Accept-Ranges: bytes`; a folder's zip, made as it is walked, says `Accept-Ranges: none`.
  * @module
  */
 import fs from 'node:fs';
@@ -75,7 +77,7 @@ export function drained(res: http.ServerResponse, signal: AbortSignal): Promise<
  * reading no further ahead than the receiver takes. Resolves with the bytes handed over: fewer
  * than `count` when the file shrank meanwhile (the response is then left unended, to be cut off).
  */
-export async function sendRange(fd: number, start: number, count: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
+async function sendRange(fd: number, start: number, count: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
   const read = (b: Buffer, at: number) =>
     new Promise<number>((resolve, reject) => fs.read(fd, b, 0, b.length, at, (err, n) => (err ? reject(err) : resolve(n))));
   if (count === 0) res.end();
@@ -141,8 +143,9 @@ export async function sendDownload(
       // Redacted in memory: ranges over exactly these bytes, under an ETag of them, so a resume
       // can only continue the same redacted text (a changed file or password is a new ETag).
       const size = d.bytes.length;
-      const range = decideRange(ask, size, bytesEtag(d.bytes));
-      const head = fileHead(range, size, bytesEtag(d.bytes));
+      const etag = bytesEtag(d.bytes);
+      const range = decideRange(ask, size, etag);
+      const head = fileHead(range, size, etag);
       res.writeHead(head.status, { ...common, ...head.headers });
       const delivered = watchDelivery(res);
       const body = range.kind === 'partial' ? d.bytes.subarray(range.start, range.end + 1) : range.kind === 'whole' ? d.bytes : Buffer.alloc(0);
