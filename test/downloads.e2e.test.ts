@@ -2,7 +2,8 @@
  * Downloads end to end, through the real client-node: sign a URL with the bearer token, open it
  * without one, and receive the file or the folder's zip from the export Job's Pod through the
  * function; tampered and expired URLs refused before any Job; the export Job holding the world
- * while it streams (a start is refused naming it); nothing left behind.
+ * while it streams (a start is refused naming it); a cut download resumed with Range / If-Range,
+ * never spliced across a change; nothing left behind.
  */
 import { after, before, describe, test } from 'node:test';
 import http from 'node:http';
@@ -165,6 +166,101 @@ describe('downloads', () => {
     assert.ok((ended.status?.failed ?? 0) >= 1, JSON.stringify(ended.status));
     const free = await s.call('GET', '/api/v1/servers/survival/holder');
     assert.equal(free.body.held, false, free.text);
+  });
+
+  /** Reads a body to its end, hashing it as it comes; the byte count too. */
+  const drain = async (r: Response) => {
+    const h = createHash('sha256');
+    let n = 0;
+    for await (const c of r.body as unknown as AsyncIterable<Uint8Array>) {
+      h.update(c);
+      n += c.length;
+    }
+    return { n, sha: h.digest('hex') };
+  };
+
+  test('resume: a 200 MiB file cut at a random byte and resumed with Range + If-Range is byte-identical; a file changed in between is never spliced', async () => {
+    const size = 200 << 20;
+    let data: Buffer | undefined = randomBytes(size);
+    const whole = sha(data);
+    writeFileSync(join(s.world, 'huge.bin'), data);
+    data = undefined;
+    const { url } = await sign('huge.bin');
+    const first = await open(url);
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('accept-ranges'), 'bytes');
+    assert.equal(first.headers.get('content-length'), String(size));
+    const etag = first.headers.get('etag');
+    assert.match(etag ?? '', /^"[!#-~]+"$/);
+    // Cut at a random byte: the reader keeps exactly `cut` bytes and goes away.
+    const cut = 1 + Math.floor(Math.random() * (size - 2));
+    const h = createHash('sha256');
+    let got = 0;
+    const reader = first.body!.getReader();
+    while (got < cut) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, `the body ended at ${got} before the cut at ${cut}`);
+      const keep = value.subarray(0, Math.min(value.length, cut - got));
+      h.update(keep);
+      got += keep.length;
+    }
+    await reader.cancel();
+    await until(allEnded, 'the cut export Job to end', tierMs(10_000, 30_000));
+
+    // The same URL again (a URL may be opened more than once), from the cut on.
+    const rest = await fetch(new URL(url, s.url), { headers: { range: `bytes=${cut}-`, 'if-range': etag! } });
+    assert.equal(rest.status, 206);
+    assert.equal(rest.headers.get('content-range'), `bytes ${cut}-${size - 1}/${size}`);
+    assert.equal(rest.headers.get('content-length'), String(size - cut));
+    assert.equal(rest.headers.get('etag'), etag);
+    assert.equal(rest.headers.get('accept-ranges'), 'bytes');
+    assert.match(rest.headers.get('content-disposition') ?? '', /^attachment; filename="huge.bin"/);
+    for await (const c of rest.body as unknown as AsyncIterable<Uint8Array>) {
+      h.update(c);
+      got += c.length;
+    }
+    assert.equal(got, size);
+    assert.equal(h.digest('hex'), whole, 'the cut download and its resumption, concatenated, are the file');
+    await until(allEnded, 'the resumed export Job to end', tierMs(10_000, 30_000));
+
+    // Rewritten between the two requests: the old If-Range gets the whole new file (200), never a splice.
+    let changed: Buffer | undefined = randomBytes(size);
+    const changedSha = sha(changed);
+    writeFileSync(join(s.world, 'huge.bin'), changed);
+    changed = undefined;
+    const stale = await fetch(new URL(url, s.url), { headers: { range: `bytes=${cut}-`, 'if-range': etag! } });
+    assert.equal(stale.status, 200);
+    assert.equal(stale.headers.get('content-range'), null);
+    assert.equal(stale.headers.get('content-length'), String(size));
+    const newEtag = stale.headers.get('etag');
+    assert.ok(newEtag && newEtag !== etag, `${newEtag} vs ${etag}`);
+    assert.deepEqual(await drain(stale), { n: size, sha: changedSha });
+    await until(allEnded, 'the export Job to end', tierMs(10_000, 30_000));
+
+    // A Range alone asks for bytes of the file as it is now: served, under the new ETag that tells
+    // a careful client the file changed (one that sends If-Range never meets this).
+    const bare = await fetch(new URL(url, s.url), { headers: { range: `bytes=${size - 10}-` } });
+    assert.equal(bare.status, 206);
+    assert.equal(bare.headers.get('etag'), newEtag);
+    assert.equal((await drain(bare)).n, 10);
+    await until(allEnded, 'the export Job to end', tierMs(10_000, 30_000));
+  });
+
+  test('a range past the end is 416 range_not_satisfiable with bytes */size; a folder ignores Range and says Accept-Ranges: none', async () => {
+    writeFileSync(join(s.world, 'small.txt'), 'twelve bytes');
+    const r = await fetch(new URL((await sign('small.txt')).url, s.url), { headers: { range: 'bytes=12-' } });
+    assert.equal(r.status, 416);
+    assert.equal(r.headers.get('content-range'), 'bytes */12');
+    const body = (await r.json()) as { error: { code: string } };
+    assert.equal(body.error.code, 'range_not_satisfiable');
+    await until(allEnded, 'the export Job to end', tierMs(10_000, 30_000));
+    const z = await fetch(new URL((await sign('config', true)).url, s.url), { headers: { range: 'bytes=10-' } });
+    assert.equal(z.status, 200);
+    assert.equal(z.headers.get('accept-ranges'), 'none');
+    assert.equal(z.headers.get('content-range'), null);
+    const zip = Buffer.from(await z.arrayBuffer());
+    assert.equal(zip.subarray(0, 4).toString('hex'), '504b0304');
+    await until(allEnded, 'the export Job to end', tierMs(10_000, 30_000));
   });
 
   test('nothing is left: every export Pod ends and the finished Jobs are removed', async () => {

@@ -307,3 +307,75 @@ test('the ticket carries who signed it; the GET is audited under that actor; the
   assert.ok(!all.includes(ticket.split('.')[0]!), 'the payload is in a log');
   assert.match(all, /\/api\/v1\/exports\/<redacted>\/download/);
 });
+
+test('a file range: only Range and If-Range go to the Pod (bounded), and its 206 comes back with Content-Range, ETag, Accept-Ranges', async () => {
+  const k = await kit();
+  const seen: http.IncomingHttpHeaders[] = [];
+  k.pod.answer = (req, res) => {
+    seen.push(req.headers);
+    res.writeHead(206, { 'content-type': 'application/octet-stream', 'content-length': 3, 'content-range': 'bytes 2-4/5', etag: '"fabc"', 'accept-ranges': 'bytes', 'x-other': 'no' });
+    res.end('llo');
+  };
+  const s = await sign(k, 'a.txt');
+  const r = await k.app.request(ticketPath(s.body.url), { headers: { range: 'bytes=2-', 'if-range': '"fabc"', cookie: 'c=1', 'if-none-match': '"x"' } });
+  assert.equal(r.status, 206);
+  assert.equal(await r.text(), 'llo');
+  assert.equal(r.headers.get('content-range'), 'bytes 2-4/5');
+  assert.equal(r.headers.get('content-length'), '3');
+  assert.equal(r.headers.get('etag'), '"fabc"');
+  assert.equal(r.headers.get('accept-ranges'), 'bytes');
+  assert.equal(r.headers.get('x-other'), null);
+  assert.equal(seen[0]!.range, 'bytes=2-');
+  assert.equal(seen[0]!['if-range'], '"fabc"');
+  assert.equal(seen[0]!.cookie, undefined);
+  assert.equal(seen[0]!['if-none-match'], undefined);
+  // An over-long If-Range drops the Range too: never a range without the validator the caller sent.
+  const k2 = await kit();
+  const seen2: http.IncomingHttpHeaders[] = [];
+  k2.pod.answer = (req, res) => {
+    seen2.push(req.headers);
+    res.writeHead(200, { 'content-length': 5 });
+    res.end('hello');
+  };
+  const s2 = await sign(k2, 'a.txt');
+  const r2 = await k2.app.request(ticketPath(s2.body.url), { headers: { range: 'bytes=2-', 'if-range': `"${'e'.repeat(300)}"` } });
+  assert.equal(r2.status, 200);
+  assert.equal(seen2[0]!.range, undefined);
+  assert.equal(seen2[0]!['if-range'], undefined);
+});
+
+test("the Pod's 416 is range_not_satisfiable in the envelope with Content-Range; a folder's answer is Accept-Ranges: none and its Range is not passed on", async () => {
+  const k = await kit();
+  k.pod.answer = (_req, res) => {
+    res.writeHead(416, { 'content-range': 'bytes */5', etag: '"fabc"', 'accept-ranges': 'bytes', 'content-length': 0 });
+    res.end();
+  };
+  const s = await sign(k, 'a.txt');
+  const r = await k.app.request(ticketPath(s.body.url), { headers: { range: 'bytes=9-' } });
+  assert.equal(r.status, 416);
+  assert.equal(r.headers.get('content-range'), 'bytes */5');
+  const e = ((await r.json()) as any).error;
+  assert.equal(e.code, 'range_not_satisfiable');
+  assert.match(e.message, /5 bytes/);
+  const k2 = await kit();
+  const seen: http.IncomingHttpHeaders[] = [];
+  k2.pod.answer = (req, res) => {
+    seen.push(req.headers);
+    res.writeHead(200, { 'content-type': 'application/zip', 'accept-ranges': 'none' });
+    res.end('PK');
+  };
+  const z = await k2.app.request(ticketPath((await sign(k2, 'world', true)).body.url), { headers: { range: 'bytes=1-' } });
+  assert.equal(z.status, 200);
+  assert.equal(z.headers.get('accept-ranges'), 'none');
+  assert.equal(z.headers.get('etag'), null);
+  assert.equal(await z.text(), 'PK');
+  assert.equal(seen[0]!.range, undefined);
+  // A 206 for a folder, or one without a Content-Range, is not relayed as a download.
+  const k3 = await kit();
+  k3.pod.answer = (_req, res) => {
+    res.writeHead(206, { 'content-length': 2 });
+    res.end('lo');
+  };
+  const bad = await k3.app.request(ticketPath((await sign(k3, 'a.txt')).body.url), { headers: { range: 'bytes=3-' } });
+  assert.equal(bad.status, 500);
+});

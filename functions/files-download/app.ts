@@ -6,7 +6,8 @@
  *   opens without a bearer header. Nothing is stored and no Job starts yet.
  * - `GET /api/v1/exports/:ticket/download` (the signature is the credential): the ticket checked,
  *   the gates again, the `export` admission around the export Job's creation, then the Pod's
- *   answer streamed through with the download headers. The caller going away ends the Pod's work.
+ *   answer streamed through with the download headers. A file's `Range` / `If-Range` go to the
+ *   Pod, which decides (200 whole, 206 part, 416); a folder's zip stream is `Accept-Ranges: none`. The caller going away ends the Pod's work.
  */
 import { actorOf, asActor, BEARER, currentActor } from '../../lib/actor.ts';
 import http from 'node:http';
@@ -25,6 +26,13 @@ import type { Downloads } from '../../lib/downloads/downloads.ts';
 import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
 import { refusalError } from '../../lib/downloads/refusal.ts';
 import { DomainError } from '../../lib/errors.ts';
+import { CONTENT_RANGE_SHAPE, ETAG_SHAPE, rangeAsk } from '../../lib/protocol/range.ts';
+
+/** A header of the Pod's answer, relayed only when it has the expected shape. */
+function relayed(res: http.IncomingMessage, name: string, shape: RegExp): string | undefined {
+  const v = res.headers[name];
+  return typeof v === 'string' && shape.test(v) ? v : undefined;
+}
 
 export const DOWNLOAD_ROUTE = ROUTES['exports.download'].path;
 
@@ -90,7 +98,9 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     const signal = c.req.raw.signal;
     let opened;
     try {
-      opened = await downloads.open(target, claims, signal);
+      // A folder's zip is never the same bytes twice: its Range is not forwarded (the Pod ignores it too).
+      const ask = claims.dir ? {} : rangeAsk(c.req.header('range'), c.req.header('if-range'));
+      opened = await downloads.open(target, claims, signal, ask);
     } catch (err) {
       if (err instanceof ExportBusyError) {
         const r = sendError(c, 429, err.code, err.message);
@@ -105,10 +115,24 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
       throw err;
     }
     const res = opened.response;
-    if (res.statusCode !== 200) throw await refusalError(res, opened.job);
+    const status = res.statusCode ?? 0;
+    const contentRange = relayed(res, 'content-range', CONTENT_RANGE_SHAPE);
+    const etag = relayed(res, 'etag', ETAG_SHAPE);
+    if (status === 416 && !claims.dir) {
+      res.resume();
+      const size = /\/(\d+)$/.exec(contentRange ?? '')?.[1];
+      const r = sendError(c, 416, 'range_not_satisfiable', `the range asked for is not within the file${size === undefined ? '' : ` of ${size} bytes`}`);
+      if (contentRange) r.headers.set('content-range', contentRange);
+      if (etag) r.headers.set('etag', etag);
+      r.headers.set('accept-ranges', 'bytes');
+      return r;
+    }
+    if (status !== 200 && !(status === 206 && !claims.dir && contentRange)) throw await refusalError(res, opened.job);
     deps.logger.info({ request_id: c.get('requestId'), server: claims.server, path: claims.path, dir: claims.dir, job: opened.job }, 'download streaming');
     // No bearer here: the download acts for whoever signed its URL, and is audited as theirs.
-    asActor(actorOf(claims.signer ?? UNRECORDED_SIGNER), () => audit(deps.logger, c.get('requestId'), 'file.download.open', claims.server, claims.path, { dir: claims.dir, job: opened.job }));
+    asActor(actorOf(claims.signer ?? UNRECORDED_SIGNER), () =>
+      audit(deps.logger, c.get('requestId'), 'file.download.open', claims.server, claims.path, { dir: claims.dir, job: opened.job, ...(status === 206 ? { range: contentRange } : {}) }),
+    );
     const headers = new Headers({
       'content-type': claims.dir ? 'application/zip' : 'application/octet-stream',
       'content-disposition': contentDisposition(downloadFilename(claims.path, claims.dir)),
@@ -117,6 +141,13 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     });
     const len = res.headers['content-length'];
     if (typeof len === 'string' && /^\d+$/.test(len)) headers.set('content-length', len);
+    // A file answers ranges (its ETag, and a part's Content-Range); a folder's zip stream does not.
+    if (claims.dir) headers.set('accept-ranges', 'none');
+    else {
+      headers.set('accept-ranges', 'bytes');
+      if (etag) headers.set('etag', etag);
+      if (status === 206 && contentRange) headers.set('content-range', contentRange);
+    }
     headers.set('x-request-id', c.get('requestId'));
     // On Node's server, the Pod's socket is piped straight into the caller's: back-pressure end to
     // end, and no web-stream layer between them (it cost most of the throughput). The caller going
@@ -125,12 +156,12 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     if (outgoing instanceof http.ServerResponse) {
       // Set one by one rather than passed to writeHead, so the response keeps them (getHeaders()).
       for (const [k, v] of headers) outgoing.setHeader(k, v);
-      outgoing.writeHead(200);
+      outgoing.writeHead(status);
       await pipeline(res, outgoing).catch((err) => {
         deps.logger.info({ request_id: c.get('requestId'), job: opened.job, err: String(err) }, 'download ended early');
       });
       return alreadySent();
     }
-    return new Response(Readable.toWeb(res) as ReadableStream, { status: 200, headers });
+    return new Response(Readable.toWeb(res) as ReadableStream, { status, headers });
   },
 }));

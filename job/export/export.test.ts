@@ -26,8 +26,8 @@ interface Answer {
   complete: boolean;
 }
 
-function call(s: ExportServing, opts: { token?: string | null; path?: string; method?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = {};
+function call(s: ExportServing, opts: { token?: string | null; path?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== null) headers.authorization = `Bearer ${opts.token ?? TOKEN}`;
   return new Promise((resolve, reject) => {
     const req = request({ host: s.address.address, port: s.address.port, path: opts.path ?? '/download', method: opts.method ?? 'GET', headers, agent: false }, (res) => {
@@ -352,4 +352,111 @@ test('a file that shrinks while it is sent is cut off, never ended short, and th
   const end = await r.done;
   assert.equal(end.code, 1);
   assert.match(end.err, /shrank while it was sent/);
+});
+
+test('a file range: 206 with Content-Range, exactly those bytes, its ETag, and the result counts what was sent', async () => {
+  const w = makeWorld();
+  const data = Buffer.alloc((2 << 20) + 12345);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 7 + (i >> 11)) & 0xff;
+  fs.writeFileSync(w.p('big.bin'), data);
+  // The whole file first: its ETag and Accept-Ranges.
+  const r0 = await runExportCli(w.root, ['--path', 'big.bin']);
+  const whole = await call(r0.serving);
+  assert.equal(whole.status, 200);
+  assert.equal(whole.headers['accept-ranges'], 'bytes');
+  const etag = whole.headers.etag as string;
+  assert.match(etag, /^"[^"]+"$/);
+  assert.equal((await r0.done).code, 0);
+  const cut = 1_234_567;
+  for (const [h, start, end] of [[`bytes=${cut}-`, cut, data.length - 1], ['bytes=10-19', 10, 19], ['bytes=-100', data.length - 100, data.length - 1]] as const) {
+    const r = await runExportCli(w.root, ['--path', 'big.bin']);
+    const a = await call(r.serving, { headers: { range: h, 'if-range': etag } });
+    assert.equal(a.status, 206, h);
+    assert.equal(a.headers['content-range'], `bytes ${start}-${end}/${data.length}`, h);
+    assert.equal(a.headers['content-length'], String(end - start + 1), h);
+    assert.equal(a.headers.etag, etag, h);
+    assert.ok(a.complete, h);
+    assert.equal(sha256(a.body), sha256(data.subarray(start, end + 1)), h);
+    const done = await r.done;
+    assert.equal(done.code, 0, done.err);
+    assert.deepEqual(resultOf(done.out), { files: 1, bytes: end - start + 1 }, h);
+  }
+});
+
+test('a file changed since its ETag: If-Range answers 200 with the whole new file; a Range alone is served under the new ETag', async () => {
+  const w = makeWorld();
+  fs.writeFileSync(w.p('a.bin'), Buffer.alloc(4096, 1));
+  const r0 = await runExportCli(w.root, ['--path', 'a.bin']);
+  const old = (await call(r0.serving)).headers.etag as string;
+  await r0.done;
+  // Rewritten in place, same size, same inode, mtime set back: still a new ETag (ctime moved).
+  const st = fs.statSync(w.p('a.bin'));
+  fs.writeFileSync(w.p('a.bin'), Buffer.alloc(4096, 2));
+  fs.utimesSync(w.p('a.bin'), st.atime, st.mtime);
+  const r = await runExportCli(w.root, ['--path', 'a.bin']);
+  const a = await call(r.serving, { headers: { range: 'bytes=100-', 'if-range': old } });
+  assert.equal(a.status, 200);
+  assert.equal(a.headers['content-range'], undefined);
+  assert.notEqual(a.headers.etag, old);
+  assert.deepEqual(a.body, Buffer.alloc(4096, 2));
+  assert.deepEqual(resultOf((await r.done).out), { files: 1, bytes: 4096 });
+  // A date is no validator of ours: the whole file.
+  const r2 = await runExportCli(w.root, ['--path', 'a.bin']);
+  const b = await call(r2.serving, { headers: { range: 'bytes=100-', 'if-range': new Date(Date.now() + 86_400_000).toUTCString() } });
+  assert.equal(b.status, 200);
+  assert.equal(b.body.length, 4096);
+  await r2.done;
+  // Without If-Range the client asked for bytes of whatever the file is now; the new ETag says so.
+  const r3 = await runExportCli(w.root, ['--path', 'a.bin']);
+  const c = await call(r3.serving, { headers: { range: 'bytes=4000-' } });
+  assert.equal(c.status, 206);
+  assert.equal(c.headers.etag, a.headers.etag);
+  assert.deepEqual(c.body, Buffer.alloc(96, 2));
+  await r3.done;
+});
+
+test('an unsatisfiable range is 416 with bytes */size and nothing sent; a multi-range or malformed one is the whole file', async () => {
+  const w = makeWorld();
+  fs.writeFileSync(w.p('s.txt'), 'hello world\n');
+  const r = await runExportCli(w.root, ['--path', 's.txt']);
+  const a = await call(r.serving, { headers: { range: 'bytes=12-' } });
+  assert.equal(a.status, 416);
+  assert.equal(a.headers['content-range'], 'bytes */12');
+  assert.equal(a.headers['accept-ranges'], 'bytes');
+  assert.equal(a.body.length, 0);
+  const done = await r.done;
+  assert.equal(done.code, 0, done.err);
+  assert.deepEqual(resultOf(done.out), {});
+  for (const h of ['bytes=0-1,4-5', 'bytes=5-1', 'lines=1-2']) {
+    const rr = await runExportCli(w.root, ['--path', 's.txt']);
+    const b = await call(rr.serving, { headers: { range: h } });
+    assert.equal(b.status, 200, h);
+    assert.equal(b.body.toString(), 'hello world\n', h);
+    await rr.done;
+  }
+});
+
+test('a folder ignores Range and says Accept-Ranges: none; server.properties answers ranges over its redacted bytes', async () => {
+  const w = makeWorld();
+  const r = await runExportCli(w.root, ['--path', 'config', '--dir']);
+  const a = await call(r.serving, { headers: { range: 'bytes=10-' } });
+  assert.equal(a.status, 200);
+  assert.equal(a.headers['accept-ranges'], 'none');
+  assert.equal(a.headers['content-range'], undefined);
+  assert.equal(a.headers.etag, undefined);
+  assert.equal(a.body.subarray(0, 4).toString('hex'), '504b0304');
+  await r.done;
+  const redacted = 'motd=hi\nrcon.password=<redacted by felis>\nserver-port=25565\n';
+  const r1 = await runExportCli(w.root, ['--path', 'server.properties']);
+  const whole = await call(r1.serving);
+  assert.equal(whole.headers['accept-ranges'], 'bytes');
+  const etag = whole.headers.etag as string;
+  await r1.done;
+  const r2 = await runExportCli(w.root, ['--path', 'server.properties']);
+  const p = await call(r2.serving, { headers: { range: 'bytes=8-', 'if-range': etag } });
+  assert.equal(p.status, 206);
+  assert.equal(p.body.toString(), redacted.slice(8));
+  assert.equal(p.headers['content-range'], `bytes 8-${redacted.length - 1}/${redacted.length}`);
+  assert.ok(!p.body.includes(Buffer.from('hunter2')));
+  assert.deepEqual(resultOf((await r2.done).out), { files: 1, bytes: redacted.length - 8 });
 });

@@ -22,12 +22,13 @@ import { identityOf, sameIdentity, type WorldRoot } from '../root.ts';
 import { MAX_READ_BYTES } from '../types.ts';
 import { pathHasWorkingName } from '../working-files.ts';
 import { isWorkFolderName } from '../archive/work-folder.ts';
+import { fileEtag } from '../../lib/protocol/range.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
 export type Download =
   /** A regular file: `size` bytes from `fd` (the caller closes it). */
-  | { kind: 'file'; name: string; fd: number; size: number }
+  | { kind: 'file'; name: string; fd: number; size: number; etag: string }
   /** The root server.properties, redacted: sent from memory. */
   | { kind: 'bytes'; name: string; bytes: Buffer }
   /** A folder: zipped as it is walked. */
@@ -82,7 +83,7 @@ export function openDownload(root: WorldRoot, path: string, dir: boolean): Downl
       fs.closeSync(fd);
       return { kind: 'bytes', name: src.name, bytes: verdict.bytes };
     }
-    return { kind: 'file', name: src.name, fd, size: Number(st.size) };
+    return { kind: 'file', name: src.name, fd, size: Number(st.size), etag: fileEtag({ dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs }) };
   } catch (e) {
     fs.closeSync(fd);
     return failure(src.name, e, 'stat');

@@ -103,7 +103,7 @@ export async function runExport(argv: string[], env: Record<string, string | und
   try {
     let serving: ExportServing;
     try {
-      serving = await startExportServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, serve: (res, signal) => sendDownload(root, f.path, f.dir, res, signal, scratch) });
+      serving = await startExportServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, serve: (res, signal, ask) => sendDownload(root, f.path, f.dir, res, signal, scratch, ask) });
     } catch (e) {
       io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
       return 1;

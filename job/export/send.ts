@@ -3,7 +3,9 @@
  * (`Content-Length`; a file that shrinks while it is sent cuts the body off rather than end it
  * short), the redacted server.properties from memory, a folder as a zip stream through the one
  * packer (`packToStream`, which applies the download rules to every entry). Back-pressure is the
- * response's: nothing is read ahead of what the receiver takes.
+ * response's: nothing is read ahead of what the receiver takes. A file (and the redacted
+ * server.properties) answers one `Range` under lib/protocol/range.ts's rules, with its ETag and
+ * `Accept-Ranges: bytes`; a folder's zip, made as it is walked, says `Accept-Ranges: none`.
  * @module
  */
 import fs from 'node:fs';
@@ -16,6 +18,7 @@ import { FileSpill, MemorySpill, type Spill } from '../archive/zip-writer.ts';
 import type { WorldRoot } from '../root.ts';
 import { FILE_TYPE, isRefusal, openDownload, ZIP_TYPE } from './open.ts';
 import { sendRefusal, type DownloadOutcome } from './server.ts';
+import { bytesEtag, contentRange, decideRange, type RangeAsk, type RangeDecision } from '../../lib/protocol/range.ts';
 
 /** Reads of 1 MiB: a download is one long sequential read, and fewer, larger writes cost less per byte. */
 const CHUNK = 1 << 20;
@@ -70,26 +73,38 @@ export function drained(res: http.ServerResponse, signal: AbortSignal): Promise<
 }
 
 /**
- * Writes exactly `size` bytes of `fd` from offset 0 and ends `res` with the last of them, reading
- * no further ahead than the receiver takes. Resolves with the bytes handed over: fewer than `size`
- * when the file shrank meanwhile (the response is then left unended, to be cut off).
+ * Writes exactly `count` bytes of `fd` from offset `start` and ends `res` with the last of them,
+ * reading no further ahead than the receiver takes. Resolves with the bytes handed over: fewer
+ * than `count` when the file shrank meanwhile (the response is then left unended, to be cut off).
  */
-async function sendRange(fd: number, size: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
+async function sendRange(fd: number, start: number, count: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
   const read = (b: Buffer, at: number) =>
     new Promise<number>((resolve, reject) => fs.read(fd, b, 0, b.length, at, (err, n) => (err ? reject(err) : resolve(n))));
-  if (size === 0) res.end();
-  let off = 0;
-  while (off < size) {
+  if (count === 0) res.end();
+  let sent = 0;
+  while (sent < count) {
     signal.throwIfAborted();
-    const b = Buffer.allocUnsafe(Math.min(CHUNK, size - off));
-    const n = await read(b, off);
-    if (n === 0) return off;
-    off += n;
+    const b = Buffer.allocUnsafe(Math.min(CHUNK, count - sent));
+    const n = await read(b, start + sent);
+    if (n === 0) return sent;
+    sent += n;
     const chunk = n === b.length ? b : b.subarray(0, n);
-    if (off === size) res.end(chunk);
+    if (sent === count) res.end(chunk);
     else if (!res.write(chunk)) await drained(res, signal);
   }
-  return off;
+  return sent;
+}
+
+/**
+ * The status and headers of a file answer under `d`: every one says `Accept-Ranges: bytes` and
+ * carries the ETag; a part its `Content-Range`; a 416 the size it missed (`bytes *\/size`).
+ */
+function fileHead(d: RangeDecision, size: number, etag: string): { status: number; headers: Record<string, string | number> } {
+  const headers: Record<string, string | number> = { 'accept-ranges': 'bytes', etag };
+  const cr = contentRange(d, size);
+  if (cr) headers['content-range'] = cr;
+  if (d.kind === 'unsatisfiable') return { status: 416, headers: { ...headers, 'content-type': 'application/json', 'content-length': 0 } };
+  return { status: d.kind === 'partial' ? 206 : 200, headers: { ...headers, 'content-type': FILE_TYPE, 'content-length': d.kind === 'partial' ? d.end - d.start + 1 : size } };
 }
 
 /**
@@ -115,6 +130,7 @@ export async function sendDownload(
   res: http.ServerResponse,
   signal: AbortSignal,
   scratch?: string,
+  ask: RangeAsk = {},
 ): Promise<DownloadOutcome> {
   const d = openDownload(root, path, dir);
   if (isRefusal(d)) {
@@ -124,25 +140,37 @@ export async function sendDownload(
   const common = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   switch (d.kind) {
     case 'bytes': {
-      res.writeHead(200, { ...common, 'content-type': FILE_TYPE, 'content-length': d.bytes.length });
+      // Redacted in memory: ranges over exactly these bytes, under an ETag of them, so a resume
+      // can only continue the same redacted text (a changed file or password is a new ETag).
+      const size = d.bytes.length;
+      const etag = bytesEtag(d.bytes);
+      const range = decideRange(ask, size, etag);
+      const head = fileHead(range, size, etag);
+      res.writeHead(head.status, { ...common, ...head.headers });
       const delivered = watchDelivery(res);
-      res.end(d.bytes);
+      const body = range.kind === 'partial' ? d.bytes.subarray(range.start, range.end + 1) : range.kind === 'whole' ? d.bytes : Buffer.alloc(0);
+      res.end(body);
       await delivered;
-      return { result: { files: 1, bytes: d.bytes.length } };
+      return { result: range.kind === 'unsatisfiable' ? { files: 0 } : body.length === 0 ? { files: 1 } : { files: 1, bytes: body.length } };
     }
     case 'file': {
-      res.writeHead(200, { ...common, 'content-type': FILE_TYPE, 'content-length': d.size });
+      const range = decideRange(ask, d.size, d.etag);
+      const head = fileHead(range, d.size, d.etag);
+      res.writeHead(head.status, { ...common, ...head.headers });
       const delivered = watchDelivery(res);
+      const [start, count] = range.kind === 'partial' ? [range.start, range.end - range.start + 1] : range.kind === 'whole' ? [0, d.size] : [0, 0];
       let sent: number;
       try {
-        // Exactly `size` bytes from the descriptor opened and checked; growth after the look is not sent.
-        sent = await sendRange(d.fd, d.size, res, signal);
+        // Exactly the bytes promised from the descriptor opened and checked; growth after the look is not sent.
+        sent = await sendRange(d.fd, start, count, res, signal);
       } finally {
         fs.closeSync(d.fd);
       }
-      if (sent < d.size) return { failed: `${d.name} shrank while it was sent (${sent} of ${d.size} bytes)` };
+      if (sent < count) return { failed: `${d.name} shrank while it was sent (${sent} of ${count} bytes from ${start})` };
       await delivered;
-      return { result: d.size === 0 ? { files: 1 } : { files: 1, bytes: d.size } };
+      // The result's bytes are what was sent: a part's length, none for a 416.
+      if (range.kind === 'unsatisfiable') return { result: { files: 0 } };
+      return { result: count === 0 ? { files: 1 } : { files: 1, bytes: count } };
     }
     case 'dir': {
       const spilled = scratch === undefined ? undefined : openSpill(scratch);
@@ -165,7 +193,8 @@ async function sendFolder(
   common: Record<string, string>,
   spill: Spill,
 ): Promise<DownloadOutcome> {
-  res.writeHead(200, { ...common, 'content-type': ZIP_TYPE });
+  // A zip is made as it is walked, never the same bytes twice: no ranges, and it says so.
+  res.writeHead(200, { ...common, 'content-type': ZIP_TYPE, 'accept-ranges': 'none' });
   const delivered = watchDelivery(res);
   const out = new PassThrough({ highWaterMark: CHUNK });
   out.pipe(res);

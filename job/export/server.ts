@@ -4,8 +4,9 @@
  * checked first (the same constant-time digest check as the browse server), so a caller without
  * it learns nothing about paths, methods or state.
  *
- * Wire: `GET /download` with `Authorization: Bearer <token>`. The answer is the download itself
- * (200, its type, `Content-Length` when known) or a refusal: 422 with the Result JSON (`code`,
+ * Wire: `GET /download` with `Authorization: Bearer <token>`, and optionally `Range` / `If-Range`.
+ * The answer is the download itself (200, or 206 / 416 for a file's range; its type,
+ * `Content-Length` when known, `ETag` and `Accept-Ranges`) or a refusal: 422 with the Result JSON (`code`,
  * `error`) exactly as a file op prints it. A download that fails part way is cut off (the
  * connection is destroyed before the body is complete), so the receiver can never take a
  * partial body for a whole one. 401 without the token, 404/405 for other paths and methods,
@@ -15,6 +16,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
+import { rangeAsk, type RangeAsk } from '../../lib/protocol/range.ts';
 import { Lifecycle, type StopReason } from '../serve/lifecycle.ts';
 import { bearerMatches, listenOn, resultBody, send } from '../serve/server.ts';
 
@@ -30,8 +32,11 @@ export interface ExportServeOptions {
   tokenSha256: string;
   /** Stop after this long without the download being claimed. */
   idleMs: number;
-  /** Writes the download (or its refusal) to `res`; resolves once it has ended either way. */
-  serve: (res: http.ServerResponse, signal: AbortSignal) => Promise<DownloadOutcome>;
+  /**
+   * Writes the download (or its refusal) to `res`; resolves once it has ended either way. `ask`:
+   * the request's `Range` / `If-Range`, bounded (lib/protocol/range.ts decides what they mean).
+   */
+  serve: (res: http.ServerResponse, signal: AbortSignal, ask: RangeAsk) => Promise<DownloadOutcome>;
 }
 
 export interface ExportServing {
@@ -96,7 +101,7 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
       if (!res.writableEnded) abort.abort(new Error('the receiver went away'));
     });
     try {
-      outcome = await o.serve(res, abort.signal);
+      outcome = await o.serve(res, abort.signal, rangeAsk(req.headers.range, req.headers['if-range']));
     } catch (e) {
       outcome = { failed: e instanceof Error ? e.message : String(e) };
     }

@@ -20,6 +20,7 @@ import type { WorldLock } from '../maintenance/world-lock.ts';
 import { admitExport } from './admission.ts';
 import type { DownloadConfig } from './config.ts';
 import { requestDownload, waitForExportPod } from './pod.ts';
+import type { RangeAsk } from '../protocol/range.ts';
 import { downloadKey, signTicket, verifyTicket, type DownloadClaims } from './signing.ts';
 
 export interface DownloadsOptions {
@@ -102,7 +103,7 @@ export class Downloads {
    * Starts the export Job for `claims` (holding the world as `export` while it runs) and opens
    * the download from its Pod. The answer is the Pod's response, status and body unread.
    */
-  async open(t: Target, claims: DownloadClaims, signal: AbortSignal): Promise<{ job: string; response: http.IncomingMessage }> {
+  async open(t: Target, claims: DownloadClaims, signal: AbortSignal, ask: RangeAsk = {}): Promise<{ job: string; response: http.IncomingMessage }> {
     const key = this.#key();
     const id = this.#newId();
     const name = exportJobName(t.server, id);
@@ -124,7 +125,7 @@ export class Downloads {
     await admitExport(this.#servers, this.#lock, t.server, { namespace: ns, restartAnnotation: this.#restart, maxPerServer: this.#cfg.maxPerServer }, () => this.#servers.createJob(ns, job));
     const deadline = Date.now() + this.#cfg.startTimeoutMs;
     const ip = await waitForExportPod(this.#servers, ns, id, deadline, signal);
-    const response = await requestDownload(ip, this.#port, token, deadline, signal);
+    const response = await requestDownload(ip, this.#port, token, deadline, signal, ask);
     return { job: name, response };
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Reaching a download's export Pod: find it by its export id with `pods list` (no `pods get` or
  * watch), wait until it runs with an address, then ask it for the download with the Job's token,
- * retrying a refused connection while the program is still starting. The answer's body is handed
+ * retrying a refused connection while the program is still starting. The caller's `Range` and
+ * `If-Range` (bounded) are the only request headers passed on. The answer's body is handed
  * on unread: the caller streams it.
  * @module
  */
@@ -11,6 +12,7 @@ import { FILES_CONTAINER } from '../labels.ts';
 import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
 import { callableAddress, containerTermination, describeTermination } from '../kube/job-facts.ts';
 import { sleep } from '../sleep.ts';
+import type { RangeAsk } from '../protocol/range.ts';
 
 export interface PodLister {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
@@ -54,10 +56,10 @@ export async function waitForExportPod(api: PodLister, namespace: string, export
  * `GET /download` on the Pod with the token. A refused or reset connection is retried until
  * `deadline` (the program may not listen yet); any answer is returned as it is, its body unread.
  */
-export async function requestDownload(ip: string, port: number, token: string, deadline: number, signal: AbortSignal): Promise<http.IncomingMessage> {
+export async function requestDownload(ip: string, port: number, token: string, deadline: number, signal: AbortSignal, ask: RangeAsk = {}): Promise<http.IncomingMessage> {
   for (;;) {
     try {
-      return await once(ip, port, token, signal);
+      return await once(ip, port, token, signal, ask);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (signal.aborted) throw signal.reason;
@@ -68,11 +70,15 @@ export async function requestDownload(ip: string, port: number, token: string, d
   }
 }
 
-function once(ip: string, port: number, token: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+function once(ip: string, port: number, token: string, signal: AbortSignal, ask: RangeAsk): Promise<http.IncomingMessage> {
+  // Only the range headers go on, and only as bounded by rangeAsk: the Pod decides what they mean.
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (ask.range !== undefined) headers.range = ask.range;
+  if (ask.ifRange !== undefined) headers['if-range'] = ask.ifRange;
   return new Promise((resolve, reject) => {
     // Large socket buffers: the download is streamed through, and bigger reads cost less per byte.
     // (Node passes `highWaterMark` on to the connection; its typings do not list it yet.)
-    const options = { host: ip, port, path: '/download', method: 'GET', agent: false, headers: { authorization: `Bearer ${token}` }, signal, highWaterMark: 1 << 20 };
+    const options = { host: ip, port, path: '/download', method: 'GET', agent: false, headers, signal, highWaterMark: 1 << 20 };
     const req = http.request(options as http.RequestOptions, resolve);
     req.once('error', reject);
     req.end();

@@ -20,6 +20,7 @@ export const KIND_STATUS = {
   gone: 410,
   length_required: 411,
   too_large: 413,
+  unsatisfiable: 416,
   busy: 429,
   headers_too_large: 431,
   internal: 500,

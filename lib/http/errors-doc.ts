@@ -18,6 +18,7 @@ const KIND_WORDS: Record<ErrorKind, string> = {
   gone: 'it existed, and it cannot be had any more',
   length_required: 'the body needs a declared length',
   too_large: 'over a size limit',
+  unsatisfiable: 'the part of the file asked for is not in it (the size is in the answer)',
   busy: 'too many at once; retry later',
   headers_too_large: "the request headers are over the listener's limit",
   internal: 'a failure on our side; the detail is only in the server log',

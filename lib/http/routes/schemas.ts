@@ -417,6 +417,18 @@ export const SCHEMAS = {
           'Content-Disposition': { description: 'attachment, with the file name' },
           'X-Content-Type-Options': { description: 'nosniff' },
           'Cache-Control': { description: 'no-store' },
+          'Accept-Ranges': { description: '`bytes` for a file, `none` for a folder (a zip stream is not resumable)' },
+          ETag: { description: "a file's strong ETag (its identity, size, mtime and ctime); send it as `If-Range` to resume" },
+        },
+      },
+      206: {
+        description: 'a file only: the one range asked for by `Range` (and `If-Range` still matching the ETag)',
+        raw: { contentTypes: ['application/octet-stream'], description: 'the bytes of the range, with Content-Length' },
+        headers: {
+          'Content-Range': { description: '`bytes <first>-<last>/<size>`' },
+          'Content-Disposition': { description: 'attachment, with the file name' },
+          'Accept-Ranges': { description: 'bytes' },
+          ETag: { description: "the file's strong ETag" },
         },
       },
     },

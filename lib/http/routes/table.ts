@@ -308,7 +308,7 @@ export const ROUTES = {
     path: '/api/v1/exports/:ticket/download',
     // A signed, expiring download URL: its signature is the credential.
     permission: { kind: 'public' },
-    errors: [...GATES, ...JOB, [405, 'method_not_allowed'], [410, 'export_expired'], [413, 'too_large'], [429, 'export_busy'], [503, 'export_unavailable'], [504, 'export_timeout']],
+    errors: [...GATES, ...JOB, [405, 'method_not_allowed'], [410, 'export_expired'], [413, 'too_large'], [416, 'range_not_satisfiable'], [429, 'export_busy'], [503, 'export_unavailable'], [504, 'export_timeout']],
   },
   'holder.get': {
     fn: 'holder',
