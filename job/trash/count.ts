@@ -21,9 +21,13 @@ export interface Count {
   entries: number;
 }
 
-export function countTree(dirFd: number, name: string, ctx: OpContext): Count {
+/** The withheld file's identity now, looked up once for all the slots of a record. */
+export function secretIdentity(ctx: OpContext): Identity | null {
   const w = withheldEntry(ctx.root);
-  const secret = w ? identityOf(w.st) : null;
+  return w ? identityOf(w.st) : null;
+}
+
+export function countTree(dirFd: number, name: string, secret: Identity | null): Count {
   const c: Count = { bytes: 0, entries: 0 };
   walk(dirFd, name, secret, c, 0);
   return c;

@@ -25,7 +25,7 @@ import { removeAllAt } from '../remove-all.ts';
 import { atPath, errCode, fdPath, identityOf, isNotExist, type Identity } from '../root.ts';
 import type { OpContext } from '../types.ts';
 import { idTime, newId, readRecord, writeRecord, type RecordItem, type TrashRecord } from './record.ts';
-import { countTree } from './count.ts';
+import { countTree, secretIdentity } from './count.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const PURGE_PREFIX = '.purge-';
@@ -430,9 +430,10 @@ export function startIntake(ctx: OpContext, op: string, replace: boolean, items:
 export function sealRecord(trash: Trash, ctx: OpContext, fd: number, record: TrashRecord, kept: (i: number) => boolean): string | undefined {
   bestEffort(() => ctx.fsync(fd)); // the slots' names are durable before the record says held
   const items: RecordItem[] = [];
+  const secret = secretIdentity(ctx);
   for (const item of record.items) {
     if (!kept(item.slot)) continue;
-    const c = countTree(fd, String(item.slot), ctx);
+    const c = countTree(fd, String(item.slot), secret);
     items.push({ ...item, bytes: c.bytes, entries: c.entries });
   }
   if (items.length === 0) {
