@@ -15,6 +15,7 @@ import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/
 import { execute, type ExecuteOptions } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
+import { runEditServe } from './serve/edit-run.ts';
 import { runExport, type ExportRunOptions } from './export/run.ts';
 import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
 import { runReceiveWrite, type WriteRunOptions } from './serve/write-run.ts';
@@ -49,6 +50,9 @@ export async function runCli(
     return EXIT_USAGE;
   }
   const f = parsed.flags;
+  // What an edit session's calls run with: this invocation's options, not its env's trash settings
+  // (each call carries its own) nor its signal handler (the server's stop is the one).
+  const { onSignal: _s, trash: _t, ...perCall } = opts;
   // Every read-write mode (an op, a received write or upload) keeps what it replaces as the env says.
   let trash: TrashSettings;
   try {
@@ -64,6 +68,17 @@ export async function runCli(
     return EXIT_INFRA;
   }
   // Serving answers many list/read requests; it is a mode of its own, not an op.
+  if (f.serve && f.edit) {
+    if (f.op !== '' || f.receive) {
+      io.stderr(`${PREFIX}--serve --edit takes no --op or --receive\n`);
+      return EXIT_USAGE;
+    }
+    return runEditServe(f.worldsRoot, env, io, { onSignal: opts.onSignal, onListening: opts.onListening, run: (argv, callEnv, callIo) => runCli(argv, callEnv, callIo, perCall) });
+  }
+  if (f.edit) {
+    io.stderr(`${PREFIX}--edit goes with --serve\n`);
+    return EXIT_USAGE;
+  }
   if (f.serve && !f.receive) {
     if (f.op !== '') {
       io.stderr(`${PREFIX}--serve takes no --op\n`);

@@ -27,6 +27,8 @@ export interface FilesFlags {
   sha256: string;
   overwrite: boolean;
   serve: boolean;
+  /** With --serve: make small changes for callers holding the world's lock, instead of serving reads. */
+  edit: boolean;
   receive: boolean;
   /** list: the page size; absent unless given (a listing without it, `--after` or `--q` is Felis's). */
   limit?: number;
@@ -60,6 +62,7 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   sha256: { key: 'sha256', kind: 'string', usage: 'write: digest of the content; upload: digest of the bytes' },
   overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
   serve: { key: 'serve', kind: 'bool', usage: 'serve list and read on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*)' },
+  edit: { key: 'edit', kind: 'bool', usage: 'with --serve: make one small change per call for a caller holding the world lock (POST /op), instead of serving list and read' },
   receive: { key: 'receive', kind: 'bool', usage: 'receive uploads on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*, FELIS_RECEIVE_ONCE); with --op write, receive the content there instead of from FELIS_FILE_CONTENT_*' },
   limit: { key: 'limit', kind: 'int', usage: 'list: at most this many entries, in byte order of name (a paged listing); search: at most this many matches' },
   after: { key: 'after', kind: 'string', usage: 'list: start strictly after this name (a paged listing)' },
@@ -85,6 +88,7 @@ export function defaultFlags(): FilesFlags {
     sha256: '',
     overwrite: false,
     serve: false,
+    edit: false,
     receive: false,
     maxSize: -1,
     url: '',

@@ -6,6 +6,7 @@
  * the other stops when idle.
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { V1Pod } from '@kubernetes/client-node';
 import { FILES_CONTAINER } from '../labels.ts';
 import { callableAddress, controllerJob } from '../kube/job-facts.ts';
@@ -68,4 +69,17 @@ export function startingPod(pods: V1Pod[], want: SessionWant, nowMs: number): { 
     youngest = youngest === undefined ? created : Math.max(youngest, created);
   }
   return youngest === undefined ? undefined : { ageMs: Math.max(0, nowMs - youngest) };
+}
+
+/** How long two instances starting a session at once name the same Job. */
+export const BUCKET_MS = 10_000;
+
+/**
+ * The op id of the session Job to start for a world now: derived from the server, its world claim,
+ * the node, the image and a 10-second time bucket (`prefix` tells the kinds apart), so two
+ * instances starting one at the same moment create the same Job and the second gets AlreadyExists.
+ */
+export function sessionOpId(prefix: string, server: string, want: SessionWant, nowMs: number): string {
+  const bucket = Math.floor(nowMs / BUCKET_MS);
+  return `${prefix}${createHash('sha256').update(`${server}\n${want.claim}\n${want.node ?? ''}\n${want.image}\n${bucket}`).digest('hex').slice(0, 15)}`;
 }

@@ -22,7 +22,6 @@
  * gets AlreadyExists; across a bucket edge both Pods serve, the oldest is used, the other idles out.
  * @module
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { BROWSE_PORT, filesJobName, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
@@ -32,7 +31,7 @@ import { kubeStatus } from '../kube/errors.ts';
 import type { BrowseConfig } from './config.ts';
 import { callSession, type BrowseOp, type CallOptions, type CallOutcome } from './call.ts';
 import { queryKey, setQuery, type OpQuery } from '../protocol/op-query.ts';
-import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
+import { END_MARGIN_MS, servingPods, sessionOpId, startingPod, type SessionWant } from './pods.ts';
 import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
 import { sleep } from '../sleep.ts';
 
@@ -59,8 +58,8 @@ export interface BrowseOptions {
 export const STUCK_AFTER_MS = 10_000;
 /** How long after its start a serving Pod may still be not listening yet (its program starting). */
 export const LISTEN_GRACE_MS = 5_000;
-const BUCKET_MS = 10_000;
-const POLL_MS = 15;
+/** How often a request waiting for a session to start lists its Pods again. */
+export const POLL_MS = 15;
 /** Worlds whose serving Pod an instance remembers; the oldest hint goes first. */
 const MAX_HINTS = 256;
 
@@ -276,8 +275,7 @@ export class BrowseSessions {
 
   /** Creates this bucket's browse Job; one already created by another instance is as good. */
   async #start(t: Target, key: Buffer, want: SessionWant, now: number): Promise<void> {
-    const bucket = Math.floor(now / BUCKET_MS);
-    const opId = `b${createHash('sha256').update(`${t.server}\n${want.claim}\n${want.node ?? ''}\n${want.image}\n${bucket}`).digest('hex').slice(0, 15)}`;
+    const opId = sessionOpId('b', t.server, want, now);
     const name = filesJobName(t.server, opId);
     const job = renderBrowseJob({
       ...this.#settings,

@@ -45,6 +45,9 @@ import { commonFolder, type Batch, type BatchOp } from '../protocol/batch-env.ts
 import { WriteNotDeliveredError } from './errors.ts';
 import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
+import type { EditChannel } from './edit-channel.ts';
+import { heldLock } from './held-lock.ts';
+import { callCarries, isEditOp } from '../protocol/edit-call.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
@@ -85,18 +88,22 @@ export class FilesEditor {
   readonly #runner: SyncRunner;
   readonly #background: BackgroundOps | undefined;
   readonly #streamed: StreamedWrites | undefined;
+  readonly #edits: EditChannel | undefined;
 
   /**
    * `jobs` (the runner's Kubernetes calls) enables the background ops; without it they fail.
    * `streamed` (a job key) makes writes stream their content; without it the content rides in the
-   * Job's env, as Felis's does.
+   * Job's env, as Felis's does. `edits` (edit sessions) makes the small mutations of a caller
+   * holding the world lock through a session Pod when one can be had; without it, or when none
+   * answers, they are one-shot Jobs.
    */
-  constructor(cfg: EditorConfig, runner: SyncRunner, jobs?: BackgroundApi, streamed?: StreamedWrites) {
+  constructor(cfg: EditorConfig, runner: SyncRunner, jobs?: BackgroundApi, streamed?: StreamedWrites, edits?: EditChannel) {
     this.#cfg = cfg;
     this.#runner = runner;
     const { timeoutMs: _t, copySyncMaxBytes: _c, ...settings } = cfg;
     this.#background = jobs ? new BackgroundOps(settings, jobs, newOpId) : undefined;
     this.#streamed = streamed;
+    this.#edits = edits;
   }
 
   /**
@@ -169,6 +176,8 @@ export class FilesEditor {
   ): Promise<string> {
     // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
     const call = { op: 'write', path, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly } as const;
+    const warm = await this.#warm(t, { ...call, content }, signal);
+    if (warm) return decodeWrite(warm);
     const streamed = this.#streamed;
     if (!streamed) return decodeWrite(await this.#run(t, { ...call, content }, signal));
     const key = streamed.key ?? readKey(streamed.keyFile);
@@ -260,6 +269,36 @@ export class FilesEditor {
     return decodeBatch(await this.#run(t, { op, path: commonFolder(batch), batch }, signal));
   }
 
+  /**
+   * The change made by an edit session, when the caller holds a file-write lock on this world and
+   * one can be had: the call carries exactly what the one-shot Job's container would be started
+   * with (rendered by the same code, content and items in its env), so the session runs the same
+   * program on the same input. Undefined to run the one-shot Job instead. A CloudEvent's mutation
+   * is always a Job: its redelivery finds the Job by the event's label and answers from it.
+   */
+  async #warm(t: Target, call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'maxSize' | 'batch'>>, signal?: AbortSignal) {
+    const edits = this.#edits;
+    const held = heldLock(t.server);
+    if (!edits || !held || held.kind !== 'file-write' || !isEditOp(call.op) || currentEvent()) return undefined;
+    const { timeoutMs, copySyncMaxBytes: _c, ...settings } = this.#cfg;
+    const opId = newOpId();
+    const trash = callerTrash(settings.trash);
+    const job = renderFilesJob({ ...settings, ...call, ...(trash ? { trash } : {}), server: t.server, opId, worldPvc: t.world.claim, nodeName: t.world.node });
+    const container = job.spec!.template.spec!.containers[0]!;
+    const env: Record<string, string> = { FELIS_OP_ID: opId };
+    for (const e of container.env ?? []) if (e.value !== undefined && callCarries(e.name)) env[e.name] = e.value;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const sig = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    let payload: string | undefined;
+    try {
+      payload = await edits.run(t, { argv: ['files', ...(container.args ?? [])], env, lock: held.value }, sig);
+    } catch (err) {
+      if (deadline.aborted) throw new FilesTimeoutError(filesJobName(t.server, opId));
+      throw err;
+    }
+    return payload === undefined ? undefined : parseResultPayload(payload);
+  }
+
   async #run(
     t: Target,
     call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch' | 'trashId'>>,
@@ -271,6 +310,11 @@ export class FilesEditor {
       deliver: (job: V1Job, run: (signal: AbortSignal) => Promise<string>) => Promise<string>;
     },
   ) {
+    // A write asked a session already (write()); any other small mutation asks here.
+    if (call.op !== 'write') {
+      const warm = await this.#warm(t, call, signal);
+      if (warm) return warm;
+    }
     const { timeoutMs, copySyncMaxBytes: _c, ...settings } = this.#cfg;
     const deadline = AbortSignal.timeout(timeoutMs);
     const base = { mutating: mutates(call.op), signal: signal ? AbortSignal.any([deadline, signal]) : deadline };

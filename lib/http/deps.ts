@@ -19,6 +19,7 @@ import { Settler } from '../maintenance/settle.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { BrowseSessions, type BrowseChannel } from '../browse/sessions.ts';
+import { EditSessions } from '../browse/edit-sessions.ts';
 
 import { Downloads } from '../downloads/downloads.ts';
 import { UploadReceivers, type UploadChannel } from '../uploads/receiver.ts';
@@ -45,10 +46,18 @@ export interface Deps {
 
 /**
  * One client for the sync runner and the background ops. With the shared job key, writes stream
- * their content to the Job's Pod; without one it rides in the Job's env (Felis's way).
+ * their content to the Job's Pod; without one it rides in the Job's env (Felis's way). With the
+ * key, small mutations go through an edit session when one can be had (FELIS_EDIT_SESSIONS).
  */
-const editorOf = (cfg: NonNullable<Config['editor']>, jobs: KubeJobPodApi, keyFile: string | undefined) =>
-  new FilesEditor(cfg, new SyncRunner(jobs), jobs, keyFile ? { keyFile, pods: jobs } : undefined);
+const editorOf = (cfg: NonNullable<Config['editor']>, jobs: KubeJobPodApi, browse: Config['browse'], logger: Logger) =>
+  new FilesEditor(
+    cfg,
+    new SyncRunner(jobs),
+    jobs,
+    browse ? { keyFile: browse.keyFile, pods: jobs } : undefined,
+    // Small mutations through an edit session Pod, with the same key and lifetimes as browsing.
+    browse?.edits ? new EditSessions(jobs, cfg, browse, { logger }) : undefined,
+  );
 
 /** `kc` may be a promise: nothing here calls Kubernetes (or loads its client) until a request does. */
 export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { logger: Logger }): Deps {
@@ -67,7 +76,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
   const transfer = o.editor && transferJobSettings(o.editor);
   return {
     logger: o.logger,
-    editor: o.editor ? editorOf(o.editor, jobPods, o.browse?.keyFile) : undefined,
+    editor: o.editor ? editorOf(o.editor, jobPods, o.browse, o.logger) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
     downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.

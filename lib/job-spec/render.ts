@@ -501,3 +501,44 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     capabilities: [],
   });
 }
+
+/** Ours only: marks a file Job that makes small changes for lock holders for a while (an edit session). */
+export const LABEL_FILES_EDIT = 'felis.lolicon.best/files-edit';
+
+/**
+ * An edit session's Job: the file Job program in `--serve --edit` mode, world mounted read-write,
+ * with the capabilities of the ops it makes (write, mkdir and copy give new files to the game's
+ * uid; chmod-many changes modes). Labelled as a `read` file Job, so it never holds the world by
+ * itself, for us or for Felis: it changes nothing except inside a call whose caller holds the
+ * annotation lock, and checks that lock's date before each (docs/edit-sessions.md). Found again
+ * by the edit label; pinned to the node the server's Jobs use, as a browse Job is.
+ */
+export function renderEditJob(p: BrowseJobParams): V1Job {
+  if (!p.image) throw new JobSpecError('no worker image configured');
+  if (!p.worldPvc) throw new JobSpecError('no world volume claim');
+  if (!p.opId) throw new JobSpecError('no operation id');
+  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('an edit job needs a token digest');
+  if (p.command.length === 0) throw new JobSpecError('no worker command configured');
+  const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
+  const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
+  const labels: Record<string, string> = {
+    [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
+    [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
+    [LABEL_SERVER]: p.server,
+    [LABEL_FILES_OP]: p.opId,
+    [LABEL_FILES_MODE]: 'read',
+    [LABEL_FILES_EDIT]: 'true',
+  };
+  return jobOf(p, {
+    labels,
+    deadlineSeconds: p.lifetimeSeconds + 60,
+    readOnly: false,
+    args: ['--serve', '--edit', '--worlds-root', p.worldsRoot],
+    // The heap limits of the heaviest op it makes (a copy of up to 64 MiB), as its one-shot Job has.
+    env: [...servingEnvOf(BROWSE_PORT, p), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }],
+    ports: [{ name: 'edit', containerPort: BROWSE_PORT, protocol: 'TCP' }],
+    requests: { ...BROWSE_REQUESTS },
+    limits: { cpu, memory },
+    capabilities: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER'],
+  });
+}

@@ -5,6 +5,7 @@
  * @module
  */
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
+import { withHeldLock } from '../files/held-lock.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { executionNode, worldClaim } from './contracts.ts';
@@ -66,7 +67,9 @@ export class MaintenanceGates implements FileGates {
   run<T>(name: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
     const read = opts?.entered ? this.#read.get(opts.entered) : undefined;
     const wait = opts?.waitMs ? { waitMs: opts.waitMs, signal: opts.signal, applied: opts.applied } : undefined;
-    return this.#lock.run(name, lockKindFor(name, access), fn, wait, read);
+    const kind = lockKindFor(name, access);
+    // The mutation runs knowing the lock it holds: an edit session's call carries it (held-lock.ts).
+    return this.#lock.run(name, kind, (value) => withHeldLock({ server: name, kind, value }, fn), wait, read);
   }
 }
 

@@ -18,11 +18,11 @@ import {
   LABEL_THEN_RESTORE,
 } from '../labels.ts';
 import { jobFinished } from '../kube/job-facts.ts';
+import { GRACE_MS, lockValue, parseLock, rfc3339 } from '../protocol/lock-value.ts';
+
+export { GRACE_MS, lockValue, parseLock, rfc3339 };
 
 export { jobFinished };
-
-/** How long an annotation lock holds without a Job behind it, in both directions of clock skew. */
-export const GRACE_MS = 2 * 60 * 1000;
 
 export const KINDS = ['restore', 'backup', 'file-write', 'config-write', 'export', 'reap', 'migration'] as const;
 export type HolderKind = (typeof KINDS)[number] | (string & {});
@@ -62,28 +62,6 @@ export function archivePending(job: V1Job): boolean {
 }
 
 /** RFC 3339 in UTC with second precision, as Go's time.RFC3339 prints it. */
-export function rfc3339(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** `<kind>@<RFC 3339 UTC, seconds>`: the lock value Felis writes and reads. */
-export function lockValue(kind: string, at: Date): string {
-  return `${kind}@${rfc3339(at)}`;
-}
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** Splits a lock value; undefined for one nobody can date, which therefore holds nothing. */
-export function parseLock(value: string): { kind: string; at: Date } | undefined {
-  const i = value.indexOf('@');
-  if (i <= 0) return undefined;
-  const stamp = value.slice(i + 1);
-  if (!RFC3339.test(stamp)) return undefined;
-  const at = new Date(stamp);
-  if (Number.isNaN(at.getTime())) return undefined;
-  return { kind: value.slice(0, i), at };
-}
-
 /**
  * What a file Job holding the world is doing: its op (the `files-mode` label) and, for a background
  * op, the path it works on (the `files-path` annotation). Only for naming the holder in a refusal:

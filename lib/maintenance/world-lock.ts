@@ -31,8 +31,8 @@ export interface WorldLockOptions {
   waitClock?: Clock;
 }
 
-/** Gives the world back: removes the lock the admission wrote. */
-export type Release = () => Promise<void>;
+/** Gives the world back: removes the lock the admission wrote, whose value it carries. */
+export type Release = (() => Promise<void>) & { readonly value?: string };
 
 /** What an unlock found and removed. `since` is null for a lock nobody can date. */
 export interface Unlocked {
@@ -101,16 +101,16 @@ export class WorldLock {
       });
       return v;
     });
-    return () => this.release(name, value);
+    return Object.assign(() => this.release(name, value), { value });
   }
 
   /**
-   * Runs `fn` holding the world as `kind`; with `wait`, a world held by another file mutation is
+   * Runs `fn` holding the world as `kind` (it is given the lock's value); with `wait`, a world held by another file mutation is
    * waited for (admission-wait.ts) instead of refused. The release runs on every path (success, error, timeout,
    * a caller who went away) and finishes before this returns, so the caller's next request finds
    * the world free. It is bounded to 10 s and a failure is only reported: a lock lapses by itself.
    */
-  async run<T>(name: string, kind: HolderKind, fn: () => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
+  async run<T>(name: string, kind: HolderKind, fn: (lock: string) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
     // Only the first admission may use the caller's read; one after a wait reads the server anew.
     let first = read;
     const acquire = () => {
@@ -120,7 +120,7 @@ export class WorldLock {
     };
     const release = wait ? await admitWaiting(name, acquire, wait, this.#line, this.#waitClock) : await acquire();
     try {
-      return await fn();
+      return await fn(release.value ?? '');
     } finally {
       await bounded(release(), RELEASE_TIMEOUT_MS).catch((err) => this.#onReleaseError(err, name));
       this.#line.nudge(name);

@@ -1,0 +1,18 @@
+/**
+ * What the file editor needs of edit sessions (lib/browse/edit-sessions.ts, or a fake in tests):
+ * one call that makes a small change through a session Pod, for a caller holding the world lock.
+ * @module
+ */
+import type { Target } from '../job-spec/types.ts';
+import type { EditCall } from '../protocol/edit-call.ts';
+
+export interface EditChannel {
+  /**
+   * The result line's payload from a session Pod; undefined when no session made the change (none
+   * could be had within the start budget, or one refused the call before changing anything): the
+   * caller then runs the one-shot Job, still under its lock. Throws JobLostError when the call
+   * reached a Pod that ended without an answer (the change may or may not have been made, as
+   * for a one-shot Job whose Pod is lost), and the signal's reason when it aborts.
+   */
+  run(t: Target, call: EditCall, signal: AbortSignal): Promise<string | undefined>;
+}

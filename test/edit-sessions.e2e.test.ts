@@ -1,0 +1,228 @@
+/**
+ * Edit sessions end to end, through the real client-node on both tiers: the small mutations made
+ * by a session Pod answer exactly as one-shot Jobs do and leave the same tree; the world lock is
+ * taken around each warm change as around a Job, so concurrent writers are refused or serialized,
+ * a start never lands while a change is in flight, and a lock left by a caller that died holds the
+ * world only until its grace.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { LABEL_FILES_EDIT } from '../lib/job-spec/render.ts';
+import { GRACE_MS, lockValue } from '../lib/protocol/lock-value.ts';
+import { FUNCTION_USER, q, startStack, tierMs, TIER, until, type Stack } from './support/stack.ts';
+import { getServer, setServer, STOPPED } from './support/servers.ts';
+
+const S = '/api/v1/servers/survival';
+const LOCK = 'felis.lolicon.best/maintenance';
+const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+const write = (content: string, extra: object = {}) => ({ content: Buffer.from(content).toString('base64'), content_sha256: sha(content), ...extra });
+const creates = (s: Stack) => s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0;
+
+/** The steps of the mutation suite: every small mutation, its refusals among them. */
+const SUITE: [string, string, unknown?][] = [
+  ['PUT', `${S}/file?path=hello.txt`, write('hello\n')],
+  ['PUT', `${S}/file?path=hello.txt`, write('stale\n', { expect_sha256: sha('nope') })],
+  ['PUT', `${S}/file?path=hello.txt`, write('hello again\n', { expect_sha256: sha('hello\n') })],
+  ['PUT', `${S}/file?path=eula.txt`, write('eula=false\n', { create_only: true })],
+  ['PUT', `${S}/file?path=${q('../escape.txt')}`, write('x')],
+  ['PUT', `${S}/file?path=${q('config/paper-global.yml')}`, write('x', { expect_sha256: sha('x') })],
+  ['POST', `${S}/files/mkdir?path=datapacks`],
+  ['POST', `${S}/files/mkdir?path=datapacks`],
+  ['POST', `${S}/files/mkdir?path=${q('nope/deeper')}`],
+  ['POST', `${S}/files/rename?path=hello.txt`, { to: 'plugins/hi.txt' }],
+  ['POST', `${S}/files/rename?path=server.properties`, { to: 'moved.properties' }],
+  ['POST', `${S}/files/rename?path=missing.txt`, { to: 'x.txt' }],
+  ['POST', `${S}/files/copy?path=${q('plugins/hi.txt')}`, { to: 'copied.txt' }],
+  ['POST', `${S}/files/copy?path=missing.txt`, {}],
+  ['DELETE', `${S}/file?path=${q('plugins/hi.txt')}`],
+  ['DELETE', `${S}/file?path=nope.yml`],
+  ['POST', `${S}/files/mkdir?path=old`],
+  ['PUT', `${S}/file?path=${q('old/a.txt')}`, write('a')],
+  ['PUT', `${S}/file?path=${q('old/b.txt')}`, write('b')],
+  ['POST', `${S}/files/delete`, { paths: ['old/a.txt', '../../etc/passwd'] }],
+  ['POST', `${S}/files/delete`, { paths: ['old/a.txt', 'old/nope.txt'] }],
+  ['POST', `${S}/files/move`, { moves: [{ from: 'old/b.txt', to: 'datapacks/b.txt' }, { from: 'copied.txt', to: 'copied-2.txt' }] }],
+  ['POST', `${S}/files/move`, { moves: [{ from: 'datapacks/b.txt', to: 'eula.txt' }] }],
+  ['POST', `${S}/files/chmod`, { files: [{ path: 'copied-2.txt', mode: '600' }] }],
+  ['POST', `${S}/files/chmod`, { files: [{ path: 'copied-2.txt', mode: '4755' }] }],
+  ['POST', `${S}/files/delete`, { paths: ['old/a.txt', 'copied-2.txt'] }],
+  ['GET', `${S}/files/trash`],
+];
+
+/** Ids and times differ from run to run; everything else must not. */
+function normal(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(normal);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = k === 'trash_id' || k === 'id' || k === 'request_id' ? '<id>' : k === 'at' || k === 'expires_at' || k === 'modified' || k === 'mtime' ? '<time>' : normal(x);
+    return out;
+  }
+  return v;
+}
+
+/** The world as files, folders, links and modes; the trash's records by what they hold, not their ids. */
+function tree(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, rel)).sort()) {
+    const r = rel ? `${rel}/${name}` : name;
+    const st = lstatSync(join(dir, r));
+    const mode = (st.mode & 0o7777).toString(8);
+    if (rel === '' && name === '.felis-edit-undo') {
+      out.push(`${r}/ ${readdirSync(join(dir, r)).length} records`);
+    } else if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(join(dir, r))}`);
+    else if (st.isDirectory()) out.push(`${r}/ ${mode}`, ...tree(dir, r));
+    else out.push(`${r} ${mode} ${sha(readFileSync(join(dir, r)))}`);
+  }
+  return out;
+}
+
+async function runSuite(s: Stack): Promise<{ answers: unknown[]; tree: string[]; jobs: string[] }> {
+  const answers: unknown[] = [];
+  const jobs: string[] = [];
+  for (const [method, path, body] of SUITE) {
+    const before = creates(s);
+    const r = await s.call(method, path, body);
+    answers.push({ step: `${method} ${path}`, status: r.status, body: normal(r.body) });
+    if (creates(s) > before) jobs.push(`${method} ${path}`);
+  }
+  return { answers, tree: tree(s.world), jobs };
+}
+
+/** Writes a scratch file until one is made without a Job: the edit session is up. */
+async function untilWarmWrite(s: Stack): Promise<void> {
+  await until(
+    async () => {
+      const before = creates(s);
+      const r = await s.call('PUT', `${S}/file?path=warm-up.txt`, write(`warm ${Date.now()}`));
+      assert.equal(r.status, 200, r.text);
+      return creates(s) === before ? true : undefined;
+    },
+    'a write made by the edit session',
+    tierMs(20_000, 60_000),
+  );
+  const d = await s.call('DELETE', `${S}/file?path=warm-up.txt`);
+  assert.equal(d.status, 200, d.text);
+  // The trash record of the warm-up goes too, so both runs start from the same trash.
+  assert.equal((await s.call('DELETE', `${S}/files/trash`)).status, 200);
+}
+
+describe(`edit sessions through the ${TIER} cluster`, () => {
+  let warm: Stack;
+  before(async () => {
+    warm = await startStack({ browse: { idleSeconds: 30, startBudgetMs: 300 } });
+  });
+  after(async () => {
+    await warm?.close();
+  });
+
+  test('the mutation suite answers exactly as one-shot Jobs do, and leaves the same tree', async () => {
+    await untilWarmWrite(warm);
+    const viaSession = await runSuite(warm);
+    // Only the trash listing (a read, not a session op) ran a Job.
+    assert.deepEqual(viaSession.jobs, [`GET ${S}/files/trash`], 'every mutation of the suite was made by the edit session');
+
+    const cold = await startStack({ browse: { edits: false } });
+    try {
+      const viaJobs = await runSuite(cold);
+      assert.ok(viaJobs.jobs.length >= SUITE.length - 8, `the one-shot run made its changes in Jobs: ${viaJobs.jobs}`);
+      for (let i = 0; i < SUITE.length; i++) assert.deepEqual(viaSession.answers[i], viaJobs.answers[i]);
+      assert.deepEqual(viaSession.tree, viaJobs.tree);
+    } finally {
+      await cold.close();
+    }
+    // The answers carry what each step is: a refusal somewhere, a success elsewhere.
+    const statuses = (viaSession.answers as { status: number }[]).map((a) => a.status);
+    assert.ok(statuses.includes(200) && statuses.includes(409) && statuses.includes(400) && statuses.includes(404), String(statuses));
+  });
+
+  test('the edit Pod never holds the world: between changes the holder is free and a start is admitted', async () => {
+    await untilWarmWrite(warm);
+    const core = warm.cluster.kubeConfig(warm.cluster.adminToken).makeApiClient(CoreV1Api);
+    const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_EDIT}=true` })).items.filter((p) => p.status?.phase === 'Running');
+    assert.equal(pods.length, 1, 'one edit Pod serving');
+    const h = await warm.call('GET', `${S}/holder`);
+    assert.equal(h.status, 200, h.text);
+    assert.equal(h.body.holder ?? null, null, h.text);
+    assert.equal((await getServer(warm.cluster, 'survival')).metadata.annotations?.[LOCK], undefined, 'the lock was given back');
+    const start = await warm.call('POST', `${S}/start`);
+    assert.equal(start.status, 202, start.text);
+    // Running: a change is refused at the gate, before any lock or Pod.
+    const refused = await warm.call('PUT', `${S}/file?path=late.txt`, write('late'));
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.error.code, 'not_stopped');
+    assert.equal(existsSync(join(warm.world, 'late.txt')), false);
+    await setServer(warm.cluster, 'survival', STOPPED);
+  });
+
+  test('20 concurrent warm writes: each admitted alone or refused 409; with Prefer: wait all land, one at a time', async () => {
+    await untilWarmWrite(warm);
+    const names = Array.from({ length: 20 }, (_, i) => `race-${i}.txt`);
+    const answers = await Promise.all(names.map((n) => warm.call('PUT', `${S}/file?path=${n}`, write(n))));
+    let made = 0;
+    for (const [i, a] of answers.entries()) {
+      if (a.status === 200) {
+        made++;
+        assert.equal(readFileSync(join(warm.world, names[i]!), 'utf8'), names[i]);
+      } else {
+        assert.equal(a.status, 409, a.text);
+        assert.equal(a.body.error.code, 'maintenance_in_progress');
+        assert.equal(existsSync(join(warm.world, names[i]!)), false, 'a refused write wrote nothing');
+      }
+    }
+    assert.ok(made >= 1, 'at least the first was admitted');
+
+    const waited = await Promise.all(names.map((n) => warm.call('PUT', `${S}/file?path=w-${n}`, write(`w-${n}`), { prefer: 'wait=30' })));
+    for (const [i, a] of waited.entries()) {
+      assert.equal(a.status, 200, a.text);
+      assert.equal(readFileSync(join(warm.world, `w-${names[i]}`), 'utf8'), `w-${names[i]}`);
+    }
+    assert.equal((await getServer(warm.cluster, 'survival')).metadata.annotations?.[LOCK], undefined);
+  });
+
+  test('a start racing warm changes never lands while one is in flight (50 rounds)', async () => {
+    // A copy of a big file keeps the change in flight long enough for a start to meet it.
+    writeFileSync(join(warm.world, 'big.bin'), Buffer.alloc(24 << 20, 7));
+    await untilWarmWrite(warm);
+    const outcomes = new Map<string, number>();
+    for (let round = 0; round < 50; round++) {
+      const to = `copy-${round}.bin`;
+      const copy = warm.call('POST', `${S}/files/copy?path=big.bin`, { to });
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 40)));
+      const start = await warm.call('POST', `${S}/start`);
+      // What the world holds at the moment the start was answered.
+      const landed = existsSync(join(warm.world, to));
+      const c = await copy;
+      const key = `copy ${c.status}${c.body?.error ? ` ${c.body.error.code}` : ''} / start ${start.status}${start.body?.error ? ` ${start.body.error.code}` : ''}`;
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      assert.ok([200, 409].includes(c.status), c.text);
+      assert.ok([202, 409].includes(start.status), start.text);
+      if (start.status === 202 && c.status === 200) assert.ok(landed, `round ${round}: the start was admitted while the copy was still being made`);
+      if (start.status === 409) assert.equal(start.body.error.code, 'maintenance_in_progress');
+      if (c.status !== 200) assert.equal(existsSync(join(warm.world, to)), false, 'a refused copy made nothing');
+      await setServer(warm.cluster, 'survival', STOPPED);
+      if (c.status === 200) assert.equal((await warm.call('DELETE', `${S}/file?path=${to}`)).status, 200);
+    }
+    // Both orders happened: a start refused by a change in flight, and one admitted.
+    const keys = [...outcomes.keys()].join('; ');
+    assert.ok([...outcomes.keys()].some((k) => k.endsWith('start 409 maintenance_in_progress')), keys);
+    assert.ok([...outcomes.keys()].some((k) => k.includes('start 202')), keys);
+  });
+
+  test('a lock left by a caller that died holds the world until its grace, then a warm write is admitted', async () => {
+    await untilWarmWrite(warm);
+    // Written as by a function killed between lock and release, GRACE less 3 s ago.
+    await setServer(warm.cluster, 'survival', { annotations: { [LOCK]: lockValue('file-write', new Date(Date.now() - GRACE_MS + 3_000)) } });
+    const held = await warm.call('PUT', `${S}/file?path=after-grace.txt`, write('x'));
+    assert.equal(held.status, 409, held.text);
+    assert.equal(held.body.error.code, 'maintenance_in_progress');
+    await new Promise((r) => setTimeout(r, 4_000));
+    const ok = await warm.call('PUT', `${S}/file?path=after-grace.txt`, write('x'));
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(readFileSync(join(warm.world, 'after-grace.txt'), 'utf8'), 'x');
+    assert.equal((await getServer(warm.cluster, 'survival')).metadata.annotations?.[LOCK], undefined, 'the stale lock went with the release of the new one');
+  });
+});
