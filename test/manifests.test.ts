@@ -18,7 +18,7 @@ import { configFromEnv } from '../lib/config.ts';
 import { ROUTE_PERMISSIONS } from '../lib/http/routes/permissions.ts';
 import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { SERVER_TIMEOUTS } from '../lib/http/host.ts';
-import { BROWSE_PORT, renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
+import { BROWSE_PORT, renderBrowseJob, renderEditJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../lib/job-spec/upload-job.ts';
 import { byKind, getPath, renderAsync, type Obj } from './support/kustomize.ts';
@@ -31,7 +31,7 @@ const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', '
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
 const PULL_EGRESS = 'felis-world-pull-jobs-egress';
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy', 'files-pull']);
+const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy', 'files-pull', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch']);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
@@ -471,9 +471,31 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
   });
 
+  test('edit session Pods accept connections only from the functions that change files, only on the serve port; no other file Job Pod is selected', () => {
+    const np = byKind(objs, 'NetworkPolicy').get('felis-world-edit-jobs')!;
+    assert.deepEqual(np.spec.policyTypes, ['Ingress']);
+    const settings = configFromEnv(config.data).editor!;
+    const base = { ...settings, server: 'survival', opId: 'e0123456789abcde', worldPvc: 'world-survival-0' };
+    const edit = renderEditJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 });
+    assert.ok(selects(np.spec.podSelector, edit.spec!.template.metadata!.labels!));
+    const others = [renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }), renderFilesJob({ ...base, op: 'read', path: 'a' }), renderFilesJob({ ...base, op: 'write', path: 'a', sha256: 'b'.repeat(64), contentTokenSha256: 'a'.repeat(64) })];
+    for (const job of others) assert.equal(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), false, job.metadata!.name);
+    // The world-wide file Job policy selects it too: an edit Pod is a file Job Pod.
+    assert.ok(selects(byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!.spec.podSelector, edit.spec!.template.metadata!.labels!));
+    assert.equal(np.spec.ingress.length, 1);
+    const rule = np.spec.ingress[0];
+    assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
+    assert.deepEqual(edit.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
+    assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
+    const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-batch', 'files-copy', 'files-delete', 'files-mkdir', 'files-rename', 'files-write']);
+    // Every function it admits has the job key, or it could never call one.
+    for (const [fn] of admitted) assert.ok(JOB_KEY_FUNCTIONS.has(fn), fn);
+  });
+
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
     const policies = byKind(objs, 'NetworkPolicy');
-    assert.deepEqual([...policies.keys()].sort(), ['felis-world-export-jobs', 'felis-world-export-jobs-egress', 'felis-world-file-jobs', 'felis-world-file-jobs-egress', 'felis-world-pull-jobs', 'felis-world-pull-jobs-egress', 'felis-world-receiver-jobs-egress']);
+    assert.deepEqual([...policies.keys()].sort(), ['felis-world-edit-jobs', 'felis-world-export-jobs', 'felis-world-export-jobs-egress', 'felis-world-file-jobs', 'felis-world-file-jobs-egress', 'felis-world-pull-jobs', 'felis-world-pull-jobs-egress', 'felis-world-receiver-jobs-egress']);
     const np = policies.get('felis-world-export-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -492,7 +514,7 @@ describe('knative/ manifests', () => {
     assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
   });
 
-  test('files-list, files-read, files-search, the upload functions, files-write, files-download and files-copy read the job key from an optional Secret; no other function has it', () => {
+  test('the browse, upload, download, pull and small-change functions read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
@@ -532,6 +554,7 @@ describe('knative/ manifests', () => {
       renderFilesJob({ ...base, op: 'move-many', path: '.', batch: { moves: [{ from: 'a', to: 'b' }] } }),
       renderFilesJob({ ...base, op: 'chmod-many', path: '.', batch: { files: [{ path: 'a', mode: '644' }] } }),
       renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
+      renderEditJob({ ...base, opId: 'e0123456789abcde', tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 10, lifetimeSeconds: 540 }),
       renderExportJob({ ...settings, command: exportCommand(settings.command), server: 'survival', exportId: '0123456789abcdef', worldPvc: 'w', path: 'a', dir: true, tokenSha256: 'a'.repeat(64), idleSeconds: 60 }),

@@ -5,6 +5,7 @@ import { felisServer } from '../testing/felis-fixtures.ts';
 import { NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from './errors.ts';
 import { isLiveExperienceFile, lockKindFor, MaintenanceGates } from './file-gates.ts';
 import { WorldLock } from './world-lock.ts';
+import { heldLock } from '../files/held-lock.ts';
 
 const LOCK = 'felis.lolicon.best/maintenance';
 
@@ -159,4 +160,18 @@ test('a server naming its own claim has that claim checked, not the default one'
   await until(() => api.inFlight.filter((x) => x === 'get pvc my-world').length === 2, 'the named claim asked for again');
   api.releaseAll();
   assert.deepEqual(await again.entered, { server: 'custom', world: { claim: 'my-world', node: undefined } });
+});
+
+test('a mutation runs knowing the lock it holds (kind and value as written), and nothing outside it does', async () => {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
+  const t = await gates.enter('survival', { op: 'write', path: 'a.txt' });
+  const seen = await gates.run('survival', { op: 'write', path: 'a.txt' }, async () => ({ held: heldLock('survival'), other: heldLock('lobby'), annotation: api.annotation('survival', LOCK) }), { entered: t });
+  assert.equal(seen.held?.kind, 'file-write');
+  assert.equal(seen.held?.value, seen.annotation);
+  assert.match(seen.held!.value, /^file-write@\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(seen.other, undefined);
+  assert.equal(heldLock('survival'), undefined);
 });

@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Job } from '@kubernetes/client-node';
+import { asActor } from '../actor.ts';
+import type { SyncRunner } from '../runner/sync-runner.ts';
+import { withEvent } from '../events/scope.ts';
+import { decodeContentEnv } from '../protocol/content-env.ts';
+import type { EditCall } from '../protocol/edit-call.ts';
+import type { Target } from '../job-spec/types.ts';
+import type { EditChannel } from './edit-channel.ts';
+import { withHeldLock } from './held-lock.ts';
+import { FilesEditor, type EditorConfig } from './editor.ts';
+
+const CFG = {
+  namespace: 'minecraft',
+  image: 'img',
+  command: ['/usr/local/bin/felis', 'files'],
+  serviceAccount: 'sa',
+  worldsRoot: '/data',
+  deadlineSeconds: 120,
+  ttlSeconds: 120,
+  timeoutMs: 3_000,
+  trash: { enabled: true, seconds: 3600, actor: '' },
+} as EditorConfig;
+const T = { server: 'survival', world: { claim: 'world-survival-0' } };
+const LOCK = 'file-write@2026-12-03T17:00:00Z';
+const held = <R>(fn: () => Promise<R>, kind = 'file-write', server = 'survival') => withHeldLock({ server, kind, value: kind === 'file-write' ? LOCK : 'config-write@2026-12-03T17:00:00Z' }, fn);
+
+/** `null`: the session does not answer. */
+function fakes(answer: string | null = '{}') {
+  const jobs: V1Job[] = [];
+  const calls: EditCall[] = [];
+  const runner = {
+    async findJobs() {
+      return [];
+    },
+    async run(job: V1Job) {
+      jobs.push(job);
+      return '{"sha256":"0000000000000000000000000000000000000000000000000000000000000000"}';
+    },
+  } as unknown as SyncRunner;
+  const edits: EditChannel = {
+    async run(_t: Target, call: EditCall) {
+      calls.push(call);
+      return answer ?? undefined;
+    },
+  };
+  return { editor: new FilesEditor(CFG, runner, undefined, undefined, edits), jobs, calls };
+}
+
+test('a write under a held file-write lock goes to the edit session with the one-shot Job\'s own arguments, content, trash settings and actor', async () => {
+  const f = fakes('{"sha256":"' + 'a'.repeat(64) + '"}');
+  const sha = await held(() => asActor({ name: 'alice' }, () => f.editor.write(T, 'motd.txt', Buffer.from('hi\n'), { sha256: 'b'.repeat(64) })));
+  assert.equal(sha, 'a'.repeat(64));
+  assert.equal(f.jobs.length, 0, 'no Job');
+  const call = f.calls[0]!;
+  assert.deepEqual(call.argv, ['files', '--op', 'write', '--path', 'motd.txt', '--worlds-root', '/data', '--sha256', 'b'.repeat(64)]);
+  assert.equal(call.lock, LOCK);
+  assert.equal(decodeContentEnv(call.env).toString(), 'hi\n');
+  assert.deepEqual([call.env.FELIS_TRASH, call.env.FELIS_TRASH_SECONDS, call.env.FELIS_ACTOR], ['on', '3600', 'alice']);
+  assert.match(call.env.FELIS_OP_ID!, /^[0-9a-f]{16}$/);
+  assert.equal(Object.keys(call.env).includes('NODE_OPTIONS'), false);
+});
+
+test('every small mutation asks the session; its answer is decoded as the Job\'s would be', async () => {
+  const f = fakes('{"trash_id":"0190a1b2c3d4e5f6"}');
+  assert.deepEqual(await held(() => f.editor.delete(T, 'old.txt')), { trashId: '0190a1b2c3d4e5f6' });
+  await held(() => f.editor.mkdir(T, 'd'));
+  await held(() => f.editor.rename(T, 'a', 'b'));
+  await held(() => f.editor.batch(T, 'delete-many', { paths: ['a', 'b'] }));
+  assert.deepEqual(f.calls.map((c) => c.argv[2]), ['delete', 'mkdir', 'rename', 'delete-many']);
+  assert.ok(f.calls[3]!.env.FELIS_BATCH_PARTS, 'the items travel as in the Job\'s env');
+  assert.equal(f.jobs.length, 0);
+});
+
+test('one-shot Jobs: without a held lock, for another server\'s lock, for a settings save (config-write), for a CloudEvent, when the session does not answer', async () => {
+  const cases: [string, () => Promise<unknown>][] = [];
+  const f = fakes();
+  cases.push(['no lock', () => f.editor.mkdir(T, 'd')]);
+  cases.push(['another server', () => held(() => f.editor.mkdir(T, 'd'), 'file-write', 'lobby')]);
+  cases.push(['config-write', () => held(() => f.editor.mkdir(T, 'd'), 'config-write')]);
+  cases.push(['event', () => held(() => withEvent('a'.repeat(48), () => f.editor.mkdir(T, 'd')))]);
+  for (const [what, run] of cases) {
+    const before = f.jobs.length;
+    await run();
+    assert.equal(f.jobs.length, before + 1, what);
+  }
+  assert.equal(f.calls.length, 0, 'the session was never asked');
+  const none = fakes(null);
+  await held(() => none.editor.mkdir(T, 'd'));
+  assert.equal(none.calls.length, 1);
+  assert.equal(none.jobs.length, 1, 'no answer: the one-shot Job made the change');
+});
+
+test('reads and the long ops never go to an edit session', async () => {
+  const f = fakes();
+  await held(async () => {
+    await f.editor.list(T, '').catch(() => {});
+    await f.editor.read(T, 'a').catch(() => {});
+    await f.editor.trashRestore(T, '0190a1b2c3d4e5f6', undefined).catch(() => {});
+  });
+  assert.equal(f.calls.length, 0);
+});
