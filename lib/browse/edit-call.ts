@@ -16,8 +16,12 @@ export type EditOutcome =
   | { kind: 'unsent'; detail: string }
   /** The Pod answered without running the op (token, lease, busy, a call it does not take). */
   | { kind: 'refused'; status: number; detail: string }
-  /** The program ran and printed no result (500), or the connection broke after the request left. */
-  | { kind: 'lost'; detail: string };
+  /**
+   * No result from a call that reached the Pod: the program ended without one (500; it has
+   * stopped), or the connection broke after the request left (`inFlight`: the change may still be
+   * under way there).
+   */
+  | { kind: 'lost'; detail: string; inFlight: boolean };
 
 export interface EditCallOptions {
   ip: string;
@@ -57,7 +61,7 @@ export function callEdit(o: EditCallOptions): Promise<EditOutcome> {
           size += c.length;
           if (size > MAX_LOG_BYTES) {
             req.destroy();
-            done({ kind: 'lost', detail: 'answer too large' });
+            done({ kind: 'lost', detail: 'answer too large', inFlight: false });
             return;
           }
           chunks.push(c);
@@ -66,10 +70,10 @@ export function callEdit(o: EditCallOptions): Promise<EditOutcome> {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
           if (status === 200) done({ kind: 'ok', body: text });
-          else if (status === 500) done({ kind: 'lost', detail: text.slice(0, 1000) });
+          else if (status === 500) done({ kind: 'lost', detail: text.slice(0, 1000), inFlight: false });
           else done({ kind: 'refused', status, detail: text.slice(0, 200) });
         });
-        res.on('error', (err) => done({ kind: 'lost', detail: err.message }));
+        res.on('error', (err) => done({ kind: 'lost', detail: err.message, inFlight: true }));
       },
     );
     const onAbort = () => {
@@ -91,7 +95,7 @@ export function callEdit(o: EditCallOptions): Promise<EditOutcome> {
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       const detail = err.code ?? err.message;
-      done(connected ? { kind: 'lost', detail } : { kind: 'unsent', detail });
+      done(connected ? { kind: 'lost', detail, inFlight: true } : { kind: 'unsent', detail });
     });
     req.end(body);
   });

@@ -10,6 +10,7 @@ import { jobToken, tokenDigest } from '../protocol/job-token.ts';
 import type { BrowseConfig } from './config.ts';
 import type { EditCallOptions, EditOutcome } from './edit-call.ts';
 import { EditSessions } from './edit-sessions.ts';
+import { EditLostError } from '../files/edit-channel.ts';
 
 const KEY = Buffer.alloc(32, 5);
 const NOW = Date.parse('2026-12-01T06:00:00Z');
@@ -84,8 +85,8 @@ test('a refusal before the program ran (token, lease, busy) or an unreachable Po
 });
 
 test('a call that reached the program and got no result is JobLostError: the change may have been made, so it is never made again by a Job', async () => {
-  const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9' })], () => ({ kind: 'lost', detail: 'ECONNRESET' }));
-  await assert.rejects(f.sessions.run(target, CALL, signal()), (err: unknown) => err instanceof JobLostError && /ECONNRESET/.test(err.message));
+  const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9' })], () => ({ kind: 'lost', detail: 'ECONNRESET', inFlight: true }));
+  await assert.rejects(f.sessions.run(target, CALL, signal()), (err: unknown) => err instanceof EditLostError && err instanceof JobLostError && err.inFlight && /ECONNRESET/.test(err.message));
 });
 
 test('a hint that no longer answers is dropped and the Pods listed again; a Pod of another world is never called', async () => {

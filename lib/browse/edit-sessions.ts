@@ -23,7 +23,7 @@ import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
 import type { EditCall } from '../protocol/edit-call.ts';
-import type { EditChannel } from '../files/edit-channel.ts';
+import { EditLostError, type EditChannel } from '../files/edit-channel.ts';
 import { JobLostError } from '../runner/errors.ts';
 import { sleep } from '../sleep.ts';
 import type { BrowseConfig } from './config.ts';
@@ -133,7 +133,7 @@ export class EditSessions implements EditChannel {
   /** One call; a call that reached the program without a result is lost, as a one-shot Job's Pod. */
   async #callPod(key: Buffer, pod: SessionPod, call: EditCall, signal: AbortSignal): Promise<Exclude<EditOutcome, { kind: 'lost' }>> {
     const answer = await this.#call({ ip: pod.ip, port: this.#port, token: jobToken(key, pod.job), call, signal });
-    if (answer.kind === 'lost') throw new JobLostError(`edit session ${pod.pod} ended a change without a result: ${answer.detail}`, true);
+    if (answer.kind === 'lost') throw new EditLostError(`edit session ${pod.pod} ended a change without a result: ${answer.detail}`, answer.inFlight);
     if (answer.kind === 'refused') this.#log?.warn({ pod: pod.pod, status: answer.status, detail: answer.detail }, 'edit pod refused the call; running a one-shot job');
     return answer;
   }

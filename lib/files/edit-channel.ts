@@ -5,6 +5,7 @@
  */
 import type { Target } from '../job-spec/types.ts';
 import type { EditCall } from '../protocol/edit-call.ts';
+import { JobLostError } from '../runner/errors.ts';
 
 export interface EditChannel {
   /**
@@ -12,7 +13,19 @@ export interface EditChannel {
    * could be had within the start budget, or one refused the call before changing anything): the
    * caller then runs the one-shot Job, still under its lock. Throws JobLostError when the call
    * reached a Pod that ended without an answer (the change may or may not have been made, as
-   * for a one-shot Job whose Pod is lost), and the signal's reason when it aborts.
+   * for a one-shot Job whose Pod is lost: EditLostError, which says whether the change may still
+   * be under way), and the signal's reason when it aborts.
    */
   run(t: Target, call: EditCall, signal: AbortSignal): Promise<string | undefined>;
 }
+
+/** A change sent to a session Pod that gave no result; `inFlight`: it may still be under way there. */
+export class EditLostError extends JobLostError {
+  readonly inFlight: boolean;
+  constructor(message: string, inFlight: boolean) {
+    super(message, true);
+    this.name = 'EditLostError';
+    this.inFlight = inFlight;
+  }
+}
+

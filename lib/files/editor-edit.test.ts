@@ -9,6 +9,8 @@ import type { EditCall } from '../protocol/edit-call.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { EditChannel } from './edit-channel.ts';
 import { withHeldLock } from './held-lock.ts';
+import { EditLostError } from './edit-channel.ts';
+import { JobLostError } from '../runner/errors.ts';
 import { FilesEditor, type EditorConfig } from './editor.ts';
 
 const CFG = {
@@ -24,7 +26,7 @@ const CFG = {
 } as EditorConfig;
 const T = { server: 'survival', world: { claim: 'world-survival-0' } };
 const LOCK = 'file-write@2026-12-03T17:00:00Z';
-const held = <R>(fn: () => Promise<R>, kind = 'file-write', server = 'survival') => withHeldLock({ server, kind, value: kind === 'file-write' ? LOCK : 'config-write@2026-12-03T17:00:00Z' }, fn);
+const held = <R>(fn: () => Promise<R>, kind = 'file-write', server = 'survival', keep = () => {}) => withHeldLock({ server, kind, value: kind === 'file-write' ? LOCK : 'config-write@2026-12-03T17:00:00Z', keep }, fn);
 
 /** `null`: the session does not answer. */
 function fakes(answer: string | null = '{}') {
@@ -45,7 +47,7 @@ function fakes(answer: string | null = '{}') {
       return answer ?? undefined;
     },
   };
-  return { editor: new FilesEditor(CFG, runner, undefined, undefined, edits), jobs, calls };
+  return { editor: new FilesEditor(CFG, runner, undefined, undefined, edits), runner, jobs, calls };
 }
 
 test('a write under a held file-write lock goes to the edit session with the one-shot Job\'s own arguments, content, trash settings and actor', async () => {
@@ -100,4 +102,18 @@ test('reads and the long ops never go to an edit session', async () => {
     await f.editor.trashRestore(T, '0190a1b2c3d4e5f6', undefined).catch(() => {});
   });
   assert.equal(f.calls.length, 0);
+});
+
+test('a change that may still be under way in the Pod keeps the lock until its grace; one whose program ended gives it back', async () => {
+  for (const [inFlight, kept] of [[true, true], [false, false]] as const) {
+    let keeps = 0;
+    const edits: EditChannel = {
+      async run() {
+        throw new EditLostError('edit session p ended a change without a result', inFlight);
+      },
+    };
+    const ed = new FilesEditor(CFG, fakes().runner, undefined, undefined, edits);
+    await assert.rejects(held(() => ed.mkdir(T, 'd'), 'file-write', 'survival', () => void keeps++), JobLostError);
+    assert.equal(keeps, kept ? 1 : 0, `inFlight ${inFlight}`);
+  }
 });

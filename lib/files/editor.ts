@@ -45,7 +45,7 @@ import { commonFolder, type Batch, type BatchOp } from '../protocol/batch-env.ts
 import { WriteNotDeliveredError } from './errors.ts';
 import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
-import type { EditChannel } from './edit-channel.ts';
+import { EditLostError, type EditChannel } from './edit-channel.ts';
 import { heldLock } from './held-lock.ts';
 import { callCarries, isEditOp } from '../protocol/edit-call.ts';
 
@@ -176,7 +176,7 @@ export class FilesEditor {
   ): Promise<string> {
     // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
     const call = { op: 'write', path, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly } as const;
-    const warm = await this.#warm(t, { ...call, content }, signal);
+    const warm = await this.#warm(t, { ...call, content });
     if (warm) return decodeWrite(warm);
     const streamed = this.#streamed;
     if (!streamed) return decodeWrite(await this.#run(t, { ...call, content }, signal));
@@ -276,7 +276,7 @@ export class FilesEditor {
    * program on the same input. Undefined to run the one-shot Job instead. A CloudEvent's mutation
    * is always a Job: its redelivery finds the Job by the event's label and answers from it.
    */
-  async #warm(t: Target, call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'maxSize' | 'batch'>>, signal?: AbortSignal) {
+  async #warm(t: Target, call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'maxSize' | 'batch'>>) {
     const edits = this.#edits;
     const held = heldLock(t.server);
     if (!edits || !held || held.kind !== 'file-write' || !isEditOp(call.op) || currentEvent()) return undefined;
@@ -287,12 +287,16 @@ export class FilesEditor {
     const container = job.spec!.template.spec!.containers[0]!;
     const env: Record<string, string> = { FELIS_OP_ID: opId };
     for (const e of container.env ?? []) if (e.value !== undefined && callCarries(e.name)) env[e.name] = e.value;
+    // Only the deadline ends the call, not a caller who goes away: a change sent to a Pod runs to
+    // its end there, and a call cut short would leave the world held until the lock's grace.
     const deadline = AbortSignal.timeout(timeoutMs);
-    const sig = signal ? AbortSignal.any([deadline, signal]) : deadline;
     let payload: string | undefined;
     try {
-      payload = await edits.run(t, { argv: ['files', ...(container.args ?? [])], env, lock: held.value }, sig);
+      payload = await edits.run(t, { argv: ['files', ...(container.args ?? [])], env, lock: held.value }, deadline);
     } catch (err) {
+      // The change may still be under way in the Pod, which holds nothing: the lock must stay
+      // until it lapses, so that neither a start nor another change meets it.
+      if (deadline.aborted || (err instanceof EditLostError && err.inFlight)) held.keep();
       if (deadline.aborted) throw new FilesTimeoutError(filesJobName(t.server, opId));
       throw err;
     }
@@ -312,7 +316,7 @@ export class FilesEditor {
   ) {
     // A write asked a session already (write()); any other small mutation asks here.
     if (call.op !== 'write') {
-      const warm = await this.#warm(t, call, signal);
+      const warm = await this.#warm(t, call);
       if (warm) return warm;
     }
     const { timeoutMs, copySyncMaxBytes: _c, ...settings } = this.#cfg;

@@ -14,6 +14,11 @@ export interface HeldLock {
   kind: string;
   /** The annotation's value as written: `<kind>@<RFC 3339>`. */
   value: string;
+  /**
+   * Leave the lock to lapse after its grace instead of releasing it: the change may still be
+   * under way in a Pod that never answered, and the world must stay held while it can be.
+   */
+  keep(): void;
 }
 
 const scope = new AsyncLocalStorage<HeldLock>();

@@ -68,6 +68,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     namespace: o.namespace,
     restartAnnotation: o.restartAnnotation,
     onReleaseError: (err, server) => o.logger.warn({ err, server }, 'world lock release failed; it lapses after its grace period'),
+    onLockKept: (server, value) => o.logger.warn({ server, lock: value }, 'a change may still be under way in an edit session that did not answer; the world lock is kept until its grace period ends'),
   });
   const restorer = o.restoreTemplate
     ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)

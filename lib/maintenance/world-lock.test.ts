@@ -191,3 +191,29 @@ test('a write, a start and an unlock refused by a running extraction name it; th
   await assert.rejects(lock.unlock('survival', { force: true }), named);
   assert.equal(patches(api), 0);
 });
+
+test('a mutation that keeps its lock leaves it in place to lapse after Grace: a start and another admission are refused until then', async () => {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  let now = NOW;
+  const kept: string[] = [];
+  const lock = new WorldLock(api, { namespace: 'minecraft', now: () => now, retry: FAST, onLockKept: (_s, v) => kept.push(v) });
+  await assert.rejects(
+    lock.run('survival', 'file-write', async (held) => {
+      held.keep();
+      throw new Error('the session did not answer');
+    }),
+    /did not answer/,
+  );
+  assert.deepEqual(kept, [lockValue('file-write', NOW)]);
+  assert.equal(api.annotation('survival', LOCK), lockValue('file-write', NOW));
+  await assert.rejects(lock.start('survival'), MaintenanceBusyError);
+  await assert.rejects(lock.acquire('survival', 'file-write'), MaintenanceBusyError);
+  now = new Date(NOW.getTime() + GRACE_MS + 1000);
+  const release = await lock.acquire('survival', 'file-write');
+  await release();
+  assert.equal(api.annotation('survival', LOCK), undefined);
+  // Without keep(), the same run gives the world back on its way out.
+  await lock.run('survival', 'file-write', async (held) => assert.equal(held.value, lockValue('file-write', now)));
+  assert.equal(api.annotation('survival', LOCK), undefined);
+});

@@ -27,8 +27,16 @@ export interface WorldLockOptions {
   retry?: { steps: number; delayMs: number; jitter: number };
   /** Told when a release fails; the lock then lapses by itself after Grace. */
   onReleaseError?: (err: unknown, server: string) => void;
+  /** Told when a mutation kept its lock (it lapses after Grace). */
+  onLockKept?: (server: string, value: string) => void;
   /** The clock of a caller's wait for the world (tests); the real one by default. */
   waitClock?: Clock;
+}
+
+/** The lock a mutation holds while it runs: its value as written, and how to leave it to lapse. */
+export interface HeldValue {
+  value: string;
+  keep(): void;
 }
 
 /** Gives the world back: removes the lock the admission wrote, whose value it carries. */
@@ -47,6 +55,7 @@ export class WorldLock {
   readonly #now: () => Date;
   readonly #retry: { steps: number; delayMs: number; jitter: number };
   readonly #onReleaseError: (err: unknown, server: string) => void;
+  readonly #onLockKept: (server: string, value: string) => void;
   /** This instance's waiters, per server, in arrival order. */
   readonly #line = new ArrivalLine();
   readonly #waitClock: Clock;
@@ -58,6 +67,7 @@ export class WorldLock {
     this.#now = opts.now ?? (() => new Date());
     this.#retry = opts.retry ?? { steps: 5, delayMs: 10, jitter: 0.1 };
     this.#onReleaseError = opts.onReleaseError ?? (() => {});
+    this.#onLockKept = opts.onLockKept ?? (() => {});
     this.#waitClock = opts.waitClock ?? realClock;
   }
 
@@ -105,12 +115,16 @@ export class WorldLock {
   }
 
   /**
-   * Runs `fn` holding the world as `kind` (it is given the lock's value); with `wait`, a world held by another file mutation is
-   * waited for (admission-wait.ts) instead of refused. The release runs on every path (success, error, timeout,
-   * a caller who went away) and finishes before this returns, so the caller's next request finds
-   * the world free. It is bounded to 10 s and a failure is only reported: a lock lapses by itself.
+   * Runs `fn` holding the world as `kind`; with `wait`, a world held by another file mutation is
+   * waited for (admission-wait.ts) instead of refused. `fn` is given the lock: its value, and
+   * `keep()`, for a change that may still be under way somewhere nothing else can see (a session
+   * Pod that did not answer): a kept lock is not released but lapses after its grace, so the world
+   * stays held for as long as that change can last. Otherwise the release runs on every path
+   * (success, error, timeout, a caller who went away) and finishes before this returns, so the
+   * caller's next request finds the world free. It is bounded to 10 s and a failure is only
+   * reported: a lock lapses by itself.
    */
-  async run<T>(name: string, kind: HolderKind, fn: (lock: string) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
+  async run<T>(name: string, kind: HolderKind, fn: (lock: HeldValue) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
     // Only the first admission may use the caller's read; one after a wait reads the server anew.
     let first = read;
     const acquire = () => {
@@ -119,10 +133,12 @@ export class WorldLock {
       return this.acquire(name, kind, r);
     };
     const release = wait ? await admitWaiting(name, acquire, wait, this.#line, this.#waitClock) : await acquire();
+    let kept = false;
     try {
-      return await fn(release.value ?? '');
+      return await fn({ value: release.value ?? '', keep: () => void (kept = true) });
     } finally {
-      await bounded(release(), RELEASE_TIMEOUT_MS).catch((err) => this.#onReleaseError(err, name));
+      if (kept) this.#onLockKept(name, release.value ?? '');
+      else await bounded(release(), RELEASE_TIMEOUT_MS).catch((err) => this.#onReleaseError(err, name));
       this.#line.nudge(name);
     }
   }
