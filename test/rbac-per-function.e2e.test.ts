@@ -117,16 +117,17 @@ async function exportsEnded(c: ClusterHarness): Promise<void> {
   }
 }
 
-/** Ends every browse session (another function's scenario may have started one) and waits until its Pods are gone. */
+/** Ends every browse and edit session (another function's scenario may have started one) and waits until their Pods are gone. */
 async function endSessions(c: ClusterHarness): Promise<void> {
   const kc = c.kubeConfig(c.adminToken);
-  const selector = 'felis.lolicon.best/files-browse=true';
-  await kc.makeApiClient(BatchV1Api).deleteCollectionNamespacedJob({ namespace: 'minecraft', labelSelector: selector, propagationPolicy: 'Background' });
   const core = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + 30_000;
-  while ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: selector })).items.length > 0) {
-    if (Date.now() > deadline) throw new Error('browse Pods did not go within 30 s');
-    await new Promise((res) => setTimeout(res, 50));
+  for (const selector of ['felis.lolicon.best/files-browse=true', 'felis.lolicon.best/files-edit=true']) {
+    await kc.makeApiClient(BatchV1Api).deleteCollectionNamespacedJob({ namespace: 'minecraft', labelSelector: selector, propagationPolicy: 'Background' });
+    const deadline = Date.now() + 30_000;
+    while ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: selector })).items.length > 0) {
+      if (Date.now() > deadline) throw new Error(`${selector} Pods did not go within 30 s`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
   }
 }
 
@@ -396,8 +397,10 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
     const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
-    // The functions that hold the job key in the manifests run with it (files-write: streamed writes).
-    const browse = fn === 'files-list' || fn === 'files-read' || fn === 'files-search' || fn.startsWith('files-upload') || fn === 'files-write' || fn === 'files-copy' ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
+    // The functions that hold the job key in the manifests run with it (files-write: streamed
+    // writes; every small change: edit sessions, none up to begin with, none waited for).
+    const keyed = ['files-list', 'files-read', 'files-search', 'files-write', 'files-copy', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch'].includes(fn) || fn.startsWith('files-upload');
+    const browse = keyed ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);
     const { app, assertClean } = checkedApp(createHostApp({ logger, auth }, deps, [FUNCTIONS[fn]!]), checker);
@@ -408,6 +411,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
       rmSync(join(dir, 'worlds', 'survival'), { recursive: true, force: true });
       seedDemoWorld(dir, 'survival');
     }
+    // A session left by an earlier scenario would answer without the calls this one must show.
+    if (browse) await endSessions(cluster);
     const before = cluster.counts(user);
     await sc.setup?.(cluster, mode === 'token' ? '' : '-k');
     const statuses: string[] = [];

@@ -4,6 +4,7 @@
  * check its world claim, and patch a Job's labels (restore-chain settling).
  * @module
  */
+import { kubeStatus } from './errors.ts';
 import type { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import { loadClientNode, once, type ClientNode } from './client.ts';
 import { reuseConnections } from './connections.ts';
@@ -27,6 +28,12 @@ export interface ServerApi {
   listServers(namespace: string): Promise<MinecraftServer[]>;
   /** JSON merge patch; include metadata.resourceVersion in `patch` for an optimistic write (409 on a stale one). */
   patchServer(namespace: string, name: string, patch: object): Promise<MinecraftServer>;
+  /**
+   * Removes the annotation `key` if, and only if, it still holds `value`, in one request (a JSON
+   * patch whose `test` the API server checks in the same write): true when removed, false when
+   * it held something else or nothing, or the server is gone.
+   */
+  removeAnnotationIf(namespace: string, name: string, key: string, value: string): Promise<boolean>;
   listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
   claimExists(namespace: string, claim: string): Promise<boolean>;
@@ -103,6 +110,21 @@ export class KubeServerApi implements ServerApi {
       { group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body },
       c.mergePatch,
     )) as MinecraftServer;
+  }
+
+  async removeAnnotationIf(namespace: string, name: string, key: string, value: string): Promise<boolean> {
+    const c = await this.#clients();
+    const at = `/metadata/annotations/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    try {
+      // An array body goes as application/json-patch+json.
+      await c.custom.patchNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body: [{ op: 'test', path: at, value }, { op: 'remove', path: at }] });
+      return true;
+    } catch (err) {
+      // 422: the test failed (another value, or none); 404: no such server.
+      const code = kubeStatus(err)?.code;
+      if (code === 422 || code === 404) return false;
+      throw err;
+    }
   }
 
   async listJobs(namespace: string, labelSelector: string): Promise<V1Job[]> {

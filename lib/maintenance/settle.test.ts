@@ -44,6 +44,9 @@ class FakeApi implements ServerApi {
   async patchServer(): Promise<MinecraftServer> {
     throw new Error('not used');
   }
+  async removeAnnotationIf(): Promise<boolean> {
+    throw new Error('not used');
+  }
   async listJobs(_ns: string, selector: string) {
     const want = selector.split(',').map((kv) => kv.split('='));
     return structuredClone(this.jobs.filter((j) => want.every(([k, v]) => j.metadata?.labels?.[k!] === v)));

@@ -97,12 +97,15 @@ export class WorldLock {
       const server = known ?? (await this.#api.getServer(this.#ns, name));
       known = undefined;
       if (!server) throw new ServerNotFoundError(name);
-      if (!(kind === 'config-write' && SYSTEM_SERVERS.has(name))) {
-        const gamePods = await this.#api.listPods(this.#ns, gamePodSelector(name));
-        if (!fullyStopped(server, gamePods)) throw new NotStoppedError();
-      }
+      // The game Pods and the server's Jobs are read at the same time; the refusals keep their
+      // order (not stopped, a restart pending, a holder) whichever answers first.
+      const checkGame = !(kind === 'config-write' && SYSTEM_SERVERS.has(name));
+      const [gamePods, jobs] = await Promise.all([
+        checkGame ? this.#api.listPods(this.#ns, gamePodSelector(name)) : Promise.resolve([]),
+        this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`),
+      ]);
+      if (checkGame && !fullyStopped(server, gamePods)) throw new NotStoppedError();
       if (server.metadata.annotations?.[this.#restartAnnotation]) throw new MaintenanceBusyError();
-      const jobs = await this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`);
       const held = holdState(name, server.metadata.annotations, jobs, this.#now()).holder;
       if (held) throw new MaintenanceBusyError(held.kind, held.activity);
       const v = lockValue(kind, this.#now());
@@ -150,16 +153,10 @@ export class WorldLock {
    */
   async release(name: string, value: string): Promise<void> {
     if (value.startsWith('migration@')) return;
-    await this.#onConflictRetry(async () => {
-      // Read afresh, never from the admission: the lock may have lapsed and been taken over (or
-      // removed by an operator) while the Job ran, and only our own value may be removed; the
-      // status the operator writes meanwhile also moves the resourceVersion the patch needs.
-      const server = await this.#api.getServer(this.#ns, name);
-      if (!server || server.metadata.annotations?.[ANNOTATION_MAINTENANCE] !== value) return;
-      await this.#api.patchServer(this.#ns, name, {
-        metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: null } },
-      });
-    });
+    // One conditional write, never from the admission's read: the lock may have lapsed and been
+    // taken over (or removed by an operator) while the change ran, and only our own value may go;
+    // the API server checks the value and removes it in the same write.
+    await this.#api.removeAnnotationIf(this.#ns, name, ANNOTATION_MAINTENANCE, value);
   }
 
   /**

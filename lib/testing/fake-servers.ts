@@ -88,6 +88,15 @@ export class FakeServerApi implements ServerApi {
     return structuredClone(this.servers.get(name)!);
   }
 
+  async removeAnnotationIf(_ns: string, name: string, key: string, value: string): Promise<boolean> {
+    this.calls.push(`patch ${name}`);
+    this.beforePatch?.(name);
+    const cur = this.servers.get(name);
+    if (!cur || cur.metadata.annotations?.[key] !== value) return false;
+    this.write(name, { metadata: { annotations: { [key]: null } } });
+    return true;
+  }
+
   async listJobs(_ns: string, selector: string): Promise<V1Job[]> {
     this.calls.push(`list jobs ${selector}`);
     return this.jobs.filter((j) => matches(selector, j.metadata?.labels)).map((j) => structuredClone(j));
