@@ -22,7 +22,7 @@ import { isCelError, run } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { V1Job } from '@kubernetes/client-node';
 import { configFromEnv } from '../lib/config.ts';
-import { renderBrowseJob, renderFilesJob } from '../lib/job-spec/render.ts';
+import { renderBrowseJob, renderEditJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
 import { renderReceiverJob } from '../lib/job-spec/upload-job.ts';
 import { byKind, render, type Obj } from './support/kustomize.ts';
@@ -116,6 +116,7 @@ function everyRenderedJob(): Record<string, V1Job> {
     'background copy': renderFilesJob({ ...base, op: 'copy', path: 'plugins', to: 'plugins copy', async: true }),
     'background pull (its cancel port, the operator env)': renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', to: 'a.jar', async: true, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' }, cancelTokenSha256: digest }),
     'browse session': renderBrowseJob({ ...base, tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
+    'edit session (read-write, FOWNER, holds nothing)': renderEditJob({ ...base, opId: 'e0123456789abcde', tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'single upload receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
     'upload session receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 1800, lifetimeSeconds: 21600 }),
     'file export': renderExportJob({ ...base, command: exportCommand(settings.command), exportId: '0123456789abcdef', path: 'a.txt', dir: false, tokenSha256: digest, idleSeconds: 60 }),
@@ -204,6 +205,14 @@ describe('the Job admission policy', () => {
         variant(write, (_p, j) => (j.metadata!.labels!['app.kubernetes.io/managed-by'] = j.spec!.template.metadata!.labels!['app.kubernetes.io/managed-by'] = 'felis-backup')),
         'labels:',
       ],
+      ['a read Job calling itself an edit session to mount the world read-write', variant(read, (p, j) => {
+        j.metadata!.labels!['felis.lolicon.best/files-edit'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit'] = 'true';
+        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+      }), 'edit session:'],
+      ['an edit session running another program mode', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])), 'edit session:'],
+      ['an edit session of a mode that is not read', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write')), 'edit session:'],
+      ['an edit session with SYS_ADMIN', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => c0(p).securityContext!.capabilities!.add!.push('SYS_ADMIN')), 'capabilities: add only'],
+      ['an edit label on the Job but not its Pods (out of the edit NetworkPolicy)', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit']), 'pod labels:'],
       ['Pod labels that escape the NetworkPolicies', variant(write, (_p, j) => (j.spec!.template.metadata!.labels = { 'felis.lolicon.best/server': 'survival' })), 'pod labels:'],
     ];
     const reasons = new Set<string>();
