@@ -58,9 +58,12 @@ test('a serving edit Pod gets the call with its Job\'s token; the next call goes
   assert.equal(f.created.length, 0);
 });
 
-test('no edit Pod: one is started (a Job that never holds the world, mounting it read-write), and the change goes to the one-shot Job when it is not up within the budget', async () => {
+test('no edit Pod: one is started (a Job that never holds the world, mounting it read-write), and the change goes to the one-shot Job at once', async () => {
   const f = fake(() => []);
+  const t0 = performance.now();
   assert.equal(await f.sessions.run(target, CALL, signal()), undefined);
+  assert.ok(performance.now() - t0 < cfg.startBudgetMs, 'not waited for');
+  assert.equal(f.lists(), 1);
   assert.equal(f.created.length, 1);
   const job = f.created[0]!;
   assert.equal(jobKind(job), undefined, 'not a holder');

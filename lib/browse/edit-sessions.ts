@@ -97,7 +97,6 @@ export class EditSessions implements EditChannel {
     }
     const selector = `${LABEL_SERVER}=${t.server},${LABEL_FILES_EDIT}=true`;
     const budgetEnd = performance.now() + this.#cfg.startBudgetMs;
-    let created = false;
     try {
       for (;;) {
         signal.throwIfAborted();
@@ -113,13 +112,16 @@ export class EditSessions implements EditChannel {
           if (answer.kind === 'refused') return undefined;
         }
         if (serving.length > 0 && serving.every((s) => now - s.startedMs > LISTEN_GRACE_MS)) return undefined;
+        // A session still starting is waited for within the budget (one that is just up and not
+        // listening yet, above, too). With none at all, one is started for the changes that follow
+        // and this one is a one-shot Job at once: waiting for a Pod to start costs what the Job's
+        // own start does, and past the budget it would cost both.
         const starting = startingPod(pods, want, now);
-        if (serving.length === 0 && !starting && !created) {
+        if (serving.length === 0 && !starting) {
           await this.#start(t, key, want, now);
-          created = true;
-        } else if (starting && starting.ageMs > STUCK_AFTER_MS && serving.length === 0) {
           return undefined;
         }
+        if (starting && starting.ageMs > STUCK_AFTER_MS && serving.length === 0) return undefined;
         if (performance.now() + POLL_MS > budgetEnd) return undefined;
         await sleep(POLL_MS, signal);
       }
