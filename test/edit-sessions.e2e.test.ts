@@ -221,6 +221,25 @@ describe(`edit sessions through the ${TIER} cluster`, () => {
     assert.ok([...outcomes.keys()].some((k) => k.includes('start 202')), keys);
   });
 
+  test('a folder copy the session refuses as not small goes to the background: its op is the only Job', async () => {
+    await untilWarmWrite(warm);
+    const before = creates(warm);
+    const r = await warm.call('POST', `${S}/files/copy?path=plugins`, { to: 'plugins-copy' });
+    assert.equal(r.status, 202, r.text);
+    assert.equal(creates(warm) - before, 1, 'no refused sync Job: the session refused it');
+    const op = await until(
+      async () => {
+        const ops = await warm.call('GET', `${S}/files/ops`);
+        const o = ops.body.ops.find((x: { id: string }) => x.id === r.body.op.id);
+        return o && o.state !== 'running' && o.state !== 'pending' ? o : undefined;
+      },
+      'the copy op to end',
+      tierMs(20_000, 60_000),
+    );
+    assert.equal(op.state, 'succeeded', JSON.stringify(op));
+    assert.equal(readFileSync(join(warm.world, 'plugins-copy/README.txt'), 'utf8'), readFileSync(join(warm.world, 'plugins/README.txt'), 'utf8'));
+  });
+
   test('a lock left by a caller that died holds the world until its grace, then a warm write is admitted', async () => {
     await untilWarmWrite(warm);
     // Written as by a function killed between lock and release, GRACE less 3 s ago.

@@ -40,7 +40,8 @@ describe('files/copy through the cluster', () => {
   let batch: BatchV1Api;
   before(async () => {
     // The job key is on (browse sessions): a copy asks a session that already serves for the kind.
-    s = await startStack({ browse: {}, editor: { copySyncMaxBytes: SYNC_MAX } });
+    // Edit sessions off: these count the one-shot Jobs a copy costs (a session's copy: edit-sessions.e2e).
+    s = await startStack({ browse: { edits: false }, editor: { copySyncMaxBytes: SYNC_MAX } });
     core = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(CoreV1Api);
     batch = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(BatchV1Api);
   });

@@ -55,7 +55,8 @@ describe('write content with a job key', () => {
   before(async () => {
     // A long TTL, so the write's Job and Pod are still there to be scanned after the answer (the
     // embedded cluster runs TTLs at 1/100).
-    s = await startStack({ browse: {}, editor: { ttlSeconds: REAL ? 60 : 6000 } });
+    // Edit sessions off: these are about a write Job's content delivery.
+    s = await startStack({ browse: { edits: false }, editor: { ttlSeconds: REAL ? 60 : 6000 } });
     const kc = s.cluster.kubeConfig(s.cluster.adminToken);
     core = kc.makeApiClient(CoreV1Api);
     batch = kc.makeApiClient(BatchV1Api);
