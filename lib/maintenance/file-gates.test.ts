@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisServer } from '../testing/felis-fixtures.ts';
-import { NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from './errors.ts';
+import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from './errors.ts';
+import { FilesEditor, type EditorConfig } from '../files/editor.ts';
+import type { EditChannel } from '../files/edit-channel.ts';
+import type { SyncRunner } from '../runner/sync-runner.ts';
 import { isLiveExperienceFile, lockKindFor, MaintenanceGates } from './file-gates.ts';
 import { WorldLock } from './world-lock.ts';
 import { heldLock } from '../files/held-lock.ts';
@@ -174,4 +177,41 @@ test('a mutation runs knowing the lock it holds (kind and value as written), and
   assert.match(seen.held!.value, /^file-write@\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.equal(seen.other, undefined);
   assert.equal(heldLock('survival'), undefined);
+});
+
+test('20 concurrent small changes through an edit session: each admitted alone (one call in flight at a time), the rest refused as busy, nothing left held', async () => {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft', retry: { steps: 5, delayMs: 1, jitter: 0 } }));
+  let inFlight = 0;
+  let most = 0;
+  const locks: string[] = [];
+  const edits: EditChannel = {
+    async run(_t, call) {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      locks.push(call.lock);
+      // The lock the call carries is the one on the server while it runs.
+      assert.equal(api.annotation('survival', LOCK), call.lock);
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight--;
+      return '{"sha256":"' + 'a'.repeat(64) + '"}';
+    },
+  };
+  const cfg = { namespace: 'minecraft', image: 'img', command: ['felis', 'files'], serviceAccount: 'sa', worldsRoot: '/data', deadlineSeconds: 60, ttlSeconds: 60, timeoutMs: 5_000 } as EditorConfig;
+  const editor = new FilesEditor(cfg, {} as SyncRunner, undefined, undefined, edits);
+  const access = { op: 'write' as const, path: 'a.txt' };
+  const answers = await Promise.allSettled(
+    Array.from({ length: 20 }, async () => {
+      const t = await gates.enter('survival', access);
+      return gates.run('survival', access, () => editor.write(t, 'a.txt', Buffer.from('x'), { sha256: 'b'.repeat(64) }), { entered: t });
+    }),
+  );
+  const made = answers.filter((a) => a.status === 'fulfilled').length;
+  assert.ok(made >= 1);
+  assert.equal(most, 1, 'never two changes in flight');
+  assert.equal(locks.length, made, 'one call per admitted change');
+  for (const a of answers) if (a.status === 'rejected') assert.ok(a.reason instanceof MaintenanceBusyError, String(a.reason));
+  assert.equal(api.annotation('survival', LOCK), undefined);
 });
