@@ -163,6 +163,12 @@ describe(`edit sessions through the ${TIER} cluster`, () => {
     assert.equal(refused.status, 409, refused.text);
     assert.equal(refused.body.error.code, 'not_stopped');
     assert.equal(existsSync(join(warm.world, 'late.txt')), false);
+    // That refusal also ended the edit session: no call can come while the server runs.
+    await until(
+      async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_EDIT}=true` })).items.every((p) => p.status?.phase === 'Succeeded') ? true : undefined),
+      'the edit Pod to end',
+      tierMs(10_000, 30_000),
+    );
     await setServer(warm.cluster, 'survival', STOPPED);
   });
 

@@ -173,6 +173,15 @@ test('calls run one at a time, in arrival order', async () => {
   }
 });
 
+test('POST /end with the token stops the session; without it, nothing', async () => {
+  const w = makeWorld();
+  const s = await serve(w.root);
+  assert.equal((await post(s, '', { path: '/end', token: 'wrong' })).status, 401);
+  const r = await post(s, '', { path: '/end' });
+  assert.equal(r.status, 202);
+  assert.equal((await s.stopped).reason, 'signal');
+});
+
 test('a program that prints no result answers 500 with what it said, not a result', async () => {
   const w = makeWorld();
   const s = await serve(w.root, { run: async (_a, _e, io) => (io.stderr('felis files: open world root: EIO\n'), 1) });

@@ -10,15 +10,15 @@
  * infrastructure failure, as a one-shot Job exiting 1); 401 without the right token (before
  * anything else is looked at); 409 `{error}` for a lock that no longer holds (the Pod changes
  * nothing then: whoever sent it may have lost the world long ago); 400 for a body that is not a
- * call, an op that is not a session's, a program mode or a root that is not this Pod's; 404/405/413
- * otherwise; 503 when its queue is full.
+ * call, an op that is not a session's, a program mode or flags it does not take; 404/405/413
+ * otherwise; 503 when its queue is full. `POST /end` (the same token) stops the session: 202.
  *
  * One change at a time: calls queue in arrival order (the lock makes more than one rare: only a
  * call orphaned by a caller that died can still be running when the next lock's call arrives).
  * @module
  */
 import type http from 'node:http';
-import { decodeEditCall, EDIT_PATH, isEditOp, leaseHolds, MAX_EDIT_BODY_BYTES } from '../../lib/protocol/edit-call.ts';
+import { decodeEditCall, EDIT_PATH, END_PATH, isEditOp, leaseHolds, MAX_EDIT_BODY_BYTES } from '../../lib/protocol/edit-call.ts';
 import { RESULT_PREFIX, ResultLineScanner } from '../../lib/protocol/result.ts';
 import { parseFlags } from '../flags.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';
@@ -88,6 +88,15 @@ export async function startEditServing(o: EditServeOptions): Promise<Serving> {
       return send(res, 401, '{"error":"unauthorized"}');
     }
     const url = new URL(req.url ?? '/', 'http://edit.invalid');
+    if (url.pathname === END_PATH && req.method === 'POST') {
+      // The server is no longer stopped: no call can come until it is again, so the session ends
+      // now (after any call in hand) rather than at its idle period.
+      req.resume();
+      res.setHeader('connection', 'close');
+      send(res, 202, '{"ending":true}');
+      life.stop('signal');
+      return;
+    }
     if (url.pathname !== EDIT_PATH) {
       req.resume();
       return send(res, 404, '{"error":"not found"}');

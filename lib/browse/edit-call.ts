@@ -7,7 +7,7 @@
  * @module
  */
 import http from 'node:http';
-import { EDIT_PATH, encodeEditCall, type EditCall } from '../protocol/edit-call.ts';
+import { EDIT_PATH, encodeEditCall, END_PATH, type EditCall } from '../protocol/edit-call.ts';
 import { MAX_LOG_BYTES } from '../protocol/result.ts';
 
 export type EditOutcome =
@@ -98,5 +98,19 @@ export function callEdit(o: EditCallOptions): Promise<EditOutcome> {
       done(connected ? { kind: 'lost', detail, inFlight: true } : { kind: 'unsent', detail });
     });
     req.end(body);
+  });
+}
+
+/** Tells an edit Pod to end (best effort: a Pod that does not answer ends at its idle period). */
+export function endEdit(o: { ip: string; port: number; token: string }): Promise<void> {
+  return new Promise((resolve) => {
+    const req = http.request({ host: o.ip, port: o.port, path: END_PATH, method: 'POST', agent: false, headers: { authorization: `Bearer ${o.token}`, 'content-length': 0 }, timeout: 1000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve());
+      res.on('error', () => resolve());
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve());
+    req.end();
   });
 }

@@ -44,8 +44,9 @@ function fake(pods: () => V1Pod[], answer: (o: EditCallOptions) => EditOutcome =
       return pods();
     },
   };
-  const sessions = new EditSessions(api, settings, cfg, { key: KEY, now: () => NOW, call: async (o) => (calls.push(o), answer(o)) });
-  return { sessions, created, calls, lists: () => lists };
+  const ended: { ip: string; token: string }[] = [];
+  const sessions = new EditSessions(api, settings, cfg, { key: KEY, now: () => NOW, call: async (o) => (calls.push(o), answer(o)), end: async (o) => void ended.push(o) });
+  return { sessions, created, calls, ended, lists: () => lists };
 }
 
 test('a serving edit Pod gets the call with its Job\'s token; the next call goes straight to it, with no API request', async () => {
@@ -109,4 +110,15 @@ test('an aborted caller ends the wait with its reason', async () => {
   const ac = new AbortController();
   ac.abort(new Error('gone'));
   await assert.rejects(f.sessions.run(target, CALL, ac.signal), /gone/);
+});
+
+test('a server found not stopped ends the session this instance called, with its token, and forgets it; with none known, nothing is sent', async () => {
+  const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9' })]);
+  await f.sessions.end('survival');
+  assert.equal(f.ended.length, 0);
+  await f.sessions.run(target, CALL, signal());
+  await f.sessions.end('survival');
+  assert.deepEqual(f.ended, [{ ip: '127.1.0.9', port: 8420, token: jobToken(KEY, 'files-survival-e1') }]);
+  await f.sessions.run(target, CALL, signal());
+  assert.equal(f.lists(), 2, 'the hint went with the end');
 });

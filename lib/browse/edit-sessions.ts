@@ -27,13 +27,14 @@ import { EditLostError, type EditChannel } from '../files/edit-channel.ts';
 import { JobLostError } from '../runner/errors.ts';
 import { sleep } from '../sleep.ts';
 import type { BrowseConfig } from './config.ts';
-import { callEdit, type EditCallOptions, type EditOutcome } from './edit-call.ts';
+import { callEdit, endEdit, type EditCallOptions, type EditOutcome } from './edit-call.ts';
 import { END_MARGIN_MS, servingPods, sessionOpId, startingPod, type SessionPod, type SessionWant } from './pods.ts';
 import { LISTEN_GRACE_MS, POLL_MS, STUCK_AFTER_MS, type BrowseApi, type BrowseLog } from './sessions.ts';
 
 export interface EditSessionOptions {
   /** Injected in tests. */
   call?: (o: EditCallOptions) => Promise<EditOutcome>;
+  end?: (o: { ip: string; port: number; token: string }) => Promise<void>;
   now?: () => number;
   key?: Buffer;
   port?: number;
@@ -52,6 +53,7 @@ export class EditSessions implements EditChannel {
   readonly #settings: JobSettings;
   readonly #cfg: BrowseConfig;
   readonly #call: (o: EditCallOptions) => Promise<EditOutcome>;
+  readonly #end: (o: { ip: string; port: number; token: string }) => Promise<void>;
   readonly #now: () => number;
   readonly #port: number;
   readonly #log: BrowseLog | undefined;
@@ -64,6 +66,7 @@ export class EditSessions implements EditChannel {
     this.#settings = settings;
     this.#cfg = cfg;
     this.#call = opts.call ?? callEdit;
+    this.#end = opts.end ?? endEdit;
     this.#now = opts.now ?? Date.now;
     this.#port = opts.port ?? BROWSE_PORT;
     this.#log = opts.logger;
@@ -130,6 +133,14 @@ export class EditSessions implements EditChannel {
       this.#log?.warn({ server: t.server, err: String(err) }, 'edit session unavailable; running a one-shot job');
       return undefined;
     }
+  }
+
+  async end(server: string): Promise<void> {
+    const key = this.#sharedKey();
+    const hint = this.#hints.get(server);
+    if (!key || !hint) return;
+    this.#hints.delete(server);
+    await this.#end({ ip: hint.ip, port: this.#port, token: jobToken(key, hint.job) });
   }
 
   /** One call; a call that reached the program without a result is lost, as a one-shot Job's Pod. */

@@ -17,6 +17,11 @@ export interface EditChannel {
    * be under way), and the signal's reason when it aborts.
    */
   run(t: Target, call: EditCall, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * The server is no longer stopped: the session this instance knows of is told to end (no API
+   * request; best effort, a session also ends at its idle period). Optional for fakes.
+   */
+  end?(server: string): Promise<void>;
 }
 
 /** A change sent to a session Pod that gave no result; `inFlight`: it may still be under way there. */

@@ -152,6 +152,14 @@ export class FilesEditor {
     return this.#background;
   }
 
+  /**
+   * The server was found not stopped: an edit session of it ends now rather than at its idle
+   * period (it can get no call until the server is stopped again). Never fails.
+   */
+  async serverNotStopped(server: string): Promise<void> {
+    await this.#edits?.end?.(server).catch(() => {});
+  }
+
   /** `query` pages and filters the listing (its fields become the Job's flags); without it, Felis's listing. */
   async list(t: Target, path: string, signal?: AbortSignal, query?: OpQuery): Promise<Listing> {
     return decodeList(await this.#run(t, { op: 'list', path, ...setQuery(query) }, signal));

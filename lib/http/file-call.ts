@@ -14,6 +14,7 @@ import type { Deps } from './deps.ts';
 import { ApiError, badRequest } from './envelope.ts';
 import { queryPath, serverName } from './file-request.ts';
 import { preferWaitSeconds } from './prefer.ts';
+import { NotStoppedError } from '../maintenance/errors.ts';
 
 export interface FileCall {
   target: Target;
@@ -38,7 +39,7 @@ export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<File
   const server = serverName(c);
   const path = queryPath(c, false);
   const access: FileAccess = { op, path };
-  const target = await deps.gates.enter(server, access);
+  const target = await enter(deps, server, access);
   const editor = requireEditor(deps);
   if (op !== 'list' && op !== 'search' && path === '') throw badRequest('the ?path= query parameter is required');
   const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
@@ -53,11 +54,21 @@ export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<File
 export async function openBatchCall(c: Context, deps: Deps, op: Op): Promise<FileCall> {
   const server = serverName(c);
   const access: FileAccess = { op, path: '.' };
-  const target = await deps.gates.enter(server, access);
+  const target = await enter(deps, server, access);
   const editor = requireEditor(deps);
   const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
   const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
   return { target, path: '.', editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };
+}
+
+/** The entry gates; a server found running also ends the edit session this instance knows of. */
+async function enter(deps: Deps, server: string, access: FileAccess): Promise<Target> {
+  try {
+    return await deps.gates.enter(server, access);
+  } catch (err) {
+    if (err instanceof NotStoppedError) await deps.editor?.serverNotStopped(server);
+    throw err;
+  }
 }
 
 /**

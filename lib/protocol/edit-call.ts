@@ -13,6 +13,8 @@
 import { GRACE_MS, parseLock } from './lock-value.ts';
 
 export const EDIT_PATH = '/op';
+/** `POST /end`: the session stops now (a function saw the server no longer stopped). */
+export const END_PATH = '/end';
 
 /**
  * The ops a session Pod changes the world for: the small, synchronous ones. The long ones (archives,
