@@ -19,7 +19,7 @@ import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
-import { highestPeak, watchPeakRss } from './peak-rss.ts';
+import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -60,6 +60,9 @@ const starts: number[] = [];
 /** Peak RSS (MiB) of the function's process and of the export Jobs' programs over the timed downloads. */
 let fnPeak = 0;
 let podPeak = 0;
+/** CPU seconds per timed download: the function's, the export Job's. */
+const fnCpu: number[] = [];
+const podCpu: number[] = [];
 try {
   writeBigFile(big, MIB);
   const fn = await stack.startFunction('files-download', { ...stack.env, FELIS_JOB_KEY_FILE: stack.keyFile });
@@ -114,12 +117,14 @@ try {
   if ((await sha256File(target)) !== expected) throw new Error('the downloaded file differs from the original');
   cpOnce();
   for (let i = 0; i < RUNS; i++) {
-    const rss = watchPeakRss();
+    const watch = watchChildren();
     download.push(await downloadOnce());
-    const peaks = rss.stop();
+    const seen = watch.stop();
     const fnPids = new Set([fn.child.pid!]);
-    fnPeak = Math.max(fnPeak, highestPeak(peaks, fnPids));
-    podPeak = Math.max(podPeak, highestPeak(peaks, fnPids, true));
+    fnPeak = Math.max(fnPeak, highestPeak(seen, fnPids));
+    podPeak = Math.max(podPeak, highestPeak(seen, fnPids, true));
+    fnCpu.push(cpuSeconds(seen, fnPids));
+    podCpu.push(cpuSeconds(seen, fnPids, true));
     rmSync(target);
     cp.push(cpOnce());
     rmSync(target);
@@ -143,6 +148,8 @@ const out = {
   download_client: CURL ? 'curl' : 'node',
   download_fn_peak_rss_mib: fnPeak,
   download_pod_peak_rss_mib: podPeak,
+  download_fn_cpu_s_per_gib: r2((median(fnCpu) * 1024) / MIB),
+  download_pod_cpu_s_per_gib: r2((median(podCpu) * 1024) / MIB),
   ...(CURL ? { curl_file_mib_s: r1(mibS(median(curlFile))), download_ratio_vs_curl_file: r2(median(curlFile) / median(download)) } : {}),
 };
 if (asJson) {
@@ -153,7 +160,7 @@ if (asJson) {
   console.log(`  through files-download (sign, export Job, stream, write)  ${out.download_mib_s} MiB/s`);
   console.log(`  cp on the same disk                                      ${out.download_cp_mib_s} MiB/s`);
   console.log(`  ratio                                                    ${out.download_ratio_vs_cp} (target >= 0.5)`);
-  console.log(`  peak RSS: function ${out.download_fn_peak_rss_mib} MiB, export Job ${out.download_pod_peak_rss_mib} MiB`);
+  console.log(`  peak RSS: function ${out.download_fn_peak_rss_mib} MiB, export Job ${out.download_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.download_fn_cpu_s_per_gib} s, export Job ${out.download_pod_cpu_s_per_gib} s`);
   console.log(`  start (request to headers: export Job and Pod)          p50 ${out.download_start_ms} ms`);
   if (CURL) console.log(`  curl copying file:// to the same disk (no network)       ${out.curl_file_mib_s} MiB/s (the client's own ceiling; ratio ${out.download_ratio_vs_curl_file})`);
 }
