@@ -19,6 +19,7 @@ import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
+import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -56,6 +57,12 @@ const curlFile: number[] = [];
 const target = join(stack.dataDir, 'received.bin');
 /** Request to response headers: the export Job's creation and its Pod's start. */
 const starts: number[] = [];
+/** Peak RSS (MiB) of the function's process and of the export Jobs' programs over the timed downloads. */
+let fnPeak = 0;
+let podPeak = 0;
+/** CPU seconds per timed download: the function's, the export Job's. */
+const fnCpu: number[] = [];
+const podCpu: number[] = [];
 try {
   writeBigFile(big, MIB);
   const fn = await stack.startFunction('files-download', { ...stack.env, FELIS_JOB_KEY_FILE: stack.keyFile });
@@ -65,6 +72,8 @@ try {
     const s = await fetch(`${fn.url}/api/v1/servers/survival/files/download?path=big.bin`, { method: 'POST', headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
     const signed = (await s.json()) as { url: string };
     if (s.status !== 200) throw new Error(`sign: ${s.status} ${JSON.stringify(signed)}`);
+    // The signed URL is origin-relative (no FELIS_DOWNLOAD_BASE_URL here): the panel resolves it against the API it called.
+    signed.url = new URL(signed.url, fn.url).href;
     // The client is curl when there is one (a native client, as a browser is), else Node's http;
     // either writes what arrives to a file on the same disk.
     const t0 = performance.now();
@@ -108,7 +117,14 @@ try {
   if ((await sha256File(target)) !== expected) throw new Error('the downloaded file differs from the original');
   cpOnce();
   for (let i = 0; i < RUNS; i++) {
+    const watch = watchChildren();
     download.push(await downloadOnce());
+    const seen = watch.stop();
+    const fnPids = new Set([fn.child.pid!]);
+    fnPeak = Math.max(fnPeak, highestPeak(seen, fnPids));
+    podPeak = Math.max(podPeak, highestPeak(seen, fnPids, true));
+    fnCpu.push(cpuSeconds(seen, fnPids));
+    podCpu.push(cpuSeconds(seen, fnPids, true));
     rmSync(target);
     cp.push(cpOnce());
     rmSync(target);
@@ -130,6 +146,10 @@ const out = {
   download_start_ms: r1(median(starts)),
   download_bytes: bytes,
   download_client: CURL ? 'curl' : 'node',
+  download_fn_peak_rss_mib: fnPeak,
+  download_pod_peak_rss_mib: podPeak,
+  download_fn_cpu_s_per_gib: r2((median(fnCpu) * 1024) / MIB),
+  download_pod_cpu_s_per_gib: r2((median(podCpu) * 1024) / MIB),
   ...(CURL ? { curl_file_mib_s: r1(mibS(median(curlFile))), download_ratio_vs_curl_file: r2(median(curlFile) / median(download)) } : {}),
 };
 if (asJson) {
@@ -140,6 +160,7 @@ if (asJson) {
   console.log(`  through files-download (sign, export Job, stream, write)  ${out.download_mib_s} MiB/s`);
   console.log(`  cp on the same disk                                      ${out.download_cp_mib_s} MiB/s`);
   console.log(`  ratio                                                    ${out.download_ratio_vs_cp} (target >= 0.5)`);
+  console.log(`  peak RSS: function ${out.download_fn_peak_rss_mib} MiB, export Job ${out.download_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.download_fn_cpu_s_per_gib} s, export Job ${out.download_pod_cpu_s_per_gib} s`);
   console.log(`  start (request to headers: export Job and Pod)          p50 ${out.download_start_ms} ms`);
   if (CURL) console.log(`  curl copying file:// to the same disk (no network)       ${out.curl_file_mib_s} MiB/s (the client's own ceiling; ratio ${out.download_ratio_vs_curl_file})`);
 }

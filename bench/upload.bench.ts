@@ -24,6 +24,7 @@ import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
+import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -168,15 +169,29 @@ try {
   const singleMs: number[] = [];
   const cpBigMs: number[] = [];
   const cpSmallMs: number[] = [];
+  // Peak RSS (MiB) of the sessions function and of the receiver Jobs' programs over the session uploads.
+  let fnPeak = 0;
+  let podPeak = 0;
+  const fnCpu: number[] = [];
+  const podCpu: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     cpBigMs.push(await cp(big, join(world, 'cp-big.bin')));
     rmSync(join(world, 'cp-big.bin'));
     await run('sync', []);
+    const watch = watchChildren();
     const t0 = performance.now();
     const begun = await call(sessions.url, 'POST', `${BASE}/files/uploads?path=uploaded-big.bin`, { body: JSON.stringify({ size: SIZE }), headers: { 'content-type': 'application/json' } });
     await putAll(big, parts.map((p) => ({ ...p, url: `${sessions.url}${BASE}/files/uploads/${begun.id}?offset=${p.start}` })));
     await call(sessions.url, 'POST', `${BASE}/files/uploads/${begun.id}/commit`, { body: JSON.stringify({ overwrite: false }), headers: { 'content-type': 'application/json' } });
     sessionMs.push(performance.now() - t0);
+    const seen = watch.stop();
+    // The single-PUT function idles meanwhile; only the sessions function and the receiver move bytes.
+    const fnPids = new Set([sessions.child.pid!]);
+    const podPids = new Set([sessions.child.pid!, single.child.pid!]);
+    fnPeak = Math.max(fnPeak, highestPeak(seen, fnPids));
+    podPeak = Math.max(podPeak, highestPeak(seen, podPids, true));
+    fnCpu.push(cpuSeconds(seen, fnPids));
+    podCpu.push(cpuSeconds(seen, podPids, true));
     rmSync(join(world, 'uploaded-big.bin'));
 
     cpSmallMs.push(await cp(small, join(world, 'cp-small.bin')));
@@ -196,6 +211,10 @@ try {
   out.single_upload_mib_s = r1(mib(SINGLE, median(singleMs)));
   out.single_cp_mib_s = r1(mib(SINGLE, median(cpSmallMs)));
   out.single_upload_ratio_vs_cp = r3(median(cpSmallMs) / median(singleMs));
+  out.upload_fn_peak_rss_mib = fnPeak;
+  out.upload_pod_peak_rss_mib = podPeak;
+  out.upload_fn_cpu_s_per_gib = Math.round(((median(fnCpu) * (1 << 30)) / SIZE) * 100) / 100;
+  out.upload_pod_cpu_s_per_gib = Math.round(((median(podCpu) * (1 << 30)) / SIZE) * 100) / 100;
   out.sha256_mib_s = r1(mib(SIZE, shaMs));
   out.upload_size_mib = SIZE >> 20;
   out.runs = RUNS;
@@ -208,5 +227,6 @@ else {
   process.stderr.write('\n');
   console.log(`upload (sessions, ${out.upload_size_mib} MiB in 32 MiB parts): ${out.upload_mib_s} MiB/s; cp: ${out.cp_mib_s} MiB/s; ratio ${out.upload_ratio_vs_cp}`);
   console.log(`upload (single PUT, 64 MiB): ${out.single_upload_mib_s} MiB/s; cp: ${out.single_cp_mib_s} MiB/s; ratio ${out.single_upload_ratio_vs_cp}`);
+  console.log(`peak RSS during the session upload: function ${out.upload_fn_peak_rss_mib} MiB, receiver ${out.upload_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.upload_fn_cpu_s_per_gib} s, receiver ${out.upload_pod_cpu_s_per_gib} s`);
   console.log(`one SHA-256 pass over the file here: ${out.sha256_mib_s} MiB/s; a receiver makes two; medians of ${RUNS} runs, client ${out.client}`);
 }
