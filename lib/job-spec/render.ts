@@ -469,22 +469,33 @@ export interface BrowseJobParams extends JobBase, Pick<JobParams, 'cpu' | 'memor
 export const BROWSE_SCRATCH_PATH = '/scratch';
 export const BROWSE_SCRATCH_LIMIT = '320Mi';
 
-export function renderBrowseJob(p: BrowseJobParams): V1Job {
+/**
+ * What every session Job (browse, edit) starts from: its settings checked, its limits, and the
+ * labels of a `read` file Job (never a holder) with the session's own label, by which the
+ * functions find it again.
+ */
+function sessionBase(p: BrowseJobParams, kind: string, sessionLabel: string): { cpu: string; memory: string; labels: Record<string, string> } {
   if (!p.image) throw new JobSpecError('no worker image configured');
   if (!p.worldPvc) throw new JobSpecError('no world volume claim');
   if (!p.opId) throw new JobSpecError('no operation id');
-  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('a browse job needs a token digest');
+  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError(`${kind} job needs a token digest`);
   if (p.command.length === 0) throw new JobSpecError('no worker command configured');
-  const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
-  const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
-  const labels: Record<string, string> = {
-    [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
-    [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
-    [LABEL_SERVER]: p.server,
-    [LABEL_FILES_OP]: p.opId,
-    [LABEL_FILES_MODE]: 'read',
-    [LABEL_FILES_BROWSE]: 'true',
+  return {
+    cpu: quantity(p.cpu, DEFAULT_CPU, 'cpu'),
+    memory: quantity(p.memory, DEFAULT_MEMORY, 'memory'),
+    labels: {
+      [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
+      [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
+      [LABEL_SERVER]: p.server,
+      [LABEL_FILES_OP]: p.opId,
+      [LABEL_FILES_MODE]: 'read',
+      [sessionLabel]: 'true',
+    },
   };
+}
+
+export function renderBrowseJob(p: BrowseJobParams): V1Job {
+  const { cpu, memory, labels } = sessionBase(p, 'a browse', LABEL_FILES_BROWSE);
   return jobOf(p, {
     labels,
     deadlineSeconds: p.lifetimeSeconds + 60,
@@ -514,21 +525,7 @@ export const LABEL_FILES_EDIT = 'felis.lolicon.best/files-edit';
  * by the edit label; pinned to the node the server's Jobs use, as a browse Job is.
  */
 export function renderEditJob(p: BrowseJobParams): V1Job {
-  if (!p.image) throw new JobSpecError('no worker image configured');
-  if (!p.worldPvc) throw new JobSpecError('no world volume claim');
-  if (!p.opId) throw new JobSpecError('no operation id');
-  if (!/^[0-9a-f]{64}$/.test(p.tokenSha256)) throw new JobSpecError('an edit job needs a token digest');
-  if (p.command.length === 0) throw new JobSpecError('no worker command configured');
-  const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
-  const memory = quantity(p.memory, DEFAULT_MEMORY, 'memory');
-  const labels: Record<string, string> = {
-    [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
-    [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
-    [LABEL_SERVER]: p.server,
-    [LABEL_FILES_OP]: p.opId,
-    [LABEL_FILES_MODE]: 'read',
-    [LABEL_FILES_EDIT]: 'true',
-  };
+  const { cpu, memory, labels } = sessionBase(p, 'an edit', LABEL_FILES_EDIT);
   return jobOf(p, {
     labels,
     deadlineSeconds: p.lifetimeSeconds + 60,
