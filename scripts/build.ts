@@ -8,7 +8,7 @@
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
  *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/wasm.ts finds them)
  */
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,32 @@ export function copyDocsAssets(): void {
   copyFileSync(join(root, 'docs', OPENAPI_DOCUMENT), join(to, OPENAPI_DOCUMENT));
 }
 
+const CLIENT_NODE = '/node_modules/@kubernetes/client-node/';
+
+/**
+ * client-node's own modules, marked free of side effects: its package index re-exports every part
+ * (exec, attach, port-forward, cp...), and without the mark the bundler keeps them and the
+ * libraries they load (ws, tar-fs), which each woken function would evaluate before its first
+ * request. Its generated models stay: the serializer reaches them all. The package's entry is
+ * resolved by esbuild itself (its exports map), then marked; its own imports are relative, with
+ * full file names (`./x.js`), so they are joined here without a second resolve per file.
+ */
+export const clientNodeWithoutSideEffects: Plugin = {
+  name: 'client-node-without-side-effects',
+  setup(b) {
+    b.onResolve({ filter: /^@kubernetes\/client-node$/ }, async (args) => {
+      if (args.pluginData === CLIENT_NODE) return undefined;
+      const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: CLIENT_NODE });
+      return r.errors.length ? r : { ...r, sideEffects: false };
+    });
+    b.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+      if (!args.importer.includes(CLIENT_NODE)) return undefined;
+      const path = join(args.resolveDir, args.path);
+      return existsSync(path) ? { path, sideEffects: false } : undefined;
+    });
+  },
+};
+
 export async function buildAll(): Promise<string[]> {
   const fnDir = join(root, 'functions');
   const functions = readdirSync(fnDir, { withFileTypes: true })
@@ -80,6 +106,7 @@ export async function buildAll(): Promise<string[]> {
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
       minify: true,
+      plugins: [clientNodeWithoutSideEffects],
     }),
   ]);
   copyDocsAssets();
