@@ -7,16 +7,9 @@
  */
 import { HTTP, type CloudEvent } from 'cloudevents';
 import * as z from '../schema.ts';
+import { EventRejected } from './rejected.ts';
 
-/** An event that can never be handled, whatever is retried: the delivery answers 400. */
-export class EventRejected extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'EventRejected';
-    this.code = code;
-  }
-}
+export { EventRejected };
 
 export interface ParsedEvent {
   id: string;
