@@ -9,11 +9,12 @@
  *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/wasm.ts finds them)
  */
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
+import { applyEdits, shiftMappings, wrapperEdits } from './eager-wrappers.ts';
 import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -85,6 +86,26 @@ export const clientNodeWithoutSideEffects: Plugin = {
   },
 };
 
+/**
+ * Every function bundle and chunk with its module wrappers compiled as the file loads, so the
+ * image's compile cache holds them (see eager-wrappers.ts); each source map shifted to match.
+ */
+export function eagerModuleWrappers(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || !e.name.endsWith('.mjs')) continue;
+    const file = join(e.parentPath, e.name);
+    const code = readFileSync(file, 'utf8');
+    const edits = wrapperEdits(code);
+    if (!edits.length) continue;
+    writeFileSync(file, applyEdits(code, edits));
+    if (existsSync(`${file}.map`)) {
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { mappings: string };
+      map.mappings = shiftMappings(map.mappings, code, edits);
+      writeFileSync(`${file}.map`, JSON.stringify(map));
+    }
+  }
+}
+
 export async function buildAll(): Promise<string[]> {
   const fnDir = join(root, 'functions');
   const functions = readdirSync(fnDir, { withFileTypes: true })
@@ -109,6 +130,7 @@ export async function buildAll(): Promise<string[]> {
       plugins: [clientNodeWithoutSideEffects],
     }),
   ]);
+  eagerModuleWrappers(join(root, 'dist/functions'));
   copyDocsAssets();
   return ['felis', ...functions];
 }
