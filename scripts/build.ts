@@ -8,12 +8,13 @@
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
  *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/wasm.ts finds them)
  */
-import { build, type BuildOptions } from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, rmSync } from 'node:fs';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
+import { applyEdits, shiftMappings, wrapperEdits } from './eager-wrappers.ts';
 import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -59,6 +60,52 @@ export function copyDocsAssets(): void {
   copyFileSync(join(root, 'docs', OPENAPI_DOCUMENT), join(to, OPENAPI_DOCUMENT));
 }
 
+const CLIENT_NODE = '/node_modules/@kubernetes/client-node/';
+
+/**
+ * client-node's own modules, marked free of side effects: its package index re-exports every part
+ * (exec, attach, port-forward, cp...), and without the mark the bundler keeps them and the
+ * libraries they load (ws, tar-fs), which each woken function would evaluate before its first
+ * request. Its generated models stay: the serializer reaches them all. The package's entry is
+ * resolved by esbuild itself (its exports map), then marked; its own imports are relative, with
+ * full file names (`./x.js`), so they are joined here without a second resolve per file.
+ */
+export const clientNodeWithoutSideEffects: Plugin = {
+  name: 'client-node-without-side-effects',
+  setup(b) {
+    b.onResolve({ filter: /^@kubernetes\/client-node$/ }, async (args) => {
+      if (args.pluginData === CLIENT_NODE) return undefined;
+      const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: CLIENT_NODE });
+      return r.errors.length ? r : { ...r, sideEffects: false };
+    });
+    b.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+      if (!args.importer.includes(CLIENT_NODE)) return undefined;
+      const path = join(args.resolveDir, args.path);
+      return existsSync(path) ? { path, sideEffects: false } : undefined;
+    });
+  },
+};
+
+/**
+ * Every function bundle and chunk with its module wrappers compiled as the file loads, so the
+ * image's compile cache holds them (see eager-wrappers.ts); each source map shifted to match.
+ */
+export function eagerModuleWrappers(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || !e.name.endsWith('.mjs')) continue;
+    const file = join(e.parentPath, e.name);
+    const code = readFileSync(file, 'utf8');
+    const edits = wrapperEdits(code);
+    if (!edits.length) continue;
+    writeFileSync(file, applyEdits(code, edits));
+    if (existsSync(`${file}.map`)) {
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { mappings: string };
+      map.mappings = shiftMappings(map.mappings, code, edits);
+      writeFileSync(`${file}.map`, JSON.stringify(map));
+    }
+  }
+}
+
 export async function buildAll(): Promise<string[]> {
   const fnDir = join(root, 'functions');
   const functions = readdirSync(fnDir, { withFileTypes: true })
@@ -80,8 +127,10 @@ export async function buildAll(): Promise<string[]> {
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
       minify: true,
+      plugins: [clientNodeWithoutSideEffects],
     }),
   ]);
+  eagerModuleWrappers(join(root, 'dist/functions'));
   copyDocsAssets();
   return ['felis', ...functions];
 }

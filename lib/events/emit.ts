@@ -7,7 +7,6 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { CloudEvent, HTTP } from 'cloudevents';
 import type { Logger } from '../log.ts';
 
 export interface OutEvent {
@@ -19,6 +18,10 @@ export interface OutEvent {
 /** Sends that may be open at once; past it, events are dropped (and logged) rather than queued. */
 export const MAX_IN_FLIGHT = 64;
 export const SEND_TIMEOUT_MS = 5000;
+
+/** The cloudevents SDK, loaded with the first send: a function without K_SINK never needs it. */
+let sdk: Promise<typeof import('cloudevents')> | undefined;
+const loadSdk = () => (sdk ??= import('cloudevents'));
 
 class SinkSender {
   readonly url: string;
@@ -38,10 +41,13 @@ class SinkSender {
       logger.warn({ event_id: id, event_type: ev.type }, 'event dropped: too many sends in flight');
       return;
     }
-    const ce = new CloudEvent({ ...this.#extensions, id, type: ev.type, source: this.#source, ...(ev.subject ? { subject: ev.subject } : {}), datacontenttype: 'application/json', data: ev.data });
-    const msg = HTTP.binary(ce);
     this.#inFlight++;
-    fetch(this.url, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) })
+    loadSdk()
+      .then(({ CloudEvent, HTTP }) => {
+        const ce = new CloudEvent({ ...this.#extensions, id, type: ev.type, source: this.#source, ...(ev.subject ? { subject: ev.subject } : {}), datacontenttype: 'application/json', data: ev.data });
+        const msg = HTTP.binary(ce);
+        return fetch(this.url, { method: 'POST', headers: msg.headers as Record<string, string>, body: msg.body as string, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+      })
       .then(async (res) => {
         await res.body?.cancel();
         if (!res.ok) logger.warn({ event_id: id, event_type: ev.type, status: res.status }, 'event send refused by the sink');

@@ -6,17 +6,10 @@
  * @module
  */
 import { HTTP, type CloudEvent } from 'cloudevents';
-import { z } from 'zod';
+import * as z from '../schema.ts';
+import { EventRejected } from './rejected.ts';
 
-/** An event that can never be handled, whatever is retried: the delivery answers 400. */
-export class EventRejected extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'EventRejected';
-    this.code = code;
-  }
-}
+export { EventRejected };
 
 export interface ParsedEvent {
   id: string;
@@ -75,19 +68,19 @@ function firstLine(err: unknown): string {
 /** What a request event carries: the same parts an HTTP request does. */
 export const requestData = z.strictObject({
   /** The MinecraftServer's name (the `:name` of the route). */
-  server: z.string().optional(),
+  server: z.optional(z.string()),
   /** The `?path=` of the route. */
-  path: z.string().optional(),
+  path: z.optional(z.string()),
   /** The JSON body of the route, as sent over HTTP. */
-  body: z.unknown().optional(),
+  body: z.optional(z.unknown()),
   /** The `:id` of a route that names one thing of a server (an undo-trash record). */
-  id: z.string().optional(),
+  id: z.optional(z.string()),
   /** The `?force=` of the lock route. */
-  force: z.boolean().optional(),
+  force: z.optional(z.boolean()),
   /** An op's query (`?limit=`, `?after=`, `?q=`, lib/protocol/op-query.ts), where its route takes it. */
-  limit: z.number().optional(),
-  after: z.string().optional(),
-  q: z.string().optional(),
+  limit: z.optional(z.number()),
+  after: z.optional(z.string()),
+  q: z.optional(z.string()),
 });
 export type RequestData = z.output<typeof requestData>;
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import type { $ZodType, output } from 'zod/v4/core';
 import { DomainError } from '../errors.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
@@ -94,7 +94,7 @@ export function checkItemPath(path: string): string {
 }
 
 /** A required JSON body, at most 1 MiB, validated by a strict schema (unknown fields refused). */
-export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.output<T>> {
+export async function jsonBody<T extends $ZodType>(c: Context, schema: T): Promise<output<T>> {
   const len = Number(c.req.header('content-length') ?? NaN);
   if (len > MAX_JSON_BODY) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
   const raw = await readLimited(c.req.raw, MAX_JSON_BODY);
@@ -105,13 +105,15 @@ export async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Prom
   } catch {
     throw badRequest('the body is not valid JSON');
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join('.') + ': ' : '';
+  // The schema's Standard Schema face: the same issues and messages as its safeParse, without this
+  // module (which the serving shell loads before it listens) importing the schema library.
+  const parsed = await schema['~standard'].validate(value);
+  if (parsed.issues) {
+    const issue = parsed.issues[0];
+    const where = issue?.path?.length ? issue.path.map((k) => (typeof k === 'object' ? k.key : k)).join('.') + ': ' : '';
     throw badRequest(`invalid request: ${where}${issue?.message ?? 'invalid'}`);
   }
-  return parsed.data;
+  return parsed.value as output<T>;
 }
 
 /** The caller closed the connection before its body arrived: its own doing, not a server failure. */

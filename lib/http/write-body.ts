@@ -4,16 +4,16 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from '../schema.ts';
 import { MAX_WRITE_BYTES } from '../protocol/limits.ts';
 import { STRICT_BASE64 } from '../protocol/content-env.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
 export const writeBodySchema = z.strictObject({
-  content: z.string().nullable().optional(),
-  content_sha256: z.string().optional(),
-  expect_sha256: z.string().optional(),
-  create_only: z.boolean().optional(),
+  content: z.optional(z.nullable(z.string())),
+  content_sha256: z.optional(z.string()),
+  expect_sha256: z.optional(z.string()),
+  create_only: z.optional(z.boolean()),
 });
 
 export interface WriteRequest {

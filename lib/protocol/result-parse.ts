@@ -4,7 +4,7 @@
  * Job program (which only writes) does not bundle zod.
  * @module
  */
-import { z } from 'zod';
+import * as z from '../schema.ts';
 import { FIELD_ORDER, type Result } from './result.ts';
 
 const entrySchema = z.object({
@@ -13,44 +13,43 @@ const entrySchema = z.object({
   is_dir: z.boolean(),
   mod_time: z.string(),
   // Absent from an original Felis Job's listing (result.ts).
-  mode: z.string().optional(),
-  is_symlink: z.boolean().optional(),
+  mode: z.optional(z.string()),
+  is_symlink: z.optional(z.boolean()),
 });
 
 const matchSchema = z.object({ path: z.string(), ...entrySchema.shape });
 
 /** Lenient on unknown fields (a newer Job may add some), strict on the types of known ones. */
 const resultSchema = z.object({
-  code: z.string().optional(),
-  error: z.string().optional(),
-  entries: z.array(entrySchema).nullable().optional(),
-  content: z.string().optional(),
-  truncated: z.boolean().optional(),
-  sha256: z.string().optional(),
-  content_sha256: z.string().optional(),
-  conflicts: z.array(z.string()).nullable().optional(),
-  conflict_count: z.number().optional(),
-  entry: z.string().optional(),
-  need: z.number().optional(),
-  avail: z.number().optional(),
-  files: z.number().optional(),
-  bytes: z.number().optional(),
-  matches: z.array(matchSchema).nullable().optional(),
-  scanned: z.number().optional(),
+  code: z.optional(z.string()),
+  error: z.optional(z.string()),
+  entries: z.optional(z.nullable(z.array(entrySchema))),
+  content: z.optional(z.string()),
+  truncated: z.optional(z.boolean()),
+  sha256: z.optional(z.string()),
+  content_sha256: z.optional(z.string()),
+  conflicts: z.optional(z.nullable(z.array(z.string()))),
+  conflict_count: z.optional(z.number()),
+  entry: z.optional(z.string()),
+  need: z.optional(z.number()),
+  avail: z.optional(z.number()),
+  files: z.optional(z.number()),
+  bytes: z.optional(z.number()),
+  matches: z.optional(z.nullable(z.array(matchSchema))),
+  scanned: z.optional(z.number()),
   // copy
-  to: z.string().optional(),
-  skipped: z.number().optional(),
-  done: z.array(z.string()).nullable().optional(),
-  failed: z.array(z.object({ path: z.string(), error: z.object({ code: z.string(), message: z.string() }) })).nullable().optional(),
-  trash_items: z
-    .array(z.object({ id: z.string(), op: z.string(), paths: z.array(z.string()), bytes: z.number(), entries: z.number(), at: z.string(), expires_at: z.string(), actor: z.string() }))
-    .nullable()
-    .optional(),
-  trash_next: z.string().optional(),
-  trash_id: z.string().optional(),
-  restored: z.array(z.string()).nullable().optional(),
-  purged: z.number().optional(),
-  trash_bytes: z.number().optional(),
+  to: z.optional(z.string()),
+  skipped: z.optional(z.number()),
+  done: z.optional(z.nullable(z.array(z.string()))),
+  failed: z.optional(z.nullable(z.array(z.object({ path: z.string(), error: z.object({ code: z.string(), message: z.string() }) })))),
+  trash_items: z.optional(
+    z.nullable(z.array(z.object({ id: z.string(), op: z.string(), paths: z.array(z.string()), bytes: z.number(), entries: z.number(), at: z.string(), expires_at: z.string(), actor: z.string() }))),
+  ),
+  trash_next: z.optional(z.string()),
+  trash_id: z.optional(z.string()),
+  restored: z.optional(z.nullable(z.array(z.string()))),
+  purged: z.optional(z.number()),
+  trash_bytes: z.optional(z.number()),
 });
 
 export class MalformedResultError extends Error {

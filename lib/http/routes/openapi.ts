@@ -6,14 +6,16 @@
  * route's codes, and the codes every route can answer, listed per status as an `enum` on `code`.
  * @module
  */
-import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
+import * as z from '../../schema.ts';
+import { described } from '../../schema.ts';
 import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
 import type { DocTables, ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteProse, RouteSchemas, RouteTable } from './types.ts';
 
 type Json = Record<string, unknown>;
 
 /** A zod schema as JSON Schema 2020-12, without the `$schema` key (the document's dialect holds). */
-export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+export function jsonSchema(schema: $ZodType, io: 'input' | 'output'): Json {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'throw' }) as Json;
   return rest;
 }
@@ -21,7 +23,7 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
 /** The error envelope with exactly `codes` allowed. */
 export function envelopeSchema(codes: readonly string[]): Json {
   const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
-  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string(), path: z.string().optional().describe("a batch's first bad item: its path") }) }), 'output');
+  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string(), path: described(z.optional(z.string()), "a batch's first bad item: its path") }) }), 'output');
 }
 
 /** Hono's `:name` as OpenAPI's `{name}`. */
@@ -55,10 +57,10 @@ function parameters(e: RouteEntry, s: RouteSchemas): Json[] {
   for (const [, name] of e.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
     out.push({ name, in: 'path', required: true, description: PARAM_DESCRIPTIONS[name!] ?? name, schema: { type: 'string' } });
   }
-  for (const [name, schema] of Object.entries(s.query?.shape ?? {})) {
-    const js = jsonSchema(schema as z.ZodType, 'input');
+  for (const [name, schema] of Object.entries(s.query?._zod.def.shape ?? {})) {
+    const js = jsonSchema(schema, 'input');
     const { description, ...rest } = js;
-    const required = !(schema as z.ZodType).safeParse(undefined).success;
+    const required = !z.safeParse(schema, undefined).success;
     out.push({ name, in: 'query', required, ...(description ? { description } : {}), schema: rest });
   }
   for (const [name, h] of Object.entries(s.requestHeaders ?? {})) {

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Context, Hono } from 'hono';
-import type { z } from 'zod';
+import type { $ZodObject, $ZodType, output } from 'zod/v4/core';
+import * as z from '../../schema.ts';
 import type { Env } from '../app.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../envelope.ts';
@@ -29,8 +30,8 @@ export interface RouteInput<Q, B> {
 export type Handler<Q = any, B = any> = (c: Context<Env>, input: RouteInput<Q, B>) => Response | Promise<Response>;
 
 type Schemas = typeof SCHEMAS;
-type QueryOf<K extends RouteId> = Schemas[K] extends { query: infer Q extends z.ZodType } ? z.output<Q> : never;
-type BodyOf<K extends RouteId> = Schemas[K] extends { body: { json: infer B extends z.ZodType } } ? z.output<B> : never;
+type QueryOf<K extends RouteId> = Schemas[K] extends { query: infer Q extends $ZodType } ? output<Q> : never;
+type BodyOf<K extends RouteId> = Schemas[K] extends { body: { json: infer B extends $ZodType } } ? output<B> : never;
 /** The route ids the table gives function `F`. */
 export type IdsOf<F extends string> = { [K in RouteId]: (typeof ROUTES)[K]['fn'] extends F ? K : never }[RouteId];
 /** One handler per route of function `F`, no more and no fewer. */
@@ -55,13 +56,13 @@ function inputOf(c: Context<Env>, s: RouteSchemas): RouteInput<unknown, unknown>
 }
 
 /** Each parameter the schema names, strictly decoded, then the schema; its message is the caller's. */
-export function parseQuery(url: string, schema: z.ZodObject): unknown {
+export function parseQuery(url: string, schema: $ZodObject): unknown {
   const raw: Record<string, string> = {};
-  for (const key of Object.keys(schema.shape)) {
+  for (const key of Object.keys(schema._zod.def.shape)) {
     const v = rawQueryParam(url, key);
     if (v !== undefined) raw[key] = v;
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = z.safeParse(schema, raw);
   if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? 'invalid request');
   return parsed.data;
 }

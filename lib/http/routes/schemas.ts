@@ -6,7 +6,8 @@
  * strict only where the handler builds the whole object itself.
  * @module
  */
-import { z } from 'zod';
+import * as z from '../../schema.ts';
+import { described } from '../../schema.ts';
 import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
 import { PACK_FORMATS } from '../../protocol/pack-format.ts';
 import { writeBodySchema } from '../write-body.ts';
@@ -21,54 +22,54 @@ const SEARCH_Q = `?q= needs at least ${SEARCH_MIN_QUERY} characters`;
 const SEARCH_LIMIT = `?limit= must be a whole number from 1 to ${SEARCH_MAX_LIMIT}`;
 /** `?path=`: read by the file routes' common front (file-call.ts); here for the document. */
 const pathQuery = z.object({
-  path: z.string({ error: PATH_REQUIRED }).min(1, { error: PATH_REQUIRED }).describe("a path inside the world folder, as the Job sees it ('/'-separated)"),
+  path: described(z.string({ error: PATH_REQUIRED }).check(z.minLength(1, { error: PATH_REQUIRED })), "a path inside the world folder, as the Job sees it ('/'-separated)"),
 });
 /** An upload's `?parents=`: a folder upload, file by file. */
 const PARENTS = "create the missing folders of `path` first, each as mkdir would (0755, the game's uid, never through a link leading out); they stay if the upload then fails";
 /** A flag that is on only for `true`: anything else is off, as the routes always read it. */
 const onlyTrue = (what: string) =>
-  z
-    .string()
-    .optional()
-    .transform((v) => v === 'true')
-    .describe(`\`true\`: ${what}; any other value or none: not`);
+  described(z.pipe(z.optional(z.string()), z.transform((v) => v === 'true')), `\`true\`: ${what}; any other value or none: not`);
 
-const sha256Hex = z.string().describe('SHA-256, 64 lowercase hex characters');
+const sha256Hex = described(z.string(), 'SHA-256, 64 lowercase hex characters');
 
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
 export const opViewSchema = z.strictObject({
     id: z.string(),
-    op: z.string().describe('unzip, zip, copy, upload or pull'),
+    op: described(z.string(), 'unzip, zip, copy, upload or pull'),
     path: z.string(),
     state: z.enum(['running', 'succeeded', 'failed']),
-    started_at: z.string().describe('RFC 3339, whole seconds'),
-    finished_at: z.string().optional().describe('once ended'),
+    started_at: described(z.string(), 'RFC 3339, whole seconds'),
+    finished_at: described(z.optional(z.string()), 'once ended'),
     done: z.number(),
     total: z.number(),
-    files: z.number().optional().describe('on success, when non-zero'),
-    bytes: z.number().optional().describe('on success, when non-zero'),
-    to: z.string().optional().describe('a copy or a pull, on success: the path it landed at; a compress: the archive\'s path'),
-    skipped: z.number().optional().describe('a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
-    error: z
-      .strictObject({
-        code: z.string(),
-        message: z.string(),
-        entry: z.string().optional(),
-        conflicts: z.array(z.string()).optional(),
-        conflict_count: z.number().optional(),
-        need: z.number().optional(),
-        avail: z.number().optional(),
-      })
-      .optional()
-      .describe('when failed'),
-    recovered: z
-      .strictObject({
-        now: z.enum(['new', 'old', 'gone']).describe('new: the next op finished placing it; old: what it had placed was put back; gone: its destination folder was removed'),
-        by: z.string().describe('the op whose Job recovered the world (the op itself, for a stop while staging)'),
-        message: z.string(),
-      })
-      .optional()
-      .describe('an op stopped mid-way whose journal a later op of the world finished or undid (docs/background-ops.md)'),
+    files: described(z.optional(z.number()), 'on success, when non-zero'),
+    bytes: described(z.optional(z.number()), 'on success, when non-zero'),
+    to: described(z.optional(z.string()), 'a copy or a pull, on success: the path it landed at; a compress: the archive\'s path'),
+    skipped: described(z.optional(z.number()), 'a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
+    error: described(
+      z.optional(
+        z.strictObject({
+          code: z.string(),
+          message: z.string(),
+          entry: z.optional(z.string()),
+          conflicts: z.optional(z.array(z.string())),
+          conflict_count: z.optional(z.number()),
+          need: z.optional(z.number()),
+          avail: z.optional(z.number()),
+        }),
+      ),
+      'when failed',
+    ),
+    recovered: described(
+      z.optional(
+        z.strictObject({
+          now: described(z.enum(['new', 'old', 'gone']), 'new: the next op finished placing it; old: what it had placed was put back; gone: its destination folder was removed'),
+          by: described(z.string(), 'the op whose Job recovered the world (the op itself, for a stop while staging)'),
+          message: z.string(),
+        }),
+      ),
+      'an op stopped mid-way whose journal a later op of the world finished or undid (docs/background-ops.md)',
+    ),
   });
 
 /** An upload session as its receiver answers it (job/upload/session.ts), passed through. */
@@ -85,9 +86,9 @@ const entrySchema = z.object({
   name: z.string(),
   size: z.number(),
   is_dir: z.boolean(),
-  mod_time: z.string().describe('RFC 3339 with nanoseconds'),
-  mode: z.string().optional().describe('the permission bits, three octal digits (`644`); absent only from a Job of the original image'),
-  is_symlink: z.boolean().optional().describe('a symbolic link, listed as itself (never followed); absent only from a Job of the original image'),
+  mod_time: described(z.string(), 'RFC 3339 with nanoseconds'),
+  mode: described(z.optional(z.string()), 'the permission bits, three octal digits (`644`); absent only from a Job of the original image'),
+  is_symlink: described(z.optional(z.boolean()), 'a symbolic link, listed as itself (never followed); absent only from a Job of the original image'),
 });
 
 const LIMIT_MESSAGE = `the ?limit= query parameter must be a whole number from 1 to ${PAGE_MAX_ENTRIES}`;
@@ -95,25 +96,20 @@ const LIMIT_MESSAGE = `the ?limit= query parameter must be a whole number from 1
 const LIMIT_PATTERN = /^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$/;
 /** A name-like parameter: it reaches the Job's command line, so no NUL, and no longer than a name can be. */
 const nameParam = (name: string, what: string) =>
-  z
-    .string()
-    .refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` })
-    .refine((v) => Buffer.byteLength(v) <= 255, { error: `the ?${name}= query parameter is longer than 255 bytes` })
-    .optional()
-    .describe(what);
+  described(z.optional(z.string().check(z.refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` })).check(z.refine((v) => Buffer.byteLength(v) <= 255, { error: `the ?${name}= query parameter is longer than 255 bytes` }))), what);
 
 const holderFields = {
   held: z.boolean(),
-  kind: z.string().optional().describe('what holds it: backup, restore, file-write, …'),
-  source: z.enum(['job', 'lock']).optional(),
-  job: z.string().optional(),
-  since: z.string().optional(),
-  stale_lock: z.string().optional().describe('a lock annotation present but no longer holding'),
+  kind: described(z.optional(z.string()), 'what holds it: backup, restore, file-write, …'),
+  source: z.optional(z.enum(['job', 'lock'])),
+  job: z.optional(z.string()),
+  since: z.optional(z.string()),
+  stale_lock: described(z.optional(z.string()), 'a lock annotation present but no longer holding'),
 };
 
 const serverView = z.strictObject({ name: z.string(), desiredState: z.string(), phase: z.string(), ready: z.boolean() });
 
-const statusOf = (status: string, extra: Record<string, z.ZodType> = {}) => z.strictObject({ path: z.string(), ...extra, status: z.literal(status) });
+const statusOf = (status: string, extra: Record<string, z.ZodMiniType> = {}) => z.strictObject({ path: z.string(), ...extra, status: z.literal(status) });
 
 const rawFile = { contentTypes: ['application/octet-stream'], description: 'the file\'s bytes, any content type' } as const;
 const digestHeaders = {
@@ -121,15 +117,12 @@ const digestHeaders = {
   'Content-Digest': { description: 'the body\'s SHA-256: `sha-256=:<base64>:`', required: true },
 };
 /** One path of a batch's items; each is judged by the Job (containment, existence, guards). */
-const itemPath = (what: string) => z.string({ error: `${what} must be a string` }).min(1, { error: `${what} cannot be empty` });
+const itemPath = (what: string) => z.string({ error: `${what} must be a string` }).check(z.minLength(1, { error: `${what} cannot be empty` }));
 /** 1 to MAX_BATCH_ITEMS (1000) items. */
-const items = <T extends z.ZodType>(item: T, what: string) =>
-  z
-    .array(item, { error: `${what} must be a list` })
-    .min(1, { error: `${what} needs at least one item` })
-    .max(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` });
+const items = <T extends z.ZodMiniType>(item: T, what: string) =>
+  z.array(item, { error: `${what} must be a list` }).check(z.minLength(1, { error: `${what} needs at least one item` })).check(z.maxLength(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` }));
 const batchFields = {
-  done: z.array(z.string()).describe("the items applied, in the request's order (a move's `from`)"),
+  done: described(z.array(z.string()), "the items applied, in the request's order (a move's `from`)"),
   failed: z.array(z.strictObject({ path: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }) })),
 };
 const BATCH_DONE = 'every item checked, then applied: those done, and those the disk refused after the check (space, I/O)';
@@ -137,14 +130,14 @@ const batchAnswer = { 200: { description: BATCH_DONE, json: z.strictObject(batch
 
 /** One undo-trash record as the listing shows it (the Job's `trash_items`, job/trash/). */
 const trashItemSchema = z.strictObject({
-  id: z.string().describe('16 lowercase hex digits: the record, for restore and purge (ids sort by age)'),
-  op: z.string().describe('the op that put it there: delete, delete-many, write, upload, unzip, …'),
-  paths: z.array(z.string()).describe("the paths it removed or replaced, from the world's root, in the op's order"),
-  bytes: z.number().describe('bytes of regular files it holds'),
-  entries: z.number().describe('files, folders and links it holds'),
-  at: z.string().describe('RFC 3339 (ms): when it was trashed'),
-  actor: z.string().describe('who asked for the op (the caller as the function saw it); empty when the Job was not told'),
-  expires_at: z.string().describe('RFC 3339 (ms): when it goes for good'),
+  id: described(z.string(), '16 lowercase hex digits: the record, for restore and purge (ids sort by age)'),
+  op: described(z.string(), 'the op that put it there: delete, delete-many, write, upload, unzip, …'),
+  paths: described(z.array(z.string()), "the paths it removed or replaced, from the world's root, in the op's order"),
+  bytes: described(z.number(), 'bytes of regular files it holds'),
+  entries: described(z.number(), 'files, folders and links it holds'),
+  at: described(z.string(), 'RFC 3339 (ms): when it was trashed'),
+  actor: described(z.string(), 'who asked for the op (the caller as the function saw it); empty when the Job was not told'),
+  expires_at: described(z.string(), 'RFC 3339 (ms): when it goes for good'),
 });
 const TRASH_AFTER = 'the ?after= query parameter must be a trash record id (16 lowercase hex digits)';
 const TRASH_LIMIT = `the ?limit= query parameter must be a whole number from 1 to ${PAGE_MAX_ENTRIES}`;
@@ -154,14 +147,9 @@ const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for
 export const SCHEMAS = {
   'files.list': {
     query: z.object({
-      path: z.string().optional().describe('a folder; empty or absent: the root'),
+      path: described(z.optional(z.string()), 'a folder; empty or absent: the root'),
       // Any of these makes a paged listing; with none the listing is the original one.
-      limit: z
-        .string()
-        .regex(LIMIT_PATTERN, { error: LIMIT_MESSAGE })
-        .optional()
-        .transform((v) => (v === undefined ? undefined : Number(v)))
-        .describe(`a paged listing of at most this many entries, in byte order of name (1–${PAGE_MAX_ENTRIES}, default ${PAGE_DEFAULT_ENTRIES})`),
+      limit: described(z.pipe(z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: LIMIT_MESSAGE }))), z.transform((v) => (v === undefined ? undefined : Number(v)))), `a paged listing of at most this many entries, in byte order of name (1–${PAGE_MAX_ENTRIES}, default ${PAGE_DEFAULT_ENTRIES})`),
       after: nameParam('after', "a paged listing starting strictly after this name (the previous page's `next`); it need not exist"),
       q: nameParam('q', 'a paged listing of only the names containing this text, in any case (empty: all)'),
     }),
@@ -171,28 +159,19 @@ export const SCHEMAS = {
         json: z.strictObject({
           path: z.string(),
           entries: z.array(entrySchema),
-          truncated: z.boolean().describe('there are more entries than these'),
-          next: z.string().optional().describe("a paged listing with more entries: the last name of this page, the next page's `after`"),
-          free_bytes: z.number().nullable().describe("the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
-          trash_bytes: z.number().describe('bytes the undo trash holds (0 when none)'),
+          truncated: described(z.boolean(), 'there are more entries than these'),
+          next: described(z.optional(z.string()), "a paged listing with more entries: the last name of this page, the next page's `after`"),
+          free_bytes: described(z.nullable(z.number()), "the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
+          trash_bytes: described(z.number(), 'bytes the undo trash holds (0 when none)'),
         }),
       },
     },
   },
   'files.search': {
     query: z.object({
-      path: z.string().optional().describe('the folder to search below; empty or absent: the root'),
-      q: z
-        .string({ error: SEARCH_Q })
-        .refine((q) => Array.from(q).length >= SEARCH_MIN_QUERY, { error: SEARCH_Q })
-        .describe('a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name'),
-      limit: z
-        .string()
-        .regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })
-        .transform(Number)
-        .pipe(z.number().min(1, { error: SEARCH_LIMIT }).max(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT }))
-        .optional()
-        .describe(`the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`),
+      path: described(z.optional(z.string()), 'the folder to search below; empty or absent: the root'),
+      q: described(z.string({ error: SEARCH_Q }).check(z.refine((q) => Array.from(q).length >= SEARCH_MIN_QUERY, { error: SEARCH_Q })), 'a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name'),
+      limit: described(z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })), z.transform(Number)), z.number().check(z.gte(1, { error: SEARCH_LIMIT })).check(z.lte(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT })))), `the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`),
     }),
     responses: {
       200: {
@@ -200,9 +179,9 @@ export const SCHEMAS = {
         json: z.strictObject({
           path: z.string(),
           q: z.string(),
-          matches: z.array(z.strictObject({ path: z.string().describe("from the world's root"), ...entrySchema.shape })),
-          truncated: z.boolean().describe(`stopped early: more matches than \`limit\`, or ${SEARCH_BUDGET_MS / 1000} s of walking ran out`),
-          scanned: z.number().describe('entries looked at'),
+          matches: z.array(z.strictObject({ path: described(z.string(), "from the world's root"), ...entrySchema.shape })),
+          truncated: described(z.boolean(), `stopped early: more matches than \`limit\`, or ${SEARCH_BUDGET_MS / 1000} s of walking ran out`),
+          scanned: described(z.number(), 'entries looked at'),
         }),
       },
     },
@@ -212,7 +191,7 @@ export const SCHEMAS = {
     responses: {
       200: {
         description: "the file's bytes, base64",
-        json: z.strictObject({ path: z.string(), content: z.string().describe('base64'), sha256: sha256Hex.describe('of the bytes on disk: send it back as expect_sha256'), content_sha256: sha256Hex.describe('of what is sent') }),
+        json: z.strictObject({ path: z.string(), content: described(z.string(), 'base64'), sha256: described(sha256Hex, 'of the bytes on disk: send it back as expect_sha256'), content_sha256: described(sha256Hex, 'of what is sent') }),
       },
     },
   },
@@ -220,11 +199,11 @@ export const SCHEMAS = {
     query: pathQuery,
     body: {
       // Required in fact, optional to the schema: the route refuses a missing one with its own code (write-body.ts).
-      json: writeBodySchema.extend({
-        content: writeBodySchema.shape.content.describe('base64 of the new bytes (required: absent or null is 400 bad_request)'),
-        content_sha256: writeBodySchema.shape.content_sha256.describe('SHA-256 of the new bytes (required: absent is 400 digest_required)'),
-        expect_sha256: writeBodySchema.shape.expect_sha256.describe('write only if the file on disk still has this SHA-256 (409 file_changed otherwise)'),
-        create_only: writeBodySchema.shape.create_only.describe('write only if no file is there (409 file_exists otherwise)'),
+      json: z.extend(writeBodySchema, {
+        content: described(writeBodySchema.shape.content, 'base64 of the new bytes (required: absent or null is 400 bad_request)'),
+        content_sha256: described(writeBodySchema.shape.content_sha256, 'SHA-256 of the new bytes (required: absent is 400 digest_required)'),
+        expect_sha256: described(writeBodySchema.shape.expect_sha256, 'write only if the file on disk still has this SHA-256 (409 file_changed otherwise)'),
+        create_only: described(writeBodySchema.shape.create_only, 'write only if no file is there (409 file_exists otherwise)'),
       }),
     },
     requestHeaders: preferHeader,
@@ -234,28 +213,28 @@ export const SCHEMAS = {
   'files.delete': {
     query: pathQuery,
     requestHeaders: preferHeader,
-    responses: { 200: { description: 'deleted', json: statusOf('deleted', { trash_id: z.string().optional().describe('the undo-trash record of what was deleted (restore it with files/trash/{id}/restore); absent when the trash is off') }) } },
+    responses: { 200: { description: 'deleted', json: statusOf('deleted', { trash_id: described(z.optional(z.string()), 'the undo-trash record of what was deleted (restore it with files/trash/{id}/restore); absent when the trash is off') }) } },
   },
   'files.rename': {
     query: pathQuery,
-    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (required: absent or empty is 400 bad_request)') }) },
+    body: { json: z.strictObject({ to: described(z.optional(z.string()), 'the new path (required: absent or empty is 400 bad_request)') }) },
     requestHeaders: preferHeader,
     responses: { 200: { description: 'renamed', json: statusOf('renamed', { to: z.string() }) } },
   },
   'files.delete_many': {
-    body: { json: z.strictObject({ paths: items(itemPath('a path'), 'paths').describe('files, links or folders (recursively) inside the world') }) },
+    body: { json: z.strictObject({ paths: described(items(itemPath('a path'), 'paths'), 'files, links or folders (recursively) inside the world') }) },
     requestHeaders: preferHeader,
     responses: {
       200: {
         description: BATCH_DONE,
-        json: z.strictObject({ ...batchFields, trash_id: z.string().optional().describe('the undo-trash record of what was deleted (one for the batch); absent when the trash is off or nothing was removed') }),
+        json: z.strictObject({ ...batchFields, trash_id: described(z.optional(z.string()), 'the undo-trash record of what was deleted (one for the batch); absent when the trash is off or nothing was removed') }),
       },
     },
   },
   'files.move': {
     body: {
       json: z.strictObject({
-        moves: items(z.strictObject({ from: itemPath('from'), to: itemPath('to') }), 'moves').describe('each `from` moved to the new path `to` (its folder must exist; nothing may be there)'),
+        moves: described(items(z.strictObject({ from: itemPath('from'), to: itemPath('to') }), 'moves'), 'each `from` moved to the new path `to` (its folder must exist; nothing may be there)'),
       }),
     },
     requestHeaders: preferHeader,
@@ -264,13 +243,16 @@ export const SCHEMAS = {
   'files.chmod': {
     body: {
       json: z.strictObject({
-        files: items(
-          z.strictObject({
-            path: itemPath('path'),
-            mode: z.string({ error: 'mode must be a string of three octal digits, such as "644"' }).regex(/^[0-7]{3}$/, { error: 'mode must be three octal digits, such as "644" (no setuid, setgid or sticky bit)' }),
-          }),
-          'files',
-        ).describe('a regular file or folder each, and its new permission bits'),
+        files: described(
+          items(
+            z.strictObject({
+              path: itemPath('path'),
+              mode: z.string({ error: 'mode must be a string of three octal digits, such as "644"' }).check(z.regex(/^[0-7]{3}$/, { error: 'mode must be three octal digits, such as "644" (no setuid, setgid or sticky bit)' })),
+            }),
+            'files',
+          ),
+          'a regular file or folder each, and its new permission bits',
+        ),
       }),
     },
     requestHeaders: preferHeader,
@@ -278,22 +260,22 @@ export const SCHEMAS = {
   },
   'files.unzip': {
     query: pathQuery,
-    body: { json: z.strictObject({ overwrite: z.boolean().optional(), to: z.string().optional().describe('an existing folder to extract into') }) },
+    body: { json: z.strictObject({ overwrite: z.optional(z.boolean()), to: described(z.optional(z.string()), 'an existing folder to extract into') }) },
     requestHeaders: preferHeader,
     responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
   },
   'files.zip': {
     query: pathQuery,
-    body: { json: z.strictObject({ name: z.string().optional().describe('a `.zip` file name next to the path') }) },
+    body: { json: z.strictObject({ name: described(z.optional(z.string()), 'a `.zip` file name next to the path') }) },
     requestHeaders: preferHeader,
     responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
   },
   'files.pull': {
     body: {
       json: z.strictObject({
-        url: z.string({ error: 'url: an http or https URL is required' }).describe('http or https; no credentials; where it leads is judged by the pull Job before each connection'),
-        path: z.string({ error: 'path: the folder to pull into is required ("" for the root)' }).describe('an existing folder inside the world ("" or "/" the root)'),
-        name: z.string().optional().describe("one file name; default: the answer's Content-Disposition name, else the URL path's last segment"),
+        url: described(z.string({ error: 'url: an http or https URL is required' }), 'http or https; no credentials; where it leads is judged by the pull Job before each connection'),
+        path: described(z.string({ error: 'path: the folder to pull into is required ("" for the root)' }), 'an existing folder inside the world ("" or "/" the root)'),
+        name: described(z.optional(z.string()), "one file name; default: the answer's Content-Disposition name, else the URL path's last segment"),
       }),
     },
     requestHeaders: preferHeader,
@@ -302,9 +284,9 @@ export const SCHEMAS = {
   'files.compress': {
     body: {
       json: z.strictObject({
-        paths: items(itemPath('a path'), 'paths').describe('files and folders in one folder (not the root); the archive goes into that folder'),
+        paths: described(items(itemPath('a path'), 'paths'), 'files and folders in one folder (not the root); the archive goes into that folder'),
         format: z.enum(PACK_FORMATS, { error: `format must be one of ${PACK_FORMATS.join(', ')}` }),
-        name: z.string({ error: 'name must be a string' }).optional().describe('the archive\'s file name, with the format\'s ending; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`'),
+        name: described(z.optional(z.string({ error: 'name must be a string' })), 'the archive\'s file name, with the format\'s ending; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`'),
       }),
     },
     requestHeaders: preferHeader,
@@ -315,32 +297,29 @@ export const SCHEMAS = {
   },
   'files.copy': {
     query: pathQuery,
-    body: { json: z.strictObject({ to: z.string().optional().describe('the new path (must not exist; its folder must); default: `<name> copy<.ext>` beside it') }) },
+    body: { json: z.strictObject({ to: described(z.optional(z.string()), 'the new path (must not exist; its folder must); default: `<name> copy<.ext>` beside it') }) },
     requestHeaders: preferHeader,
     responses: {
-      200: { description: 'a regular file up to 64 MiB, copied', json: statusOf('copied', { to: z.string(), sha256: sha256Hex.describe('of the copy') }) },
+      200: { description: 'a regular file up to 64 MiB, copied', json: statusOf('copied', { to: z.string(), sha256: described(sha256Hex, 'of the copy') }) },
       202: { description: 'anything else: the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) },
     },
   },
   'files.upload': {
-    query: pathQuery.extend({ overwrite: onlyTrue('replace an existing file'), parents: onlyTrue(PARENTS) }),
+    query: z.extend(pathQuery, { overwrite: onlyTrue('replace an existing file'), parents: onlyTrue(PARENTS) }),
     body: { raw: { ...rawFile, description: 'the whole file, at most 64 MiB' } },
     requestHeaders: { ...digestHeaders, ...preferHeader },
     responses: { 200: { description: 'placed', json: statusOf('uploaded', { sha256: sha256Hex, size: z.number() }) } },
   },
   'uploads.begin': {
-    query: pathQuery.extend({ parents: onlyTrue(PARENTS) }),
-    body: { json: z.strictObject({ size: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) }) },
+    query: z.extend(pathQuery, { parents: onlyTrue(PARENTS) }),
+    body: { json: z.strictObject({ size: z.number().check(z.int()).check(z.nonnegative()).check(z.lte(Number.MAX_SAFE_INTEGER)) }) },
     requestHeaders: preferHeader,
     responses: { 201: { description: 'the session', json: uploadViewSchema } },
   },
   'uploads.get': { responses: { 200: { description: 'the session', json: uploadViewSchema } } },
   'uploads.part': {
     query: z.object({
-      offset: z
-        .string({ error: 'the ?offset= query parameter must be a byte count' })
-        .regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })
-        .describe('where the part starts: the bytes received so far'),
+      offset: described(z.string({ error: 'the ?offset= query parameter must be a byte count' }).check(z.regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })), 'where the part starts: the bytes received so far'),
     }),
     body: { raw: { ...rawFile, description: 'one part, at most 32 MiB' } },
     requestHeaders: digestHeaders,
@@ -348,30 +327,21 @@ export const SCHEMAS = {
   },
   'uploads.cancel': { responses: { 204: { description: 'cancelled', empty: true } } },
   'uploads.commit': {
-    body: { json: z.strictObject({ overwrite: z.boolean().optional(), sha256: z.string().regex(/^[0-9a-f]{64}$/).optional() }) },
+    body: { json: z.strictObject({ overwrite: z.optional(z.boolean()), sha256: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/))) }) },
     responses: { 202: { description: 'placed: the upload as the ops listing shows it', json: z.strictObject({ op: opViewSchema, sha256: sha256Hex }) } },
   },
   'files.trash.list': {
     query: z.object({
-      limit: z
-        .string()
-        .regex(LIMIT_PATTERN, { error: TRASH_LIMIT })
-        .optional()
-        .transform((v) => (v === undefined ? undefined : Number(v)))
-        .describe(`at most this many records (1–${PAGE_MAX_ENTRIES}; the Job's default without)`),
-      after: z
-        .string()
-        .refine((v) => v === '' || TRASH_ID.test(v), { error: TRASH_AFTER })
-        .optional()
-        .describe("the records older than this id (the previous page's `next`); empty or absent: from the newest"),
+      limit: described(z.pipe(z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: TRASH_LIMIT }))), z.transform((v) => (v === undefined ? undefined : Number(v)))), `at most this many records (1–${PAGE_MAX_ENTRIES}; the Job's default without)`),
+      after: described(z.optional(z.string().check(z.refine((v) => v === '' || TRASH_ID.test(v), { error: TRASH_AFTER }))), "the records older than this id (the previous page's `next`); empty or absent: from the newest"),
     }),
     responses: {
       200: {
         description: 'the undo trash, newest first',
         json: z.strictObject({
           items: z.array(trashItemSchema),
-          next: z.string().optional().describe("more records: the last id of this page, the next page's `after`"),
-          trash_bytes: z.number().describe('bytes the whole trash holds (0 when empty)'),
+          next: described(z.optional(z.string()), "more records: the last id of this page, the next page's `after`"),
+          trash_bytes: described(z.number(), 'bytes the whole trash holds (0 when empty)'),
         }),
       },
     },
@@ -379,32 +349,32 @@ export const SCHEMAS = {
   'files.trash.restore': {
     body: {
       json: z.strictObject({
-        to: z.string({ error: 'to must be a string' }).min(1, { error: 'to cannot be empty' }).optional().describe('an existing folder to restore under; default: where each path was'),
+        to: described(z.optional(z.string({ error: 'to must be a string' }).check(z.minLength(1, { error: 'to cannot be empty' }))), 'an existing folder to restore under; default: where each path was'),
       }),
     },
     requestHeaders: preferHeader,
     responses: {
       200: {
         description: 'put back; the record is gone from the trash',
-        json: z.strictObject({ id: z.string(), restored: z.array(z.string()).describe("the paths put back, in the record's order") }),
+        json: z.strictObject({ id: z.string(), restored: described(z.array(z.string()), "the paths put back, in the record's order") }),
       },
     },
   },
   'files.trash.purge': {
     requestHeaders: preferHeader,
-    responses: { 200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: z.number().describe('records removed (1)'), bytes: z.number().describe('bytes freed') }) } },
+    responses: { 200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: described(z.number(), 'records removed (1)'), bytes: described(z.number(), 'bytes freed') }) } },
   },
   'files.trash.purge_all': {
     requestHeaders: preferHeader,
-    responses: { 200: { description: 'every record removed for good', json: z.strictObject({ purged: z.number().describe('records removed'), bytes: z.number().describe('bytes freed') }) } },
+    responses: { 200: { description: 'every record removed for good', json: z.strictObject({ purged: described(z.number(), 'records removed'), bytes: described(z.number(), 'bytes freed') }) } },
   },
   'files.ops': { responses: { 200: { description: 'newest first, at most ten', json: z.strictObject({ ops: z.array(opViewSchema) }) } } },
   'files.download': {
-    query: pathQuery.extend({ dir: onlyTrue('the folder as a zip') }),
+    query: z.extend(pathQuery, { dir: onlyTrue('the folder as a zip') }),
     responses: {
       200: {
         description: 'a signed URL, valid 10 min',
-        json: z.strictObject({ url: z.string().describe('origin-relative unless FELIS_DOWNLOAD_BASE_URL is set'), filename: z.string(), expires_at: z.string().describe('RFC 3339, whole seconds') }),
+        json: z.strictObject({ url: described(z.string(), 'origin-relative unless FELIS_DOWNLOAD_BASE_URL is set'), filename: z.string(), expires_at: described(z.string(), 'RFC 3339, whole seconds') }),
       },
     },
   },
@@ -441,11 +411,7 @@ export const SCHEMAS = {
   'server.stop': { responses: { 202: { description: 'asked to stop', json: serverView } } },
   'lock.remove': {
     query: z.object({
-      force: z
-        .enum(['true', 'false'], { error: 'force must be true or false' })
-        .optional()
-        .transform((v) => v === 'true')
-        .describe('`true`: remove a lock younger than Grace too'),
+      force: described(z.pipe(z.optional(z.enum(['true', 'false'], { error: 'force must be true or false' })), z.transform((v) => v === 'true')), '`true`: remove a lock younger than Grace too'),
     }),
     responses: {
       200: {
@@ -453,7 +419,7 @@ export const SCHEMAS = {
         json: z.strictObject({
           name: z.string(),
           removed: z.boolean(),
-          lock: z.strictObject({ kind: z.string(), since: z.string().nullable(), value: z.string(), fresh: z.boolean() }).nullable(),
+          lock: z.nullable(z.strictObject({ kind: z.string(), since: z.nullable(z.string()), value: z.string(), fresh: z.boolean() })),
         }),
       },
     },
@@ -468,9 +434,9 @@ export const SCHEMAS = {
               job: z.string(),
               server: z.string(),
               state: z.enum(['started', 'abandoned', 'pending']),
-              reason: z.string().optional(),
-              message: z.string().optional(),
-              error: z.string().optional(),
+              reason: z.optional(z.string()),
+              message: z.optional(z.string()),
+              error: z.optional(z.string()),
             }),
           ),
         }),

@@ -4,7 +4,9 @@
  * the `<!-- routes:begin -->` and `<!-- routes:end -->` markers by `npm run openapi`.
  * @module
  */
-import type { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
+import * as z from '../../schema.ts';
+import { descriptionOf } from '../../schema.ts';
 import type { Permission } from '../../auth/permission.ts';
 import { openapiPath } from './openapi.ts';
 import type { DocTables, RouteTable } from './types.ts';
@@ -16,8 +18,8 @@ export const END = '<!-- routes:end -->';
  * A body's or query's fields, `?` on the optional ones. A field the route checks itself (to answer
  * its own code) is optional to the schema; its description says "(required" and so does the summary.
  */
-function fields(shape: Record<string, z.ZodType>): string[] {
-  return Object.entries(shape).map(([k, s]) => (s.safeParse(undefined).success && !/\(required/.test(s.description ?? '') ? `${k}?` : k));
+function fields(shape: Record<string, $ZodType>): string[] {
+  return Object.entries(shape).map(([k, s]) => (z.safeParse(s, undefined).success && !/\(required/.test(descriptionOf(s) ?? '') ? `${k}?` : k));
 }
 
 function permission(p: Permission): string {
@@ -31,10 +33,10 @@ export function routeSummary<T extends RouteTable>(tables: DocTables<T>): string
   const lines = ['| Function | Route | Permission | Event | Success |', '| --- | --- | --- | --- | --- |'];
   for (const [id, e] of Object.entries(tables.routes)) {
     const s = tables.schemas[id]!;
-    const query = s.query ? fields(s.query.shape as Record<string, z.ZodType>).map((k) => `${k.replace('?', '')}=`).join('&') : '';
+    const query = s.query ? fields(s.query._zod.def.shape).map((k) => `${k.replace('?', '')}=`).join('&') : '';
     let route = `\`${e.method} ${openapiPath(e.path)}${query ? `?${query}` : ''}\``;
     if (s.body && 'json' in s.body) {
-      const shape = (s.body.json as unknown as { shape?: Record<string, z.ZodType> }).shape;
+      const shape = (s.body.json._zod.def as { shape?: Record<string, $ZodType> }).shape;
       route += ` body \`{${shape ? fields(shape).join(', ') : '…'}}\``;
     } else if (s.body) route += ' raw body';
     lines.push(`| ${e.fn} | ${route} | ${permission(e.permission)} | ${e.event ? `\`${e.event.type}\`` : '—'} | ${tables.prose[id]!.answer} |`);

@@ -5,7 +5,7 @@
  * same route live beside it, keyed by the same route id, and load with the routes.
  * @module
  */
-import type { z } from 'zod';
+import type { $ZodObject, $ZodType } from 'zod/v4/core';
 import type { Permission } from '../../auth/permission.ts';
 import type { OpQueryKey } from '../../protocol/op-query.ts';
 
@@ -63,14 +63,14 @@ export interface HeaderSpec {
 }
 
 export type ResponseSpec =
-  | { description: string; json: z.ZodType; headers?: Record<string, HeaderSpec> }
+  | { description: string; json: $ZodType; headers?: Record<string, HeaderSpec> }
   | { description: string; raw: RawContent; headers?: Record<string, HeaderSpec> }
   | { description: string; empty: true };
 
 export interface RouteSchemas {
   /** Its query parameters, parsed strictly decoded (see lib/http/file-request.ts) then by zod. */
-  query?: z.ZodObject;
-  body?: { json: z.ZodType } | { raw: RawContent };
+  query?: $ZodObject;
+  body?: { json: $ZodType } | { raw: RawContent };
   requestHeaders?: Record<string, HeaderSpec>;
   /** Every success status it answers. */
   responses: Readonly<Record<number, ResponseSpec>>;
