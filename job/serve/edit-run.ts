@@ -9,7 +9,7 @@
  */
 import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../exit.ts';
 import { WorldRoot } from '../root.ts';
-import { listenEnv, seconds } from './env.ts';
+import { sessionEnv } from './env.ts';
 import { startEditServing, type RunProgram } from './edit-server.ts';
 import type { Serving } from './server.ts';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
@@ -29,9 +29,7 @@ export async function runEditServe(worldsRoot: string, env: Record<string, strin
   let idle: number;
   let lifetime: number;
   try {
-    ({ host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256'));
-    idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
-    lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
+    ({ host, digest, port, idle, lifetime } = sessionEnv(env, { idleSeconds: DEFAULT_IDLE_SECONDS, lifetimeSeconds: DEFAULT_LIFETIME_SECONDS }));
   } catch (e) {
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return USAGE;

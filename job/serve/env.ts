@@ -32,3 +32,15 @@ export function listenEnv(env: Env, digestVar: string): { host: string; digest: 
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('FELIS_SERVE_PORT must be a port number');
   return { host, digest, port };
 }
+
+/** A serving session's whole environment (browse, edit): where, whom, and its idle and lifetime periods. */
+export function sessionEnv(env: Env, defaults: { idleSeconds: number; lifetimeSeconds: number }): { host: string; digest: string; port: number; idle: number; lifetime: number } {
+  const { host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256');
+  return {
+    host,
+    digest,
+    port,
+    idle: seconds(env, 'FELIS_SERVE_IDLE_SECONDS', defaults.idleSeconds),
+    lifetime: seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', defaults.lifetimeSeconds),
+  };
+}

@@ -20,7 +20,7 @@ import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } fro
 import { execute, type ExecuteOptions } from '../execute.ts';
 import { WorldRoot } from '../root.ts';
 import { ListIndexes } from '../list-index.ts';
-import { listenEnv, seconds, SERVE_PORT } from './env.ts';
+import { sessionEnv, SERVE_PORT } from './env.ts';
 import { startServing, type Serving } from './server.ts';
 
 export { SERVE_PORT };
@@ -44,9 +44,7 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   let lifetime: number;
   let scratch: string | undefined;
   try {
-    ({ host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256'));
-    idle = seconds(env, 'FELIS_SERVE_IDLE_SECONDS', DEFAULT_IDLE_SECONDS);
-    lifetime = seconds(env, 'FELIS_SERVE_LIFETIME_SECONDS', DEFAULT_LIFETIME_SECONDS);
+    ({ host, digest, port, idle, lifetime } = sessionEnv(env, { idleSeconds: DEFAULT_IDLE_SECONDS, lifetimeSeconds: DEFAULT_LIFETIME_SECONDS }));
     scratch = env.FELIS_SCRATCH_DIR || undefined;
     if (scratch !== undefined && !scratch.startsWith('/')) throw new Error('FELIS_SCRATCH_DIR must be an absolute path');
   } catch (e) {

@@ -16,12 +16,12 @@
  * JobLostError, as a one-shot Job whose Pod is lost (the change was made or not, never half).
  * @module
  */
-import { readFileSync } from 'node:fs';
 import type { Target, JobSettings } from '../job-spec/types.ts';
 import { BROWSE_PORT, filesJobName, LABEL_FILES_EDIT, renderEditJob } from '../job-spec/render.ts';
 import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
-import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
+import { jobToken, tokenDigest } from '../protocol/job-token.ts';
+import { SharedKey } from './shared-key.ts';
 import type { EditCall } from '../protocol/edit-call.ts';
 import { EditLostError, type EditChannel } from '../files/edit-channel.ts';
 import { JobLostError } from '../runner/errors.ts';
@@ -57,8 +57,7 @@ export class EditSessions implements EditChannel {
   readonly #now: () => number;
   readonly #port: number;
   readonly #log: BrowseLog | undefined;
-  #key: Buffer | undefined;
-  #keyError: string | undefined;
+  readonly #key: SharedKey;
   readonly #hints = new Map<string, Hint>();
 
   constructor(api: BrowseApi, settings: JobSettings, cfg: BrowseConfig, opts: EditSessionOptions = {}) {
@@ -70,24 +69,12 @@ export class EditSessions implements EditChannel {
     this.#now = opts.now ?? Date.now;
     this.#port = opts.port ?? BROWSE_PORT;
     this.#log = opts.logger;
-    this.#key = opts.key;
+    this.#key = new SharedKey(cfg.keyFile, 'edit sessions', opts.logger && ((o, m) => opts.logger!.warn(o, m)), opts.key);
   }
 
-  #sharedKey(): Buffer | undefined {
-    if (this.#key || this.#keyError) return this.#key;
-    try {
-      const k = readFileSync(this.#cfg.keyFile);
-      if (k.length < MIN_KEY_BYTES) throw new Error(`it holds ${k.length} bytes, at least ${MIN_KEY_BYTES} are needed`);
-      this.#key = k;
-    } catch (err) {
-      this.#keyError = (err as Error).message;
-      this.#log?.warn({ keyFile: this.#cfg.keyFile, err: this.#keyError }, 'edit sessions are off: the job key cannot be used');
-    }
-    return this.#key;
-  }
 
   async run(t: Target, call: EditCall, signal: AbortSignal): Promise<string | undefined> {
-    const key = this.#sharedKey();
+    const key = this.#key.get();
     if (!key) return undefined;
     const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
     const hint = this.#hints.get(t.server);
@@ -136,7 +123,7 @@ export class EditSessions implements EditChannel {
   }
 
   async end(server: string): Promise<void> {
-    const key = this.#sharedKey();
+    const key = this.#key.get();
     const hint = this.#hints.get(server);
     if (!key || !hint) return;
     this.#hints.delete(server);

@@ -22,7 +22,6 @@
  * gets AlreadyExists; across a bucket edge both Pods serve, the oldest is used, the other idles out.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { BROWSE_PORT, filesJobName, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
@@ -32,7 +31,8 @@ import type { BrowseConfig } from './config.ts';
 import { callSession, type BrowseOp, type CallOptions, type CallOutcome } from './call.ts';
 import { queryKey, setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { END_MARGIN_MS, servingPods, sessionOpId, startingPod, type SessionWant } from './pods.ts';
-import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
+import { jobToken, tokenDigest } from '../protocol/job-token.ts';
+import { SharedKey } from './shared-key.ts';
 import { sleep } from '../sleep.ts';
 
 export interface BrowseApi {
@@ -117,8 +117,7 @@ export class BrowseSessions {
   readonly #now: () => number;
   readonly #port: number;
   readonly #log: BrowseLog | undefined;
-  #key: Buffer | undefined;
-  #keyError: string | undefined;
+  readonly #key: SharedKey;
   /** By server; the claim and node inside say which world. */
   readonly #hints = new Map<string, Hint>();
 
@@ -130,21 +129,7 @@ export class BrowseSessions {
     this.#now = opts.now ?? Date.now;
     this.#port = opts.port ?? BROWSE_PORT;
     this.#log = opts.logger;
-    this.#key = opts.key;
-  }
-
-  /** The shared key, read once; a missing or short key turns sessions off (one-shot Jobs only). */
-  #sharedKey(): Buffer | undefined {
-    if (this.#key || this.#keyError) return this.#key;
-    try {
-      const k = readFileSync(this.#cfg.keyFile);
-      if (k.length < MIN_KEY_BYTES) throw new Error(`it holds ${k.length} bytes, at least ${MIN_KEY_BYTES} are needed`);
-      this.#key = k;
-    } catch (err) {
-      this.#keyError = (err as Error).message;
-      this.#log?.warn({ keyFile: this.#cfg.keyFile, err: this.#keyError }, 'browse sessions are off: the job key cannot be used');
-    }
-    return this.#key;
+    this.#key = new SharedKey(cfg.keyFile, 'browse sessions', opts.logger && ((o, m) => opts.logger!.warn(o, m)), opts.key);
   }
 
   /**
@@ -152,7 +137,7 @@ export class BrowseSessions {
    * request is for; undefined when there is nothing to call. Pass it to `run`, or `cancel` it.
    */
   early(server: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): EarlyCall | undefined {
-    const key = this.#sharedKey();
+    const key = this.#key.get();
     const hint = this.#hints.get(server);
     if (!key || !hint || !this.#lifeLeft(hint)) return undefined;
     const stop = new AbortController();
@@ -168,7 +153,7 @@ export class BrowseSessions {
    * and world; in every other case it is cancelled and this request goes on as without it.
    */
   async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery, o: RunOptions = {}): Promise<string | undefined> {
-    const key = this.#sharedKey();
+    const key = this.#key.get();
     if (!key) {
       early?.cancel();
       return undefined;
