@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
-import { ServerNotFoundError } from '../maintenance/errors.ts';
+import { NotStoppedError, ServerNotFoundError } from '../maintenance/errors.ts';
 import type { Op } from '../job-spec/ops.ts';
 import { sendJson } from './envelope.ts';
 import { openFileCall, underWorldLock } from './file-call.ts';
@@ -62,4 +62,18 @@ test('path limits: 255 bytes per name and 4096 in all pass; one byte more is 400
     assert.equal(r.status, 400, `${p.length}`);
     assert.equal(envelopeOf(r).code, 'bad_path');
   }
+});
+
+test('a gate that finds the server not stopped ends the edit session the editor knows of; other refusals do not', async () => {
+  const gates = new FakeGates();
+  const fe = fakeEditor(gates);
+  const k = routeKit(probe('write'), { gates, editor: fe.editor });
+  gates.enterError = new NotStoppedError();
+  const r = await k.call('PUT', '/api/v1/servers/survival/probe?path=a.txt');
+  assert.equal(r.status, 409);
+  assert.equal(envelopeOf(r).code, 'not_stopped');
+  assert.deepEqual(fe.ended, ['survival']);
+  gates.enterError = new ServerNotFoundError('survival');
+  assert.equal((await k.call('PUT', '/api/v1/servers/survival/probe?path=a.txt')).status, 404);
+  assert.deepEqual(fe.ended, ['survival']);
 });

@@ -27,6 +27,7 @@ export function backgroundKit(routes: RouteModule, opts: { start: (req: StartReq
       starts.push({ req, locked: gates.holding });
       return opts.start(req);
     },
+    async serverNotStopped() {},
   } as unknown as FilesEditor;
   return { ...routeKit(routes, { gates, editor }), starts };
 }

@@ -64,6 +64,8 @@ type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
   const calls: Array<{ method: EditorMethod; args: unknown[]; locked: boolean }> = [];
+  /** The servers a gate found not stopped, whose edit sessions the editor was told to end. */
+  const ended: string[] = [];
   const method = (m: EditorMethod) => async (...args: unknown[]) => {
     calls.push({ method: m, args, locked: gates.holding });
     const a = answers[m];
@@ -81,8 +83,9 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     trashList: method('trashList'),
     trashRestore: method('trashRestore'),
     trashPurge: method('trashPurge'),
+    serverNotStopped: async (server: string) => void ended.push(server),
   } as unknown as FilesEditor;
-  return { editor, calls };
+  return { editor, calls, ended };
 }
 
 export interface RouteKit {
