@@ -254,7 +254,8 @@ test('SIGKILL of the whole service mid-write: the old Job is dead before the res
   const data = freshData();
   const world = ownWorld(data);
   const delayMs = 6000;
-  const svc = await startService(data, { FELIS_EMBEDDED_JOB_DELAY_MS: String(delayMs) });
+  // Edit sessions off: this is about a one-shot write Job the crash leaves behind.
+  const svc = await startService(data, { FELIS_EMBEDDED_JOB_DELAY_MS: String(delayMs), FELIS_EDIT_SESSIONS: 'off' });
   const writeStarted = Date.now();
   const put = svc.call('PUT', '/api/v1/servers/survival/file?path=target.txt', writeBody('new\n')).catch(() => undefined);
   const [jobProc] = await until('the write Job to be running', () => {
