@@ -86,8 +86,9 @@ const strategies: Record<string, Strategy> = {
   seed: seedStrategy,
   felis150: felis150Strategy,
 };
-const results: Record<string, { overhead: number[]; requests: number[] }> = {};
-for (const name of Object.keys(strategies)) results[name] = { overhead: [], requests: [] };
+// `run`: from the container's start to its result line, the window a look must fall in.
+const results: Record<string, { overhead: number[]; requests: number[]; run: number[] }> = {};
+for (const name of Object.keys(strategies)) results[name] = { overhead: [], requests: [], run: [] };
 
 try {
   for (let i = 0; i < N; i++) {
@@ -115,10 +116,12 @@ try {
       const requests = Object.values((await control(`/counts?user=${encodeURIComponent(USER)}`)) as Record<string, number>).reduce((a, b) => a + b, 0);
       const r = parseResultPayload(payload);
       if (r.code || !r.content) throw new Error(`bench read failed: ${payload}`);
-      const rec = (await control(`/record?op=${opId}`)) as { jobCreated: number } | null;
+      const rec = (await control(`/record?op=${opId}`)) as { jobCreated: number; started: number } | null;
       if (!rec) throw new Error(`no pod record for ${opId}`);
       // Unavoidable: from the Job's arrival at the API server until the program printed its result.
-      const unavoidable = (await resultPrintedAt(opId)) - rec.jobCreated;
+      const printed = await resultPrintedAt(opId);
+      const unavoidable = printed - rec.jobCreated;
+      results[name]!.run.push(printed - rec.started);
       results[name]!.overhead.push(elapsed - unavoidable);
       results[name]!.requests.push(requests);
       if (!asJson) process.stderr.write('.');
@@ -137,7 +140,7 @@ for (const [name, r] of Object.entries(results)) {
   out[`${name}_api_requests_p50`] = median(r.requests);
 }
 if (process.env.BENCH_DEBUG) {
-  for (const [n, r] of Object.entries(results)) console.error(n, r.overhead.map((x) => Math.round(x)).join(' '), '\n   requests', r.requests.join(' '));
+  for (const [n, r] of Object.entries(results)) console.error(n, r.overhead.map((x) => Math.round(x)).join(' '), '\n   requests', r.requests.join(' '), '\n   start to result', r.run.map((x) => Math.round(x)).join(' '));
 }
 if (asJson) {
   console.log(JSON.stringify(out));

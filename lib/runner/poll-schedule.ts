@@ -39,7 +39,7 @@ export interface LearningScheduleOptions {
   prior?: readonly number[];
   /** How many seen starts to keep (oldest dropped). Default 64. */
   keep?: number;
-  /** Expected lateness (ms) one request is worth. Default 12. */
+  /** Expected lateness (ms) one request is worth. Default 10. */
   costMs?: number;
   minGapMs?: number;
   maxGapMs?: number;
@@ -68,7 +68,7 @@ export class LearningSchedule implements PollSchedule {
   constructor(opts: LearningScheduleOptions = {}) {
     this.#prior = opts.prior ?? defaultPrior();
     this.#keep = opts.keep ?? 64;
-    this.#cost = opts.costMs ?? 12;
+    this.#cost = opts.costMs ?? 10;
     this.#minGap = opts.minGapMs ?? 100;
     this.#maxGap = opts.maxGapMs ?? 600;
     this.#band = opts.bandMs ?? 200;
