@@ -3,9 +3,9 @@
  * with `pods list` by the op-id label (once, when the schedule says a start is first plausible),
  * then poll with `pods/log` itself (`follow`: the poll that finds the container started is already
  * the stream) and return the first result line. The schedule (./poll-schedule.ts) learns start
- * times in this instance's memory, as a hint: the answers do not depend on it. A mutating op also waits, after its result, until its Job is
- * finished: an unfinished write Job holds the world (maintenance), so answering earlier would let
- * the caller's next write be refused as busy. That wait is bounded: once the container has
+ * times in this instance's memory, as a hint: the answers do not depend on it. A mutating op also
+ * waits, after its result, until its Job is finished: an unfinished write Job holds the world
+ * (maintenance), so answering earlier would let the caller's next write be refused as busy. That wait is bounded: once the container has
  * terminated, a Job controller slow to mark the Job finished delays the answer by at most
  * `finishGraceMs`, never into a timeout, since the op's effect is already on disk. Verbs:
  * `jobs create, list`, `pods list`, `pods/log get`; and `jobs patch` to record on an interrupted
