@@ -25,6 +25,12 @@ export function median(xs: number[]): number {
   return s.length === 0 ? 0 : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** The `p` quantile, nearest rank (0 for none). */
+export function quantile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!;
+}
+
 /** `--name N` from `argv`, else `fallback`. */
 export function numberArg(argv: string[], name: string, fallback: number): number {
   const i = argv.indexOf(name);

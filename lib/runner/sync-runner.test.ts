@@ -6,6 +6,7 @@ import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { RESULT_PREFIX } from '../protocol/result.ts';
 import { FilesTimeoutError, JobLostError, SyncRunner } from './sync-runner.ts';
+import type { PollSchedule } from './poll-schedule.ts';
 
 const JOB: V1Job = { metadata: { name: 'files-survival-1', namespace: 'minecraft', labels: { [LABEL_FILES_OP]: 'op1' } } };
 const RESULT = `${RESULT_PREFIX}{"sha256":"abc"}\n`;
@@ -63,4 +64,46 @@ test('a mutation whose Pod vanished before its result tells the caller the chang
   assert.ok(err instanceof JobLostError, String(err));
   assert.match(err.callerMessage, /either not made or fully made \(writes are atomic\)/);
   assert.match(err.message, /vanished before its result/);
+});
+
+/** A schedule that records what the runner tells it. */
+function recordingSchedule(first: number) {
+  const seen: [number, number][] = [];
+  const schedule: PollSchedule = { firstLook: () => first, next: () => 20, observeStart: (a, b) => void seen.push([a, b]) };
+  return { schedule, seen };
+}
+
+test('the Pod is not listed before the first look, and the start the log finds is taught to the schedule', async () => {
+  const api = new LaggingCluster();
+  api.terminated = false;
+  let created = 0;
+  let firstList = 0;
+  let waits = 2;
+  api.createJob = async () => void (created = performance.now());
+  // Listed as being created, so the log is the poll: two "waiting to start", then the stream.
+  const list = api.listPods.bind(api);
+  api.listPods = async () => {
+    firstList ||= performance.now();
+    const pods = await list();
+    pods[0]!.status!.containerStatuses![0]!.state = { waiting: { reason: 'ContainerCreating' } };
+    return pods;
+  };
+  const open = api.openLog.bind(api);
+  api.openLog = async () => (waits-- > 0 ? { kind: 'waiting' } : open());
+  const { schedule, seen } = recordingSchedule(150);
+  assert.equal(await new SyncRunner(api, { schedule }).run(JOB, { mutating: false, signal: AbortSignal.timeout(2000) }), '{"sha256":"abc"}');
+  assert.ok(firstList - created >= 140, `listed ${Math.round(firstList - created)} ms after the create`);
+  assert.equal(seen.length, 1);
+  const [notBefore, by] = seen[0]!;
+  assert.ok(notBefore >= 150 && by > notBefore, `taught ${notBefore}..${by}`);
+});
+
+test('an adopted Job is looked for at once and teaches the schedule nothing', async () => {
+  const api = new LaggingCluster();
+  api.terminated = false;
+  const { schedule, seen } = recordingSchedule(5000);
+  const t = performance.now();
+  assert.equal(await new SyncRunner(api, { schedule }).run(JOB, { mutating: false, adopt: true, signal: AbortSignal.timeout(2000) }), '{"sha256":"abc"}');
+  assert.ok(performance.now() - t < 1000);
+  assert.equal(seen.length, 0);
 });

@@ -1,9 +1,11 @@
 /**
  * Runs one file operation as a Job and returns its result payload: create the Job, find its Pod
- * with `pods list` by the op-id label, follow `pods/log` as soon as the container has started, and
- * return the first result line. A mutating op also waits, after its result, until its Job is
- * finished: an unfinished write Job holds the world (maintenance), so answering earlier would let
- * the caller's next write be refused as busy. That wait is bounded: once the container has
+ * with `pods list` by the op-id label (once, when the schedule says a start is first plausible),
+ * then poll with `pods/log` itself (`follow`: the poll that finds the container started is already
+ * the stream) and return the first result line. The schedule (./poll-schedule.ts) learns start
+ * times in this instance's memory, as a hint: the answers do not depend on it. A mutating op also
+ * waits, after its result, until its Job is finished: an unfinished write Job holds the world
+ * (maintenance), so answering earlier would let the caller's next write be refused as busy. That wait is bounded: once the container has
  * terminated, a Job controller slow to mark the Job finished delays the answer by at most
  * `finishGraceMs`, never into a timeout, since the op's effect is already on disk. Verbs:
  * `jobs create, list`, `pods list`, `pods/log get`; and `jobs patch` to record on an interrupted
@@ -15,7 +17,7 @@ import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
 import { ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import type { RecoveredOp } from '../protocol/recovered.ts';
 import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/result.ts';
-import { stageAwareSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
+import { LearningSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { containerTermination, describeTermination, jobFinished } from '../kube/job-facts.ts';
 import { waitJobsFinished } from '../kube/job-wait.ts';
@@ -37,6 +39,7 @@ export interface RunOptions {
 }
 
 export interface SyncRunnerOptions {
+  /** Default: a LearningSchedule of this runner's own, which learns from the starts it sees. */
   schedule?: PollSchedule;
   /** How often, while the container is being created, to also list the Pod for a terminal phase. */
   phaseCheckEvery?: number;
@@ -48,6 +51,8 @@ export interface SyncRunnerOptions {
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
+/** A log stream that ended early on a running container: open it again soon. */
+const REOPEN_AFTER_MS = 200;
 
 export class SyncRunner {
   readonly #api: JobPodApi;
@@ -57,7 +62,7 @@ export class SyncRunner {
 
   constructor(api: JobPodApi, opts: SyncRunnerOptions = {}) {
     this.#api = api;
-    this.#schedule = opts.schedule ?? stageAwareSchedule;
+    this.#schedule = opts.schedule ?? new LearningSchedule();
     this.#phaseCheckEvery = opts.phaseCheckEvery ?? 20;
     this.#finishGraceMs = opts.finishGraceMs ?? 2000;
   }
@@ -76,6 +81,10 @@ export class SyncRunner {
     const ns = job.metadata!.namespace!;
     const name = job.metadata!.name!;
     const opId = job.metadata!.labels![LABEL_FILES_OP]!;
+    // One clock for the schedule: ms since the Job was sent. An adopted Job was sent earlier, at a
+    // time we do not know, so it is looked for at once and teaches the schedule nothing.
+    const sent = performance.now();
+    const since = () => performance.now() - sent;
     if (!opts.adopt) {
       try {
         await this.#api.createJob(ns, job);
@@ -90,13 +99,24 @@ export class SyncRunner {
     let stageSince = performance.now();
     let podName: string | undefined;
     let polls = 0;
+    // The last look that found the container not started; the start lies after it.
+    let notStartedAt = 0;
+    let learned = Boolean(opts.adopt);
     const enter = (s: PodStage) => {
+      notStartedAt = since();
       if (s !== stage) {
         stage = s;
         stageSince = performance.now();
       }
     };
+    const started = () => {
+      if (!learned) this.#schedule.observeStart(notStartedAt, since());
+      learned = true;
+    };
+    const pause = () => w.sleep(this.#schedule.next(stage, since(), performance.now() - stageSince));
 
+    // Before the earliest start seen, a Pod list would only say what is known: not started yet.
+    if (!opts.adopt) await w.sleep(Math.max(0, this.#schedule.firstLook() - since()));
     for (;;) {
       w.check();
       if (podName === undefined || (stage === 'creating' && ++polls % this.#phaseCheckEvery === 0)) {
@@ -107,7 +127,8 @@ export class SyncRunner {
             const jobs = await w.call(() => this.#api.listJobs(ns, selector), 'list file job');
             if (jobs.length === 0 || jobs.every(jobFinished)) throw new JobLostError(`file job ${name} has finished and its pod is gone`, opts.mutating);
           }
-          await w.sleep(this.#schedule.next('no-pod', performance.now() - stageSince));
+          notStartedAt = since();
+          await pause();
           continue;
         }
         podName = pod.metadata!.name!;
@@ -115,7 +136,7 @@ export class SyncRunner {
         const seen = podStage(pod);
         if (seen !== 'started') {
           enter(seen);
-          await w.sleep(this.#schedule.next(stage, performance.now() - stageSince));
+          await pause();
           continue;
         }
       }
@@ -125,10 +146,11 @@ export class SyncRunner {
       );
       if (opening.kind === 'unscheduled' || opening.kind === 'waiting') {
         enter(opening.kind === 'waiting' ? 'creating' : 'unscheduled');
-        await w.sleep(this.#schedule.next(stage, performance.now() - stageSince));
+        await pause();
         continue;
       }
       if (opening.kind === 'gone') throw new JobLostError(`the pod ${podName} of file job ${name} vanished before its result`, opts.mutating);
+      started();
 
       const scanner = new ResultLineScanner();
       const payload = await w.readUntilResult(opening, scanner);
@@ -142,7 +164,7 @@ export class SyncRunner {
       const pod = newest(await w.call(() => this.#api.listPods(ns, selector), 'find file job pod'));
       if (!pod) throw new JobLostError(`the pod of file job ${name} vanished before its result`, opts.mutating);
       if (TERMINAL.has(pod.status?.phase ?? '')) return this.#finalRead(w, ns, name, pod, opts.mutating, scanner);
-      await w.sleep(this.#schedule.next('creating', 0));
+      await w.sleep(REOPEN_AFTER_MS);
     }
   }
 
