@@ -107,3 +107,26 @@ test('an adopted Job is looked for at once and teaches the schedule nothing', as
   assert.ok(performance.now() - t < 1000);
   assert.equal(seen.length, 0);
 });
+
+test('a mutation whose Pod is already Succeeded when first listed still answers only once its Job is finished', async () => {
+  let jobLists = 0;
+  const api: JobPodApi = {
+    async createJob() {},
+    async listJobs() {
+      jobLists++;
+      // The controller marks the Job complete on the third look.
+      return [{ ...JOB, status: jobLists >= 3 ? { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] } : { active: 1 } }];
+    },
+    async listPods() {
+      return [{ metadata: { name: 'files-survival-1-abcde', labels: { [LABEL_FILES_OP]: 'op1' } }, spec: { nodeName: 'n', containers: [] }, status: { phase: 'Succeeded', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] } }];
+    },
+    async openLog() {
+      const body = Readable.from([Buffer.from(RESULT)]);
+      return { kind: 'stream', body, close: () => body.destroy() };
+    },
+  } as unknown as JobPodApi;
+  const schedule: PollSchedule = { firstLook: () => 0, next: () => 10, observeStart: () => {} };
+  const payload = await new SyncRunner(api, { schedule, finishGraceMs: 60_000 }).run(JOB, { mutating: true, signal: AbortSignal.timeout(5000) });
+  assert.equal(payload, '{"sha256":"abc"}');
+  assert.ok(jobLists >= 3, `the Job was looked at until finished (${jobLists} looks)`);
+});

@@ -179,7 +179,11 @@ export class SyncRunner {
       const payload = await w.readUntilResult(opening, scanner);
       opening.close();
       if (payload !== undefined) {
-        await this.#recordRecovered(ns, pod.metadata?.labels?.[LABEL_FILES_OP] ?? '', scanner);
+        // Terminal before it was first seen (a fast Pod, a late first look): a mutation still
+        // answers only once its Job no longer holds the world.
+        const opId = pod.metadata?.labels?.[LABEL_FILES_OP] ?? '';
+        if (mutating) await this.#jobFinished(w, ns, `${LABEL_FILES_OP}=${opId}`);
+        await this.#recordRecovered(ns, opId, scanner);
         return payload;
       }
     }
@@ -220,6 +224,15 @@ export class SyncRunner {
     scanner: ResultLineScanner,
   ): Promise<void> {
     await w.drain(opening, scanner);
+    await this.#jobFinished(w, ns, selector);
+  }
+
+  /**
+   * The Job has a terminal condition, or the grace period has passed with its container ended:
+   * a mutation's answer waits for this, however its result was read (a stream that saw the
+   * container run, or one read of a Pod already terminal when first listed).
+   */
+  async #jobFinished(w: Waiter, ns: string, selector: string): Promise<void> {
     const graceEnd = performance.now() + this.#finishGraceMs;
     await waitJobsFinished({
       list: () => w.call(() => this.#api.listJobs(ns, selector), 'list file job'),
