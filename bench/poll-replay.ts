@@ -9,24 +9,13 @@
  * of ops in time, and how many reps had most ops in time. Not part of `npm run bench`: it is quick.
  */
 import { LearningSchedule, type PollSchedule } from '../lib/runner/poll-schedule.ts';
-import { median, numberArg } from './support.ts';
+import { median, numberArg, prng } from './support.ts';
 
 const argv = process.argv.slice(2);
 const windowMs = numberArg(argv, '--window', 70);
 const reps = numberArg(argv, '--reps', 50);
 /** What one request to the cluster takes, between a look's decision and its answer. */
 const REQUEST_MS = 3;
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function op(s: PollSchedule, unscheduledMs: number, creatingMs: number): { requests: number; inTime: boolean } {
   const start = unscheduledMs + creatingMs;

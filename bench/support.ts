@@ -19,6 +19,18 @@ import { createServer, STOPPED } from '../test/support/servers.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The median (0 for none). */
+/** mulberry32: a small seeded PRNG, so every run of a bench draws the same numbers. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -24,25 +24,13 @@ import { parseResultPayload } from '../lib/protocol/result-parse.ts';
 import { LABEL_FILES_OP } from '../lib/labels.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { felis150Strategy, seedStrategy, type Strategy } from './peer-strategies.ts';
-import { median, numberArg, quantile } from './support.ts';
+import { median, numberArg, quantile, prng } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const N = numberArg(argv, '--ops', 40);
 const USER = 'system:serviceaccount:minecraft:felis-world';
-
-/** mulberry32: a small seeded PRNG, so every run draws the same Pod timings. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 
 await buildJobProgram();

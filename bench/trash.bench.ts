@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildJobProgram } from '../scripts/build.ts';
 import { treeDigest } from '../job/archive/test-kit.ts';
-import { median, numberArg } from './support.ts';
+import { median, numberArg, prng } from './support.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -34,18 +34,6 @@ const program = fileURLToPath(new URL('../dist/felis.mjs', import.meta.url));
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const log = (s: string) => (asJson ? process.stderr : process.stdout).write(s + '\n');
-
-/** A small deterministic generator (mulberry32), so every run's tree is the same shape and bytes. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `files` files under `dir`: 10 folders of 10 folders, every other one of those with 4 folders

@@ -64,8 +64,8 @@ export function argvFor(argv: string[], worldsRoot: string): { argv: string[] } 
 }
 
 export async function startEditServing(o: EditServeOptions): Promise<Serving> {
-  const expected = Buffer.from(o.tokenSha256, 'hex');
   if (!/^[0-9a-f]{64}$/.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
+  const expected = Buffer.from(o.tokenSha256, 'hex');
   const now = o.now ?? Date.now;
   const maxQueued = o.maxQueued ?? 8;
   let queued = 0;

@@ -66,7 +66,8 @@ async function enter(deps: Deps, server: string, access: FileAccess): Promise<Ta
   try {
     return await deps.gates.enter(server, access);
   } catch (err) {
-    if (err instanceof NotStoppedError) await deps.editor?.serverNotStopped(server);
+    // Not awaited: the refusal is the answer, and a Pod slow to hear the end must not delay it.
+    if (err instanceof NotStoppedError) void deps.editor?.serverNotStopped(server);
     throw err;
   }
 }
