@@ -364,7 +364,8 @@ for (const inFlight of [true, false]) {
   test(`SIGTERM during a slow Job leaves no process behind (${inFlight ? 'a request in flight: the forced exit' : 'no request: the orderly stop'})`, async () => {
     const data = freshData();
     ownWorld(data);
-    const svc = await startService(data, { FELIS_EMBEDDED_JOB_DELAY_MS: '30000', FELIS_SHUTDOWN_SECONDS: '2' });
+    // Edit sessions off: the Job this is about is the write's own, not an edit Pod started beside it.
+    const svc = await startService(data, { FELIS_EMBEDDED_JOB_DELAY_MS: '30000', FELIS_SHUTDOWN_SECONDS: '2', FELIS_EDIT_SESSIONS: 'off' });
     const body = { ...writeBody('new\n') };
     const pending = inFlight
       ? svc.call('PUT', '/api/v1/servers/survival/file?path=target.txt', body).catch(() => undefined)
