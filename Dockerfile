@@ -7,7 +7,11 @@
 FROM node:24-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No install scripts: the build needs none. esbuild finds its platform binary without its own, the
+# `node` package's binary is not used here (the base image's node is), and node-liblzma's native
+# addon is never loaded (only its WebAssembly is): its prebuild needs a newer libstdc++ than
+# bookworm's, and building it would need python, make and g++, which the slim image lacks.
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY lib ./lib

@@ -27,7 +27,7 @@ import { type JobCondition, JobController } from './job-controller.ts';
 import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
 import { persistentVolumeClaims, pods } from './kinds/pod.ts';
-import { Kubelet } from './kubelet/index.ts';
+import { Kubelet, type ProgramFn } from './kubelet/index.ts';
 import { listenLoopback } from './listen.ts';
 import type { ClusterHarness } from './harness.ts';
 import { PodLogFiles } from './kubelet/log-files.ts';
@@ -63,7 +63,7 @@ export interface StartClusterOptions {
   /** How long a Pod stays unscheduled, then in ContainerCreating (default 0/0). */
   podTiming?: (pod: V1Pod) => { unscheduledMs: number; creatingMs: number };
   /** The local command for a container; default maps `/usr/local/bin/felis` to `dist/felis.mjs`. */
-  program?: (container: V1Container, pod: V1Pod) => { command: string[]; cwd?: string } | undefined;
+  program?: ProgramFn;
   /** The local directory behind a claim; default `world-<server>-0` → `<dataDir>/worlds/<server>`. */
   claimPath?: (claim: string, namespace: string) => string | undefined;
   /** Multiplies `ttlSecondsAfterFinished` (tests use e.g. 0.01). Default 1. */

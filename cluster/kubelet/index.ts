@@ -46,7 +46,30 @@ export interface PodTiming {
   creatingMs: number;
 }
 
-export type ProgramFn = (container: V1Container, pod: V1Pod) => { command: string[]; cwd?: string } | undefined;
+/** What a container's program is started with: its environment as the Pod gives it, and its volumes as local folders. */
+export interface ProgramContext {
+  /** The container's environment, values and downward-API fields expanded, paths not rewritten. */
+  env: Record<string, string>;
+  /** Each volume mount: the path inside the container, the local folder behind it. */
+  mounts: { path: string; dir: string; readOnly: boolean }[];
+}
+
+/** How to run a container: a command on this machine, or (verbatim) a container runtime's client. */
+export interface ProgramMapping {
+  command: string[];
+  cwd?: string;
+  /**
+   * Run `command` as given, with only this environment: nothing is rewritten to the volumes' local
+   * folders (a container runtime mounts them at their paths itself).
+   */
+  verbatim?: { env: Record<string, string> };
+  /** Called when the kubelet kills the container: what the process group's kill does not reach (a runtime's container). */
+  stop?: (signal: NodeJS.Signals) => void;
+  /** The termination reason for an exit code, where the program knows better than the code (a kernel OOM kill). */
+  reason?: (exitCode: number) => string | undefined;
+}
+
+export type ProgramFn = (container: V1Container, pod: V1Pod, ctx: ProgramContext) => ProgramMapping | undefined;
 
 export interface KubeletOptions {
   dataDir: string;
@@ -280,7 +303,10 @@ class PodWorker {
     return dirs;
   }
 
-  private commandFor(c: ContainerState, volumes: Map<string, string | undefined>): { argv: string[]; cwd: string; env: Record<string, string> } {
+  private commandFor(
+    c: ContainerState,
+    volumes: Map<string, string | undefined>,
+  ): { argv: string[]; cwd: string; env: Record<string, string>; stop?: ProgramMapping['stop']; reason?: ProgramMapping['reason'] } {
     const spec = c.spec as V1Container;
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
     const expand = (s: string) =>
@@ -293,9 +319,9 @@ class PodWorker {
     const mounts = (spec.volumeMounts ?? [])
       .map((m) => {
         const base = volumes.get(m.name);
-        return base ? { path: m.mountPath.replace(/\/+$/, '') || '/', dir: m.subPath ? join(base, m.subPath) : base } : undefined;
+        return base ? { path: m.mountPath.replace(/\/+$/, '') || '/', dir: m.subPath ? join(base, m.subPath) : base, readOnly: m.readOnly === true } : undefined;
       })
-      .filter((m): m is { path: string; dir: string } => !!m)
+      .filter((m): m is { path: string; dir: string; readOnly: boolean } => !!m)
       .sort((a, b) => b.path.length - a.path.length);
     for (const m of mounts) if (m.dir !== undefined) mkdirSync(m.dir, { recursive: true });
     const rewrite = (s: string) => {
@@ -305,10 +331,12 @@ class PodWorker {
       }
       return s;
     };
+    const asGiven = { ...env };
+    delete asGiven.PATH;
     for (const k of Object.keys(env)) if (k !== 'PATH') env[k] = rewrite(env[k]!);
-    let mapped: { command: string[]; cwd?: string } | undefined;
+    let mapped: ProgramMapping | undefined;
     try {
-      mapped = this.k.opts.program?.(spec, this.pod as unknown as V1Pod);
+      mapped = this.k.opts.program?.(spec, this.pod as unknown as V1Pod, { env: asGiven, mounts });
     } catch (err) {
       this.k.logger.warn({ pod: this.name, err: String(err) }, 'kubelet: program mapping failed');
     }
@@ -321,9 +349,10 @@ class PodWorker {
         mapped = { command: command.length ? [...command, ...args] : args };
       }
     }
+    if (mapped.verbatim) return { argv: mapped.command, cwd: mapped.cwd ?? this.k.opts.dataDir, env: mapped.verbatim.env, stop: mapped.stop, reason: mapped.reason };
     const argv = mapped.command.map((a, i) => (i === 0 ? a : rewrite(a)));
     const cwd = mapped.cwd ?? (spec.workingDir ? rewrite(spec.workingDir) : this.k.opts.dataDir);
-    return { argv, cwd, env };
+    return { argv, cwd, env, stop: mapped.stop, reason: mapped.reason };
   }
 
   private fieldRef(path: string): string {
@@ -395,8 +424,10 @@ class PodWorker {
       let argv: string[];
       let cwd: string;
       let env: Record<string, string>;
+      let stop: ProgramMapping['stop'];
+      let reasonOf: ProgramMapping['reason'];
       try {
-        ({ argv, cwd, env } = this.commandFor(c, volumes));
+        ({ argv, cwd, env, stop, reason: reasonOf } = this.commandFor(c, volumes));
       } catch (err) {
         resolve({ code: 128, reason: 'StartError', message: `failed to create containerd task: ${String(err)}` });
         return;
@@ -407,6 +438,7 @@ class PodWorker {
       }
       const proc = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       c.proc = proc;
+      if (stop) stopHooks.set(proc, stop);
       this.k.processes.add(proc);
       this.journal(c, proc);
       let spawned = false;
@@ -451,7 +483,7 @@ class PodWorker {
         if (!spawned) return;
         const exitCode = code ?? 128 + (sig ? (osConstants.signals[sig] ?? 9) : 9);
         if (c.killReason === 'OOMKilled') resolve({ code: 137, reason: 'OOMKilled' });
-        else resolve({ code: exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' });
+        else resolve({ code: exitCode, reason: reasonOf?.(exitCode) ?? (exitCode === 0 ? 'Completed' : 'Error') });
       });
     });
   }
@@ -612,7 +644,11 @@ function randomHex(): string {
 function killGroup(proc: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (proc.pid === undefined) return;
   killProcessGroup(proc.pid, signal);
+  stopHooks.get(proc)?.(signal);
 }
+
+/** What else a kill must reach, per process (a container runtime's container lives outside the group). */
+const stopHooks = new WeakMap<ChildProcess, (signal: NodeJS.Signals) => void>();
 
 const exited = (p: ChildProcess) => p.exitCode !== null || p.signalCode !== null;
 

@@ -28,7 +28,7 @@ import { loadAll } from 'js-yaml';
 import { tokenKubeConfig, tokenKubeconfigYaml } from '../kubeconfig.ts';
 import { Faults } from '../faults.ts';
 import type { ClusterHarness } from '../harness.ts';
-import type { PodTiming } from '../kubelet/index.ts';
+import type { PodTiming, ProgramFn } from '../kubelet/index.ts';
 import { type RealKubelet, startRealKubelet } from '../kubelet/real-kubelet.ts';
 import { Recorder } from '../records.ts';
 import { AdminClient, applyManifest, type ControlPlaneEnv, sleep, wipeNamespace } from './admin.ts';
@@ -49,7 +49,7 @@ export interface StartRealClusterOptions {
   rbacManifest?: string;
   namespace?: string;
   podTiming?: (pod: V1Pod) => PodTiming;
-  program?: (container: V1Container, pod: V1Pod) => { command: string[]; cwd?: string } | undefined;
+  program?: ProgramFn;
   claimPath?: (claim: string, namespace: string) => string | undefined;
   backoffScale?: number;
   logger?: ClusterLogger;

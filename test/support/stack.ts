@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerType } from '@hono/node-server';
-import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import type { ProgramFn } from '../../cluster/kubelet/index.ts';
 import { createServer, STOPPED } from './servers.ts';
 import { startCluster } from '../../cluster/index.ts';
 import { waitFor } from '../../cluster/test-support.ts';
@@ -79,7 +79,7 @@ export interface Stack {
   dataDir: string;
   world: string;
   /** Replace the program a Pod runs (fault injection); undefined restores the real Job program. */
-  program: ((container: V1Container, pod: V1Pod) => { command: string[] } | undefined) | undefined;
+  program: ProgramFn | undefined;
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -92,7 +92,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const stack = {} as Stack;
   stack.program = undefined;
   // undefined: the cluster's default (felis containers run dist/felis.mjs, others as host commands).
-  const program = (container: V1Container, pod: V1Pod) => stack.program?.(container, pod);
+  const program: ProgramFn = (container, pod, ctx) => stack.program?.(container, pod, ctx);
   // FELIS_TEST_RBAC: run the suite with another Role (e.g. one verb removed, to see it fail).
   const rbacManifest = process.env.FELIS_TEST_RBAC || join(ROOT, 'knative/rbac.yaml');
   let cluster: ClusterHarness;
