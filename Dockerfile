@@ -2,7 +2,7 @@
 #   functions: node /app/functions/<name>.mjs      (one Knative Service each)
 #   Job program: /usr/local/bin/felis files ...    (FELIS_FILES_COMMAND's default)
 # Runs as a non-root user on a read-only root filesystem: nothing is written at run time.
-# `npm run test:image` performs these steps without docker (scripts/image-rehearsal.ts).
+# `npm run test:container` builds it as written with podman/buildah and runs it with runc (test/container/).
 
 FROM node:24-slim AS build
 WORKDIR /src

@@ -194,6 +194,8 @@ describe('the Job admission policy', () => {
       ['a read Job with DAC_OVERRIDE', variant(read, (p) => (c0(p).securityContext!.capabilities!.add = ['DAC_OVERRIDE'])), 'capabilities: a list, read, search or export'],
       ['a read Job as root', variant(read, (p) => (p.securityContext = { ...p.securityContext, runAsNonRoot: false, runAsUser: 0 })), 'non-root:'],
       ['a read Job whose container runs as root', variant(read, (p) => (c0(p).securityContext!.runAsUser = 0)), 'non-root:'],
+      ['a trash listing with DAC_OVERRIDE', variant(jobs['trash listing (read-only)']!, (p) => (c0(p).securityContext!.capabilities!.add = ['DAC_OVERRIDE'])), 'capabilities: a list, read, search or export'],
+      ['a trash listing mounting the world read-write', variant(jobs['trash listing (read-only)']!, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],
       ['a read Job mounting the world read-write', variant(read, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],
       ['a search Job mounting the world read-write', variant(jobs['one-shot search']!, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],
       ['an export Job mounting the world read-write', variant(folderExport, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],

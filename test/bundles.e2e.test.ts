@@ -2,7 +2,7 @@
  * The bundles `npm run build` makes are what a Knative service runs: start one as its own process
  * with a KUBECONFIG, as production would, call it, and stop it with SIGTERM. Also: the size budget
  * of every function bundle, and a stop that lets an in-flight mutation finish. The image itself is
- * rehearsed by `npm run test:image` (test/image-rehearsal.image-test.ts).
+ * built and run by `npm run test:container` (test/container/).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

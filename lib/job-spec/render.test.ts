@@ -82,6 +82,20 @@ test('list, search, browse and export Jobs run as the game uid with no capabilit
   }
 });
 
+test('the trash listing runs as the writing Jobs\' user (the trash is theirs alone), with no capability, on the read-only world', () => {
+  for (const runAsUser of [undefined, 4242]) {
+    const job = renderFilesJob({ ...base, op: 'trash-list', path: '', ...(runAsUser ? { runAsUser } : {}) });
+    const writer = renderFilesJob({ ...base, op: 'delete', path: 'a', ...(runAsUser ? { runAsUser } : {}) });
+    const pod = job.spec!.template.spec!;
+    assert.equal(pod.securityContext!.runAsUser, writer.spec!.template.spec!.securityContext!.runAsUser);
+    assert.equal(pod.securityContext!.runAsUser, runAsUser ?? 0);
+    assert.equal(pod.securityContext!.runAsNonRoot, false);
+    assert.deepEqual(pod.containers[0]!.securityContext!.capabilities, { drop: ['ALL'] });
+    assert.equal(pod.volumes![0]!.persistentVolumeClaim!.readOnly, true);
+    assert.equal(pod.containers[0]!.volumeMounts![0]!.readOnly, true);
+  }
+});
+
 test('write: RW mount, CHOWN, digest args and content parts in env, never in args', () => {
   const content = Buffer.alloc(98305, 7);
   const job = renderFilesJob({ ...base, op: 'write', content, sha256: 'ab'.repeat(32), expectSha256: 'cd'.repeat(32), createOnly: true });

@@ -326,6 +326,8 @@ export function renderFilesJob(p: JobParams): V1Job {
     limits: { cpu, memory },
     // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.
     capabilities: !rw ? [] : needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : needsFowner(op) ? ['DAC_OVERRIDE', 'FOWNER'] : ['DAC_OVERRIDE'],
+    // The trash is readable by its owner alone, the user the writing Jobs run as.
+    asWriter: op === 'trash-list',
   });
 }
 
@@ -359,6 +361,12 @@ export interface JobShape {
   requests: { cpu: string; memory: string };
   limits: { cpu: string; memory: string };
   capabilities: string[];
+  /**
+   * Runs as the writers' user though it needs no capability: the trash listing. The trash is the
+   * writing Jobs' own (mode 0700, and a record counts only when that user wrote it), so only that
+   * user can read it; with no capability and a read-only world it can change nothing.
+   */
+  asWriter?: boolean;
   /** A scratch folder of the Pod's own (emptyDir, at most `sizeLimit`), for a program whose root and world are read-only. */
   scratch?: { mountPath: string; sizeLimit: string };
 }
@@ -377,9 +385,9 @@ export const GAME_UID = 1000;
  * game's uid owns) runs as that uid instead, non-root, so it fits PodSecurity `restricted`.
  * Every Pod gets the runtime's default seccomp profile.
  */
-function podSecurityOf(p: JobBase, capabilities: string[]): Record<string, unknown> {
+function podSecurityOf(p: JobBase, capabilities: string[], asWriter = false): Record<string, unknown> {
   const seccompProfile = { type: 'RuntimeDefault' };
-  if (capabilities.length === 0) {
+  if (capabilities.length === 0 && !asWriter) {
     const uid = (p.runAsUser ?? 0) > 0 ? p.runAsUser! : GAME_UID;
     const gid = (p.runAsGroup ?? 0) > 0 ? p.runAsGroup! : GAME_UID;
     return { runAsNonRoot: true, runAsUser: uid, runAsGroup: gid, ...((p.fsGroup ?? 0) > 0 ? { fsGroup: p.fsGroup } : {}), seccompProfile };
@@ -392,7 +400,7 @@ function podSecurityOf(p: JobBase, capabilities: string[]): Record<string, unkno
 
 /** One file Job: one `files` container over the world claim, no API token; root with only the capabilities given, or the game's uid with none. */
 export function jobOf(p: JobBase, shape: JobShape): V1Job {
-  const podSecurity = podSecurityOf(p, shape.capabilities);
+  const podSecurity = podSecurityOf(p, shape.capabilities, shape.asWriter);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

@@ -19,7 +19,7 @@
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
@@ -92,11 +92,20 @@ export function limitFlags(c: V1Container): string[] {
 export interface ContainerRun {
   name: string;
   pod: string;
+  command: string[];
   args: string[];
   /** The memory limit the container ran under (bytes), if any. */
   limitBytes?: number;
-  /** Peak memory of the container's own cgroup, as last read while it ran. */
+  /**
+   * Peak memory of the container's own cgroup, as last read while it ran. Under cgroup v1 this
+   * counts the page cache the container's writes made, which the kernel reclaims at the limit, so
+   * an op that writes much reaches its limit here without being short of memory.
+   */
   peakBytes: number;
+  /** The highest resident anonymous memory (`total_rss` of `memory.stat`) seen while it ran, sampled. */
+  peakRssBytes: number;
+  /** How often the container's cgroup reached its limit (and the kernel reclaimed), as last read. */
+  limitHits: number;
   /** The Pod cgroup's peak after the exit (the container's plus conmon's). */
   podPeakBytes?: number;
   /** How often the Pod cgroup hit its limit. */
@@ -104,7 +113,7 @@ export interface ContainerRun {
   /** The container cgroup's `oom_kill` count, as last read while it ran. */
   oomKills: number;
   exitCode?: number;
-  /** `podman diff` of the container after its exit: what it changed in the image's root. */
+  /** What the program changed in the image's root (`podman diff` after its exit, less the runtime's own). */
   diff?: string[];
   /** Resolves once the exit is recorded and the container removed. */
   done: Promise<void>;
@@ -121,6 +130,10 @@ function watchCgroup(parentRel: string, r: ContainerRun): () => void {
       const dir = join(parent, child);
       const peak = Number(readFileSync(join(dir, 'memory.max_usage_in_bytes'), 'utf8'));
       if (peak > r.peakBytes) r.peakBytes = peak;
+      const hits = Number(readFileSync(join(dir, 'memory.failcnt'), 'utf8'));
+      if (hits > r.limitHits) r.limitHits = hits;
+      const rss = Number(/^total_rss (\d+)$/m.exec(readFileSync(join(dir, 'memory.stat'), 'utf8'))?.[1] ?? 0);
+      if (rss > r.peakRssBytes) r.peakRssBytes = rss;
       const kills = Number(/oom_kill (\d+)/.exec(readFileSync(join(dir, 'memory.oom_control'), 'utf8'))?.[1] ?? 0);
       if (kills > r.oomKills) r.oomKills = kills;
     } catch {
@@ -182,6 +195,20 @@ export function podRunArgs(name: string, parentRel: string, pod: V1Pod['spec'], 
   return args;
 }
 
+/**
+ * `podman diff` less what the runtime itself puts in a container's root before the program starts:
+ * the mount points of its volumes (and the folders above them) and /etc's network files. What is
+ * left was written by the program.
+ */
+export function programWrites(diff: string[], mountPaths: string[]): string[] {
+  const made = new Set(['/etc', '/etc/hosts', '/etc/hostname', '/etc/resolv.conf']);
+  for (const m of mountPaths) {
+    // /var/run is a link to /run in the image: the runtime makes the mount point under /run.
+    for (let p = m.replace(/^\/var\/run(?=\/|$)/, '/run'); p !== '/' && p !== '.'; p = dirname(p)) made.add(p);
+  }
+  return diff.filter((l) => !(/^[AC] /.test(l) && made.has(l.slice(2))));
+}
+
 /** Every container run so far (the tests read what the cgroups counted). */
 export const runs: ContainerRun[] = [];
 
@@ -202,9 +229,12 @@ export function containerProgram(): ProgramFn {
     const r: ContainerRun = {
       name,
       pod: pod.metadata?.name ?? '',
+      command: container.command ?? [],
       args: container.args ?? [],
       ...(limit ? { limitBytes: bytesOf(limit) } : {}),
       peakBytes: 0,
+      peakRssBytes: 0,
+      limitHits: 0,
       oomKills: 0,
       done: new Promise<void>((res) => (finish = res)),
     };
@@ -225,7 +255,7 @@ export function containerProgram(): ProgramFn {
         r.exitCode = code;
         void (async () => {
           try {
-            r.diff = (await podmanAsync(['diff', name])).split('\n').filter(Boolean);
+            r.diff = programWrites((await podmanAsync(['diff', name])).split('\n').filter(Boolean), ctx.mounts.map((m) => m.path));
           } catch {
             r.diff = undefined;
           }
@@ -249,4 +279,64 @@ export function leftContainers(): string[] {
 
 export function cgroupsAvailable(): boolean {
   return existsSync(join(MEMORY_CGROUPS, 'memory.max_usage_in_bytes'));
+}
+
+/** A function bundle serving from the image, in a container of its own. */
+export interface FunctionContainer {
+  name: string;
+  url: string;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** Resolves once it logged that its routes and the Kubernetes client are loaded. */
+  loaded(): Promise<void>;
+  /** SIGTERM (as Knative stops an instance), then its exit code and what it changed in the image's root. */
+  stop(): Promise<{ exitCode: number | null; diff: string[] }>;
+}
+
+/**
+ * Starts one function's container as its Knative Service runs it: `podRunArgs` from the Service's
+ * Pod spec and container, on the host's loopback (`--network host`: the embedded API and the Job
+ * Pods' addresses are there). Ready when the function prints the JSON line naming its port.
+ */
+export async function startFunctionContainer(spec: V1Pod['spec'], c: V1Container, ctx: ProgramContext): Promise<FunctionContainer> {
+  const name = `felis-fn-${randomBytes(5).toString('hex')}`;
+  const parentRel = join('felis-container-test', name);
+  mkdirSync(join(MEMORY_CGROUPS, parentRel), { recursive: true });
+  const argv = podRunArgs(name, parentRel, spec, c, { ctx, network: 'host' });
+  const child = spawn(PODMAN[0]!, [...PODMAN.slice(1), ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr!.on('data', (d) => (out += d));
+  child.stdout!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${c.name}: no port line in 60 s: ${out}`)), 60_000);
+    void exited.then((code) => reject(new Error(`${c.name} exited ${code} before it listened: ${out}`)));
+    const look = () => {
+      const m = /"port":(\d+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', look);
+  });
+  const loaded = () =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${c.name}: routes not loaded in 30 s: ${out}`)), 30_000);
+      const look = () => {
+        if (!/"loaded_ms":/.test(out)) return false;
+        clearTimeout(timer);
+        resolve();
+        return true;
+      };
+      if (!look()) child.stdout!.on('data', look);
+    });
+  const stop = async () => {
+    await podmanAsync(['stop', '--time', '30', name]).catch(() => undefined);
+    const exitCode = await exited;
+    const diff = programWrites((await podmanAsync(['diff', name])).split('\n').filter(Boolean), ctx.mounts.map((m) => m.path));
+    await podmanAsync(['rm', '-f', name]).catch(() => undefined);
+    removePodCgroup(parentRel);
+    return { exitCode, diff };
+  };
+  return { name, url: `http://127.0.0.1:${port}`, output: () => out, loaded, stop };
 }
