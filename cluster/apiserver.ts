@@ -10,7 +10,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import { load as loadYaml } from 'js-yaml';
 import {
   ApiError,
@@ -144,7 +145,8 @@ function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export function createApiServer(deps: ApiServerDeps): Server {
+/** Served over HTTPS only (`tls`: the certificate and key from `clusterTls`), as kubectl sends a bearer token only over TLS. */
+export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; keyPem: string }): Server {
   const { registry, authn, faults, counter, kubelet, recorder, logger } = deps;
 
   function writeJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
@@ -721,7 +723,7 @@ export function createApiServer(deps: ApiServerDeps): Server {
     res.off('close', onClose);
   }
 
-  const server = createServer((req, res) => {
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
     handle(req, res).catch((err) => writeError(res, err));
   });
   server.keepAliveTimeout = 5000;
