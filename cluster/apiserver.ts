@@ -56,6 +56,7 @@ import { type Attributes, forbiddenMessage, type RbacAuthorizer, type UserInfo, 
 import type { Recorder } from './records.ts';
 import { review, REVIEW_GROUPS, REVIEW_RESOURCES } from './reviews.ts';
 import { asTable, tableRequest } from './tables.ts';
+import { OPENAPI_PROTOBUF, openapiDocument } from './openapi.ts';
 import { WatchHub } from './watch.ts';
 import { groupResource, type Registry, rfc3339 } from './registry.ts';
 import type { KObject } from './store.ts';
@@ -262,6 +263,15 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
         compiler: 'gc',
         platform: 'linux/amd64',
       });
+      return;
+    }
+    if (p === '/openapi/v2') {
+      const doc = openapiDocument();
+      // kubectl asks for protobuf only; the apiserver answers it as an octet stream.
+      const pb = String(req.headers.accept ?? '').includes(OPENAPI_PROTOBUF);
+      const body = pb ? doc.protobuf : doc.json;
+      res.writeHead(200, { 'Content-Type': pb ? 'application/octet-stream' : 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(body.length) });
+      res.end(body);
       return;
     }
     if (p === '/api') {

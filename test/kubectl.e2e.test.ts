@@ -147,9 +147,8 @@ async function runScript(kubectl: string, t: Target): Promise<Answer[]> {
 
   // The watch runs from before the Job exists until it sees the Job complete.
   const watch = runKubectlUntil(kubectl, ['--kubeconfig', t.admin, 'get', 'jobs', '-l', 'app=kubectl-test', '-w'], (out) => /kubectl-hello\s+1\/1/.test(out), { env: t.env, timeoutMs: 90_000 });
-  // kubectl's client-side validation needs the server's OpenAPI document in protobuf
-  // (`/openapi/v2`), which the embedded API does not serve: validation is off for both tiers.
-  record('apply -f job.yaml', await as('admin', ['apply', '--validate=false', '-f', '-'], JOB));
+  // With kubectl's client-side validation (the server's /openapi/v2, in protobuf).
+  record('apply -f job.yaml', await as('admin', ['apply', '-f', '-'], JOB));
   record('wait --for=condition=complete', await as('admin', ['wait', '--for=condition=complete', 'job/kubectl-hello', '--timeout=60s']));
   const w = await watch.result;
   const lines = normTable(w.stdout);
@@ -162,7 +161,12 @@ async function runScript(kubectl: string, t: Target): Promise<Answer[]> {
   record('get pods -o wide', await as('admin', ['get', 'pods', '-l', 'job-name=kubectl-hello', '-o', 'wide']));
   record('get job -o json', await as('admin', ['get', 'job', 'kubectl-hello', '-o', 'json']), json(jobView));
   record('get pods -o json', await as('admin', ['get', 'pods', '-l', 'job-name=kubectl-hello', '-o', 'json']), list(podView));
-  record('apply -f job.yaml again (unchanged)', await as('admin', ['apply', '--validate=false', '-f', '-'], JOB));
+  record('apply -f job.yaml again (unchanged)', await as('admin', ['apply', '-f', '-'], JOB));
+  const bad = JOB.replace('name: kubectl-hello', 'name: kubectl-bad');
+  record('apply -f, an unknown field (validation)', await as('admin', ['apply', '-f', '-'], bad.replace('command:', 'commnd:')));
+  record('apply -f, a mistyped field (validation)', await as('admin', ['apply', '-f', '-'], bad.replace('backoffLimit: 0', 'backoffLimit: none')));
+  record('apply -f, a missing required field (validation)', await as('admin', ['apply', '-f', '-'], bad.replace('      - name: hello\n        image', '      - image')));
+  record('explain job.spec.backoffLimit', await as('admin', ['explain', 'job.spec.backoffLimit']), (t) => t.split('\n').slice(0, 4).join('\n'));
 
   record('annotate minecraftserver', await as('admin', ['annotate', 'minecraftserver', 'survival', 'felis.example/note=hello']));
   record('patch --type=merge minecraftserver', await as('admin', ['patch', 'mc', 'survival', '--type=merge', '-p', '{"spec":{"displayName":"Kubectl"}}']));
@@ -234,6 +238,22 @@ const EXPECTED: Record<string, Partial<Answer>> = {
     },
   },
   'apply -f job.yaml again (unchanged)': { code: 0, out: ['job.batch/kubectl-hello unchanged'], err: '' },
+  'apply -f, an unknown field (validation)': {
+    code: 1,
+    out: [],
+    err: 'error: error validating "STDIN": error validating data: ValidationError(Job.spec.template.spec.containers[0]): unknown field "commnd" in io.k8s.api.core.v1.Container; if you choose to ignore these errors, turn validation off with --validate=false',
+  },
+  'apply -f, a mistyped field (validation)': {
+    code: 1,
+    out: [],
+    err: 'error: error validating "STDIN": error validating data: ValidationError(Job.spec.backoffLimit): invalid type for io.k8s.api.batch.v1.JobSpec.backoffLimit: got "string", expected "integer"; if you choose to ignore these errors, turn validation off with --validate=false',
+  },
+  'apply -f, a missing required field (validation)': {
+    code: 1,
+    out: [],
+    err: 'error: error validating "STDIN": error validating data: ValidationError(Job.spec.template.spec.containers[0]): missing required field "name" in io.k8s.api.core.v1.Container; if you choose to ignore these errors, turn validation off with --validate=false',
+  },
+  'explain job.spec.backoffLimit': { code: 0, out: 'KIND:     Job\nVERSION:  batch/v1\n\nFIELD:    backoffLimit <integer>' },
   'annotate minecraftserver': { code: 0, out: ['minecraftserver.felis.lolicon.best/survival annotated'], err: '' },
   'patch --type=merge minecraftserver': { code: 0, out: ['minecraftserver.felis.lolicon.best/survival patched'], err: '' },
   'get mc -o jsonpath': { code: 0, out: 'hello Kubectl' },
@@ -244,7 +264,7 @@ const EXPECTED: Record<string, Partial<Answer>> = {
     out: [],
     err: 'The MinecraftServer "survival" is invalid: spec.desiredState: Unsupported value: "Sideways": supported values: "", "Running", "Stopped"',
   },
-  'get jobs -w (function: may list, may not watch)': {},
+  'get jobs -w (function: may list, may not watch)': { code: 1, out: ['NAME | COMPLETIONS | DURATION | AGE', 'kubectl-hello | 1/1 | <t> | <t>'], err: 'Error from server (Forbidden): unknown (get jobs.batch)' },
   'get job nope': { code: 1, out: [], err: 'Error from server (NotFound): jobs.batch "nope" not found' },
   'delete job': { code: 0, out: ['job.batch "kubectl-hello" deleted'], err: '' },
   'get jobs (none left)': { code: 0, out: [], err: 'No resources found in minecraft namespace.' },
@@ -303,6 +323,7 @@ describe('kubectl v1.20 against the cluster', () => {
 
   test(`the script's answers are v1.20's (${REAL ? 'real apiserver' : 'embedded cluster'})`, async () => {
     const answers = await runScript(kubectl, targetOf(s.cluster, 'main'));
+    if (process.env.FELIS_KUBECTL_TRANSCRIPT) writeFileSync(process.env.FELIS_KUBECTL_TRANSCRIPT, JSON.stringify(answers, null, 1));
     checkExpected(answers, REAL ? 'real' : 'embedded');
     if (!REAL) return;
     // The real tier: the same script against a fresh embedded cluster, answer by answer.
