@@ -41,6 +41,7 @@ import { Recorder } from './records.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
 import { clusterTls } from './tls.ts';
+import { reuseConnections } from '../lib/kube/connections.ts';
 
 export type { PodBehaviour, RequestFault } from './faults.ts';
 export type { PodRecord } from './records.ts';
@@ -198,7 +199,9 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
   const url = `https://${host}:${listening.port}`;
   const dispatcher = new UndiciAgent({ connect: { ca: tls.caPem }, keepAliveTimeout: 10_000 });
 
-  const kubeConfig = (token: string): KubeConfig => tokenKubeConfig(url, token, 'embedded', 'minecraft', tls.caPem);
+  // One kept-alive connection pool per KubeConfig, as the product's own clients have (client-node
+  // alone opens a connection, and over HTTPS does a handshake, for every call).
+  const kubeConfig = (token: string): KubeConfig => reuseConnections(tokenKubeConfig(url, token, 'embedded', 'minecraft', tls.caPem));
 
   let closing: Promise<void> | undefined;
   return {
