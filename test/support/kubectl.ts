@@ -9,7 +9,7 @@
  * @module
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,6 +41,8 @@ export function debianKubectl(): string {
   mkdirSync(CACHE, { recursive: true });
   const work = mkdtempSync(join(CACHE, '.download-'));
   try {
+    // apt downloads as its own `_apt` user when it can write there.
+    chmodSync(work, 0o755);
     execFileSync('apt-get', ['download', `kubernetes-client=${version}`], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'] });
     const deb = readdirSync(work).find((f) => f.endsWith('.deb'));
     if (!deb) throw new Error('apt-get download gave no .deb');
