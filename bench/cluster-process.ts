@@ -59,6 +59,7 @@ process.stdin.resume();
 console.log(
   JSON.stringify({
     url: cluster.url,
+    caPem: cluster.caPem,
     control: `http://127.0.0.1:${port}`,
     adminToken: cluster.adminToken,
     functionToken: cluster.tokenFor('minecraft', 'felis-world'),

@@ -39,15 +39,15 @@ mkdirSync(join(dataDir, 'worlds', 'bench'), { recursive: true });
 writeFileSync(join(dataDir, 'worlds', 'bench', 'motd.txt'), 'hello from the bench\n');
 
 const child = spawn(process.execPath, [join(root, 'bench/cluster-process.ts'), dataDir], { stdio: ['pipe', 'pipe', 'inherit'] });
-const info = await new Promise<{ url: string; control: string; adminToken: string; functionToken: string }>((resolve, reject) => {
+const info = await new Promise<{ url: string; caPem: string; control: string; adminToken: string; functionToken: string }>((resolve, reject) => {
   createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l)));
   child.once('exit', (code) => reject(new Error(`cluster process exited ${code}`)));
 });
 const control = async (path: string, body?: unknown) =>
   (await fetch(info.control + path, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
 
-const api = new KubeJobPodApi(tokenKubeConfig(info.url, info.functionToken, 'bench'));
-const admin = tokenKubeConfig(info.url, info.adminToken, 'bench-admin').makeApiClient(CoreV1Api);
+const api = new KubeJobPodApi(tokenKubeConfig(info.url, info.functionToken, 'bench', 'minecraft', info.caPem));
+const admin = tokenKubeConfig(info.url, info.adminToken, 'bench-admin', 'minecraft', info.caPem).makeApiClient(CoreV1Api);
 await admin.createNamespacedPersistentVolumeClaim({
   namespace: 'minecraft',
   body: { metadata: { name: 'world-bench-0' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },

@@ -10,7 +10,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
 import { load as loadYaml } from 'js-yaml';
 import {
   ApiError,
@@ -53,7 +54,10 @@ import {
 } from './patch.ts';
 import { type Attributes, forbiddenMessage, type RbacAuthorizer, type UserInfo, type Authenticator } from './rbac.ts';
 import type { Recorder } from './records.ts';
-import { review, REVIEW_GROUPS } from './reviews.ts';
+import { review, REVIEW_GROUPS, REVIEW_RESOURCES } from './reviews.ts';
+import { asTable, tableRequest } from './tables.ts';
+import { OPENAPI_PROTOBUF, openapiDocument } from './openapi.ts';
+import { WatchHub } from './watch.ts';
 import { groupResource, type Registry, rfc3339 } from './registry.ts';
 import type { KObject } from './store.ts';
 import { bearerToken, parseBoolParam, parseIntParam, type RequestInfo, requestInfo } from './request-info.ts';
@@ -144,7 +148,8 @@ function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-export function createApiServer(deps: ApiServerDeps): Server {
+/** Served over HTTPS only (`tls`: the certificate and key from `clusterTls`), as kubectl sends a bearer token only over TLS. */
+export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; keyPem: string }): Server {
   const { registry, authn, faults, counter, kubelet, recorder, logger } = deps;
 
   function writeJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
@@ -209,12 +214,9 @@ export function createApiServer(deps: ApiServerDeps): Server {
     if (fault) throw fault;
     if (!info.resourceRequest) return nonResource(req, res, url);
     if (REVIEW_GROUPS.has(info.apiGroup)) {
-      const reply = review(info, info.verb === 'create' ? parseJson(await readBody(req)) : {}, authn, deps.rbac());
+      const reply = review(info, info.verb === 'create' ? parseJson(await readBody(req)) : {}, authn, deps.rbac(), user);
       writeJson(res, reply.code, reply.body);
       return;
-    }
-    if (info.verb === 'watch') {
-      throw methodNotAllowed('watch is not supported by the embedded cluster: list and poll instead');
     }
     if (info.resource === 'namespaces' && info.apiGroup === '' && !info.subresource) return namespaces(res, info);
     const def = registry.find(info.apiGroup, info.apiVersion, info.resource);
@@ -226,6 +228,17 @@ export function createApiServer(deps: ApiServerDeps): Server {
     }
     if (!def || !info.namespace) throw pathNotFound();
     if (info.subresource && !def.subresources.includes(info.subresource)) throw pathNotFound();
+    if (info.verb === 'watch') {
+      const q = url.searchParams;
+      hub.serve(req, res, def, info.namespace, {
+        labelSelector: q.get('labelSelector') ?? undefined,
+        fieldSelector: q.get('fieldSelector') ?? undefined,
+        resourceVersion: q.get('resourceVersion') ?? undefined,
+        timeoutSeconds: parseIntParam(q.get('timeoutSeconds')),
+        table: tableRequest(req.headers.accept, q.get('includeObject')),
+      });
+      return;
+    }
     const reply = await dispatch(req, res, url, info, def, received);
     if (reply) writeJson(res, reply.code, reply.body, warningHeader(reply.warnings));
   }
@@ -252,6 +265,15 @@ export function createApiServer(deps: ApiServerDeps): Server {
       });
       return;
     }
+    if (p === '/openapi/v2') {
+      const doc = openapiDocument();
+      // kubectl asks for protobuf only; the apiserver answers it as an octet stream.
+      const pb = String(req.headers.accept ?? '').includes(OPENAPI_PROTOBUF);
+      const body = pb ? doc.protobuf : doc.json;
+      res.writeHead(200, { 'Content-Type': pb ? 'application/octet-stream' : 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': String(body.length) });
+      res.end(body);
+      return;
+    }
     if (p === '/api') {
       writeJson(res, 200, {
         kind: 'APIVersions',
@@ -262,6 +284,7 @@ export function createApiServer(deps: ApiServerDeps): Server {
     }
     const groups = new Map<string, string[]>();
     for (const d of registry.all()) if (d.group) groups.set(d.group, [...new Set([...(groups.get(d.group) ?? []), d.version])]);
+    for (const gv of Object.keys(REVIEW_RESOURCES)) groups.set(gv.split('/')[0]!, ['v1']);
     if (p === '/apis') {
       writeJson(res, 200, {
         kind: 'APIGroupList',
@@ -278,8 +301,10 @@ export function createApiServer(deps: ApiServerDeps): Server {
     if (gv) {
       const groupVersion = gv[1]!;
       const defs = registry.all().filter((d) => apiVersionOf(d) === groupVersion);
-      if (defs.length === 0 && groupVersion !== 'v1') throw pathNotFound();
+      const reviews = REVIEW_RESOURCES[groupVersion] ?? [];
+      if (defs.length === 0 && reviews.length === 0 && groupVersion !== 'v1') throw pathNotFound();
       const resources: Any[] = [];
+      for (const r of reviews) resources.push({ name: r.name, singularName: '', namespaced: false, kind: r.kind, verbs: ['create'] });
       if (groupVersion === 'v1') resources.push({ name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'] });
       for (const d of defs) {
         resources.push({
@@ -287,7 +312,9 @@ export function createApiServer(deps: ApiServerDeps): Server {
           singularName: d.kind.toLowerCase(),
           namespaced: true,
           kind: d.kind,
-          verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update'],
+          verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+          ...(d.shortNames?.length ? { shortNames: d.shortNames } : {}),
+          ...(d.categories?.length ? { categories: d.categories } : {}),
         });
         for (const s of d.subresources) {
           resources.push({
@@ -413,18 +440,21 @@ export function createApiServer(deps: ApiServerDeps): Server {
     }
 
     switch (info.verb) {
-      case 'get':
-        return { code: 200, body: registry.get(def, ns, info.name) };
-      case 'list':
-        return {
-          code: 200,
-          body: registry.list(def, ns, {
-            labelSelector: q.get('labelSelector') ?? undefined,
-            fieldSelector: q.get('fieldSelector') ?? undefined,
-            limit: parseIntParam(q.get('limit')),
-            continue: q.get('continue') ?? undefined,
-          }),
-        };
+      case 'get': {
+        const obj = registry.get(def, ns, info.name);
+        const table = sub ? undefined : tableRequest(req.headers.accept, q.get('includeObject'));
+        return { code: 200, body: table ? asTable(def, obj, table) : obj };
+      }
+      case 'list': {
+        const list = registry.list(def, ns, {
+          labelSelector: q.get('labelSelector') ?? undefined,
+          fieldSelector: q.get('fieldSelector') ?? undefined,
+          limit: parseIntParam(q.get('limit')),
+          continue: q.get('continue') ?? undefined,
+        });
+        const table = tableRequest(req.headers.accept, q.get('includeObject'));
+        return { code: 200, body: table ? asTable(def, list, table) : list };
+      }
       case 'create': {
         if (sub) throw methodNotAllowed('the server does not allow this method on the requested resource');
         const opts = writeOptions(url, req);
@@ -721,9 +751,11 @@ export function createApiServer(deps: ApiServerDeps): Server {
     res.off('close', onClose);
   }
 
-  const server = createServer((req, res) => {
+  const hub = new WatchHub(registry);
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (req, res) => {
     handle(req, res).catch((err) => writeError(res, err));
   });
   server.keepAliveTimeout = 5000;
+  server.on('close', () => hub.close());
   return server;
 }

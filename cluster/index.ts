@@ -3,7 +3,8 @@
  * Jobs, core/v1 Pods with `pods/log`, PersistentVolumeClaims, the `MinecraftServer` custom
  * resource), RBAC from a manifest, a Job controller, a garbage collector, and a one-node kubelet
  * that runs Job Pods as local processes. Product code never imports this; tests, the bench and
- * `npm start` do, and talk to it through `@kubernetes/client-node` over HTTP.
+ * `npm start` do, and talk to it through `@kubernetes/client-node` over HTTPS (the cluster's own CA,
+ * `tls.ts`).
  *
  * @example
  * ```ts
@@ -19,6 +20,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Container, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import { Agent as UndiciAgent, fetch as undiciFetch } from 'undici';
 import { tokenKubeConfig, tokenKubeconfigYaml } from './kubeconfig.ts';
 import { createApiServer, RequestCounter } from './apiserver.ts';
 import { Faults } from './faults.ts';
@@ -38,6 +40,8 @@ import { RbacAuthorizer, Authenticator } from './rbac.ts';
 import { Recorder } from './records.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
+import { clusterTls } from './tls.ts';
+import { reuseConnections } from '../lib/kube/connections.ts';
 
 export type { PodBehaviour, RequestFault } from './faults.ts';
 export type { PodRecord } from './records.ts';
@@ -90,6 +94,10 @@ export interface StartClusterOptions {
 
 /** The embedded cluster: everything a test harness needs (`ClusterHarness`), synchronously. */
 export interface EmbeddedCluster extends ClusterHarness {
+  /** The cluster CA (PEM) the API server's certificate is signed with; every kubeconfig carries it. */
+  caPem: string;
+  /** A fetch against the API server (a path, or a full URL) that trusts the cluster CA. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
   /** A new token for user `name`, minted for `audiences` (as a static token file or an OIDC issuer would give). */
   tokenForUser(name: string, groups: string[], audiences: string[]): string;
   /** Sets a Job's status conditions directly (leniently: no status validation). */
@@ -171,7 +179,15 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
   jobController.start();
   kubelet.start();
 
-  const server = createApiServer({ registry, authn, rbac: () => rbac, faults, counter, kubelet, recorder, logger });
+  // The CA is kept in the data directory when the cluster is (a restart serves a certificate the
+  // kubeconfigs written before it still trust); ephemeral clusters share this process's CA.
+  const tls = await clusterTls(state ? opts.dataDir : undefined).catch(async (err) => {
+    jobController.stopAll();
+    gc.stop();
+    await kubelet.close();
+    throw err;
+  });
+  const server = createApiServer({ registry, authn, rbac: () => rbac, faults, counter, kubelet, recorder, logger }, tls);
   const listening = await listenLoopback(server, opts.port ?? 0, opts.host ?? '127.0.0.1').catch(async (err) => {
     // Nothing may keep running on a data directory this start gives up (the caller closes it).
     jobController.stopAll();
@@ -180,9 +196,12 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
     throw err;
   });
   const host = listening.address.includes(':') ? `[${listening.address}]` : listening.address;
-  const url = `http://${host}:${listening.port}`;
+  const url = `https://${host}:${listening.port}`;
+  const dispatcher = new UndiciAgent({ connect: { ca: tls.caPem }, keepAliveTimeout: 10_000 });
 
-  const kubeConfig = (token: string): KubeConfig => tokenKubeConfig(url, token, 'embedded');
+  // One kept-alive connection pool per KubeConfig, as the product's own clients have (client-node
+  // alone opens a connection, and over HTTPS does a handshake, for every call).
+  const kubeConfig = (token: string): KubeConfig => reuseConnections(tokenKubeConfig(url, token, 'embedded', 'minecraft', tls.caPem));
 
   let closing: Promise<void> | undefined;
   return {
@@ -190,7 +209,9 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
     adminToken: authn.adminToken,
     tokenFor: (ns, sa) => authn.tokenFor(ns, sa),
     kubeConfig,
-    kubeconfigYaml: (token) => tokenKubeconfigYaml(url, token, 'embedded'),
+    kubeconfigYaml: (token) => tokenKubeconfigYaml(url, token, 'embedded', 'minecraft', tls.caPem),
+    caPem: tls.caPem,
+    fetch: (path, init = {}) => undiciFetch(/^https?:/.test(path) ? path : url + path, { ...init, dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>,
     faults: {
       failNext: (m) => faults.failNext(m),
       pod: (selector, b) => faults.pod(selector, b),
@@ -223,6 +244,7 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
         try {
           await kubelet.close();
           await listening.close();
+          await dispatcher.close();
         } finally {
           state?.close();
         }

@@ -160,7 +160,7 @@ export class JobController {
         if (isTrue(st.conditions, 'Complete') || isTrue(st.conditions, 'Failed')) {
           st.startTime ??= now;
           if (isTrue(st.conditions, 'Complete')) st.completionTime ??= now;
-          st.active = 0;
+          delete st.active;
           st.ready = 0;
           st.terminating = 0;
         }
@@ -356,6 +356,9 @@ export class JobController {
   }
 
   private writeStatus(job: KObject, status: Any, before: string): void {
+    // active, succeeded and failed are `omitempty` int32s: a zero is not written (ready and
+    // terminating are pointers, so their zero is).
+    for (const k of ['active', 'succeeded', 'failed']) if (status[k] === 0) delete status[k];
     if (JSON.stringify(status) === before) return;
     this.registry.update(
       this.registry.byResource('jobs'),

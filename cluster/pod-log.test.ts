@@ -167,7 +167,7 @@ describe('pods/log', () => {
     await t.batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('forever', 'echo tick; sleep 30') });
     const pod = await podOf('forever', (p) => p.status?.phase === 'Running');
     const ac = new AbortController();
-    const res = await fetch(`${t.cluster.url}/api/v1/namespaces/minecraft/pods/${pod.metadata!.name}/log?follow=true`, {
+    const res = await t.cluster.fetch(`/api/v1/namespaces/minecraft/pods/${pod.metadata!.name}/log?follow=true`, {
       headers: { authorization: `Bearer ${t.cluster.adminToken}` },
       signal: ac.signal,
     });

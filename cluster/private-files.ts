@@ -1,7 +1,8 @@
 /**
  * The embedded cluster's data directory holds what must stay the user's own: the cluster state
  * (every Job and Pod spec, so anything a caller sent that a spec carries), the job key that every
- * Job token and signed download derives from, and the admin kubeconfig. The directory is made 0700
+ * Job token and signed download derives from, the admin kubeconfig, and the API server's CA (its key
+ * signs the certificate every kubeconfig trusts). The directory is made 0700
  * and those files 0600 at every start, also when an earlier run (or an older version) left them
  * readable to others. A link in their place is refused rather than followed: a chmod through it
  * would change another file, and SQLite would write its state there.
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
 /** The files `npm start` keeps in FELIS_DATA that nobody else may read (SQLite's WAL and shared memory included). */
-export const PRIVATE_FILES = ['cluster.sqlite', 'cluster.sqlite-wal', 'cluster.sqlite-shm', 'cluster.sqlite-journal', 'job-key', 'admin.kubeconfig'];
+export const PRIVATE_FILES = ['cluster.sqlite', 'cluster.sqlite-wal', 'cluster.sqlite-shm', 'cluster.sqlite-journal', 'job-key', 'admin.kubeconfig', 'ca.crt', 'ca.key'];
 
 const { O_RDONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 

@@ -138,6 +138,12 @@ const DISCOVERY: PolicyRule = {
 };
 
 /**
+ * The bootstrap `system:basic-user` ClusterRole, bound to `system:authenticated` on a real
+ * apiserver: anyone signed in may ask what they themselves may do (`kubectl auth can-i`).
+ */
+const BASIC_USER: PolicyRule = { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] };
+
+/**
  * The bootstrap ClusterRoles the functions' manifests refer to (a real apiserver creates these
  * itself): `system:auth-delegator`, what a server that delegates authentication and authorization
  * to the apiserver needs.
@@ -299,6 +305,7 @@ export class RbacAuthorizer {
     if (a.user.groups.includes('system:masters')) return { allowed: true, reason: '' };
     if (!a.resourceRequest && ruleAllows(a, PUBLIC_INFO)) return { allowed: true, reason: '' };
     if (!a.resourceRequest && a.user.groups.includes('system:authenticated') && ruleAllows(a, DISCOVERY)) return { allowed: true, reason: '' };
+    if (a.resourceRequest && a.user.groups.includes('system:authenticated') && ruleAllows(a, BASIC_USER)) return { allowed: true, reason: '' };
     const errors: string[] = [];
     for (const b of this.clusterRoleBindings.values()) {
       if (!appliesTo(a.user, b.subjects, '')) continue;

@@ -336,6 +336,36 @@ export class Registry {
 
   /** List with label/field selectors and `limit`/`continue` pagination (etcd key order). */
   list(def: ResourceDef, ns: string | undefined, opts: ListOptions = {}): KObject {
+    const matches = this.matcher(def, opts);
+    let rv = this.store.resourceVersion();
+    let start = '';
+    if (opts.continue) {
+      const c = decodeContinue(opts.continue);
+      rv = c.rv;
+      start = c.start;
+    }
+    const keyOf = (o: KObject) => (ns === undefined ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name ?? '');
+    let items = this.store.select(def.resource, ns, matches);
+    if (start) items = items.filter((o) => keyOf(o) >= start);
+    const metadata: Record<string, unknown> = { resourceVersion: rv };
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+    if (limit !== undefined && items.length > limit) {
+      const remaining = items.length - limit;
+      items = items.slice(0, limit);
+      metadata.continue = continueToken(rv, `${keyOf(items[items.length - 1]!)}\u0000`);
+      if (!opts.labelSelector && !opts.fieldSelector) metadata.remainingItemCount = remaining;
+    }
+    if (!def.custom) {
+      for (const o of items) {
+        delete o.kind;
+        delete o.apiVersion;
+      }
+    }
+    return { kind: def.listKind, apiVersion: apiVersionOf(def), metadata, items } as unknown as KObject;
+  }
+
+  /** The label and field selectors of a list or watch as a predicate (a bad selector is a 400). */
+  matcher(def: ResourceDef, opts: { labelSelector?: string; fieldSelector?: string }): (o: Readonly<KObject>) => boolean {
     let labelSel;
     try {
       labelSel = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : undefined;
@@ -360,37 +390,14 @@ export class Registry {
         }
       }
     }
-    let rv = this.store.resourceVersion();
-    let start = '';
-    if (opts.continue) {
-      const c = decodeContinue(opts.continue);
-      rv = c.rv;
-      start = c.start;
-    }
-    const keyOf = (o: KObject) => (ns === undefined ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name ?? '');
-    let items = this.store.select(def.resource, ns, (o) => {
+    return (o) => {
       if (labelSel && !labelSel.matches(o.metadata.labels)) return false;
       if (fieldTerms.length) {
-        const f = def.fieldLabels(o);
+        const f = def.fieldLabels(o as KObject);
         for (const t of fieldTerms) if ((f[t.field] === t.value) === t.not) return false;
       }
       return true;
-    });
-    if (start) items = items.filter((o) => keyOf(o) >= start);
-    const metadata: Record<string, unknown> = { resourceVersion: rv };
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
-    if (limit !== undefined && items.length > limit) {
-      const remaining = items.length - limit;
-      items = items.slice(0, limit);
-      metadata.continue = continueToken(rv, `${keyOf(items[items.length - 1]!)}\u0000`);
-      if (!labelSel && fieldTerms.length === 0) metadata.remainingItemCount = remaining;
-    }
-    if (!def.custom) {
-      for (const o of items) {
-        delete o.kind;
-        delete o.apiVersion;
-      }
-    }
-    return { kind: def.listKind, apiVersion: apiVersionOf(def), metadata, items } as unknown as KObject;
+    };
   }
+
 }

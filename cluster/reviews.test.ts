@@ -104,7 +104,7 @@ roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: settler
   assert.equal((await settle('carol')).status?.allowed, false);
   await assert.rejects(sar.createSubjectAccessReview({ body: { spec: { user: 'bob' } } }), (e: { code?: number }) => e.code === 422);
   // Worded as the apiserver does: no kind, even when the body names one.
-  const raw = await fetch(`${cluster.url}/apis/authorization.k8s.io/v1/subjectaccessreviews`, {
+  const raw = await cluster.fetch(`/apis/authorization.k8s.io/v1/subjectaccessreviews`, {
     method: 'POST',
     headers: { authorization: `Bearer ${cluster.tokenFor('minecraft', 'felis-world')}`, 'content-type': 'application/json' },
     body: JSON.stringify({ kind: 'SubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: {} }),

@@ -113,5 +113,5 @@ export async function rawFetch(
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   const token = init.token === undefined ? cluster.adminToken : init.token;
   if (token) headers.authorization = `Bearer ${token}`;
-  return fetch(cluster.url + path, { method: init.method ?? 'GET', headers, body: init.body as RequestInit['body'] });
+  return cluster.fetch(path, { method: init.method ?? 'GET', headers, body: init.body as RequestInit['body'] });
 }

@@ -123,7 +123,7 @@ if (external) {
   } finally {
     closeSync(adminFd);
   }
-  adminNote = `embedded API: ${cluster.url} (admin token ${cluster.adminToken}; kubeconfig ${join(dataDir, 'admin.kubeconfig')})`;
+  adminNote = `embedded API: ${cluster.url} (HTTPS, CA ${join(dataDir, 'ca.crt')}; admin token ${cluster.adminToken}; kubeconfig ${join(dataDir, 'admin.kubeconfig')}: kubectl --kubeconfig ${join(dataDir, 'admin.kubeconfig')} get jobs,pods,minecraftservers)`;
   if (kubernetesAuth) {
     const examples = ['roles.yaml', 'one-server.yaml', 'settle-events.yaml'].map((f) => readFileSync(join(root, 'knative/examples', f), 'utf8'));
     await cluster.applyRbac([...examples, EMBEDDED_GRANTS].join('\n---\n'));

@@ -6,7 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,20 +57,28 @@ async function startAndStop(): Promise<void> {
 
 function assertPrivate(): void {
   assert.equal(mode(data), 0o700, 'FELIS_DATA');
-  for (const f of ['cluster.sqlite', 'job-key', 'admin.kubeconfig']) assert.equal(mode(join(data, f)), 0o600, f);
+  for (const f of ['cluster.sqlite', 'job-key', 'admin.kubeconfig', 'ca.crt', 'ca.key']) assert.equal(mode(join(data, f)), 0o600, f);
   for (const f of ['cluster.sqlite-wal', 'cluster.sqlite-shm']) if (existsSync(join(data, f))) assert.equal(mode(join(data, f)), 0o600, f);
 }
 
 test('npm start creates FELIS_DATA 0700 and its private files 0600, and tightens them when they were left readable', async () => {
   await startAndStop();
   assertPrivate();
+  const ca = ['ca.crt', 'ca.key'].map((f) => readFileSync(join(data, f), 'utf8'));
+  assert.match(ca[0]!, /^-----BEGIN CERTIFICATE-----/);
+  assert.match(ca[1]!, /^-----BEGIN PRIVATE KEY-----/);
   chmodSync(data, 0o755);
-  for (const f of ['cluster.sqlite', 'job-key', 'admin.kubeconfig']) chmodSync(join(data, f), 0o644);
+  for (const f of ['cluster.sqlite', 'job-key', 'admin.kubeconfig', 'ca.crt', 'ca.key']) chmodSync(join(data, f), 0o644);
   // A crashed run's WAL, readable to all.
   writeFileSync(join(data, 'cluster.sqlite-wal'), '', { mode: 0o644 });
   chmodSync(join(data, 'cluster.sqlite-wal'), 0o644);
   await startAndStop();
   assertPrivate();
+  // The restart kept the CA (and its key) that the first start made.
+  assert.deepEqual(['ca.crt', 'ca.key'].map((f) => readFileSync(join(data, f), 'utf8')), ca);
+  const kubeconfig = readFileSync(join(data, 'admin.kubeconfig'), 'utf8');
+  assert.ok(kubeconfig.includes(`certificate-authority-data: ${Buffer.from(ca[0]!).toString('base64')}`), 'admin.kubeconfig carries the CA');
+  assert.match(kubeconfig, /server: https:\/\/127\.0\.0\.1:\d+/);
 });
 
 test('a FELIS_DATA that exists with files 0644 before the first start is tightened too', async () => {

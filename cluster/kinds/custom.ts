@@ -83,7 +83,7 @@ function specView(o: KObject): unknown {
   return c;
 }
 
-export function customResource(opts: { group: string; version: string; resource: string; kind: string; schema?: SchemaProps }): ResourceDef {
+export function customResource(opts: { group: string; version: string; resource: string; kind: string; shortNames?: string[]; schema?: SchemaProps }): ResourceDef {
   const { schema, ...id } = opts;
   return {
     ...id,
@@ -126,5 +126,6 @@ export const minecraftServers = customResource({
   version: 'v1alpha1',
   resource: 'minecraftservers',
   kind: 'MinecraftServer',
+  shortNames: ['mc'],
   schema: schemaFromCrd(join(import.meta.dirname, '..', '..', 'knative', 'components', 'crd', 'crd.yaml'), 'felis.lolicon.best', 'minecraftservers', 'v1alpha1'),
 });

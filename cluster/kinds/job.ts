@@ -154,6 +154,7 @@ export const jobs: ResourceDef = {
   resource: 'jobs',
   kind: 'Job',
   listKind: 'JobList',
+  categories: ['all'],
   custom: false,
   subresources: ['status'],
   patchTypes: BUILTIN_PATCH_TYPES,

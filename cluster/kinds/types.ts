@@ -32,6 +32,9 @@ export interface ResourceDef {
   resource: string;
   kind: string;
   listKind: string;
+  /** Discovery's short names and categories (`kubectl get mc`, `kubectl get all`). */
+  shortNames?: readonly string[];
+  categories?: readonly string[];
   /** A custom resource: list items carry kind/apiVersion, no strategic merge, no unconditional update. */
   custom: boolean;
   /** Subresources served besides the main resource (`status`, `log`, `binding`). */
