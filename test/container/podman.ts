@@ -104,8 +104,6 @@ export interface ContainerRun {
   peakBytes: number;
   /** The highest resident anonymous memory (`total_rss` of `memory.stat`) seen while it ran, sampled. */
   peakRssBytes: number;
-  /** How often the container's cgroup reached its limit (and the kernel reclaimed), as last read. */
-  limitHits: number;
   /** The Pod cgroup's peak after the exit (the container's plus conmon's). */
   podPeakBytes?: number;
   /** How often the Pod cgroup hit its limit. */
@@ -130,8 +128,6 @@ function watchCgroup(parentRel: string, r: ContainerRun): () => void {
       const dir = join(parent, child);
       const peak = Number(readFileSync(join(dir, 'memory.max_usage_in_bytes'), 'utf8'));
       if (peak > r.peakBytes) r.peakBytes = peak;
-      const hits = Number(readFileSync(join(dir, 'memory.failcnt'), 'utf8'));
-      if (hits > r.limitHits) r.limitHits = hits;
       const rss = Number(/^total_rss (\d+)$/m.exec(readFileSync(join(dir, 'memory.stat'), 'utf8'))?.[1] ?? 0);
       if (rss > r.peakRssBytes) r.peakRssBytes = rss;
       const kills = Number(/oom_kill (\d+)/.exec(readFileSync(join(dir, 'memory.oom_control'), 'utf8'))?.[1] ?? 0);
@@ -234,7 +230,6 @@ export function containerProgram(): ProgramFn {
       ...(limit ? { limitBytes: bytesOf(limit) } : {}),
       peakBytes: 0,
       peakRssBytes: 0,
-      limitHits: 0,
       oomKills: 0,
       done: new Promise<void>((res) => (finish = res)),
     };
