@@ -66,7 +66,6 @@ cleanup() {
   done
   local images
   images="$("${PODMAN[@]}" images -a --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | grep -v "^$BASE\$" || true)"
-  "${PODMAN[@]}" system migrate >/dev/null 2>&1 || true
   rm -rf "$RUN"
   if [[ -n "$left" || -n "$procs" || -n "$images" ]]; then
     echo "[test:container] ERROR: left behind: containers [$left] processes [$procs] images [$images]" >&2

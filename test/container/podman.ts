@@ -10,10 +10,10 @@
  * - `containerProgram` plugs that into the embedded kubelet, so a stack's Job Pods run in real
  *   containers from the image; every run is kept in `runs` with what its cgroup counted.
  *
- * Each container is a child of a memory cgroup of its own (`--cgroup-parent`), the Pod's cgroup as a
- * kubelet makes one. The container's own cgroup goes with the container, so its counters are read
- * while it runs (every few ms); the Pod's outlives it, and its peak (`max_usage_in_bytes`, which
- * includes podman's conmon, a few MiB) and limit hits (`failcnt`) are read after the exit.
+ * Each container is a child of a cgroup of its own (`--cgroup-parent`), the Pod's cgroup as a
+ * kubelet makes one; the limit is on the container's cgroup, as `--memory` puts it. That cgroup goes
+ * with the container, so its counters (peak usage, resident memory, the kernel's OOM kills) are
+ * read while it runs, every few ms.
  *
  * @module
  */
@@ -104,10 +104,6 @@ export interface ContainerRun {
   peakBytes: number;
   /** The highest resident anonymous memory (`total_rss` of `memory.stat`) seen while it ran, sampled. */
   peakRssBytes: number;
-  /** The Pod cgroup's peak after the exit (the container's plus conmon's). */
-  podPeakBytes?: number;
-  /** How often the Pod cgroup hit its limit. */
-  podFailcnt?: number;
   /** The container cgroup's `oom_kill` count, as last read while it ran. */
   oomKills: number;
   exitCode?: number;
@@ -143,15 +139,6 @@ function watchCgroup(parentRel: string, r: ContainerRun): () => void {
   };
 }
 
-function readPodCgroup(parentRel: string, r: ContainerRun): void {
-  const dir = join(MEMORY_CGROUPS, parentRel);
-  try {
-    r.podPeakBytes = Number(readFileSync(join(dir, 'memory.max_usage_in_bytes'), 'utf8'));
-    r.podFailcnt = Number(readFileSync(join(dir, 'memory.failcnt'), 'utf8'));
-  } catch {
-    // No memory controller here: the counters stay unknown.
-  }
-}
 
 /** Removes a Pod cgroup once nothing is in it (podman leaves an empty `conmon` child). */
 function removePodCgroup(parentRel: string): void {
@@ -246,7 +233,6 @@ export function containerProgram(): ProgramFn {
       },
       reason: (code) => {
         stopWatch();
-        readPodCgroup(parentRel, r);
         r.exitCode = code;
         void (async () => {
           try {
@@ -258,9 +244,8 @@ export function containerProgram(): ProgramFn {
           removePodCgroup(parentRel);
           finish();
         })();
-        // The kernel's OOM kill as the container's own cgroup counted it, or (if the container and
-        // its cgroup went before a read caught the count) a SIGKILL while the Pod's cgroup was at its limit.
-        if (code === 137 && (r.oomKills > 0 || (r.podFailcnt ?? 0) > 0)) return 'OOMKilled';
+        // The kernel's OOM kill, as the container's own cgroup counted it.
+        if (code === 137 && r.oomKills > 0) return 'OOMKilled';
         return undefined;
       },
     };
