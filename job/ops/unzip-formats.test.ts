@@ -10,7 +10,7 @@ import { makeWorld } from '../test-support.ts';
 import { forgeTar, type ForgedTar } from '../archive/test-kit.ts';
 import { compress, type Codec } from '../archive/codec-kit.ts';
 import { hostileSuite } from '../archive/hostile-suite.ts';
-import { refused, unzip } from './unzip-test-kit.ts';
+import { extractInChild, refused, unzip } from './unzip-test-kit.ts';
 
 const TAR_CARRIES = new Set(['symlink', 'hardlink', 'special', 'raw-name', 'pax', 'dir-entry']);
 const TARS: [format: string, ending: string, codec: Codec | undefined][] = [
@@ -194,19 +194,13 @@ test('an xz stream that needs a dictionary past the memory limit is archive_inva
 });
 
 test('50,000 entries of a tar.xz and a tar.zst extract with the peak memory of the extracting process bounded', async () => {
-  const { execFileSync } = await import('node:child_process');
-  const path = await import('node:path');
-  const { ARCHIVE_NODE_OPTIONS } = await import('../../lib/job-spec/render.ts');
   const entries: ForgedTar[] = [];
   for (let i = 0; i < 50_000; i++) entries.push({ name: `d${i % 100}/f${i}.txt`, data: `file ${i}\n` });
   const tar = forgeTar(entries);
   for (const [ending, codec] of [['.tar.xz', 'xz'], ['.tar.zst', 'zstd']] as const) {
     const w = makeWorld();
     fs.writeFileSync(w.p(`big${ending}`), await compress(codec, tar));
-    const child = path.join(import.meta.dirname, '../archive/unzip-child.ts');
-    const env = { ...process.env, NODE_OPTIONS: ARCHIVE_NODE_OPTIONS };
-    const out = execFileSync(process.execPath, [child, w.root, `big${ending}`], { encoding: 'utf8', maxBuffer: 1 << 20, env });
-    const { result, maxRssMiB } = JSON.parse(out) as { result: { files?: number }; maxRssMiB: number };
+    const { result, maxRssMiB } = await extractInChild(w, `big${ending}`);
     assert.equal(result.files, 50_000, ending);
     assert.equal(fs.readFileSync(w.p('d7/f49907.txt'), 'utf8'), 'file 49907\n');
     // The same bound as a zip's: half the Job's 256 MiB, whatever the entry count.

@@ -44,3 +44,34 @@ export async function assertRollsBackAtEveryMove(fresh: () => World, rel: string
     assert.equal(treeDigest(w.base), before, `failure at move ${failAt}`);
   }
 }
+
+/**
+ * Extracts `rel` in a process of its own, as the Job runs it: the child bundled by esbuild (as the
+ * Job program is) and given the Job's heap limits, so its peak memory is the extraction's plus
+ * Node's own, not that of the TypeScript loader a test file runs under (about 50 MiB more).
+ */
+export async function extractInChild(w: World, rel: string): Promise<{ result: Result; maxRssMiB: number }> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { ARCHIVE_NODE_OPTIONS } = await import('../../lib/job-spec/render.ts');
+  const bundle = await childBundle();
+  const env = { ...process.env, NODE_OPTIONS: ARCHIVE_NODE_OPTIONS };
+  const { stdout } = await promisify(execFile)(process.execPath, [bundle, w.root, rel], { encoding: 'utf8', maxBuffer: 1 << 20, env });
+  return JSON.parse(stdout) as { result: Result; maxRssMiB: number };
+}
+
+let bundled: Promise<string> | undefined;
+/** The child bundled once per test process, into a file of its own (test files run side by side). */
+function childBundle(): Promise<string> {
+  bundled ??= (async () => {
+    const { build } = await import('esbuild');
+    const { common } = await import('../../scripts/build.ts');
+    const path = await import('node:path');
+    // Under node_modules, so the codecs' WebAssembly files resolve from the package as from source.
+    const outfile = path.join(import.meta.dirname, `../../node_modules/.cache/felis-world/unzip-child-${process.pid}.mjs`);
+    await build({ ...common, sourcemap: false, entryPoints: [path.join(import.meta.dirname, '../archive/unzip-child.ts')], outfile });
+    process.once('exit', () => fs.rmSync(outfile, { force: true }));
+    return outfile;
+  })();
+  return bundled;
+}
