@@ -10,7 +10,8 @@ import { jobKind } from '../maintenance/holder.ts';
 import { LABEL_FILES_BROWSE } from '../job-spec/render.ts';
 import type { BrowseConfig } from './config.ts';
 import type { CallOptions, CallOutcome } from './call.ts';
-import { BrowseSessions, STUCK_AFTER_MS } from './sessions.ts';
+import { BrowseSessions } from './sessions.ts';
+import { STUCK_AFTER_MS } from './session-finder.ts';
 import { jobToken, tokenDigest } from '../protocol/job-token.ts';
 
 const KEY = Buffer.alloc(32, 3);

@@ -20,29 +20,17 @@
  * faster. Two instances starting a session at once converge: the Job name is derived from the
  * server, its world, the image and a 10-second time bucket, so both create the same Job and one
  * gets AlreadyExists; across a bucket edge both Pods serve, the oldest is used, the other idles out.
+ * The key, the hints and the search are shared with edit sessions (session-finder.ts); what a
+ * call's outcome means is this file's.
  * @module
  */
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { BROWSE_PORT, filesJobName, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
+import { BROWSE_PORT, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
-import { LABEL_SERVER } from '../labels.ts';
-import { kubeStatus } from '../kube/errors.ts';
 import type { BrowseConfig } from './config.ts';
 import { callSession, type BrowseOp, type CallOptions, type CallOutcome } from './call.ts';
 import { queryKey, setQuery, type OpQuery } from '../protocol/op-query.ts';
-import { END_MARGIN_MS, servingPods, sessionOpId, startingPod, type SessionWant } from './pods.ts';
-import { jobToken, tokenDigest } from '../protocol/job-token.ts';
-import { SharedKey } from './shared-key.ts';
-import { sleep } from '../sleep.ts';
-
-export interface BrowseApi {
-  createJob(namespace: string, job: V1Job): Promise<unknown>;
-  listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
-}
-
-export interface BrowseLog {
-  warn(obj: object, msg: string): void;
-}
+import { jobToken } from '../protocol/job-token.ts';
+import { SessionFinder, type BrowseApi, type BrowseLog, type Hint } from './session-finder.ts';
 
 export interface BrowseOptions {
   /** Injected in tests. */
@@ -52,24 +40,6 @@ export interface BrowseOptions {
   key?: Buffer;
   port?: number;
   logger?: BrowseLog;
-}
-
-/** A starting Pod older than this is not waited for: it is stuck (unschedulable, never starting). */
-export const STUCK_AFTER_MS = 10_000;
-/** How long after its start a serving Pod may still be not listening yet (its program starting). */
-export const LISTEN_GRACE_MS = 5_000;
-/** How often a request waiting for a session to start lists its Pods again. */
-export const POLL_MS = 15;
-/** Worlds whose serving Pod an instance remembers; the oldest hint goes first. */
-const MAX_HINTS = 256;
-
-interface Hint {
-  job: string;
-  ip: string;
-  startedMs: number;
-  /** The world the Pod serves: a hint is only used for a request to the same world. */
-  claim: string;
-  node: string;
 }
 
 export type { BrowseOp } from './call.ts';
@@ -92,7 +62,6 @@ interface Early extends EarlyCall {
   readonly outcome: Promise<CallOutcome | { kind: 'error'; err: unknown }>;
 }
 
-/** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
 /** How a call may reach a session. */
 export interface RunOptions {
   /**
@@ -102,6 +71,7 @@ export interface RunOptions {
   start?: boolean;
 }
 
+/** What a route needs of browse sessions (BrowseSessions, or a fake in route tests). */
 export interface BrowseChannel {
   /** `query`: the op's paging and filter (lib/protocol/op-query.ts), carried to the Pod as is. */
   run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery, o?: RunOptions): Promise<string | undefined>;
@@ -110,26 +80,19 @@ export interface BrowseChannel {
 }
 
 export class BrowseSessions {
-  readonly #api: BrowseApi;
-  readonly #settings: JobSettings;
   readonly #cfg: BrowseConfig;
   readonly #call: (o: CallOptions) => Promise<CallOutcome>;
-  readonly #now: () => number;
   readonly #port: number;
   readonly #log: BrowseLog | undefined;
-  readonly #key: SharedKey;
-  /** By server; the claim and node inside say which world. */
-  readonly #hints = new Map<string, Hint>();
+  readonly #pods: SessionFinder;
 
   constructor(api: BrowseApi, settings: JobSettings, cfg: BrowseConfig, opts: BrowseOptions = {}) {
-    this.#api = api;
-    this.#settings = settings;
     this.#cfg = cfg;
     this.#call = opts.call ?? callSession;
-    this.#now = opts.now ?? Date.now;
     this.#port = opts.port ?? BROWSE_PORT;
     this.#log = opts.logger;
-    this.#key = new SharedKey(cfg.keyFile, 'browse sessions', opts.logger && ((o, m) => opts.logger!.warn(o, m)), opts.key);
+    const kind = { what: 'browse sessions', label: LABEL_FILES_BROWSE, opIdPrefix: 'b', render: renderBrowseJob };
+    this.#pods = new SessionFinder(api, settings, cfg, kind, { now: opts.now, key: opts.key, logger: opts.logger });
   }
 
   /**
@@ -137,9 +100,9 @@ export class BrowseSessions {
    * request is for; undefined when there is nothing to call. Pass it to `run`, or `cancel` it.
    */
   early(server: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): EarlyCall | undefined {
-    const key = this.#key.get();
-    const hint = this.#hints.get(server);
-    if (!key || !hint || !this.#lifeLeft(hint)) return undefined;
+    const key = this.#pods.key();
+    const hint = this.#pods.hint(server);
+    if (!key || !hint || !this.#pods.lifeLeft(hint)) return undefined;
     const stop = new AbortController();
     const sig = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     const outcome = this.#callOnce(key, hint.job, hint.ip, op, path, sig, query).catch((err: unknown) => ({ kind: 'error' as const, err }));
@@ -153,100 +116,61 @@ export class BrowseSessions {
    * and world; in every other case it is cancelled and this request goes on as without it.
    */
   async run(t: Target, op: BrowseOp, path: string, signal?: AbortSignal, early?: EarlyCall, query?: OpQuery, o: RunOptions = {}): Promise<string | undefined> {
-    const key = this.#key.get();
+    const key = this.#pods.key();
     if (!key) {
       early?.cancel();
       return undefined;
     }
-    const want: SessionWant = { claim: t.world.claim, node: t.world.node, image: this.#settings.image, lifetimeSeconds: this.#cfg.lifetimeSeconds };
-    const ns = this.#settings.namespace;
+    const want = this.#pods.want(t);
     const e = early as Early | undefined;
-    if (e && e.owner === this && e.server === t.server && e.op === op && e.path === path && e.query === queryKey(query) && this.#sameWorld(e.hint, want)) {
+    if (e && e.owner === this && e.server === t.server && e.op === op && e.path === path && e.query === queryKey(query) && this.#pods.sameWorld(e.hint, want)) {
       const outcome = await e.outcome;
       if (outcome.kind === 'ok') {
-        this.#remember(t.server, e.hint);
+        this.#pods.remember(t.server, e.hint);
         return outcome.body;
       }
-      this.#forget(t.server, e.hint);
+      this.#pods.forget(t.server, e.hint);
       if (outcome.kind === 'timeout') return undefined;
       // Aborted with the request, or unreachable: the listing below decides (and sees the abort).
     } else {
       early?.cancel();
-      const hint = this.#hints.get(t.server);
-      if (hint && this.#sameWorld(hint, want) && this.#lifeLeft(hint)) {
+      const hint = this.#pods.hint(t.server);
+      if (hint && this.#pods.sameWorld(hint, want) && this.#pods.lifeLeft(hint)) {
         const outcome = await this.#callOnce(key, hint.job, hint.ip, op, path, signal, query);
         if (outcome.kind === 'ok') {
-          this.#remember(t.server, hint);
+          this.#pods.remember(t.server, hint);
           return outcome.body;
         }
-        this.#forget(t.server, hint);
+        this.#pods.forget(t.server, hint);
         // A Pod that took the whole call timeout is not asked again for this request.
         if (outcome.kind === 'timeout') return undefined;
       }
     }
-    const selector = `${LABEL_SERVER}=${t.server},${LABEL_FILES_BROWSE}=true`;
-    // The budget runs on the monotonic clock; Pod ages on the wall clock they are stamped with.
-    const budgetEnd = performance.now() + this.#cfg.startBudgetMs;
-    let created = false;
     try {
-      for (;;) {
-        signal?.throwIfAborted();
-        const pods = await this.#api.listPods(ns, selector);
-        const now = this.#now();
-        const serving = servingPods(pods, want, now);
-        for (const s of serving) {
+      return await this.#pods.find(
+        t,
+        key,
+        want,
+        async (s) => {
           const outcome = await this.#callOnce(key, s.job, s.ip, op, path, signal, query);
-          if (outcome.kind === 'ok') {
-            this.#remember(t.server, { ...s, claim: want.claim, node: want.node ?? '' });
-            return outcome.body;
-          }
+          if (outcome.kind === 'ok') return { body: outcome.body };
           if (outcome.kind === 'status' || outcome.kind === 'timeout') {
             // It answered but not with a result (or not in time): the one-shot Job decides.
             this.#log?.warn({ pod: s.pod, outcome }, 'browse pod did not answer with a result; running a one-shot job');
-            return undefined;
+            return 'stop';
           }
           // Unreachable: it may be just up and not listening yet, or just gone; try the next.
-        }
-        // A serving Pod that has been up a while and still cannot be reached will not be reachable
-        // by waiting (a network that does not let us through): answer through the one-shot Job now.
-        if (serving.length > 0 && serving.every((s) => now - s.startedMs > LISTEN_GRACE_MS)) return undefined;
-        if (o.start === false) return undefined;
-        const starting = startingPod(pods, want, now);
-        if (serving.length === 0 && !starting && !created) {
-          await this.#start(t, key, want, now);
-          created = true;
-        } else if (starting && starting.ageMs > STUCK_AFTER_MS && serving.length === 0) {
-          return undefined;
-        }
-        if (performance.now() + POLL_MS > budgetEnd) return undefined;
-        await sleep(POLL_MS, signal);
-      }
+          return 'next';
+        },
+        o.start === false ? 'never' : 'wait',
+        signal,
+      );
     } catch (err) {
       if (signal?.aborted) throw err;
       // The Kubernetes API refused or failed: the one-shot path reports it properly, if it persists.
       this.#log?.warn({ server: t.server, err: String(err) }, 'browse session unavailable; running a one-shot job');
       return undefined;
     }
-  }
-
-  #remember(server: string, h: Hint): void {
-    this.#hints.delete(server);
-    this.#hints.set(server, { job: h.job, ip: h.ip, startedMs: h.startedMs, claim: h.claim, node: h.node });
-    if (this.#hints.size > MAX_HINTS) this.#hints.delete(this.#hints.keys().next().value!);
-  }
-
-  /** Drops the hint if it is still the one that failed (a concurrent request may have renewed it). */
-  #forget(server: string, h: Hint): void {
-    const cur = this.#hints.get(server);
-    if (cur && cur.job === h.job && cur.ip === h.ip) this.#hints.delete(server);
-  }
-
-  #sameWorld(h: Hint, want: SessionWant): boolean {
-    return h.claim === want.claim && h.node === (want.node ?? '');
-  }
-
-  #lifeLeft(h: Hint): boolean {
-    return h.startedMs + this.#cfg.lifetimeSeconds * 1000 - END_MARGIN_MS > this.#now();
   }
 
   async #callOnce(key: Buffer, job: string, ip: string, op: BrowseOp, path: string, signal?: AbortSignal, query?: OpQuery): Promise<CallOutcome> {
@@ -256,26 +180,5 @@ export class BrowseSessions {
     // A kept-alive connection the Pod closed a moment ago fails once; a fresh one tells the truth.
     if (first.kind === 'unreachable' && /ECONNRESET|socket hang up/.test(first.detail)) return this.#call(o);
     return first;
-  }
-
-  /** Creates this bucket's browse Job; one already created by another instance is as good. */
-  async #start(t: Target, key: Buffer, want: SessionWant, now: number): Promise<void> {
-    const opId = sessionOpId('b', t.server, want, now);
-    const name = filesJobName(t.server, opId);
-    const job = renderBrowseJob({
-      ...this.#settings,
-      server: t.server,
-      opId,
-      worldPvc: t.world.claim,
-      nodeName: t.world.node,
-      tokenSha256: tokenDigest(jobToken(key, name)),
-      idleSeconds: this.#cfg.idleSeconds,
-      lifetimeSeconds: this.#cfg.lifetimeSeconds,
-    });
-    try {
-      await this.#api.createJob(this.#settings.namespace, job);
-    } catch (err) {
-      if (kubeStatus(err)?.reason !== 'AlreadyExists') throw err;
-    }
   }
 }

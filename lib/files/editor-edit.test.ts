@@ -11,20 +11,10 @@ import type { EditChannel } from './edit-channel.ts';
 import { withHeldLock } from './held-lock.ts';
 import { EditLostError } from './edit-channel.ts';
 import { JobLostError } from '../runner/errors.ts';
-import { FilesEditor, type EditorConfig } from './editor.ts';
+import { FilesEditor } from './editor.ts';
+import { editorConfig, TARGET as T } from './test-kit.ts';
 
-const CFG = {
-  namespace: 'minecraft',
-  image: 'img',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'sa',
-  worldsRoot: '/data',
-  deadlineSeconds: 120,
-  ttlSeconds: 120,
-  timeoutMs: 3_000,
-  trash: { enabled: true, seconds: 3600, actor: '' },
-} as EditorConfig;
-const T = { server: 'survival', world: { claim: 'world-survival-0' } };
+const CFG = editorConfig({ trash: { enabled: true, seconds: 3600, actor: '' } });
 const LOCK = 'file-write@2026-12-03T17:00:00Z';
 const held = <R>(fn: () => Promise<R>, kind = 'file-write', server = 'survival', keep = () => {}) => withHeldLock({ server, kind, value: kind === 'file-write' ? LOCK : 'config-write@2026-12-03T17:00:00Z', keep }, fn);
 

@@ -6,22 +6,12 @@ import type { SyncRunner } from '../runner/sync-runner.ts';
 import { BackgroundOps, type BackgroundApi } from '../ops/background.ts';
 import { renderReceiverJob } from '../job-spec/upload-job.ts';
 import { callerTrash } from '../job-spec/trash.ts';
-import { FilesEditor, type EditorConfig } from './editor.ts';
+import { FilesEditor } from './editor.ts';
 import { FileEditError } from './errors.ts';
+import { editorConfig, TARGET as T } from './test-kit.ts';
 
 const TRASH = { enabled: false, seconds: 3600, actor: '' };
-const CFG = {
-  namespace: 'minecraft',
-  image: 'img',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'sa',
-  worldsRoot: '/data',
-  deadlineSeconds: 120,
-  ttlSeconds: 120,
-  timeoutMs: 3_000,
-  trash: TRASH,
-} as EditorConfig;
-const T = { server: 'survival', world: { claim: 'world-survival-0' } };
+const CFG = editorConfig({ trash: TRASH });
 
 /** A runner that records each Job it is given and answers the next scripted result line. */
 function fakeRunner(results: object[]) {

@@ -12,25 +12,14 @@ import { FILES_CONTAINER } from '../labels.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { JobLostError, RunnerError } from '../runner/errors.ts';
 import { mapDomainError } from '../http/error-map.ts';
-import { FilesEditor, type EditorConfig } from './editor.ts';
+import { FilesEditor } from './editor.ts';
 import { FileEditError, WriteNotDeliveredError } from './errors.ts';
+import { editorConfig, TARGET as T } from './test-kit.ts';
 import { withEvent } from '../events/scope.ts';
 
 const KEY = Buffer.alloc(32, 4);
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-const CFG: EditorConfig = {
-  namespace: 'minecraft',
-  image: 'img',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'sa',
-  worldsRoot: '/data',
-  deadlineSeconds: 120,
-  ttlSeconds: 120,
-  timeoutMs: 3_000,
-  asyncDeadlineSeconds: 7200,
-  asyncTtlSeconds: 1800,
-} as EditorConfig;
-const T = { server: 'survival', world: { claim: 'world-survival-0' } };
+const CFG = editorConfig({ asyncDeadlineSeconds: 7200, asyncTtlSeconds: 1800 });
 
 /**
  * A cluster of one: a created Job runs the real Job program in this process over `root`, its Pod

@@ -1,21 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, BatchTooLargeError, type JobParams } from './render.ts';
+import { renderFilesJob, JobSpecError, BatchTooLargeError } from './render.ts';
+import { jobParams } from './test-kit.ts';
 
-const base: JobParams = {
-  namespace: 'minecraft',
-  server: 'survival',
-  opId: '0123456789abcdef',
-  op: 'delete-many',
-  path: 'logs',
-  worldPvc: 'world-survival-0',
-  image: 'felis:dev',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'felis-restore',
-  worldsRoot: '/data',
-  deadlineSeconds: 120,
-  ttlSeconds: 120,
-};
+const base = jobParams({ op: 'delete-many', path: 'logs' });
 
 test('a many-file Job: Felis-shaped command line, its items in the env, a read-write world', () => {
   const paths = Array.from({ length: 1000 }, (_, i) => `logs/${i}.log.gz`);

@@ -1,24 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, BatchTooLargeError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
+import { renderFilesJob, JobSpecError, BatchTooLargeError, ARCHIVE_NODE_OPTIONS } from './render.ts';
+import { ASYNC, jobParams } from './test-kit.ts';
 import { decodeBatchEnv } from '../protocol/batch-env.ts';
 import { parseFlags } from '../../job/flags.ts';
 
-const base: JobParams = {
-  namespace: 'minecraft',
-  server: 'survival',
-  opId: '0123456789abcdef',
-  op: 'compress',
-  path: 'plugins',
-  worldPvc: 'world-survival-0',
-  image: 'felis:dev',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'felis-restore',
-  worldsRoot: '/data',
-  deadlineSeconds: 7200,
-  ttlSeconds: 1800,
-  async: true,
-};
+const base = jobParams({ op: 'compress', path: 'plugins', ...ASYNC });
 
 test('a compress Job: the folder as --path, --format and --to, the selection in FELIS_BATCH_*, heap limits, a read-write world that may chown', () => {
   const paths = Array.from({ length: 1000 }, (_, i) => `plugins/p${i}.jar`);

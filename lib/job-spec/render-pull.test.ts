@@ -1,24 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, PULL_NODE_OPTIONS, LABEL_FILES_PULL, type JobParams } from './render.ts';
+import { renderFilesJob, JobSpecError, PULL_NODE_OPTIONS, LABEL_FILES_PULL } from './render.ts';
+import { ASYNC, jobParams } from './test-kit.ts';
 import { filesActivity } from '../maintenance/holder.ts';
 
-const pull: JobParams = {
-  namespace: 'minecraft',
-  server: 'survival',
-  opId: '0123456789abcdef',
-  op: 'pull',
-  path: 'plugins',
-  url: 'https://example.com/a.jar?token=secret',
-  worldPvc: 'world-survival-0',
-  image: 'felis:dev',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'felis-restore',
-  worldsRoot: '/data',
-  deadlineSeconds: 7200,
-  ttlSeconds: 1800,
-  async: true,
-};
+const pull = jobParams({ op: 'pull', path: 'plugins', url: 'https://example.com/a.jar?token=secret', ...ASYNC });
 
 test('pull: a background RW Job with its own label, --url and --to, CHOWN, its heap limit', () => {
   const job = renderFilesJob({ ...pull, to: 'a.jar' });

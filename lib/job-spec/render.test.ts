@@ -1,23 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderBrowseJob, renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
+import { jobParams } from './test-kit.ts';
 import { exportCommand, renderExportJob } from './export-job.ts';
 import { holdState, jobKind } from '../maintenance/holder.ts';
 
-const base: JobParams = {
-  namespace: 'minecraft',
-  server: 'survival',
-  opId: '0123456789abcdef',
-  op: 'read',
-  path: 'server.properties',
-  worldPvc: 'world-survival-0',
-  image: 'felis:dev',
-  command: ['/usr/local/bin/felis', 'files'],
-  serviceAccount: 'felis-restore',
-  worldsRoot: '/data',
-  deadlineSeconds: 120,
-  ttlSeconds: 120,
-};
+const base = jobParams();
 
 test('identity: name, labels on Job and Pod, no annotations on a sync Job', () => {
   const job = renderFilesJob(base);

@@ -6,6 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { configureFromEnv } from './config-rule.ts';
+import { reuseConnections } from './connections.ts';
 
 export type ClientNode = typeof import('./client-parts.ts');
 
@@ -33,4 +34,20 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
       p = undefined;
       throw err;
     }));
+}
+
+/**
+ * API clients over `kc`, made by `make` on first call (see `once`) with the config's connections
+ * kept alive (./connections.ts); client-node itself and that config come along for the callers'
+ * own requests.
+ */
+export function lazyClients<T extends object>(
+  kc: KubeConfig | Promise<KubeConfig>,
+  make: (k: ClientNode, kc: KubeConfig) => T,
+): () => Promise<T & { k: ClientNode; kc: KubeConfig }> {
+  return once(async () => {
+    const [k, loaded] = await Promise.all([loadClientNode(), kc]);
+    const config = reuseConnections(loaded);
+    return { ...make(k, config), k, kc: config };
+  });
 }

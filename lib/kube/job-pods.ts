@@ -6,8 +6,7 @@
  */
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
-import { loadClientNode, once, type ClientNode } from './client.ts';
-import { reuseConnections } from './connections.ts';
+import { lazyClients, type ClientNode } from './client.ts';
 
 /** What opening a Pod's log can tell us. */
 export type LogOpening =
@@ -40,17 +39,11 @@ export class KubeJobPodApi implements JobPodApi {
   readonly #clients: () => Promise<{ k: ClientNode; kc: KubeConfig; batch: BatchV1Api; core: CoreV1Api; mergePatch: ReturnType<ClientNode['setHeaderOptions']> }>;
 
   constructor(kc: KubeConfig | Promise<KubeConfig>) {
-    this.#clients = once(async () => {
-      const [k, loaded] = await Promise.all([loadClientNode(), kc]);
-      const config = reuseConnections(loaded);
-      return {
-        k,
-        kc: config,
-        batch: config.makeApiClient(k.BatchV1Api),
-        core: config.makeApiClient(k.CoreV1Api),
-        mergePatch: k.setHeaderOptions('Content-Type', k.PatchStrategy.MergePatch),
-      };
-    });
+    this.#clients = lazyClients(kc, (k, config) => ({
+      batch: config.makeApiClient(k.BatchV1Api),
+      core: config.makeApiClient(k.CoreV1Api),
+      mergePatch: k.setHeaderOptions('Content-Type', k.PatchStrategy.MergePatch),
+    }));
   }
 
   async annotateJob(namespace: string, name: string, annotations: Record<string, string>): Promise<void> {

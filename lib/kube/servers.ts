@@ -6,8 +6,7 @@
  */
 import { kubeStatus } from './errors.ts';
 import type { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
-import { loadClientNode, once, type ClientNode } from './client.ts';
-import { reuseConnections } from './connections.ts';
+import { lazyClients, type ClientNode } from './client.ts';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 
 export const MC_GROUP = 'felis.lolicon.best';
@@ -56,18 +55,12 @@ export class KubeServerApi implements ServerApi {
   readonly #clients: () => Promise<Clients>;
 
   constructor(kc: KubeConfig | Promise<KubeConfig>) {
-    this.#clients = once(async () => {
-      const [k, loaded] = await Promise.all([loadClientNode(), kc]);
-      const config = reuseConnections(loaded);
-      return {
-        k,
-        kc: config,
-        custom: config.makeApiClient(k.CustomObjectsApi),
-        core: config.makeApiClient(k.CoreV1Api),
-        batch: config.makeApiClient(k.BatchV1Api),
-        mergePatch: k.setHeaderOptions('Content-Type', k.PatchStrategy.MergePatch),
-      };
-    });
+    this.#clients = lazyClients(kc, (k, config) => ({
+      custom: config.makeApiClient(k.CustomObjectsApi),
+      core: config.makeApiClient(k.CoreV1Api),
+      batch: config.makeApiClient(k.BatchV1Api),
+      mergePatch: k.setHeaderOptions('Content-Type', k.PatchStrategy.MergePatch),
+    }));
   }
 
   /**

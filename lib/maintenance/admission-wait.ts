@@ -127,16 +127,22 @@ export class ArrivalLine {
 export async function admitWaiting<T>(key: string, admit: () => Promise<T>, opts: WaitOptions, line: ArrivalLine, clock: Clock = realClock): Promise<T> {
   const seconds = Math.round(opts.waitMs / 1000);
   let last: MaintenanceBusyError | undefined;
-  // A caller who finds waiters already in line goes behind them instead of trying first.
-  if (line.waiting(key) === 0) {
+  /** One try: its value (told to `applied`), or a refusal worth waiting out; any other error throws. */
+  const attempt = async (): Promise<{ value: T } | { refused: MaintenanceBusyError }> => {
     try {
-      const v = await admit();
+      const value = await admit();
       opts.applied?.();
-      return v;
+      return { value };
     } catch (err) {
       if (!waitable(err)) throw err;
-      last = err;
+      return { refused: err };
     }
+  };
+  // A caller who finds waiters already in line goes behind them instead of trying first.
+  if (line.waiting(key) === 0) {
+    const a = await attempt();
+    if ('value' in a) return a.value;
+    last = a.refused;
   }
   const end = clock.now() + opts.waitMs;
   const place = line.join(key);
@@ -170,14 +176,9 @@ export async function admitWaiting<T>(key: string, admit: () => Promise<T>, opts
         pause = nudged ? WAIT_FIRST_MS : Math.min(pause * 2, WAIT_MAX_MS);
       }
       if (opts.signal?.aborted) throw last ?? new MaintenanceBusyError();
-      try {
-        const v = await admit();
-        opts.applied?.();
-        return v;
-      } catch (err) {
-        if (!waitable(err)) throw err;
-        last = err;
-      }
+      const a = await attempt();
+      if ('value' in a) return a.value;
+      last = a.refused;
       if (end - clock.now() <= 0) {
         opts.applied?.();
         throw new WaitExpiredError(last, seconds);
