@@ -13,6 +13,7 @@
  */
 import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { countExternalMemoryInHeapLimit } from '../external-memory.ts';
 import { kubeConfigFromEnv } from '../kube/client.ts';
 import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -30,6 +31,8 @@ type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 
 /** Serves the routes `load` resolves to until SIGTERM. For the function bundles in dist/functions. */
 export function serveFunction(name: string, load: () => Promise<RouteModule>, env: NodeJS.ProcessEnv = process.env): ServerType {
+  // Transfers stream through some functions; each holds a large heap (see external-memory.ts).
+  countExternalMemoryInHeapLimit();
   const logger = createLogger(name, env);
   // The Kubernetes configuration loads with the routes; kubernetes-mode auth awaits the same load.
   let kubeConfigLoaded!: (kc: ReturnType<typeof kubeConfigFromEnv>) => void;
