@@ -12,8 +12,9 @@
  * own growth limit instead, which scales with the heap: the buffers, freed as soon as they are
  * written, go with the ordinary young-generation collections. Memory stays bounded (the same
  * limit governs it; the transfer benches record the peak RSS). Node does not take this flag in
- * NODE_OPTIONS, and V8 reads it each time it computes a limit, so it is set at run time, first
- * thing, by every process that relays or serves a transfer.
+ * NODE_OPTIONS, and V8 reads it each time it computes a limit, so every function sets it at run
+ * time, first thing (lib/http/serve.ts). The Job program does not: its heap is small, and the
+ * receiver measured no faster with it.
  * @module
  */
 import v8 from 'node:v8';
