@@ -1,10 +1,12 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { DomainError } from '../errors.ts';
-import { streamToPod } from './pod-stream.ts';
+import { READ_AHEAD_BYTES, streamToPod } from './pod-stream.ts';
 
 /** A Pod that refuses every request on its headers (then drops the rest, as the receivers do). */
 async function refusingPod(close: boolean): Promise<number> {
@@ -84,4 +86,98 @@ test('a Pod that goes away while the caller is silent ends the wait at once', as
   const t0 = performance.now();
   await assert.rejects(streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: body, size: 256 << 10 }, signal: new AbortController().signal, maxAnswerBytes: 100, idleMs: 10_000 }));
   assert.ok(performance.now() - t0 < 2_000, 'waited for the caller instead');
+});
+
+/** A Pod that answers the SHA-256 of the body it read, and how many bytes that was. */
+async function hashingPod(): Promise<number> {
+  const server = http.createServer((req, res) => {
+    const h = createHash('sha256');
+    let n = 0;
+    req.on('data', (c: Buffer) => {
+      h.update(c);
+      n += c.length;
+    });
+    req.on('end', () => res.end(JSON.stringify({ sha256: h.digest('hex'), bytes: n })));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+test('a body of many chunks of every size reaches the Pod whole and in order, and leaves no listener on the signal', async () => {
+  const port = await hashingPod();
+  const chunks: Buffer[] = [];
+  for (let n = 0; n < 8 << 20; ) {
+    const c = randomBytes(1 + Math.floor(Math.random() * 100_000));
+    chunks.push(c);
+    n += c.length;
+  }
+  const whole = Buffer.concat(chunks);
+  const signal = new AbortController().signal;
+  const a = await streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: Readable.from(chunks), size: whole.length }, signal, maxAnswerBytes: 1000, idleMs: 5_000 });
+  assert.equal(a.status, 200);
+  assert.deepEqual(JSON.parse(a.text), { sha256: createHash('sha256').update(whole).digest('hex'), bytes: whole.length });
+  assert.equal(getEventListeners(signal, 'abort').length, 0);
+});
+
+test('a Pod that reads nothing holds the caller back: its body is read only a bounded amount ahead', async () => {
+  const server = http.createServer((req) => req.pause());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const port = (server.address() as AddressInfo).port;
+  const size = 256 << 20;
+  let pulled = 0;
+  const body = new Readable({
+    read() {
+      if (pulled >= size) return void this.push(null);
+      pulled += 64 << 10;
+      this.push(Buffer.alloc(64 << 10));
+    },
+  });
+  const ac = new AbortController();
+  const sent = streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: body, size }, signal: ac.signal, maxAnswerBytes: 100 });
+  // Wait until the reading stops: the socket buffers are full and the read-ahead is reached.
+  let last = -1;
+  for (let i = 0; i < 50 && pulled !== last; i++) {
+    last = pulled;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(pulled, last, 'the body was still being read');
+  // Loopback socket buffers hold a few MiB each way; what is read beyond them is the read-ahead.
+  assert.ok(pulled < 32 << 20, `${pulled >> 20} MiB of the body were read ahead of a Pod that read none`);
+  assert.ok(READ_AHEAD_BYTES <= 4 << 20);
+  ac.abort();
+  await assert.rejects(sent);
+});
+
+test('the idle limit counts each wait for the caller afresh: a body that keeps coming is never stalled, one that stops is', async () => {
+  const port = await hashingPod();
+  const trickle = (chunks: number, end: boolean) => {
+    const body = new Readable({ read() {} });
+    let i = 0;
+    const t = setInterval(() => {
+      body.push(Buffer.from([i]));
+      if (++i < chunks) return;
+      clearInterval(t);
+      if (end) body.push(null);
+    }, 120);
+    return body;
+  };
+  // 12 chunks 120 ms apart, 1.4 s in all, under a 300 ms limit: each wait is short.
+  const whole = await streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: trickle(12, true), size: 12 }, signal: new AbortController().signal, maxAnswerBytes: 1000, idleMs: 300 });
+  assert.equal(JSON.parse(whole.text).bytes, 12);
+  // 6 chunks, then silence: stalled about 300 ms after the last.
+  const t0 = performance.now();
+  await assert.rejects(
+    streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: trickle(6, false), size: 12 }, signal: new AbortController().signal, maxAnswerBytes: 1000, idleMs: 300 }),
+    (e: unknown) => e instanceof DomainError && e.code === 'upload_stalled',
+  );
+  const ms = performance.now() - t0;
+  assert.ok(ms >= 6 * 120 + 280 && ms < 3_000, `${ms} ms`);
 });
