@@ -5,7 +5,6 @@ import { request } from 'node:http';
 import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { openContext } from '../context.ts';
-import { stopDigestThread } from '../upload/file-digest.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
 import { endedWith, startSessionReceiving, type SessionReceiving } from './receive-session.ts';
 
@@ -136,20 +135,6 @@ test('a lost receiver is replaced by one that resumes from the disk, hash and al
   const done = await call(b, 'POST', '/commit');
   assert.deepEqual(done.body, { sha256: sha256(data), files: 1, bytes: data.length });
   assert.equal(fs.readFileSync(w.p('big.bin'), 'utf8'), data.toString());
-});
-
-test('the hashing thread lost mid-session: the commit still checks the whole file, hashed on the receiver\'s own thread', async () => {
-  const w = makeWorld();
-  const data = Buffer.from('0123456789'.repeat(100));
-  const r = await receiver(w.root);
-  assert.equal((await call(r, 'POST', `/begin?path=lost.bin&size=${data.length}`)).status, 201);
-  assert.equal((await part(r, 0, data.subarray(0, 400))).status, 200);
-  await stopDigestThread();
-  assert.equal((await part(r, 400, data.subarray(400))).status, 200);
-  assert.equal((await call(r, 'POST', `/commit?sha256=${sha256('other bytes')}`)).body.code, 'digest_mismatch');
-  const done = await call(r, 'POST', `/commit?sha256=${sha256(data)}`);
-  assert.deepEqual(done.body, { sha256: sha256(data), files: 1, bytes: data.length });
-  assert.deepEqual(fs.readFileSync(w.p('lost.bin')), data);
 });
 
 test('commit keeps the upload rules: no overwrite of an existing file unless asked', async () => {

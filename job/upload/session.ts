@@ -5,13 +5,11 @@
  * one that picks up from the disk. Inside: `data` (the bytes received so far) and `state.json`
  * (`{id, path, size, received, parts, touched, idle_ms}`), replaced atomically after each part.
  *
- * A part is written at the end of `data` while it is hashed; a part whose length or digest is
- * wrong is cut off again (truncate back), so a resend works. Once a part is kept, a worker thread
- * adds it to the running hash of the whole file, reading it back from `data` while the next part
- * arrives (file-digest.ts), so a refused part never enters that hash; a receiver that opens an
- * existing session has the thread hash what `data` already holds. Commit compares the whole file's
- * SHA-256 (to the caller's, when given), then renames `data` over the target: the same volume, no
- * second copy.
+ * A part is written at the end of `data` while it is hashed twice (the part, and the running hash of
+ * the whole file); a part whose length or digest is wrong is cut off again (truncate back) and the
+ * running hash restored from its copy, so a resend works. The running hash is rebuilt from `data`
+ * when a receiver opens an existing session. Commit compares the whole file's SHA-256 (to the
+ * caller's, when given), then renames `data` over the target: the same volume, no second copy.
  *
  * Every file of the session is opened through its folder's descriptor and checked to be the
  * session's own regular file (staging.ts): something planted in or instead of the folder ends the
@@ -19,7 +17,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { replaceKeeping } from '../trash/replace.ts';
 import type { Result } from '../../lib/protocol/result.ts';
@@ -30,7 +28,6 @@ import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../root
 import { TransferError, uploadTarget } from './land.ts';
 import { openHandle, StagingFolder, StagingMissing, StagingTampered } from './staging.ts';
 import { BlockWriter } from './batch.ts';
-import { FileDigest, hashPrefix } from './file-digest.ts';
 import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
 
 export const PART_MAX_BYTES = 32 << 20;
@@ -110,17 +107,16 @@ export class UploadSession {
   /** The staging folder's name at the world root. */
   readonly name: string;
   state: SessionState;
-  /** The whole file's running digest: of the parts kept so far. */
-  readonly #whole: FileDigest;
+  #hash: Hash;
   /** The staging folder and its `data`, as this session made or found them: nothing else is used. */
   readonly #folderId: Identity;
   readonly #dataId: Identity;
   busy = false;
 
-  private constructor(name: string, state: SessionState, whole: FileDigest, folderId: Identity, dataId: Identity) {
+  private constructor(name: string, state: SessionState, hash: Hash, folderId: Identity, dataId: Identity) {
     this.name = name;
     this.state = state;
-    this.#whole = whole;
+    this.#hash = hash;
     this.#folderId = folderId;
     this.#dataId = dataId;
   }
@@ -151,7 +147,7 @@ export class UploadSession {
       }
       const state: SessionState = { id, path, size, received: 0, parts: [], touched: now, ...(o.idleMs ? { idle_ms: o.idleMs } : {}), ...(o.parents ? { parents: true as const } : {}) };
       folder.replace(STATE, JSON.stringify(state));
-      return new UploadSession(name, state, new FileDigest(), folder.identity, dataId);
+      return new UploadSession(name, state, createHash('sha256'), folder.identity, dataId);
     } catch (e) {
       bestEffort(() => folder.removeAll());
       if (e instanceof StagingTampered) throw tampered(e);
@@ -162,7 +158,7 @@ export class UploadSession {
   }
 
   /**
-   * Opens the session from the disk; the thread rebuilds its running hash from the bytes it holds. A
+   * Opens the session from the disk, rebuilding its running hash from the bytes it holds. A
    * staging folder that is not as a session leaves it is tampering: what is ours of it is removed
    * (never following a link) and the session is refused.
    */
@@ -180,17 +176,22 @@ export class UploadSession {
       const state = readState(folder);
       if (!state || state.id !== id) throw notFound();
       const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR);
+      const hash = createHash('sha256');
       try {
         // A part written but not recorded (the Pod died between the two) is not part of the session.
         if (st.size < BigInt(state.received)) throw new StagingTampered("the upload's data is shorter than its state records");
         fs.ftruncateSync(fd, state.received);
-      } catch (e) {
+        const buf = Buffer.allocUnsafe(1 << 20);
+        for (let off = 0; off < state.received; ) {
+          const n = fs.readSync(fd, buf, 0, Math.min(buf.length, state.received - off), off);
+          if (n === 0) throw new StagingTampered("the upload's data is shorter than its state records");
+          hash.update(buf.subarray(0, n));
+          off += n;
+        }
+      } finally {
         fs.closeSync(fd);
-        throw e;
       }
-      const whole = new FileDigest();
-      whole.extend(fd, state.received);
-      return new UploadSession(name, state, whole, folder.identity, identityOf(st));
+      return new UploadSession(name, state, hash, folder.identity, identityOf(st));
     } catch (e) {
       if (!(e instanceof StagingTampered)) throw e;
       bestEffort(() => folder.removeAll());
@@ -226,7 +227,7 @@ export class UploadSession {
 
   /**
    * Appends one part at `offset`, checked in this order: offset, length, body length, digest. A
-   * refused part leaves the data as it was; a kept one goes to the running hash.
+   * refused part leaves the data and the running hash as they were.
    */
   async append(ctx: OpContext, offset: number, length: number, sha256: string, body: AsyncIterable<Buffer>, now = Date.now()): Promise<void> {
     const s = this.state;
@@ -236,11 +237,12 @@ export class UploadSession {
     }
     await this.#within(ctx, async (folder) => {
       const fh = await openHandle(folder, DATA, this.#dataId);
+      const saved = this.#hash.copy();
       const part = createHash('sha256');
       const out = new BlockWriter(fh, offset);
       try {
         try {
-          await out.receive(body, length, [part], () => new TransferError('long', 'the part is longer than its Content-Length'));
+          await out.receive(body, length, [part, this.#hash], () => new TransferError('long', 'the part is longer than its Content-Length'));
         } catch (e) {
           if (e instanceof TransferError) throw e;
           const code = (e as NodeJS.ErrnoException).code;
@@ -251,18 +253,11 @@ export class UploadSession {
         const sum = part.digest('hex');
         if (sum !== sha256) throw new TransferError('digest', 'the part does not match its Content-Digest; it was not kept');
         await fh.sync();
-        // Opened before the part is recorded: a data file swapped meanwhile refuses the part.
-        const forDigest = folder.openFile(DATA, fs.constants.O_RDONLY, this.#dataId).fd;
         const next: SessionState = { ...s, received: s.received + length, parts: [...s.parts, { size: length, sha256: sum }], touched: now };
-        try {
-          folder.replace(STATE, JSON.stringify(next));
-        } catch (e) {
-          fs.closeSync(forDigest);
-          throw e;
-        }
+        folder.replace(STATE, JSON.stringify(next));
         this.state = next;
-        this.#whole.extend(forDigest, next.received);
       } catch (e) {
+        this.#hash = saved;
         await out.settle();
         await fh.truncate(offset).catch(() => {});
         throw e;
@@ -281,7 +276,7 @@ export class UploadSession {
   async commit(ctx: OpContext, overwrite: boolean, expectSha256?: string): Promise<Result> {
     const s = this.state;
     if (s.received !== s.size) throw new SessionError(409, 'upload_incomplete', `the upload holds ${s.received} of its ${s.size} bytes`);
-    const sum = await this.#digest(ctx);
+    const sum = this.#hash.copy().digest('hex');
     if (expectSha256 !== undefined && expectSha256 !== sum) throw new SessionError(400, 'digest_mismatch', `the uploaded bytes hash to ${sum}, not ${expectSha256}; nothing was changed`);
     let trashId: string | undefined;
     return this.#within(ctx, (folder) => {
@@ -312,28 +307,8 @@ export class UploadSession {
     });
   }
 
-  /**
-   * The whole file's SHA-256: the thread's, or, should the thread have failed, computed here from
-   * `data` (a file shorter than the session received is tampering).
-   */
-  async #digest(ctx: OpContext): Promise<string> {
-    try {
-      return await this.#whole.digest();
-    } catch {
-      return this.#within(ctx, (folder) => {
-        const { fd } = folder.openFile(DATA, fs.constants.O_RDONLY, this.#dataId);
-        try {
-          return hashPrefix(fd, this.state.received, () => new StagingTampered("the upload's data is shorter than its state records"));
-        } finally {
-          fs.closeSync(fd);
-        }
-      });
-    }
-  }
-
   /** Removes the staging folder, when it still is this session's (anything else is left alone). */
   remove(ctx: OpContext): void {
-    this.#whole.release();
     let folder: StagingFolder;
     try {
       folder = StagingFolder.open(ctx.root.fd, this.name, this.#folderId);
