@@ -39,6 +39,13 @@ const compare = argv.includes('--compare');
 const also = argv.flatMap((a, i) =>
   a === '--also' || a === '--also-cc' ? [[...(argv[i + 1]!.split('=') as [string, string]), a === '--also-cc'] as const] : [],
 );
+// `--also-flags <label>=<node flags>`: these bundles started with other Node flags (space-separated),
+// with a compile cache of their own (V8 rejects a cache made under other flags).
+const alsoFlags = argv.flatMap((a, i) => {
+  if (a !== '--also-flags') return [];
+  const [label, flags] = argv[i + 1]!.split(/=(.*)/s) as [string, string];
+  return [[label, flags.split(' ').filter(Boolean)] as const];
+});
 const TOKEN = 'bench-token-0123456789';
 const SERVER = 'survival';
 
@@ -158,9 +165,9 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
-async function coldStart(bundle: string, env: NodeJS.ProcessEnv, op?: () => Promise<Op>): Promise<Sample> {
+async function coldStart(bundle: string, env: NodeJS.ProcessEnv, op?: () => Promise<Op>, flags: readonly string[] = []): Promise<Sample> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...flags, bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr.on('data', (d) => (out += d));
   try {
@@ -253,16 +260,23 @@ try {
   await coldStart(floorBundle, env);
   for (const fn of functions) results[fn] = [];
   const variants = [
-    ...(compare ? [{ label: NO_CACHE, dir: fnDir, env: plain }] : []),
-    ...also.map(([label, dir, cc]) => ({ label, dir, env: cc ? { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } : plain })),
+    ...(compare ? [{ label: NO_CACHE, dir: fnDir, flags: [] as readonly string[], env: plain }] : []),
+    ...also.map(([label, dir, cc]) => ({ label, dir, flags: [] as readonly string[], env: cc ? { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } : plain })),
+    ...alsoFlags.map(([label, flags]) => ({ label, dir: fnDir, flags, env: { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } })),
   ];
   for (const v of variants) for (const fn of functions) results[`${fn} (${v.label})`] = [];
+  // A flags variant's compile cache is filled the way the image's is: one uncounted start of each
+  // function (with its first request) under those flags.
+  for (const [label, flags] of alsoFlags) {
+    const env = variants.find((v) => v.label === label)!.env;
+    for (const fn of functions) await coldStart(join(fnDir, `${fn}.mjs`), keyed(fn, env), opFor(fn, `warm-${label}`, world), flags);
+  }
   for (let i = 0; i < RUNS; i++) {
     results[FLOOR]!.push(await coldStart(floorBundle, env));
     if (compare) results[`${FLOOR} (${NO_CACHE})`]!.push(await coldStart(floorBundle, plain));
     for (const fn of functions) {
       results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), keyed(fn, env), opFor(fn, String(i), world)));
-      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `${v.label}-${i}`, world)));
+      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `${v.label}-${i}`, world), v.flags));
     }
     if (!asJson) process.stderr.write('.');
   }
@@ -329,7 +343,7 @@ if (asJson) {
   console.log(`| bare Hono (floor) | | | ${r1(floor)} | | | | ${r1(floorCpu)} | | | |`);
   const nc = results[`${FLOOR} (${NO_CACHE})`]!;
   if (compare) console.log(`| bare Hono (floor, ${NO_CACHE}) | | | ${r1(med(nc, 'healthzMs'))} | | | | ${r1(med(nc, 'healthzCpu'))} | | | |`);
-  for (const label of [...(compare ? [NO_CACHE] : []), ...also.map(([l]) => l)]) {
+  for (const label of [...(compare ? [NO_CACHE] : []), ...also.map(([l]) => l), ...alsoFlags.map(([l]) => l)]) {
     const dir = also.find(([l]) => l === label)?.[1] ?? fnDir;
     for (const fn of functions) rows.push(row(`${fn} (${label})`, dir, fn, results[`${fn} (${label})`]!));
   }
