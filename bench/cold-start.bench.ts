@@ -262,14 +262,13 @@ try {
   const variants = [
     ...(compare ? [{ label: NO_CACHE, dir: fnDir, flags: [] as readonly string[], env: plain }] : []),
     ...also.map(([label, dir, cc]) => ({ label, dir, flags: [] as readonly string[], env: cc ? { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } : plain })),
-    ...alsoFlags.map(([label, flags]) => ({ label, dir: fnDir, flags, env: { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } })),
+    ...alsoFlags.map(([label, flags]) => ({ label, dir: fnDir, flags, env: { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } as NodeJS.ProcessEnv })),
   ];
   for (const v of variants) for (const fn of functions) results[`${fn} (${v.label})`] = [];
   // A flags variant's compile cache is filled the way the image's is: one uncounted start of each
   // function (with its first request) under those flags.
-  for (const [label, flags] of alsoFlags) {
-    const env = variants.find((v) => v.label === label)!.env;
-    for (const fn of functions) await coldStart(join(fnDir, `${fn}.mjs`), keyed(fn, env), opFor(fn, `warm-${label}`, world), flags);
+  for (const v of variants.filter((x) => x.flags.length > 0)) {
+    for (const fn of functions) await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `warm-${v.label}`, world), v.flags);
   }
   for (let i = 0; i < RUNS; i++) {
     results[FLOOR]!.push(await coldStart(floorBundle, env));

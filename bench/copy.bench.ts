@@ -17,9 +17,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_TOKEN, median, numberArg, startBenchStack } from './support.ts';
+import { BENCH_TOKEN, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -30,15 +30,6 @@ const FILE_KIB = numberArg(argv, '--file-kib', 16);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const log = (s: string) => (asJson ? process.stderr : process.stdout).write(s + '\n');
-
-function writeBigFile(path: string, mib: number): void {
-  const fd = openSync(path, 'w');
-  try {
-    for (let i = 0; i < mib; i += 4) writeSync(fd, randomBytes(Math.min(4, mib - i) << 20));
-  } finally {
-    closeSync(fd);
-  }
-}
 
 function writeFolder(dir: string, files: number, kib: number): void {
   const chunk = randomBytes(kib << 10);
@@ -93,7 +84,7 @@ try {
   const settled = () => new Promise((res) => setTimeout(res, 500));
 
   const cases: { key: string; src: string; mib: number; make: () => void }[] = [
-    { key: 'file', src: 'big.bin', mib: MIB, make: () => writeBigFile(join(stack.world, 'big.bin'), MIB) },
+    { key: 'file', src: 'big.bin', mib: MIB, make: () => writeRandomFile(join(stack.world, 'big.bin'), MIB << 20) },
     { key: 'folder', src: 'many', mib: (FILES * FILE_KIB) / 1024, make: () => writeFolder(join(stack.world, 'many'), FILES, FILE_KIB) },
   ];
   for (const c of cases) {

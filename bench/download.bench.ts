@@ -12,13 +12,13 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, openSync, closeSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
+import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
 import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
 
 const argv = process.argv.slice(2);
@@ -29,16 +29,6 @@ const execFileAsync = promisify(execFile);
 const CURL = curlClient(argv);
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
-
-/** Writes `mib` MiB of incompressible bytes, 4 MiB at a time. */
-function writeBigFile(path: string, mib: number): void {
-  const fd = openSync(path, 'w');
-  try {
-    for (let i = 0; i < mib; i += 4) writeSync(fd, randomBytes(Math.min(4, mib - i) << 20));
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const sha256File = async (path: string) => {
   const h = createHash('sha256');
@@ -64,7 +54,7 @@ let podPeak = 0;
 const fnCpu: number[] = [];
 const podCpu: number[] = [];
 try {
-  writeBigFile(big, MIB);
+  writeRandomFile(big, MIB << 20);
   const fn = await stack.startFunction('files-download', { ...stack.env, FELIS_JOB_KEY_FILE: stack.keyFile });
   const expected = await sha256File(big);
 

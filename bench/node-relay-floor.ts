@@ -11,12 +11,11 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, openSync, closeSync, writeSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { randomBytes } from 'node:crypto';
-import { median, numberArg } from './support.ts';
+import { median, numberArg, writeRandomFile } from './support.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -62,10 +61,7 @@ const dir = mkdtempSync(join(tmpdir(), 'felis-node-floor-'));
 const children: ChildProcess[] = [];
 try {
   const file = join(dir, 'big.bin');
-  const fd = openSync(file, 'w');
-  const block = randomBytes(8 << 20);
-  for (let off = 0; off < MIB << 20; off += block.length) writeSync(fd, block, 0, Math.min(block.length, (MIB << 20) - off));
-  closeSync(fd);
+  writeRandomFile(file, MIB << 20);
   const origin = await serve(ORIGIN, file);
   children.push(origin.child);
   const relay = await serve(RELAY, String(origin.port));

@@ -6,7 +6,7 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,23 @@ export function prng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * Writes a file of `bytes` incompressible bytes in 4 MiB blocks (random once per call, each block
+ * stamped with its offset so no two are alike).
+ */
+export function writeRandomFile(path: string, bytes: number): void {
+  const fd = openSync(path, 'w');
+  try {
+    const block = randomBytes(4 << 20);
+    for (let off = 0; off < bytes; off += block.length) {
+      block.writeUInt32LE(off >>> 0, 0);
+      writeSync(fd, block, 0, Math.min(block.length, bytes - off));
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function median(xs: number[]): number {

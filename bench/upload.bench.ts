@@ -17,13 +17,13 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, openSync, closeSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { createReadStream, openSync, closeSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
-import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack } from './support.ts';
+import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
 import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
 
 const argv = process.argv.slice(2);
@@ -37,17 +37,6 @@ const PART = 32 << 20;
 const BASE = '/api/v1/servers/survival';
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
-
-/** A file of `size` pseudo-random bytes (written in 8 MiB blocks). */
-function makeFile(path: string, size: number): void {
-  const fd = openSync(path, 'w');
-  const block = randomBytes(8 << 20);
-  for (let off = 0; off < size; off += block.length) {
-    block.writeUInt32LE(off >>> 0, 0);
-    writeSync(fd, block, 0, Math.min(block.length, size - off));
-  }
-  closeSync(fd);
-}
 
 function digestOf(path: string, start: number, length: number): string {
   const fd = openSync(path, 'r');
@@ -151,8 +140,8 @@ try {
   // The sources live in the data directory: the same disk as the world.
   const big = join(dataDir, 'big.bin');
   const small = join(dataDir, 'small.bin');
-  makeFile(big, SIZE);
-  makeFile(small, SINGLE);
+  writeRandomFile(big, SIZE);
+  writeRandomFile(small, SINGLE);
   const parts: { start: number; length: number; digest: string }[] = [];
   for (let off = 0; off < SIZE; off += PART) parts.push({ start: off, length: Math.min(PART, SIZE - off), digest: digestOf(big, off, Math.min(PART, SIZE - off)) });
   const smallDigest = digestOf(small, 0, SINGLE);

@@ -74,7 +74,7 @@ interface ChunkReader {
  * How much of a Node body is read ahead of the Pod. The socket is paused only past it, not after
  * every chunk: pausing and resuming a socket per 64 KiB chunk cost more CPU than the bytes did.
  */
-export const READ_AHEAD_BYTES = 1 << 20;
+const READ_AHEAD_BYTES = 1 << 20;
 
 function readerOf(body: StreamBody): ChunkReader {
   if (!body) return { next: async () => undefined, discard: () => {} };
@@ -103,7 +103,6 @@ function readerOf(body: StreamBody): ChunkReader {
   // resumed and its rest dropped while the answer goes out (destroying it would cut the answer).
   let ended = false;
   let failed: unknown;
-  let discarded = false;
   let waiting: { resolve: (c: Uint8Array[] | undefined) => void; reject: (e: unknown) => void } | undefined;
   let queue: Uint8Array[] = [];
   let queued = 0;
@@ -144,7 +143,7 @@ function readerOf(body: StreamBody): ChunkReader {
     next: () => {
       if (queue.length > 0) {
         const q = take();
-        if (!discarded) node.resume();
+        node.resume();
         return Promise.resolve(q);
       }
       if (failed) return Promise.reject(failed);
@@ -155,7 +154,6 @@ function readerOf(body: StreamBody): ChunkReader {
       });
     },
     discard: () => {
-      discarded = true;
       node.off('data', onData);
       node.off('end', onEnd);
       node.off('error', onError);
