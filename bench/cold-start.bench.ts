@@ -10,6 +10,10 @@
  * image's own warm-up (scripts/image-compile-cache.ts); the floor's cache by one uncounted start.
  * `--compare` also measures the functions and the floor without a compile cache, interleaved.
  * The cluster runs in this process; each function runs in its own.
+ *
+ * Each round also imports the Kubernetes client's chunk (client-node with undici) alone in a fresh
+ * process with its own compile cache: what loading it costs every function before its first
+ * request can be answered, whatever the request is (`cold_start_client_load_*`).
  */
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { spawn } from 'node:child_process';
@@ -17,7 +21,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { startCluster } from '../cluster/index.ts';
 import { buildAll, common } from '../scripts/build.ts';
@@ -165,6 +169,23 @@ function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * Imports one chunk in a fresh process (with `env`'s compile cache) and reads the import's own wall
+ * and CPU time inside it: the client chunk's load, without a server or a request around it.
+ */
+async function importAlone(chunk: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; cpu: number }> {
+  const script = `const c = process.cpuUsage(), t = performance.now();
+await import(${JSON.stringify(pathToFileURL(chunk).href)});
+const u = process.cpuUsage(c);
+console.log(JSON.stringify({ ms: performance.now() - t, cpu: (u.user + u.system) / 1000 }));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`importing ${chunk} alone exited ${code}`);
+  return JSON.parse(out) as { ms: number; cpu: number };
+}
+
 async function coldStart(bundle: string, env: NodeJS.ProcessEnv, op?: () => Promise<Op>, flags: readonly string[] = []): Promise<Sample> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [...flags, bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -235,6 +256,10 @@ const FLOOR = 'hono-floor';
 const world = seedDemoWorld(dataDir, SERVER);
 const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml') });
 const results: Record<string, Sample[]> = { [FLOOR]: [], [`${FLOOR} (${NO_CACHE})`]: [] };
+// The chunk every function loads after its probe: client-node and undici (lib/kube/client-parts.ts).
+const clientChunk = readdirSync(join(fnDir, 'chunks')).find((f) => /^client-parts-.*\.mjs$/.test(f));
+if (!clientChunk) throw new Error('no client-parts chunk in dist/functions/chunks');
+const clientLoads: { ms: number; cpu: number }[] = [];
 try {
   await createServer(cluster, SERVER, STOPPED);
   const kubeconfig = join(dataDir, 'function.kubeconfig');
@@ -270,8 +295,11 @@ try {
   for (const v of variants.filter((x) => x.flags.length > 0)) {
     for (const fn of functions) await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `warm-${v.label}`, world), v.flags);
   }
+  const clientEnv = { ...plain, NODE_COMPILE_CACHE: join(dataDir, 'compile-cache-client-alone') };
+  await importAlone(join(fnDir, 'chunks', clientChunk), clientEnv);
   for (let i = 0; i < RUNS; i++) {
     results[FLOOR]!.push(await coldStart(floorBundle, env));
+    clientLoads.push(await importAlone(join(fnDir, 'chunks', clientChunk), clientEnv));
     if (compare) results[`${FLOOR} (${NO_CACHE})`]!.push(await coldStart(floorBundle, plain));
     for (const fn of functions) {
       results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), keyed(fn, env), opFor(fn, String(i), world)));
@@ -331,6 +359,9 @@ const out = {
   cold_start_cpu_ms_p50_hono_floor: r1(floorCpu),
   cold_start_first_op_cpu_ms_p50_budget_worst: r1(budgetCpu(tightestCpu)),
   cold_start_first_op_cpu_ms_p50_budget_worst_measured: r1(tightestCpu.firstOpCpu),
+  // Importing the client chunk alone, which every function does before its first answer.
+  cold_start_client_load_ms_p50: r1(median(clientLoads.map((l) => l.ms))),
+  cold_start_client_load_cpu_ms_p50: r1(median(clientLoads.map((l) => l.cpu))),
 };
 if (asJson) {
   console.log(JSON.stringify(out));
@@ -349,5 +380,12 @@ if (asJson) {
   for (const r of rows) {
     console.log(`| ${r.fn} | ${r1(r.startupKiB)} | ${r1(r.totalKiB)} | ${r1(r.healthz)} | ${r1(r.firstOp)} | ${r1(r.warmOp)} | ${r1(r.firstOp - r.warmOp)} | ${r1(r.healthzCpu)} | ${r1(r.firstOpCpu)} | ${r1(r.warmOpCpu)} | ${r.status} |`);
   }
+  // What the budget leaves between /healthz and the first answer (beyond the request's own warm
+  // cost), beside what the client chunk alone takes to load in that stretch.
+  const leftAfterHealthz = 2 * floor - median(rows.filter((r) => !r.fn.includes('(')).map((r) => r.healthz));
+  console.log(
+    `\nthe client chunk (client-node with undici) imported alone: ${out.cold_start_client_load_ms_p50} ms wall, ${out.cold_start_client_load_cpu_ms_p50} CPU ms (p50); ` +
+      `the budget leaves ${r1(leftAfterHealthz)} ms between a function's /healthz (p50 over the functions) and its first answer, beyond the request's warm cost`,
+  );
   console.log('\n' + JSON.stringify(out));
 }

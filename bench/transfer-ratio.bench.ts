@@ -4,9 +4,10 @@
  * N rounds (default 3) runs the floor (bench/transfer-floor.py: a download through a `splice`
  * relay from a `sendfile` server, an upload through a `splice` relay to a receiver that hashes
  * every byte twice) and one timed run of the download and upload benches, alternating which goes
- * first, so a busy moment skews both alike. Each round also times a bare Node relay of the
- * download's shape (bench/node-relay-floor.ts: no splice or sendfile, as no Node program has them),
- * for `download_ratio_vs_node_floor`. Each round's ratio is ours over the floor's MiB/s;
+ * first, so a busy moment skews both alike. Each round also times bare Node relays of the
+ * download's and the upload's shape (bench/node-relay-floor.ts: no splice or sendfile, as no Node
+ * program has them), for `download_ratio_vs_node_floor` and `upload_ratio_vs_node_floor`. Each
+ * round's ratio is ours over the floor's MiB/s;
  * the keys are the medians. Peak RSS is the highest the download and upload benches saw.
  */
 import { spawn } from 'node:child_process';
@@ -63,11 +64,13 @@ const out = {
   download_ratio_vs_floor: r2(med((r) => r.ours.download_mib_s! / r.floor.download_relayed_mib_s!)),
   upload_ratio_vs_floor: r2(med((r) => r.ours.upload_mib_s! / r.floor.upload_relayed_hashed_mib_s!)),
   download_ratio_vs_node_floor: r2(med((r) => r.ours.download_mib_s! / r.floor.download_node_relay_mib_s!)),
+  upload_ratio_vs_node_floor: r2(med((r) => r.ours.upload_mib_s! / r.floor.upload_node_relay_mib_s!)),
   ratio_download_mib_s: r1(med((r) => r.ours.download_mib_s!)),
   ratio_download_node_floor_mib_s: r1(med((r) => r.floor.download_node_relay_mib_s!)),
   ratio_download_floor_mib_s: r1(med((r) => r.floor.download_relayed_mib_s!)),
   ratio_upload_mib_s: r1(med((r) => r.ours.upload_mib_s!)),
   ratio_upload_floor_mib_s: r1(med((r) => r.floor.upload_relayed_hashed_mib_s!)),
+  ratio_upload_node_floor_mib_s: r1(med((r) => r.floor.upload_node_relay_mib_s!)),
   ratio_download_fn_peak_rss_mib: max('download_fn_peak_rss_mib'),
   ratio_download_pod_peak_rss_mib: max('download_pod_peak_rss_mib'),
   ratio_upload_fn_peak_rss_mib: max('upload_fn_peak_rss_mib'),
@@ -82,5 +85,6 @@ else {
   console.log(`  download: ours ${out.ratio_download_mib_s} MiB/s, floor (splice relay) ${out.ratio_download_floor_mib_s} MiB/s, ratio ${out.download_ratio_vs_floor} (target >= 0.8)`);
   console.log(`            a bare Node relay of the same shape ${out.ratio_download_node_floor_mib_s} MiB/s, ratio ${out.download_ratio_vs_node_floor}`);
   console.log(`  upload:   ours ${out.ratio_upload_mib_s} MiB/s, floor (splice relay, two digests) ${out.ratio_upload_floor_mib_s} MiB/s, ratio ${out.upload_ratio_vs_floor} (target >= 0.8)`);
+  console.log(`            a bare Node relay of the same shape (one request, two digests, fdatasync) ${out.ratio_upload_node_floor_mib_s} MiB/s, ratio ${out.upload_ratio_vs_node_floor}`);
   console.log(`  peak RSS: download function ${out.ratio_download_fn_peak_rss_mib} MiB, export Job ${out.ratio_download_pod_peak_rss_mib} MiB; upload function ${out.ratio_upload_fn_peak_rss_mib} MiB, receiver ${out.ratio_upload_pod_peak_rss_mib} MiB`);
 }
