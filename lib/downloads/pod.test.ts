@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { connectRetryMs, ExportTimeoutError, requestDownload } from './pod.ts';
+import { ExportTimeoutError, requestDownload } from './pod.ts';
 
 /** A loopback port that nothing listens on right now. */
 async function freePort(): Promise<number> {
@@ -15,13 +15,6 @@ async function freePort(): Promise<number> {
   await once(s, 'close');
   return port;
 }
-
-test('connections to an export Pod are retried every 10 ms for the first second after a refusal, then every 50 ms', () => {
-  assert.equal(connectRetryMs(0), 10);
-  assert.equal(connectRetryMs(999), 10);
-  assert.equal(connectRetryMs(1_000), 50);
-  assert.equal(connectRetryMs(60_000), 50);
-});
 
 test('a download asked of a Pod whose program is not listening yet is answered once it listens, with only the token and range headers sent', async () => {
   const port = await freePort();

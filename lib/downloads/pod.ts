@@ -12,6 +12,7 @@ import { FILES_CONTAINER } from '../labels.ts';
 import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
 import { callableAddress, containerTermination, describeTermination } from '../kube/job-facts.ts';
 import { sleep } from '../sleep.ts';
+import { connectRetryMs } from '../protocol/pod-listen.ts';
 import type { RangeAsk } from '../protocol/range.ts';
 
 export interface PodLister {
@@ -53,18 +54,9 @@ export async function waitForExportPod(api: PodLister, namespace: string, export
 }
 
 /**
- * How long to wait before connecting again, `refusedForMs` after the first refusal. A Pod has its
- * address before its program listens, and the program then listens within a few dozen ms: retries
- * are close together for the first second, so the wait ends soon after it does (a 50 ms step cost
- * a small download 25 ms on average), then sparse for a program that is slow to come up.
- */
-export function connectRetryMs(refusedForMs: number): number {
-  return refusedForMs < 1_000 ? 10 : 50;
-}
-
-/**
  * `GET /download` on the Pod with the token. A refused or reset connection is retried until
- * `deadline` (the program may not listen yet); any answer is returned as it is, its body unread.
+ * `deadline` (the program may not listen yet), on lib/protocol/pod-listen.ts's schedule; any
+ * answer is returned as it is, its body unread.
  */
 export async function requestDownload(ip: string, port: number, token: string, deadline: number, signal: AbortSignal, ask: RangeAsk = {}): Promise<http.IncomingMessage> {
   let firstRefusal: number | undefined;

@@ -25,6 +25,7 @@ import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
 import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../protocol/pod-stream.ts';
 import { sleep } from '../sleep.ts';
+import { untilAnswers } from '../protocol/pod-listen.ts';
 
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -98,6 +99,8 @@ const SINGLE_LIFETIME_SECONDS = 540;
  */
 const SINGLE_IDLE_SECONDS = 10;
 const POLL_MS = 40;
+/** How long a receiver with an address is asked for `/ready` before its Pod is listed again. */
+export const READY_WAIT_MS = 1_000;
 
 export { shortBody };
 
@@ -175,7 +178,8 @@ export class UploadReceivers implements UploadChannel {
       }
       const a = receiverAddress(pods);
       if (a.ended) throw new RunnerError(`upload job ${name} ended (${a.ended}) before it received the upload`);
-      if (a.ip && (await ready(a.ip, this.#port(), token))) return a.ip;
+      // Its address comes before its program listens: ask the program again before listing again.
+      if (a.ip && (await untilAnswers(() => ready(a.ip!, this.#port(), token), READY_WAIT_MS, end, signal))) return a.ip;
       if (performance.now() > end) throw new FilesTimeoutError(name);
       await sleep(POLL_MS);
     }

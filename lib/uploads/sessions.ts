@@ -25,7 +25,8 @@ import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } 
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
-import { jobsFinished, ready, type UploadBody } from './receiver.ts';
+import { jobsFinished, READY_WAIT_MS, ready, type UploadBody } from './receiver.ts';
+import { untilAnswers } from '../protocol/pod-listen.ts';
 import { PodStreamError, streamToPod } from '../protocol/pod-stream.ts';
 import { sleep } from '../sleep.ts';
 
@@ -207,7 +208,7 @@ export class UploadSessions implements SessionChannel {
       if (s.ip) {
         const pod = pods.find((p) => p.status?.podIP === s.ip)!;
         const token = jobToken(key, controllerJob(pod) ?? '');
-        if (await ready(s.ip, this.#port(), token)) return { ...(await podCall(s.ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
+        if (await untilAnswers(() => ready(s.ip!, this.#port(), token), READY_WAIT_MS, end, signal)) return { ...(await podCall(s.ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
       } else if (!s.starting) {
         // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
         // or its receiver was lost and the session waits on the disk. A session begins by creating
