@@ -179,7 +179,8 @@ export class UploadReceivers implements UploadChannel {
       const a = receiverAddress(pods);
       if (a.ended) throw new RunnerError(`upload job ${name} ended (${a.ended}) before it received the upload`);
       // Its address comes before its program listens: ask the program again before listing again.
-      if (a.ip && (await untilAnswers(() => ready(a.ip!, this.#port(), token), READY_WAIT_MS, end, signal))) return a.ip;
+      const ip = a.ip;
+      if (ip && (await untilAnswers(() => ready(ip, this.#port(), token), READY_WAIT_MS, end, signal))) return ip;
       if (performance.now() > end) throw new FilesTimeoutError(name);
       await sleep(POLL_MS);
     }

@@ -205,10 +205,12 @@ export class UploadSessions implements SessionChannel {
         throw new RunnerError(`list upload session pods: ${describeKubeError(err)}`, { cause: err });
       }
       const s = serving(pods);
-      if (s.ip) {
-        const pod = pods.find((p) => p.status?.podIP === s.ip)!;
+      const ip = s.ip;
+      if (ip) {
+        const pod = pods.find((p) => p.status?.podIP === ip)!;
         const token = jobToken(key, controllerJob(pod) ?? '');
-        if (await untilAnswers(() => ready(s.ip!, this.#port(), token), READY_WAIT_MS, end, signal)) return { ...(await podCall(s.ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
+        // Its address comes before its program listens: ask the program again before listing again.
+        if (await untilAnswers(() => ready(ip, this.#port(), token), READY_WAIT_MS, end, signal)) return { ...(await podCall(ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
       } else if (!s.starting) {
         // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
         // or its receiver was lost and the session waits on the disk. A session begins by creating
