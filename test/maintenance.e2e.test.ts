@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, q, tierMs, type Stack } from './support/stack.ts';
@@ -70,6 +70,7 @@ describe('world maintenance', () => {
   });
   after(async () => {
     await s?.close();
+    if (templateDir) rmSync(templateDir, { recursive: true, force: true });
   });
 
   test('gates: unknown server 404, running 409 not_stopped, no volume 409 no_world_volume', async () => {

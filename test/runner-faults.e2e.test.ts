@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capturedLogger } from './support/logs.ts';
@@ -127,7 +127,6 @@ describe('sync path faults', () => {
   test('a Role without pods/log gets the real 403, which the caller sees as a 500', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'felis-role-'));
     const broken = join(dir, 'rbac.yaml');
-    const { readFileSync } = await import('node:fs');
     writeFileSync(broken, readFileSync(join(ROOT, 'knative/rbac.yaml'), 'utf8').replace(/resources: \["pods\/log"\]/, 'resources: ["pods/exec"]'));
     await s.cluster.setRbacManifest(broken);
     try {
@@ -136,6 +135,7 @@ describe('sync path faults', () => {
       assert.match(logLines.join(''), /cannot get resource \\?"pods\/log\\?"/);
     } finally {
       await s.cluster.setRbacManifest(join(ROOT, 'knative/rbac.yaml'));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

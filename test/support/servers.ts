@@ -3,7 +3,7 @@
  * API would: MinecraftServers in a given state, PVCs, game Pods, holder Jobs.
  */
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterHarness } from '../../cluster/harness.ts';
@@ -119,9 +119,14 @@ export async function terminatingGamePod(cluster: ClusterHarness, server: string
   };
 }
 
-/** A restore Job template whose Job runs 5 s (long enough to hold the world while a test looks), in a temp file. */
+/**
+ * A restore Job template whose Job runs 5 s (long enough to hold the world while a test looks), in a
+ * temp file. The stack reads it when it starts, so the file stays until the test process exits.
+ */
 export function restoreTemplateFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'felis-tpl-')), 'restore.yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'felis-tpl-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'restore.yaml');
   writeFileSync(
     file,
     'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n',
