@@ -3,9 +3,10 @@
  * session Pod of a server: the shared key, the per-instance hint of the Pod that last answered for
  * a server's world (a hint only, never state), and the search: list the kind's Pods by label, call
  * the serving ones oldest first, start a Job when none is serving or starting, and poll within the
- * start budget. What a call's outcome means, and what a failed search means to the caller, stay
- * with each kind: the search asks the kind's `attempt` what to do after each call, and lets a
- * failure through to the kind. What to do when no serving Pod answered (give up, start a Job, wait)
+ * start budget (a serving Pod just up whose program does not listen yet is asked again at short
+ * steps, without listing). What a call's outcome means, and what a failed search means to the
+ * caller, stay with each kind: the search asks the kind's `attempt` what to do after each call, and
+ * lets a failure through to the kind. What to do when no serving Pod answered (give up, start a Job, wait)
  * is the pure `nextStep`.
  *
  * The Job started is named by the server, its world, the image and a 10-second bucket (pods.ts
@@ -20,6 +21,7 @@ import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import { jobToken, tokenDigest } from '../protocol/job-token.ts';
 import { sleep } from '../sleep.ts';
+import { untilAnswers } from '../protocol/pod-listen.ts';
 import type { BrowseConfig } from './config.ts';
 import { END_MARGIN_MS, servingPods, sessionOpId, startingPod, type SessionPod, type SessionWant } from './pods.ts';
 import { SharedKey } from './shared-key.ts';
@@ -39,6 +41,8 @@ export const STUCK_AFTER_MS = 10_000;
 export const LISTEN_GRACE_MS = 5_000;
 /** How often a request waiting for a session to start lists its Pods again. */
 export const POLL_MS = 15;
+/** How long a serving Pod just up is asked again (lib/protocol/pod-listen.ts) before the Pods are listed again. */
+export const LISTEN_WAIT_MS = 1_000;
 /** Worlds whose serving Pod an instance remembers; the oldest hint goes first. */
 const MAX_HINTS = 256;
 
@@ -166,7 +170,7 @@ export class SessionFinder {
       const now = this.#now();
       const serving = servingPods(pods, want, now);
       for (const s of serving) {
-        const a = await attempt(s);
+        const a = await this.#ask(s, attempt, now, budgetEnd, signal);
         if (a === 'next') continue;
         if (a === 'stop') return undefined;
         this.remember(t.server, { ...s, claim: want.claim, node: want.node ?? '' });
@@ -182,6 +186,17 @@ export class SessionFinder {
       if (performance.now() + POLL_MS > budgetEnd) return undefined;
       await sleep(POLL_MS, signal);
     }
+  }
+
+  /**
+   * Calls a serving Pod. One just up may not listen yet: it is asked again at short steps (for up
+   * to LISTEN_WAIT_MS, within the budget) rather than listing the Pods again.
+   */
+  async #ask(s: SessionPod, attempt: (pod: SessionPod) => Promise<Attempt>, now: number, budgetEnd: number, signal?: AbortSignal): Promise<Attempt> {
+    if (now - s.startedMs > LISTEN_GRACE_MS) return attempt(s);
+    let a: Attempt = 'next';
+    await untilAnswers(async () => (a = await attempt(s)) !== 'next', LISTEN_WAIT_MS, budgetEnd, signal);
+    return a;
   }
 
   /** Creates this bucket's session Job; one already created by another instance is as good. */

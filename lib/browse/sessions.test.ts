@@ -38,7 +38,7 @@ function pod(job: string, o: { phase?: string; ip?: string; startedAgoMs?: numbe
   };
 }
 
-function fake(pods: () => V1Pod[], answer: (o: CallOptions) => CallOutcome = () => ({ kind: 'ok', body: '{"sha256":"ab"}' })) {
+function fake(pods: () => V1Pod[], answer: (o: CallOptions) => CallOutcome = () => ({ kind: 'ok', body: '{"sha256":"ab"}' }), c: BrowseConfig = cfg) {
   const created: V1Job[] = [];
   const calls: CallOptions[] = [];
   let lists = 0;
@@ -55,7 +55,7 @@ function fake(pods: () => V1Pod[], answer: (o: CallOptions) => CallOutcome = () 
       return pods();
     },
   };
-  const sessions = new BrowseSessions(api, settings, cfg, {
+  const sessions = new BrowseSessions(api, settings, c, {
     key: KEY,
     now: () => NOW,
     call: async (o) => {
@@ -229,6 +229,18 @@ test('a serving Pod that cannot be reached is waited for only while it may still
   assert.equal(await old.sessions.run(target, 'read', 'a'), undefined);
   assert.equal(old.calls.length, 1, 'an unreachable Pod up for a minute is not waited for');
   assert.equal(old.created.length, 0);
+});
+
+test('a serving Pod just up that does not listen yet is asked again without listing, and answers once it listens', async () => {
+  let refusals = 3;
+  const f = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 50 })],
+    () => (refusals-- > 0 ? { kind: 'unreachable', detail: 'ECONNREFUSED' } : { kind: 'ok', body: '{"sha256":"cd"}' }),
+    { ...cfg, startBudgetMs: 5000 },
+  );
+  assert.equal(await f.sessions.run(target, 'read', 'a'), '{"sha256":"cd"}');
+  assert.equal(f.calls.length, 4, 'three refusals, then the answer');
+  assert.equal(f.lists(), 1, 'the Pods are listed once, not again for each refusal');
 });
 
 test('an early call to the remembered Pod answers the request once the gates pass, with no second call and no listing', async () => {
