@@ -182,7 +182,7 @@ export class UploadReceivers implements UploadChannel {
       const ip = a.ip;
       if (ip && (await untilAnswers(() => ready(ip, this.#port(), token), READY_WAIT_MS, end, signal))) return ip;
       if (performance.now() > end) throw new FilesTimeoutError(name);
-      await sleep(POLL_MS);
+      await sleep(POLL_MS, signal);
     }
   }
 }

@@ -227,7 +227,7 @@ export class UploadSessions implements SessionChannel {
         }
       }
       if (performance.now() > end) throw new FilesTimeoutError(`upload session ${id}`);
-      await sleep(POLL_MS);
+      await sleep(POLL_MS, signal);
     }
   }
 }
