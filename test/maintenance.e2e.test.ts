@@ -6,11 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStack, q, tierMs, type Stack } from './support/stack.ts';
-import { createServer, setServer, getServer, holderJob, createJob, admin, createFelisServer, terminatingGamePod, STOPPED, RUNNING } from './support/servers.ts';
+import { createServer, setServer, getServer, holderJob, createJob, admin, createFelisServer, terminatingGamePod, restoreTemplateFile, STOPPED, RUNNING } from './support/servers.ts';
 import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
 import { WorldLock } from '../lib/maintenance/world-lock.ts';
 import { KubeServerApi } from '../lib/kube/servers.ts';
@@ -44,11 +43,8 @@ const waitFor = async (what: string, cond: () => Promise<boolean>, ms = 10_000) 
 
 describe('world maintenance', () => {
   let s: Stack;
-  let templateDir: string;
   before(async () => {
-    templateDir = mkdtempSync(join(tmpdir(), 'felis-tpl-'));
-    writeFileSync(
-      join(templateDir, 'restore.yaml'),
+    const template = restoreTemplateFile(
       [
         'apiVersion: batch/v1',
         'kind: Job',
@@ -66,11 +62,10 @@ describe('world maintenance', () => {
         '',
       ].join('\n'),
     );
-    s = await startStack({ restoreTemplate: join(templateDir, 'restore.yaml') });
+    s = await startStack({ restoreTemplate: template });
   });
   after(async () => {
     await s?.close();
-    if (templateDir) rmSync(templateDir, { recursive: true, force: true });
   });
 
   test('gates: unknown server 404, running 409 not_stopped, no volume 409 no_world_volume', async () => {

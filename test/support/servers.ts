@@ -119,18 +119,19 @@ export async function terminatingGamePod(cluster: ClusterHarness, server: string
   };
 }
 
+/** A restore Job template whose Job runs 5 s: long enough to hold the world while a test looks. */
+const RESTORE_TEMPLATE =
+  'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n';
+
 /**
- * A restore Job template whose Job runs 5 s (long enough to hold the world while a test looks), in a
- * temp file. The stack reads it when it starts, so the file stays until the test process exits.
+ * A restore Job template (by default the 5-second one above) in a temp file. The stack may read it
+ * at any time while it runs, so the file stays until the test process exits.
  */
-export function restoreTemplateFile(): string {
+export function restoreTemplateFile(yaml: string = RESTORE_TEMPLATE): string {
   const dir = mkdtempSync(join(tmpdir(), 'felis-tpl-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'restore.yaml');
-  writeFileSync(
-    file,
-    'apiVersion: batch/v1\nkind: Job\nspec:\n  backoffLimit: 0\n  ttlSecondsAfterFinished: 600\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: restore\n          image: felis-test/restore\n          command: ["sh", "-c", "sleep 5"]\n',
-  );
+  writeFileSync(file, yaml);
   return file;
 }
 
