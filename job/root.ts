@@ -152,6 +152,15 @@ export function atPath(dirFd: number, name: string | Buffer): string | Buffer {
 /** The longest name one path component may have (Linux NAME_MAX). */
 export const NAME_MAX = 255;
 
+/** The root-relative name of the folder `fd` holds, as the kernel resolves it (no links), or null when outside. */
+export function canonicalRel(rootFd: number, fd: number): string | null {
+  const root = fs.readlinkSync(fdPath(rootFd));
+  const p = fs.readlinkSync(fdPath(fd));
+  if (p === root) return '';
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return p.startsWith(prefix) ? p.slice(prefix.length) : null;
+}
+
 /** Is there an entry (of any kind, a link not followed) named `name` in the folder `dirFd`? */
 export function existsAt(dirFd: number, name: string): boolean {
   try {
@@ -372,6 +381,49 @@ export class WorldRoot {
       () => undefined,
     );
     return new Parent(w.top, w.name, w.fds);
+  }
+
+  /**
+   * Where content written at `path` lands: like `parentOf`, but a link at the final component is
+   * followed too (a dangling one to the name it would create), as a write through it would.
+   */
+  landingOf(path: string, op = 'openat'): Parent {
+    const w = this.#walk<undefined>(
+      path,
+      op,
+      (dirFd, name) => {
+        let link: string | null = null;
+        try {
+          link = readlinkOrNull(dirFd, name);
+        } catch (e) {
+          if (!isNotExist(e)) throw e;
+        }
+        return link === null ? { value: undefined } : { link };
+      },
+      () => undefined,
+    );
+    return new Parent(w.top, w.name, w.fds);
+  }
+
+  /**
+   * The root-relative name, without links, of where content written at `path` lands (`landingOf`),
+   * whether anything is there or not; null when it cannot be resolved inside the world.
+   */
+  landingPath(path: string): string | null {
+    let landing: Parent;
+    try {
+      landing = this.landingOf(path);
+    } catch {
+      return null;
+    }
+    try {
+      if (landing.name === null) return null;
+      const dir = canonicalRel(this.#fd, landing.fd);
+      if (dir === null) return null;
+      return dir === '' ? landing.name : `${dir}/${landing.name}`;
+    } finally {
+      landing.close();
+    }
   }
 
   /**

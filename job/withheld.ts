@@ -199,3 +199,30 @@ export function rememberWithheld(root: WorldRoot): void {
   });
 }
 
+/** The content of the regular file `name` in `dirFd` (not followed), as the ledger records it; null when there is none. */
+export function contentAt(dirFd: number, name: string | Buffer): Content | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(atPath(dirFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    return st.isFile() ? contentOf(fd, st) : null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Adds `contents` to the ledger as its newest entries (a trash restore putting withheld contents
+ * back into the world). Unlike `rememberWithheld` this throws when the ledger cannot be written:
+ * the caller must not put such content back unremembered.
+ */
+export function rememberContents(root: WorldRoot, contents: readonly Content[]): void {
+  if (contents.length === 0) return;
+  const same = (a: Content, b: Content) => a.size === b.size && a.sha256 === b.sha256;
+  const known = readLedger(root).filter((c) => !contents.some((n) => same(c, n)));
+  writeLedger(root, [...known, ...contents].slice(-MAX_LEDGER_ENTRIES));
+}

@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   lock_protected: { kinds: ['conflict'], meaning: 'a `migration@` lock: only Felis removes it' },
   lock_fresh: { kinds: ['conflict'], meaning: 'a lock taken less than 2 minutes ago; wait for it to lapse or retry with `?force=true`' },
   withheld_linked: { kinds: ['conflict'], meaning: 'a delete or replace of the withheld file (or a folder holding it) while other hard links to it exist: delete those first' },
+  redacted_value_unknown: { kinds: ['conflict'], meaning: 'new content for the root `server.properties` holds `<key>=<redacted by felis>` for a key the file on disk has no value for (or there is no file): the placeholder cannot be given its value, and nothing was written (docs/withheld-file.md)' },
   file_changed: { kinds: ['conflict'], meaning: '`expect_sha256` no longer matches' },
   file_exists: { kinds: ['conflict'], meaning: '`create_only`, mkdir or rename onto an existing name; a batch move onto an existing name; a trash restore onto a path that exists again (the error\'s `path` names it)' },
   mixed_folders: { kinds: ['invalid'], meaning: 'a compress whose paths are not all in one folder (the archive goes into that folder); the details name the first path that differs' },

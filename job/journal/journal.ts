@@ -37,7 +37,7 @@
  */
 import { OP_ID } from '../../lib/protocol/recovered.ts';
 import fs from 'node:fs';
-import { atPath, errCode, fdPath, isNotExist } from '../root.ts';
+import { atPath, canonicalRel, errCode, fdPath, isNotExist } from '../root.ts';
 import { WORK_PREFIX, isWorkFolderName } from '../archive/work-folder.ts';
 
 /** Moves a segment holds at most, and characters of their paths: each segment is one write and one fsync. */
@@ -166,14 +166,7 @@ export function folderId(fd: number): string {
   return `${st.dev}:${st.ino}`;
 }
 
-/** The root-relative name of the folder `fd` holds, as the kernel resolves it (no links), or null when outside. */
-export function canonicalRel(rootFd: number, fd: number): string | null {
-  const root = fs.readlinkSync(fdPath(rootFd));
-  const p = fs.readlinkSync(fdPath(fd));
-  if (p === root) return '';
-  const prefix = root.endsWith('/') ? root : `${root}/`;
-  return p.startsWith(prefix) ? p.slice(prefix.length) : null;
-}
+export { canonicalRel };
 
 /**
  * One journal, open on its base folder. Made by `Journal.begin` (a new op) or `Journal.load`

@@ -21,6 +21,7 @@ import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts'
 import { isWorkingName, reservedMessage, TEMP_PREFIX } from '../working-files.ts';
 import { isWithheldName } from '../withheld.ts';
 import { freeBytes } from './unzip.ts';
+import { freeLandingRefused } from '../redacted-values.ts';
 import { openPull, PullFailed, type ConnectOptions, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
 import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
 import { suggestedName } from '../pull/name.ts';
@@ -197,6 +198,9 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
       return writeFailure(final, e, 'sync');
     }
     bestEffort(() => ctx.chown(atPath(dirFd, temp!), GAME_UID, GAME_GID)); // a courtesy: the game can still read it
+    // A file that would become the root server.properties holding a redacted placeholder is refused.
+    const placeholder = freeLandingRefused(ctx.root, dirFd, name, final, atPath(dirFd, temp));
+    if (placeholder) return placeholder;
     try {
       // A link fails on an existing name where a rename would replace it.
       fs.linkSync(atPath(dirFd, temp), atPath(dirFd, name));

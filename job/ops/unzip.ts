@@ -35,6 +35,7 @@ const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 export const PER_ITEM_BYTES = 4096;
 
 export { freeBytes } from '../trash/room.ts';
+import { settleExtracted } from '../redacted-values.ts';
 import { freeBytes } from '../trash/room.ts';
 
 /** Opens the destination folder: `to` when given, else the archive's own folder. */
@@ -135,6 +136,9 @@ async function extractInto(
       : await stageArchive(ctx, req, format, archiveFd, workPath, check, unreadable, outOfRoom);
     if (staged.code !== undefined) return staged;
     const newDir = `${workPath}/new`;
+    // An entry for the root server.properties keeps the values a read showed redacted.
+    const placeholder = settleExtracted(ctx, destFd, newDir);
+    if (placeholder) return placeholder;
 
     // Durable before anything moves into the world: one syncfs, or an fsync per file.
     let synced = false;

@@ -1,6 +1,7 @@
 /**
  * write(path, content, sha256, expect, createOnly): replaces or creates one regular file, atomically
  * through a temp file renamed over the target, so a reader sees the old bytes or the new, never a mix.
+ * New content for the root server.properties keeps the values a read shows redacted (redacted-values.ts).
  *
  * @module
  */
@@ -20,6 +21,7 @@ import {
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
 import { replaceKeeping } from '../trash/replace.ts';
+import { valuesKept } from '../redacted-values.ts';
 import { isEntry, isWithheldName, linkedEntry, linkedMessage } from '../withheld.ts';
 import { sweepStale, TEMP_PREFIX } from '../working-files.ts';
 
@@ -215,9 +217,12 @@ export function write(ctx: OpContext, req: OpRequest): Result {
       const c = checkExpect(t, name, req.expectSha256);
       if (c) return c;
     }
-    // 6. Land (after clearing what dead Jobs left in this folder).
+    // 6. New content for the root server.properties keeps the values a read showed redacted.
+    const landing = valuesKept(ctx.root, t.parent, name, content);
+    if (!Buffer.isBuffer(landing)) return landing;
+    // 7. Land (after clearing what dead Jobs left in this folder).
     sweepStale(t.parent.fd);
-    return land(ctx, t, name, content, sum);
+    return land(ctx, t, name, landing, landing === content ? sum : sha256Hex(landing));
   } finally {
     t.parent.close();
   }

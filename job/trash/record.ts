@@ -13,6 +13,8 @@
 import fs from 'node:fs';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 import { atPath, errCode, isNotExist } from '../root.ts';
+import type { Content } from '../withheld.ts';
+import type { Guard } from './count.ts';
 
 export const RECORD_FILE = 'record.json';
 
@@ -32,6 +34,14 @@ export interface RecordItem {
   entries: number;
   /** Its slot's name in the record's folder: the item's index when the record was begun. */
   slot: number;
+  /**
+   * What it held when it went in, when that was guarded (count.ts): the withheld file or one of its
+   * contents (`secret`), or the root server.properties (`properties`). Such an item goes back only
+   * where it was (restore.ts), and a listing shows no bytes for it.
+   */
+  guard?: Guard;
+  /** `secret`: the withheld contents it holds, remembered again when it is put back. */
+  withheld?: Content[];
 }
 
 export interface TrashRecord {
@@ -48,6 +58,8 @@ export interface TrashRecord {
    */
   replace: boolean;
   items: RecordItem[];
+  /** Its items were judged for guarded files when it was sealed (records made before that were not). */
+  judged?: boolean;
   /** restoring: where each item goes, and the folders the restore makes (to be removed on a roll back). */
   dest?: string[];
   made?: string[];
@@ -77,8 +89,17 @@ function validItem(i: unknown): i is RecordItem {
     typeof it === 'object' && it !== null && isCleanRel(it.path) && KINDS.includes(it.kind) &&
     typeof it.id === 'string' && /^\d+:\d+$/.test(it.id) &&
     Number.isSafeInteger(it.bytes) && it.bytes >= 0 && Number.isSafeInteger(it.entries) && it.entries >= 0 &&
-    Number.isSafeInteger(it.slot) && it.slot >= 0 && it.slot < 100_000
+    Number.isSafeInteger(it.slot) && it.slot >= 0 && it.slot < 100_000 &&
+    (it.guard === undefined || GUARDS.includes(it.guard)) &&
+    (it.withheld === undefined || (Array.isArray(it.withheld) && it.withheld.length <= 64 && it.withheld.every(validContent)))
   );
+}
+
+const GUARDS: readonly unknown[] = ['secret', 'properties'];
+
+function validContent(c: unknown): c is Content {
+  const t = c as Content;
+  return typeof t === 'object' && t !== null && Number.isSafeInteger(t.size) && t.size > 0 && (t.sha256 === null || (typeof t.sha256 === 'string' && /^[0-9a-f]{64}$/.test(t.sha256)));
 }
 
 /** The checks a record read back must pass: otherwise it is not ours and is never acted on. */
@@ -87,6 +108,7 @@ export function validRecord(r: unknown, id: string): r is TrashRecord {
   if (typeof t !== 'object' || t === null || t.v !== 1 || t.id !== id || !TRASH_ID.test(t.id)) return false;
   if (typeof t.op !== 'string' || typeof t.actor !== 'string' || !Number.isSafeInteger(t.at)) return false;
   if (!['moving', 'held', 'restoring'].includes(t.state) || typeof t.replace !== 'boolean') return false;
+  if (t.judged !== undefined && t.judged !== true) return false;
   if (!Array.isArray(t.items) || t.items.length > 100_000 || !t.items.every(validItem)) return false;
   if (t.state === 'restoring') {
     if (!Array.isArray(t.dest) || t.dest.length !== t.items.length || !t.dest.every(isCleanRel)) return false;

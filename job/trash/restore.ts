@@ -18,6 +18,10 @@ import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { pathHasWorkingName, reservedMessage } from '../working-files.ts';
 import { writeRecord, type TrashRecord } from './record.ts';
 import { entryAt, removeMade } from './recover.ts';
+import { countTree, judgeOf, type Guard } from './count.ts';
+import { PROPERTIES_PATH } from '../guard.ts';
+import { placeholderRefused } from '../redacted-values.ts';
+import { rememberContents } from '../withheld.ts';
 import type { Trash } from './store.ts';
 
 const MAX_PATH_CHARS = 4096;
@@ -69,6 +73,50 @@ function plan(ctx: OpContext, r: TrashRecord, dest: string[], order: number[]): 
   return { made };
 }
 
+function guardMessage(path: string, guard: Guard): string {
+  return guard === 'secret'
+    ? `${path} held the proxy forwarding secret when it went to the trash`
+    : `${path} was the server's ${PROPERTIES_PATH}, with its RCON password, when it went to the trash`;
+}
+
+/**
+ * The guarded-file rule of a restore (docs/withheld-file.md): an item that held the withheld file
+ * or one of its contents, or was the root server.properties, goes back only where it was (no `to`),
+ * and a server.properties only where the root's name leads now; what goes where the root
+ * server.properties is must hold no redacted placeholder (nothing on disk gives it a value). Then
+ * the withheld contents are remembered in the ledger before anything moves, so they stay withheld
+ * wherever they land. Null when the restore may go on.
+ */
+function keepGuarded(ctx: OpContext, fd: number, r: TrashRecord, dest: string[], under: boolean): Result | null {
+  // A record sealed before items were judged is judged now, by what the world knows today.
+  const judge = r.judged ? null : judgeOf(ctx, false);
+  const items = r.items.map((i) => {
+    if (!judge) return i;
+    const c = countTree(fd, String(i.slot), judge);
+    const guard = c.guard ?? i.guard;
+    return { ...i, ...(guard ? { guard } : {}), withheld: [...(i.withheld ?? []), ...c.withheld] };
+  });
+  const landing = ctx.root.landingPath(PROPERTIES_PATH);
+  const covers = (d: string) => landing !== null && (landing === d || landing.startsWith(`${d}/`));
+  for (const [k, i] of items.entries()) {
+    if (i.guard && under) return fail('bad_path', `${guardMessage(i.path, i.guard)}; it goes back only where it was: restore it without "to"`);
+    if (i.guard === 'properties' && !covers(dest[k]!)) {
+      return fail('bad_path', `${guardMessage(i.path, i.guard)}; it goes back only where ${PROPERTIES_PATH} leads (${landing ?? 'nowhere in the world'})`);
+    }
+    if (covers(dest[k]!)) {
+      const sub = landing!.slice(dest[k]!.length + 1);
+      const refused = placeholderRefused(ctx.root, landing!, atPath(fd, sub ? `${i.slot}/${sub}` : String(i.slot)));
+      if (refused) return refused;
+    }
+  }
+  try {
+    rememberContents(ctx.root, items.flatMap((i) => (i.guard === 'secret' ? (i.withheld ?? []) : [])));
+  } catch (e) {
+    return fail('bad_path', `the withheld contents of ${r.id} could not be recorded before it is put back (${(e as Error).message}); nothing was restored`);
+  }
+  return null;
+}
+
 class RestoreFailed extends Error {
   readonly result: Result;
   constructor(result: Result) {
@@ -90,6 +138,8 @@ export function restoreRecord(ctx: OpContext, trash: Trash, fd: number, r: Trash
   const order = r.items.map((_, k) => k).sort((a, b) => depth(dest[a]!) - depth(dest[b]!) || a - b);
   const planned = plan(ctx, r, dest, order);
   if (!('made' in planned)) return planned;
+  const guarded = keepGuarded(ctx, fd, r, dest, base !== '');
+  if (guarded) return guarded;
   const restoring: TrashRecord = { ...r, state: 'restoring', dest, made: planned.made };
   writeRecord(fd, restoring, ctx.fsync);
   ctx.journalStep?.('trash:restoring');

@@ -25,7 +25,9 @@ import { removeAllAt } from '../remove-all.ts';
 import { atPath, errCode, fdPath, identityOf, isNotExist, type Identity } from '../root.ts';
 import type { OpContext } from '../types.ts';
 import { idTime, newId, readRecord, writeRecord, type RecordItem, type TrashRecord } from './record.ts';
-import { countTree, secretIdentity } from './count.ts';
+import { countTree, judgeOf, type Guard } from './count.ts';
+import { PROPERTIES_PATH, SECRET_PATH } from '../guard.ts';
+import { withheldRule } from '../withheld.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const PURGE_PREFIX = '.purge-';
@@ -188,7 +190,7 @@ export class Trash {
       id: r.id,
       op: r.op,
       paths: r.items.map((i) => i.path),
-      bytes: r.items.reduce((s, i) => s + i.bytes, 0),
+      bytes: r.items.reduce((s, i) => s + shownBytes(r, i), 0),
       entries: r.items.reduce((s, i) => s + i.entries, 0),
       at: new Date(r.at).toISOString(),
       expires_at: new Date(expires).toISOString(),
@@ -206,10 +208,10 @@ export class Trash {
     }
   }
 
-  /** Bytes the held records hold. */
+  /** Bytes the held records hold, as listings show them (a guarded file's are not counted). */
   heldBytes(): number {
     let n = 0;
-    for (const r of this.held()) for (const i of r.items) n += i.bytes;
+    for (const r of this.held()) for (const i of r.items) n += shownBytes(r, i);
     return n;
   }
 
@@ -218,6 +220,9 @@ export class Trash {
    * of them moves. `replace`: the op puts new content at their names (see TrashRecord).
    */
   begin(op: string, replace: boolean, items: Incoming[]): Intake {
+    // The withheld rule as it is before anything moves: the slots are judged by it when sealed.
+    withheldRule(this.#ctx.root);
+    const guards = placeGuards(this.#ctx);
     for (;;) {
       const id = newId(this.#ctx.now(), this.#ctx.randomBytes);
       try {
@@ -235,7 +240,10 @@ export class Trash {
         at: this.#ctx.now(),
         state: 'moving',
         replace,
-        items: items.map((i, slot) => ({ path: i.path, kind: kindOf(i.st), id: idText(identityOf(i.st)), bytes: 0, entries: 0, slot })),
+        items: items.map((i, slot) => {
+          const guard = guards(i.path);
+          return { path: i.path, kind: kindOf(i.st), id: idText(identityOf(i.st)), bytes: 0, entries: 0, slot, ...(guard ? { guard } : {}) };
+        }),
       };
       try {
         writeRecord(fd, record, this.#ctx.fsync);
@@ -259,7 +267,7 @@ export class Trash {
     const r = this.read(id);
     if (!r) return null;
     fs.closeSync(r.fd);
-    const bytes = r.record.items.reduce((s, i) => s + i.bytes, 0);
+    const bytes = r.record.items.reduce((s, i) => s + shownBytes(r.record, i), 0);
     this.#drop(id, whole);
     return bytes;
   }
@@ -430,17 +438,41 @@ export function startIntake(ctx: OpContext, op: string, replace: boolean, items:
 export function sealRecord(trash: Trash, ctx: OpContext, fd: number, record: TrashRecord, kept: (i: number) => boolean): string | undefined {
   bestEffort(() => ctx.fsync(fd)); // the slots' names are durable before the record says held
   const items: RecordItem[] = [];
-  const secret = secretIdentity(ctx);
+  const judge = judgeOf(ctx);
   for (const item of record.items) {
     if (!kept(item.slot)) continue;
-    const c = countTree(fd, String(item.slot), secret);
-    items.push({ ...item, bytes: c.bytes, entries: c.entries });
+    const c = countTree(fd, String(item.slot), judge);
+    const guard = c.guard ?? item.guard;
+    items.push({ ...item, bytes: c.bytes, entries: c.entries, ...(guard ? { guard } : {}), ...(c.withheld.length > 0 ? { withheld: c.withheld } : {}) });
   }
   if (items.length === 0) {
     bestEffort(() => trash.forget(record.id));
     return undefined;
   }
-  writeRecord(fd, { ...record, state: 'held', items }, ctx.fsync);
+  writeRecord(fd, { ...record, state: 'held', items, judged: true }, ctx.fsync);
   ctx.journalStep?.('trash:held');
   return record.id;
+}
+
+/**
+ * The guard an entry takes by where it was: it is, or is a folder holding, the place
+ * `config/paper-global.yml` or the root `server.properties` leads to when the op begins. A file
+ * that was one of them counts this way even once its name holds new content (a write's replace).
+ */
+function placeGuards(ctx: OpContext): (path: string) => Guard | undefined {
+  const places: [string | null, Guard][] = [
+    [ctx.root.landingPath(SECRET_PATH), 'secret'],
+    [ctx.root.landingPath(PROPERTIES_PATH), 'properties'],
+  ];
+  return (path) => places.find(([p]) => p !== null && (p === path || p.startsWith(`${path}/`)))?.[1];
+}
+
+/**
+ * The bytes a listing shows of an item: none for a guarded file (listings show a withheld file as 0
+ * bytes; a folder's count already leaves its withheld files out). A record sealed before items were
+ * judged is judged by the item's name alone.
+ */
+function shownBytes(r: TrashRecord, i: RecordItem): number {
+  const guarded = i.guard !== undefined || (!r.judged && (i.path === SECRET_PATH || i.path === PROPERTIES_PATH));
+  return guarded && i.kind === 'file' ? 0 : i.bytes;
 }

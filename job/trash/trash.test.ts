@@ -94,23 +94,23 @@ test('a deleted folder is kept in the trash, listed with its record, and restore
 
 test('a write over a file keeps the old one; a restore over the new one is refused, one under `to` lands', async () => {
   const w = makeWorld();
-  const old = fs.readFileSync(w.p('server.properties'));
-  const wr = await on(w, writeReq('server.properties', 'motd=new\n'));
+  const old = fs.readFileSync(w.p('config/paper.yml'));
+  const wr = await on(w, writeReq('config/paper.yml', 'paper: false\n'));
   assert.equal(wr.code, undefined, wr.error);
   assert.match(wr.trash_id!, /^[0-9a-f]{16}$/);
-  assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=new\n');
+  assert.equal(fs.readFileSync(w.p('config/paper.yml'), 'utf8'), 'paper: false\n');
 
   const before = visible(w);
   const refused = await on(w, { op: 'trash-restore', path: '', trashId: wr.trash_id });
   assert.equal(refused.code, 'exists');
-  assert.equal(refused.entry, 'server.properties');
+  assert.equal(refused.entry, 'config/paper.yml');
   assert.deepEqual(visible(w), before, 'a refused restore changes nothing');
 
   const under = await on(w, { op: 'trash-restore', path: '', trashId: wr.trash_id, to: 'old/copies' });
   assert.equal(under.code, undefined, under.error);
-  assert.deepEqual(under.restored, ['old/copies/server.properties']);
-  assert.deepEqual(fs.readFileSync(w.p('old/copies/server.properties')), old);
-  assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=new\n');
+  assert.deepEqual(under.restored, ['old/copies/config/paper.yml']);
+  assert.deepEqual(fs.readFileSync(w.p('old/copies/config/paper.yml')), old);
+  assert.equal(fs.readFileSync(w.p('config/paper.yml'), 'utf8'), 'paper: false\n');
 });
 
 test('a delete-many is one record; purging it frees it for good and a second purge is trash_not_found', async () => {
@@ -221,14 +221,18 @@ test('the withheld file, trashed, is never read from the trash and comes back wi
   const [item] = (await on(w, { op: 'trash-list', path: '' })).trash_items!;
   assert.equal(item!.entries, 2, 'the folder and note.txt; the link to the secret is gone');
   assert.equal(fs.statSync(w.p('config/paper-global.yml')).nlink, 1);
-  // The file itself: deleted (it has one name now), then restored under another folder.
+  // The file itself: deleted (it has one name now); under another folder it does not go back.
   const del = await on(w, { op: 'delete', path: 'config/paper-global.yml' });
   assert.equal(del.code, undefined, del.error);
-  const back = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id, to: 'restored' });
-  assert.deepEqual(back.restored, ['restored/config/paper-global.yml']);
-  assert.equal(fs.readFileSync(w.p('restored/config/paper-global.yml'), 'utf8'), SECRET_TEXT);
-  const read = await on(w, { op: 'read', path: 'restored/config/paper-global.yml' });
-  assert.equal(read.code, 'bad_path', 'the old content is still withheld');
+  const elsewhere = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id, to: 'restored' });
+  assert.equal(elsewhere.code, 'bad_path');
+  assert.match(elsewhere.error!, /held the proxy forwarding secret.*restore it without "to"/);
+  assert.equal(fs.existsSync(w.p('restored')), false);
+  const back = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id });
+  assert.deepEqual(back.restored, ['config/paper-global.yml']);
+  assert.equal(fs.readFileSync(w.p('config/paper-global.yml'), 'utf8'), SECRET_TEXT);
+  const read = await on(w, { op: 'read', path: 'config/paper-global.yml' });
+  assert.equal(read.code, 'bad_path', 'it is withheld again');
   assert.ok(!JSON.stringify(read).includes('XYZZY'));
 });
 

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { replaceKeeping } from '../trash/replace.ts';
+import { landsOnProperties, stagedValuesKept, writeWorking } from '../redacted-values.ts';
 import { freeBytes } from '../trash/room.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
@@ -122,9 +123,31 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       fh = undefined;
       // Without CHOWN the file stays root's, which the game can still read.
       bestEffort(() => ctx.chown(tmp, GAME_UID, GAME_GID));
-      const trashId = replaceKeeping(ctx, 'upload', t.parent, tmp);
+      // New content for the root server.properties keeps the values a read showed redacted.
+      let landing = tmp;
+      let written = sum;
+      if (landsOnProperties(ctx.root, t.parent.fd, t.parent.name)) {
+        const kept = stagedValuesKept(ctx.root, name, tmp);
+        if (kept !== null && !Buffer.isBuffer(kept)) {
+          bestEffort(() => fs.unlinkSync(tmp));
+          return { kind: 'result', result: kept };
+        }
+        if (kept !== null) {
+          const w = writeWorking(ctx, t.parent.at(null), kept, t.mode);
+          bestEffort(() => fs.unlinkSync(tmp));
+          landing = w.path;
+          written = w.sha256;
+        }
+      }
+      let trashId: string | undefined;
+      try {
+        trashId = replaceKeeping(ctx, 'upload', t.parent, landing);
+      } catch (e) {
+        if (landing !== tmp) bestEffort(() => fs.unlinkSync(landing));
+        throw e;
+      }
       bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
-      return { kind: 'result', result: trashId ? { sha256: sum, trash_id: trashId } : { sha256: sum } };
+      return { kind: 'result', result: trashId ? { sha256: written, trash_id: trashId } : { sha256: written } };
     } catch (e) {
       // Writes still on their way end before the descriptor closes and the file goes.
       await out?.settle();

@@ -20,6 +20,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { replaceKeeping } from '../trash/replace.ts';
+import { landsOnProperties, stagedValuesKept, writeWorking } from '../redacted-values.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort } from '../failure.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
@@ -279,6 +280,7 @@ export class UploadSession {
     const sum = this.#hash.copy().digest('hex');
     if (expectSha256 !== undefined && expectSha256 !== sum) throw new SessionError(400, 'digest_mismatch', `the uploaded bytes hash to ${sum}, not ${expectSha256}; nothing was changed`);
     let trashId: string | undefined;
+    let written = sum;
     return this.#within(ctx, (folder) => {
       const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR, this.#dataId);
       try {
@@ -291,10 +293,22 @@ export class UploadSession {
           // Without CHOWN the file stays the Job's, which the game can still read.
           bestEffort(() => fs.fchownSync(fd, GAME_UID, GAME_GID));
           folder.stillIs(DATA, fd);
-          trashId = replaceKeeping(ctx, 'upload', t.parent, folder.at(DATA));
+          // New content for the root server.properties keeps the values a read showed redacted: those
+          // bytes land from a working file beside the target, and the session's data is left as it is.
+          const kept = landsOnProperties(ctx.root, t.parent.fd, t.parent.name) ? stagedValuesKept(ctx.root, s.path, folder.at(DATA)) : null;
+          if (kept !== null && !Buffer.isBuffer(kept)) return kept;
+          const from = kept === null ? { path: folder.at(DATA), sha256: sum } : writeWorking(ctx, t.parent.at(null), kept, t.mode);
+          const fromId = kept === null ? this.#dataId : identityOf(fs.lstatSync(from.path, { bigint: true }));
+          try {
+            trashId = replaceKeeping(ctx, 'upload', t.parent, from.path);
+          } catch (e) {
+            if (kept !== null) bestEffort(() => fs.unlinkSync(from.path));
+            throw e;
+          }
           const placed = fs.lstatSync(t.parent.at(), { bigint: true, throwIfNoEntry: false });
-          if (!placed?.isFile() || !sameIdentity(identityOf(placed), this.#dataId)) throw new StagingTampered("the upload's data was swapped while it was placed");
+          if (!placed?.isFile() || !sameIdentity(identityOf(placed), fromId)) throw new StagingTampered("the upload's data was swapped while it was placed");
           bestEffort(() => ctx.fsync(t.parent.fd));
+          written = from.sha256;
         } finally {
           t.parent.close();
         }
@@ -303,7 +317,7 @@ export class UploadSession {
       }
       // Placed: a folder left behind is swept later, and must not turn the commit into a failure.
       bestEffort(() => folder.removeAll());
-      return { sha256: sum, files: 1, bytes: s.size, ...(trashId ? { trash_id: trashId } : {}) };
+      return { sha256: written, files: 1, bytes: s.size, ...(trashId ? { trash_id: trashId } : {}) };
     });
   }
 

@@ -40,6 +40,7 @@ const EDIT_STATUS: Record<EditErrorKind, number> = {
   exists: 409,
   digest_mismatch: 400,
   withheld_linked: 409,
+  redacted_value_unknown: 409,
   batch_conflict: 409,
   trash_not_found: 404,
 };

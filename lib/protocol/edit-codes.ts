@@ -15,6 +15,7 @@ export const EDIT_ERRORS = {
   exists: { code: 'file_exists', kind: 'conflict', text: 'file already exists' },
   digest_mismatch: { code: 'digest_mismatch', kind: 'invalid', text: 'content does not match its sha256' },
   withheld_linked: { code: 'withheld_linked', kind: 'conflict', text: 'the proxy forwarding secret has other hard links; delete them first' },
+  redacted_value_unknown: { code: 'redacted_value_unknown', kind: 'conflict', text: 'a redacted value has no value on disk to keep' },
   batch_conflict: { code: 'batch_conflict', kind: 'conflict', text: 'two items of the batch clash' },
   trash_not_found: { code: 'trash_not_found', kind: 'not_found', text: 'no such trash record' },
 } as const satisfies Record<string, { code: ErrorCode; kind: ErrorKind; text: string }>;

@@ -57,6 +57,7 @@ const MUTATION: readonly ErrorCode[] = [
   [409, 'file_exists'],
   [409, 'file_changed'],
   [409, 'withheld_linked'],
+  [409, 'redacted_value_unknown'],
   [413, 'too_large'],
   [507, 'volume_full'],
 ];
