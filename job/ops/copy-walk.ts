@@ -20,6 +20,7 @@ import { GAME_GID, GAME_UID, MAX_READ_BYTES, type OpContext } from '../types.ts'
 import { withheldRule, type WithheldRule } from '../withheld.ts';
 import { isWorkingName } from '../working-files.ts';
 import { keepsLink } from './copy-links.ts';
+import { realFolder } from '../moved-links.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 const COPY_FLAGS = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE;
@@ -54,7 +55,7 @@ export interface CopySpec {
   srcName: string;
   destDirFd: number;
   destName: string;
-  /** The root-relative path the copy will have once it lands (judges links from there). */
+  /** The root-relative path the copy will have once it lands, its folder as the kernel names it (judges links from there). */
   destPath: string;
 }
 
@@ -112,6 +113,8 @@ function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
 
 interface Walk {
   ctx: OpContext;
+  /** The copied folder's root-relative path as the kernel names it (the source may be spelled through a link). */
+  srcTree: string;
   rule: WithheldRule;
   props: Identity | null;
   spec: CopySpec;
@@ -122,9 +125,11 @@ interface Walk {
 
 /** Writes the copy at `spec.destName`; throws the OS error that stopped it (the caller removes what was written). */
 export function copyTree(ctx: OpContext, spec: CopySpec, hooks: CopyHooks, progress: (done: number) => void): CopyStats {
-  const w: Walk = { ctx, rule: withheldRule(ctx.root), props: propertiesIdentity(ctx.root), spec, hooks, progress, stats: { files: 0, bytes: 0, links: 0, skipped: 0 } };
   const fd = ctx.root.openFile(spec.srcName, spec.kind === 'dir' ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK, 'open', spec.kind === 'dir');
+  const stats = { files: 0, bytes: 0, links: 0, skipped: 0 };
   try {
+    const srcTree = spec.kind === 'dir' ? realFolder(ctx.root, fd) : spec.srcName;
+    const w: Walk = { ctx, srcTree, rule: withheldRule(ctx.root), props: propertiesIdentity(ctx.root), spec, hooks, progress, stats };
     const st = fs.fstatSync(fd, { bigint: true });
     if (spec.kind === 'file') {
       copyOpenFile(w, fd, st, spec.destDirFd, spec.destName, '');
@@ -218,7 +223,7 @@ function copyDir(w: Walk, srcFd: number, destFd: number, rel: string): void {
         }
       } else if (st.isSymbolicLink()) {
         const target = fs.readlinkSync(from);
-        const place = { srcLink: join(w.spec.srcName, entryRel), srcTree: w.spec.srcName, destLink: join(w.spec.destPath, entryRel) };
+        const place = { srcLink: join(w.srcTree, entryRel), srcTree: w.srcTree, destLink: join(w.spec.destPath, entryRel) };
         if (!keepsLink(w.ctx.root, w.rule, target, place)) {
           w.stats.skipped++;
           continue;

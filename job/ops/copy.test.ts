@@ -268,3 +268,23 @@ test('progress lines count bytes up to the total, the last before the result', a
   assert.ok(lines.length >= 2, lines.join(''));
   assert.equal(lines.at(-1), 'FELIS-FILES-PROGRESS: {"done":23,"total":23}\n');
 });
+
+test('links are judged from where the copy really lands: a `to` through a link to a shallower folder leaves out a link that would climb out there', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('x/y/plugins/sub'), { recursive: true });
+  fs.writeFileSync(w.p('x/server.properties'), 'x');
+  fs.symlinkSync('../../../server.properties', w.p('x/y/plugins/sub/l')); // x/server.properties
+  fs.mkdirSync(w.p('a/b'), { recursive: true });
+  fs.writeFileSync(w.p('a/b/server.properties'), 'b');
+  fs.symlinkSync('../..', w.p('a/b/top')); // the root
+  const r = await w.run({ op: 'copy', path: 'x/y/plugins', to: 'a/b/top/p2' });
+  assert.equal(r.code, undefined, JSON.stringify(r));
+  // Really at p2/sub/l, `../../../` is above the root: left out, not kept as spelled from a/b/top/p2.
+  assert.equal(isLink(w.p('p2/sub/l')), false);
+  assert.equal(r.skipped, 1);
+  // Copied as deep as it was, it stays inside and is kept.
+  fs.mkdirSync(w.p('m/n'), { recursive: true });
+  fs.writeFileSync(w.p('m/server.properties'), 'm');
+  assert.equal((await w.run({ op: 'copy', path: 'x/y/plugins', to: 'm/n/p3' })).code, undefined);
+  assert.equal(fs.readlinkSync(w.p('m/n/p3/sub/l')), '../../../server.properties');
+});
