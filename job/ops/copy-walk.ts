@@ -61,7 +61,7 @@ export interface CopySpec {
 
 /** Sums a source's regular files and folders. Returns the plan, or the refusal. */
 export function planTree(root: WorldRoot, src: { name: string; isDir: boolean }): Plan | Result {
-  const rule = withheldRule(root);
+  const p: Planning = { rule: withheldRule(root), props: propertiesIdentity(root), propsBytes: undefined };
   let fd: number;
   try {
     fd = root.openFile(src.name, src.isDir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK, 'open', src.isDir);
@@ -70,9 +70,9 @@ export function planTree(root: WorldRoot, src: { name: string; isDir: boolean })
   }
   try {
     const st = fs.fstatSync(fd, { bigint: true });
-    if (!src.isDir) return { bytes: Number(st.size), files: 1, dirs: 0 };
+    if (!src.isDir) return { bytes: plannedBytes(p, st, () => redactedCopy(fd)), files: 1, dirs: 0 };
     const plan: Plan = { bytes: 0, files: 0, dirs: 1 };
-    planDir(fd, rule, plan);
+    planDir(fd, p, plan);
     return plan;
   } catch (e) {
     return failure(src.name, e, 'read');
@@ -81,7 +81,31 @@ export function planTree(root: WorldRoot, src: { name: string; isDir: boolean })
   }
 }
 
-function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
+interface Planning {
+  rule: WithheldRule;
+  props: Identity | null;
+  /** What the copy writes of the root server.properties, once worked out (every hard link to it writes the same). */
+  propsBytes: number | undefined;
+}
+
+/**
+ * The bytes the copy will write for a regular file: its size, but the redacted length for the root
+ * server.properties (copyOpenFile writes that instead, and it differs), so the progress total is
+ * what the copy counts and its `done` never passes it. `redacted` reads and redacts it.
+ */
+function plannedBytes(p: Planning, st: fs.BigIntStats, redacted: () => Buffer | null): number {
+  if (!sameIdentity(identityOf(st), p.props)) return Number(st.size);
+  p.propsBytes ??= redacted()?.length ?? 0;
+  return p.propsBytes;
+}
+
+/** What a copy writes of the root server.properties open at `fd`: its redacted form; null when too big to redact in memory (it is left out, as a zip leaves it out). */
+function redactedCopy(fd: number): Buffer | null {
+  const raw = readCapped(fd, MAX_READ_BYTES + 1);
+  return raw.length > MAX_READ_BYTES ? null : redactProperties(raw);
+}
+
+function planDir(dirFd: number, p: Planning, plan: Plan): void {
   const d = fs.opendirSync(fdPath(dirFd));
   try {
     for (let ent = d.readSync(); ent; ent = d.readSync()) {
@@ -92,15 +116,15 @@ function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
       } catch {
         continue; // gone since the listing
       }
-      if (rule.isIdentity(identityOf(st))) continue;
+      if (p.rule.isIdentity(identityOf(st))) continue;
       if (st.isFile()) {
         plan.files++;
-        plan.bytes += Number(st.size);
+        plan.bytes += plannedBytes(p, st, () => redactedAt(dirFd, ent.name));
       } else if (st.isDirectory()) {
         plan.dirs++;
         const fd = fs.openSync(atPath(dirFd, ent.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         try {
-          planDir(fd, rule, plan);
+          planDir(fd, p, plan);
         } finally {
           fs.closeSync(fd);
         }
@@ -108,6 +132,21 @@ function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
     }
   } finally {
     d.closeSync();
+  }
+}
+
+/** `redactedCopy` of the file `name` in `dirFd`, opened without following it; null when it cannot be (the copy judges it again). */
+function redactedAt(dirFd: number, name: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(atPath(dirFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return null; // gone or swapped since the listing
+  }
+  try {
+    return redactedCopy(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -249,13 +288,11 @@ function copyOpenFile(w: Walk, fd: number, st: fs.BigIntStats, destFd: number, n
     return;
   }
   if (sameIdentity(identityOf(st), w.props)) {
-    const raw = readCapped(fd, MAX_READ_BYTES + 1);
-    // Too big to redact in memory: left out, as a zip leaves it out.
-    if (raw.length > MAX_READ_BYTES) {
+    const redacted = redactedCopy(fd);
+    if (redacted === null) {
       w.stats.skipped++;
       return;
     }
-    const redacted = redactProperties(raw);
     const out = fs.openSync(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, Number(st.mode) & 0o777);
     try {
       fs.writeSync(out, redacted);

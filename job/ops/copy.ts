@@ -124,6 +124,9 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     let r: Result;
     try {
       r = src.isDir ? copyFolder(ctx, src, dest, hooks, progress) : copyFile(ctx, src.name, dest, sync, hooks, progress);
+      // A copy that landed is all done, though a file left out on the way (a withheld content, one
+      // changed since the plan) wrote less than planned.
+      if (r.code === undefined) progress(plan.bytes);
     } finally {
       throttle.flush(); // the last progress comes before the result
     }
