@@ -45,7 +45,7 @@ interface CodeEntry {
 export const ERROR_CODES = {
   bad_request: { kinds: ['invalid'], meaning: 'missing `?path=`, `?path=` not valid percent-encoded UTF-8, a malformed Host header or request line, missing/invalid body, unknown body field, bad `expect_sha256`, `create_only` with `expect_sha256`, empty `to`' },
   bad_name: { kinds: ['invalid'], meaning: 'server name not `^[a-z0-9-]{3,32}$` without a leading/trailing `-`' },
-  bad_path: { kinds: ['invalid'], meaning: 'escapes the world (`..`, absolute, links leading out), a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a NUL byte; unzip of a path not ending in an archive ending; a zip `name` that is not one `.zip` file name' },
+  bad_path: { kinds: ['invalid'], meaning: 'escapes the world (`..`, absolute, links leading out), a move or restore that would take a relative link further above the world root, a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a NUL byte; unzip of a path not ending in an archive ending; a zip `name` that is not one `.zip` file name' },
   digest_required: { kinds: ['invalid'], meaning: 'a write without `content_sha256`, or an upload without a `Content-Digest` sha-256 (checked before any Job)' },
   bad_digest: { kinds: ['invalid'], meaning: 'a malformed `content_sha256` or `Content-Digest` (checked before any Job)' },
   digest_mismatch: { kinds: ['invalid'], meaning: "the content is not what its SHA-256 says; nothing was changed" },
@@ -80,7 +80,7 @@ export const ERROR_CODES = {
   event_answer_gone: { kinds: ['gone'], meaning: "an event handled before whose Job's result is no longer available; it was not applied again" },
   length_required: { kinds: ['length_required'], meaning: 'an upload or a part without `Content-Length`' },
   range_not_satisfiable: { kinds: ['unsatisfiable'], meaning: 'a download `Range` that starts at or past the end of the file (or any range of an empty file); `Content-Range: bytes */<size>` says the size' },
-  too_large: { kinds: ['too_large'], meaning: 'read over 1 MiB, write over 256 KiB, body over 1 MiB, an event over its limit, an upload body longer than its length' },
+  too_large: { kinds: ['too_large'], meaning: 'read over 1 MiB, write over 256 KiB, body over 1 MiB, an event over its limit, an upload body longer than its length, a move or restore into a shallower folder of more than its links can be checked in (5 s, 512 folder levels)' },
   part_too_large: { kinds: ['too_large'], meaning: 'an upload part longer than it said' },
   export_busy: { kinds: ['busy'], meaning: 'already the most downloads of this server running; `Retry-After` says when to retry' },
   too_many_uploads: { kinds: ['busy'], meaning: 'the server already has an upload session' },

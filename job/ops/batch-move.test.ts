@@ -80,3 +80,50 @@ test('move-many: a rename the disk refuses is a failed item; the rest are moved'
   assert.match(r.failed![0]!.error.message, /input\/output error/);
   assert.equal(fs.existsSync(w.p('plugins/x.jar')), true);
 });
+
+test('move-many: a relative link taken where it leads above the root refuses the whole batch, even as its third move; links that stay inside move', async () => {
+  const links = (): World => {
+    const w = filled();
+    fs.mkdirSync(w.p('plugins/links'));
+    fs.symlinkSync('../../config/paper-global.yml', w.p('plugins/links/secret-sym'));
+    fs.symlinkSync('../x.jar', w.p('plugins/links/jar'));
+    return w;
+  };
+  const ok1 = { from: 'plugins/x.jar', to: 'archive/x.jar' };
+  const ok2 = { from: 'plugins/y.jar', to: 'y.jar' };
+  const cases: Array<[Move[], string, RegExp]> = [
+    [[ok1, ok2, { from: 'plugins/links/secret-sym', to: 'secret-sym' }], 'plugins/links/secret-sym', /^plugins\/links\/secret-sym is a link that would lead outside the world from secret-sym; nothing was moved$/],
+    [[ok1, ok2, { from: 'plugins/links', to: 'links' }], 'plugins/links', /^plugins\/links\/secret-sym is a link that would lead outside the world from links\/secret-sym;/],
+  ];
+  for (const [moves, path, message] of cases) {
+    const w = links();
+    const before = snapshot(w.root);
+    const r = await move(w, moves);
+    assert.equal(r.code, 'bad_path', JSON.stringify(r));
+    assert.equal(r.entry, path);
+    assert.match(r.error!, message);
+    assert.deepEqual(snapshot(w.root), before, 'nothing of the batch moved');
+  }
+  // A link that stays inside moves, with the rest of the batch.
+  const w = links();
+  const r = await move(w, [ok1, ok2, { from: 'plugins/links/jar', to: 'plugins/jar' }]);
+  assert.deepEqual(r, { done: ['plugins/x.jar', 'plugins/y.jar', 'plugins/links/jar'], failed: [] });
+  assert.equal(fs.readlinkSync(w.p('plugins/jar')), '../x.jar');
+  // As deep as it was, a folder's link leads where it did: moved.
+  assert.deepEqual(await move(w, [{ from: 'plugins/links', to: 'archive/links' }]), { done: ['plugins/links'], failed: [] });
+  assert.equal(fs.readlinkSync(w.p('archive/links/secret-sym')), '../../config/paper-global.yml');
+});
+
+test('move-many: a tree too deep to look through for links is too_large, and nothing moves', async () => {
+  const w = filled();
+  const deep = `plugins/a/${Array.from({ length: 513 }, () => 'd').join('/')}`;
+  fs.mkdirSync(w.p(deep), { recursive: true });
+  const before = snapshot(w.root);
+  const r = await move(w, [{ from: 'plugins/x.jar', to: 'archive/x.jar' }, { from: 'plugins/a', to: 'a' }]);
+  assert.equal(r.code, 'too_large', JSON.stringify(r));
+  assert.equal(r.entry, 'plugins/a');
+  assert.match(r.error!, /^the links in plugins\/a could not be checked: it holds folders more than 512 levels deep; nothing was moved$/);
+  assert.deepEqual(snapshot(w.root), before);
+  // Renamed in place it is not looked through at all: no link in it can lead further out.
+  assert.deepEqual(await move(w, [{ from: 'plugins/a', to: 'plugins/a2' }]), { done: ['plugins/a'], failed: [] });
+});

@@ -1,7 +1,8 @@
 /**
  * move-many: the single rename's checks for every move first (rename.ts: the source exists and is
- * not guarded, the new name's folder exists, nothing is at the new name: never replaces), then
- * each move made in one rename.
+ * not guarded, the new name's folder exists, nothing is at the new name: never replaces, no link
+ * it carries is taken further above the root, moved-links.ts, within one time budget for the
+ * whole batch), then each move made in one rename.
  *
  * Refused among the moves (`batch_conflict`), because their outcome would depend on their order:
  * one source moved twice, two moves onto one name, a source inside a folder another move takes
@@ -20,7 +21,8 @@ import { clean } from '../pathutil.ts';
 import { identityOf, isNotExist, Parent, type Identity } from '../root.ts';
 import { refuseWorkingPath, sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
-import { judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
+import { LinkBudget } from '../moved-links.ts';
+import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
 import { changedSince, conflict, diskFailure, failedItem, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
 
 interface Item {
@@ -46,6 +48,7 @@ export function checkMoves(ctx: OpContext, moves: Move[]): Item[] | Result {
   const movedFolders = new Map<string, string>();
   /** Every folder holding an earlier source or new name, with that item's path. */
   const holding = new Map<string, string>();
+  const budget = new LinkBudget();
   for (const m of moves) {
     const refused = refuseWorkingPath(m.from, false) ?? null;
     if (refused) return refusal(m.from, refused);
@@ -55,7 +58,7 @@ export function checkMoves(ctx: OpContext, moves: Move[]): Item[] | Result {
     const opened = openEntry(ctx.root, m.from, ROOT_MESSAGE);
     if (!isOpened(opened)) return refusal(m.from, opened);
     try {
-      const r = checkOne(ctx, m, opened, { sources, targets, movedFolders, holding });
+      const r = checkOne(ctx, m, opened, { sources, targets, movedFolders, holding, budget });
       if (!('id' in r)) return r;
       items.push(r);
     } finally {
@@ -69,7 +72,7 @@ function checkOne(
   ctx: OpContext,
   m: Move,
   opened: OpenedEntry,
-  s: { sources: Set<string>; targets: Set<string>; movedFolders: Map<string, string>; holding: Map<string, string> },
+  s: { sources: Set<string>; targets: Set<string>; movedFolders: Map<string, string>; holding: Map<string, string>; budget: LinkBudget },
 ): Item | Result {
   const src = opened.parent;
   const judged = judgeMoveSource(ctx, opened.name, src);
@@ -93,6 +96,9 @@ function checkOne(
     const dstIn = seen.dstAbove.find((k) => s.movedFolders.has(k));
     if (dstIn) return conflict(m.to, `${m.to} is inside ${s.movedFolders.get(dstIn)}, which the batch also moves`);
     if (isDir && s.holding.has(idKey(id))) return conflict(m.from, `${m.from} holds ${s.holding.get(idKey(id))}, which the batch also moves`);
+    // Last: the only check that may walk a tree. The moves are independent by now, so each is judged from where it is.
+    const links = judgeMoveLinks(ctx, opened.name, src, to, dst, s.budget);
+    if (links) return refusal(m.from, links);
     s.sources.add(from.key);
     s.targets.add(into.key);
     if (isDir) s.movedFolders.set(idKey(id), m.from);

@@ -4,21 +4,24 @@
  * the world root's own resolution (which refuses every escape and follows links inside), to
  * something that exists. A target inside the copied tree is judged at the original (the copy's
  * counterpart is built beside it); one outside the tree is judged from the copy's place, since the
- * same `../` text may lead elsewhere from there. Absolute targets, escapes, dangling links and
- * links to the withheld file are left out (the caller counts them).
+ * same `../` text may lead elsewhere from there. Both places are paths as the kernel names their
+ * folders (a `to` spelled through a link is judged where it really leads), and a target that
+ * climbs above the root from either is out by link-reach.ts, the rule a move keeps too. Absolute
+ * targets, escapes, dangling links and links to the withheld file are left out (the caller
+ * counts them).
  *
  * @module
  */
-import { clean, dir, leadsOutside } from '../pathutil.ts';
+import { targetPath } from '../link-reach.ts';
 import { identityOf, type WorldRoot } from '../root.ts';
 import type { WithheldRule } from '../withheld.ts';
 
 export interface LinkPlace {
-  /** Root-relative path of the link in the original tree. */
+  /** Root-relative path of the link in the original tree, its folders as the kernel names them. */
   srcLink: string;
-  /** Root-relative path of the original tree (the copied folder). */
+  /** Root-relative path of the original tree (the copied folder), as the kernel names it. */
   srcTree: string;
-  /** Root-relative path the link will have once the copy lands. */
+  /** Root-relative path the link will have once the copy lands, its folders as the kernel names them. */
   destLink: string;
 }
 
@@ -36,11 +39,11 @@ function resolvesInside(root: WorldRoot, rule: WithheldRule, path: string): bool
 }
 
 export function keepsLink(root: WorldRoot, rule: WithheldRule, target: string, at: LinkPlace): boolean {
-  if (target === '' || target.startsWith('/') || target.includes('\0')) return false;
-  const fromSrc = clean(`${dir(at.srcLink)}/${target}`);
-  if (leadsOutside(fromSrc) || fromSrc.startsWith('/')) return false;
+  // Lexically first (link-reach.ts, the rule a move judges by too), then through the root.
+  const fromSrc = targetPath(at.srcLink, target);
+  if (fromSrc === null) return false;
   if (within(fromSrc, at.srcTree)) return resolvesInside(root, rule, at.srcLink);
-  const fromDest = clean(`${dir(at.destLink)}/${target}`);
-  if (leadsOutside(fromDest) || fromDest.startsWith('/')) return false;
+  const fromDest = targetPath(at.destLink, target);
+  if (fromDest === null) return false;
   return resolvesInside(root, rule, fromDest) && resolvesInside(root, rule, at.srcLink);
 }

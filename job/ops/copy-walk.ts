@@ -20,6 +20,7 @@ import { GAME_GID, GAME_UID, MAX_READ_BYTES, type OpContext } from '../types.ts'
 import { withheldRule, type WithheldRule } from '../withheld.ts';
 import { isWorkingName } from '../working-files.ts';
 import { keepsLink } from './copy-links.ts';
+import { realFolder } from '../moved-links.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 const COPY_FLAGS = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE;
@@ -54,13 +55,13 @@ export interface CopySpec {
   srcName: string;
   destDirFd: number;
   destName: string;
-  /** The root-relative path the copy will have once it lands (judges links from there). */
+  /** The root-relative path the copy will have once it lands, its folder as the kernel names it (judges links from there). */
   destPath: string;
 }
 
 /** Sums a source's regular files and folders. Returns the plan, or the refusal. */
 export function planTree(root: WorldRoot, src: { name: string; isDir: boolean }): Plan | Result {
-  const rule = withheldRule(root);
+  const p: Planning = { rule: withheldRule(root), props: propertiesIdentity(root), propsBytes: undefined };
   let fd: number;
   try {
     fd = root.openFile(src.name, src.isDir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK, 'open', src.isDir);
@@ -69,9 +70,9 @@ export function planTree(root: WorldRoot, src: { name: string; isDir: boolean })
   }
   try {
     const st = fs.fstatSync(fd, { bigint: true });
-    if (!src.isDir) return { bytes: Number(st.size), files: 1, dirs: 0 };
+    if (!src.isDir) return { bytes: plannedBytes(p, st, () => redactedCopy(fd)), files: 1, dirs: 0 };
     const plan: Plan = { bytes: 0, files: 0, dirs: 1 };
-    planDir(fd, rule, plan);
+    planDir(fd, p, plan);
     return plan;
   } catch (e) {
     return failure(src.name, e, 'read');
@@ -80,7 +81,31 @@ export function planTree(root: WorldRoot, src: { name: string; isDir: boolean })
   }
 }
 
-function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
+interface Planning {
+  rule: WithheldRule;
+  props: Identity | null;
+  /** What the copy writes of the root server.properties, once worked out (every hard link to it writes the same). */
+  propsBytes: number | undefined;
+}
+
+/**
+ * The bytes the copy will write for a regular file: its size, but the redacted length for the root
+ * server.properties (copyOpenFile writes that instead, and it differs), so the progress total is
+ * what the copy counts and its `done` never passes it. `redacted` reads and redacts it.
+ */
+function plannedBytes(p: Planning, st: fs.BigIntStats, redacted: () => Buffer | null): number {
+  if (!sameIdentity(identityOf(st), p.props)) return Number(st.size);
+  p.propsBytes ??= redacted()?.length ?? 0;
+  return p.propsBytes;
+}
+
+/** What a copy writes of the root server.properties open at `fd`: its redacted form; null when too big to redact in memory (it is left out, as a zip leaves it out). */
+function redactedCopy(fd: number): Buffer | null {
+  const raw = readCapped(fd, MAX_READ_BYTES + 1);
+  return raw.length > MAX_READ_BYTES ? null : redactProperties(raw);
+}
+
+function planDir(dirFd: number, p: Planning, plan: Plan): void {
   const d = fs.opendirSync(fdPath(dirFd));
   try {
     for (let ent = d.readSync(); ent; ent = d.readSync()) {
@@ -91,15 +116,15 @@ function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
       } catch {
         continue; // gone since the listing
       }
-      if (rule.isIdentity(identityOf(st))) continue;
+      if (p.rule.isIdentity(identityOf(st))) continue;
       if (st.isFile()) {
         plan.files++;
-        plan.bytes += Number(st.size);
+        plan.bytes += plannedBytes(p, st, () => redactedAt(dirFd, ent.name));
       } else if (st.isDirectory()) {
         plan.dirs++;
         const fd = fs.openSync(atPath(dirFd, ent.name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         try {
-          planDir(fd, rule, plan);
+          planDir(fd, p, plan);
         } finally {
           fs.closeSync(fd);
         }
@@ -110,8 +135,25 @@ function planDir(dirFd: number, rule: WithheldRule, plan: Plan): void {
   }
 }
 
+/** `redactedCopy` of the file `name` in `dirFd`, opened without following it; null when it cannot be (the copy judges it again). */
+function redactedAt(dirFd: number, name: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(atPath(dirFd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return null; // gone or swapped since the listing
+  }
+  try {
+    return redactedCopy(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 interface Walk {
   ctx: OpContext;
+  /** The copied folder's root-relative path as the kernel names it (the source may be spelled through a link). */
+  srcTree: string;
   rule: WithheldRule;
   props: Identity | null;
   spec: CopySpec;
@@ -122,9 +164,11 @@ interface Walk {
 
 /** Writes the copy at `spec.destName`; throws the OS error that stopped it (the caller removes what was written). */
 export function copyTree(ctx: OpContext, spec: CopySpec, hooks: CopyHooks, progress: (done: number) => void): CopyStats {
-  const w: Walk = { ctx, rule: withheldRule(ctx.root), props: propertiesIdentity(ctx.root), spec, hooks, progress, stats: { files: 0, bytes: 0, links: 0, skipped: 0 } };
   const fd = ctx.root.openFile(spec.srcName, spec.kind === 'dir' ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK, 'open', spec.kind === 'dir');
+  const stats = { files: 0, bytes: 0, links: 0, skipped: 0 };
   try {
+    const srcTree = spec.kind === 'dir' ? realFolder(ctx.root, fd) : spec.srcName;
+    const w: Walk = { ctx, srcTree, rule: withheldRule(ctx.root), props: propertiesIdentity(ctx.root), spec, hooks, progress, stats };
     const st = fs.fstatSync(fd, { bigint: true });
     if (spec.kind === 'file') {
       copyOpenFile(w, fd, st, spec.destDirFd, spec.destName, '');
@@ -218,7 +262,7 @@ function copyDir(w: Walk, srcFd: number, destFd: number, rel: string): void {
         }
       } else if (st.isSymbolicLink()) {
         const target = fs.readlinkSync(from);
-        const place = { srcLink: join(w.spec.srcName, entryRel), srcTree: w.spec.srcName, destLink: join(w.spec.destPath, entryRel) };
+        const place = { srcLink: join(w.srcTree, entryRel), srcTree: w.srcTree, destLink: join(w.spec.destPath, entryRel) };
         if (!keepsLink(w.ctx.root, w.rule, target, place)) {
           w.stats.skipped++;
           continue;
@@ -244,13 +288,11 @@ function copyOpenFile(w: Walk, fd: number, st: fs.BigIntStats, destFd: number, n
     return;
   }
   if (sameIdentity(identityOf(st), w.props)) {
-    const raw = readCapped(fd, MAX_READ_BYTES + 1);
-    // Too big to redact in memory: left out, as a zip leaves it out.
-    if (raw.length > MAX_READ_BYTES) {
+    const redacted = redactedCopy(fd);
+    if (redacted === null) {
       w.stats.skipped++;
       return;
     }
-    const redacted = redactProperties(raw);
     const out = fs.openSync(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, Number(st.mode) & 0o777);
     try {
       fs.writeSync(out, redacted);

@@ -268,3 +268,66 @@ test('progress lines count bytes up to the total, the last before the result', a
   assert.ok(lines.length >= 2, lines.join(''));
   assert.equal(lines.at(-1), 'FELIS-FILES-PROGRESS: {"done":23,"total":23}\n');
 });
+
+/** The progress lines as numbers. */
+function progressOf(lines: string[]): Array<{ done: number; total: number }> {
+  return lines.map((l) => JSON.parse(l.replace(/^FELIS-FILES-PROGRESS: /, '')) as { done: number; total: number });
+}
+
+test('a hard link to the root server.properties is planned at its redacted size: done never passes the total, and ends at it', async () => {
+  const w = makeWorld();
+  plugins(w);
+  fs.linkSync(w.p('server.properties'), w.p('plugins/server.properties'));
+  const lines: string[] = [];
+  const r = await w.run({ op: 'copy', path: 'plugins' }, { progress: (l) => lines.push(l) });
+  assert.equal(r.code, undefined, JSON.stringify(r));
+  const written = fs.statSync(w.p('plugins copy/server.properties')).size;
+  assert.doesNotMatch(fs.readFileSync(w.p('plugins copy/server.properties'), 'utf8'), /hunter2/);
+  assert.notEqual(written, fs.statSync(w.p('server.properties')).size, 'the redacted form differs in size');
+  const p = progressOf(lines);
+  assert.ok(p.length >= 2, lines.join(''));
+  for (const l of p) assert.ok(l.done <= l.total, lines.join(''));
+  assert.deepEqual(p.at(-1), { done: 23 + written, total: 23 + written });
+  assert.equal(r.bytes, 23 + written);
+});
+
+test('a file that grew since the plan counts no further than the total; a file left out since still ends the progress at it', async () => {
+  const w = makeWorld();
+  plugins(w);
+  const lines: string[] = [];
+  let first = true;
+  const r = await copyHooked(w, { path: 'plugins' }, {
+    afterFile: (rel) => {
+      // After the plan, before the other two files are copied: one grows, one goes.
+      if (!first) return;
+      first = false;
+      const rest = ['a.jar', 'Essentials/config.yml', 'Essentials/data/u.yml'].filter((f) => f !== rel);
+      fs.appendFileSync(w.p(`plugins/${rest[0]}`), 'y'.repeat(100));
+      fs.unlinkSync(w.p(`plugins/${rest[1]}`));
+    },
+  }, { progress: (l) => lines.push(l) });
+  assert.equal(r.code, undefined, JSON.stringify(r));
+  const p = progressOf(lines);
+  for (const l of p) assert.ok(l.done <= l.total, lines.join(''));
+  assert.deepEqual(p.at(-1), { done: 23, total: 23 });
+});
+
+test('links are judged from where the copy really lands: a `to` through a link to a shallower folder leaves out a link that would climb out there', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('x/y/plugins/sub'), { recursive: true });
+  fs.writeFileSync(w.p('x/server.properties'), 'x');
+  fs.symlinkSync('../../../server.properties', w.p('x/y/plugins/sub/l')); // x/server.properties
+  fs.mkdirSync(w.p('a/b'), { recursive: true });
+  fs.writeFileSync(w.p('a/b/server.properties'), 'b');
+  fs.symlinkSync('../..', w.p('a/b/top')); // the root
+  const r = await w.run({ op: 'copy', path: 'x/y/plugins', to: 'a/b/top/p2' });
+  assert.equal(r.code, undefined, JSON.stringify(r));
+  // Really at p2/sub/l, `../../../` is above the root: left out, not kept as spelled from a/b/top/p2.
+  assert.equal(isLink(w.p('p2/sub/l')), false);
+  assert.equal(r.skipped, 1);
+  // Copied as deep as it was, it stays inside and is kept.
+  fs.mkdirSync(w.p('m/n'), { recursive: true });
+  fs.writeFileSync(w.p('m/server.properties'), 'm');
+  assert.equal((await w.run({ op: 'copy', path: 'x/y/plugins', to: 'm/n/p3' })).code, undefined);
+  assert.equal(fs.readlinkSync(w.p('m/n/p3/sub/l')), '../../../server.properties');
+});

@@ -33,6 +33,7 @@ import { WORK_PREFIX } from '../archive/work-folder.ts';
 import { freeBytes, PER_ITEM_BYTES } from './unzip.ts';
 import { freeCopyName } from './copy-name.ts';
 import { copyTree, planTree, type CopyHooks, type CopyStats } from './copy-walk.ts';
+import { realFolder } from '../moved-links.ts';
 
 export type { CopyHooks } from './copy-walk.ts';
 
@@ -123,6 +124,9 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     let r: Result;
     try {
       r = src.isDir ? copyFolder(ctx, src, dest, hooks, progress) : copyFile(ctx, src.name, dest, sync, hooks, progress);
+      // A copy that landed is all done, though a file left out on the way (a withheld content, one
+      // changed since the plan) wrote less than planned.
+      if (r.code === undefined) progress(plan.bytes);
     } finally {
       throttle.flush(); // the last progress comes before the result
     }
@@ -130,6 +134,12 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
   } finally {
     dest.parent.close();
   }
+}
+
+/** Where the copy lands, its folder as the kernel names it: `to` may pass through a link, and a link is judged from where it really is. */
+function realPath(ctx: OpContext, dest: Dest): string {
+  const folder = realFolder(ctx.root, dest.parent.fd);
+  return folder === '' ? dest.name : `${folder}/${dest.name}`;
 }
 
 function outcome(e: unknown, final: string, srcName: string): Result {
@@ -146,7 +156,7 @@ function copyFile(ctx: OpContext, srcName: string, dest: Dest, hash: boolean, ho
   let landed = false;
   let stats: CopyStats;
   try {
-    stats = copyTree(ctx, { kind: 'file', srcName, destDirFd: dirFd, destName: temp, destPath: dest.path }, hooks, progress);
+    stats = copyTree(ctx, { kind: 'file', srcName, destDirFd: dirFd, destName: temp, destPath: realPath(ctx, dest) }, hooks, progress);
     if (stats.files === 0) return fail('bad_path', `${srcName} is withheld (or a server.properties too large to redact); it is never copied`);
     let sha256: string | undefined;
     const fd = fs.openSync(atPath(dirFd, temp), O_RDONLY | O_NOFOLLOW);
@@ -179,7 +189,7 @@ function copyFolder(ctx: OpContext, src: { name: string }, dest: Dest, hooks: Co
     fs.mkdirSync(atPath(dirFd, work), 0o700);
     fs.chmodSync(atPath(dirFd, work), 0o700);
     workFd = fs.openSync(atPath(dirFd, work), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    const stats = copyTree(ctx, { kind: 'dir', srcName: src.name, destDirFd: workFd, destName: 'new', destPath: dest.path }, hooks, progress);
+    const stats = copyTree(ctx, { kind: 'dir', srcName: src.name, destDirFd: workFd, destName: 'new', destPath: realPath(ctx, dest) }, hooks, progress);
     // One syncfs for every file written; where it cannot run, each file and folder is fsynced.
     try {
       ctx.syncfs(ctx.root.dir);

@@ -118,3 +118,67 @@ test('renaming a folder into itself is bad_path (an OS error), and a 256-byte de
   assert.equal((await w.run(mv('f', 'n'.repeat(256)))).code, 'bad_path');
   assert.deepEqual(await w.run(mv('f', 'n'.repeat(255))), {});
 });
+
+/** plugins/links/secret-sym -> ../../config/paper-global.yml: inside the world where it is, two folders above it at the root. */
+function withClimbingLink() {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('plugins/links'), { recursive: true });
+  fs.symlinkSync('../../config/paper-global.yml', w.p('plugins/links/secret-sym'));
+  return w;
+}
+
+test('a relative link moved into a shallower folder, from where it would lead above the root, is bad_path naming it, and nothing moves', async () => {
+  const w = withClimbingLink();
+  const before = snapshot(w.root);
+  assert.deepEqual(await w.run(mv('plugins/links/secret-sym', 'secret-sym')), {
+    code: 'bad_path',
+    error: 'plugins/links/secret-sym is a link that would lead outside the world from secret-sym; nothing was moved',
+  });
+  // One level up is one too many as well: from plugins/, `../../` is above the root.
+  assert.equal((await w.run(mv('plugins/links/secret-sym', 'plugins/secret-sym'))).code, 'bad_path');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('a folder holding such a link at any depth is refused whole, named by the link where it is now; as deep or deeper it moves', async () => {
+  const w = withClimbingLink();
+  fs.writeFileSync(w.p('plugins/links/a.txt'), 'a');
+  fs.mkdirSync(w.p('deep/er'), { recursive: true });
+  const before = snapshot(w.root);
+  const r = await w.run(mv('plugins/links', 'links'));
+  assert.deepEqual(r, { code: 'bad_path', error: 'plugins/links/secret-sym is a link that would lead outside the world from links/secret-sym; nothing was moved' });
+  assert.deepEqual(snapshot(w.root), before);
+  // Renamed in place, plugins/ stays at the root: its link leads where it did. Deeper, nowhere further.
+  assert.deepEqual(await w.run(mv('plugins/', 'old')), {});
+  assert.deepEqual(await w.run(mv('old', 'deep/er/old')), {});
+  assert.equal(fs.readlinkSync(w.p('deep/er/old/links/secret-sym')), '../../config/paper-global.yml');
+});
+
+test('the link judged where it really lands: a destination spelled through a link to a shallower folder is refused too', async () => {
+  const w = withClimbingLink();
+  fs.mkdirSync(w.p('a/b'), { recursive: true });
+  fs.symlinkSync('../..', w.p('a/b/top')); // a/b/top is the root
+  const before = snapshot(w.root);
+  const r = await w.run(mv('plugins/links/secret-sym', 'a/b/top/s'));
+  assert.equal(r.code, 'bad_path', JSON.stringify(r));
+  assert.match(r.error!, /^plugins\/links\/secret-sym is a link that would lead outside the world from a\/b\/top\/s;/);
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('links that stay inside, absolute links and links already outside moved no shallower are moved', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('plugins/x'), { recursive: true });
+  fs.symlinkSync('../config/paper.yml', w.p('plugins/x/up-one'));
+  fs.symlinkSync(path.join(w.outside, 'secret.txt'), w.p('plugins/x/abs'));
+  fs.symlinkSync('../../../outside/secret.txt', w.p('plugins/x/out'));
+  fs.mkdirSync(w.p('other'));
+  // plugins/x → x: up-one then names ../config/paper.yml from the root's x, inside; but out climbs further.
+  assert.equal((await w.run(mv('plugins/x', 'x'))).code, 'bad_path');
+  fs.unlinkSync(w.p('plugins/x/out'));
+  assert.deepEqual(await w.run(mv('plugins/x', 'x')), {});
+  assert.equal(fs.readlinkSync(w.p('x/abs')), path.join(w.outside, 'secret.txt'));
+  // An already escaping link moved no shallower (renamed in place, or deeper) leads no further out.
+  fs.symlinkSync('../../../outside/secret.txt', w.p('x/out'));
+  assert.deepEqual(await w.run(mv('x', 'y')), {});
+  assert.deepEqual(await w.run(mv('y', 'other/y')), {});
+  assert.equal(fs.readlinkSync(w.p('other/y/out')), '../../../outside/secret.txt');
+});

@@ -1,6 +1,7 @@
 /**
  * rename(path, to): moves a file, a folder (with its contents) or a link (itself). Never replaces,
- * never creates parents, never moves a guarded file (the forwarding secret, `config`, server.properties).
+ * never creates parents, never moves a guarded file (the forwarding secret, `config`, server.properties),
+ * never takes a relative link further above the world's root than it reaches now (moved-links.ts).
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { isGuarded, managedMessage, renameGuardIdentities } from '../guard.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, identityOf, isNotExist, Parent } from '../root.ts';
 import { holdsEntry, withheldEntry } from '../withheld.ts';
+import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../moved-links.ts';
 import { sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
@@ -61,6 +63,26 @@ export function judgeTargetFree(to: string, dst: Parent & { name: string }): Res
   return null;
 }
 
+/**
+ * Null when moving the entry `src` to `dst` takes no link it is or holds further out, else the
+ * refusal (`from` and `to` as the caller spelled them name the link in it).
+ */
+export function judgeMoveLinks(ctx: OpContext, from: string, src: Parent & { name: string }, to: string, dst: Parent & { name: string }, budget: LinkBudget): Result | null {
+  const into = realFolder(ctx.root, dst.fd);
+  return judgeMovedLinks(
+    {
+      dirFd: src.fd,
+      name: src.name,
+      fromDepth: depthOf(realFolder(ctx.root, src.fd)),
+      lands: into === '' ? dst.name : `${into}/${dst.name}`,
+      shown: from,
+      shownAfter: to,
+      unchanged: 'nothing was moved',
+    },
+    budget,
+  );
+}
+
 export function rename(ctx: OpContext, req: OpRequest): Result {
   const from = clean(req.path);
   const to = clean(req.to ?? '');
@@ -78,6 +100,8 @@ export function rename(ctx: OpContext, req: OpRequest): Result {
       for (const fd of new Set([src.fd, dst.fd])) sweepStale(fd);
       const taken = judgeTargetFree(to, dst);
       if (taken) return taken;
+      const links = judgeMoveLinks(ctx, from, src, to, dst, new LinkBudget());
+      if (links) return links;
       try {
         fs.renameSync(src.at(), dst.at());
       } catch (e) {

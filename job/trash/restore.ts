@@ -1,6 +1,9 @@
 /**
  * trash-restore(id, to?): puts every item of a record back where it was (or at `<to>/<its path>`),
  * all or nothing, never over an existing path (`exists`, naming it), then removes the record.
+ * Missing folders on the way are made. Like a move, it never takes a relative link further above
+ * the world's root than it reached where it was (moved-links.ts): a restore lands as deep or
+ * deeper, unless a folder of its destination is now a link to a shallower one.
  *
  * The record says `restoring` (with each destination and the folders the restore will make)
  * durably before anything moves; each item then goes back in one rename from its slot. A failure
@@ -12,8 +15,9 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg } from '../failure.ts';
-import { clean, join } from '../pathutil.ts';
+import { clean, dir, join } from '../pathutil.ts';
 import { atPath, NAME_MAX } from '../root.ts';
+import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../moved-links.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { pathHasWorkingName, reservedMessage } from '../working-files.ts';
 import { writeRecord, type TrashRecord } from './record.ts';
@@ -117,6 +121,48 @@ function keepGuarded(ctx: OpContext, fd: number, r: TrashRecord, dest: string[],
   return null;
 }
 
+/** The path `p` will have as the kernel names it: its deepest existing folder's, then the folders the restore makes. */
+function realPathOf(ctx: OpContext, p: string): string {
+  if (p === '.' || p === '') return '';
+  let fd: number;
+  try {
+    fd = ctx.root.openDir(p);
+  } catch {
+    const up = realPathOf(ctx, dir(p));
+    const base = p.slice(p.lastIndexOf('/') + 1);
+    return up === '' ? base : `${up}/${base}`;
+  }
+  try {
+    return realFolder(ctx.root, fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Null when no item takes a link further out than where it was (see the module note), else the refusal. */
+function judgeLinks(ctx: OpContext, fd: number, r: TrashRecord, dest: string[]): Result | null {
+  const budget = new LinkBudget();
+  for (const [k, item] of r.items.entries()) {
+    if (item.kind !== 'dir' && item.kind !== 'link') continue;
+    const d = dest[k]!;
+    const folder = realPathOf(ctx, dir(d));
+    const base = d.slice(d.lastIndexOf('/') + 1);
+    const refused = judgeMovedLinks(
+      {
+        dirFd: fd,
+        name: String(item.slot),
+        fromDepth: depthOf(dir(item.path)),
+        lands: folder === '' ? base : `${folder}/${base}`,
+        shownAfter: d,
+        unchanged: `nothing of ${r.id} was restored`,
+      },
+      budget,
+    );
+    if (refused) return { ...refused, entry: d };
+  }
+  return null;
+}
+
 class RestoreFailed extends Error {
   readonly result: Result;
   constructor(result: Result) {
@@ -138,6 +184,9 @@ export function restoreRecord(ctx: OpContext, trash: Trash, fd: number, r: Trash
   const order = r.items.map((_, k) => k).sort((a, b) => depth(dest[a]!) - depth(dest[b]!) || a - b);
   const planned = plan(ctx, r, dest, order);
   if (!('made' in planned)) return planned;
+  const links = judgeLinks(ctx, fd, r, dest);
+  if (links) return links;
+  // Last: it writes the ledger, which only a restore that goes ahead needs.
   const guarded = keepGuarded(ctx, fd, r, dest, base !== '');
   if (guarded) return guarded;
   const restoring: TrashRecord = { ...r, state: 'restoring', dest, made: planned.made };

@@ -152,6 +152,34 @@ test('restoring puts a file back into folders deleted since, and a batch with a 
   assert.equal(fs.readFileSync(w.p('a/g.txt'), 'utf8'), 'g');
 });
 
+test('a restore never lands a relative link where it leads above the root: a folder of its way now a link to a shallower one', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('deep/sub'), { recursive: true });
+  fs.symlinkSync('../../server.properties', w.p('deep/sub/lnk'));
+  fs.mkdirSync(w.p('deep/sub/keep'));
+  fs.symlinkSync('../../../config/paper.yml', w.p('deep/sub/keep/cfg'));
+  const one = await on(w, { op: 'delete', path: 'deep/sub/lnk' });
+  const folder = await on(w, { op: 'delete', path: 'deep/sub/keep' });
+  // deep/sub is now a link to the root: put back "where it was", each link would land at the root.
+  fs.rmdirSync(w.p('deep/sub'));
+  fs.symlinkSync('..', w.p('deep/sub'));
+  const before = visible(w);
+  const r = await on(w, { op: 'trash-restore', path: '', trashId: one.trash_id });
+  assert.deepEqual(r, { code: 'bad_path', error: `deep/sub/lnk would be a link leading outside the world; nothing of ${one.trash_id} was restored`, entry: 'deep/sub/lnk' });
+  const f = await on(w, { op: 'trash-restore', path: '', trashId: folder.trash_id });
+  assert.deepEqual(f, { code: 'bad_path', error: `deep/sub/keep/cfg would be a link leading outside the world; nothing of ${folder.trash_id} was restored`, entry: 'deep/sub/keep' });
+  assert.deepEqual(visible(w), before, 'nothing restored, both records still held');
+  assert.equal((await on(w, { op: 'trash-list', path: '' })).trash_items!.length, 2);
+  // Under a folder as deep as they were, or deeper, they come back as they were.
+  fs.mkdirSync(w.p('x'));
+  assert.deepEqual((await on(w, { op: 'trash-restore', path: '', trashId: one.trash_id, to: 'x' })).restored, ['x/deep/sub/lnk']);
+  assert.equal(fs.readlinkSync(w.p('x/deep/sub/lnk')), '../../server.properties');
+  fs.unlinkSync(w.p('deep/sub'));
+  fs.mkdirSync(w.p('deep/sub'));
+  assert.deepEqual((await on(w, { op: 'trash-restore', path: '', trashId: folder.trash_id })).restored, ['deep/sub/keep']);
+  assert.equal(fs.readlinkSync(w.p('deep/sub/keep/cfg')), '../../../config/paper.yml');
+});
+
 test('what has expired goes with the next mutation of the world; a listing alone purges nothing', async () => {
   const w = makeWorld();
   const t0 = Date.UTC(2026, 0, 1);

@@ -159,3 +159,21 @@ test('progress throttle: flush prints the waiting value before a result, once', 
   p.flush();
   assert.equal(lines.length, 2, 'nothing printed twice');
 });
+
+test('progress throttle: done is never printed above the total, and a value just printed is not printed again', () => {
+  const clock = fakeTime();
+  const lines: string[] = [];
+  const p = new ProgressThrottle((l) => lines.push(l), 1000, clock.now, clock.timers);
+  p.report(0, 10);
+  p.report(12, 10); // a file grew since the total was planned
+  p.report(15, 10);
+  p.report(10, 10);
+  p.flush();
+  clock.advance(5000);
+  assert.deepEqual(lines, ['FELIS-FILES-PROGRESS: {"done":0,"total":10}\n', 'FELIS-FILES-PROGRESS: {"done":10,"total":10}\n']);
+  // Files of no size at a total of 0: one line, not one per file.
+  const zero: string[] = [];
+  const z = new ProgressThrottle((l) => zero.push(l), 1000, clock.now, clock.timers);
+  for (let i = 0; i < 100; i++) z.report(0, 0);
+  assert.deepEqual(zero, ['FELIS-FILES-PROGRESS: {"done":0,"total":0}\n']);
+});

@@ -325,10 +325,12 @@ const realTimer: ProgressTimer = {
  * passed since the last printed line; otherwise it waits, and the latest waiting value prints as
  * soon as the interval allows (trailing edge), never dropped. `flush` prints a waiting value now:
  * call it before the result line, so the last progress always comes before the result. A waiting
- * timer does not keep the process alive.
+ * timer does not keep the process alive. `done` is never printed above `total`, and a value just
+ * printed is not printed again.
  */
 export class ProgressThrottle {
   #last: number | undefined;
+  #printed: Progress | undefined;
   #pending: Progress | undefined;
   #timer: unknown;
   readonly #write: (line: string) => void;
@@ -344,6 +346,12 @@ export class ProgressThrottle {
   }
 
   report(done: number, total: number): void {
+    // A total is planned before the work (a walk of the files, an archive's declared sizes): a file
+    // that grows or appears between the plan and the work would count past it, and a line past
+    // its total would read as more than all of the work.
+    done = Math.min(done, total);
+    // Nothing new (a clamped count, files of no size at the total): no line, so they cannot flood the log.
+    if (this.#pending === undefined && this.#printed?.done === done && this.#printed.total === total) return;
     const t = this.#now();
     if (this.#last !== undefined && done < total && t - this.#last < this.#intervalMs) {
       this.#pending = { done, total };
@@ -368,6 +376,7 @@ export class ProgressThrottle {
       this.#timer = undefined;
     }
     this.#last = t;
+    this.#printed = p;
     try {
       this.#write(formatProgressLine(p));
     } catch {

@@ -35,7 +35,7 @@ export const ROUTE_PROSE = {
   },
   'files.rename': {
     summary: 'Move without replacing, under the world lock.',
-    answer: '`{path, to, status:"renamed"}` — never replaces',
+    answer: '`{path, to, status:"renamed"}` — never replaces; never takes a relative link (the entry or one inside it) to a place from where it leads further above the world\'s root (400 `bad_path` naming the link)',
   },
   'files.delete_many': {
     summary: 'Delete many files or folders in one Job, every one checked first, under the world lock.',
@@ -43,7 +43,7 @@ export const ROUTE_PROSE = {
   },
   'files.move': {
     summary: 'Move or rename many files or folders in one Job without replacing, every one checked first, under the world lock.',
-    answer: '`{done:[from…], failed:[{path, error}]}` — 1–1000 moves; never replaces; two moves onto one name, or of or into a folder another move takes, are 409 `batch_conflict`; nothing changed on any refusal',
+    answer: '`{done:[from…], failed:[{path, error}]}` — 1–1000 moves; never replaces; two moves onto one name, or of or into a folder another move takes, are 409 `batch_conflict`; a move that takes a relative link to a place from where it leads further above the world\'s root is 400 `bad_path`; nothing changed on any refusal',
   },
   'files.chmod': {
     summary: "Set many files' or folders' permission bits in one Job, every one checked first, under the world lock.",
@@ -103,7 +103,7 @@ export const ROUTE_PROSE = {
   },
   'files.trash.restore': {
     summary: 'Put a trash record back where it was (or under the folder `to`), under the world lock.',
-    answer: '`{id, restored:[paths]}` — all or nothing; 409 `file_exists` (its `path` names it) when one of them exists again; 404 `trash_not_found`',
+    answer: '`{id, restored:[paths]}` — all or nothing; the folders missing on the way (`to` too) are made; 409 `file_exists` (its `path` names it) when one of them exists again; 404 `trash_not_found`',
   },
   'files.trash.purge': {
     summary: 'Remove one trash record for good, under the world lock.',

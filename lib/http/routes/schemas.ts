@@ -349,7 +349,7 @@ export const SCHEMAS = {
   'files.trash.restore': {
     body: {
       json: z.strictObject({
-        to: described(z.optional(z.string({ error: 'to must be a string' }).check(z.minLength(1, { error: 'to cannot be empty' }))), 'an existing folder to restore under; default: where each path was'),
+        to: described(z.optional(z.string({ error: 'to must be a string' }).check(z.minLength(1, { error: 'to cannot be empty' }))), 'a folder to restore under, made when missing; default: where each path was'),
       }),
     },
     requestHeaders: preferHeader,
