@@ -34,8 +34,10 @@ export const filesUpload = defineFunction('files-upload', (deps) => ({
     const { overwrite, parents } = input.query();
     const uploads = deps.uploads;
     const placed = await underWorldLock(deps, f, () => uploads.single(f.target, { path: f.path, size, sha256, overwrite, ...(parents ? { parents } : {}) }, uploadBody(c), f.signal));
-    if (placed.sha256 !== sha256) throw new RunnerError(`the receiver placed ${placed.sha256}, not ${sha256}`);
-    audit(deps.logger, c.get('requestId'), 'file.upload', f.target.server, f.path, { overwrite, ...(parents ? { parents } : {}), sha256, size_bytes: size });
-    return sendJson(c, 200, { path: f.path, status: 'uploaded', sha256, size });
+    // The receiver took exactly the bytes sent; what it placed differs only where server.properties
+    // kept the values a read showed redacted, and then the answer hashes what is on disk.
+    if ((placed.sent ?? placed.sha256) !== sha256) throw new RunnerError(`the receiver took ${placed.sent ?? placed.sha256}, not ${sha256}`);
+    audit(deps.logger, c.get('requestId'), 'file.upload', f.target.server, f.path, { overwrite, ...(parents ? { parents } : {}), sha256: placed.sha256, size_bytes: size });
+    return sendJson(c, 200, { path: f.path, status: 'uploaded', sha256: placed.sha256, size });
   },
 }));

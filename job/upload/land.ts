@@ -147,7 +147,8 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
         throw e;
       }
       bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
-      return { kind: 'result', result: trashId ? { sha256: written, trash_id: trashId } : { sha256: written } };
+      const sent = written === sum ? {} : { content_sha256: sum };
+      return { kind: 'result', result: { sha256: written, ...sent, ...(trashId ? { trash_id: trashId } : {}) } };
     } catch (e) {
       // Writes still on their way end before the descriptor closes and the file goes.
       await out?.settle();

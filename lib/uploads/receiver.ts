@@ -81,7 +81,7 @@ export interface SingleUpload {
 /** What the single-upload route needs (UploadReceivers, or a fake in route tests). */
 export interface UploadChannel {
   /** Lands the body at the path; answers its SHA-256, or throws the caller's error. */
-  single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<{ sha256: string }>;
+  single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<Placed>;
 }
 
 export interface ReceiverOptions {
@@ -128,7 +128,7 @@ export class UploadReceivers implements UploadChannel {
     this.#o = o;
   }
 
-  async single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<{ sha256: string }> {
+  async single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<Placed> {
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
     const opId = `u${(this.#o.newId ?? newOpId)().slice(1)}`;
     const name = filesJobName(t.server, opId);
@@ -211,7 +211,13 @@ interface SendOptions {
 }
 
 /** PUTs the body to the receiver and turns its answer into the caller's: a SHA-256 or an error. */
-export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
+/** What a receiver placed: the digest of the bytes on disk, and of the bytes sent when those differ. */
+export interface Placed {
+  sha256: string;
+  sent?: string;
+}
+
+export async function sendBody(o: SendOptions): Promise<Placed> {
   const u = o.upload;
   const q = new URLSearchParams({ path: u.path, size: String(u.size), sha256: u.sha256 });
   if (u.overwrite) q.set('overwrite', 'true');
@@ -236,7 +242,8 @@ export async function sendBody(o: SendOptions): Promise<{ sha256: string }> {
   if (answer.status === 200) {
     const r = checkResult(parseResultPayload(answer.text));
     if (!r.sha256) throw new RunnerError('the receiver answered no sha256');
-    return { sha256: r.sha256 };
+    // content_sha256: what was sent, when the bytes placed differ (server.properties kept its redacted values).
+    return { sha256: r.sha256, ...(r.content_sha256 ? { sent: r.content_sha256 } : {}) };
   }
   if (answer.status === 422) {
     const t = JSON.parse(answer.text) as { transfer: string; error: string };
