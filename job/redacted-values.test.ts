@@ -180,3 +180,20 @@ test('a trash restore that would make server.properties hold a placeholder is re
   assert.equal(fs.existsSync(w.p('server.properties')), false);
   assert.ok(fs.existsSync(`${w.p(UNDO_DIR)}/${del.trash_id}/${RECORD_FILE}`), 'the record is still held');
 });
+
+test('a file moved or copied to a free server.properties must hold no placeholder', async () => {
+  const w = makeWorld();
+  fs.unlinkSync(w.p('server.properties'));
+  fs.writeFileSync(w.p('config/shown.properties'), `motd=x\nrcon.password=${REDACTED}\n`);
+  const moved = await w.run({ op: 'rename', path: 'config/shown.properties', to: 'server.properties' });
+  assert.equal(moved.code, 'redacted_value_unknown');
+  const copied = await w.run({ op: 'copy', path: 'config/shown.properties', to: 'server.properties' });
+  assert.equal(copied.code, 'redacted_value_unknown');
+  assert.equal(fs.existsSync(w.p('server.properties')), false);
+  assert.ok(fs.existsSync(w.p('config/shown.properties')));
+  // With its values written out, it may become the server's properties either way.
+  fs.writeFileSync(w.p('config/shown.properties'), 'motd=x\nrcon.password=mine\n');
+  const ok = await w.run({ op: 'copy', path: 'config/shown.properties', to: 'server.properties' });
+  assert.equal(ok.code, undefined, ok.error);
+  assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=x\nrcon.password=mine\n');
+});

@@ -8,7 +8,7 @@
  * password anyone can read in this source. See docs/withheld-file.md.
  *
  * The ops: write (one-shot Job, edit session, env content), a single upload, an upload session's
- * commit, a pull, an extraction, a trash restore.
+ * commit, a pull, an extraction, a trash restore, a copy and a move.
  *
  * @module
  */
@@ -110,13 +110,14 @@ function fileMayHoldPlaceholder(fd: number): boolean {
 
 /**
  * The same rule for content already staged in a file (`staged`, a path of ours: an upload's
- * working file, a pulled file, an extracted entry, a trash slot) that is about to land on the root
+ * working file, a pulled file, an extracted entry, a trash slot; or an open file a copy or a move
+ * takes there) that is about to land on the root
  * server.properties: null when it lands as it is, the bytes to land instead (at most a read's
  * limit, plus the values), or the refusal. Staged content over a read's limit cannot have come
  * from a read; it is refused only when it holds a placeholder at all.
  */
-export function stagedValuesKept(root: WorldRoot, name: string, staged: string): Buffer | null | Result {
-  const fd = fs.openSync(staged, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+export function stagedValuesKept(root: WorldRoot, name: string, staged: string | number): Buffer | null | Result {
+  const fd = typeof staged === 'number' ? staged : fs.openSync(staged, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   let bytes: Buffer;
   try {
     const st = fs.fstatSync(fd, { bigint: true });
@@ -127,7 +128,7 @@ export function stagedValuesKept(root: WorldRoot, name: string, staged: string):
     }
     bytes = readFrom0(fd, MAX_READ_BYTES + 1);
   } finally {
-    fs.closeSync(fd);
+    if (fd !== staged) fs.closeSync(fd);
   }
   if (!mayHoldPlaceholder(bytes)) return null;
   const k = kept(root, name, bytes);
@@ -160,17 +161,18 @@ export function writeWorking(ctx: OpContext, dir: string, bytes: Buffer, mode: n
 }
 
 /**
- * For content landing at a free name (a pull, a trash restore: neither ever replaces): there is no
+ * For content landing at a free name (a pull, a copy, a move: none of them ever replaces): there is no
  * value on disk to keep, so content for the root server.properties that holds a placeholder line
  * is refused. Null when it may land.
  */
-export function freeLandingRefused(root: WorldRoot, dirFd: number, name: string, display: string, staged: string): Result | null {
+export function freeLandingRefused(root: WorldRoot, dirFd: number, name: string, display: string, staged: string | number): Result | null {
   return landsOnProperties(root, dirFd, name) ? placeholderRefused(root, display, staged) : null;
 }
 
-/** The refusal of staged content that will be the root server.properties at a free name, when it holds a placeholder. */
-export function placeholderRefused(root: WorldRoot, display: string, staged: string): Result | null {
-  if (!fs.lstatSync(staged, { throwIfNoEntry: false })?.isFile()) return null;
+/** The refusal of staged content (a path not followed, or an open file) that will be the root server.properties at a free name, when it holds a placeholder. */
+export function placeholderRefused(root: WorldRoot, display: string, staged: string | number): Result | null {
+  const st = typeof staged === 'number' ? fs.fstatSync(staged) : fs.lstatSync(staged, { throwIfNoEntry: false });
+  if (!st?.isFile()) return null;
   const k = stagedValuesKept(root, display, staged);
   if (k === null) return null;
   // Values to keep would mean a file is there after all: refused rather than landed unkept.

@@ -31,13 +31,14 @@ import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '..
 import { resolveSource } from '../archive/pack.ts';
 import { WORK_PREFIX } from '../archive/work-folder.ts';
 import { freeBytes, PER_ITEM_BYTES } from './unzip.ts';
+import { landsOnProperties, placeholderRefused } from '../redacted-values.ts';
 import { freeCopyName } from './copy-name.ts';
 import { copyTree, planTree, type CopyHooks, type CopyStats } from './copy-walk.ts';
 import { realFolder } from '../moved-links.ts';
 
 export type { CopyHooks } from './copy-walk.ts';
 
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
 /** The destination: its folder (kept open), its name there, and its root-relative path. */
 interface Dest {
@@ -110,6 +111,8 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     if (sync && src.isDir) return fail('too_large', `${src.name} is a folder: it is copied in the background`);
     const plan = planTree(ctx.root, src);
     if (!('dirs' in plan)) return plan;
+    const placeholder = src.isDir ? null : ontoProperties(ctx, src.name, dest);
+    if (placeholder) return placeholder;
     if (sync && plan.bytes > req.maxSize!) return fail('too_large', `${src.name} is ${plan.bytes} bytes: it is copied in the background`);
     // Every byte must fit before the first one is written.
     const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
@@ -133,6 +136,22 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     return r;
   } finally {
     dest.parent.close();
+  }
+}
+
+/** A file copied to where the root server.properties would be must hold no redacted placeholder. */
+function ontoProperties(ctx: OpContext, srcName: string, dest: Dest): Result | null {
+  if (!landsOnProperties(ctx.root, dest.parent.fd, dest.name)) return null;
+  let fd: number;
+  try {
+    fd = ctx.root.openFile(srcName, O_RDONLY | O_NONBLOCK);
+  } catch (e) {
+    return failure(srcName, e, 'open');
+  }
+  try {
+    return placeholderRefused(ctx.root, dest.path, fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -15,6 +15,7 @@ import { errCode, identityOf, isNotExist, Parent } from '../root.ts';
 import { holdsEntry, withheldEntry } from '../withheld.ts';
 import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../moved-links.ts';
 import { sweepStale } from '../working-files.ts';
+import { freeLandingRefused } from '../redacted-values.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 
 export const ROOT_MESSAGE = "the server's root folder cannot be moved";
@@ -102,6 +103,9 @@ export function rename(ctx: OpContext, req: OpRequest): Result {
       if (taken) return taken;
       const links = judgeMoveLinks(ctx, from, src, to, dst, new LinkBudget());
       if (links) return links;
+      // A file moved to where the root server.properties would be must hold no redacted placeholder.
+      const placeholder = freeLandingRefused(ctx.root, dst.fd, dst.name, to, src.at());
+      if (placeholder) return placeholder;
       try {
         fs.renameSync(src.at(), dst.at());
       } catch (e) {
