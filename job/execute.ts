@@ -28,12 +28,18 @@ import { moveMany } from './ops/batch-move.ts';
 import { chmodMany } from './ops/batch-chmod.ts';
 import { compress } from './ops/compress.ts';
 import { trashList, trashPurge, trashRestore } from './trash/ops.ts';
-import { purgeOlderHalf } from './trash/room.ts';
+import { roomToRunAgain } from './trash/room.ts';
 
 export type { ExecuteOptions, OpRequest } from './types.ts';
 
-/** The mutations whose input is on the volume or in the Job's spec: run again after the trash makes room. */
-const RERUNNABLE = new Set(['write', 'mkdir', 'unzip', 'zip', 'copy', 'compress', 'move-many']);
+/**
+ * The mutations whose input is on the volume or in the Job's spec, which answer a full volume met
+ * part way as their `no_space`: run again once the trash has made the room they need (trash/room.ts).
+ * A many-file move answers it per item, after the moves it made, so it is not run again.
+ */
+const RERUNNABLE = new Set(['write', 'mkdir', 'unzip', 'zip', 'copy', 'compress']);
+/** Runs after the first: one is what a right estimate needs; the bound only keeps a wrong one short. */
+const MAX_RERUNS = 3;
 
 /** Ops run synchronously except the archive ops, which stream and may take long. */
 const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<Result>> = {
@@ -84,10 +90,11 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
       rememberWithheld(ctx.root);
     }
     let result = await run(ctx, req);
-    // A full volume met part way: the trash gives back its older half and the op runs again, until
-    // it fits or the trash is empty. Only ops that read their input from the volume or the spec
-    // run again; a stream (an upload, a pull) is not there twice.
-    for (let round = 0; writes && result.code === 'no_space' && RERUNNABLE.has(req.op) && round < 16 && purgeOlderHalf(ctx); round++) {
+    // A full volume met part way: when what the op needs fits in the free space and what the trash
+    // holds, the oldest records go until it does and the op runs again; otherwise its no_space
+    // stands and the trash is untouched. Only ops that read their input from the volume or the
+    // spec run again; a stream (an upload, a pull) is not there twice.
+    for (let round = 0; writes && result.code === 'no_space' && RERUNNABLE.has(req.op) && round < MAX_RERUNS && roomToRunAgain(ctx, req, result); round++) {
       result = await run(ctx, req);
     }
     // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.

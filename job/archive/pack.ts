@@ -29,6 +29,7 @@ import { errCode, fdPath, identityOf, sameIdentity, type Identity, type WorldRoo
 import { MAX_READ_BYTES } from '../types.ts';
 import { isWorkingName } from '../working-files.ts';
 import { isWorkFolderName } from './work-folder.ts';
+import { packedRoom, type PackInput } from '../trash/room.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 /** Files smaller than this are read synchronously in one go. */
@@ -319,8 +320,7 @@ async function packWalked(
   const guarded = (id: Identity) => rule.isIdentity(id);
 
   // First walk: the total, for progress. Nothing is held but the walk's open folders.
-  let total = 0;
-  for (const src of sources) for (const it of items(root, src)) if (it.kind === 'file' && !guarded(identityOf(it.st))) total += Number(it.st.size);
+  const total = measureWalked(root, sources, guarded).bytes;
 
   const stats: PackStats = { files: 0, dirs: 0, skipped: 0, withheld: 0, bytesRead: 0 };
   onProgress(0, total);
@@ -388,6 +388,36 @@ async function packWalked(
   }
   await zip.finish();
   return stats;
+}
+
+/** What the pack of `sources` reads, by its first walk: the withheld file's bytes are left out as the pack leaves them out. */
+function measureWalked(root: WorldRoot, sources: readonly Source[], guarded: (id: Identity) => boolean): PackInput {
+  const m: PackInput = { bytes: 0, entries: 0, nameBytes: 0 };
+  for (const src of sources) {
+    for (const it of items(root, src)) {
+      if (it.kind === 'skip') continue;
+      m.entries++;
+      m.nameBytes += Buffer.byteLength(it.entry);
+      if (it.kind === 'file' && !guarded(identityOf(it.st))) m.bytes += Number(it.st.size);
+    }
+  }
+  return m;
+}
+
+/**
+ * A pack's refusal for a full volume with the most the archive of `sources` could take
+ * (trash/room.ts `packedRoom` over a walk as the pack's own), so that a rerun purges the trash only
+ * for that; walked only then. Without `need` when the sources cannot be walked again.
+ */
+export async function withPackNeed(root: WorldRoot, sources: readonly Source[], refusal: Result): Promise<Result> {
+  if (refusal.code !== 'no_space') return refusal;
+  try {
+    const rule = withheldRule(root);
+    const input = await inWorld(async () => measureWalked(root, sources, (id) => rule.isIdentity(id)));
+    return { ...refusal, need: packedRoom(input) };
+  } catch {
+    return refusal;
+  }
 }
 
 /** Waits for a writable to flush everything it was given. */

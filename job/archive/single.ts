@@ -5,7 +5,10 @@
  * the space rule holds while it streams: the decoded bytes go into the working folder's `new/`
  * and stop with `no_space` as soon as they would pass the volume's free space, before anything
  * is placed; a zstd or xz file that states a larger size up front (`stated-size.ts`) is refused
- * the same way before any decoding. Progress counts compressed bytes read against the file's size.
+ * the same way before any decoding. When the trash could give back room, the decoding goes on past
+ * the free space without writing, up to that much more, so the refusal says how many bytes the file
+ * needs (`need`): the op is run again after a purge only when it would then fit (trash/room.ts).
+ * Progress counts compressed bytes read against the file's size.
  *
  * @module
  */
@@ -36,14 +39,22 @@ export interface SingleJob {
   overwrite: boolean;
   /** Bytes the volume can take, or undefined when statfs cannot tell. */
   room: number | undefined;
+  /**
+   * Bytes the volume could take with all the trash holds given back (at least `room`): past `room`
+   * the file is decoded on, written nowhere, up to this, so its `no_space` can say what it needs.
+   */
+  reach?: number;
   /** Space counted for the file itself on top of its bytes. */
   perItem: number;
   chown: (path: string, uid: number, gid: number) => void;
   progress: (done: number, total: number) => void;
 }
 
-function outOfRoom(name: string, room: number): Result {
-  return { ...fail('no_space', `${name} decompresses to more than the ${room} bytes the server's volume has free; nothing was changed`), entry: name };
+/** The refusal; with `need` (the decoded bytes and `perItem` for the file) when its size is known. */
+function outOfRoom(name: string, room: number, size?: { bytes: number; perItem: number }): Result {
+  if (size === undefined) return { ...fail('no_space', `${name} decompresses to more than the ${room} bytes the server's volume has free; nothing was changed`), entry: name };
+  const message = `${name} decompresses to ${size.bytes} bytes, more than the ${room} bytes the server's volume has free; nothing was changed`;
+  return { ...fail('no_space', message), entry: name, need: size.bytes + size.perItem };
 }
 
 /** The decoded size the file states up front (zstd, xz), if it states one. */
@@ -71,14 +82,20 @@ export async function stageSingle(job: SingleJob): Promise<Result> {
     job.progress(Math.min(read, total), total);
   };
   const limit = job.room === undefined ? undefined : job.room - job.perItem;
+  const reachLimit = limit === undefined ? undefined : Math.max(limit, (job.reach ?? 0) - job.perItem);
   const stated = limit === undefined ? undefined : await statedSize(job.format, job.archiveFd);
-  if (limit !== undefined && stated !== undefined && stated > limit) return outOfRoom(j.name, Math.max(0, limit));
+  if (limit !== undefined && stated !== undefined && stated > limit) return outOfRoom(j.name, Math.max(0, limit), { bytes: stated, perItem: job.perItem });
   const path = `${job.newDir}/${j.name}`;
   const fd = fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
   let bytes = 0;
+  // Past the room: only counted, to learn the size, until it passes what the trash could add too.
+  let counting = false;
   const write = (piece: Buffer) => {
-    if (limit !== undefined && bytes + piece.length > limit) throw new OutOfRoom(Math.max(0, limit));
-    for (let off = 0; off < piece.length; ) off += fs.writeSync(fd, piece, off, piece.length - off);
+    if (limit !== undefined && bytes + piece.length > limit) {
+      if (bytes + piece.length > reachLimit!) throw new OutOfRoom(Math.max(0, limit));
+      counting = true;
+    }
+    if (!counting) for (let off = 0; off < piece.length; ) off += fs.writeSync(fd, piece, off, piece.length - off);
     bytes += piece.length;
   };
   try {
@@ -107,6 +124,7 @@ export async function stageSingle(job: SingleJob): Promise<Result> {
   } finally {
     fs.closeSync(fd);
   }
+  if (counting) return outOfRoom(j.name, Math.max(0, limit!), { bytes, perItem: job.perItem });
   if (bytes === 0 && total === 0) return fail('archive_invalid', `${job.name} is empty; nothing was changed`);
   try {
     job.chown(path, GAME_UID, GAME_GID);

@@ -21,7 +21,7 @@ import { fail, failure, msg } from '../failure.ts';
 import { join } from '../pathutil.ts';
 import { existsAt } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
-import { packSources, resolveSource, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
+import { packSources, resolveSource, withPackNeed, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
 import { landArchive } from '../archive/land.ts';
 import { MemorySpill, ZipWriter } from '../archive/zip-writer.ts';
 
@@ -91,7 +91,7 @@ export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHo
       }
       return packSources(ctx.root, sources, sink, progress, hooks);
     });
-    if (!('packed' in landed)) return landed;
+    if (!('packed' in landed)) return withPackNeed(ctx.root, sources, landed);
     const { packed: stats, size } = landed;
     return { files: stats.files, bytes: size, to: final, ...(stats.skipped + stats.withheld > 0 ? { skipped: stats.skipped + stats.withheld } : {}) };
   } finally {

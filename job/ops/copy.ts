@@ -30,7 +30,7 @@ import type { OpContext, OpRequest } from '../types.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 import { resolveSource } from '../archive/pack.ts';
 import { WORK_PREFIX } from '../archive/work-folder.ts';
-import { freeBytes, PER_ITEM_BYTES } from './unzip.ts';
+import { freeBytes, roomFor } from '../trash/room.ts';
 import { landsOnProperties, placeholderRefused } from '../redacted-values.ts';
 import { freeCopyName } from './copy-name.ts';
 import { copyTree, planTree, type CopyHooks, type CopyStats } from './copy-walk.ts';
@@ -115,7 +115,7 @@ export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Resu
     if (placeholder) return placeholder;
     if (sync && plan.bytes > req.maxSize!) return fail('too_large', `${src.name} is ${plan.bytes} bytes: it is copied in the background`);
     // Every byte must fit before the first one is written.
-    const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
+    const need = roomFor(plan.bytes, plan.files + plan.dirs);
     const avail = freeBytes(ctx, need);
     if (avail !== undefined && need > avail) {
       return { ...fail('no_space', `the copy needs ${need} bytes and the server's volume has ${avail} free; nothing was changed`), need, avail };

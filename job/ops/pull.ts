@@ -6,8 +6,9 @@
  * link, not a rename, so an existing name is never replaced — then the working name goes. A
  * refusal, a failure, a cap or a cancel removes the working file: nothing is left behind.
  *
- * Bounds: `FELIS_PULL_MAX_BYTES` and the volume's free space, checked against Content-Length
- * before a byte is written and again while streaming; the connect and idle timeouts.
+ * Bounds: `FELIS_PULL_MAX_BYTES`, then the volume's free space (with what the trash could give
+ * back, trash/room.ts), checked against Content-Length before a byte is written and again while
+ * streaming; the connect and idle timeouts.
  *
  * @module
  */
@@ -20,7 +21,7 @@ import { atPath, errCode, existsAt, NAME_MAX } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
 import { isWorkingName, reservedMessage, TEMP_PREFIX } from '../working-files.ts';
 import { isWithheldName } from '../withheld.ts';
-import { freeBytes } from './unzip.ts';
+import { freeBytes } from '../trash/room.ts';
 import { freeLandingRefused } from '../redacted-values.ts';
 import { openPull, PullFailed, type ConnectOptions, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
 import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
@@ -128,12 +129,13 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
 
     const lengthHeader = response.headers['content-length'];
     const length = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-    const avail = freeBytes(ctx, length);
-    const cap = avail === undefined ? maxBytes : Math.min(maxBytes, avail);
+    // The operator's limit first: a length past it is refused before anything about space is done.
     if (length !== undefined && length > maxBytes) {
       response.destroy();
       return fail('too_large', `${opened.url.origin} sends ${length} bytes, more than a pull takes (${maxBytes}, FELIS_PULL_MAX_BYTES); nothing was placed`);
     }
+    const avail = freeBytes(ctx, length);
+    const cap = avail === undefined ? maxBytes : Math.min(maxBytes, avail);
     if (length !== undefined && avail !== undefined && length > avail) {
       response.destroy();
       return { ...fail('no_space', `the file is ${length} bytes and the server's volume has ${avail} free; nothing was placed`), need: length, avail };

@@ -29,14 +29,10 @@ import type { ArchivePass } from '../archive/pass.ts';
 import { FORMAT_NAMES, OutOfRoom, openPass, type PassScratch } from '../archive/open-pass.ts';
 import { archiveFormat, SINGLE_FILE_FORMATS, UNSUPPORTED_ARCHIVE_MESSAGE, type ArchiveFormat } from '../../lib/files/archive-names.ts';
 import { WORK_PREFIX, removeStaleWorkFolders } from '../archive/work-folder.ts';
+import { freeBytes, PER_ITEM_BYTES, roomFor, trashBytes } from '../trash/room.ts';
 
 const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
-/** Space counted per file and folder on top of the declared bytes (a block each). */
-export const PER_ITEM_BYTES = 4096;
-
-export { freeBytes } from '../trash/room.ts';
 import { settleExtracted } from '../redacted-values.ts';
-import { freeBytes } from '../trash/room.ts';
 
 /** Opens the destination folder: `to` when given, else the archive's own folder. */
 function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd: number; rel: string } | Result {
@@ -176,6 +172,7 @@ async function extractInto(
 async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck): Promise<Result> {
   const { stageSingle } = await import('../archive/single.ts');
   const throttle = new ProgressThrottle(ctx.progress);
+  const room = freeBytes(ctx);
   try {
     return await stageSingle({
       format: format as 'gz' | 'bz2' | 'xz' | 'zst',
@@ -184,7 +181,10 @@ async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, for
       newDir,
       check,
       overwrite: req.overwrite ?? false,
-      room: freeBytes(ctx),
+      room,
+      // Past the free space the file is decoded on, written nowhere, up to what the trash could add:
+      // its no_space then says how much it needs, so a rerun purges only when it would then fit.
+      reach: room === undefined ? undefined : room + trashBytes(ctx),
       perItem: PER_ITEM_BYTES,
       chown: ctx.chown,
       progress: (done, total) => throttle.report(done, total),
@@ -235,7 +235,7 @@ async function stageArchive(
   const refusal = check.outcome(req.overwrite ?? false);
   if (refusal) return refusal;
 
-  const need = plan.bytes + (plan.files + plan.dirs) * PER_ITEM_BYTES;
+  const need = roomFor(plan.bytes, plan.files + plan.dirs);
   const avail = freeBytes(ctx, need);
   if (avail !== undefined && need > avail) {
     return {

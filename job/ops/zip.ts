@@ -13,7 +13,7 @@ import { dir, join } from '../pathutil.ts';
 import { existsAt, NAME_MAX } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { isWorkingName, reservedMessage } from '../working-files.ts';
-import { packToStream, resolveSource } from '../archive/pack.ts';
+import { packToStream, resolveSource, withPackNeed } from '../archive/pack.ts';
 import { landArchive } from '../archive/land.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
@@ -61,7 +61,7 @@ export async function zip(ctx: OpContext, req: OpRequest): Promise<Result> {
     const landed = await landArchive(ctx, { dirFd, name: target, final, readName: src.name, spill: true }, (out, spill, progress) =>
       packToStream(ctx.root, src, out, progress, spill),
     );
-    if (!('packed' in landed)) return landed;
+    if (!('packed' in landed)) return withPackNeed(ctx.root, [src], landed);
     return { files: landed.packed.files, bytes: landed.size };
   } finally {
     fs.closeSync(dirFd);

@@ -312,15 +312,24 @@ export class Trash {
   }
 
   /**
-   * Purges records oldest first until `free()` reports at least `need` bytes or the trash is empty.
+   * Purges records oldest first until `free()` reports at least `need` bytes, and only when it can
+   * get there: when what is free and all the trash holds (`heldBytes`) are less than `need`, or the
+   * trash cannot be read, nothing is purged (a request that can never fit costs the trash nothing).
    * Returns what `free()` reports last.
    */
   makeRoom(need: number, free: () => number | undefined): number | undefined {
     let avail = free();
-    const ids = this.ids().reverse();
-    for (const id of ids) {
-      if (avail === undefined || avail >= need) break;
+    if (avail === undefined || avail >= need) return avail;
+    let held: number;
+    try {
+      held = this.heldBytes();
+    } catch {
+      return avail;
+    }
+    if (avail + held < need) return avail;
+    for (const id of this.ids().reverse()) {
       if (this.purge(id, true) !== null) avail = free();
+      if (avail === undefined || avail >= need) break;
     }
     return avail;
   }

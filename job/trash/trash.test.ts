@@ -333,35 +333,6 @@ test('removal past its budget stops and leaves the rest aside, out of the listin
   assert.deepEqual(fs.readdirSync(trashDir), []);
 });
 
-test('an op that meets a full volume part way runs again once the trash has given back, and answers no_space only when it is empty', async () => {
-  const w = makeWorld();
-  for (let i = 0; i < 4; i++) {
-    fs.writeFileSync(w.p(`old${i}`), 'x'.repeat(10));
-    await on(w, { op: 'delete', path: `old${i}` });
-  }
-  const records = () => fs.readdirSync(w.p(UNDO_DIR)).filter((n) => /^[0-9a-f]{16}$/.test(n)).length;
-  // The volume is "full" while the trash holds more than one record: a file's fsync says ENOSPC.
-  let attempts = 0;
-  const fsync = (fd: number) => {
-    if (fs.fstatSync(fd).isFile() && records() > 1 && !fs.readlinkSync(`/proc/self/fd/${fd}`).includes(UNDO_DIR)) {
-      attempts++;
-      throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
-    }
-  };
-  const r = await on(w, writeReq('config/new.yml', 'fits: now\n'), { fsync });
-  assert.equal(r.code, undefined, r.error);
-  assert.equal(fs.readFileSync(w.p('config/new.yml'), 'utf8'), 'fits: now\n');
-  assert.equal(records(), 1, 'the older half went, then one more half, and no more than needed');
-  assert.equal(attempts, 2);
-  // Always full: every record goes, then the op says so.
-  const full = (fd: number) => {
-    if (fs.fstatSync(fd).isFile() && !fs.readlinkSync(`/proc/self/fd/${fd}`).includes(UNDO_DIR)) throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
-  };
-  const refused = await on(w, writeReq('config/other.yml', 'x'), { fsync: full });
-  assert.equal(refused.code, 'no_space');
-  assert.equal(records(), 0);
-});
-
 test('every read-write mode reads the trash env first: a bad value is a wiring mistake (exit 2) before anything runs', async () => {
   const { runCli } = await import('../cli.ts');
   const w = makeWorld();
