@@ -197,3 +197,14 @@ test('a file moved or copied to a free server.properties must hold no placeholde
   assert.equal(ok.code, undefined, ok.error);
   assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=x\nrcon.password=mine\n');
 });
+
+test('a many-file move onto a free server.properties of a file with a placeholder moves nothing', async () => {
+  const w = makeWorld();
+  fs.unlinkSync(w.p('server.properties'));
+  fs.writeFileSync(w.p('config/shown.properties'), `rcon.password=${REDACTED}\n`);
+  fs.writeFileSync(w.p('a.txt'), 'a');
+  const r = await w.run({ op: 'move-many', path: '', batch: { moves: [{ from: 'a.txt', to: 'config/a.txt' }, { from: 'config/shown.properties', to: 'server.properties' }] } });
+  assert.equal(r.code, 'redacted_value_unknown');
+  assert.ok(fs.existsSync(w.p('a.txt')), 'nothing of the batch moved');
+  assert.equal(fs.existsSync(w.p('server.properties')), false);
+});

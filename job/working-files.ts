@@ -4,7 +4,8 @@
  * - `.felis-edit-<12 hex>`: the editor's working files (a write or upload lands its content there
  *   beside the target and renames it over the target; a zip is written there), and an upload
  *   session's staging folder at the world root;
- * - `.felis-unzip-<12 hex>`: an extraction's working folder in its destination folder.
+ * - `.felis-unzip-<12 hex>`: an extraction's working folder in its destination folder, a placement
+ *   journal's folder at the root, or a many-file delete's working folder at the root.
  *
  * `isWorkingName` is the one predicate every op uses:
  * - listings leave them out, and no op addresses one, by name or through a link (the world root's

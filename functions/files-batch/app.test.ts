@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
+import { lostMessage, OutcomeUnknownError } from '../../lib/files/lost-change.ts';
+import { JobLostError } from '../../lib/runner/errors.ts';
 import { filesBatch } from './app.ts';
 
 function kit(answer?: (...args: unknown[]) => unknown) {
@@ -68,6 +70,24 @@ test("the Job's refusal of the first bad item answers its code with its path in 
     throw new FileEditError('not_found');
   }).call('POST', `${S}/files/delete`, { paths: ['a'] });
   assert.equal(one.body.error.path, undefined);
+});
+
+test('a batch whose Job or edit session ended without a result is 503 outcome_unknown with its op id; not audited', async () => {
+  for (const [route, body, op] of [
+    ['delete', { paths: ['a', 'b'] }, 'delete-many'],
+    ['move', { moves: [{ from: 'a', to: 'b' }] }, 'move-many'],
+    ['chmod', { files: [{ path: 'a', mode: '644' }] }, 'chmod-many'],
+  ] as const) {
+    const k = kit(() => {
+      throw new OutcomeUnknownError(op, '0123456789abcdef', new JobLostError('the pod vanished', true));
+    });
+    const r = await k.call('POST', `${S}/files/${route}`, body);
+    assert.equal(r.status, 503, r.text);
+    assert.equal(envelopeOf(r).code, 'outcome_unknown');
+    assert.equal(r.body.error.op, '0123456789abcdef');
+    assert.equal(r.body.error.message, lostMessage(op, '0123456789abcdef'));
+    assert.equal(k.audits().length, 0);
+  }
 });
 
 test('bodies are checked before any Job: shape, counts, modes, paths no file can have', async () => {

@@ -6,7 +6,9 @@
  *   n-th journal step (counted from 1 over the whole run, recovery included); `progress:TERM` at
  *   the first progress line of the op;
  * - FELIS_TEST_FAIL_RENAME: `<n>` makes the n-th rename of a move fail with EIO (a rollback);
- * - FELIS_TEST_KILL_RENAME: `<n>` sends SIGKILL just before the n-th rename of a move.
+ * - FELIS_TEST_KILL_RENAME: `<n>` sends SIGKILL just before the n-th rename of a move;
+ * - FELIS_TEST_KILL_AFTER: step names (`move:2`, or several with commas) send SIGKILL right after
+ *   the first step so named, whichever op of the process makes it (an edit session runs many).
  *
  * @module
  */
@@ -17,6 +19,7 @@ const stepsFile = process.env.FELIS_TEST_STEPS;
 const [stopAt, signal] = (process.env.FELIS_TEST_STOP_AT ?? '').split(':');
 const failRename = Number(process.env.FELIS_TEST_FAIL_RENAME ?? 0);
 const killRename = Number(process.env.FELIS_TEST_KILL_RENAME ?? 0);
+const killAfter = new Set((process.env.FELIS_TEST_KILL_AFTER ?? '').split(',').filter(Boolean));
 let steps = 0;
 let renames = 0;
 let progressed = false;
@@ -37,6 +40,7 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, {
     steps++;
     if (stepsFile) fs.appendFileSync(stepsFile, `${name}\n`);
     if (String(steps) === stopAt) stopHere();
+    if (killAfter.has(name)) process.kill(process.pid, 'SIGKILL');
   },
   rename: (from, to) => {
     if (++renames === killRename) process.kill(process.pid, 'SIGKILL');

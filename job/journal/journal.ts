@@ -17,8 +17,11 @@
  * Each move is idempotent to redo and to undo, because whether it has happened is read from a name
  * only that move touches:
  * - `in` moves a staged entry into the world: it has happened iff its source is gone;
- * - `aside` moves an existing entry into the working folder (a replaced file, so undo can put it
- *   back): it has happened iff its target exists.
+ * - `aside` moves an existing entry into the working folder (a replaced file, or a many-file
+ *   delete's item, so undo can put it back): it has happened iff its target exists;
+ * - `move` moves an entry from one place in the world to another (a many-file move, whose checks
+ *   make every source a distinct entry outside every other move and every target a name that was
+ *   free): it has happened iff its source is gone.
  *
  * Durability, and what it relies on: each journal file is written under a temporary name, fsynced
  * and renamed; the journal folder is fsynced after each rename, and the root after the folder is
@@ -36,6 +39,7 @@
  * @module
  */
 import { OP_ID } from '../../lib/protocol/recovered.ts';
+import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 import fs from 'node:fs';
 import { atPath, canonicalRel, errCode, fdPath, isNotExist } from '../root.ts';
 import { WORK_PREFIX, isWorkFolderName } from '../archive/work-folder.ts';
@@ -45,7 +49,7 @@ export const SEGMENT_MOVES = 8192;
 const SEGMENT_CHARS = 1 << 20;
 export const JOURNAL_FILE = 'journal.json';
 
-export type MoveKind = 'in' | 'aside';
+export type MoveKind = 'in' | 'aside' | 'move';
 /** A move, relative to the base folder: [kind, from, to]. */
 export type Move = [kind: MoveKind, from: string, to: string];
 export type JournalState = 'staging' | 'placing' | 'committed' | 'undoing' | 'undone';
@@ -64,6 +68,12 @@ export interface JournalHeader {
   state: JournalState;
   segments: number;
   moves: number;
+  /**
+   * The undo-trash record (state `moving`, written before the plan was sealed) that takes what the
+   * op moves aside once it is committed, slot `n` for `<work>/old/<n>`: a many-file delete's one
+   * record, whoever finishes it. Without it, what is replaced goes into records made at commit.
+   */
+  trash?: string;
 }
 
 /** The system calls a journal uses; tests replace them, and `step` is told of every durable step. */
@@ -76,9 +86,10 @@ export interface JournalHooks {
   step?: (name: string) => void;
   /**
    * Told, before a committed journal's working folder goes, of every entry the op moved aside
-   * (what it replaced, still in `old/`): the undo trash takes them (job/trash/replaced.ts).
+   * (what it replaced or deleted, still in `old/`): the undo trash takes them
+   * (job/trash/replaced.ts). Returns the ids of the records that hold them.
    */
-  keepReplaced?: (baseFd: number, header: Readonly<JournalHeader>, aside: Iterable<Move>) => void;
+  keepReplaced?: (baseFd: number, header: Readonly<JournalHeader>, aside: Iterable<Move>) => string[];
 }
 
 export class JournalError extends Error {
@@ -135,18 +146,30 @@ export function validHeader(h: unknown): h is JournalHeader {
     (j.base === '' || isCleanRel(j.base)) && typeof j.baseId === 'string' && /^\d+:\d+$/.test(j.baseId) &&
     typeof j.work === 'string' && isWorkFolderName(j.work) &&
     ['staging', 'placing', 'committed', 'undoing', 'undone'].includes(j.state) &&
-    Number.isSafeInteger(j.segments) && j.segments >= 0 && Number.isSafeInteger(j.moves) && j.moves >= 0
+    Number.isSafeInteger(j.segments) && j.segments >= 0 && Number.isSafeInteger(j.moves) && j.moves >= 0 &&
+    (j.trash === undefined || (typeof j.trash === 'string' && TRASH_ID.test(j.trash)))
   );
 }
 
-/** An `in` move comes from the working folder; an `aside` goes into it; neither ever touches it otherwise. */
+/**
+ * An `in` move comes from the working folder; an `aside` goes into it; a `move` never touches it;
+ * none ever touches it otherwise.
+ */
 function validMove(m: unknown, work: string): m is Move {
   if (!Array.isArray(m) || m.length !== 3 || !isCleanRel(m[1]) || !isCleanRel(m[2])) return false;
   const inWork = (p: string) => p === work || p.startsWith(`${work}/`);
   // Staged entries come from new/ only; what is moved aside goes to old/<n> only.
   if (m[0] === 'in') return m[1].startsWith(`${work}/new/`) && !inWork(m[2]);
-  if (m[0] === 'aside') return new RegExp(`^${work.replaceAll('.', '\\.')}/old/\\d+$`).test(m[2]) && !inWork(m[1]);
+  if (m[0] === 'aside') return asideSlot(m[2], work) !== null && !inWork(m[1]);
+  if (m[0] === 'move') return !inWork(m[1]) && !inWork(m[2]);
   return false;
+}
+
+/** The `<n>` of an aside's target `<work>/old/<n>`, or null when it is not one. */
+export function asideSlot(to: string, work: string): number | null {
+  const prefix = `${work}/old/`;
+  if (!to.startsWith(prefix) || !/^\d{1,15}$/.test(to.slice(prefix.length))) return null;
+  return Number(to.slice(prefix.length));
 }
 
 /**
@@ -180,6 +203,7 @@ export class Journal {
   readonly #header: JournalHeader;
   #pending: Move[] = [];
   #pendingChars = 0;
+  #failed: Move | undefined;
 
   private constructor(rootFd: number, baseFd: number, name: string, header: JournalHeader, hooks: JournalHooks) {
     this.#rootFd = rootFd;
@@ -199,6 +223,10 @@ export class Journal {
   get name(): string {
     return this.#name;
   }
+  /** The move whose rename failed within this Job (its placement was then undone), if one did. */
+  get failedMove(): Move | undefined {
+    return this.#failed;
+  }
 
   /**
    * Writes down a new op in state `staging`, durably, before its working folder `work` (not made
@@ -213,8 +241,18 @@ export class Journal {
     const header: JournalHeader = { v: 1, op, ...(id !== undefined && OP_ID.test(id) ? { id } : {}), base, baseId: folderId(baseFd), work, state: 'staging', segments: 0, moves: 0 };
     fs.mkdirSync(atPath(rootFd, name), 0o700);
     const j = new Journal(rootFd, baseFd, name, header, hooks);
-    j.#writeFile(JOURNAL_FILE, JSON.stringify(header));
-    fsyncPath(fdPath(rootFd), hooks.fsync);
+    try {
+      j.#writeFile(JOURNAL_FILE, JSON.stringify(header));
+      fsyncPath(fdPath(rootFd), hooks.fsync);
+    } catch (e) {
+      // Not written down (a full volume): nothing of the op exists yet, so its folder goes too.
+      try {
+        fs.rmSync(atPath(rootFd, name), { recursive: true, force: true });
+      } catch {
+        // Left for the next sweep of the root: a folder of ours without a journal in it.
+      }
+      throw e;
+    }
     j.#step('state:staging');
     return j;
   }
@@ -270,6 +308,16 @@ export class Journal {
     this.#header.state = state;
     this.#writeFile(JOURNAL_FILE, JSON.stringify(this.#header));
     this.#step(`state:${state}`);
+  }
+
+  /**
+   * Names the undo-trash record that takes what the op moves aside, once committed (state
+   * `staging` only; written down with the sealed plan).
+   */
+  keepIn(trashId: string): void {
+    if (this.#header.state !== 'staging') throw new JournalError(`a trash record is named while staging, not ${this.#header.state}`);
+    if (!TRASH_ID.test(trashId)) throw new JournalError(`${trashId} is not a trash record id`);
+    this.#header.trash = trashId;
   }
 
   /** Adds a move to the plan (state `staging` only). Segments are written as they fill. */
@@ -337,7 +385,7 @@ export class Journal {
 
   /** Whether a move has happened, read from the one name only it touches. */
   #done(m: Move): boolean {
-    return m[0] === 'in' ? !exists(this.#at(m[1])) : exists(this.#at(m[2]));
+    return m[0] === 'aside' ? exists(this.#at(m[2])) : !exists(this.#at(m[1]));
   }
 
   /**
@@ -372,8 +420,10 @@ export class Journal {
   }
 
   #forward(idempotent: boolean): void {
+    let current: Move | undefined;
     try {
       for (const [i, m] of this.#moves(false)) {
+        current = m;
         if (idempotent) {
           if (this.#done(m)) continue;
           // rename() replaces a file silently: after a stop, a name that must be free is checked
@@ -384,6 +434,7 @@ export class Journal {
         this.#step(`move:${i + 1}`);
       }
     } catch (e) {
+      this.#failed = current;
       this.#undoAll(e);
       throw e;
     }
@@ -445,12 +496,13 @@ export class Journal {
 
   /**
    * Removes the working folder, then the journal: only in a state that needs neither any more
-   * (`staging`, `committed`, `undone`). The base's fd is the caller's.
+   * (`staging`, `committed`, `undone`). The base's fd is the caller's. Returns the ids of the
+   * undo-trash records that took what a committed op moved aside.
    */
-  finish(): void {
+  finish(): string[] {
     const s = this.#header.state;
     if (s === 'placing' || s === 'undoing') throw new JournalError(`journal ${this.#name} is ${s}; it cannot be removed`);
-    if (s === 'committed' && this.#hooks.keepReplaced) this.#hooks.keepReplaced(this.#baseFd, this.#header, this.#asides());
+    const kept = s === 'committed' && this.#hooks.keepReplaced ? this.#hooks.keepReplaced(this.#baseFd, this.#header, this.#asides()) : [];
     fs.rmSync(this.#at(this.#header.work), { recursive: true, force: true });
     this.#step('work-removed');
     fs.rmSync(atPath(this.#rootFd, this.#name), { recursive: true, force: true });
@@ -460,5 +512,6 @@ export class Journal {
       // Best effort: a journal that comes back after a crash finds its working folder gone and goes again.
     }
     this.#step('journal-removed');
+    return kept;
   }
 }

@@ -1,8 +1,9 @@
 /**
  * What the many-file ops (batch-delete.ts, batch-move.ts, batch-chmod.ts) share. Each checks every
  * item before it changes anything, with the single op's own checks, and answers the first bad one
- * with its code and its path (the Result's `entry`); only then does it apply the items, one by one,
- * each in one atomic step, and answer `{done, failed}` (failed: what the disk refused then).
+ * with its code and its path (the Result's `entry`); only then does it apply the items (a delete or
+ * a move all at once through the placement journal, batch-journal.ts; a chmod one by one, each in
+ * one atomic step), and answer `{done, failed}` (failed: what the disk refused then).
  *
  * Items are told apart by entry, not by spelling: an entry is the folder holding it (by identity)
  * and its name there, so `a/x` and `link-to-a/x` are one item twice.
@@ -13,6 +14,7 @@ import fs from 'node:fs';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
 import { fail, writeFailure } from '../failure.ts';
 import { identityOf, type Identity, type Parent, type WorldRoot } from '../root.ts';
+import { sweepStale } from '../working-files.ts';
 import { foldersAbove } from '../withheld-entry.ts';
 
 /** The refusal of a batch: the item's Result, with the path it is about in `entry`. */
@@ -57,6 +59,19 @@ export function diskFailure(path: string, e: unknown, op: string): BatchFailure 
 
 export function changedSince(path: string): BatchFailure {
   return failedItem(path, fail('conflict', `${path} changed after the batch was checked; left as it was`));
+}
+
+/**
+ * Sweeps each folder it is given once (by identity) of the stale working files a dead Job left,
+ * as the single ops sweep the folders they work in (working-files.ts `sweepStale`).
+ */
+export function sweeper(): (dirFd: number) => void {
+  const swept = new Set<string>();
+  return (dirFd) => {
+    const key = idKey(identityOf(fs.fstatSync(dirFd, { bigint: true })));
+    if (!swept.has(key)) sweepStale(dirFd);
+    swept.add(key);
+  };
 }
 
 /** The answer of an applied batch. */

@@ -1,10 +1,13 @@
 /**
- * Crash tests of the many-file ops: the Job program runs as a real child process
- * (job/journal/crash-child.ts) and is killed with SIGKILL after every item, and just before every
- * rename; after the next op in the same folder, every item is exactly as it was or exactly as
- * asked, never half, and nothing of the op's own is left.
+ * Crash tests of the many-file delete and move: the Job program runs as a real child process
+ * (job/journal/crash-child.ts) and is killed with SIGKILL after every durable step of the batch,
+ * and just before every rename, with the undo trash on and off. After the next op of the world
+ * (which recovers it first), the whole tree is exactly the tree before the batch or exactly the
+ * tree after it, never a mix, and nothing of the op's own is left; with the trash on, what the
+ * batch deleted is in exactly one held record, or (the old tree) in none. The recovery is killed
+ * after every one of its own steps too.
  */
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,16 +16,24 @@ import { spawnSync } from 'node:child_process';
 import { after } from 'node:test';
 import { treeDigest } from '../archive/test-kit.ts';
 import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
+import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 
 const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.ts');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-batch-crash-'));
 after(() => fs.rmSync(base, { recursive: true, force: true }));
 
+interface Run {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  steps: string[];
+}
+
 let runs = 0;
-function child(root: string, args: string[], env: Record<string, string> = {}) {
+function child(root: string, args: string[], env: Record<string, string> = {}): Run {
   const stepsFile = path.join(base, `steps-${++runs}`);
   const r = spawnSync(process.execPath, [CHILD, 'files', '--worlds-root', root, ...args], {
-    // Today's deletes, without the undo trash (job/trash/crash.test.ts kills the trash's own steps).
     env: { ...process.env, FELIS_TEST_STEPS: stepsFile, FELIS_TRASH: 'off', ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -33,7 +44,7 @@ function child(root: string, args: string[], env: Record<string, string> = {}) {
 
 const batchEnv = (b: Batch) => Object.fromEntries(encodeBatchEnv(b)!.map((v) => [v.name, v.value]));
 
-/** A world whose root holds two files and two folders with contents. */
+/** A world whose root holds two files and two folders with contents, and a folder to move into. */
 function world(): string {
   const root = fs.mkdtempSync(path.join(base, 'world-'));
   fs.writeFileSync(path.join(root, 'a.txt'), 'a');
@@ -46,67 +57,133 @@ function world(): string {
   return root;
 }
 
-/** Each name's whole subtree (or its absence), for comparing item by item. */
-function items(root: string, names: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const n of names) {
-    const p = path.join(root, n);
-    if (!fs.existsSync(p)) out[n] = 'gone';
-    else if (fs.lstatSync(p).isDirectory()) out[n] = treeDigest(p);
-    else out[n] = fs.readFileSync(p, 'utf8');
-  }
-  return out;
+/** The world's tree, the undo trash left out (it is checked on its own). */
+const digest = (root: string) => treeDigest(root, (rel) => rel === UNDO_DIR);
+
+/** Every record in the trash: its state and each item's path and content digest. */
+function records(root: string): { state: string; items: [string, string][] }[] {
+  const dir = path.join(root, UNDO_DIR);
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).map((id) => {
+    const r = JSON.parse(fs.readFileSync(path.join(dir, id, 'record.json'), 'utf8'));
+    const items = r.items.map((i: { path: string; slot: number }) => {
+      const p = path.join(dir, id, String(i.slot));
+      return [i.path, fs.lstatSync(p).isDirectory() ? treeDigest(p) : fs.readFileSync(p, 'utf8')];
+    });
+    return { state: r.state, items };
+  });
 }
 
-const leftovers = (root: string) => fs.readdirSync(root).filter((n) => n.startsWith('.felis-') && n !== '.felis-edit-withheld');
+/** Any mutation recovers the world first; this one changes nothing else (the path does not exist). */
+const nextOp = (root: string, env: Record<string, string> = {}) => child(root, ['--op', 'delete', '--path', 'no-such-file'], env);
 
-/** Any mutation sweeps its folder first; this one changes nothing else (the path does not exist). */
-const nextOp = (root: string) => child(root, ['--op', 'delete', '--path', 'no-such-file']);
+interface Case {
+  label: string;
+  args: string[];
+  env: Record<string, string>;
+  old: string;
+  new: string;
+  /** With the trash on, what the one record holds after the batch: each deleted item and its content. */
+  held: [string, string][];
+  steps: string[];
+  renames: number;
+}
 
-test('delete-many killed after every item, or just before a folder goes to trash: each item there or gone, nothing left over', () => {
-  const names = ['a.txt', 'd1', 'b.txt', 'd2'];
-  const args = ['--op', 'delete-many', '--path', '.'];
-  const env = batchEnv({ paths: names });
+const DELETED = ['a.txt', 'd1', 'b.txt', 'd2'];
+const MOVES = [{ from: 'a.txt', to: 'moved/a.txt' }, { from: 'd1', to: 'moved/d1' }, { from: 'b.txt', to: 'b2.txt' }];
+
+function makeCase(op: 'delete-many' | 'move-many', trash: 'on' | 'off'): Case {
+  const env = { ...batchEnv(op === 'delete-many' ? { paths: DELETED } : { moves: MOVES }), FELIS_TRASH: trash };
+  const args = ['--op', op, '--path', '.'];
   const template = world();
-  const old = items(template, names);
-  const clean = child(world(), args, env);
+  const held: [string, string][] = op === 'delete-many' && trash === 'on'
+    ? DELETED.map((n) => [n, fs.lstatSync(path.join(template, n)).isDirectory() ? treeDigest(path.join(template, n)) : fs.readFileSync(path.join(template, n), 'utf8')])
+    : [];
+  const root = world();
+  const clean = child(root, args, env);
   assert.equal(clean.status, 0, clean.stderr);
-  assert.match(clean.stdout, /FELIS-FILES-RESULT: \{"done":\["a.txt","d1","b.txt","d2"\]\}/);
-  const kills = [
-    ...clean.steps.map((_, i) => ({ FELIS_TEST_STOP_AT: `${i + 1}:KILL` })),
-    { FELIS_TEST_KILL_RENAME: '1' },
-    { FELIS_TEST_KILL_RENAME: '2' },
-  ];
-  for (const kill of kills) {
+  const done = op === 'delete-many' ? DELETED : MOVES.map((m) => m.from);
+  assert.ok(clean.stdout.includes(`FELIS-FILES-RESULT: {"done":${JSON.stringify(done)}`), clean.stdout);
+  assert.deepEqual(records(root).map((r) => [r.state, r.items]), held.length ? [['held', held]] : []);
+  const renames = op === 'move-many' ? MOVES.length : DELETED.length * (trash === 'on' ? 2 : 1);
+  return { label: `${op} with the trash ${trash}`, args, env, old: digest(template), new: digest(root), held, steps: clean.steps, renames };
+}
+
+/** Exactly the old tree and no record, or exactly the new tree and (trash on) the one record holding every deleted item. */
+function oldOrNew(c: Case, root: string, why: string): 'old' | 'new' {
+  const d = digest(root);
+  assert.ok(d === c.old || d === c.new, `${why}: the tree is a mix of old and new`);
+  const now = d === c.old ? 'old' : 'new';
+  const held = records(root).map((r) => [r.state, r.items]);
+  assert.deepEqual(held, now === 'new' && c.held.length ? [['held', c.held]] : [], `${why}: the trash (the tree is ${now})`);
+  return now;
+}
+
+// A move never puts anything in the trash: one case of it is enough.
+const cases = [makeCase('delete-many', 'off'), makeCase('delete-many', 'on'), makeCase('move-many', 'off')];
+
+for (const c of cases) {
+  describe(c.label, () => {
+    test('a clean run writes every move down, makes them, commits, then cleans up', () => {
+      const placing = c.steps.indexOf('state:placing');
+      assert.ok(placing > 0, c.steps.join(','));
+      assert.deepEqual(c.steps.slice(0, 1), ['state:staging']);
+      const moves = c.label.startsWith('delete') ? DELETED.length : MOVES.length;
+      assert.deepEqual(c.steps.slice(placing, placing + moves + 2), ['state:placing', ...Array.from({ length: moves }, (_, i) => `move:${i + 1}`), 'state:committed']);
+      assert.deepEqual(c.steps.slice(-2), ['work-removed', 'journal-removed']);
+    });
+
+    test('SIGKILL after every step, or just before every rename: the next op finds the whole old tree or the whole new one', () => {
+      const kills = [
+        ...c.steps.map((s, i) => ({ why: `after ${s}`, env: { FELIS_TEST_STOP_AT: `${i + 1}:KILL` } })),
+        ...Array.from({ length: c.renames }, (_, i) => ({ why: `before rename ${i + 1}`, env: { FELIS_TEST_KILL_RENAME: String(i + 1) } })),
+      ];
+      const seen = new Set<string>();
+      for (const kill of kills) {
+        const root = world();
+        const r = child(root, c.args, { ...c.env, ...kill.env });
+        assert.equal(r.signal, 'SIGKILL', `${kill.why}: ${r.stderr}`);
+        const next = nextOp(root);
+        assert.equal(next.status, 0, next.stderr);
+        seen.add(oldOrNew(c, root, `killed ${kill.why}`));
+      }
+      assert.deepEqual([...seen].sort(), ['new', 'old'], 'kills fall both before and after the batch took');
+    });
+
+    test('SIGKILL after every step of the recovery too: the op after that still finds old or new', () => {
+      // A roll forward with moves still ahead; with the trash, also a commit whose record is half filled.
+      const placing = c.steps.indexOf('state:placing') + 1;
+      const committed = c.steps.indexOf('state:committed') + 1;
+      const points = [placing + 1, ...(c.held.length ? [committed + 2] : [])];
+      for (const n of points) {
+        const dry = world();
+        assert.equal(child(dry, c.args, { ...c.env, FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
+        const recovery = nextOp(dry).steps;
+        assert.ok(recovery.length > 0, `after ${c.steps[n - 1]}`);
+        oldOrNew(c, dry, `killed after ${c.steps[n - 1]}`);
+        for (let m = 1; m <= recovery.length; m++) {
+          const root = world();
+          assert.equal(child(root, c.args, { ...c.env, FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
+          const r = nextOp(root, { FELIS_TEST_STOP_AT: `${m}:KILL` });
+          assert.equal(r.signal, 'SIGKILL', `recovery step ${m}`);
+          const last = nextOp(root);
+          assert.equal(last.status, 0, last.stderr);
+          assert.equal(oldOrNew(c, root, `killed after ${c.steps[n - 1]}, then its recovery after ${recovery[m - 1]}`), 'new');
+        }
+      }
+    });
+  });
+}
+
+test('the next op names the interrupted batch (its FELIS_OP_ID) and the tree it left', () => {
+  const id = '0123456789abcdef';
+  const c = cases[1]!;
+  for (const [n, now] of [[1, 'old'], [c.steps.indexOf('state:placing') + 1, 'new']] as const) {
     const root = world();
-    const r = child(root, args, { ...env, ...kill });
-    assert.equal(r.signal, 'SIGKILL', `${JSON.stringify(kill)}: ${r.stderr}`);
-    const next = nextOp(root);
+    assert.equal(child(root, c.args, { ...c.env, FELIS_OP_ID: id, FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
+    const next = child(root, ['--op', 'delete', '--path', 'no-such-file'], { FELIS_OP_ID: 'fedcba9876543210' });
     assert.equal(next.status, 0, next.stderr);
-    const now = items(root, names);
-    for (const n of names) assert.ok(now[n] === old[n] || now[n] === 'gone', `${JSON.stringify(kill)}: ${n} is half there`);
-    assert.deepEqual(leftovers(root), [], JSON.stringify(kill));
-  }
-});
-
-test('move-many killed after every item or before every rename: each item at its old name or its new one', () => {
-  const moves = [{ from: 'a.txt', to: 'moved/a.txt' }, { from: 'd1', to: 'moved/d1' }, { from: 'b.txt', to: 'b2.txt' }];
-  const args = ['--op', 'move-many', '--path', '.'];
-  const env = batchEnv({ moves });
-  const template = world();
-  const old = items(template, moves.map((m) => m.from));
-  const clean = child(world(), args, env);
-  assert.equal(clean.status, 0, clean.stderr);
-  const kills = [...clean.steps.map((_, i) => ({ FELIS_TEST_STOP_AT: `${i + 1}:KILL` })), ...moves.map((_, i) => ({ FELIS_TEST_KILL_RENAME: String(i + 1) }))];
-  for (const kill of kills) {
-    const root = world();
-    const r = child(root, args, { ...env, ...kill });
-    assert.equal(r.signal, 'SIGKILL', `${JSON.stringify(kill)}: ${r.stderr}`);
-    for (const m of moves) {
-      const at = items(root, [m.from, m.to]);
-      const here = at[m.from] === old[m.from] && at[m.to] === 'gone';
-      const there = at[m.from] === 'gone' && at[m.to] === old[m.from];
-      assert.ok(here || there, `${JSON.stringify(kill)}: ${m.from} is neither old nor new`);
-    }
+    assert.ok(next.stdout.split('\n').includes(`FELIS-FILES-RECOVERED: {"op":"${id}","kind":"delete-many","now":"${now}"}`), next.stdout);
+    assert.equal(oldOrNew(c, root, `killed after step ${n}`), now);
   }
 });

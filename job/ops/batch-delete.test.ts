@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { makeWorld, snapshot, tree, type World } from '../test-support.ts';
+import { makeWorld, snapshot, tree, TRASH_ON, type World } from '../test-support.ts';
+import { LEDGER_DIR, UNDO_DIR } from '../../lib/protocol/working-names.ts';
 import { removeStaleTrash } from './batch-trash.ts';
 
 const del = (w: World, paths: string[]) => w.run({ op: 'delete-many', path: '.', batch: { paths } });
@@ -66,36 +67,76 @@ test('delete-many: a path inside a folder the batch also deletes is allowed and 
   }
 });
 
-test('delete-many: a folder goes through trash beside it, which leaves nothing behind', async () => {
+test('delete-many moves every item aside into one working folder at the root, written down first, which leaves nothing behind', async () => {
   const w = filled();
   const renames: string[] = [];
-  const r = await w.run({ op: 'delete-many', path: 'logs', batch: { paths: ['logs/old'] } }, {
+  const steps: string[] = [];
+  const r = await w.run({ op: 'delete-many', path: 'logs', batch: { paths: ['logs/old', 'logs/0.log'] } }, {
     rename: (from, to) => {
-      renames.push(to.replace(/.*\/(\.felis-trash-[0-9a-f]{12})\//, '$1/'));
+      renames.push(to.replace(/.*\/(\.felis-unzip-[0-9a-f]{12})\//, '$1/'));
       fs.renameSync(from, to);
     },
+    journalStep: (s) => void steps.push(s),
   });
-  assert.deepEqual(r, { done: ['logs/old'], failed: [] });
-  assert.equal(renames.length, 1);
-  assert.match(renames[0]!, /^\.felis-trash-[0-9a-f]{12}\/old$/);
+  assert.deepEqual(r, { done: ['logs/old', 'logs/0.log'], failed: [] });
+  assert.equal(renames.length, 2);
+  assert.match(renames[0]!, /^\.felis-unzip-[0-9a-f]{12}\/old\/0$/);
+  assert.match(renames[1]!, /^\.felis-unzip-[0-9a-f]{12}\/old\/1$/);
+  // Both moves are written down before the first is made, and committed before anything is removed.
+  assert.deepEqual(steps, ['state:staging', 'state:placing', 'move:1', 'move:2', 'state:committed', 'work-removed', 'journal-removed']);
+  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR), []);
   assert.deepEqual(fs.readdirSync(w.p('logs')).filter((n) => n.startsWith('.felis-')), []);
 });
 
-test('delete-many: a rename the disk refuses is a failed item; the others are done', async () => {
+test('delete-many: a rename the disk refuses undoes the batch: refused with that item\'s code and path, nothing changed', async () => {
   const w = filled();
-  fs.mkdirSync(w.p('logs/new'));
-  const r = await del(w, ['logs/0.log', 'logs/old', 'logs/new']);
-  assert.deepEqual(r.done, ['logs/0.log', 'logs/old', 'logs/new']);
-  const w2 = filled();
-  const r2 = await w2.run({ op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old', 'logs/1.log'] } }, {
-    rename: () => {
-      throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
+  const before = snapshot(w.root);
+  let n = 0;
+  const r = await w.run({ op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old', 'logs/1.log'] } }, {
+    rename: (from, to) => {
+      if (++n === 2) throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
+      fs.renameSync(from, to);
     },
   });
-  assert.deepEqual(r2.done, ['logs/0.log', 'logs/1.log']);
-  assert.deepEqual(r2.failed, [{ path: 'logs/old', error: { code: 'no_space', message: "the server's volume is full; logs/old was left unchanged" } }]);
-  assert.equal(fs.existsSync(w2.p('logs/old/a.log')), true);
-  assert.deepEqual(fs.readdirSync(w2.p('logs')).filter((n) => n.startsWith('.felis-')), []);
+  assert.deepEqual(r, { code: 'no_space', error: "the server's volume is full; logs/old was left unchanged; nothing of the batch was changed", entry: 'logs/old' });
+  assert.equal(n, 3, 'the first move was undone');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('delete-many whose journal cannot be written (a full volume) removes item by item, as before the journal', async () => {
+  const w = filled();
+  const refused: string[] = [];
+  const r = await w.run({ op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old'] } }, {
+    fsync: (fd) => {
+      // The journal is written first: its file's fsync is the op's first, and fails.
+      if (refused.length === 0) {
+        refused.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+        throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
+      }
+      fs.fsyncSync(fd);
+    },
+  });
+  assert.match(refused[0] ?? '', /\/\.felis-unzip-[0-9a-f]{12}\/journal\.json\.tmp$/);
+  assert.deepEqual(r, { done: ['logs/0.log', 'logs/old'], failed: [] });
+  assert.equal(fs.existsSync(w.p('logs/old')), false);
+  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR), [], 'the journal that could not be written is gone');
+  assert.deepEqual(fs.readdirSync(w.p('logs')).filter((n) => n.startsWith('.felis-')), []);
+});
+
+test('delete-many with the trash on: every item in one record, whose id is answered; nothing of the journal left', async () => {
+  const w = filled();
+  const r = await w.run({ op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old', 'logs/old/a.log', 'logs/cfg-link'] } }, { trash: TRASH_ON });
+  assert.deepEqual(r.done, ['logs/0.log', 'logs/old', 'logs/old/a.log', 'logs/cfg-link']);
+  assert.match(r.trash_id ?? '', /^[0-9a-f]{16}$/);
+  const records = fs.readdirSync(w.p(UNDO_DIR));
+  assert.deepEqual(records, [r.trash_id]);
+  const record = JSON.parse(fs.readFileSync(w.p(`${UNDO_DIR}/${r.trash_id}/record.json`), 'utf8'));
+  assert.equal(record.state, 'held');
+  assert.equal(record.actor, 'alice');
+  // What is inside a deleted folder goes with it, in its slot.
+  assert.deepEqual(record.items.map((i: { path: string; slot: number }) => [i.path, i.slot]), [['logs/0.log', 0], ['logs/old', 1], ['logs/cfg-link', 2]]);
+  assert.equal(fs.readFileSync(w.p(`${UNDO_DIR}/${r.trash_id}/1/a.log`), 'utf8'), 'a');
+  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== UNDO_DIR && n !== LEDGER_DIR), []);
 });
 
 test('stale trash is removed by the next sweep, only when it is ours', async () => {

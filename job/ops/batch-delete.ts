@@ -1,8 +1,15 @@
 /**
  * delete-many: the single delete's checks for every path first (delete.ts `judgeDelete`: exists,
- * not the root, not the linked withheld file), then each path removed: a file or link unlinked, a
- * folder moved into trash beside it in one rename, then removed (batch-trash.ts), so a stop leaves
- * each item there or gone.
+ * not the root, not the linked withheld file), then the whole batch at once through the placement
+ * journal (batch-journal.ts): every item moved aside into a working folder, all or nothing across
+ * any stop, then into the undo trash as one record (or removed, without a trash). So a stop at any
+ * point leaves, once the next read-write Job has recovered the world, every item there or every
+ * item gone.
+ *
+ * What the journal cannot move aside is removed item by item after it, each in one atomic step as
+ * before the journal (a file or link unlinked, a folder moved into trash beside it in one rename,
+ * then removed: batch-trash.ts): an item on another volume mounted inside the world, or every
+ * item when the journal cannot be written (a full volume, where a delete must still free room).
  *
  * The same entry twice is refused (`batch_conflict`): two answers for one item would be a lie.
  * A path inside a folder the batch also deletes is allowed and reported done: a caller that
@@ -16,13 +23,14 @@ import { bestEffort } from '../failure.ts';
 import { isOpened, openEntry } from '../entry.ts';
 import { atPath, identityOf, isNotExist, type Identity } from '../root.ts';
 import { removeAllAt } from '../remove-all.ts';
-import { refuseWorkingPath, sweepStale } from '../working-files.ts';
+import { refuseWorkingPath } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
 import { startIntake, type Intake } from '../trash/store.ts';
 import { judgeDelete, ROOT_DELETE } from './delete.ts';
 import { makeTrash } from './batch-trash.ts';
-import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
+import { applyJournaled } from './batch-journal.ts';
+import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry, sweeper } from './batch-common.ts';
 
 interface Item {
   path: string;
@@ -128,6 +136,31 @@ export function deleteMany(ctx: OpContext, req: OpRequest): Result {
   const checked = checkDeletes(ctx, paths);
   if (!Array.isArray(checked)) return checked;
   sweepFolders(ctx, paths);
+  // Inside a folder the batch deletes, an item goes with it; on another volume than the root's (the
+  // working folder's), it cannot be moved aside.
+  const rootDev = fs.fstatSync(ctx.root.fd, { bigint: true }).dev;
+  const journaled = checked.filter((i) => !i.covered && i.st.dev === rootDev);
+  const applied =
+    journaled.length === 0
+      ? {}
+      : applyJournaled(ctx, 'delete-many', journaled.map((i) => ({ item: i.path, from: i.canonical })), journaled.map((i) => ({ path: i.canonical, st: i.st })));
+  if (applied === null) return deleteEach(ctx, checked);
+  if ('refusal' in applied) return applied.refusal;
+  const gone = new Set(journaled);
+  const done: string[] = [];
+  const failed: BatchFailure[] = [];
+  for (const item of checked) {
+    // The rest, item by item: what was inside a deleted folder is found gone with it.
+    const f = gone.has(item) ? null : removeOne(ctx, item, 0, null);
+    if (f) failed.push(f);
+    else done.push(item.path);
+  }
+  const r = outcome(done, failed);
+  return applied.trashId ? { ...r, trash_id: applied.trashId } : r;
+}
+
+/** Each checked item removed in one atomic step of its own, into one trash record: the batch without its journal. */
+function deleteEach(ctx: OpContext, checked: Item[]): Result {
   const done: string[] = [];
   const failed: BatchFailure[] = [];
   // One record for the whole batch: one restore puts back all it removed.
@@ -148,15 +181,13 @@ export function deleteMany(ctx: OpContext, req: OpRequest): Result {
 }
 
 /** The stale working files of each folder the batch works in, as the single delete sweeps its own. */
-export function sweepFolders(ctx: OpContext, paths: string[]): void {
-  const swept = new Set<string>();
+function sweepFolders(ctx: OpContext, paths: string[]): void {
+  const sweep = sweeper();
   for (const path of paths) {
     const opened = openEntry(ctx.root, path, ROOT_DELETE);
     if (!isOpened(opened)) continue;
     try {
-      const key = idKey(identityOf(fs.fstatSync(opened.parent.fd, { bigint: true })));
-      if (!swept.has(key)) sweepStale(opened.parent.fd);
-      swept.add(key);
+      sweep(opened.parent.fd);
     } finally {
       opened.parent.close();
     }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { LEDGER_DIR } from '../../lib/protocol/working-names.ts';
 import { makeWorld, snapshot, type World } from '../test-support.ts';
 import type { Move } from '../../lib/protocol/batch-env.ts';
 
@@ -61,24 +62,44 @@ test('move-many: the first bad move is refused with its code and path, and nothi
   }
 });
 
-test('move-many: a rename the disk refuses is a failed item; the rest are moved', async () => {
+test('move-many: a rename the disk refuses undoes the batch: refused with that move\'s code and path, nothing changed', async () => {
   const w = filled();
+  const before = snapshot(w.root);
   let n = 0;
   const r = await move(w, [
     { from: 'plugins/x.jar', to: 'archive/x.jar' },
+    { from: 'plugins/a', to: 'archive/a' },
     { from: 'plugins/y.jar', to: 'archive/y.jar' },
   ], {
     rename: (from, to) => {
-      if (++n === 1) throw Object.assign(new Error('injected'), { code: 'EIO' });
+      if (++n === 2) throw Object.assign(new Error('injected'), { code: 'EIO' });
       fs.renameSync(from, to);
     },
   });
-  assert.deepEqual(r.done, ['plugins/y.jar']);
-  assert.equal(r.failed?.length, 1);
-  assert.equal(r.failed![0]!.path, 'plugins/x.jar');
-  assert.equal(r.failed![0]!.error.code, 'bad_path');
-  assert.match(r.failed![0]!.error.message, /input\/output error/);
-  assert.equal(fs.existsSync(w.p('plugins/x.jar')), true);
+  assert.equal(r.code, 'bad_path');
+  assert.equal(r.entry, 'plugins/a');
+  assert.match(r.error ?? '', /input\/output error.*; nothing of the batch was changed$/);
+  assert.equal(n, 3, 'the first move was undone');
+  assert.deepEqual(snapshot(w.root), before);
+});
+
+test('move-many writes every move down before the first, as the kernel names its paths (no links), and leaves no journal', async () => {
+  const w = filled();
+  fs.symlinkSync('plugins', w.p('pl'));
+  const steps: string[] = [];
+  const journals: string[] = [];
+  const r = await move(w, [{ from: 'pl/x.jar', to: 'archive/x.jar' }, { from: 'plugins/y.jar', to: 'pl/b/y.jar' }], {
+    journalStep: (s) => {
+      steps.push(s);
+      if (s !== 'state:placing') return;
+      for (const n of fs.readdirSync(w.root).filter((x) => x.startsWith('.felis-unzip-'))) journals.push(fs.readFileSync(w.p(`${n}/moves-0.json`), 'utf8'));
+    },
+  });
+  assert.deepEqual(r, { done: ['pl/x.jar', 'plugins/y.jar'], failed: [] });
+  assert.deepEqual(journals.map((j) => JSON.parse(j)), [[['move', 'plugins/x.jar', 'archive/x.jar'], ['move', 'plugins/y.jar', 'plugins/b/y.jar']]]);
+  assert.deepEqual(steps, ['state:staging', 'state:placing', 'move:1', 'move:2', 'state:committed', 'work-removed', 'journal-removed']);
+  assert.equal(fs.readFileSync(w.p('plugins/b/y.jar'), 'utf8'), 'y');
+  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR), []);
 });
 
 test('move-many: a relative link taken where it leads above the root refuses the whole batch, even as its third move; links that stay inside move', async () => {

@@ -2,7 +2,10 @@
  * move-many: the single rename's checks for every move first (rename.ts: the source exists and is
  * not guarded, the new name's folder exists, nothing is at the new name: never replaces, no link
  * it carries is taken further above the root, moved-links.ts, within one time budget for the
- * whole batch), then each move made in one rename.
+ * whole batch), then the whole batch at once through the placement journal (batch-journal.ts),
+ * one rename a move: a stop at any point leaves, once the next read-write Job has recovered the
+ * world, every item at its old name or every item at its new one. When the journal cannot be
+ * written (a full volume) the moves are made one by one, each in one rename, as before the journal.
  *
  * Refused among the moves (`batch_conflict`), because their outcome would depend on their order:
  * one source moved twice, two moves onto one name, a source inside a folder another move takes
@@ -23,12 +26,18 @@ import { refuseWorkingPath, sweepStale } from '../working-files.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { LinkBudget } from '../moved-links.ts';
 import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
-import { changedSince, conflict, diskFailure, failedItem, idKey, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
+import { entryPath } from '../trash/paths.ts';
+import { applyJournaled } from './batch-journal.ts';
+import { freeLandingRefused } from '../redacted-values.ts';
+import { changedSince, conflict, diskFailure, failedItem, idKey, outcome, placeOf, refusal, sameEntry, sweeper } from './batch-common.ts';
 
 interface Item {
   from: string;
   to: string;
   id: Identity;
+  /** Root-relative, as the kernel names them: what the journal writes down. */
+  canonicalFrom: string;
+  canonicalTo: string;
 }
 
 interface Seen {
@@ -99,12 +108,15 @@ function checkOne(
     // Last: the only check that may walk a tree. The moves are independent by now, so each is judged from where it is.
     const links = judgeMoveLinks(ctx, opened.name, src, to, dst, s.budget);
     if (links) return refusal(m.from, links);
+    // A file moved to where the root server.properties would be must hold no redacted placeholder.
+    const placeholder = freeLandingRefused(ctx.root, dst.fd, dst.name, to, src.at());
+    if (placeholder) return refusal(m.to, placeholder);
     s.sources.add(from.key);
     s.targets.add(into.key);
     if (isDir) s.movedFolders.set(idKey(id), m.from);
     for (const k of seen.srcAbove) if (!s.holding.has(k)) s.holding.set(k, m.from);
     for (const k of seen.dstAbove) if (!s.holding.has(k)) s.holding.set(k, m.to);
-    return { from: m.from, to: m.to, id };
+    return { from: m.from, to: m.to, id, canonicalFrom: entryPath(ctx, src), canonicalTo: entryPath(ctx, dst) };
   } finally {
     dst.close();
   }
@@ -149,6 +161,38 @@ export function moveMany(ctx: OpContext, req: OpRequest): Result {
   const moves = req.batch && 'moves' in req.batch ? req.batch.moves : [];
   const checked = checkMoves(ctx, moves);
   if (!Array.isArray(checked)) return checked;
+  sweepFolders(ctx, checked);
+  const applied = applyJournaled(ctx, 'move-many', checked.map((i) => ({ item: i.from, from: i.canonicalFrom, to: i.canonicalTo })));
+  if (applied === null) return moveEach(ctx, checked);
+  if ('refusal' in applied) return applied.refusal;
+  return outcome(checked.map((i) => i.from), []);
+}
+
+/** The stale working files of every folder a move leaves or enters, as the single rename sweeps its own. */
+function sweepFolders(ctx: OpContext, checked: Item[]): void {
+  const sweep = sweeper();
+  for (const item of checked) {
+    const opened = openEntry(ctx.root, item.from, ROOT_MESSAGE);
+    if (isOpened(opened)) {
+      try {
+        sweep(opened.parent.fd);
+      } finally {
+        opened.parent.close();
+      }
+    }
+    const dst = openMoveTarget(ctx, clean(item.to));
+    if (dst instanceof Parent) {
+      try {
+        sweep(dst.fd);
+      } finally {
+        dst.close();
+      }
+    }
+  }
+}
+
+/** Each checked move made in one rename of its own: the batch without its journal. */
+function moveEach(ctx: OpContext, checked: Item[]): Result {
   const done: string[] = [];
   const failed: BatchFailure[] = [];
   for (const item of checked) {

@@ -22,7 +22,7 @@ import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 import type { TrashItem } from '../../lib/protocol/result.ts';
 import { bestEffort } from '../failure.ts';
 import { removeAllAt } from '../remove-all.ts';
-import { atPath, errCode, fdPath, identityOf, isNotExist, type Identity } from '../root.ts';
+import { atPath, errCode, existsAt, fdPath, identityOf, isNotExist, type Identity } from '../root.ts';
 import type { OpContext } from '../types.ts';
 import { idTime, newId, readRecord, writeRecord, type RecordItem, type TrashRecord } from './record.ts';
 import { countTree, judgeOf, type Guard } from './count.ts';
@@ -358,11 +358,13 @@ export class Intake {
   readonly #in = new Set<number>();
   #onDone: () => void = () => {};
 
-  constructor(trash: Trash, ctx: OpContext, fd: number, record: TrashRecord) {
+  /** `already`: the slots that hold their entry already (a record begun by an earlier step or Job). */
+  constructor(trash: Trash, ctx: OpContext, fd: number, record: TrashRecord, already: Iterable<number> = []) {
     this.#trash = trash;
     this.#ctx = ctx;
     this.#fd = fd;
     this.#record = record;
+    for (const i of already) this.#in.add(i);
   }
 
   /** Called once the record is sealed (the opener closes the trash there). */
@@ -372,6 +374,16 @@ export class Intake {
 
   get id(): string {
     return this.#record.id;
+  }
+
+  /** Whether the record lists an item with slot `i`. */
+  lists(i: number): boolean {
+    return this.#record.items.some((item) => item.slot === i);
+  }
+
+  /** The `<dev>:<ino>` the record lists for slot `i`. */
+  idOf(i: number): string | undefined {
+    return this.#record.items.find((item) => item.slot === i)?.id;
   }
 
   #slot(i: number): string {
@@ -407,6 +419,15 @@ export class Intake {
   }
 
   /**
+   * Leaves the record `moving` and closes it: its entries go in later, by whoever resumes it
+   * (`resumeIntake`) or, after a stop, by the Job that recovers the world.
+   */
+  release(): void {
+    bestEffort(() => fs.closeSync(this.#fd));
+    this.#onDone();
+  }
+
+  /**
    * Marks the record held with what went in (sizes counted), or removes it when nothing did.
    * Returns the record's id, or undefined when nothing is kept. Closes the record.
    */
@@ -436,6 +457,37 @@ export function startIntake(ctx: OpContext, op: string, replace: boolean, items:
     trash.close();
     return null;
   }
+  intake.onDone(() => trash.close());
+  return intake;
+}
+
+/**
+ * Writes down a record (state `moving`) for `items` and leaves it for its entries to go in later
+ * (`resumeIntake`): its id, or undefined when there is no trash to keep them (as `startIntake`).
+ */
+export function beginRecord(ctx: OpContext, op: string, replace: boolean, items: Incoming[]): string | undefined {
+  const intake = startIntake(ctx, op, replace, items);
+  if (!intake) return undefined;
+  intake.release();
+  return intake.id;
+}
+
+/**
+ * The record `id` begun by `beginRecord`, open for its entries to go in: null when there is no such
+ * record of ours, or it is no longer `moving` (sealed already). Works whatever FELIS_TRASH says
+ * now: the record was begun while it was on.
+ */
+export function resumeIntake(ctx: OpContext, id: string): Intake | null {
+  const trash = Trash.open(ctx, false);
+  if (!trash) return null;
+  const r = trash.read(id);
+  if (!r || r.record.state !== 'moving') {
+    if (r) fs.closeSync(r.fd);
+    trash.close();
+    return null;
+  }
+  const already = r.record.items.filter((i) => existsAt(r.fd, String(i.slot))).map((i) => i.slot);
+  const intake = new Intake(trash, ctx, r.fd, r.record, already);
   intake.onDone(() => trash.close());
   return intake;
 }

@@ -13,7 +13,8 @@
  * What an outcome means for the caller: a result is the answer; a call that never reached the
  * program, or that the Pod refused before running it, changed nothing, so the one-shot Job makes
  * the change instead (under the same lock); a call that reached the program and got no result is
- * JobLostError, as a one-shot Job whose Pod is lost (the change was made or not, never half).
+ * JobLostError, as a one-shot Job whose Pod is lost (the editor tells the caller what that means
+ * for the op: lib/files/lost-change.ts).
  * @module
  */
 import type { Target, JobSettings } from '../job-spec/types.ts';

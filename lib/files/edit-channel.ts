@@ -14,7 +14,8 @@ export interface EditChannel {
    * caller then runs the one-shot Job, still under its lock. Throws JobLostError when the call
    * reached a Pod that ended without an answer (the change may or may not have been made, as
    * for a one-shot Job whose Pod is lost: EditLostError, which says whether the change may still
-   * be under way), and the signal's reason when it aborts.
+   * be under way; lib/files/lost-change.ts says what the caller is told), and the signal's reason
+   * when it aborts.
    */
   run(t: Target, call: EditCall, signal: AbortSignal): Promise<string | undefined>;
   /**

@@ -6,12 +6,15 @@ import type { SyncRunner } from '../runner/sync-runner.ts';
 import { withEvent } from '../events/scope.ts';
 import { decodeContentEnv } from '../protocol/content-env.ts';
 import type { EditCall } from '../protocol/edit-call.ts';
+import type { Batch, BatchOp } from '../protocol/batch-env.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { EditChannel } from './edit-channel.ts';
 import { withHeldLock } from './held-lock.ts';
 import { EditLostError } from './edit-channel.ts';
 import { JobLostError } from '../runner/errors.ts';
 import { FilesEditor } from './editor.ts';
+import { lostMessage, OutcomeUnknownError } from './lost-change.ts';
+import { mapDomainError } from '../http/error-map.ts';
 import { editorConfig, TARGET as T } from './test-kit.ts';
 
 const CFG = editorConfig({ trash: { enabled: true, seconds: 3600, actor: '' } });
@@ -106,4 +109,55 @@ test('a change that may still be under way in the Pod keeps the lock until its g
     await assert.rejects(held(() => ed.mkdir(T, 'd'), 'file-write', 'survival', () => void keeps++), JobLostError);
     assert.equal(keeps, kept ? 1 : 0, `inFlight ${inFlight}`);
   }
+});
+
+test('a batch whose session call or one-shot Job is lost without a result is 503 outcome_unknown with its op id; a one-step change keeps its 500', async () => {
+  const lost = (inFlight: boolean): EditChannel => ({
+    async run(_t: Target, call: EditCall) {
+      lostCalls.push(call);
+      throw new EditLostError('edit session p ended a change without a result', inFlight);
+    },
+  });
+  const lostCalls: EditCall[] = [];
+  for (const inFlight of [true, false]) {
+    let keeps = 0;
+    const ed = new FilesEditor(CFG, fakes().runner, undefined, undefined, lost(inFlight));
+    const batches: [BatchOp, Batch][] = [['delete-many', { paths: ['a', 'b'] }], ['move-many', { moves: [{ from: 'a', to: 'b' }] }], ['chmod-many', { files: [{ path: 'a', mode: '644' }] }]];
+    for (const [op, batch] of batches) {
+      const err = await held(() => ed.batch(T, op, batch), 'file-write', 'survival', () => void keeps++).catch((e: unknown) => e);
+      const opId = lostCalls.at(-1)!.env.FELIS_OP_ID!;
+      assert.ok(err instanceof OutcomeUnknownError, `${op}: ${String(err)}`);
+      assert.deepEqual(mapDomainError(err), { status: 503, code: 'outcome_unknown', message: lostMessage(op, opId), op: opId });
+      assert.doesNotMatch(mapDomainError(err)!.message, /either not made or fully made|retry/);
+    }
+    // The lock rules are as before: kept while the change may still be under way in the Pod.
+    assert.equal(keeps, inFlight ? 3 : 0, `inFlight ${inFlight}`);
+  }
+  assert.match(lostMessage('delete-many', '0123456789abcdef'), /^the file operation 0123456789abcdef ended without a result, so its outcome is unknown: the next change of this world settles it first, all of it or none of it; check the files before running it again$/);
+  // A single delete (a folder removed in place without the trash) may be half made too; a mkdir is one step.
+  const one = new FilesEditor(CFG, fakes().runner, undefined, undefined, lost(false));
+  assert.ok((await held(() => one.delete(T, 'd')).catch((e: unknown) => e)) instanceof OutcomeUnknownError);
+  const mkdir = await held(() => one.mkdir(T, 'd')).catch((e: unknown) => e);
+  assert.ok(mkdir instanceof JobLostError && !(mkdir instanceof OutcomeUnknownError), String(mkdir));
+  assert.match((mkdir as JobLostError).callerMessage, /either not made or fully made/);
+
+  // A one-shot Job lost the same way: the op id is the Job's own (its op-id label).
+  const jobs: V1Job[] = [];
+  const runner = {
+    async findJobs() {
+      return [];
+    },
+    async run(job: V1Job) {
+      jobs.push(job);
+      throw new JobLostError(`file job ${job.metadata!.name} produced no result`, true);
+    },
+  } as unknown as SyncRunner;
+  const shot = new FilesEditor(CFG, runner);
+  const err = await shot.batch(T, 'move-many', { moves: [{ from: 'a', to: 'b' }] }).catch((e: unknown) => e);
+  const label = jobs[0]!.metadata!.labels!['felis.lolicon.best/files-op']!;
+  assert.match(label, /^[0-9a-f]{16}$/);
+  assert.deepEqual(mapDomainError(err), { status: 503, code: 'outcome_unknown', message: lostMessage('move-many', label), op: label });
+  // A read lost the same way is still a plain retry.
+  const read = await shot.read(T, 'a').catch((e: unknown) => e);
+  assert.ok(read instanceof JobLostError && !(read instanceof OutcomeUnknownError), String(read));
 });

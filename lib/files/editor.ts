@@ -47,6 +47,7 @@ import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 import { EditLostError, type EditChannel } from './edit-channel.ts';
 import { heldLock } from './held-lock.ts';
+import { lostChange } from './lost-change.ts';
 import { callCarries, isEditOp } from '../protocol/edit-call.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
@@ -306,6 +307,7 @@ export class FilesEditor {
       // until it lapses, so that neither a start nor another change meets it.
       if (deadline.aborted || (err instanceof EditLostError && err.inFlight)) held.keep();
       if (deadline.aborted) throw new FilesTimeoutError(filesJobName(t.server, opId));
+      if (err instanceof JobLostError) throw lostChange(call.op, opId, err);
       throw err;
     }
     return payload === undefined ? undefined : parseResultPayload(payload);
@@ -365,7 +367,13 @@ export class FilesEditor {
       ...(streamed ? { contentTokenSha256: streamed.contentToken(filesJobName(t.server, opId)) } : {}),
       ...eventParams(ev),
     });
-    return parseResultPayload(await follow(job, false));
+    try {
+      return parseResultPayload(await follow(job, false));
+    } catch (err) {
+      // What a lost change means to the caller depends on the op (lost-change.ts).
+      if (err instanceof JobLostError && base.mutating) throw lostChange(call.op, opId, err);
+      throw err;
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { envelopeOf, routeKit } from '../testing/route-kit.ts';
 import { EDIT_ERRORS, FileEditError, ReadDamagedError, UnknownResultCodeError, type EditErrorKind } from '../files/errors.ts';
 import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
+import { OutcomeUnknownError } from '../files/lost-change.ts';
 import { CallerGoneError } from './file-request.ts';
 import {
   LockFreshError,
@@ -86,6 +87,19 @@ test('anything unmapped is 500 internal with no detail for the caller, and logge
     assert.equal(line.msg, 'request failed');
     assert.equal(line.request_id, r.headers.get('x-request-id'));
   }
+});
+
+test('a change of many steps lost without a result is 503 outcome_unknown naming its op; the log keeps how it ended', async () => {
+  const { r, e, logs } = await answer(() => new OutcomeUnknownError('delete-many', '0123456789abcdef', new JobLostError('container exited 137 (SIGKILL)', true)));
+  assert.equal(r.status, 503);
+  assert.equal(e.code, 'outcome_unknown');
+  assert.equal(r.body.error.op, '0123456789abcdef');
+  assert.match(e.message, /^the file operation 0123456789abcdef ended without a result, so its outcome is unknown: the next change of this world settles it first/);
+  assert.ok(!r.text.includes('137'));
+  const line = JSON.parse(logs.at(-1)!) as { msg: string; op: string; err: { message: string } };
+  assert.equal(line.msg, 'file job ended without a result');
+  assert.equal(line.op, '0123456789abcdef');
+  assert.match(line.err.message, /exited 137/);
 });
 
 test('a Job lost mid-mutation is 500 internal telling the caller writes are atomic; the log keeps the detail', async () => {

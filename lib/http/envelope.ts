@@ -1,7 +1,8 @@
 /**
  * The error envelope every route answers with: `{"error":{"code","message","request_id"}}`,
  * compact JSON, newline-terminated, `application/json; charset=utf-8`, as Felis answers. A refusal
- * about one item of many (a batch's first bad path) adds `path`, that item's path, after the rest.
+ * about one item of many (a batch's first bad path) adds `path`, that item's path, after the rest;
+ * a change whose outcome is unknown adds `op`, its op id.
  * @module
  */
 import type { Context } from 'hono';
@@ -33,7 +34,16 @@ export function sendJson(c: Context, status: ContentfulStatusCode, body: unknown
   return c.body(JSON.stringify(body) + '\n', status, { 'Content-Type': JSON_TYPE });
 }
 
-export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string, path?: string): Response {
+/** What an envelope may add after the request id. */
+export interface ErrorExtra {
+  /** The item of many the refusal is about. */
+  path?: string;
+  /** The op id of a change whose outcome is unknown. */
+  op?: string;
+}
+
+export function sendError(c: Context, status: ContentfulStatusCode, code: string, message: string, extra: ErrorExtra = {}): Response {
   const requestId = (c.get('requestId' as never) as string | undefined) ?? '';
-  return sendJson(c, status, { error: { code, message, request_id: requestId, ...(path === undefined ? {} : { path }) } });
+  const { path, op } = extra;
+  return sendJson(c, status, { error: { code, message, request_id: requestId, ...(path === undefined ? {} : { path }), ...(op === undefined ? {} : { op }) } });
 }

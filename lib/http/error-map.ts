@@ -36,11 +36,13 @@ export interface Mapped {
   message: string;
   /** The item of many the error is about (its `details.path`), for the envelope's `path`. */
   path?: string;
+  /** The op id of a change whose outcome is unknown (its `details.op`), for the envelope's `op`. */
+  op?: string;
 }
 
 /** A domain error as status, code and caller message; undefined for anything else. */
 export function mapDomainError(err: unknown): Mapped | undefined {
   if (!(err instanceof DomainError)) return undefined;
-  const path = err.details?.path;
-  return { status: KIND_STATUS[err.errorKind], code: err.code, message: err.callerMessage, ...(typeof path === 'string' ? { path } : {}) };
+  const { path, op } = err.details ?? {};
+  return { status: KIND_STATUS[err.errorKind], code: err.code, message: err.callerMessage, ...(typeof path === 'string' ? { path } : {}), ...(typeof op === 'string' ? { op } : {}) };
 }

@@ -4,7 +4,8 @@
  * through one before any Job exists.
  *
  * - `.felis-edit-<12 hex>`: a write's temporary file, or an upload session's staging folder;
- * - `.felis-unzip-<12 hex>`: an extraction's working folder, or a placement journal's folder;
+ * - `.felis-unzip-<12 hex>`: an extraction's working folder, a placement journal's folder, or the
+ *   working folder at the world root into which a many-file delete moves its items aside;
  * - `.felis-edit-withheld`: the withheld-file ledger's folder (never swept as stale);
  * - `.felis-trash-<12 hex>`: where a many-file delete moves a folder (one atomic rename) before it
  *   removes it, so a Job stopped mid-removal leaves the folder gone, not half there;

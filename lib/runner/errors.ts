@@ -24,9 +24,10 @@ export class RunnerError extends Error {
 }
 
 /**
- * The Job's container ended without a result line (killed, evicted, crashed). For a mutation the
- * caller is told what can be known: writes land by an atomic rename, so the file is either as it
- * was or fully written, and a read shows which.
+ * The Job's container ended without a result line (killed, evicted, crashed). For a mutation made
+ * in one step the caller is told what can be known: writes land by an atomic rename, so the file
+ * is either as it was or fully written, and a read shows which. A change of more steps is answered
+ * otherwise (lib/files/lost-change.ts: 503 outcome_unknown).
  */
 export class JobLostError extends RunnerError {
   readonly callerMessage: string;

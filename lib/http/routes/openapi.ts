@@ -23,7 +23,7 @@ export function jsonSchema(schema: $ZodType, io: 'input' | 'output'): Json {
 /** The error envelope with exactly `codes` allowed. */
 export function envelopeSchema(codes: readonly string[]): Json {
   const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
-  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string(), path: described(z.optional(z.string()), "a batch's first bad item: its path") }) }), 'output');
+  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string(), path: described(z.optional(z.string()), "a batch's first bad item: its path"), op: described(z.optional(z.string()), 'outcome_unknown: the op id of the change whose result was lost') }) }), 'output');
 }
 
 /** Hono's `:name` as OpenAPI's `{name}`. */

@@ -38,16 +38,16 @@ export const ROUTE_PROSE = {
     answer: '`{path, to, status:"renamed"}` — never replaces; never takes a relative link (the entry or one inside it) to a place from where it leads further above the world\'s root (400 `bad_path` naming the link)',
   },
   'files.delete_many': {
-    summary: 'Delete many files or folders in one Job, every one checked first, under the world lock.',
-    answer: '`{done:[path…], failed:[{path, error:{code, message}}], trash_id?}` — 1–1000 paths; `trash_id` the undo-trash record of what was deleted; every path is checked before anything changes (the first bad one is answered with its `path` and nothing changed); `failed` only what the disk refused after',
+    summary: 'Delete many files or folders in one Job, all or nothing, every one checked first, under the world lock.',
+    answer: '`{done:[path…], failed:[{path, error:{code, message}}], trash_id?}` — 1–1000 paths; `trash_id` the one undo-trash record of what was deleted; every path is checked before anything changes, and the first bad one (or one the disk refuses) is answered with its `path` and nothing changed; all or nothing across any stop: journaled, so the next change of the world finishes or undoes an interrupted one (503 `outcome_unknown`, its `op`); `failed` only an item on another volume mounted in the world, or any item when the volume is too full to write the journal (then removed one by one)',
   },
   'files.move': {
-    summary: 'Move or rename many files or folders in one Job without replacing, every one checked first, under the world lock.',
-    answer: '`{done:[from…], failed:[{path, error}]}` — 1–1000 moves; never replaces; two moves onto one name, or of or into a folder another move takes, are 409 `batch_conflict`; a move that takes a relative link to a place from where it leads further above the world\'s root is 400 `bad_path`; nothing changed on any refusal',
+    summary: 'Move or rename many files or folders in one Job without replacing, all or nothing, every one checked first, under the world lock.',
+    answer: '`{done:[from…], failed:[{path, error}]}` — 1–1000 moves; never replaces; two moves onto one name, or of or into a folder another move takes, are 409 `batch_conflict`; a move that takes a relative link to a place from where it leads further above the world\'s root is 400 `bad_path`; nothing changed on any refusal, a move the disk refuses included; all or nothing across any stop, journaled as a many-file delete is; `failed` only when the volume is too full to write the journal (then moved one by one)',
   },
   'files.chmod': {
     summary: "Set many files' or folders' permission bits in one Job, every one checked first, under the world lock.",
-    answer: '`{done:[path…], failed:[{path, error}]}` — 1–1000 files; `mode` three octal digits (`"644"`); links, special files and the withheld file are 400 `bad_path`; nothing changed on any refusal',
+    answer: '`{done:[path…], failed:[{path, error}]}` — 1–1000 files; `mode` three octal digits (`"644"`); links, special files and the withheld file are 400 `bad_path`; nothing changed on any refusal; not journaled: each mode is set in one step, so an interrupted one (503 `outcome_unknown`) may have set some, and running it again is safe',
   },
   'files.unzip': {
     summary: 'Extract an archive (.zip, .tar in any compression, .7z, .rar) or a single .gz/.bz2/.xz/.zst file in the background; follow it in the ops listing.',

@@ -61,6 +61,8 @@ const MUTATION: readonly ErrorCode[] = [
   [413, 'too_large'],
   [507, 'volume_full'],
 ];
+/** A change of more than one step whose Job or edit session ended without a result (lib/files/lost-change.ts). */
+const LOST: readonly ErrorCode[] = [[503, 'outcome_unknown']];
 /** A JSON body (lib/http/file-request.ts `jsonBody`). */
 const JSON_BODY: readonly ErrorCode[] = [[400, 'bad_request'], [413, 'too_large']];
 /** A raw body of known length with its digest (content-digest.ts, pod-stream.ts, the receiver). */
@@ -132,7 +134,7 @@ export const ROUTES = {
     method: 'DELETE',
     path: `${S}/file`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...MUTATION],
+    errors: [...GATES, ...JOB, ...MUTATION, ...LOST],
     event: { type: 'dev.felis.files.delete', path: true },
   },
   'files.rename': {
@@ -148,7 +150,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/delete`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [409, 'batch_conflict']],
+    errors: [...GATES, ...JOB, ...MUTATION, ...LOST, ...JSON_BODY, [409, 'batch_conflict']],
     event: { type: 'dev.felis.files.delete_many' },
   },
   'files.move': {
@@ -156,7 +158,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/move`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [409, 'batch_conflict']],
+    errors: [...GATES, ...JOB, ...MUTATION, ...LOST, ...JSON_BODY, [409, 'batch_conflict']],
     event: { type: 'dev.felis.files.move' },
   },
   'files.chmod': {
@@ -164,7 +166,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/chmod`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [409, 'batch_conflict']],
+    errors: [...GATES, ...JOB, ...MUTATION, ...LOST, ...JSON_BODY, [409, 'batch_conflict']],
     event: { type: 'dev.felis.files.chmod' },
   },
   'files.unzip': {
@@ -269,7 +271,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/trash/:id/restore`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [404, 'trash_not_found']],
+    errors: [...GATES, ...JOB, ...MUTATION, ...LOST, ...JSON_BODY, [404, 'trash_not_found']],
     event: { type: 'dev.felis.files.trash.restore', id: true },
   },
   'files.trash.purge': {
