@@ -128,3 +128,19 @@ test('a copy of server.properties under another name carries the redacted text; 
   assert.equal(move.code, 'bad_path');
   assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), PROPS);
 });
+
+test('a many-file delete holding the withheld file and server.properties: one record, neither goes back under `to`', async () => {
+  const w = makeWorld();
+  const del = await on(w, { op: 'delete-many', path: '', batch: { paths: ['config', 'server.properties'] } });
+  assert.equal(del.code, undefined, del.error);
+  const { items } = await listed(w);
+  assert.equal(items.length, 1);
+  assert.equal(items[0]!.bytes, 'paper: true\n'.length, 'only config/paper.yml is counted');
+  const under = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id, to: 'old' });
+  assert.equal(under.code, 'bad_path');
+  assert.equal(fs.existsSync(w.p('old')), false);
+  const back = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id });
+  assert.equal(back.code, undefined, back.error);
+  assert.equal((await w.run({ op: 'read', path: 'config/paper-global.yml' })).code, 'bad_path');
+  assert.doesNotMatch(content(await w.run({ op: 'read', path: 'server.properties' })).toString(), /hunter2/);
+});
