@@ -149,9 +149,6 @@ export function atPath(dirFd: number, name: string | Buffer): string | Buffer {
   return Buffer.concat([Buffer.from(`/proc/self/fd/${dirFd}/`), name]);
 }
 
-/** The longest name one path component may have (Linux NAME_MAX). */
-export const NAME_MAX = 255;
-
 /** Is there an entry (of any kind, a link not followed) named `name` in the folder `dirFd`? */
 export function existsAt(dirFd: number, name: string): boolean {
   try {

@@ -5,6 +5,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { dir, join, leadsOutside } from '../pathutil.ts';
@@ -215,6 +216,9 @@ export function write(ctx: OpContext, req: OpRequest): Result {
       const c = checkExpect(t, name, req.expectSha256);
       if (c) return c;
     }
+    // A new file's path is held to the name rule; an existing file keeps whatever name it has.
+    const badName = t.exists ? undefined : newPathRefusal(name);
+    if (badName) return fail('bad_path', badName);
     // 6. Land (after clearing what dead Jobs left in this folder).
     sweepStale(t.parent.fd);
     return land(ctx, t, name, content, sum);
