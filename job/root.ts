@@ -149,9 +149,6 @@ export function atPath(dirFd: number, name: string | Buffer): string | Buffer {
   return Buffer.concat([Buffer.from(`/proc/self/fd/${dirFd}/`), name]);
 }
 
-/** The longest name one path component may have (Linux NAME_MAX). */
-export const NAME_MAX = 255;
-
 /** The root-relative name of the folder `fd` holds, as the kernel resolves it (no links), or null when outside. */
 export function canonicalRel(rootFd: number, fd: number): string | null {
   const root = fs.readlinkSync(fdPath(rootFd));

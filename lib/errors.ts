@@ -44,8 +44,8 @@ interface CodeEntry {
  */
 export const ERROR_CODES = {
   bad_request: { kinds: ['invalid'], meaning: 'missing `?path=`, `?path=` not valid percent-encoded UTF-8, a malformed Host header or request line, missing/invalid body, unknown body field, bad `expect_sha256`, `create_only` with `expect_sha256`, empty `to`' },
-  bad_name: { kinds: ['invalid'], meaning: 'server name not `^[a-z0-9-]{3,32}$` without a leading/trailing `-`' },
-  bad_path: { kinds: ['invalid'], meaning: 'escapes the world (`..`, absolute, links leading out), a move or restore that would take a relative link further above the world root, a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a NUL byte; unzip of a path not ending in an archive ending; a zip `name` that is not one `.zip` file name' },
+  bad_name: { kinds: ['invalid'], meaning: 'server name not `^[a-z0-9-]{3,32}$` without a leading/trailing `-`; a name field (zip, compress or pull `name`, or the name a pulled answer\'s Content-Disposition gives) that is not one new file name by the name rule (docs/routes.md, Names) or lacks its format\'s ending' },
+  bad_path: { kinds: ['invalid'], meaning: 'escapes the world (`..`, absolute, links leading out), a move or restore that would take a relative link further above the world root, a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a path over 4096 bytes, a NUL byte; a path the call creates with a control or bidirectional control character (docs/routes.md, Names); unzip of a path not ending in an archive ending' },
   digest_required: { kinds: ['invalid'], meaning: 'a write without `content_sha256`, or an upload without a `Content-Digest` sha-256 (checked before any Job)' },
   bad_digest: { kinds: ['invalid'], meaning: 'a malformed `content_sha256` or `Content-Digest` (checked before any Job)' },
   digest_mismatch: { kinds: ['invalid'], meaning: "the content is not what its SHA-256 says; nothing was changed" },

@@ -99,6 +99,9 @@ test('bodies are checked before any Job: shape, counts, modes, paths no file can
     ['delete', { paths: ['a'], extra: 1 }, 400, 'bad_request', undefined],
     ['delete', { paths: ['a', 'b\0c'] }, 400, 'bad_path', 'b\0c'],
     ['move', { moves: [{ from: 'a', to: `x/${'y'.repeat(256)}` }] }, 400, 'bad_path', `x/${'y'.repeat(256)}`],
+    // A move's `to` is created, so held to the name rule; a `from` only addressed is not.
+    ['move', { moves: [{ from: 'odd\u0007', to: 'fine' }, { from: 'b', to: 'x/evil\u202e.txt' }] }, 400, 'bad_path', 'x/evil\u202e.txt'],
+    ['delete', { paths: ['odd\u0007', 'b\0c'] }, 400, 'bad_path', 'b\0c'],
     ['move', { moves: [{ from: 'a' }] }, 400, 'bad_request', undefined],
     ['chmod', { files: [{ path: 'a', mode: '4755' }] }, 400, 'bad_request', undefined],
     ['chmod', { files: [{ path: 'a', mode: 644 }] }, 400, 'bad_request', undefined],

@@ -76,8 +76,12 @@ test("the Job's refusals keep their codes: missing, exists, full volume, bad pat
   }
 });
 
-test('a to that plainly escapes or names a working file is refused before the lock; the body is strict', async () => {
+test('a to that plainly escapes, names a working file or breaks the name rule is refused before the lock; the body is strict', async () => {
   const cases: Array<[unknown, string]> = [
+    [{ to: `d/${'n'.repeat(300)}.txt` }, 'bad_path'],
+    [{ to: 'x'.repeat(4097) }, 'bad_path'],
+    [{ to: 'copies/bell\u0007.txt' }, 'bad_path'],
+    [{ to: 'copies/evil\u202etxt.exe' }, 'bad_path'],
     [{ to: '../x' }, 'bad_path'],
     [{ to: '/etc/x' }, 'bad_path'],
     [{ to: 'a/../../x' }, 'bad_path'],

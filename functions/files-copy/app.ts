@@ -18,7 +18,7 @@
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
-import { checkPath } from '../../lib/http/file-request.ts';
+import { checkNewPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { posix } from 'node:path';
 import { DomainError } from '../../lib/errors.ts';
@@ -29,9 +29,9 @@ import type { Deps } from '../../lib/http/deps.ts';
 import type { FileCall } from '../../lib/http/file-call.ts';
 import { backgroundFromListing, sourceAt } from './known-kind.ts';
 
-/** `to` must name a new path inside the world: refused here before any Job when it plainly cannot. */
+/** `to` must name a new path inside the world, by the name rule: refused here before any Job when it plainly cannot. */
 function checkTo(to: string): void {
-  checkPath(to);
+  checkNewPath(to);
   const bad = (why: string) => new DomainError('bad_path', 'invalid', `to ${why}`);
   const n = posix.normalize(to);
   if (to === '' || n === '.' || n === './') throw bad('must name a new path inside the world');

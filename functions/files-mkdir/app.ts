@@ -1,12 +1,14 @@
-/** `POST /api/v1/servers/:name/files/mkdir?path=` — one new folder, under the world lock. */
+/** `POST /api/v1/servers/:name/files/mkdir?path=` — one new folder (its path by the name rule), under the world lock. */
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { checkNewPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 
 export const filesMkdir = defineFunction('files-mkdir', (deps) => ({
   'files.mkdir': async (c) => {
     const f = await openFileCall(c, deps, 'mkdir');
+    checkNewPath(f.path);
     await underWorldLock(deps, f, () => f.editor.mkdir(f.target, f.path, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.mkdir', f.target.server, f.path);
     return sendJson(c, 200, { path: f.path, status: 'created' });

@@ -13,6 +13,7 @@ import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { DomainError } from '../../lib/errors.ts';
+import { BadNameError, checkNameField } from '../../lib/files/name-field.ts';
 
 const badRequest = (message: string) => new DomainError('bad_request', 'invalid', message);
 import { requireEditor, underWorldLock, type FileCall } from '../../lib/http/file-call.ts';
@@ -39,6 +40,16 @@ export function checkPullUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * `name`: one new file's name by the name rule (400 bad_name), and no backslash either, which the
+ * Job refuses in a name a server suggests (a Windows path's separator).
+ */
+export function checkPullName(name: string): string {
+  checkNameField('the name', name);
+  if (name.includes('\\')) throw new BadNameError('the name must be one name, without a backslash; leave it out to take the name the answer or the URL suggests');
+  return name;
+}
+
 async function knownServer(c: Context, deps: Deps): Promise<string> {
   const server = serverName(c);
   if (!(await deps.servers.getServer(deps.lock.namespace, server))) throw new ServerNotFoundError(server);
@@ -52,12 +63,7 @@ export const filesPull = defineFunction('files-pull', (deps) => ({
     const url = checkPullUrl(body.url);
     // '' and '/' are the world's root; otherwise a folder inside it.
     const path = body.path === '/' ? '' : checkPath(body.path.replace(/\/+$/, ''));
-    if (body.name !== undefined) {
-      if (body.name === '' || body.name === '.' || body.name === '..' || /[/\\]/.test(body.name)) {
-        throw badRequest('name: one file name (no slashes); leave it out to take the name the answer or the URL suggests');
-      }
-      checkPath(body.name);
-    }
+    if (body.name !== undefined) checkPullName(body.name);
     const access = { op: 'pull' as const, path: path === '' ? '.' : path };
     const target = await deps.gates.enter(server, access);
     const editor = requireEditor(deps);

@@ -32,6 +32,8 @@ test('the destination is required and checked like a path; unknown fields and bi
     [{ to: '' }, 400, 'bad_request'],
     [{ to: 'x\u0000y' }, 400, 'bad_path'],
     [{ to: 'y'.repeat(256) }, 400, 'bad_path'],
+    [{ to: 'cfg/line\nbreak.yml' }, 400, 'bad_path'],
+    [{ to: 'evil\u2067.txt' }, 400, 'bad_path'],
     [{ to: 'b', overwrite: true }, 400, 'bad_request'],
     [{ to: 5 }, 400, 'bad_request'],
     [JSON.stringify({ to: 'z'.repeat((1 << 20) + 1) }), 413, 'too_large'],

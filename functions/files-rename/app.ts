@@ -2,7 +2,7 @@
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
-import { checkPath } from '../../lib/http/file-request.ts';
+import { checkNewPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { DomainError } from '../../lib/errors.ts';
 
@@ -11,7 +11,7 @@ export const filesRename = defineFunction('files-rename', (deps) => ({
     const f = await openFileCall(c, deps, 'rename');
     const { to } = await input.body();
     if (!to) throw new DomainError('bad_request', 'invalid', 'the to field is required');
-    checkPath(to);
+    checkNewPath(to);
     await underWorldLock(deps, f, () => f.editor.rename(f.target, f.path, to, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.rename', f.target.server, f.path, { to });
     return sendJson(c, 200, { path: f.path, to, status: 'renamed' });

@@ -146,6 +146,21 @@ test('the receiver\'s refusals reach the caller with their codes and are not aud
   }
 });
 
+test('a path the name rule refuses (a control or bidirectional control character in any of its names) is 400 bad_path before the lock or any receiver', async () => {
+  const data = Buffer.from('x');
+  const h = { 'content-length': '1', 'content-digest': contentDigestHeader(sha(data)) };
+  for (const p of ['plugins/bell\u0007.jar', 'new\u0085folder/a.jar', 'plugins/evil\u202erav.jar', `plugins/${'n'.repeat(256)}`]) {
+    const k = kit();
+    const res = await put(k, `/api/v1/servers/survival/files/upload?path=${encodeURIComponent(p)}&parents=true`, data, h);
+    assert.equal(res.status, 400, p);
+    const e = await envelope(res);
+    assert.equal(e.code, 'bad_path', p);
+    assert.match(e.message, /control character \(U\+[0-9A-F]{4}\)|longer than 255 bytes/, p);
+    assert.equal(k.calls.length, 0, `${p}: no receiver`);
+    assert.deepEqual(k.gates.ran, [], `${p}: no lock`);
+  }
+});
+
 test('a path through one of the ops working names is refused by name, before the lock or any receiver', async () => {
   const data = Buffer.alloc(3 << 20, 7);
   const h = { 'content-length': String(data.length), 'content-digest': contentDigestHeader(sha(data)) };

@@ -127,6 +127,8 @@ test('begin refusals: bad path, bad size, one session per server, the server run
     [`${BASE}?path=%2Fetc%2Fa.jar`, { size: 1 }, 400, 'bad_path'],
     [`${BASE}?path=plugins%2F..`, { size: 1 }, 400, 'bad_path'],
     [`${BASE}?path=${'a'.repeat(256)}`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=plugins%2Fevil%E2%80%AErav.jar`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=plugins%2Fbell%07.jar`, { size: 1 }, 400, 'bad_path'],
     [`${BASE}?path=a.jar`, {}, 400, 'bad_request'],
     [`${BASE}?path=a.jar`, { size: -1 }, 400, 'bad_request'],
     [BASE, { size: 1 }, 400, 'bad_request'],

@@ -29,15 +29,17 @@ test('a given name is passed as the archive name', async () => {
   assert.deepEqual(k.starts[0]!.req, { op: 'zip', path: 'plugins/Essentials', to: 'Essentials-backup.ZIP' });
 });
 
-test('the name must be one .zip file name; the body is strict; each refusal comes before the lock', async () => {
+test('the name must be one new .zip file name by the name rule (bad_name); the body is strict; each refusal comes before the lock', async () => {
   const cases: Array<[unknown, string, RegExp]> = [
-    [{ name: 'a/b.zip' }, 'bad_path', /without a folder/],
-    [{ name: '../b.zip' }, 'bad_path', /without a folder/],
-    [{ name: 'b.tar' }, 'bad_path', /must end in \.zip/],
-    [{ name: '.zip' }, 'bad_path', /must end in \.zip/],
-    [{ name: '' }, 'bad_path', /must end in \.zip/],
-    [{ name: 'a\u0000.zip' }, 'bad_path', /NUL/],
-    [{ name: `${'x'.repeat(252)}.zip` }, 'bad_path', /longer than 255 bytes/],
+    [{ name: 'a/b.zip' }, 'bad_name', /without a slash/],
+    [{ name: '../b.zip' }, 'bad_name', /without a slash/],
+    [{ name: 'b.tar' }, 'bad_name', /must end in \.zip/],
+    [{ name: '.zip' }, 'bad_name', /must end in \.zip/],
+    [{ name: '' }, 'bad_name', /is empty/],
+    [{ name: 'a\u0000.zip' }, 'bad_name', /NUL/],
+    [{ name: `${'x'.repeat(252)}.zip` }, 'bad_name', /longer than 255 bytes/],
+    [{ name: 'line\nbreak.zip' }, 'bad_name', /control character \(U\+000A\)/],
+    [{ name: 'evil\u202epiz.zip' }, 'bad_name', /bidirectional control character \(U\+202E\)/],
     [{ name: 7 }, 'bad_request', /name/],
     [{ to: 'x.zip' }, 'bad_request', /to|unrecognized/i],
     [undefined, 'bad_request', /a JSON body is required/],

@@ -77,11 +77,11 @@ class Flusher {
 }
 
 /**
- * Extracts into `newDir` (a path to the working folder's `new/`). Returns null on success, or the
- * refusal: a damaged entry (`archive_invalid` with the entry) or a full volume (`no_space`).
- * Other system errors propagate.
+ * Extracts into `newDir` (a path to the working folder's `new/`), judging every entry as the plan
+ * did (the same `pathMax`). Returns null on success, or the refusal: a damaged entry
+ * (`archive_invalid` with the entry) or a full volume (`no_space`). Other system errors propagate.
  */
-export async function extractAll(pass: ArchivePass, newDir: string, total: number, hooks: ExtractHooks): Promise<Result | null> {
+export async function extractAll(pass: ArchivePass, newDir: string, total: number, pathMax: number, hooks: ExtractHooks): Promise<Result | null> {
   let done = 0;
   /** The entry being extracted, for a refusal's `entry`. */
   let current = '';
@@ -132,7 +132,7 @@ export async function extractAll(pass: ArchivePass, newDir: string, total: numbe
   process.chdir(newDir);
   try {
     for (let e = await pass.next(); e !== null; e = await pass.next()) {
-      const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes, e.typed);
+      const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes, e.typed, pathMax);
       current = decodeName(e.rawName).replaceAll('\\', '/');
       if (j.action === 'skip') continue;
       // The plan judged every entry of this same file; a refusal now means it changed underneath.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeName, entryKind, fileMode, isUnsafeName, judgeEntry } from './names.ts';
+import { decodeName, entryKind, entryPathMax, fileMode, isUnsafeName, judgeEntry, WORK_SPELLING_BYTES } from './names.ts';
 
 const unix = (3 << 8) | 20;
 const fat = 20;
@@ -45,4 +45,29 @@ test('judging: unsafe before __MACOSX before links; folders that clean to "." ar
   assert.deepEqual(judgeEntry(Buffer.from('./'), unix, 0), { action: 'skip' });
   assert.deepEqual(judgeEntry(Buffer.from('a/./b/'), unix, 0), { action: 'dir', name: 'a/b' });
   assert.deepEqual(judgeEntry(Buffer.from('a\\b.txt'), unix, (0o100600 << 16) >>> 0), { action: 'file', name: 'a/b.txt', mode: 0o644 });
+});
+
+test('judging: a NUL, a name part over 255 bytes (in UTF-8, after decoding), a path past where it lands; the limits only', () => {
+  const refusedFor = (raw: Buffer, pathMax?: number): [string, string, string] => {
+    const j = judgeEntry(raw, unix, 0, undefined, pathMax);
+    assert.equal(j.action, 'refuse', JSON.stringify(j));
+    return j.action === 'refuse' ? [j.code, j.entry, j.error] : ['', '', ''];
+  };
+  assert.deepEqual(refusedFor(Buffer.from('a\0b.txt')), ['archive_unsafe', 'a\0b.txt', 'a<U+0000>b.txt has a NUL byte in its name, which no file name can hold']);
+  assert.deepEqual(judgeEntry(Buffer.from(`d/${'n'.repeat(255)}`), unix, 0), { action: 'file', name: `d/${'n'.repeat(255)}`, mode: 0o644 });
+  assert.match(refusedFor(Buffer.from(`d/${'n'.repeat(256)}`))[2], /has a name of 256 bytes; a file or folder name has at most 255$/);
+  // 86 GBK characters are 172 bytes in the archive and 258 on the volume, where they are UTF-8.
+  assert.match(refusedFor(Buffer.concat(Array.from({ length: 86 }, () => Buffer.from([0xb4, 0xe6]))))[2], /has a name of 258 bytes/);
+  // The path as it lands: `./` and `a/..` clean away before it is measured.
+  assert.equal(judgeEntry(Buffer.from(`./a/../${'p'.repeat(100)}`), unix, 0, undefined, 100).action, 'file');
+  assert.match(refusedFor(Buffer.from(`q/${'p'.repeat(98)}`), 99)[2], /has a path of 100 bytes; extracted here a path has at most 99$/);
+  // Control and bidirectional characters are the owner's to name with: not refused here.
+  assert.equal(judgeEntry(Buffer.from('odd\u0007\u202e.txt'), unix, 0).action, 'file');
+});
+
+test('an entry may have the path PATH_MAX leaves where it lands, less the extraction\'s own spelling of it', () => {
+  assert.equal(entryPathMax('.'), 4096 - WORK_SPELLING_BYTES);
+  assert.equal(entryPathMax('a'), 4096 - WORK_SPELLING_BYTES);
+  assert.equal(entryPathMax('x'.repeat(100)), 4096 - 101);
+  assert.equal(entryPathMax('é'.repeat(100)), 4096 - 201);
 });

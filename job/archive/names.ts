@@ -4,8 +4,15 @@
  * destination, skipped (`__MACOSX` resource forks) or refused with the code and the name as the
  * caller will see it.
  *
+ * Names are held to the limits of the name rule (lib/protocol/names.ts), so a name the volume
+ * cannot hold is refused before anything is placed rather than failing the extraction part way: no
+ * NUL, no name part over 255 bytes, and a path that fits PATH_MAX where it lands (`entryPathMax`).
+ * Not to the rule's characters: an archive is what players and plugins already have, and what it
+ * holds is theirs to name as their filesystems let them (docs/archives.md).
+ *
  * @module
  */
+import { NAME_MAX, PATH_MAX, shownName } from '../../lib/protocol/names.ts';
 import { clean, leadsOutside } from '../pathutil.ts';
 import { isWorkingName } from '../working-files.ts';
 import { isWorkFolderName } from './work-folder.ts';
@@ -97,17 +104,59 @@ export function leadsOutsideMessage(entry: string): string {
 }
 
 /**
+ * What the extraction adds to an entry's path when it spells it for the kernel, at most:
+ * `/proc/self/fd/<fd>/.felis-unzip-<12 hex>/new/` and the terminating NUL PATH_MAX counts. Those
+ * spellings must fit PATH_MAX as well, or a move would fail half way through the placement.
+ */
+export const WORK_SPELLING_BYTES = 64;
+
+/**
+ * The longest path (in bytes) an entry may have when it is extracted into `destRel` (`.` for the
+ * world's root): its path in the world stays within PATH_MAX, where every route can still name it,
+ * and so does the extraction's own spelling of it.
+ */
+export function entryPathMax(destRel: string): number {
+  const dest = destRel === '.' || destRel === '' ? 0 : Buffer.byteLength(destRel) + 1;
+  return PATH_MAX - Math.max(dest, WORK_SPELLING_BYTES);
+}
+
+/** At most this much of a long name is repeated in a message (the refusal's `entry` has all of it). */
+const SHOWN_BYTES = 200;
+
+function clipped(entry: string): string {
+  const b = Buffer.from(entry);
+  return b.length <= SHOWN_BYTES ? entry : `${b.subarray(0, SHOWN_BYTES).toString().replace(/\uFFFD$/, '')}…`;
+}
+
+/** Why the volume cannot hold the clean name `name` below the destination, or undefined. */
+function lengthFault(entry: string, name: string, pathMax: number): string | undefined {
+  const long = name.split('/').find((part) => Buffer.byteLength(part) > NAME_MAX);
+  if (long !== undefined) return `${clipped(entry)} has a name of ${Buffer.byteLength(long)} bytes; a file or folder name has at most ${NAME_MAX}`;
+  const bytes = Buffer.byteLength(name);
+  if (bytes > pathMax) return `${clipped(entry)} has a path of ${bytes} bytes; extracted here a path has at most ${pathMax}`;
+  return undefined;
+}
+
+/**
  * Judges one entry, by zip's "version made by" and external attributes, or by `typed` when the
  * format states kind and permissions itself (tar). The first refusal in archive order wins, so the
- * caller stops at one. Order of the rules: unsafe names, `__MACOSX`, symlinks, directories, hard
- * links, other special files, a file that names the destination itself.
+ * caller stops at one. Order of the rules: a NUL, unsafe names, names the volume cannot hold (a
+ * part over 255 bytes, a path over `pathMax` bytes: `entryPathMax` of the destination),
+ * `__MACOSX`, symlinks, directories, hard links, other special files, a file that names the
+ * destination itself.
  */
-export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttributes: number, typed?: Typed): Judged {
+export function judgeEntry(rawName: Buffer, versionMadeBy: number, externalAttributes: number, typed?: Typed, pathMax: number = PATH_MAX): Judged {
   const entry = decodeName(rawName).replaceAll('\\', '/');
+  // A NUL ends a name for the kernel (and for some readers, which would extract `a\0b` as `a`).
+  if (entry.includes('\0')) {
+    return { action: 'refuse', code: 'archive_unsafe', entry, error: `${shownName(clipped(entry))} has a NUL byte in its name, which no file name can hold` };
+  }
   if (isUnsafeName(entry)) {
     return { action: 'refuse', code: 'archive_unsafe', entry, error: leadsOutsideMessage(entry) };
   }
   const name = clean(entry);
+  const tooLong = lengthFault(entry, name, pathMax);
+  if (tooLong) return { action: 'refuse', code: 'archive_unsafe', entry, error: tooLong };
   if (name === '__MACOSX' || name.startsWith('__MACOSX/')) return { action: 'skip' };
   // The editor's working names are hidden from every op and swept as leftovers: an archive
   // must not plant files under them.

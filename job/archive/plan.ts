@@ -65,11 +65,12 @@ const damaged = (entry: string, why: string) => fail('archive_invalid', `${entry
 
 /**
  * Pass 1 and the merge. Returns the summary, or the refusal: a per-entry one (first in archive
- * order), else a duplicate, a file/folder clash, an empty archive or overlapping entries. The
- * visitor sees every distinct name even when the archive is refused after the merge; the caller
- * prefers the archive's refusal over anything the visitor found.
+ * order; `pathMax` the longest path an entry may have where it lands, names.ts `entryPathMax`),
+ * else a duplicate, a file/folder clash, an empty archive or overlapping entries. The visitor sees
+ * every distinct name even when the archive is refused after the merge; the caller prefers the
+ * archive's refusal over anything the visitor found.
  */
-export async function planArchive(pass: ArchivePass, workDir: string, visit: Visitor, chunkBytes?: number): Promise<PlanSummary | Result> {
+export async function planArchive(pass: ArchivePass, workDir: string, visit: Visitor, pathMax: number, chunkBytes?: number): Promise<PlanSummary | Result> {
   const names = new ExternalSorter(workDir, 'names', chunkBytes);
   const ranges = new ExternalSorter(workDir, 'ranges', chunkBytes);
   let bytes = 0;
@@ -87,7 +88,7 @@ export async function planArchive(pass: ArchivePass, workDir: string, visit: Vis
     }
     // Only a zip's entries point at their data, so only they can share it (a tar's follow each other).
     if (e.localHeaderOffset >= 0) ranges.add(rangeRecord(e.localHeaderOffset, e.localHeaderOffset + LOCAL_HEADER_MIN + e.compressedSize, e.rawName));
-    const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes, e.typed);
+    const j = judgeEntry(e.rawName, e.versionMadeBy, e.externalAttributes, e.typed, pathMax);
     if (j.action === 'refuse') return { code: j.code, error: j.error, entry: j.entry };
     if (j.action === 'skip') continue;
     if (j.action === 'dir') {

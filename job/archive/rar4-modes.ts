@@ -4,6 +4,12 @@
  * device or a FIFO would look like a regular file. Blocks are walked front to back by their sizes
  * (one header read at a time, the data skipped), in the order 7-Zip lists the files.
  *
+ * The name is read too, for the one thing 7-Zip's listing cannot show: a NUL inside it. 7-Zip cuts
+ * a name at its first NUL (`a\0b.txt` is listed, and would be extracted, as `a`), so a name that
+ * holds one is handed to the judge as stored, to be refused. A name flagged Unicode (0x200) is
+ * UTF-8 when it holds no NUL; otherwise a NUL separates its OEM form from its Unicode form in
+ * RAR's own encoding, which is decoded here as 7-Zip decodes it, to find a NUL in that.
+ *
  * RAR 4 block: CRC u16, type u8, flags u16, size u16, then (flag 0x8000, and always for a file
  * header) a u32 of data that follows the header. File header (0x74): packed size u32, unpacked size
  * u32, host u8, CRC u32, time u32, version u8, method u8, name size u16, attributes u32, and with
@@ -19,11 +25,71 @@ const FILE_HEAD = 0x74;
 const END_HEAD = 0x7b;
 const LONG_BLOCK = 0x8000;
 const LARGE = 0x100;
+const UNICODE = 0x200;
+/** 7-Zip decodes at most this many characters of a Unicode name. */
+const UNICODE_CHARS_MAX = 0x400;
 
 export interface Rar4Header {
   host: number;
   attributes: number;
   unpackedSize: number;
+  /** The name as the archive stores it, when it holds a NUL that 7-Zip's listing cuts off (UTF-8). */
+  nulName?: Buffer;
+}
+
+/**
+ * RAR 4's Unicode name encoding (unrar's EncodeFileName::Decode, as 7-Zip has it): after the NUL,
+ * a high byte, then flag bytes whose 2-bit ops say how each character is made (one byte; one byte
+ * with the high byte; two bytes; or a run copied from the OEM name, optionally shifted). Returns the
+ * UTF-16 code units, at most `max`.
+ */
+export function decodeRar4Unicode(name: Buffer, enc: Buffer, max: number): number[] {
+  const out: number[] = [];
+  let at = 0;
+  const high = at < enc.length ? enc[at++]! : 0;
+  let flags = 0;
+  let bits = 0;
+  while (at < enc.length && out.length < max) {
+    if (bits === 0) {
+      flags = enc[at++]!;
+      bits = 8;
+    }
+    const op = flags >> 6;
+    if (op === 0) {
+      if (at >= enc.length) break;
+      out.push(enc[at++]!);
+    } else if (op === 1) {
+      if (at >= enc.length) break;
+      out.push(enc[at++]! + (high << 8));
+    } else if (op === 2) {
+      if (at + 1 >= enc.length) break;
+      out.push(enc[at]! + (enc[at + 1]! << 8));
+      at += 2;
+    } else {
+      if (at >= enc.length) break;
+      let len = enc[at++]!;
+      if (len & 0x80) {
+        if (at >= enc.length) break;
+        const correction = enc[at++]!;
+        for (len = (len & 0x7f) + 2; len > 0 && out.length < max && out.length < name.length; len--) out.push(((name[out.length]! + correction) & 0xff) + (high << 8));
+      } else {
+        for (len += 2; len > 0 && out.length < max && out.length < name.length; len--) out.push(name[out.length]!);
+      }
+    }
+    flags = (flags << 2) & 0xff;
+    bits -= 2;
+  }
+  return out;
+}
+
+/** The stored name when a reader cutting at NUL would shorten it, as UTF-8; else undefined. */
+export function rar4NulName(raw: Buffer, flags: number): Buffer | undefined {
+  const nul = raw.indexOf(0);
+  if (nul < 0) return undefined;
+  if (!(flags & UNICODE)) return raw;
+  const units = decodeRar4Unicode(raw, raw.subarray(nul + 1), Math.min(raw.length, UNICODE_CHARS_MAX));
+  if (!units.includes(0)) return undefined;
+  return Buffer.from(String.fromCharCode(...units), 'utf8');
 }
 
 export class Rar4Headers {
@@ -67,8 +133,15 @@ export class Rar4Headers {
           add += this.#buf.readUInt32LE(32) * 0x1_0000_0000;
           unpacked += this.#buf.readUInt32LE(36) * 0x1_0000_0000;
         }
+        const nameAt = flags & LARGE ? 40 : 32;
+        const nameSize = this.#buf.readUInt16LE(26);
+        if (nameAt + nameSize > headSize) throw new ArchiveReadError('a RAR 4 file header\'s name runs past the header');
+        const raw = Buffer.alloc(nameSize);
+        if (fs.readSync(this.#fd, raw, 0, nameSize, this.#at + nameAt) !== nameSize) throw new ArchiveReadError('a RAR 4 file header is cut short');
+        const nulName = rar4NulName(raw, flags);
+        const h: Rar4Header = { host: this.#buf[15]!, attributes: this.#buf.readUInt32LE(28), unpackedSize: unpacked, ...(nulName ? { nulName } : {}) };
         this.#at += headSize + add;
-        return { host: this.#buf[15], attributes: this.#buf.readUInt32LE(28), unpackedSize: unpacked };
+        return h;
       }
       this.#at += headSize + add;
     }

@@ -18,6 +18,7 @@ import type { ArchiveEntry, ArchivePass } from './pass.ts';
 import { HEAP_MAX, SevenZipRun, type SevenZipEnd } from './sevenzip.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 import { Rar4Headers, rar4Kind } from './rar4-modes.ts';
+import { Rar5Headers } from './rar5-headers.ts';
 
 export type SevenZipFormat = '7z' | 'rar';
 
@@ -176,6 +177,8 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
   readonly #fd: number;
   /** A RAR 4 archive's own headers, read beside the listing for what 7-Zip does not list (Unix modes). */
   #rar4: Rar4Headers | undefined;
+  /** A RAR 5 archive's own file headers, read beside the listing for the names as stored (a NUL 7-Zip cuts off). */
+  #rar5: Rar5Headers | undefined;
   #count = 0;
   #inEntries = false;
   #failed: Error | undefined;
@@ -235,6 +238,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
       this.#fail(new ArchiveReadError(`it is ${type ? `a ${type} archive` : 'no archive 7-Zip knows'}, not a .${this.#format}`));
     }
     if (type === 'Rar') this.#rar4 = new Rar4Headers(this.#fd);
+    if (type === 'Rar5') this.#rar5 = new Rar5Headers(this.#fd);
   }
 
   /** One record, or null after the last one. */
@@ -279,7 +283,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
         this.#fail(new ArchiveTooLargeError(`it lists more than ${this.#maxEntries} entries, the most whose header database 7-Zip can hold in the Job's memory`));
       }
       const text = (k: string) => rec.get(k)?.toString('utf8') ?? '';
-      const rawName = rec.get('Path')!;
+      let rawName = rec.get('Path')!;
       const size = Number(text('Size') || '0');
       if (!Number.isSafeInteger(size) || size < 0 || !/^\d*$/.test(text('Size'))) this.#fail(new ArchiveReadError(`${rawName.toString('utf8')} declares an impossible size`));
       let { kind, perm } = attributesKind(text('Attributes'));
@@ -288,6 +292,17 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
         if (!h || (text('Folder') !== '+' && h.unpackedSize !== size)) this.#fail(new ArchiveReadError('its headers and 7-Zip\'s listing of them disagree'));
         const stated = rar4Kind(h);
         if (stated) ({ kind, perm } = stated);
+        if (h.nulName) rawName = h.nulName; // judged as stored, and refused
+      }
+      // A RAR 5 alternate stream is a service header of its file, not a file header of its own.
+      if (this.#rar5 && text('Alternate Stream') !== '+') {
+        const h = this.#rar5.next();
+        const isDir = text('Folder') === '+';
+        const linked = text('Symbolic Link') !== '' || text('Hard Link') !== '' || text('Copy Link') !== '';
+        if (!h || h.isDir !== isDir || (!isDir && !linked && h.unpackedSize !== undefined && h.unpackedSize !== size)) {
+          this.#fail(new ArchiveReadError('its headers and 7-Zip\'s listing of them disagree'));
+        }
+        if (h.name.includes(0)) rawName = h.name; // judged as stored, and refused
       }
       if (text('Folder') === '+') kind = 'dir';
       if (text('Symbolic Link') !== '') kind = 'symlink';

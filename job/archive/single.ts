@@ -46,6 +46,8 @@ export interface SingleJob {
   reach?: number;
   /** Space counted for the file itself on top of its bytes. */
   perItem: number;
+  /** The longest path the file may have where it lands (names.ts `entryPathMax`). */
+  pathMax: number;
   chown: (path: string, uid: number, gid: number) => void;
   progress: (done: number, total: number) => void;
 }
@@ -68,7 +70,7 @@ async function statedSize(format: SingleJob['format'], fd: number): Promise<numb
 export async function stageSingle(job: SingleJob): Promise<Result> {
   const target = singleFileTarget(job.name);
   if (target === undefined) return fail('bad_path', `${job.name} is not a single compressed file`);
-  const j = judgeEntry(Buffer.from(target, 'utf8'), UNIX_MADE_BY, 0, { kind: 'file', perm: FILE_MODE });
+  const j = judgeEntry(Buffer.from(target, 'utf8'), UNIX_MADE_BY, 0, { kind: 'file', perm: FILE_MODE }, job.pathMax);
   if (j.action === 'refuse') return { code: j.code, error: j.error, entry: j.entry };
   if (j.action !== 'file') return { ...fail('archive_unsafe', `${target} cannot be a file name`), entry: target };
   job.check.visit(j.name, 'file');

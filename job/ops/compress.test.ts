@@ -177,9 +177,10 @@ test('the withheld file itself, an existing name, a bad name, a bad format, mixe
   const before = snap();
   const cases: Array<[Omit<OpRequest, 'worldsRoot'>, string, RegExp]> = [
     [req(['plugins/Essentials'], 'tar.gz', 'taken.tar.gz'), 'exists', /already exists/],
-    [req(['plugins/Essentials'], 'tar.gz', 'x.zip'), 'bad_path', /must end in \.tar\.gz or \.tgz/],
-    [req(['plugins/Essentials'], 'tar.gz', 'a/b.tar.gz'), 'bad_path', /without a folder/],
-    [req(['plugins/Essentials'], 'tar.gz', '.felis-edit-0123456789ab'), 'bad_path', /must end|reserved/],
+    [req(['plugins/Essentials'], 'tar.gz', 'x.zip'), 'bad_name', /must end in \.tar\.gz or \.tgz/],
+    [req(['plugins/Essentials'], 'tar.gz', 'a/b.tar.gz'), 'bad_name', /without a slash/],
+    [req(['plugins/Essentials'], 'tar.gz', '.felis-edit-0123456789ab'), 'bad_name', /must end|reserved/],
+    [req(['plugins/Essentials'], 'tar.gz', 'evil\u202egpj.tar.gz'), 'bad_name', /bidirectional control character \(U\+202E\)/],
     [req(['plugins/Essentials'], 'rar', 'x.rar'), 'bad_path', /not a format/],
     [req(['plugins/Essentials', 'config/paper.yml'], 'zip', 'x.zip'), 'bad_path', /one folder/],
     [req(['plugins/Essentials', 'plugins/Essentials/'], 'zip', 'x.zip'), 'bad_path', /named twice/],

@@ -15,6 +15,7 @@
  */
 import fs from 'node:fs';
 import { DomainError } from '../../lib/errors.ts';
+import { BadNameError } from '../../lib/files/name-field.ts';
 import { checkArchiveName, defaultArchiveName, isPackFormat, selectionOf, type PackFormat, type Selection } from '../../lib/files/pack-names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure, msg } from '../failure.ts';
@@ -59,7 +60,7 @@ export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHo
   try {
     checkArchiveName(name, format);
   } catch (e) {
-    if (e instanceof DomainError) return fail('bad_path', e.message);
+    if (e instanceof BadNameError) return fail('bad_name', e.message);
     throw e;
   }
   const sources: Source[] = [];

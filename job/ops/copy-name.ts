@@ -6,10 +6,10 @@
  *
  * @module
  */
+import { NAME_MAX } from '../../lib/protocol/names.ts';
 
 /** Numbered names tried before giving up: `a copy`, `a copy 2`, … `a copy 1000`. */
 export const MAX_COPY_NAME_TRIES = 1000;
-const NAME_MAX = 255;
 /** `.tar.gz`, `.tar.xz`, `.tar.zst`, …: an archive's second ending belongs to the first. */
 const DOUBLE_ENDING = /\.tar\.[A-Za-z0-9]{1,4}$/i;
 

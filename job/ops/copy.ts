@@ -21,11 +21,12 @@
  */
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
+import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg } from '../failure.ts';
 import { clean, dir, join, leadsOutside } from '../pathutil.ts';
-import { atPath, errCode, existsAt, isNotExist, NAME_MAX, type Parent } from '../root.ts';
+import { atPath, errCode, existsAt, isNotExist, type Parent } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
 import { resolveSource } from '../archive/pack.ts';
@@ -52,13 +53,15 @@ function destOf(ctx: OpContext, srcName: string, isDir: boolean, to: string | un
     const t = clean(to);
     if (t === '.' || t.startsWith('/') || leadsOutside(t) || to.includes('\0')) return fail('bad_path', `${to} is not a path inside the world`);
     if (pathHasWorkingName(t)) return fail('bad_path', reservedMessage(t));
+    const badName = newPathRefusal(t);
+    if (badName) return fail('bad_path', badName);
     let parent: Parent;
     try {
       parent = ctx.root.parentOf(t, 'lstat');
     } catch (e) {
       return isNotExist(e) ? fail('not_found', msg.folderMissing(dir(t))) : failure(t, e, 'lstat');
     }
-    if (parent.name === null || Buffer.byteLength(parent.name) > NAME_MAX) {
+    if (parent.name === null) {
       parent.close();
       return fail('bad_path', `${to} is not a file name the copy can take`);
     }

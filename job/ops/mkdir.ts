@@ -7,6 +7,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, dir } from '../pathutil.ts';
@@ -32,6 +33,8 @@ function createFolder(ctx: OpContext, parent: Parent, name: string, missingParen
 export function mkdir(ctx: OpContext, req: OpRequest): Result {
   const name = clean(req.path);
   if (name === '.') return fail('bad_path', 'a folder needs a name');
+  const badName = newPathRefusal(name);
+  if (badName) return fail('bad_path', badName);
   const missingParent = () => fail('not_found', msg.folderMissing(dir(name)));
 
   let parent: Parent;

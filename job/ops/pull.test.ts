@@ -82,14 +82,48 @@ test('names it must not create: an existing file (checked before connecting), a 
   assert.equal(exists.code, 'exists');
   assert.deepEqual(o.hits, [], 'an existing given name is refused before any request');
   const refused: [why: string, req: ReturnType<typeof pullReq>, code: string][] = [
-    ['a given name with a slash', pullReq(`${o.base}/f`, 'config', { to: 'a/b' }), 'bad_path'],
+    ['a given name with a slash', pullReq(`${o.base}/f`, 'config', { to: 'a/b' }), 'bad_name'],
+    ['a given name with a bidirectional control', pullReq(`${o.base}/f`, 'config', { to: 'evil\u202egpj.jar' }), 'bad_name'],
     ['the withheld file, named by the server', pullReq(`${o.base}/secret`), 'bad_path'],
-    ['an editor working name, named by the server', pullReq(`${o.base}/work`), 'bad_path'],
+    ['an editor working name, named by the server', pullReq(`${o.base}/work`), 'bad_name'],
     ['a folder that is a file', pullReq(`${o.base}/f`, 'server.properties'), 'bad_path'],
     ['a folder that does not exist', pullReq(`${o.base}/f`, 'nope'), 'not_found'],
   ];
   for (const [why, req, code] of refused) assert.equal((await w.run(req)).code, code, why);
   assert.deepEqual(snapshot(w.root), before);
+});
+
+test("a server's name is held to the name rule: not UTF-8, a control or a bidirectional control is bad_name, nothing placed; UTF-8 bytes are UTF-8", async () => {
+  // Node sends a header's characters as latin1 bytes: this is how a server's raw bytes are written
+  // (with a Buffer body: after a string one Node may send the head in the body's encoding instead).
+  const raw = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  const named = (disposition: string) => (_q: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { 'content-disposition': disposition, 'content-length': 1 }).end(Buffer.from('x'));
+  const o = await origin({
+    '/latin1.jar': named('attachment; filename="caf\xe9.jar"'),
+    '/ext.jar': named("attachment; filename=\"fallback.jar\"; filename*=UTF-8''caf%E9.jar"),
+    '/bidi.jar': named(`attachment; filename="${raw('evil\u202egpj.jar')}"`),
+    '/bidi-ext.jar': named("attachment; filename*=UTF-8''evil%E2%80%AEgpj.jar"),
+    '/bell.jar': named("attachment; filename*=UTF-8''ring%07.jar"),
+    '/utf8': named(`attachment; filename="${raw('été.jar')}"`),
+    '/bare.jar': named('attachment'),
+  });
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  for (const [path, why] of [
+    ['/latin1.jar', /the file name its Content-Disposition gives is not valid UTF-8; nothing was placed/],
+    ['/ext.jar', /the file name its Content-Disposition gives is not valid UTF-8 once percent-decoded/],
+    ['/bidi.jar', /"evil<U\+202E>gpj\.jar" holds a bidirectional control character \(U\+202E\)/],
+    ['/bidi-ext.jar', /bidirectional control character \(U\+202E\)/],
+    ['/bell.jar', /"ring<U\+0007>\.jar" holds a control character \(U\+0007\)/],
+  ] as const) {
+    const r = await w.run(pullReq(`${o.base}${path}`));
+    assert.equal(r.code, 'bad_name', `${path}: ${JSON.stringify(r)}`);
+    assert.match(r.error!, why, path);
+  }
+  assert.deepEqual(snapshot(w.root), before, 'nothing placed, not even under the URL\'s name');
+  noWorkingFiles(w.root);
+  assert.equal((await w.run(pullReq(`${o.base}/utf8`))).to, 'config/été.jar');
+  assert.equal((await w.run(pullReq(`${o.base}/bare.jar`))).to, 'config/bare.jar', 'a disposition without a name: the URL names it');
 });
 
 /** An answer of 5000 bytes, once with its Content-Length and once without one (chunked). */

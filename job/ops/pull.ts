@@ -13,11 +13,12 @@
  * @module
  */
 import fs from 'node:fs';
+import { newNameRefusal, shownName } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, join } from '../pathutil.ts';
-import { atPath, errCode, existsAt, NAME_MAX } from '../root.ts';
+import { atPath, errCode, existsAt } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
 import { isWorkingName, reservedMessage, TEMP_PREFIX } from '../working-files.ts';
 import { isWithheldName } from '../withheld.ts';
@@ -61,12 +62,15 @@ function positive(env: Env, name: string, fallback: number): number {
   return Number(v);
 }
 
-/** The refusal of a name the pull would create, or null when it may. */
+/**
+ * The refusal of a name the pull would create, or null when it may: one new file's name by the
+ * name rule and without a backslash, not a working name (`bad_name`, whether the caller gave it or
+ * the server suggested it), not the withheld file (`bad_path`), not taken (`exists`).
+ */
 export function checkName(ctx: OpContext, dirFd: number, folder: string, name: string, from: string): Result | null {
-  if (name.includes('/') || name.includes('\\') || name.includes('\0') || name === '.' || name === '..' || name === '' || Buffer.byteLength(name) > NAME_MAX || /[\x00-\x1f\x7f]/.test(name)) {
-    return fail('bad_path', `${JSON.stringify(name)} (from ${from}) is not a file name (a name without slashes or control characters, at most ${NAME_MAX} bytes)`);
-  }
-  if (isWorkingName(name)) return fail('bad_path', reservedMessage(name));
+  const badName = newNameRefusal(`the name (from ${from})`, name) ?? (name.includes('\\') ? `the name (from ${from}) ${JSON.stringify(shownName(name))} must be one name, without a backslash` : undefined);
+  if (badName) return fail('bad_name', `${badName}; nothing was placed`);
+  if (isWorkingName(name)) return fail('bad_name', `${reservedMessage(name)} (from ${from}); nothing was placed`);
   const final = join(folder, name);
   if (isWithheldName(ctx.root, final)) return fail('bad_path', `${final}: the withheld file cannot be created by a pull`);
   if (existsAt(dirFd, name)) return fail('exists', msg.exists(final));
@@ -117,6 +121,10 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
       if (!suggested) {
         response.destroy();
         return fail('bad_path', `${opened.url.origin}${opened.url.pathname} names no file: give the pull a name`);
+      }
+      if ('fault' in suggested) {
+        response.destroy();
+        return fail('bad_name', `${opened.url.origin}: ${suggested.fault}; nothing was placed`);
       }
       const refused = checkName(ctx, dirFd, folder, suggested.name, suggested.from);
       if (refused) {

@@ -6,6 +6,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg } from '../failure.ts';
 import { isOpened, openEntry } from '../entry.ts';
@@ -37,8 +38,13 @@ export function judgeMoveSource(ctx: OpContext, from: string, src: Parent & { na
 
 export const missingFolder = (to: string): Result => fail('not_found', msg.folderMissing(dir(to)));
 
-/** The folder a move lands in, opened (the new name not followed), or the refusal. `to` is cleaned. */
+/**
+ * The folder a move lands in, opened (the new name not followed), or the refusal: a new name the
+ * name rule refuses (lib/protocol/names.ts) among them. `to` is cleaned.
+ */
 export function openMoveTarget(ctx: OpContext, to: string): (Parent & { name: string }) | Result {
+  const badName = newPathRefusal(to);
+  if (badName) return fail('bad_path', badName);
   let dst: Parent;
   try {
     dst = ctx.root.parentOf(to, 'lstat');

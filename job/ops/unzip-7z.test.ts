@@ -13,6 +13,7 @@ import { IN_FLIGHT, OUT_CHUNK, SevenZipRun } from '../archive/sevenzip.ts';
 import { readWasm } from '../wasm.ts';
 import { ArchiveTooLargeError, attributesKind, MAX_ENTRIES, methodMemory, SevenZipPass } from '../archive/sevenzip-pass.ts';
 import { refused, unzip } from './unzip-test-kit.ts';
+import { hostileSuite } from '../archive/hostile-suite.ts';
 
 /** 7zz.wasm as the ArrayBuffer the factory takes. */
 function wasmBytes(): ArrayBuffer {
@@ -26,6 +27,10 @@ const FORMATS: [string, string, Forge][] = [
   ['rar5', '.rar', forgeRar5],
   ['rar4', '.rar', forgeRar4],
 ];
+
+hostileSuite('7z', '.7z', forge7z, new Set(['symlink', 'raw-name']));
+hostileSuite('rar5', '.rar', forgeRar5, new Set(['symlink', 'hardlink', 'raw-name', 'nul-name']));
+hostileSuite('rar4', '.rar', forgeRar4, new Set(['symlink', 'raw-name', 'nul-name']));
 
 function put(w: World, rel: string, bytes: Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });

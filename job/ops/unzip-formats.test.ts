@@ -12,7 +12,7 @@ import { compress, type Codec } from '../archive/codec-kit.ts';
 import { hostileSuite } from '../archive/hostile-suite.ts';
 import { extractInChild, refused, unzip } from './unzip-test-kit.ts';
 
-const TAR_CARRIES = new Set(['symlink', 'hardlink', 'special', 'raw-name', 'pax', 'dir-entry']);
+const TAR_CARRIES = new Set(['symlink', 'hardlink', 'special', 'raw-name', 'pax', 'dir-entry', 'nul-name']);
 const TARS: [format: string, ending: string, codec: Codec | undefined][] = [
   ['tar', '.tar', undefined],
   ['tar.gz', '.tar.gz', 'gzip'],
@@ -155,6 +155,21 @@ for (const [format, ending, codec] of SINGLES.filter(([f]) => f === 'zst' || f =
     assert.equal(enough.code, 'archive_invalid', `with room, the damage is what refuses it: ${JSON.stringify(enough)}`);
   });
 }
+
+test('a single compressed file extracted into a deep folder: a path past PATH_MAX in the world is archive_unsafe; nothing changes', async () => {
+  const w = makeWorld();
+  // 20 folders of 200 bytes (4,019 bytes with their slashes), made by the Job one level at a time.
+  let deep = '';
+  for (let i = 0; i < 20; i++) {
+    deep = deep === '' ? 'd'.repeat(200) : `${deep}/${'d'.repeat(200)}`;
+    assert.deepEqual(await w.run({ op: 'mkdir', path: deep }), {});
+  }
+  const name = `${'g'.repeat(248)}.log`; // the archive's own name 255 bytes
+  fs.writeFileSync(w.p(`${name}.gz`), await compress('gzip', Buffer.from('log\n')));
+  const r = await refused(w, `${name}.gz`, { to: deep });
+  assert.deepEqual([r.code, r.entry], ['archive_unsafe', name]);
+  assert.match(r.error!, /has a path of 252 bytes; extracted here a path has at most 76$/);
+});
 
 test('concatenated streams are one file, as the tools read them (gzip members, zstd frames, xz streams, bzip2 streams)', async () => {
   for (const [, ending, codec] of SINGLES) {

@@ -9,12 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { errnoError, makeWorld, openFds, type World } from '../test-support.ts';
 import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, type Forged } from '../archive/test-kit.ts';
 import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip-test-kit.ts';
+import { forgeZipEntries, hostileSuite } from '../archive/hostile-suite.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 
 function put(w: World, rel: string, entries: Forged[] | Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });
   fs.writeFileSync(w.p(rel), Buffer.isBuffer(entries) ? entries : forgeZip(entries));
 }
+
+// A zip stores no hard link and no GNU sparse file (test-kit.ts forges devices and FIFOs above).
+hostileSuite('zip', '.zip', forgeZipEntries, new Set(['symlink', 'raw-name', 'nul-name']));
 
 test('extracts folders, files and implied parents; backslashes become slashes; 0644; every item chowned inside the working folder; the archive stays', async () => {
   const w = makeWorld();
@@ -82,7 +86,6 @@ test('zip-slip in every spelling, and the editor\'s working names, are archive_u
     ['C:/evil.txt', 'C:/evil.txt'],
     ['c:\\evil.txt', 'c:/evil.txt'],
     ['c:evil.txt', 'c:evil.txt'],
-    [Buffer.from('nul\0.txt'), 'nul\0.txt'],
     ['', ''],
   ];
   const w = makeWorld();
@@ -108,14 +111,40 @@ test('zip-slip in every spelling, and the editor\'s working names, are archive_u
   assert.equal(fs.existsSync(path.join(w.base, 'evil.txt')), false);
 });
 
-test('an entry the volume cannot hold under its name (a 300-byte component) is bad_path with the entry; nothing changes', async () => {
+test('a name the volume cannot hold is archive_unsafe with the entry before anything is made, its folder on the server or not; nothing changes', async () => {
   const w = makeWorld();
+  fs.mkdirSync(w.p('d'));
   const long = `d/${'n'.repeat(300)}.txt`;
-  put(w, 'n.zip', [{ name: 'ok.txt', data: 'ok' }, { name: long, data: 'x' }]);
-  const r = await refused(w, 'n.zip');
-  assert.equal(r.code, 'bad_path');
-  assert.equal(r.entry, long);
-  assert.match(r.error!, /ENAMETOOLONG/);
+  for (const folder of ['new', 'd']) {
+    const name = folder === 'd' ? long : `new/${'n'.repeat(300)}.txt`;
+    put(w, 'n.zip', [{ name: 'ok.txt', data: 'ok' }, { name, data: 'x' }]);
+    const r = await refused(w, 'n.zip');
+    assert.deepEqual([r.code, r.entry], ['archive_unsafe', name], folder);
+    assert.match(r.error!, /has a name of 304 bytes; a file or folder name has at most 255/);
+  }
+  put(w, 'nul.zip', [{ name: 'fine.txt', data: 'ok' }, { name: Buffer.from('nul\0.txt'), data: 'x' }]);
+  const nul = await refused(w, 'nul.zip');
+  assert.deepEqual([nul.code, nul.entry], ['archive_unsafe', 'nul\0.txt']);
+  assert.match(nul.error!, /^nul<U\+0000>\.txt has a NUL byte in its name/);
+});
+
+test('a path fits PATH_MAX where it lands: the world path of every entry and the extraction\'s own spelling of it', async () => {
+  const w = makeWorld();
+  const part = (i: number) => String(i).padStart(2, '0').padEnd(200, 'p');
+  const parts = (n: number) => Array.from({ length: n }, (_, i) => part(i)).join('/');
+  // 19 parts and a name: 4,032 bytes, the most an entry may have at the world's root.
+  const most = `${parts(19)}/${'f'.repeat(4032 - parts(19).length - 1)}`;
+  assert.equal(Buffer.byteLength(most), 4032);
+  put(w, 'most.zip', [{ name: most, data: 'x' }]);
+  assert.deepEqual(await unzip(w, 'most.zip'), { files: 1, bytes: 1 });
+  assert.equal(fs.readFileSync(w.p(most), 'utf8'), 'x');
+  // One byte more is refused at the root; below a folder of 100 bytes the world path is what counts.
+  put(w, 'more.zip', [{ name: `${most}g`, data: 'x' }]);
+  assert.match((await refused(w, 'more.zip')).error!, /has a path of 4033 bytes; extracted here a path has at most 4032/);
+  const folder = 'f'.repeat(100);
+  fs.mkdirSync(w.p(folder));
+  put(w, `${folder}/deep.zip`, [{ name: most, data: 'x' }]);
+  assert.match((await refused(w, `${folder}/deep.zip`)).error!, /has a path of 4032 bytes; extracted here a path has at most 3995/);
 });
 
 test('a symlink entry is archive_symlink; a pipe or a device is archive_unsafe; nothing changes', async () => {

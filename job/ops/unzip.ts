@@ -19,6 +19,7 @@ import { atPath } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { pathHasWorkingName } from '../working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
+import { entryPathMax } from '../archive/names.ts';
 import { isRefusal, planArchive } from '../archive/plan.ts';
 import { place } from '../archive/place.ts';
 import { Journal } from '../journal/journal.ts';
@@ -128,8 +129,8 @@ async function extractInto(
     const check = new TargetCheck(destFd, destRel, linkedEntry(ctx.root));
 
     const staged = SINGLE_FILE_FORMATS.has(format)
-      ? await stageSingleFile(ctx, req, name, format, archiveFd, `${workPath}/new`, check)
-      : await stageArchive(ctx, req, format, archiveFd, workPath, check, unreadable, outOfRoom);
+      ? await stageSingleFile(ctx, req, name, format, archiveFd, `${workPath}/new`, check, destRel)
+      : await stageArchive(ctx, req, format, archiveFd, workPath, check, entryPathMax(destRel), unreadable, outOfRoom);
     if (staged.code !== undefined) return staged;
     const newDir = `${workPath}/new`;
     // An entry for the root server.properties keeps the values a read showed redacted.
@@ -169,7 +170,7 @@ async function extractInto(
 }
 
 /** A single compressed file, decoded into `new/` (single.ts). */
-async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck): Promise<Result> {
+async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck, destRel: string): Promise<Result> {
   const { stageSingle } = await import('../archive/single.ts');
   const throttle = new ProgressThrottle(ctx.progress);
   const room = freeBytes(ctx);
@@ -186,6 +187,7 @@ async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, for
       // its no_space then says how much it needs, so a rerun purges only when it would then fit.
       reach: room === undefined ? undefined : room + trashBytes(ctx),
       perItem: PER_ITEM_BYTES,
+      pathMax: entryPathMax(destRel),
       chown: ctx.chown,
       progress: (done, total) => throttle.report(done, total),
     });
@@ -205,6 +207,7 @@ async function stageArchive(
   archiveFd: number,
   workPath: string,
   check: TargetCheck,
+  pathMax: number,
   unreadable: (e: ArchiveReadError) => Result,
   outOfRoom: (e: OutOfRoom) => Result,
 ): Promise<Result> {
@@ -224,7 +227,7 @@ async function stageArchive(
   if (!('next' in planPass)) return planPass;
   let plan;
   try {
-    plan = await planArchive(planPass, workPath, (n, kind) => check.visit(n, kind));
+    plan = await planArchive(planPass, workPath, (n, kind) => check.visit(n, kind), pathMax);
   } catch (e) {
     if (e instanceof ArchiveReadError) return unreadable(e);
     throw e;
@@ -252,7 +255,7 @@ async function stageArchive(
   if (!('next' in extractPass)) return extractPass;
   let bad: Result | null;
   try {
-    bad = await extractAll(extractPass, newDir, plan.bytes, {
+    bad = await extractAll(extractPass, newDir, plan.bytes, pathMax, {
       chown: ctx.chown,
       progress: (done, total) => throttle.report(done, total),
     });

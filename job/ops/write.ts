@@ -6,6 +6,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { dir, join, leadsOutside } from '../pathutil.ts';
@@ -217,6 +218,9 @@ export function write(ctx: OpContext, req: OpRequest): Result {
       const c = checkExpect(t, name, req.expectSha256);
       if (c) return c;
     }
+    // A new file's path is held to the name rule; an existing file keeps whatever name it has.
+    const badName = t.exists ? undefined : newPathRefusal(name);
+    if (badName) return fail('bad_path', badName);
     // 6. New content for the root server.properties keeps the values a read showed redacted.
     const landing = valuesKept(ctx.root, t.parent, name, content);
     if (!Buffer.isBuffer(landing)) return landing;

@@ -36,7 +36,7 @@ test('pack a folder, extract it elsewhere: the trees are equal; the archive land
   assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR), []);
 });
 
-test('a taken name moves on to "<name> (2).zip"; --to names the archive; an existing --to is exists; a --to with a slash is bad_path', async () => {
+test('a taken name moves on to "<name> (2).zip"; --to names the archive; an existing --to is exists; a --to that is no new name is bad_name', async () => {
   const w = world();
   fs.writeFileSync(w.p('world.zip'), 'taken');
   assert.equal((await w.run({ op: 'zip', path: 'world' })).files, 3);
@@ -46,7 +46,7 @@ test('a taken name moves on to "<name> (2).zip"; --to names the archive; an exis
   assert.ok(fs.existsSync(w.p('world/backup.zip')));
   const before = treeDigest(w.base);
   assert.equal((await w.run({ op: 'zip', path: 'world', to: 'world.zip' })).code, 'exists');
-  for (const to of ['a/b.zip', '..', '.felis-edit-0123456789ab']) assert.equal((await w.run({ op: 'zip', path: 'world', to })).code, 'bad_path', to);
+  for (const to of ['a/b.zip', '..', '.felis-edit-0123456789ab', 'tab\t.zip', 'evil\u202epiz.zip', `${'n'.repeat(252)}.zip`]) assert.equal((await w.run({ op: 'zip', path: 'world', to })).code, 'bad_name', to);
   assert.equal(treeDigest(w.base), before);
 });
 

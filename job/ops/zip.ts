@@ -7,10 +7,11 @@
  * @module
  */
 import fs from 'node:fs';
+import { NAME_MAX, newNameRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure, msg } from '../failure.ts';
 import { dir, join } from '../pathutil.ts';
-import { existsAt, NAME_MAX } from '../root.ts';
+import { existsAt } from '../root.ts';
 import type { OpContext, OpRequest } from '../types.ts';
 import { isWorkingName, reservedMessage } from '../working-files.ts';
 import { packToStream, resolveSource, withPackNeed } from '../archive/pack.ts';
@@ -20,13 +21,12 @@ const { O_RDONLY, O_DIRECTORY } = fs.constants;
 /** Free names tried before giving up: `x.zip`, `x (2).zip`, ... `x (1000).zip`. */
 export const MAX_NAME_TRIES = 1000;
 
-/** A name the archive may take in its folder, or the refusal. */
+/** A name the archive may take in its folder, or the refusal: a given name by the name rule (`bad_name`). */
 function archiveName(dirFd: number, folder: string, base: string, to: string | undefined): string | Result {
   if (to !== undefined && to !== '') {
-    if (to.includes('/') || to.includes('\0') || to === '.' || to === '..' || Buffer.byteLength(to) > NAME_MAX) {
-      return fail('bad_path', `${to} is not a file name (a name without slashes, at most ${NAME_MAX} bytes)`);
-    }
-    if (isWorkingName(to)) return fail('bad_path', reservedMessage(to));
+    const badName = newNameRefusal('the archive name', to);
+    if (badName) return fail('bad_name', badName);
+    if (isWorkingName(to)) return fail('bad_name', reservedMessage(to));
     if (existsAt(dirFd, to)) return fail('exists', msg.exists(join(folder, to)));
     return to;
   }

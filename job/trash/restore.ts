@@ -13,10 +13,11 @@
  * @module
  */
 import fs from 'node:fs';
+import { pathLimitFault } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, msg } from '../failure.ts';
 import { clean, dir, join } from '../pathutil.ts';
-import { atPath, NAME_MAX } from '../root.ts';
+import { atPath } from '../root.ts';
 import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../moved-links.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { pathHasWorkingName, reservedMessage } from '../working-files.ts';
@@ -27,8 +28,6 @@ import { PROPERTIES_PATH } from '../guard.ts';
 import { placeholderRefused } from '../redacted-values.ts';
 import { rememberContents } from '../withheld.ts';
 import type { Trash } from './store.ts';
-
-const MAX_PATH_CHARS = 4096;
 
 function depth(p: string): number {
   return p.split('/').length;
@@ -45,7 +44,9 @@ function plan(ctx: OpContext, r: TrashRecord, dest: string[], order: number[]): 
   const coming = new Map<string, 'dir' | 'other'>();
   for (const k of order) {
     const d = dest[k]!;
-    if (d.length > MAX_PATH_CHARS || d.split('/').some((c) => Buffer.byteLength(c) > NAME_MAX)) return fail('bad_path', `${d}: the path is too long`);
+    // Only the limits: what is put back had its name on the volume already, whatever characters it holds.
+    const tooLong = pathLimitFault(d);
+    if (tooLong) return fail('bad_path', `${d}: the path ${tooLong}`);
     for (const p of parentsOf(d)) {
       if (made.includes(p)) continue;
       const c = coming.get(p);

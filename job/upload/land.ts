@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { newPathRefusal } from '../../lib/protocol/names.ts';
 import { replaceKeeping } from '../trash/replace.ts';
 import { landsOnProperties, stagedValuesKept, writeWorking } from '../redacted-values.ts';
 import { freeBytes } from '../trash/room.ts';
@@ -66,6 +67,9 @@ function noSpace(name: string, size: number, avail: number): Result {
 export function uploadTarget(ctx: OpContext, req: UploadRequest): Target | Result {
   const name = req.path === '' ? '.' : req.path;
   if (pathHasWorkingName(req.path)) return fail('bad_path', reservedMessage(name));
+  // What an upload names it may create, its folders too (parents=true): held to the name rule.
+  const badName = newPathRefusal(req.path);
+  if (badName) return fail('bad_path', badName);
   // A path ending in "/" or "/." names a folder, never a file: refused below, with no folder made.
   if (req.parents && !/(^|\/)\.?$/.test(req.path)) {
     const avail = freeBytes(ctx, req.size);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ArchiveNameError, archiveFormat, checkZipName, isArchivePath, requireArchivePath, singleFileTarget } from './archive-names.ts';
+import { BadNameError } from './name-field.ts';
+import { archiveFormat, checkZipName, isArchivePath, requireArchivePath, singleFileTarget } from './archive-names.ts';
 
 test('an archive to extract is named by its ending, in any case, and the ending decides the format', () => {
   const formats: [string, string][] = [
@@ -48,10 +49,10 @@ test('a single compressed file extracts to its base name without the ending; an 
   for (const p of ['a.tar.gz', 'a.tgz', 'a.zip', 'a.7z', '.gz', 'a.txt']) assert.equal(singleFileTarget(p), undefined, p);
 });
 
-test('a new archive’s name is one .zip file name of at most 255 bytes', () => {
+test('a new archive’s name is one new .zip file name by the name rule (bad_name otherwise)', () => {
   assert.equal(checkZipName('world (2).zip'), 'world (2).zip');
   assert.equal(checkZipName(`${'é'.repeat(125)}.zip`), `${'é'.repeat(125)}.zip`, '254 bytes');
-  for (const n of ['a/b.zip', '/b.zip', 'b.ZIP.txt', '.zip', '..', 'a\0.zip', `${'é'.repeat(126)}.zip`]) {
-    assert.throws(() => checkZipName(n), ArchiveNameError, JSON.stringify(n));
+  for (const n of ['a/b.zip', '/b.zip', 'b.ZIP.txt', '.zip', '..', 'a\0.zip', `${'é'.repeat(126)}.zip`, 'tab\t.zip', 'evil\u202egpj.zip', 'c1\u0085.zip']) {
+    assert.throws(() => checkZipName(n), (e: unknown) => e instanceof BadNameError && e.code === 'bad_name', JSON.stringify(n));
   }
 });

@@ -1,12 +1,14 @@
 /**
  * What the archive routes accept before any Job exists: an archive to extract must be named as one
- * of the formats the Job reads (its ending, any case, decides which), and a name for a new archive must be one plain `.zip` file name.
- * Pure; the Job still judges the paths themselves (containment, existence, types).
+ * of the formats the Job reads (its ending, any case, decides which), and a name for a new archive
+ * must be one new `.zip` file name. Pure; the Job still judges the paths themselves (containment,
+ * existence, types).
  * @module
  */
 import { DomainError } from '../errors.ts';
+import { BadNameError, checkNameField } from './name-field.ts';
 
-/** A path or name the archive routes cannot take (→ 400 bad_path with this message). */
+/** A path the archive routes cannot extract (→ 400 bad_path with this message). */
 export class ArchiveNameError extends DomainError {
   constructor(message: string) {
     super('bad_path', 'invalid', message);
@@ -96,8 +98,6 @@ export function singleFileTarget(path: string): string | undefined {
   return base.slice(0, base.length - match(base)!.ending.length);
 }
 
-const NAME_MAX = 255;
-
 export function isArchivePath(path: string): boolean {
   return archiveFormat(path) !== undefined;
 }
@@ -109,14 +109,11 @@ export function requireArchivePath(path: string): string {
 }
 
 /**
- * A new archive's name: one file name (no slash; it lands next to what is packed), not `.` or
- * `..`, at most 255 bytes, no NUL, ending in `.zip`. Throws ArchiveNameError otherwise.
+ * A new archive's name: one new file's name by the name rule (lib/files/name-field.ts), ending in
+ * `.zip` with something before it. Throws BadNameError (400 bad_name) otherwise.
  */
 export function checkZipName(name: string): string {
-  const bad = (why: string) => new ArchiveNameError(`the archive name ${why}`);
-  if (name.includes('\0')) throw bad('cannot contain a NUL byte');
-  if (name.includes('/')) throw bad('must be a file name without a folder: the archive is written next to what it packs');
-  if (Buffer.byteLength(name) > NAME_MAX) throw bad('is longer than 255 bytes');
-  if (!name.toLowerCase().endsWith('.zip') || name.length === '.zip'.length) throw bad('must end in .zip');
+  checkNameField('the archive name', name);
+  if (!name.toLowerCase().endsWith('.zip') || name.length === '.zip'.length) throw new BadNameError('the archive name must end in .zip');
   return name;
 }

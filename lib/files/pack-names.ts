@@ -6,7 +6,7 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
-import { ArchiveNameError } from './archive-names.ts';
+import { BadNameError, checkNameField } from './name-field.ts';
 import { isWorkingName } from '../protocol/working-names.ts';
 import type { PackFormat } from '../protocol/pack-format.ts';
 
@@ -24,22 +24,17 @@ export const PACK_ENDINGS: Record<PackFormat, readonly string[]> = {
   'tar.zst': ['.tar.zst', '.tzst'],
 };
 
-const NAME_MAX = 255;
-
 /**
- * A new archive's name for `format`: one file name (no slash: it lands in the selection's
- * folder), at most 255 bytes, no NUL, not a working name, ending (any case) in one of the format's
- * endings with something before it. Throws ArchiveNameError (400 bad_path) otherwise.
+ * A new archive's name for `format`: one new file's name by the name rule (no slash: it lands in
+ * the selection's folder), not a working name, ending (any case) in one of the format's endings
+ * with something before it. Throws BadNameError (400 bad_name) otherwise.
  */
 export function checkArchiveName(name: string, format: PackFormat): string {
-  const bad = (why: string) => new ArchiveNameError(`the archive name ${why}`);
-  if (name.includes('\0')) throw bad('cannot contain a NUL byte');
-  if (name.includes('/')) throw bad('must be a file name without a folder: the archive is written into the folder of what it packs');
-  if (Buffer.byteLength(name) > NAME_MAX) throw bad('is longer than 255 bytes');
+  checkNameField('the archive name', name);
   const lower = name.toLowerCase();
   const endings = PACK_ENDINGS[format];
-  if (!endings.some((e) => lower.endsWith(e) && name.length > e.length)) throw bad(`must end in ${endings.join(' or ')} for format ${format}`);
-  if (isWorkingName(name)) throw bad('is a name reserved for working files');
+  if (!endings.some((e) => lower.endsWith(e) && name.length > e.length)) throw new BadNameError(`the archive name must end in ${endings.join(' or ')} for format ${format}`);
+  if (isWorkingName(name)) throw new BadNameError('the archive name is a name reserved for working files');
   return name;
 }
 

@@ -35,6 +35,7 @@ async function answer(err: () => unknown) {
 const EDIT_STATUS: Record<EditErrorKind, number> = {
   not_found: 404,
   bad_path: 400,
+  bad_name: 400,
   too_large: 413,
   conflict: 409,
   no_space: 507,

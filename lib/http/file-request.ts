@@ -6,12 +6,10 @@
 import type { Context } from 'hono';
 import type { $ZodType, output } from 'zod/v4/core';
 import { DomainError } from '../errors.ts';
+import { newPathFault, newPathRefusal, pathLimitFault, shownName } from '../protocol/names.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
 const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
-/** Linux NAME_MAX: a longer name cannot exist, so refuse it here rather than start a Job. */
-const NAME_MAX = 255;
-const PATH_MAX = 4096;
 /** JSON bodies are small: a write's base64 content is at most ~342 KiB. */
 export const MAX_JSON_BODY = 1 << 20;
 
@@ -71,26 +69,32 @@ export function strictDecode(raw: string): string | undefined {
 }
 
 /**
- * Refuses, before any Job, a path no file can have: a NUL byte (it could not even reach the Job's
- * argv), a name over 255 bytes, or over 4096 bytes in all. Everything else is the Job's to judge.
+ * Refuses, before any Job, a path no file can have (the limits of lib/protocol/names.ts): a NUL
+ * byte (it could not even reach the Job's argv), a name over 255 bytes, or over 4096 bytes in all.
+ * Everything else is the Job's to judge.
  */
 export function checkPath(path: string): string {
-  if (path.includes('\0')) throw new ApiError(400, 'bad_path', 'a path cannot contain a NUL byte');
-  if (Buffer.byteLength(path) > PATH_MAX) throw new ApiError(400, 'bad_path', 'the path is too long');
-  for (const seg of path.split('/')) {
-    if (Buffer.byteLength(seg) > NAME_MAX) throw new ApiError(400, 'bad_path', 'a name in the path is longer than 255 bytes');
-  }
+  const fault = pathLimitFault(path);
+  if (fault) throw new ApiError(400, 'bad_path', `the path ${fault}`);
   return path;
 }
 
-/** `checkPath` for one item of many: its refusal says which item, in the envelope's `path`. */
-export function checkItemPath(path: string): string {
-  try {
-    return checkPath(path);
-  } catch (e) {
-    if (e instanceof ApiError) throw new DomainError('bad_path', 'invalid', `${path}: ${e.message}`, { details: { path } });
-    throw e;
-  }
+/**
+ * A path the call creates (an upload's, a new folder's, a copy's or a move's destination): the
+ * limits, and no name in it with a control or bidirectional control character (400 bad_path).
+ */
+export function checkNewPath(path: string): string {
+  checkPath(path);
+  const refusal = newPathRefusal(path);
+  if (refusal) throw new ApiError(400, 'bad_path', refusal);
+  return path;
+}
+
+/** `checkPath` (`checkNewPath` for an item the call creates) for one item of many: its refusal names the item, in the envelope's `path`. */
+export function checkItemPath(path: string, created = false): string {
+  const fault = pathLimitFault(path) ?? (created ? newPathFault(path) : undefined);
+  if (fault) throw new DomainError('bad_path', 'invalid', `${shownName(path)}: the path ${fault}`, { details: { path } });
+  return path;
 }
 
 /** A required JSON body, at most 1 MiB, validated by a strict schema (unknown fields refused). */

@@ -5,9 +5,10 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
+import { checkNewPath } from './file-request.ts';
 import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../protocol/working-names.ts';
 
-/** The path must name a file inside the world: not absolute, no escape, not the root. */
+/** The path must name a file inside the world (not absolute, no escape, not the root) that the upload may create: by the name rule. */
 export function checkLocalPath(path: string): void {
   const segs: string[] = [];
   let escapes = path.startsWith('/');
@@ -19,6 +20,7 @@ export function checkLocalPath(path: string): void {
     } else segs.push(seg);
   }
   if (escapes || segs.length === 0) throw new DomainError('bad_path', 'invalid', 'the path must name a file inside the world folder');
+  checkNewPath(path);
   // The ops' own working names are refused by the Job too; by name alone they need no Job.
   if (pathNamesWorkingFile(segs.join('/'))) throw new DomainError('bad_path', 'invalid', `${path}: names starting with ${EDIT_PREFIX} or ${WORK_PREFIX} are the editor's working files`);
 }

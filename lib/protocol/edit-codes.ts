@@ -9,6 +9,7 @@ import type { ErrorCode, ErrorKind } from '../errors.ts';
 export const EDIT_ERRORS = {
   not_found: { code: 'not_found', kind: 'not_found', text: 'no such file or directory' },
   bad_path: { code: 'bad_path', kind: 'invalid', text: 'path is not accessible' },
+  bad_name: { code: 'bad_name', kind: 'invalid', text: 'the name cannot be a file name' },
   too_large: { code: 'too_large', kind: 'too_large', text: 'file is too large' },
   conflict: { code: 'file_changed', kind: 'conflict', text: 'file changed since it was opened' },
   no_space: { code: 'volume_full', kind: 'no_space', text: 'the server volume is full' },

@@ -22,6 +22,8 @@ export const MAX_LOG_BYTES = 4 << 20;
 /** Caller-fault outcomes a Job reports with exit code 0: the op ran and refused, nothing broke. */
 export const RESULT_CODES = [
   'bad_path',
+  // A name field (zip, compress, pull) or a pulled answer's name that the name rule refuses (names.ts).
+  'bad_name',
   'not_found',
   'too_large',
   'conflict',

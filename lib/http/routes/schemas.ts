@@ -9,6 +9,7 @@
 import * as z from '../../schema.ts';
 import { described } from '../../schema.ts';
 import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
+import { NAME_MAX } from '../../protocol/names.ts';
 import { PACK_FORMATS } from '../../protocol/pack-format.ts';
 import { writeBodySchema } from '../write-body.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
@@ -96,7 +97,7 @@ const LIMIT_MESSAGE = `the ?limit= query parameter must be a whole number from 1
 const LIMIT_PATTERN = /^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$/;
 /** A name-like parameter: it reaches the Job's command line, so no NUL, and no longer than a name can be. */
 const nameParam = (name: string, what: string) =>
-  described(z.optional(z.string().check(z.refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` })).check(z.refine((v) => Buffer.byteLength(v) <= 255, { error: `the ?${name}= query parameter is longer than 255 bytes` }))), what);
+  described(z.optional(z.string().check(z.refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` })).check(z.refine((v) => Buffer.byteLength(v) <= NAME_MAX, { error: `the ?${name}= query parameter is longer than ${NAME_MAX} bytes` }))), what);
 
 const holderFields = {
   held: z.boolean(),
@@ -266,7 +267,7 @@ export const SCHEMAS = {
   },
   'files.zip': {
     query: pathQuery,
-    body: { json: z.strictObject({ name: described(z.optional(z.string()), 'a `.zip` file name next to the path') }) },
+    body: { json: z.strictObject({ name: described(z.optional(z.string()), 'a new `.zip` file name next to the path, by the name rule (docs/routes.md, Names): else 400 `bad_name`') }) },
     requestHeaders: preferHeader,
     responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
   },
@@ -275,7 +276,7 @@ export const SCHEMAS = {
       json: z.strictObject({
         url: described(z.string({ error: 'url: an http or https URL is required' }), 'http or https; no credentials; where it leads is judged by the pull Job before each connection'),
         path: described(z.string({ error: 'path: the folder to pull into is required ("" for the root)' }), 'an existing folder inside the world ("" or "/" the root)'),
-        name: described(z.optional(z.string()), "one file name; default: the answer's Content-Disposition name, else the URL path's last segment"),
+        name: described(z.optional(z.string()), "one new file name by the name rule (docs/routes.md, Names), else 400 `bad_name`; default: the answer's Content-Disposition name (held to the same rule: the op fails `bad_name`), else the URL path's last segment"),
       }),
     },
     requestHeaders: preferHeader,
@@ -286,7 +287,7 @@ export const SCHEMAS = {
       json: z.strictObject({
         paths: described(items(itemPath('a path'), 'paths'), 'files and folders in one folder (not the root); the archive goes into that folder'),
         format: z.enum(PACK_FORMATS, { error: `format must be one of ${PACK_FORMATS.join(', ')}` }),
-        name: described(z.optional(z.string({ error: 'name must be a string' })), 'the archive\'s file name, with the format\'s ending; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`'),
+        name: described(z.optional(z.string({ error: 'name must be a string' })), 'the archive\'s new file name by the name rule (docs/routes.md, Names), with the format\'s ending, else 400 `bad_name`; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`'),
       }),
     },
     requestHeaders: preferHeader,
