@@ -113,15 +113,17 @@ describe(`the undo trash through the ${TIER} cluster`, () => {
   });
 
   test('an overwritten file does not go back over its replacement (409, nothing changed); it goes back under another folder', async () => {
-    const file = join(s.world, 'server.properties');
+    // Any file but the guarded ones (server.properties goes back only where it was: guarded-files.e2e).
+    const F = 'config/paper-world-defaults.yml';
+    const file = join(s.world, F);
     const old = readFileSync(file);
-    const now = Buffer.from('motd=overwritten\nmax-players=2\n');
-    const w = await s.call('PUT', `${S}/file?path=server.properties`, write(now));
+    const now = Buffer.from('entities:\n  spawning: {}\n');
+    const w = await s.call('PUT', `${S}/file?path=${q(F)}`, write(now));
     assert.equal(w.status, 200, w.text);
     assert.deepEqual(readFileSync(file), now);
 
     const l = await list();
-    const item = l.items.find((i) => i.paths.length === 1 && i.paths[0] === 'server.properties');
+    const item = l.items.find((i) => i.paths.length === 1 && i.paths[0] === F);
     assert.ok(item, `the replaced file is in the trash: ${JSON.stringify(l)}`);
     assert.equal(item.bytes, old.length);
     assert.equal(item.entries, 1);
@@ -129,15 +131,15 @@ describe(`the undo trash through the ${TIER} cluster`, () => {
     const clash = await s.call('POST', `${S}/files/trash/${item.id}/restore`, {});
     assert.equal(clash.status, 409, clash.text);
     assert.equal(clash.body.error.code, 'file_exists');
-    assert.equal(clash.body.error.path, 'server.properties');
+    assert.equal(clash.body.error.path, F);
     assert.deepEqual(readFileSync(file), now, 'the file in the way is untouched');
     assert.deepEqual((await list()).items.map((i) => i.id), l.items.map((i) => i.id), 'the record is still held');
     assert.equal(existsSync(join(s.world, 'old')), false);
 
     const moved = await s.call('POST', `${S}/files/trash/${item.id}/restore`, { to: 'old' });
     assert.equal(moved.status, 200, moved.text);
-    assert.deepEqual(moved.body, { id: item.id, restored: ['old/server.properties'] });
-    assert.deepEqual(readFileSync(join(s.world, 'old/server.properties')), old);
+    assert.deepEqual(moved.body, { id: item.id, restored: [`old/${F}`] });
+    assert.deepEqual(readFileSync(join(s.world, 'old', F)), old);
     assert.deepEqual(readFileSync(file), now);
     assert.ok(!(await list()).items.some((i) => i.id === item.id));
   });

@@ -7,38 +7,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { after } from 'node:test';
+import { crashKit, type Run } from './crash-kit.ts';
 import { forgeTar, forgeZip, treeDigest } from '../archive/test-kit.ts';
 
-const NODE = process.execPath;
-const CHILD = path.join(import.meta.dirname, 'crash-child.ts');
-
-const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-crash-'));
-after(() => fs.rmSync(base, { recursive: true, force: true }));
-
-interface Run {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  steps: string[];
-}
-
-let runs = 0;
-function child(root: string, args: string[], env: Record<string, string> = {}): Run {
-  const stepsFile = path.join(base, `steps-${++runs}`);
-  const r = spawnSync(NODE, [CHILD, 'files', '--worlds-root', root, ...args], {
-    // The journal's own steps, without the undo trash (job/trash/crash.test.ts kills an overwrite with it).
-    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, FELIS_TRASH: 'off', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  const steps = fs.existsSync(stepsFile) ? fs.readFileSync(stepsFile, 'utf8').split('\n').filter(Boolean) : [];
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, steps };
-}
+// The journal's own steps, without the undo trash (job/trash/crash.test.ts kills an overwrite with it).
+const { base, child } = crashKit('felis-crash-', { FELIS_TRASH: 'off' });
 
 /** Any mutation recovers first; this one changes nothing else (the path does not exist). */
 function nextOp(root: string, env: Record<string, string> = {}): Run {

@@ -10,37 +10,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { after } from 'node:test';
+import { crashKit, type Run } from '../journal/crash-kit.ts';
 import { treeDigest } from '../archive/test-kit.ts';
 import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 
-const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.ts');
-const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-batch-crash-'));
-after(() => fs.rmSync(base, { recursive: true, force: true }));
-
-interface Run {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  steps: string[];
-}
-
-let runs = 0;
-function child(root: string, args: string[], env: Record<string, string> = {}): Run {
-  const stepsFile = path.join(base, `steps-${++runs}`);
-  const r = spawnSync(process.execPath, [CHILD, 'files', '--worlds-root', root, ...args], {
-    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, FELIS_TRASH: 'off', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  const steps = fs.existsSync(stepsFile) ? fs.readFileSync(stepsFile, 'utf8').split('\n').filter(Boolean) : [];
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, steps };
-}
+const { base, child } = crashKit('felis-batch-crash-', { FELIS_TRASH: 'off' });
 
 const batchEnv = (b: Batch) => Object.fromEntries(encodeBatchEnv(b)!.map((v) => [v.name, v.value]));
 

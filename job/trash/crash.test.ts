@@ -5,33 +5,24 @@
  * mutation of the world (which settles what the killed one left), every path is where it was, with
  * what it held, or in the trash under a held record — never gone, never both.
  */
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { crashKit } from '../journal/crash-kit.ts';
 import { forgeZip, treeDigest } from '../archive/test-kit.ts';
 import { encodeBatchEnv } from '../../lib/protocol/batch-env.ts';
 import { encodeContentEnv } from '../../lib/protocol/content-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 import { sha256 } from '../test-support.ts';
 
-const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.ts');
-const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-trash-crash-'));
-after(() => fs.rmSync(base, { recursive: true, force: true }));
+const kit = crashKit('felis-trash-crash-', { FELIS_TRASH: 'on', FELIS_ACTOR: 'crash-test' });
+const base = kit.base;
 
-let runs = 0;
 function child(root: string, args: string[], env: Record<string, string> = {}) {
-  const stepsFile = path.join(base, `steps-${++runs}`);
-  const r = spawnSync(process.execPath, [CHILD, 'files', '--worlds-root', root, ...args], {
-    env: { ...process.env, FELIS_TEST_STEPS: stepsFile, FELIS_TRASH: 'on', FELIS_ACTOR: 'crash-test', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  const steps = fs.existsSync(stepsFile) ? fs.readFileSync(stepsFile, 'utf8').split('\n').filter(Boolean) : [];
+  const r = kit.child(root, args, env);
   const m = /"trash_id":"([0-9a-f]{16})"/.exec(r.stdout);
-  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, steps, trashId: m?.[1] };
+  return { ...r, trashId: m?.[1] };
 }
 
 const envOf = (vars: { name: string; value: string }[]) => Object.fromEntries(vars.map((v) => [v.name, v.value]));
@@ -84,8 +75,9 @@ function trashOf(root: string): Held[] {
 }
 
 /** The next mutation settles what a stopped Job left (it changes nothing else: the path is new). */
+let settled = 0;
 function settle(root: string): void {
-  const r = child(root, ['--op', 'mkdir', '--path', `settled-${runs}`]);
+  const r = child(root, ['--op', 'mkdir', '--path', `settled-${++settled}`]);
   assert.equal(r.status, 0, r.stderr);
 }
 

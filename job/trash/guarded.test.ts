@@ -24,6 +24,16 @@ async function listed(w: World) {
   return { items: r.trash_items!, bytes: r.trash_bytes! };
 }
 
+/** The record does not go back under `to` (nothing made); it does where it was, the withheld file withheld again. */
+async function onlyWhereItWas(w: World, id: string): Promise<void> {
+  const under = await on(w, { op: 'trash-restore', path: '', trashId: id, to: 'old' });
+  assert.equal(under.code, 'bad_path');
+  assert.equal(fs.existsSync(w.p('old')), false);
+  const back = await on(w, { op: 'trash-restore', path: '', trashId: id });
+  assert.equal(back.code, undefined, back.error);
+  assert.equal((await w.run({ op: 'read', path: 'config/paper-global.yml' })).code, 'bad_path');
+}
+
 test('an overwritten server.properties goes back only to its own name, never under `to`; the listing shows no bytes for it', async () => {
   const w = makeWorld();
   const wr = await on(w, writeReq('server.properties', 'motd=new\n'));
@@ -111,12 +121,7 @@ test('a record made before items were judged is judged when restored: the withhe
   delete r.judged;
   for (const i of r.items) delete i.guard, delete i.withheld;
   fs.writeFileSync(file, JSON.stringify(r));
-  const under = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id, to: 'old' });
-  assert.equal(under.code, 'bad_path');
-  assert.equal(fs.existsSync(w.p('old')), false);
-  const back = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id });
-  assert.equal(back.code, undefined, back.error);
-  assert.equal((await w.run({ op: 'read', path: 'config/paper-global.yml' })).code, 'bad_path');
+  await onlyWhereItWas(w, del.trash_id!);
 });
 
 test('a copy of server.properties under another name carries the redacted text; a move of it is refused', async () => {
@@ -136,11 +141,6 @@ test('a many-file delete holding the withheld file and server.properties: one re
   const { items } = await listed(w);
   assert.equal(items.length, 1);
   assert.equal(items[0]!.bytes, 'paper: true\n'.length, 'only config/paper.yml is counted');
-  const under = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id, to: 'old' });
-  assert.equal(under.code, 'bad_path');
-  assert.equal(fs.existsSync(w.p('old')), false);
-  const back = await on(w, { op: 'trash-restore', path: '', trashId: del.trash_id });
-  assert.equal(back.code, undefined, back.error);
-  assert.equal((await w.run({ op: 'read', path: 'config/paper-global.yml' })).code, 'bad_path');
+  await onlyWhereItWas(w, del.trash_id!);
   assert.doesNotMatch(content(await w.run({ op: 'read', path: 'server.properties' })).toString(), /hunter2/);
 });
