@@ -124,6 +124,8 @@ export interface DomainErrorOptions {
   callerMessage?: string;
   details?: Record<string, unknown>;
   cause?: unknown;
+  /** When the caller may try again, in whole seconds (the HTTP edge sends it as `Retry-After`). */
+  retryAfterSeconds?: number;
 }
 
 /** An error meant for the caller: its code and caller message are shown as they are. */
@@ -132,6 +134,8 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   /** What sort of refusal (named so, not `kind`, because some errors carry a `kind` of their own). */
   readonly errorKind: ErrorKind;
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  /** When the caller may try again, when the refusal can tell (lib/http/error-map.ts gives the rest a default). */
+  readonly retryAfterSeconds: number | undefined;
   readonly #callerMessage: string | undefined;
   constructor(code: C, kind: KindOf<C>, message: string, opts: DomainErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -140,6 +144,7 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
     this.errorKind = kind;
     this.#callerMessage = opts.callerMessage;
     this.details = opts.details;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 
   /** What the caller reads: the message, unless the error was given one of its own for the caller. */

@@ -27,6 +27,19 @@ export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 export const ANNOTATION_RECOVERED = 'felis.lolicon.best/recovered';
 export const ANNOTATION_RECOVERED_BY = 'felis.lolicon.best/recovered-by';
 export const ANNOTATION_MAINTENANCE = 'felis.lolicon.best/maintenance';
+/**
+ * felis-world's own, on a MinecraftServer: the line of its file changes holding the world beside
+ * Felis's lock (lib/maintenance/world-queue.ts). Felis reads only the lock.
+ */
+export const ANNOTATION_FILES_QUEUE = 'felis.lolicon.best/files-queue';
+/**
+ * felis-world's own, on a background file Job that changes the world: a later change of felis-world
+ * waits for it in turn rather than refusing (a Job of Felis's own shape without it is refused).
+ */
+export const ANNOTATION_FILES_CHANGE = 'felis.lolicon.best/files-change';
+export const FILES_CHANGE_BY = 'felis-world';
+/** The annotation every file Job of ours that changes the world carries. */
+export const CHANGE_MARK: Readonly<Record<string, string>> = Object.freeze({ [ANNOTATION_FILES_CHANGE]: FILES_CHANGE_BY });
 export const ANNOTATION_RESTORE_REF = 'felis.lolicon.best/restore-ref';
 export const ANNOTATION_RESTORE_BACKUP_ID = 'felis.lolicon.best/restore-backup-id';
 export const ANNOTATION_THEN_RESTORE_REASON = 'felis.lolicon.best/then-restore-reason';

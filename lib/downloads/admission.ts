@@ -23,10 +23,8 @@ import { sleep } from '../sleep.ts';
 
 /** Too many downloads of this server at once (→ 429 export_busy with Retry-After). */
 export class ExportBusyError extends DomainError {
-  readonly retryAfterSeconds: number;
   constructor(running: number, retryAfterSeconds = 30) {
-    super('export_busy', 'busy', `${running} downloads of this server are running; retry once one has finished`);
-    this.retryAfterSeconds = retryAfterSeconds;
+    super('export_busy', 'busy', `${running} downloads of this server are running; retry once one has finished`, { retryAfterSeconds });
   }
 }
 

@@ -67,6 +67,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
   const lock = new WorldLock(servers, {
     namespace: o.namespace,
     restartAnnotation: o.restartAnnotation,
+    joinChanges: o.joinChanges !== false,
     onReleaseError: (err, server) => o.logger.warn({ err, server }, 'world lock release failed; it lapses after its grace period'),
     onLockKept: (server, value) => o.logger.warn({ server, lock: value }, 'a change may still be under way in an edit session that did not answer; the world lock is kept until its grace period ends'),
   });

@@ -6,6 +6,7 @@
 import type { V1Job, V1EnvVar } from '@kubernetes/client-node';
 import {
   ANNOTATION_FILES_PATH,
+  CHANGE_MARK,
   COMPONENT_WORLD_FILES,
   FILES_CONTAINER,
   LABEL_COMPONENT,
@@ -313,8 +314,9 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (p.eventKey && p.eventRequest) labels[LABEL_EVENT_REQUEST] = p.eventRequest;
   return jobOf(p, {
     labels,
-    // Sync Jobs carry no annotations at all; async ones exactly the path.
-    annotations: p.async ? { [ANNOTATION_FILES_PATH]: p.path } : undefined,
+    // Async Jobs carry the path, as Felis's; a change of ours says so (a later change of ours waits
+    // for it in turn, lib/maintenance/world-line.ts); a sync read carries none, as Felis's.
+    annotations: p.async || rw ? { ...(p.async ? { [ANNOTATION_FILES_PATH]: p.path } : {}), ...(rw ? CHANGE_MARK : {}) } : undefined,
     deadlineSeconds: p.deadlineSeconds > 0 ? p.deadlineSeconds : FALLBACK_SECONDS,
     readOnly: !rw,
     args: args(p, op),

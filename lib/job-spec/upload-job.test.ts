@@ -43,16 +43,16 @@ test('a receiver Job mounts the world read-write, holds it as a write, and carri
   });
   assert.equal(job.spec!.activeDeadlineSeconds, 600);
   assert.equal(pod.automountServiceAccountToken, false);
-  // The single PUT's Job is a sync file Job: no background label, no annotations.
+  // The single PUT's Job is a sync file Job: no background label; only the mark of a change of ours.
   assert.equal(labels['felis.lolicon.best/files-async'], undefined);
-  assert.equal(job.metadata!.annotations, undefined);
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-change': 'felis-world' });
 });
 
-test('a session receiver is a background upload op: async on the Job and its Pods, the path its only annotation', () => {
+test('a session receiver is a background upload op: async on the Job and its Pods, the path and the mark of a change of ours its annotations', () => {
   const job = renderReceiverJob({ ...BASE, once: false, session: 'c'.repeat(32), path: 'plugins/pack.zip' });
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
   assert.equal(job.spec!.template.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
-  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'plugins/pack.zip' });
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'plugins/pack.zip', 'felis.lolicon.best/files-change': 'felis-world' });
   assert.equal(jobKind(job), 'file-write');
 });
 

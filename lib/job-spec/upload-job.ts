@@ -8,7 +8,7 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, CHANGE_MARK, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import { encodeTrashEnv } from '../protocol/trash-env.ts';
 import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, servingEnvOf, type JobBase, type JobParams } from './render.ts';
 
@@ -55,8 +55,9 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
   }
   return jobOf(p, {
     labels,
-    // Exactly the path, as on Felis's background Jobs; the single PUT's Job is a sync one, with none.
-    ...(p.session ? { annotations: { [ANNOTATION_FILES_PATH]: p.path ?? '' } } : {}),
+    // The path, as on Felis's background Jobs (the single PUT's Job is a sync one, without), and the
+    // mark of a change of ours (lib/maintenance/world-line.ts).
+    annotations: { ...(p.session ? { [ANNOTATION_FILES_PATH]: p.path ?? '' } : {}), ...CHANGE_MARK },
     // A minute past the program's own lifetime for a clean stop.
     deadlineSeconds: p.lifetimeSeconds + 60,
     readOnly: false,

@@ -14,8 +14,10 @@ export class MaintenanceBusyError extends DomainError {
   readonly activity: HolderActivity | undefined;
   /** Refused because other admissions kept winning the race for the lock, not for a holder seen. */
   readonly contended: boolean;
-  constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean } = {}) {
-    super('maintenance_in_progress', 'conflict', `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`);
+  constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean; retryAfterSeconds?: number; message?: string } = {}) {
+    super('maintenance_in_progress', 'conflict', opts.message ?? `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`, {
+      ...(opts.retryAfterSeconds !== undefined ? { retryAfterSeconds: opts.retryAfterSeconds } : {}),
+    });
     this.name = 'MaintenanceBusyError';
     this.kind = kind;
     this.activity = activity;

@@ -70,6 +70,8 @@ export interface StackOptions {
   logger?: Logger;
   /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
   authEnv?: Record<string, string>;
+  /** FELIS_JOIN_CHANGES: false keeps Felis's rule (a change while another holds the world is 409). */
+  joinChanges?: boolean;
 }
 
 export interface Stack {
@@ -118,7 +120,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (opts.browse) browse = { ...keyed.browse!, ...opts.browse };
     if (opts.downloads) downloads = { ...keyed.downloads!, ...opts.downloads };
   }
-  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads });
+  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads, joinChanges: opts.joinChanges });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
   const checked = checkedApp(createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS)), checker);
   const server: ServerType = await new Promise((res) => {
