@@ -46,6 +46,8 @@ const VARIABLES = {
   FELIS_CONTROLLER_NODE: optional,
   // File changes on a held world join felis-world's line and run in turn (off: Felis's rule, 409 while held).
   FELIS_JOIN_CHANGES: oneOf(['on', 'off'], 'on'),
+  // Reads (list, read, search, the trash listing, downloads) beside a running game; off: Felis's gate, every file call needs the server stopped.
+  FELIS_READ_WHILE_RUNNING: oneOf(['on', 'off'], 'on'),
   // Pulls (files-pull): the operator's rules and bounds, passed to each pull Job's env and enforced there.
   // Read as the pull Job reads them when the routes load (lib/http/deps.ts), off the start-up path.
   FELIS_PULL_ALLOW: anyText(''),
@@ -72,6 +74,8 @@ export interface Config {
   controllerNode?: string;
   /** File changes join felis-world's line on a held world (lib/maintenance/world-line.ts); false keeps Felis's 409. */
   joinChanges?: boolean;
+  /** Reads let in while the server runs (lib/maintenance/running-reads.ts); absent: on. */
+  readWhileRunning?: boolean;
   /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
   browse?: BrowseConfig;
   /** Signed downloads; off (503 export_unavailable) without FELIS_JOB_KEY_FILE. */
@@ -122,6 +126,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
     joinChanges: e.FELIS_JOIN_CHANGES === 'on',
+    readWhileRunning: e.FELIS_READ_WHILE_RUNNING === 'on',
     ...(browse ? { browse } : {}),
     ...(downloads ? { downloads } : {}),
     uploads: uploadConfigFromEnv(env),

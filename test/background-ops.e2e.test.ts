@@ -196,8 +196,9 @@ describe('background ops through the cluster', () => {
     assert.equal(none.body.error.code, 'not_found');
     await setServer(s.cluster, 'survival', RUNNING);
     try {
-      const refused = await s.call('GET', '/api/v1/servers/survival/files');
-      assert.equal(refused.status, 409, 'file routes refuse a running server');
+      const refused = await s.call('POST', '/api/v1/servers/survival/files/zip?path=world', {});
+      assert.equal(refused.status, 409, 'a change of a running server is refused');
+      assert.equal(refused.body.error.code, 'not_stopped');
       const listed = await s.call('GET', '/api/v1/servers/survival/files/ops');
       assert.equal(listed.status, 200, listed.text);
       assert.ok(Array.isArray(listed.body.ops));

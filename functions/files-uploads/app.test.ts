@@ -143,6 +143,8 @@ test('begin refusals: bad path, bad size, one session per server, the server run
   const r = await busy.call('POST', `${BASE}?path=a.jar`, { size: 1 });
   assert.equal(r.status, 429);
   assert.equal(r.body.error.code, 'too_many_uploads');
+  // Every 429 says when to try again; an upload session cannot tell, so the stated default.
+  assert.equal(r.headers.get('retry-after'), '30');
   assert.equal(busy.gates.ran.length, 0, 'no lock');
   const running = kit();
   running.gates.enterError = new NotStoppedError('survival');

@@ -80,14 +80,14 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     logger: o.logger,
     editor: o.editor ? editorOf(o.editor, jobPods, o.browse, o.logger) : undefined,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
-    downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
+    downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation, readWhileRunning: o.readWhileRunning }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.
     uploads: transfer && o.browse ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs, bodyIdleMs: (o.uploads?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000 }) : undefined,
     uploadSessions:
       transfer && o.browse
         ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs })
         : undefined,
-    gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
+    gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode, readWhileRunning: o.readWhileRunning }),
     servers,
     lock,
     settler: new Settler(servers, o.namespace, restorer),

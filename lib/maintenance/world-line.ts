@@ -18,6 +18,7 @@ import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { MaintenanceBusyError, ServerNotFoundError } from './errors.ts';
 import { describeHolder, filesActivity, holdState, isOurChange, jobFinished } from './holder.ts';
 import type { Clock } from './admission-wait.ts';
+import { RETRY_FILE_CHANGE_SECONDS } from './retry-after.ts';
 import {
   formatQueue,
   joinPlan,
@@ -74,9 +75,6 @@ function pause(pos: number, clock: Clock): number {
   const base = Math.min(10 + 10 * pos, 200);
   return base * (0.8 + 0.4 * clock.random());
 }
-
-/** When to try again after a holder that is not ours, seen at a change's turn. */
-const FOREIGN_RETRY_S = 10;
 
 function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
@@ -168,7 +166,7 @@ export class WorldLine {
         // Felis's operator admits nothing while the line's lock holds; a holder Job found here anyway
         // (one created without looking) is not waited out: refused as at an admission.
         const foreign = holdState(name, undefined, jobs, new Date(this.#ms()), isOurChange).holder;
-        if (foreign) throw new MaintenanceBusyError(foreign.kind, foreign.activity, { retryAfterSeconds: FOREIGN_RETRY_S });
+        if (foreign) throw MaintenanceBusyError.heldBy(foreign, new Date(this.#ms()));
         const busy = jobs.find((j) => j.metadata?.labels?.[LABEL_SERVER] === name && isOurChange(j) && !jobFinished(j));
         if (!busy) {
           const fresh = redated(q, this.#ms());
@@ -186,7 +184,7 @@ export class WorldLine {
         const what = waitingFor ?? `${pos} earlier file change${pos === 1 ? '' : 's'}`;
         throw new MaintenanceBusyError('file-write', undefined, {
           message: `this change waited ${Math.max(1, Math.round((this.#ms() - since) / 1000))} s behind ${what} on this server's world; retry once ${pos === 0 ? 'it finishes' : 'they finish'}`,
-          retryAfterSeconds: 5,
+          retryAfterSeconds: RETRY_FILE_CHANGE_SECONDS,
         });
       }
       await this.#sleep(name, pos === 0 ? 100 : pause(pos, this.#o.clock), signal);
@@ -275,7 +273,7 @@ export class WorldLine {
         await this.#setDrain(name, undefined);
         throw new MaintenanceBusyError('file-write', undefined, {
           message: "file changes still hold this server's world after the start waited for them; retry the start once they finish",
-          retryAfterSeconds: 5,
+          retryAfterSeconds: RETRY_FILE_CHANGE_SECONDS,
         });
       }
       if (q && q.drain === undefined) await this.#setDrain(name, until);

@@ -146,8 +146,9 @@ export class WorldLock {
     ]);
     if (checkGame && !fullyStopped(server, gamePods)) throw new NotStoppedError();
     if (server.metadata.annotations?.[this.#restartAnnotation]) throw new MaintenanceBusyError();
-    const held = holdState(name, server.metadata.annotations, jobs, this.#now(), ours ? isOurChange : undefined).holder;
-    if (held) throw new MaintenanceBusyError(held.kind, held.activity);
+    const now = this.#now();
+    const held = holdState(name, server.metadata.annotations, jobs, now, ours ? isOurChange : undefined).holder;
+    if (held) throw MaintenanceBusyError.heldBy(held, now);
     const v = lockValue(kind, this.#now());
     await this.#api.patchServer(this.#ns, name, {
       metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: v, ...annotations?.(v) } },
@@ -223,7 +224,7 @@ export class WorldLock {
   async #startNow(name: string, extraAnnotations: Record<string, string>): Promise<MinecraftServer> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
-      if (state.holder) throw new MaintenanceBusyError(state.holder.kind, state.holder.activity);
+      if (state.holder) throw MaintenanceBusyError.heldBy(state.holder, this.#now());
       const annotations: Record<string, string | null> = { ...extraAnnotations };
       if (server.metadata.annotations?.[ANNOTATION_MAINTENANCE] !== undefined) annotations[ANNOTATION_MAINTENANCE] = null;
       if (server.metadata.annotations?.[ANNOTATION_FILES_QUEUE] !== undefined) annotations[ANNOTATION_FILES_QUEUE] = null;
@@ -249,7 +250,7 @@ export class WorldLock {
   async unlock(name: string, opts: { force: boolean }): Promise<Unlocked> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
-      if (state.holder?.source === 'job') throw new MaintenanceBusyError(state.holder.kind, state.holder.activity);
+      if (state.holder?.source === 'job') throw MaintenanceBusyError.heldBy(state.holder, this.#now());
       const value = server.metadata.annotations?.[ANNOTATION_MAINTENANCE];
       if (value === undefined) return { removed: false, lock: null };
       // Any `migration@` value, even one nobody can date: removing it could let a write into a world in flight.

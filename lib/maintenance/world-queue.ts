@@ -110,7 +110,7 @@ export type JoinPlan =
 export function joinPlan(live: WorldQueue | undefined, ticket: Ticket, now: number): JoinPlan {
   if (!live) return { kind: 'admit' };
   if (live.drain !== undefined) return { kind: 'refuse', why: 'draining', retryAfterMs: Math.max(1000, live.drain - now) };
-  if (live.tickets.length > MAX_WAITING) return { kind: 'refuse', why: 'full', retryAfterMs: 5000 };
+  if (live.tickets.length > MAX_WAITING) return { kind: 'refuse', why: 'full', retryAfterMs: FULL_RETRY_MS };
   // An empty live line (its last change just left, the lock not yet removed) is joined like any.
   return { kind: 'join', queue: redated({ ...live, tickets: [...live.tickets, ticket] }, now) };
 }
@@ -129,6 +129,9 @@ export function renewed(q: WorldQueue, id: string, now: number): WorldQueue {
 export function position(q: WorldQueue, id: string): number {
   return q.tickets.findIndex((t) => t.id === id);
 }
+
+/** When a change refused by a full line may try again. */
+export const FULL_RETRY_MS = 5000;
 
 /** A new ticket joining at `now`. */
 export function newTicket(id: string, now: number): Ticket {

@@ -18,6 +18,10 @@ import type { ServerApi } from '../kube/servers.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { jsonCall } from './json-call.ts';
+import { FakeServerApi } from './fake-servers.ts';
+import { felisServer, type FelisServerShape } from './felis-fixtures.ts';
+import { MaintenanceGates } from '../maintenance/file-gates.ts';
+import { WorldLock as RealWorldLock } from '../maintenance/world-lock.ts';
 import { actorMixin } from '../actor.ts';
 import type { ApiAuth } from '../http/auth.ts';
 import type { Logger } from '../log.ts';
@@ -140,4 +144,21 @@ export function envelopeOf(r: { status: number; body: any; text: string; headers
   if (!r.text.endsWith('}\n')) throw new Error('the envelope is not newline-terminated');
   if (!e.request_id || e.request_id !== r.headers.get('x-request-id')) throw new Error(`request_id ${e.request_id} is not the X-Request-Id ${r.headers.get('x-request-id')}`);
   return { code: e.code, message: e.message };
+}
+
+/** A server that runs, as Felis's operator leaves it, on node `node-b`. */
+export const RUNNING_SERVER: FelisServerShape = { desiredState: 'Running', phase: 'Running', ready: true, statusNodeName: 'node-b' };
+
+/**
+ * The real gates (lib/maintenance/file-gates.ts) over a fake cluster holding the server `survival`
+ * in `shape` and its world claim (ReadWriteOnce unless `modes` says otherwise): for a route test of
+ * what a server's state lets through. Put them in a kit's `deps.gates`.
+ */
+export function realGates(shape: FelisServerShape, o: { modes?: string[]; readWhileRunning?: boolean } = {}): { api: FakeServerApi; gates: MaintenanceGates } {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival', shape));
+  api.claims.add('world-survival-0');
+  if (o.modes) api.claimModes.set('world-survival-0', o.modes);
+  const lock = new RealWorldLock(api, { namespace: 'minecraft' });
+  return { api, gates: new MaintenanceGates(api, lock, o.readWhileRunning === undefined ? {} : { readWhileRunning: o.readWhileRunning }) };
 }

@@ -11,7 +11,7 @@ import type { ProseTable } from './types.ts';
 export const ROUTE_PROSE = {
   'files.list': {
     summary: "One folder's entries (empty path: the world's root), or a page of them with `limit`, `after` or `q`. No lock.",
-    answer: '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes, trash_bytes}` — empty `path` = the root; `free_bytes` the free space plus the undo trash\'s `trash_bytes` (a mutation takes them back when it needs room), `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
+    answer: '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes, trash_bytes, world_state}` — empty `path` = the root; `free_bytes` the free space plus the undo trash\'s `trash_bytes` (a mutation takes them back when it needs room), `null` when unknown; `world_state` `running` when the server runs (a read beside the game may catch a file mid-save). Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
   },
   'files.search': {
     summary: 'Entries below a folder, at any depth, whose name contains `q` or matches it as a glob (`*`, `?`), any case. No lock.',
@@ -123,7 +123,7 @@ export const ROUTE_PROSE = {
   },
   'exports.download': {
     summary: 'The signed URL: the file, or the folder as a zip stream. No bearer: the signature is the credential.',
-    answer: 'the file (`Content-Length`, `ETag`, `Accept-Ranges: bytes`; `Range` / `If-Range` give 206 with `Content-Range`, 416 `range_not_satisfiable` past the end), or the folder as a zip stream (`Accept-Ranges: none`), with `Content-Disposition: attachment`, `nosniff`, `no-store`; an export Job holds the world as `export` while it streams (docs/downloads.md)',
+    answer: 'the file (`Content-Length`, `ETag`, `Accept-Ranges: bytes`; `Range` / `If-Range` give 206 with `Content-Range`, 416 `range_not_satisfiable` past the end), or the folder as a zip stream (`Accept-Ranges: none`), with `Content-Disposition: attachment`, `nosniff`, `no-store`, `X-Felis-World-State: stopped\|running` (`running`: read beside the game, a file may be mid-save); an export Job holds the world as `export` while it streams (docs/downloads.md)',
   },
   'holder.get': {
     summary: "What holds one server's world.",
