@@ -78,6 +78,7 @@ async function enter(deps: Deps, server: string, access: FileAccess): Promise<Ta
  */
 export function underWorldLock<T>(deps: Deps, call: FileCall, fn: () => Promise<T>): Promise<T> {
   const entered = call.target;
-  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn, { entered });
+  // The caller going away ends a wait for its turn (nothing was changed yet), never a change begun.
+  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn, { entered, signal: call.signal });
   return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied, entered });
 }

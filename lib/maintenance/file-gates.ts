@@ -83,7 +83,7 @@ export class MaintenanceGates implements FileGates {
     const wait = opts?.waitMs ? { waitMs: opts.waitMs, signal: opts.signal, applied: opts.applied } : undefined;
     const kind = lockKindFor(name, access);
     // The mutation runs knowing the lock it holds: an edit session's call carries it (held-lock.ts).
-    return this.#lock.run(name, kind, (lock) => withHeldLock({ server: name, kind, value: lock.value, keep: lock.keep }, fn), wait, read);
+    return this.#lock.run(name, kind, (lock) => withHeldLock({ server: name, kind, value: lock.value, keep: lock.keep }, fn), wait, read, opts?.signal);
   }
 }
 

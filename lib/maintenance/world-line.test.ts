@@ -162,3 +162,25 @@ test('with the line off, a change while another holds the world is refused as Fe
   release();
   await first;
 });
+
+test('a caller that goes away while waiting leaves the line and its change never runs; Preference-Applied once the wait is over', async () => {
+  const { api, lock } = setup();
+  let release!: () => void;
+  const first = lock.run('survival', 'file-write', () => new Promise<void>((r) => (release = r)));
+  await sleep(20);
+  const gone = new AbortController();
+  let ran = false;
+  const second = lock.run('survival', 'file-write', async () => void (ran = true), undefined, undefined, gone.signal);
+  await sleep(50);
+  assert.equal(parseQueue(api.annotation('survival', QUEUE))!.tickets.length, 2);
+  gone.abort(new Error('the caller went away'));
+  await assert.rejects(second, /the caller went away/);
+  assert.equal(parseQueue(api.annotation('survival', QUEUE))!.tickets.length, 1, 'its ticket went');
+  let applied = 0;
+  const third = lock.run('survival', 'file-write', async () => 'third', { waitMs: 5000, applied: () => void applied++ });
+  release();
+  await first;
+  assert.equal(await third, 'third');
+  assert.equal(applied, 1);
+  assert.equal(ran, false);
+});

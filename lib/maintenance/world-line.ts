@@ -68,6 +68,8 @@ export interface TurnOptions {
   signal?: AbortSignal;
   /** The server the caller's entry read: the first join may judge it. */
   read?: MinecraftServer;
+  /** Told once when the wait is over: its turn came, or it waited out its bound (`Preference-Applied`). */
+  applied?: () => void;
 }
 
 /** How long a waiter pauses between looks: short near the front, longer behind many. */
@@ -78,6 +80,14 @@ function pause(pos: number, clock: Clock): number {
 
 function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** A change that waited out its bound for its turn (the 409 a caller gets then). */
+export class WaitedOutError extends MaintenanceBusyError {
+  constructor(opts: { message: string; retryAfterSeconds: number }) {
+    super('file-write', undefined, opts);
+    this.name = 'WaitedOutError';
+  }
 }
 
 export class WorldLine {
@@ -182,7 +192,7 @@ export class WorldLine {
       }
       if (this.#ms() >= deadline) {
         const what = waitingFor ?? `${pos} earlier file change${pos === 1 ? '' : 's'}`;
-        throw new MaintenanceBusyError('file-write', undefined, {
+        throw new WaitedOutError({
           message: `this change waited ${Math.max(1, Math.round((this.#ms() - since) / 1000))} s behind ${what} on this server's world; retry once ${pos === 0 ? 'it finishes' : 'they finish'}`,
           retryAfterSeconds: RETRY_FILE_CHANGE_SECONDS,
         });
@@ -239,7 +249,9 @@ export class WorldLine {
     let lock: string;
     try {
       lock = await this.#turn(name, id, deadline, opts.signal);
+      opts.applied?.();
     } catch (err) {
+      if (err instanceof WaitedOutError) opts.applied?.();
       await this.#leave(name, id).catch((e) => this.#o.onLeaveError?.(e, name));
       throw err;
     }

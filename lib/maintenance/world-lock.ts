@@ -166,13 +166,10 @@ export class WorldLock {
    * caller's next request finds the world free. It is bounded to 10 s and a failure is only
    * reported: a lock lapses by itself.
    */
-  async run<T>(name: string, kind: HolderKind, fn: (lock: HeldValue) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
+  async run<T>(name: string, kind: HolderKind, fn: (lock: HeldValue) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer, signal?: AbortSignal): Promise<T> {
     if (this.#joined && kind === 'file-write') {
-      const wrapped = (hold: HeldValue) => {
-        wait?.applied?.();
-        return fn(hold);
-      };
-      return this.#joined.run(name, wrapped, { ...(wait ? { waitMs: wait.waitMs, signal: wait.signal } : {}), read });
+      const gone = wait?.signal ?? signal;
+      return this.#joined.run(name, fn, { ...(wait ? { waitMs: wait.waitMs, applied: wait.applied } : {}), ...(gone ? { signal: gone } : {}), read });
     }
     // Only the first admission may use the caller's read; one after a wait reads the server anew.
     let first = read;

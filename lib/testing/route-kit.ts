@@ -49,9 +49,10 @@ export class FakeGates implements FileGates {
 
   async run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
     this.ran.push({ server, access });
-    // The wait options a route passed (`entered` only says which entry the call came through).
+    // The wait options a route passed (`entered` only says which entry the call came through; every
+    // call passes its caller's signal, which ends a wait for its turn).
     const { entered: _entered, ...wait } = opts ?? {};
-    if (Object.keys(wait).length > 0) this.runOptions.push(wait);
+    if (wait.waitMs !== undefined) this.runOptions.push(wait);
     if (this.runError) throw this.runError;
     opts?.applied?.();
     this.holding = true;
