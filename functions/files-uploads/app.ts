@@ -52,7 +52,7 @@ function sessions(deps: Deps): SessionChannel {
 }
 
 
-/** The server exists (no stopped gate: a running server's upload can still be looked at or cancelled). */
+/** The server exists (no stopped gate: a running server's upload can still be looked at). */
 async function knownServer(c: Context, deps: Deps): Promise<string> {
   const server = serverName(c);
   if (!(await deps.servers.getServer(deps.lock.namespace, server))) throw new ServerNotFoundError(server);
