@@ -99,9 +99,10 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     }
     // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.
     reportRecovered(ctx, recovered);
-    // A mutation holds the world, so no upload session is live: the ones a lost receiver left
-    // and nobody came back to in time go now, rather than wait for the next upload. Only after
-    // one that changed the world: a refused op changes nothing.
+    // Upload sessions a lost receiver left and nobody came back to in time go now, rather than
+    // wait for the next upload. A live session may exist (its receiver holds nothing between its
+    // calls), but never past its idle period, which is what the sweep judges by. Only after one
+    // that changed the world: a refused op changes nothing.
     if (result.code === undefined && writes) sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
     return result;
   } finally {

@@ -215,6 +215,14 @@ describe('the Job admission policy', () => {
       ['an edit session of a mode that is not read', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write')), 'edit session:'],
       ['an edit session with SYS_ADMIN', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => c0(p).securityContext!.capabilities!.add!.push('SYS_ADMIN')), 'capabilities: add only'],
       ['an edit label on the Job but not its Pods (out of the edit NetworkPolicy)', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit']), 'pod labels:'],
+      ['a read Job calling itself an upload session to mount the world read-write', variant(read, (p, j) => {
+        j.metadata!.labels!['felis.lolicon.best/upload-session'] = 'c'.repeat(32);
+        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+      }), 'upload session:'],
+      ['an upload session receiver running another program mode', variant(jobs['upload session receiver']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])), 'upload session:'],
+      ['an upload session receiver for another session than its label', variant(jobs['upload session receiver']!, (p) => (c0(p).env!.find((e) => e.name === 'FELIS_UPLOAD_SESSION')!.value = 'd'.repeat(32))), 'upload session:'],
+      ['an upload session receiver landing single uploads (no session in its env)', variant(jobs['upload session receiver']!, (p) => (c0(p).env = c0(p).env!.filter((e) => e.name !== 'FELIS_UPLOAD_SESSION'))), 'upload session:'],
+      ['an upload session receiver told to land one upload', variant(jobs['upload session receiver']!, (p) => c0(p).env!.push({ name: 'FELIS_RECEIVE_ONCE', value: 'true' })), 'upload session:'],
       ['Pod labels that escape the NetworkPolicies', variant(write, (_p, j) => (j.spec!.template.metadata!.labels = { 'felis.lolicon.best/server': 'survival' })), 'pod labels:'],
     ];
     const reasons = new Set<string>();

@@ -46,7 +46,10 @@ export interface SessionState {
   size: number;
   received: number;
   parts: PartInfo[];
-  /** Epoch ms of the last begin or part: a folder untouched past the idle period is stale. */
+  /**
+   * Epoch ms of the last begin or accepted part: the session's idle period runs from it, for its
+   * receiver and for any sweeper alike; a folder untouched past the idle period is stale.
+   */
   touched: number;
   /**
    * The session's idle period, as its receiver was told: any sweeper (a later receiver, any
@@ -343,11 +346,21 @@ export function isStagingName(name: string): boolean {
 }
 
 /**
+ * How long past its idle period a session's folder is still left to its receiver: that receiver
+ * ends (and removes it) at the period's end by its own clock, which may run behind the sweeper's
+ * when the two Pods are on different nodes.
+ */
+export const SWEEP_MARGIN_MS = 60_000;
+
+/**
  * Removes the staging folders of sessions nobody touched for their idle period (the one they
- * recorded, else `idleMs`): their receiver was lost and nobody came back in time, so the bytes are
- * abandoned, as the receiver itself would have found. Never `keep`. Only folders of ours (never
- * links) at the root that hold a readable session state are considered; anything else stays. A
- * session cannot be live meanwhile: its receiver holds the world, and so does whoever sweeps.
+ * recorded, else `idleMs`) and a minute more: their receiver was lost and nobody came back in time,
+ * so the bytes are abandoned, as the receiver itself would have found. Never `keep`. Only folders of
+ * ours (never links) at the root that hold a readable session state are considered; anything else
+ * stays. A session's receiver holds nothing, so changes run while a session is live: what keeps a
+ * live one is that its receiver lives exactly as long as its idle period, counted from the same
+ * `touched` (its last begin or accepted part; job/serve/receive-session.ts), and the sweeper runs
+ * inside a call holding the world, never beside one of the session's own calls.
  */
 export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string, now = Date.now()): number {
   let removed = 0;
@@ -363,7 +376,7 @@ export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string
           const s = readState(folder);
           if (!s) return;
           const idle = typeof s.idle_ms === 'number' && s.idle_ms > 0 ? s.idle_ms : idleMs;
-          if (now - s.touched < idle) return;
+          if (now - s.touched < idle + SWEEP_MARGIN_MS) return;
           folder.removeAll();
           removed++;
         } finally {

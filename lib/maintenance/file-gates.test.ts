@@ -304,3 +304,30 @@ test('20 concurrent small changes through an edit session: each admitted alone (
   for (const a of answers) if (a.status === 'rejected') assert.ok(a.reason instanceof MaintenanceBusyError, String(a.reason));
   assert.equal(api.annotation('survival', LOCK), undefined);
 });
+
+test("the held lock a change reads is the world's lock as the line last re-dated it, not a copy of the first", async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  let now = Date.now();
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft', joinChanges: true, now: () => new Date(now), retry: { steps: 5, delayMs: 1, jitter: 0 } }));
+  const t0 = await gates.enter('survival', { op: 'upload', path: '' });
+  let release!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  let first: string | undefined;
+  const run = gates.run('survival', { op: 'upload', path: '' }, async () => {
+    first = heldLock('survival')!.value;
+    await hold;
+    return { later: heldLock('survival')!.value, annotation: api.annotation('survival', LOCK) };
+  }, { entered: t0 });
+  for (let i = 0; i < 100 && first === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+  now += 40_000;
+  t.mock.timers.tick(30_000);
+  for (let i = 0; i < 100 && api.annotation('survival', LOCK) === first; i++) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 20));
+  release();
+  const seen = await run;
+  assert.notEqual(seen.later, first);
+  assert.equal(seen.later, seen.annotation);
+});

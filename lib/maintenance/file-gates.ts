@@ -82,8 +82,9 @@ export class MaintenanceGates implements FileGates {
     const read = opts?.entered ? this.#read.get(opts.entered) : undefined;
     const wait = opts?.waitMs ? { waitMs: opts.waitMs, signal: opts.signal, applied: opts.applied } : undefined;
     const kind = lockKindFor(name, access);
-    // The mutation runs knowing the lock it holds: an edit session's call carries it (held-lock.ts).
-    return this.#lock.run(name, kind, (lock) => withHeldLock({ server: name, kind, value: lock.value, keep: lock.keep }, fn), wait, read, opts?.signal);
+    // The mutation runs knowing the lock it holds: an edit session's call carries it (held-lock.ts),
+    // as it is when the call is sent (a long change's line re-dates it).
+    return this.#lock.run(name, kind, (lock) => withHeldLock({ server: name, kind, get value() { return lock.value; }, keep: lock.keep }, fn), wait, read, opts?.signal);
   }
 }
 

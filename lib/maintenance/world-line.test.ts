@@ -184,3 +184,29 @@ test('a caller that goes away while waiting leaves the line and its change never
   assert.equal(applied, 1);
   assert.equal(ran, false);
 });
+
+test('the lock a long change reads follows the line as it re-dates it, so a call it sends late still carries a lock that holds', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  let now = Date.now();
+  const lock = new WorldLock(api, { namespace: 'minecraft', retry: RETRY, joinChanges: true, now: () => new Date(now) });
+  let release!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  const seen: string[] = [];
+  const change = lock.run('survival', 'file-write', async (held) => {
+    seen.push(held.value);
+    await hold;
+    seen.push(held.value);
+  });
+  for (let i = 0; i < 100 && seen.length === 0; i++) await sleep(5);
+  // Forty seconds on, the renewal re-dates the lock Felis sees.
+  now += 40_000;
+  t.mock.timers.tick(30_000);
+  for (let i = 0; i < 100 && api.annotation('survival', LOCK) === seen[0]; i++) await sleep(5);
+  await sleep(20);
+  release();
+  await change;
+  assert.notEqual(seen[1], seen[0], 're-dated');
+  assert.equal(seen[1], lockValue('file-write', new Date(now)));
+});

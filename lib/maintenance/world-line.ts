@@ -36,6 +36,7 @@ import {
 
 /** What the lock gives a change while it runs (world-lock.ts HeldValue). */
 export interface LineHold {
+  /** The lock the line holds the world with: re-dated while the change runs, so read it when it is used. */
   value: string;
   keep(): void;
 }
@@ -227,12 +228,15 @@ export class WorldLine {
     for (const wake of this.#sleepers.get(name) ?? []) wake();
   }
 
-  /** Renews `id`'s lease (and the lock's date) while it runs. */
-  async #renew(name: string, id: string): Promise<void> {
-    await this.#o.onConflictRetry(async () => {
+  /** Renews `id`'s lease (and the lock's date) while it runs; answers the lock the line now holds the world with. */
+  async #renew(name: string, id: string): Promise<string | undefined> {
+    return this.#o.onConflictRetry(async () => {
       const s = await this.#server(name);
       const q = this.#line(s);
-      if (q && position(q, id) >= 0) await this.#write(s, renewed(q, id, this.#ms()));
+      if (!q || position(q, id) < 0) return undefined;
+      const next = renewed(q, id, this.#ms());
+      await this.#write(s, next);
+      return next.lock;
     });
   }
 
@@ -256,13 +260,23 @@ export class WorldLine {
       throw err;
     }
     let kept = false;
-    const renewal = setInterval(() => void this.#renew(name, id).catch(() => {}), RENEW_EVERY_MS);
+    // The value follows the line's re-dated lock, so a call sent late in a long change (an upload
+    // session's receiver that took a while to start) carries a lock that still holds.
+    const hold: LineHold = { value: lock, keep: () => void (kept = true) };
+    const renewal = setInterval(
+      () =>
+        void this.#renew(name, id).then(
+          (v) => void (v && (hold.value = v)),
+          () => {},
+        ),
+      RENEW_EVERY_MS,
+    );
     renewal.unref?.();
     try {
-      return await fn({ value: lock, keep: () => void (kept = true) });
+      return await fn(hold);
     } finally {
       clearInterval(renewal);
-      if (kept) this.#o.onKept?.(name, lock);
+      if (kept) this.#o.onKept?.(name, hold.value);
       else await this.#leave(name, id).catch((e) => this.#o.onLeaveError?.(e, name));
     }
   }

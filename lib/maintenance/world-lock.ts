@@ -41,7 +41,10 @@ export interface WorldLockOptions {
   joinChanges?: boolean;
 }
 
-/** The lock a mutation holds while it runs: its value as written, and how to leave it to lapse. */
+/**
+ * The lock a mutation holds while it runs: its value (as written, or as the line of changes that
+ * join has re-dated it since: read it when it is used), and how to leave it to lapse.
+ */
 export interface HeldValue {
   value: string;
   keep(): void;

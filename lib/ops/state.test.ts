@@ -49,6 +49,14 @@ test('identity comes from the labels, the path annotation and the creation time'
   assert.equal(s.started?.toISOString(), '2026-12-01T05:00:00.000Z');
 });
 
+test('an upload session\'s receiver (mode read: it holds nothing by itself) is listed as the upload it is', () => {
+  const j = job();
+  j.metadata!.labels = { ...j.metadata!.labels, 'felis.lolicon.best/files-mode': 'read', 'felis.lolicon.best/upload-session': 'c'.repeat(32) };
+  assert.equal(opState(j, undefined, '').op, 'upload');
+  // Any other Job keeps its mode as its op.
+  assert.equal(opState(job(), undefined, '').op, 'unzip');
+});
+
 test('running with progress, and before any progress (0/0)', () => {
   const s = opState(job(), undefined, `noise\n${progress(10, 100)}${progress(40, 100)}`);
   assert.deepEqual([s.state, s.done, s.total, s.finished, s.reason], ['running', 40, 100, undefined, '']);

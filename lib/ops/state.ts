@@ -14,6 +14,7 @@ import { ANNOTATION_FILES_PATH, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, F
 import { OP_ID, recoveredIn, type RecoveredNow } from '../protocol/recovered.ts';
 import { lastProgress, lastResultPayload, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
+import { LABEL_UPLOAD_SESSION } from '../job-spec/upload-job.ts';
 
 export type OpStateName = 'running' | 'succeeded' | 'failed';
 
@@ -122,6 +123,14 @@ function ownUndo(id: string, log: string): Recovery | undefined {
 }
 
 /**
+ * The op a background Job runs: its `files-mode`, but `upload` for an upload session's receiver,
+ * whose mode is `read` because it holds nothing by itself (lib/job-spec/upload-job.ts).
+ */
+export function opOf(labels: Record<string, string>): string {
+  return labels[LABEL_UPLOAD_SESSION] !== undefined ? 'upload' : (labels[LABEL_FILES_MODE] ?? '');
+}
+
+/**
  * `recovery`: what a later op reported of this one, if known (from the Job's annotations, or the
  * log of a later op in the same listing); it decides an outcome the op could not report itself.
  */
@@ -129,7 +138,7 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recover
   const labels = job.metadata?.labels ?? {};
   const st: OpState = {
     id: labels[LABEL_FILES_OP] ?? '',
-    op: labels[LABEL_FILES_MODE] ?? '',
+    op: opOf(labels),
     path: job.metadata?.annotations?.[ANNOTATION_FILES_PATH] ?? '',
     state: 'running',
     started: time(job.metadata?.creationTimestamp),

@@ -79,7 +79,7 @@ export const ROUTE_PROSE = {
   },
   'uploads.begin': {
     summary: 'Begin a resumable upload session (one per server).',
-    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives (docs/uploads.md); `?parents=true` (beside `path`) makes the missing folders at the begin',
+    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives; it holds the world only while its calls run (begin, each part, commit, cancel: each in its turn in the world\'s line, as any change), so other changes run between parts and a start goes ahead (docs/uploads.md); `?parents=true` (beside `path`) makes the missing folders at the begin',
   },
   'uploads.get': {
     summary: "An upload session's view, from its serving receiver (never starts one).",
@@ -87,7 +87,7 @@ export const ROUTE_PROSE = {
   },
   'uploads.part': {
     summary: 'One raw part (at most 32 MiB) at `offset`, appended on the world volume.',
-    answer: '200 view — raw part ≤ 32 MiB with `Content-Length`, `Content-Digest`',
+    answer: '200 view — raw part ≤ 32 MiB with `Content-Length`, `Content-Digest`; the server stopped (409 `not_stopped` while it runs), in its turn in the world\'s line, holding the world while its bytes are placed',
   },
   'uploads.cancel': {
     summary: 'Cancel an upload session.',
