@@ -18,7 +18,8 @@ export const END_PATH = '/end';
 
 /**
  * The ops a session Pod changes the world for: the small, synchronous ones. The long ones (archives,
- * pulls, uploads) keep their own Jobs, whose Pods hold the world while they run.
+ * uploads) keep their own Jobs, whose Pods hold the world while they run; a pull's download holds
+ * nothing, and its placement (`pull-place`) is a Job of its own, made by the settle pass.
  */
 export const EDIT_OPS = ['write', 'mkdir', 'delete', 'rename', 'copy', 'delete-many', 'move-many', 'chmod-many'] as const;
 export type EditOp = (typeof EDIT_OPS)[number];
