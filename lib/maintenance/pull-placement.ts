@@ -31,7 +31,7 @@ import { ANNOTATION_PULL_PLACED, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED
 import type { FileAccess, FileGates } from '../files/gates.ts';
 import type { Target } from '../job-spec/types.ts';
 import { describeKubeError, isConflict } from '../kube/errors.ts';
-import { jobFinished } from '../kube/job-facts.ts';
+import { jobOutcome } from '../kube/job-facts.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { opResult, type OpsApi } from '../ops/list.ts';
 import { placement } from '../ops/state.ts';
@@ -103,11 +103,12 @@ export class PullPlacer {
     this.#o = o;
   }
 
-  /** One pass over every pull Job that ended with nothing recorded; what it did with each that staged. */
+  /** One pass over every pull Job that completed with nothing recorded; what it did with each that staged. */
   async placeOnce(): Promise<PlacedPull[]> {
     if (!this.#o.place) return [];
     const jobs = await this.#o.api.listJobs(this.#o.namespace, PULL_JOBS);
-    const done = await Promise.all(jobs.filter((j) => jobFinished(j) && !recorded(j)).map((j) => this.#once(j)));
+    // A pull that staged its download exits 0: its Job completed. One that failed placed nothing.
+    const done = await Promise.all(jobs.filter((j) => jobOutcome(j) === 'succeeded' && !recorded(j)).map((j) => this.#once(j)));
     return done.filter((d): d is PlacedPull => d !== undefined);
   }
 
