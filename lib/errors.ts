@@ -85,6 +85,7 @@ export const ERROR_CODES = {
   part_too_large: { kinds: ['too_large'], meaning: 'an upload part longer than it said' },
   export_busy: { kinds: ['busy'], meaning: 'already the most downloads of this server running; `Retry-After` says when to retry' },
   too_many_uploads: { kinds: ['busy'], meaning: 'the server already has an upload session; `Retry-After` says when to try again' },
+  too_many_pulls: { kinds: ['busy'], meaning: 'the most pulls of this server are already downloading (they hold no world, so they run side by side, at most 4); `Retry-After` says when to try again' },
   headers_too_large: { kinds: ['headers_too_large'], meaning: "request headers over Node's limit (answered by the listener, in the envelope)" },
   internal: { kinds: ['internal'], meaning: 'anything else; the detail is only in the server log. A change made in one step (write, mkdir, rename, a file copy, a trash purge) whose Job or edit session ended without a result says it was either not made or fully made' },
   read_damaged: { kinds: ['damaged'], meaning: 'the read\'s bytes did not hash to what the Job sent' },

@@ -22,11 +22,8 @@ import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
 export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';
-/**
- * Ours only: the upload session a receiver Job serves (32 hex); every Job of the session has it. It
- * also says what the Job is, beside its `files-mode: read`: an upload session's receiver.
- */
-export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
+export { LABEL_UPLOAD_SESSION } from '../labels.ts';
+import { LABEL_UPLOAD_SESSION } from '../labels.ts';
 /** The same container port as a serving Job: only the upload functions may reach it. */
 export const RECEIVE_PORT = BROWSE_PORT;
 

@@ -88,6 +88,7 @@ const FILE_OP_LABELS: Record<string, string> = {
   'move-many': 'a move of many files',
   'chmod-many': 'a change of many files\' modes',
   pull: 'a pull from a URL',
+  'pull-place': 'the placing of a pulled file',
 };
 
 /** A Job labelled by anyone in the namespace names this: printable, bounded, nothing else trusted. */

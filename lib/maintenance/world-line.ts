@@ -7,7 +7,8 @@
  * joined gets a 409 and reads it again (WorldLock.start drains the line first).
  *
  * Its turn comes when its ticket is first and no background change of felis-world's own (an
- * extraction, a pull; they hold the world by their Job) still runs. Anything else holding the world
+ * extraction, a copy; they hold the world by their Job) still runs; a pull's download is none of
+ * these: it holds nothing (docs/pulls.md). Anything else holding the world
  * (a backup, a restore, Felis's own file Job, a migration, a pending restart, a start waiting) is
  * answered at once with 409 `maintenance_in_progress` and a `Retry-After`.
  * @module

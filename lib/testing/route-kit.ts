@@ -15,6 +15,7 @@ import type { FilesEditor } from '../files/editor.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
+import type { PullPlacer } from '../maintenance/pull-placement.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { jsonCall } from './json-call.ts';
@@ -123,6 +124,7 @@ export function routeKit(
     servers: over.servers ?? ({} as ServerApi),
     lock: { namespace: 'minecraft', ...over.lock } as WorldLock,
     settler: {} as Settler,
+    placer: { placeOnce: async () => [] } as unknown as PullPlacer,
   };
   const app = createApp({ logger, token: () => TOKEN, auth: over.auth?.(logger) }, routes(deps));
   return {

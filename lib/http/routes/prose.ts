@@ -58,8 +58,8 @@ export const ROUTE_PROSE = {
     answer: '202 `{op}` — packs into `name` (a `.zip` file name) next to it, or a free name (`world.zip`, `world (2).zip`, …)',
   },
   'files.pull': {
-    summary: 'Fetch a file from an http or https URL into a folder, in the background, through the SSRF guard; follow it in the ops listing.',
-    answer: '202 `{op}` — `path` an existing folder (`""` the root); the file lands as `name`, or the name of the answer\'s Content-Disposition or the URL\'s path, never over an existing file; the guard (in the Job, before every connection and redirect) refuses special-purpose addresses and ports but 80/443 unless the operator allows them (`pull_refused` in the op)',
+    summary: 'Fetch a file from an http or https URL into a folder, in the background, through the SSRF guard; follow it in the ops listing. The download holds no world: other changes and a start go ahead meanwhile.',
+    answer: '202 `{op}` — `path` an existing folder (`""` the root); the file lands as `name`, or the name of the answer\'s Content-Disposition or the URL\'s path, never over an existing file; the guard (in the Job, before every connection and redirect) refuses special-purpose addresses and ports but 80/443 unless the operator allows them (`pull_refused` in the op). The download holds no world; once it ends the file is placed under the world\'s line, and the op is `running` until then (`file_exists` if the name was taken meanwhile, `not_stopped` if the server was started); at most 4 download at once per server (429 `too_many_pulls`)',
   },
   'files.pull.cancel': {
     summary: "Cancel a running pull through its Job's Pod; the op ends `pull_cancelled`, nothing placed.",
@@ -146,7 +146,7 @@ export const ROUTE_PROSE = {
     answer: '`{name, removed, lock:{kind,since,value,fresh}\\|null}`; 409 `maintenance_in_progress` while a Job holds the world, `lock_protected` for a `migration@` lock, `lock_fresh` for one younger than 2 min without `force=true`',
   },
   'restore.settle': {
-    summary: 'One pass of restore-chain settling.',
-    answer: '`{chains:[{job, server, state, reason?, message?, error?}]}`',
+    summary: 'One settle pass: restore chains, and pulls waiting to be placed.',
+    answer: '`{chains:[{job, server, state, reason?, message?, error?}], pulls:[{job, server, op, state, to?, code?, error?}]}` — a pull that ended `staged` is placed under the world\'s line (`placed`), refused (`failed` with its `code`), or left for the next pass (`pending`)',
   },
 } satisfies ProseTable<typeof ROUTES>;

@@ -192,7 +192,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/pull`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...JSON_BODY],
+    errors: [...GATES, ...JOB, ...JSON_BODY, [429, 'too_many_pulls']],
     event: { type: 'dev.felis.files.pull' },
   },
   'files.pull.cancel': {
