@@ -16,8 +16,10 @@
  * removes one only past its `expires` (plus a margin for clocks): the pull Job's deadline, then the
  * time its finished Job stays listed (FELIS_PULL_KEEP_SECONDS), after which nobody can place it.
  *
- * Every file is opened through the folder's descriptor without following a link, and checked to be
- * a regular file of ours with one link: the game's user can rename the folder at the root, but
+ * The folder and its files are opened and checked as every staging folder of ours is
+ * (staging-folder.ts): through the folder's descriptor, never following a link, a folder of ours and
+ * regular files of ours with one link (`data` only a regular file: the pull gives it to the game's
+ * user, and the placement judges its links). The game's user can rename the folder at the root, but
  * nothing inside a 0700 folder of root's.
  * @module
  */
@@ -25,11 +27,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { TEMP_PREFIX } from '../working-files.ts';
 import { isEditName } from '../../lib/protocol/working-names.ts';
-import { atPath, errCode, fdPath, identityOf, sameIdentity, type Identity } from '../root.ts';
-import { removeAllAt } from '../remove-all.ts';
+import { atPath, fdPath } from '../root.ts';
+import { StagingFolder, StagingMissing, type StagingTerms } from '../staging-folder.ts';
 import { bestEffort } from '../failure.ts';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const { O_RDONLY, O_WRONLY } = fs.constants;
 
 export const DATA = 'data';
 export const RECORD = 'pull.json';
@@ -39,7 +41,6 @@ export const DEFAULT_KEEP_SECONDS = 7200 + 1800;
 export const EXPIRY_MARGIN_MS = 10 * 60_000;
 const MAX_RECORD_BYTES = 4096;
 const OP_ID = /^[0-9a-f]{16}$/;
-const euid = () => process.geteuid?.() ?? -1;
 
 export interface PullRecord {
   /** The pull's op id. */
@@ -59,6 +60,9 @@ export class StagingNotOurs extends Error {
   }
 }
 
+/** How the staging folder's refusals name a pull's folder and files (pull-place passes them on). */
+const PULL_STAGING: StagingTerms = { folder: 'the staging folder', file: (name) => (name === DATA ? 'the staged file' : 'the staged record'), notOurs: StagingNotOurs };
+
 export function isOpId(id: string | undefined): id is string {
   return typeof id === 'string' && OP_ID.test(id);
 }
@@ -74,31 +78,20 @@ export function keepSecondsFrom(env: Record<string, string | undefined>): number
   return v !== undefined && /^\d{1,9}$/.test(v) && Number(v) > 0 ? Number(v) : DEFAULT_KEEP_SECONDS;
 }
 
-function checkOwnFolder(fd: number): Identity {
-  const st = fs.fstatSync(fd, { bigint: true });
-  if (!st.isDirectory()) throw new StagingNotOurs('the staging is not a folder');
-  if (Number(st.uid) !== euid()) throw new StagingNotOurs("the staging folder belongs to another user");
-  return identityOf(st);
-}
-
-function checkOwnFile(st: fs.BigIntStats, what: string): void {
-  if (!st.isFile()) throw new StagingNotOurs(`the staged ${what} is not a regular file`);
-  if (st.nlink !== 1n) throw new StagingNotOurs(`the staged ${what} has ${st.nlink} links`);
-  if (Number(st.uid) !== euid()) throw new StagingNotOurs(`the staged ${what} belongs to another user`);
-}
-
 /** A staging folder open for one op. Close it when done. */
 export class PullStaging {
-  readonly fd: number;
-  readonly name: string;
-  readonly #rootFd: number;
-  readonly #identity: Identity;
+  readonly #folder: StagingFolder;
 
-  private constructor(rootFd: number, name: string, fd: number, identity: Identity) {
-    this.#rootFd = rootFd;
-    this.name = name;
-    this.fd = fd;
-    this.#identity = identity;
+  private constructor(folder: StagingFolder) {
+    this.#folder = folder;
+  }
+
+  get fd(): number {
+    return this.#folder.fd;
+  }
+
+  get name(): string {
+    return this.#folder.name;
   }
 
   /**
@@ -106,17 +99,15 @@ export class PullStaging {
    * name), writes its record and opens `data` for writing. Returns the staging and the data's fd.
    */
   static create(rootFd: number, record: PullRecord): { staging: PullStaging; dataFd: number } {
-    const name = stagingName(record.op);
-    fs.mkdirSync(atPath(rootFd, name), { mode: 0o700 });
-    const staging = PullStaging.openNamed(rootFd, name);
+    const staging = new PullStaging(StagingFolder.create(rootFd, stagingName(record.op), PULL_STAGING));
     try {
-      const rec = fs.openSync(staging.at(RECORD), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      const rec = staging.#folder.createFile(RECORD, O_WRONLY);
       try {
         fs.writeFileSync(rec, JSON.stringify({ v: 1, ...record }));
       } finally {
         fs.closeSync(rec);
       }
-      const dataFd = fs.openSync(staging.at(DATA), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+      const dataFd = staging.#folder.createFile(DATA, O_WRONLY, 0o644);
       fs.fchmodSync(dataFd, 0o644);
       return { staging, dataFd };
     } catch (e) {
@@ -131,46 +122,29 @@ export class PullStaging {
     try {
       return PullStaging.openNamed(rootFd, stagingName(opId));
     } catch (e) {
-      const code = errCode(e);
-      if (code === 'ENOENT') return undefined;
-      if (code === 'ENOTDIR' || code === 'ELOOP') throw new StagingNotOurs('something that is not a folder is at the staging\'s name');
+      if (e instanceof StagingMissing) return undefined;
       throw e;
     }
   }
 
   /** Opens the staging folder at `name` (the sweep knows names, not op ids). */
   static openNamed(rootFd: number, name: string): PullStaging {
-    const fd = fs.openSync(atPath(rootFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    try {
-      return new PullStaging(rootFd, name, fd, checkOwnFolder(fd));
-    } catch (e) {
-      fs.closeSync(fd);
-      throw e;
-    }
+    return new PullStaging(StagingFolder.open(rootFd, name, PULL_STAGING));
   }
 
   at(file: string): string {
-    return atPath(this.fd, file);
+    return this.#folder.at(file);
   }
 
   /** The record, or undefined when it is missing or not one of ours. */
   record(): PullRecord | undefined {
-    let fd: number;
+    let raw: Buffer | undefined;
     try {
-      fd = fs.openSync(this.at(RECORD), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      raw = this.#folder.readSmall(RECORD, MAX_RECORD_BYTES);
     } catch {
       return undefined;
     }
-    try {
-      const st = fs.fstatSync(fd, { bigint: true });
-      checkOwnFile(st, 'record');
-      if (st.size > BigInt(MAX_RECORD_BYTES)) return undefined;
-      return parseRecord(fs.readFileSync(fd).toString('utf8'));
-    } catch {
-      return undefined;
-    } finally {
-      fs.closeSync(fd);
-    }
+    return raw === undefined ? undefined : parseRecord(raw.toString('utf8'));
   }
 
   /**
@@ -178,43 +152,16 @@ export class PullStaging {
    * checked; its links are the placement's to judge). ENOENT passes through.
    */
   openData(): { fd: number; st: fs.BigIntStats } {
-    let fd: number;
-    try {
-      fd = fs.openSync(this.at(DATA), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    } catch (e) {
-      const code = errCode(e);
-      if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') throw new StagingNotOurs('the staged file is not a regular file');
-      throw e;
-    }
-    try {
-      const st = fs.fstatSync(fd, { bigint: true });
-      if (!st.isFile()) throw new StagingNotOurs('the staged file is not a regular file');
-      return { fd, st };
-    } catch (e) {
-      fs.closeSync(fd);
-      throw e;
-    }
+    return this.#folder.openFile(DATA, O_RDONLY, { owned: false, oneLink: false });
   }
 
   /** Removes what is inside, then the folder by its name while the name still is this folder. */
   remove(): void {
-    for (let round = 0; round < 4; round++) {
-      const names = fs.readdirSync(fdPath(this.fd), { encoding: 'buffer' });
-      if (names.length === 0) break;
-      for (const n of names) removeAllAt(this.fd, n);
-    }
-    const st = fs.lstatSync(atPath(this.#rootFd, this.name), { bigint: true, throwIfNoEntry: false });
-    if (st?.isDirectory() && sameIdentity(identityOf(st), this.#identity)) {
-      try {
-        fs.rmdirSync(atPath(this.#rootFd, this.name));
-      } catch (e) {
-        if (errCode(e) !== 'ENOENT' && errCode(e) !== 'ENOTEMPTY') throw e;
-      }
-    }
+    this.#folder.removeAll();
   }
 
   close(): void {
-    fs.closeSync(this.fd);
+    this.#folder.close();
   }
 }
 
