@@ -47,7 +47,7 @@ export async function warmReadStages(o: { kubeconfig: string; keyFile: string; t
   const times: Record<string, number[]> = {};
   const record = (stage: string, ms: number) => void (times[stage] ??= []).push(ms);
   timed(deps.servers, 'getServer', 'kube: get server', record);
-  timed(deps.servers, 'claimExists', 'kube: get world claim', record);
+  timed(deps.servers, 'getClaim', 'kube: get world claim', record);
   timed(deps.gates, 'enter', 'entry gates (both reads)', record);
   const pods = new KubeJobPodApi(kc);
   timed(pods, 'listPods', 'kube: list browse pods', record);

@@ -64,6 +64,8 @@ test('exit 2: wiring mistakes, with "felis files: <error>" on stderr and no resu
     [['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root, '--sha256', 'ab'], { FELIS_FILE_CONTENT_PARTS: '1', FELIS_FILE_CONTENT_0: '@@@@' }, /^felis files: the content is not valid base64\n$/],
     [['files', '--op', 'upload', '--path', 'x', '--worlds-root', w.root], { FELIS_UPLOAD_TOKEN: 't' }, /^felis files: --source-url is required for upload\n$/],
     [['files', '--op', 'upload', '--path', 'x', '--worlds-root', w.root, '--source-url', 'http://x'], {}, /^felis files: FELIS_UPLOAD_TOKEN is required for upload\n$/],
+    [['files', '--op', 'pull-place', '--path', 'x', '--to', 'a.jar', '--worlds-root', w.root], {}, /^felis files: pull-place needs --pull-op \(16 lowercase hex digits\) and --to\n$/],
+    [['files', '--op', 'pull-place', '--path', 'x', '--pull-op', '0123456789abcdef', '--worlds-root', w.root], {}, /^felis files: pull-place needs --pull-op/],
     [['files', '-h'], {}, /^usage: felis files/],
     [['backup', '--op', 'list'], {}, /^felis: unknown command "backup"\nusage: felis files/],
     // `export` is a command of its own now (job/export/), with its own flags.

@@ -165,6 +165,11 @@ export async function runCli(
     }
   }
 
+  if (f.op === 'pull-place' && (!/^[0-9a-f]{16}$/.test(f.pullOp) || f.to === '')) {
+    io.stderr(`${PREFIX}pull-place needs --pull-op (16 lowercase hex digits) and --to\n`);
+    return EXIT_USAGE;
+  }
+
   if ((f.op === 'trash-restore' || (f.op === 'trash-purge' && !f.all)) && !TRASH_ID.test(f.trashId)) {
     io.stderr(`${PREFIX}--trash-id must be 16 lowercase hex digits${f.op === 'trash-purge' ? ' (or --all)' : ''}\n`);
     return EXIT_USAGE;
@@ -181,7 +186,7 @@ export async function runCli(
         sha256: f.op === 'write' ? f.sha256 : undefined,
         expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
         createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'compress' || f.op === 'trash-restore' ? f.to : undefined,
+        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'pull-place' || f.op === 'compress' || f.op === 'trash-restore' ? f.to : undefined,
         overwrite: f.op === 'unzip' ? f.overwrite : undefined,
         // The query of a read-only op, only when given: without it a listing is Felis's.
         ...setQuery(f),
@@ -190,9 +195,11 @@ export async function runCli(
         ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
         ...(f.op === 'compress' ? { format: f.format } : {}),
         ...(f.op === 'trash-restore' || f.op === 'trash-purge' ? { trashId: f.trashId, all: f.op === 'trash-purge' && f.all } : {}),
+        ...(f.op === 'pull-place' ? { pullOp: f.pullOp } : {}),
       },
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
-      // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals.
+      // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals,
+      // and a pull's staging folder.
       { progress: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}), opId: env.FELIS_OP_ID || undefined, ...opts },
     );
   } catch (e) {

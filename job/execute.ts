@@ -6,7 +6,7 @@
  * @module
  */
 import type { Result } from '../lib/protocol/result.ts';
-import { isOp, mutates } from '../lib/job-spec/ops.ts';
+import { holdsWorld, isOp, mutates } from '../lib/job-spec/ops.ts';
 import { openContext, recoverWorld, reportRecovered } from './context.ts';
 import type { Recovered } from './journal/recover.ts';
 import { rememberWithheld } from './withheld.ts';
@@ -27,6 +27,8 @@ import { deleteMany } from './ops/batch-delete.ts';
 import { moveMany } from './ops/batch-move.ts';
 import { chmodMany } from './ops/batch-chmod.ts';
 import { compress } from './ops/compress.ts';
+import { pullPlace } from './ops/pull-place.ts';
+import { sweepExpiredPulls } from './pull/staging.ts';
 import { trashList, trashPurge, trashRestore } from './trash/ops.ts';
 import { roomToRunAgain } from './trash/room.ts';
 
@@ -61,6 +63,7 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   'chmod-many': chmodMany,
   // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
   pull: async (ctx, req) => (await import('./ops/pull.ts')).pull(ctx, req),
+  'pull-place': pullPlace,
   compress: (ctx, req) => compress(ctx, req),
 };
 
@@ -79,10 +82,12 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   const ctx = openContext(req.worldsRoot, opts);
   let recovered: Recovered[] = [];
   try {
-    const writes = isOp(req.op) && mutates(req.op);
+    // A pull writes only its own staging and holds nothing: another change may run beside it, so it
+    // recovers, remembers and sweeps nothing (ops/pull.ts). Every other mutation holds the world.
+    const writes = isOp(req.op) && holdsWorld(req.op);
+    // A stop signal while the op stages ends the Job at once; during a placement it waits for the end.
+    if (isOp(req.op) && mutates(req.op)) opts.onSignal?.(() => ctx.stop.request());
     if (writes) {
-      // A stop signal while the op stages ends the Job at once; during a placement it waits for the end.
-      opts.onSignal?.(() => ctx.stop.request());
       // An unfinished placement a dead Job left is finished or undone before anything else.
       recovered = recoverWorld(ctx);
       // A read-write Job remembers the withheld file's content before its op may replace it, so a
@@ -99,10 +104,15 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     }
     // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.
     reportRecovered(ctx, recovered);
-    // A mutation holds the world, so no upload session is live: the ones a lost receiver left
-    // and nobody came back to in time go now, rather than wait for the next upload. Only after
-    // one that changed the world: a refused op changes nothing.
-    if (result.code === undefined && writes) sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
+    // Upload sessions a lost receiver left and nobody came back to in time go now, rather than
+    // wait for the next upload. A live session may exist (its receiver holds nothing between its
+    // calls), but never past its idle period, which is what the sweep judges by. Only after one
+    // that changed the world: a refused op changes nothing.
+    if (result.code === undefined && writes) {
+      sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
+      // The same for a pull's staging nobody can place any more (pull/staging.ts).
+      sweepExpiredPulls(ctx.root.fd, ctx.now());
+    }
     return result;
   } finally {
     ctx.root.close();

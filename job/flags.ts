@@ -45,12 +45,14 @@ export interface FilesFlags {
   trashId: string;
   /** trash-purge: every record. */
   all: boolean;
+  /** pull-place: the op id of the pull whose staged download lands. */
+  pullOp: string;
 }
 
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull, trash-list, trash-restore, trash-purge' },
+  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull, pull-place, trash-list, trash-restore, trash-purge' },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
@@ -72,6 +74,7 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   format: { key: 'format', kind: 'string', usage: 'compress: the archive format (zip, tar.gz, tar.xz, tar.zst)' },
   'trash-id': { key: 'trashId', kind: 'string', usage: 'trash-restore, trash-purge: the trash record (env FELIS_TRASH*, FELIS_ACTOR)' },
   all: { key: 'all', kind: 'bool', usage: 'trash-purge: every trash record' },
+  'pull-op': { key: 'pullOp', kind: 'string', usage: 'pull-place: the op id of the pull whose staged download is placed in the folder --path as --to' },
 };
 
 export function defaultFlags(): FilesFlags {
@@ -95,6 +98,7 @@ export function defaultFlags(): FilesFlags {
     format: '',
     trashId: '',
     all: false,
+    pullOp: '',
   };
 }
 

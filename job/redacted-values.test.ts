@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { content, makeWorld, PROPS, sha256, TRASH_ON, writeReq, type World } from './test-support.ts';
 import { keepRedactedValues, REDACTED } from './guard.ts';
+import { pulled } from './pull/test-kit.ts';
 import { openContext } from './context.ts';
 import { landUpload } from './upload/land.ts';
 import { UploadSession } from './upload/session.ts';
@@ -160,11 +161,11 @@ test('a pull that would make server.properties with a placeholder is refused and
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/server.properties`;
   const w = makeWorld();
   fs.unlinkSync(w.p('server.properties'));
-  const r = await w.run({ op: 'pull', path: '', pull: { url, env: { FELIS_PULL_ALLOW: '127.0.0.1' } } });
+  const r = await pulled(w, { op: 'pull', path: '', pull: { url, env: { FELIS_PULL_ALLOW: '127.0.0.1' } } });
   assert.equal(r.code, 'redacted_value_unknown');
   assert.equal(fs.existsSync(w.p('server.properties')), false);
   // Elsewhere the same bytes are just a file.
-  const elsewhere = await w.run({ op: 'pull', path: 'config', pull: { url, env: { FELIS_PULL_ALLOW: '127.0.0.1' } } });
+  const elsewhere = await pulled(w, { op: 'pull', path: 'config', pull: { url, env: { FELIS_PULL_ALLOW: '127.0.0.1' } } });
   assert.equal(elsewhere.code, undefined, elsewhere.error);
 });
 

@@ -55,6 +55,8 @@ export interface OpRequest {
   /** trash-restore, trash-purge: the record (`--trash-id`); trash-purge `--all`: every record. */
   trashId?: string;
   all?: boolean;
+  /** pull-place: the op id of the pull whose staged download lands in `path` as `to` (`--pull-op`). */
+  pullOp?: string;
 }
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */

@@ -10,6 +10,8 @@ test('defaults are Felis\'s; no image means no editor; the namespace is read onc
     restoreTemplate: undefined,
     restartAnnotation: undefined,
     controllerNode: undefined,
+    readWhileRunning: true,
+    joinChanges: true,
     uploads: { idleSeconds: 1800, lifetimeSeconds: 21600, bodyIdleSeconds: 30 },
   });
   assert.equal(configFromEnv({ FELIS_CONTROLLER_NODE: 'node-a' }).controllerNode, 'node-a');
@@ -20,6 +22,20 @@ test('defaults are Felis\'s; no image means no editor; the namespace is read onc
   assert.equal(c.editor!.timeoutMs, 5000);
   assert.equal(c.editor!.cpu, '500m');
   assert.equal(c.restoreTemplate, undefined);
+});
+
+test('FELIS_READ_WHILE_RUNNING: on by default (empty too), off keeps every file call behind a stopped server, anything else refused', () => {
+  assert.equal(configFromEnv({ FELIS_READ_WHILE_RUNNING: '' }).readWhileRunning, true);
+  assert.equal(configFromEnv({ FELIS_READ_WHILE_RUNNING: 'on' }).readWhileRunning, true);
+  assert.equal(configFromEnv({ FELIS_READ_WHILE_RUNNING: 'off' }).readWhileRunning, false);
+  assert.throws(() => configFromEnv({ FELIS_READ_WHILE_RUNNING: 'no' }), /invalid configuration FELIS_READ_WHILE_RUNNING: expected one of on, off, got "no"/);
+});
+
+test('FELIS_JOIN_CHANGES: on by default (empty too), off keeps Felis\'s 409 while another change holds the world, anything else refused', () => {
+  assert.equal(configFromEnv({ FELIS_JOIN_CHANGES: '' }).joinChanges, true);
+  assert.equal(configFromEnv({ FELIS_JOIN_CHANGES: 'on' }).joinChanges, true);
+  assert.equal(configFromEnv({ FELIS_JOIN_CHANGES: 'off' }).joinChanges, false);
+  assert.throws(() => configFromEnv({ FELIS_JOIN_CHANGES: 'yes' }), /invalid configuration FELIS_JOIN_CHANGES: expected one of on, off, got "yes"/);
 });
 
 test('a malformed number is refused at start, naming the variable', () => {

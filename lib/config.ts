@@ -13,7 +13,7 @@ import { COPY_SYNC_MAX_BYTES } from './protocol/limits.ts';
 import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
 import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
 import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
-import { anyText, count, accepted, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
+import { anyText, count, accepted, oneOf, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 import { parseTrashEnabled, parseTrashSeconds } from './protocol/trash-env.ts';
 
 /** A pull rule list, as far as its characters go (the pull Job parses it exactly, job/pull/guard.ts). */
@@ -44,6 +44,10 @@ const VARIABLES = {
   FELIS_RESTORE_TEMPLATE: optional,
   FELIS_RESTART_ANNOTATION: optional,
   FELIS_CONTROLLER_NODE: optional,
+  // File changes on a held world join felis-world's line and run in turn (off: Felis's rule, 409 while held).
+  FELIS_JOIN_CHANGES: oneOf(['on', 'off'], 'on'),
+  // Reads (list, read, search, the trash listing, downloads) beside a running game; off: Felis's gate, every file call needs the server stopped.
+  FELIS_READ_WHILE_RUNNING: oneOf(['on', 'off'], 'on'),
   // Pulls (files-pull): the operator's rules and bounds, passed to each pull Job's env and enforced there.
   // Read as the pull Job reads them when the routes load (lib/http/deps.ts), off the start-up path.
   FELIS_PULL_ALLOW: anyText(''),
@@ -68,6 +72,10 @@ export interface Config {
   restartAnnotation?: string;
   /** Where a Job runs when the server names no node of its own (Felis's controller node). */
   controllerNode?: string;
+  /** File changes join felis-world's line on a held world (lib/maintenance/world-line.ts); false keeps Felis's 409. */
+  joinChanges?: boolean;
+  /** Reads let in while the server runs (lib/maintenance/running-reads.ts); absent: on. */
+  readWhileRunning?: boolean;
   /** Browse sessions for list and read; off (one-shot Jobs only) without FELIS_JOB_KEY_FILE. */
   browse?: BrowseConfig;
   /** Signed downloads; off (503 export_unavailable) without FELIS_JOB_KEY_FILE. */
@@ -117,6 +125,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     restoreTemplate: e.FELIS_RESTORE_TEMPLATE,
     restartAnnotation: e.FELIS_RESTART_ANNOTATION,
     controllerNode: e.FELIS_CONTROLLER_NODE,
+    joinChanges: e.FELIS_JOIN_CHANGES === 'on',
+    readWhileRunning: e.FELIS_READ_WHILE_RUNNING === 'on',
     ...(browse ? { browse } : {}),
     ...(downloads ? { downloads } : {}),
     uploads: uploadConfigFromEnv(env),

@@ -58,10 +58,11 @@ export const ERROR_CODES = {
   method_not_allowed: { kinds: ['not_allowed'], meaning: '`HEAD` on a download URL (it would start a Job)' },
   request_timeout: { kinds: ['stalled'], meaning: 'the request headers did not arrive in time (answered by the listener)' },
   upload_stalled: { kinds: ['stalled'], meaning: 'an upload body paused for longer than the idle limit; nothing was changed' },
-  not_stopped: { kinds: ['conflict'], meaning: 'the server is running or starting' },
+  not_stopped: { kinds: ['conflict'], meaning: 'a change (or, with `FELIS_READ_WHILE_RUNNING=off`, any file call) while the server is running or starting' },
+  volume_exclusive: { kinds: ['conflict'], meaning: "a read of a running server whose world claim is `ReadWriteOncePod`: only the game's Pod may mount it, so no Job can read beside it; stop the server first" },
   no_world_volume: { kinds: ['conflict'], meaning: 'the server has no world volume yet' },
   world_reclaiming: { kinds: ['conflict'], meaning: "a start while the reaper is giving the world back" },
-  maintenance_in_progress: { kinds: ['conflict'], meaning: 'something holds the world; the message names it. A mutation sent with `Prefer: wait=<s>` waits for another file mutation instead' },
+  maintenance_in_progress: { kinds: ['conflict'], meaning: 'something holds the world; the message names it, `Retry-After` says when to try again. A mutation sent with `Prefer: wait=<s>` waits for another file mutation instead' },
   lock_protected: { kinds: ['conflict'], meaning: 'a `migration@` lock: only Felis removes it' },
   lock_fresh: { kinds: ['conflict'], meaning: 'a lock taken less than 2 minutes ago; wait for it to lapse or retry with `?force=true`' },
   withheld_linked: { kinds: ['conflict'], meaning: 'a delete or replace of the withheld file (or a folder holding it) while other hard links to it exist: delete those first' },
@@ -83,7 +84,8 @@ export const ERROR_CODES = {
   too_large: { kinds: ['too_large'], meaning: 'read over 1 MiB, write over 256 KiB, body over 1 MiB, an event over its limit, an upload body longer than its length, a move or restore into a shallower folder of more than its links can be checked in (5 s, 512 folder levels)' },
   part_too_large: { kinds: ['too_large'], meaning: 'an upload part longer than it said' },
   export_busy: { kinds: ['busy'], meaning: 'already the most downloads of this server running; `Retry-After` says when to retry' },
-  too_many_uploads: { kinds: ['busy'], meaning: 'the server already has an upload session' },
+  too_many_uploads: { kinds: ['busy'], meaning: 'the server already has an upload session; `Retry-After` says when to try again' },
+  too_many_pulls: { kinds: ['busy'], meaning: 'the most pulls of this server are already downloading (they hold no world, so they run side by side, at most 4); `Retry-After` says when to try again' },
   headers_too_large: { kinds: ['headers_too_large'], meaning: "request headers over Node's limit (answered by the listener, in the envelope)" },
   internal: { kinds: ['internal'], meaning: 'anything else; the detail is only in the server log. A change made in one step (write, mkdir, rename, a file copy, a trash purge) whose Job or edit session ended without a result says it was either not made or fully made' },
   read_damaged: { kinds: ['damaged'], meaning: 'the read\'s bytes did not hash to what the Job sent' },
@@ -124,6 +126,8 @@ export interface DomainErrorOptions {
   callerMessage?: string;
   details?: Record<string, unknown>;
   cause?: unknown;
+  /** When the caller may try again, in whole seconds (the HTTP edge sends it as `Retry-After`). */
+  retryAfterSeconds?: number;
 }
 
 /** An error meant for the caller: its code and caller message are shown as they are. */
@@ -132,6 +136,8 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
   /** What sort of refusal (named so, not `kind`, because some errors carry a `kind` of their own). */
   readonly errorKind: ErrorKind;
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  /** When the caller may try again, when the refusal can tell (lib/http/error-map.ts gives the rest a default). */
+  readonly retryAfterSeconds: number | undefined;
   readonly #callerMessage: string | undefined;
   constructor(code: C, kind: KindOf<C>, message: string, opts: DomainErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -140,6 +146,7 @@ export class DomainError<C extends ErrorCode = ErrorCode> extends Error {
     this.errorKind = kind;
     this.#callerMessage = opts.callerMessage;
     this.details = opts.details;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 
   /** What the caller reads: the message, unless the error was given one of its own for the caller. */

@@ -18,6 +18,12 @@ export const LABEL_ARCHIVE_PENDING = 'felis.lolicon.best/archive-pending';
 export const LABEL_EVENT = 'felis.lolicon.best/event';
 /** Ours only: a digest of the request that CloudEvent carried; a redelivery must carry the same. */
 export const LABEL_EVENT_REQUEST = 'felis.lolicon.best/event-request';
+/**
+ * Ours only: marks a pull Job, the only file Job the NetworkPolicy lets out
+ * (knative/job-network-policy.yaml). A pull Job is labelled mode `read` (it holds no world: it
+ * downloads into a staging folder of its own, docs/pulls.md), so this label is what names its op.
+ */
+export const LABEL_FILES_PULL = 'felis.lolicon.best/files-pull';
 
 export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 /**
@@ -27,6 +33,25 @@ export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 export const ANNOTATION_RECOVERED = 'felis.lolicon.best/recovered';
 export const ANNOTATION_RECOVERED_BY = 'felis.lolicon.best/recovered-by';
 export const ANNOTATION_MAINTENANCE = 'felis.lolicon.best/maintenance';
+/**
+ * felis-world's own, on a MinecraftServer: the line of its file changes holding the world beside
+ * Felis's lock (lib/maintenance/world-queue.ts). Felis reads only the lock.
+ */
+export const ANNOTATION_FILES_QUEUE = 'felis.lolicon.best/files-queue';
+/**
+ * felis-world's own, on a background file Job that changes the world: a later change of felis-world
+ * waits for it in turn rather than refusing (a Job of Felis's own shape without it is refused).
+ */
+export const ANNOTATION_FILES_CHANGE = 'felis.lolicon.best/files-change';
+export const FILES_CHANGE_BY = 'felis-world';
+/** The annotation every file Job of ours that changes the world carries. */
+export const CHANGE_MARK: Readonly<Record<string, string>> = Object.freeze({ [ANNOTATION_FILES_CHANGE]: FILES_CHANGE_BY });
+/**
+ * felis-world's own, on a pull Job whose download was placed (or refused) by the placing pass
+ * (lib/maintenance/pull-placement.ts): the placement's outcome as a result payload
+ * (`{"files":1,"bytes":…,"to":…}` or `{"code":…,"error":…}`). The ops listing shows it.
+ */
+export const ANNOTATION_PULL_PLACED = 'felis.lolicon.best/pull-placed';
 export const ANNOTATION_RESTORE_REF = 'felis.lolicon.best/restore-ref';
 export const ANNOTATION_RESTORE_BACKUP_ID = 'felis.lolicon.best/restore-backup-id';
 export const ANNOTATION_THEN_RESTORE_REASON = 'felis.lolicon.best/then-restore-reason';
@@ -37,3 +62,20 @@ export const MANAGED_BY_BACKUP = 'felis-backup';
 export const COMPONENT_WORLD_FILES = 'world-files';
 /** The one container of a file Job; the log is read from it by name. */
 export const FILES_CONTAINER = 'files';
+
+/**
+ * Ours only: the upload session a receiver Job serves (32 hex); every Job of the session has it. It
+ * also says what the Job is, beside its `files-mode: read`: an upload session's receiver.
+ */
+export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
+
+/**
+ * The op a file Job of ours does: its mode label, but `pull` for a pull's download and `upload` for
+ * an upload session's receiver, which are labelled mode `read` so that neither Felis nor
+ * felis-world counts them as holding the world.
+ */
+export function fileOpOf(labels: Readonly<Record<string, string>> | undefined): string {
+  if (labels?.[LABEL_FILES_PULL] === 'true') return 'pull';
+  if (labels?.[LABEL_UPLOAD_SESSION] !== undefined) return 'upload';
+  return labels?.[LABEL_FILES_MODE] ?? '';
+}

@@ -30,6 +30,7 @@ import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
 import { FUNCTIONS } from '../functions/index.ts';
 import { startApiServerSource, startPingSource, type EventSource } from '../cluster/event-sources.ts';
+import { PULL_JOBS } from '../lib/maintenance/pull-placement.ts';
 import { reviewerGrantYaml } from '../cluster/review-grant.ts';
 import { privateDataDir, privateFile } from '../cluster/private-files.ts';
 
@@ -151,11 +152,13 @@ const sources: EventSource[] = [];
 const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
   const u = `http://127.0.0.1:${info.port}`;
   if (adminKc) {
-    // As knative/eventing.yaml wires a deployment: a backup Job's change and a tick every minute
-    // each start a settling pass, so a finished restore chain settles without a caller.
+    // As knative/eventing.yaml wires a deployment: a backup Job's change, a pull Job's change and
+    // a tick every minute each start a settling pass, so a finished restore chain settles and a
+    // finished pull's file is placed without a caller.
     const sink = `${u}/`;
     const sourceToken = userTokens?.sources;
     sources.push(startApiServerSource({ kubeConfig: adminKc, namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-backup', sink, logger, token: sourceToken }));
+    sources.push(startApiServerSource({ kubeConfig: adminKc, namespace: 'minecraft', labelSelector: PULL_JOBS, sink, logger, token: sourceToken }));
     sources.push(startPingSource({ sink, namespace: 'minecraft', name: 'felis-world-settle-tick', periodMs: 60_000, logger, token: sourceToken }));
   }
   if (kubernetesAuth) {

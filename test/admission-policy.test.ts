@@ -114,7 +114,8 @@ function everyRenderedJob(): Record<string, V1Job> {
     'a delete told of the trash': renderFilesJob({ ...base, op: 'delete', path: 'a', trash: { enabled: false, seconds: 60, actor: 'system:serviceaccount:games:panel' } }),
     'sync copy': renderFilesJob({ ...base, op: 'copy', path: 'a.txt', maxSize: 64 << 20 }),
     'background copy': renderFilesJob({ ...base, op: 'copy', path: 'plugins', to: 'plugins copy', async: true }),
-    'background pull (its cancel port, the operator env)': renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', to: 'a.jar', async: true, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' }, cancelTokenSha256: digest }),
+    'background pull (mode read, read-write, its cancel port, the operator env)': renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', to: 'a.jar', async: true, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' }, cancelTokenSha256: digest }),
+    'placement of a pulled file': renderFilesJob({ ...base, op: 'pull-place', path: 'plugins', to: 'a.jar', pullOp: 'c0123456789abcde' }),
     'browse session': renderBrowseJob({ ...base, tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'edit session (read-write, FOWNER, holds nothing)': renderEditJob({ ...base, opId: 'e0123456789abcde', tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'single upload receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
@@ -215,7 +216,24 @@ describe('the Job admission policy', () => {
       ['an edit session of a mode that is not read', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write')), 'edit session:'],
       ['an edit session with SYS_ADMIN', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => c0(p).securityContext!.capabilities!.add!.push('SYS_ADMIN')), 'capabilities: add only'],
       ['an edit label on the Job but not its Pods (out of the edit NetworkPolicy)', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit']), 'pod labels:'],
+      ['a read Job calling itself an upload session to mount the world read-write', variant(read, (p, j) => {
+        j.metadata!.labels!['felis.lolicon.best/upload-session'] = 'c'.repeat(32);
+        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+      }), 'upload session:'],
+      ['an upload session receiver running another program mode', variant(jobs['upload session receiver']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])), 'upload session:'],
+      ['an upload session receiver for another session than its label', variant(jobs['upload session receiver']!, (p) => (c0(p).env!.find((e) => e.name === 'FELIS_UPLOAD_SESSION')!.value = 'd'.repeat(32))), 'upload session:'],
+      ['an upload session receiver landing single uploads (no session in its env)', variant(jobs['upload session receiver']!, (p) => (c0(p).env = c0(p).env!.filter((e) => e.name !== 'FELIS_UPLOAD_SESSION'))), 'upload session:'],
+      ['an upload session receiver told to land one upload', variant(jobs['upload session receiver']!, (p) => c0(p).env!.push({ name: 'FELIS_RECEIVE_ONCE', value: 'true' })), 'upload session:'],
       ['Pod labels that escape the NetworkPolicies', variant(write, (_p, j) => (j.spec!.template.metadata!.labels = { 'felis.lolicon.best/server': 'survival' })), 'pod labels:'],
+      // A pull is labelled mode read yet writes: its label must mean the pull program and nothing else.
+      ['a read Job calling itself a pull to mount the world read-write', variant(read, (p, j) => {
+        j.metadata!.labels!['felis.lolicon.best/files-pull'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull'] = 'true';
+        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+      }), 'pull:'],
+      ['a pull Job that runs another op after its --op pull (the last flag wins)', variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (p) => c0(p).args!.push('--op', 'delete')), 'pull:'],
+      ['a pull Job of a mode that is not read', variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write')), 'pull:'],
+      ['a write whose Pods alone carry the pull label (let out by the pull NetworkPolicy)', variant(write, (_p, j) => (j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull'] = 'true')), 'pull:'],
+      ['a pull label on the Job but not its Pods', variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull']), 'pod labels:'],
     ];
     const reasons = new Set<string>();
     for (const [what, job, prefix] of cases) {

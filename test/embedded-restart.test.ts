@@ -55,17 +55,17 @@ interface Service {
   url: string;
   output: () => string;
   exited: Promise<number | null>;
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   kube: { core: CoreV1Api; batch: BatchV1Api; custom: CustomObjectsApi };
 }
 
-/** Starts scripts/start.ts in its own process group and waits (at most 60 s) until it serves. */
 /** SIGTERM to the service's group, then its exit. */
 async function stopService(svc: Service): Promise<void> {
   killGroup(svc.proc.pid!, 'SIGTERM');
   await svc.exited;
 }
 
+/** Starts scripts/start.ts in its own process group and waits (at most 60 s) until it serves. */
 async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
   const proc = spawn(process.execPath, ['scripts/start.ts'], {
     cwd: ROOT,
@@ -103,10 +103,10 @@ async function startService(dataDir: string, env: Record<string, string> = {}): 
     url,
     output: () => out,
     exited,
-    async call(method, path, body) {
+    async call(method, path, body, headers = {}) {
       const r = await checked.fetch(url + path, {
         method,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(30_000),
       });
@@ -294,9 +294,12 @@ test('SIGKILL of the whole service mid-write: the old Job is dead before the res
     assert.equal(pods.length, 1);
     assert.equal(pods[0]!.status?.phase, 'Failed');
     assert.equal(pods[0]!.status?.reason, 'NodeRestarted');
-    // A fresh lock keeps refusing writes after the restart, and no Job is created for them.
-    const refused = await again.call('PUT', '/api/v1/servers/survival/file?path=other.txt', writeBody('x'));
+    // A fresh lock keeps refusing writes after the restart, and no Job is created for them. The
+    // dead write's ticket heads the world's line until a Grace lapses, so a change joins and waits
+    // behind it: `Prefer: wait=1` bounds that wait (30 s without it).
+    const refused = await again.call('PUT', '/api/v1/servers/survival/file?path=other.txt', writeBody('x'), { prefer: 'wait=1' });
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'maintenance_in_progress');
     assert.equal((await again.kube.batch.listNamespacedJob({ namespace: 'minecraft' })).items.length, 1);
     // Past the moment the old Job would have written: nothing changed.
     await new Promise((r) => setTimeout(r, Math.max(0, writeStarted + delayMs + 1500 - Date.now())));

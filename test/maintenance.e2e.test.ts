@@ -68,14 +68,17 @@ describe('world maintenance', () => {
     await s?.close();
   });
 
-  test('gates: unknown server 404, running 409 not_stopped, no volume 409 no_world_volume', async () => {
+  test('gates: unknown server 404, a change of a running server 409 not_stopped (its reads answer), no volume 409 no_world_volume', async () => {
     const unknown = await s.call('GET', '/api/v1/servers/nobody/files');
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.code, 'not_found');
     await createServer(s.cluster, 'running1', RUNNING);
+    // Reads beside the game (test/running-reads.e2e.test.ts has them all).
+    const listed = await s.call('GET', '/api/v1/servers/running1/files');
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.body.world_state, 'running');
+    assert.equal((await s.call('GET', '/api/v1/servers/running1/file?path=a')).body.error.code, 'not_found');
     for (const [m, p, body] of [
-      ['GET', '/api/v1/servers/running1/files', undefined],
-      ['GET', '/api/v1/servers/running1/file?path=a', undefined],
       ['PUT', '/api/v1/servers/running1/file?path=a', { content: '', content_sha256: sha('') }],
       ['DELETE', '/api/v1/servers/running1/file?path=a', undefined],
       ['POST', '/api/v1/servers/running1/files/mkdir?path=a', undefined],
@@ -92,18 +95,19 @@ describe('world maintenance', () => {
     assert.equal(nv.body.error.code, 'no_world_volume');
   });
 
-  test('a system server running: only GET/PUT of exactly felis-experience.json, and the PUT locks as config-write', async () => {
+  test('a system server running: of its changes only a PUT of exactly felis-experience.json, and it locks as config-write', async () => {
     await createServer(s.cluster, 'lobby', RUNNING);
     const w = await put(s, 'lobby', 'felis-experience.json', '{"motd":"hi"}');
     assert.equal(w.status, 200, w.text);
     const r = await s.call('GET', '/api/v1/servers/lobby/file?path=felis-experience.json');
     assert.equal(r.status, 200, r.text);
-    for (const [m, p] of [['GET', './felis-experience.json'], ['GET', 'world/level.dat'], ['DELETE', 'felis-experience.json']] as const) {
-      const x = await s.call(m, `/api/v1/servers/lobby/file?path=${q(p)}`);
+    for (const [m, p] of [['PUT', './felis-experience.json'], ['PUT', 'world/level.dat'], ['DELETE', 'felis-experience.json']] as const) {
+      const x = m === 'PUT' ? await put(s, 'lobby', p, '{}') : await s.call(m, `/api/v1/servers/lobby/file?path=${q(p)}`);
       assert.equal(x.status, 409, `${m} ${p}`);
       assert.equal(x.body.error.code, 'not_stopped');
     }
-    assert.equal((await s.call('GET', '/api/v1/servers/lobby/files')).body.error.code, 'not_stopped');
+    // Its reads answer as any running server's do.
+    assert.equal((await s.call('GET', '/api/v1/servers/lobby/files')).body.world_state, 'running');
     // The settings save takes the config-write lock: a fresh foreign lock refuses it.
     await setServer(s.cluster, 'lobby', { annotations: { [LOCK]: lockValue('backup', new Date()) } });
     const busy = await put(s, 'lobby', 'felis-experience.json', '{}');

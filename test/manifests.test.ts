@@ -336,18 +336,27 @@ describe('knative/ manifests', () => {
     assert.deepEqual([...roleGrants()].sort(), [...union].sort());
   });
 
-  test('settling needs no caller: backup Job changes and a 10-minute tick reach the settle function', () => {
+  test('settling needs no caller: backup and pull Job changes and a 10-minute tick reach the settle function', () => {
     const sources = objs.filter((o) => o.apiVersion === 'sources.knative.dev/v1');
-    const api = sources.find((o) => o.kind === 'ApiServerSource')!;
-    assert.equal(api.spec.mode, 'Resource');
-    assert.deepEqual(api.spec.resources, [{ apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { 'app.kubernetes.io/managed-by': 'felis-backup' } } }]);
-    // The watcher may only read Jobs, and it is not a function's identity.
-    const watcher = byKind(objs, 'Role').get(api.spec.serviceAccountName)!;
-    assert.deepEqual(watcher.rules, [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }]);
+    const apis = sources.filter((o) => o.kind === 'ApiServerSource');
+    // Backup Jobs (restore chains) and our pull Jobs (a staged download to place), nothing else.
+    assert.deepEqual(
+      apis.map((a) => a.spec.resources),
+      [
+        [{ apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { 'app.kubernetes.io/managed-by': 'felis-backup' } } }],
+        [{ apiVersion: 'batch/v1', kind: 'Job', selector: { matchLabels: { 'app.kubernetes.io/managed-by': 'felis-files', 'felis.lolicon.best/files-pull': 'true' } } }],
+      ],
+    );
+    for (const api of apis) {
+      assert.equal(api.spec.mode, 'Resource');
+      // The watcher may only read Jobs, and it is not a function's identity.
+      const watcher = byKind(objs, 'Role').get(api.spec.serviceAccountName)!;
+      assert.deepEqual(watcher.rules, [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch'] }]);
+    }
     const ping = sources.find((o) => o.kind === 'PingSource')!;
     assert.equal(ping.spec.schedule, '*/10 * * * *');
     const broker = byKind(objs, 'Broker').values().next().value!;
-    for (const s of [api, ping]) assert.deepEqual(s.spec.sink.ref, { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: broker.metadata.name });
+    for (const s of [...apis, ping]) assert.deepEqual(s.spec.sink.ref, { apiVersion: 'eventing.knative.dev/v1', kind: 'Broker', name: broker.metadata.name });
     const triggers = [...byKind(objs, 'Trigger').values()];
     const types = triggers.map((t) => t.spec.filter.attributes.type).sort();
     assert.deepEqual(types, ['dev.knative.apiserver.resource.update', 'dev.knative.sources.ping']);

@@ -91,6 +91,36 @@ const interruptedExtraction: Setup = async (c, tag) => {
   }
 };
 
+/**
+ * A pull Job of survival's that ended staged (its Pod printed the result line a pull prints when its
+ * download waits to be placed), for settle's pass to place.
+ */
+async function stagedPull(c: ClusterHarness): Promise<void> {
+  const id = randomBytes(8).toString('hex');
+  const labels = {
+    'app.kubernetes.io/managed-by': 'felis-files',
+    'felis.lolicon.best/server': 'survival',
+    'felis.lolicon.best/files-op': id,
+    'felis.lolicon.best/files-mode': 'read',
+    'felis.lolicon.best/files-pull': 'true',
+    'felis.lolicon.best/files-async': 'true',
+  };
+  const line = `FELIS-FILES-RESULT: {"bytes":3,"to":"plugins/rbac-${id}.jar","staged":true}`;
+  await createJob(c, {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: `files-survival-${id}`, namespace: 'minecraft', labels, annotations: { 'felis.lolicon.best/files-path': 'plugins' } },
+    spec: { backoffLimit: 0, template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'files', image: 'felis-test/none', command: ['sh', '-c', `echo '${line}'`] }] } } },
+  });
+  const core = c.kubeConfig(c.adminToken).makeApiClient(CoreV1Api);
+  const deadline = Date.now() + 30_000;
+  while (!(await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/files-op=${id}` })).items.some((p) => p.status?.phase === 'Succeeded')) {
+    if (Date.now() > deadline) throw new Error('the staged pull did not end within 30 s');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  await c.setJobConditions('minecraft', `files-survival-${id}`, [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }]);
+}
+
 /** Waits until every background file Job has ended and its Pod has terminated. */
 async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
   const kc = c.kubeConfig(c.adminToken);
@@ -224,8 +254,12 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
     setup: (c) => setServer(c, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date(Date.now() - GRACE_MS - 1000)) } }),
     calls: [['DELETE', '/api/v1/servers/survival/lock']],
   },
+  // A finished restore chain, and a pull of survival's that ended staged: the pass starts the
+  // restore, then places the pull (the gates, the world's line, the placement Job, which finds no
+  // staging here and says so) and records the outcome on the pull's Job.
   settle: {
     async setup(c, tag) {
+      await stagedPull(c);
       await createServer(c, `chain${tag}`, STOPPED);
       await createJob(
         c,

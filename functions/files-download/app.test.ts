@@ -10,7 +10,8 @@ import { ANNOTATION_MAINTENANCE } from '../../lib/labels.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { WorldLock } from '../../lib/maintenance/world-lock.ts';
 import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
-import { felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { felisGamePod, felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { MaintenanceGates } from '../../lib/maintenance/file-gates.ts';
 import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesDownload } from './app.ts';
 
@@ -207,7 +208,58 @@ test('GET checks the gates again, and a held world refuses with 409 naming the h
   const e = ((await r.json()) as any).error;
   assert.equal(e.code, 'maintenance_in_progress');
   assert.match(e.message, /backup/);
+  // A backup usually takes a while: try again in 30 s.
+  assert.equal(r.headers.get('retry-after'), '30');
   assert.equal(k.api.jobs.length, 1);
+});
+
+test('a running server: signed and downloaded beside the game by an export Job pinned to its node, X-Felis-World-State: running; RWOP 409 volume_exclusive; off 409 not_stopped', async () => {
+  const k = await kit();
+  k.deps.gates = new MaintenanceGates(k.api, k.lock);
+  // Stopped: the answer says so.
+  const stopped = await get(k, ticketPath((await sign(k, 'a.txt')).body.url));
+  assert.equal(stopped.status, 200);
+  assert.equal(stopped.headers.get('x-felis-world-state'), 'stopped');
+  await stopped.arrayBuffer();
+  k.api.write('survival', { spec: { desiredState: 'Running' }, status: { phase: 'Running', ready: true, nodeName: 'node-b' } });
+  for (const dir of [false, true]) {
+    // Each export Job here has the same name: the last one is gone, as if it had ended.
+    k.api.jobs = [];
+    k.api.pods = [felisGamePod('survival')];
+    const s = await sign(k, dir ? 'world' : 'world/region/r.0.0.mca', dir);
+    assert.equal(s.status, 200, s.text);
+    const r = await get(k, ticketPath(s.body.url));
+    assert.equal(r.status, 200, await r.clone().text());
+    assert.equal(r.headers.get('x-felis-world-state'), 'running');
+    await r.arrayBuffer();
+    const job = k.api.jobs.at(-1)!;
+    // Felis's export shape (it holds the world as `export` while it streams), read-only, as the game's uid, on the game's node.
+    assert.equal(job.metadata!.labels!['app.kubernetes.io/managed-by'], 'felis-export');
+    assert.deepEqual(job.spec!.template.spec!.nodeSelector, { 'felis.node-restriction.kubernetes.io/identity': 'node-b' });
+    assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, true);
+    assert.deepEqual(job.spec!.template.spec!.containers[0]!.securityContext!.capabilities, { drop: ['ALL'] });
+  }
+  assert.equal(k.api.annotation('survival', ANNOTATION_MAINTENANCE), undefined, 'the export lock was given back');
+  // A claim only the game's Pod may mount: refused when signing and when opening, no Job.
+  const signed = await sign(k, 'a.txt');
+  k.api.claimModes.set('world-survival-0', ['ReadWriteOncePod']);
+  k.api.jobs = [];
+  const jobs = 0;
+  assert.equal(envelopeOf(await sign(k, 'a.txt')).code, 'volume_exclusive');
+  const opened = await get(k, ticketPath(signed.body.url));
+  assert.equal(opened.status, 409);
+  assert.equal(((await opened.json()) as any).error.code, 'volume_exclusive');
+  assert.equal(k.api.jobs.length, jobs);
+  // Off: Felis's gate, at the sign and at the admission alike.
+  k.api.claimModes.delete('world-survival-0');
+  k.deps.gates = new MaintenanceGates(k.api, k.lock, { readWhileRunning: false });
+  assert.equal(envelopeOf(await sign(k, 'a.txt')).code, 'not_stopped');
+  k.deps.gates = new FakeGates();
+  k.deps.downloads = new Downloads(k.api, k.lock, SETTINGS, k.deps.downloads!.config, { key: KEY, port: k.pod.port, readWhileRunning: false });
+  const off = await get(k, ticketPath((await sign(k, 'a.txt')).body.url));
+  assert.equal(off.status, 409);
+  assert.equal(((await off.json()) as any).error.code, 'not_stopped');
+  assert.equal(k.api.jobs.length, jobs);
 });
 
 test('downloads run side by side up to the per-server bound; one more is 429 export_busy with Retry-After', async () => {

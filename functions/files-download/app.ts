@@ -2,11 +2,12 @@
  * Downloads of a file, or of a folder as a zip:
  *
  * - `POST /api/v1/servers/:name/files/download?path=&dir=true|false` (bearer, `get files`): the
- *   gates (exists, stopped, world volume), then a signed, expiring URL on this API that a browser
+ *   gates (exists, stopped or a read beside the game, world volume), then a signed, expiring URL on this API that a browser
  *   opens without a bearer header. Nothing is stored and no Job starts yet.
  * - `GET /api/v1/exports/:ticket/download` (the signature is the credential): the ticket checked,
  *   the gates again, the `export` admission around the export Job's creation, then the Pod's
- *   answer streamed through with the download headers. A file's `Range` / `If-Range` go to the
+ *   answer streamed through with the download headers (`X-Felis-World-State`: `stopped` or
+ *   `running`, as the admission found the server). A file's `Range` / `If-Range` go to the
  *   Pod, which decides (200 whole, 206 part, 416); a folder's zip stream is `Accept-Ranges: none`. The caller going away ends the Pod's work.
  */
 import { actorOf, asActor, BEARER, currentActor } from '../../lib/actor.ts';
@@ -20,7 +21,6 @@ import { queryPath, serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ROUTES } from '../../lib/http/routes/table.ts';
-import { ExportBusyError } from '../../lib/downloads/admission.ts';
 import { contentDisposition, downloadFilename } from '../../lib/downloads/disposition.ts';
 import type { Downloads } from '../../lib/downloads/downloads.ts';
 import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
@@ -35,6 +35,9 @@ function relayed(res: http.IncomingMessage, name: string, shape: RegExp): string
 }
 
 export const DOWNLOAD_ROUTE = ROUTES['exports.download'].path;
+
+/** Says whether the world was stopped or running when the download was admitted. */
+export const WORLD_STATE_HEADER = 'x-felis-world-state';
 
 /**
  * Tells @hono/node-server that the answer was written to the Node response directly. Made per
@@ -102,11 +105,6 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
       const ask = claims.dir ? {} : rangeAsk(c.req.header('range'), c.req.header('if-range'));
       opened = await downloads.open(target, claims, signal, ask);
     } catch (err) {
-      if (err instanceof ExportBusyError) {
-        const r = sendError(c, 429, err.code, err.message);
-        r.headers.set('retry-after', String(err.retryAfterSeconds));
-        return r;
-      }
       if (err instanceof ExportTimeoutError) {
         deps.logger.error({ request_id: c.get('requestId'), err: err.message }, 'export pod did not serve in time');
         throw new DomainError('export_timeout', 'timeout', 'the download did not start in time; retry shortly');
@@ -138,6 +136,8 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
       'content-disposition': contentDisposition(downloadFilename(claims.path, claims.dir)),
       'x-content-type-options': 'nosniff',
       'cache-control': 'no-store',
+      // `running`: the game may have been saving while this was read (docs/routes.md, Reads while the server runs).
+      [WORLD_STATE_HEADER]: opened.worldState,
     });
     const len = res.headers['content-length'];
     if (typeof len === 'string' && /^\d+$/.test(len)) headers.set('content-length', len);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER, TOKEN } from '../../lib/testing/route-kit.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { filesList } from './app.ts';
 
@@ -15,7 +15,7 @@ test('a listing of the root needs no path, takes no lock, and reports free bytes
   const k = kit(1234);
   const r = await k.call('GET', '/api/v1/servers/survival/files');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: '', entries: [{ name: 'world', size: 0, is_dir: true, mod_time: '2026-11-29T10:00:00Z' }], truncated: false, free_bytes: 1234, trash_bytes: 0 });
+  assert.deepEqual(r.body, { path: '', entries: [{ name: 'world', size: 0, is_dir: true, mod_time: '2026-11-29T10:00:00Z' }], truncated: false, free_bytes: 1234, trash_bytes: 0, world_state: 'stopped' });
   assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'list', path: '' } }]);
   assert.equal(k.gates.ran.length, 0);
   assert.equal((await kit(-1).call('GET', '/api/v1/servers/survival/files?path=world')).body.free_bytes, null);
@@ -46,7 +46,7 @@ test('with a browse session the listing comes from it (no Job); without an answe
   };
   const r = await k.call('GET', '/api/v1/servers/survival/files?path=world');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], truncated: false, free_bytes: 99, trash_bytes: 0 });
+  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], truncated: false, free_bytes: 99, trash_bytes: 0, world_state: 'stopped' });
   assert.deepEqual(asked, [{ op: 'list', path: 'world', server: 'survival' }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   answer = JSON.stringify({ code: 'not_found', error: 'nope does not exist' });
@@ -60,6 +60,30 @@ test('with a browse session the listing comes from it (no Job); without an answe
   k.gates.enterError = new NotStoppedError();
   assert.equal((await k.call('GET', '/api/v1/servers/survival/files')).status, 409);
   assert.equal(asked.length, 3, 'a refused request never reaches the session');
+});
+
+test('a running server is listed (plain and paged), by a Job pinned to its node, and the answer says world_state running; RWOP is 409 volume_exclusive; off, 409 not_stopped', async () => {
+  const k = kit(7);
+  const running = realGates(RUNNING_SERVER);
+  k.deps.gates = running.gates;
+  for (const url of ['/api/v1/servers/survival/files', '/api/v1/servers/survival/files?path=world&limit=10&q=r']) {
+    const r = await k.call('GET', url);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.world_state, 'running');
+    assert.deepEqual(r.body.entries.map((e: { name: string }) => e.name), ['world']);
+    assert.deepEqual(k.calls.at(-1)!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
+  }
+  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
+  const exclusive = await k.call('GET', '/api/v1/servers/survival/files');
+  assert.equal(exclusive.status, 409);
+  assert.equal(envelopeOf(exclusive).code, 'volume_exclusive');
+  assert.match(envelopeOf(exclusive).message, /ReadWriteOncePod/);
+  k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
+  const off = await k.call('GET', '/api/v1/servers/survival/files');
+  assert.equal(off.status, 409);
+  assert.equal(envelopeOf(off).code, 'not_stopped');
+  assert.equal(k.calls.length, 2, 'no Job for a refused listing');
 });
 
 /** A fake editor whose listing is a page of `names` by the query it is given, as the Job pages. */
@@ -90,7 +114,7 @@ test('without limit, after or q the listing is the original one (no query to the
     const r = await k.call('GET', url);
     assert.equal(r.status, 200, r.text);
     names.push(...r.body.entries.map((e: { name: string }) => e.name));
-    assert.deepEqual(Object.keys(r.body), r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes', 'trash_bytes'] : ['path', 'entries', 'truncated', 'free_bytes', 'trash_bytes']);
+    assert.deepEqual(Object.keys(r.body), r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes', 'trash_bytes', 'world_state'] : ['path', 'entries', 'truncated', 'free_bytes', 'trash_bytes', 'world_state']);
     if (!r.body.truncated) break;
     assert.equal(r.body.next, r.body.entries.at(-1).name);
     url = `/api/v1/servers/survival/files?path=d&limit=2&after=${encodeURIComponent(r.body.next)}`;
@@ -137,7 +161,7 @@ test('a paged listing through a browse session carries the same query, and its a
   };
   const r = await k.call('GET', '/api/v1/servers/survival/files?path=world&limit=1&after=w&q=X');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, next: 'x', free_bytes: 9, trash_bytes: 0 });
+  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, next: 'x', free_bytes: 9, trash_bytes: 0, world_state: 'stopped' });
   assert.deepEqual(asked, [{ op: 'list', path: 'world', query: { limit: 1, after: 'w', q: 'X' } }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   await k.call('GET', '/api/v1/servers/survival/files?path=world');

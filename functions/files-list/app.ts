@@ -1,7 +1,8 @@
 /**
  * `GET /api/v1/servers/:name/files?path=&limit=&after=&q=` — one folder's entries. No lock.
  * Without `limit`, `after` or `q` it is the original listing (directory order, first 2000); with
- * any of them a page in byte order of name, with `next` when there are more.
+ * any of them a page in byte order of name, with `next` when there are more. It also answers while
+ * the server runs, and says so (`world_state`).
  */
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
@@ -26,6 +27,15 @@ export const filesList = defineFunction('files-list', (deps) => ({
     // trash's bytes back when it needs room); 0 on a full volume with an empty trash, null when the
     // Job could not tell.
     const trashBytes = l.trashBytes ?? 0;
-    return sendJson(c, 200, { path: f.path, entries: l.entries, truncated: l.truncated, ...next, free_bytes: l.free < 0 ? null : l.free + trashBytes, trash_bytes: trashBytes });
+    // world_state: `running` when the game may be saving while the folder was read (a read beside it).
+    return sendJson(c, 200, {
+      path: f.path,
+      entries: l.entries,
+      truncated: l.truncated,
+      ...next,
+      free_bytes: l.free < 0 ? null : l.free + trashBytes,
+      trash_bytes: trashBytes,
+      world_state: f.target.worldState ?? 'stopped',
+    });
   },
 }));

@@ -2,8 +2,10 @@
  * `POST /api/v1/servers/:name/files/pull` body `{url, path, name?}` — fetch a URL into the existing
  * folder `path` in the background, as `name` or the name the answer or the URL suggests. The URL's
  * shape is checked here (http or https, no credentials); the SSRF guard itself runs in the pull
- * Job, before each connection (job/pull/). The world lock is held only around the Job's creation;
- * the running Job then holds the world. Answers 202 `{op}`: follow it in `GET .../files/ops`.
+ * Job, before each connection (job/pull/). The world is held only around the Job's creation (at
+ * most MAX_PULLS_PER_SERVER download at once): the Job then downloads into a staging of its own
+ * holding nothing, and the settle pass places the file under the world's line once it ends
+ * (docs/pulls.md). Answers 202 `{op}`: follow it in `GET .../files/ops`.
  *
  * `DELETE /api/v1/servers/:name/files/pull/:op` — cancel a running pull through its Pod (the
  * functions hold no `jobs delete`); 202 `{op, status:"cancelling"}`; the op then ends
@@ -70,7 +72,7 @@ export const filesPull = defineFunction('files-pull', (deps) => ({
     const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
     const f: FileCall = { target, path, editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied: () => c.header('Preference-Applied', `wait=${waitSeconds}`) };
     const req = { op: 'pull' as const, path, url: url.href, ...(body.name !== undefined ? { to: body.name } : {}) };
-    // A redelivered event answers the op its first delivery started, which now holds the world.
+    // A redelivered event answers the op its first delivery started (found by its event label).
     const earlier = await editor.earlierOp(target.server, req);
     if (earlier) return sendJson(c, 202, { op: earlier });
     const op = await underWorldLock(deps, f, () => editor.start(target, req));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER } from '../../lib/testing/route-kit.ts';
 import { FileEditError, ReadDamagedError } from '../../lib/files/errors.ts';
 import { NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from '../../lib/maintenance/errors.ts';
 import { filesRead } from './app.ts';
@@ -21,6 +21,23 @@ test('a read takes no lock, answers base64 content with both hashes, and is not 
   assert.equal(k.gates.ran.length, 0);
   assert.equal(k.calls[0]!.locked, false);
   assert.equal(k.audits().length, 0);
+});
+
+test('a running server is read by a Job pinned to its node, with no lock; RWOP is 409 volume_exclusive; off, 409 not_stopped', async () => {
+  const k = kit();
+  const running = realGates(RUNNING_SERVER);
+  k.deps.gates = running.gates;
+  const r = await k.call('GET', '/api/v1/servers/survival/file?path=server.properties');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.content, Buffer.from('motd=hi\n').toString('base64'));
+  assert.deepEqual(k.calls[0]!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
+  assert.equal(k.calls[0]!.locked, false);
+  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
+  assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/file?path=a')).code, 'volume_exclusive');
+  k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
+  assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/file?path=a')).code, 'not_stopped');
+  assert.equal(k.calls.length, 1, 'no Job for a refused read');
 });
 
 test('gate refusals: 404 unknown server, 409 not_stopped, 409 no_world_volume; no Job', async () => {

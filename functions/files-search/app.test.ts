@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER, TOKEN } from '../../lib/testing/route-kit.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { filesSearch } from './app.ts';
@@ -40,6 +40,22 @@ test('q shorter than 2 characters, or missing, and a limit outside 1–1000 are 
   // One character that is two UTF-16 units is still one character; two of them are enough.
   assert.equal((await k.call('GET', '/api/v1/servers/survival/files/search?q=%F0%9F%8E%89%F0%9F%8E%89')).status, 200);
   assert.equal((await k.call('GET', '/api/v1/servers/survival/files/search?q=ab&limit=1')).status, 200);
+});
+
+test('a running server is searched by a Job pinned to its node, with no lock; RWOP is 409 volume_exclusive; off, 409 not_stopped', async () => {
+  const k = kit();
+  const running = realGates(RUNNING_SERVER);
+  k.deps.gates = running.gates;
+  const r = await k.call('GET', '/api/v1/servers/survival/files/search?path=world&q=level');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body.matches, [level]);
+  assert.deepEqual(k.calls[0]!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
+  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
+  assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/files/search?q=level')).code, 'volume_exclusive');
+  k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
+  assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/files/search?q=level')).code, 'not_stopped');
+  assert.equal(k.calls.length, 1, 'no Job for a refused search');
 });
 
 test('the front comes first: a bad name is 400 bad_name, a running server 409 not_stopped, whatever the query', async () => {

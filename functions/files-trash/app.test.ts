@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER, TOKEN } from '../../lib/testing/route-kit.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
@@ -34,6 +34,27 @@ test('the listing maps the Job\'s page: trash_items to items (exactly their fiel
   assert.equal(k.gates.ran.length, 0, 'no world lock');
   assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'trash-list', path: '.' } }]);
   assert.equal(k.audits().length, 0);
+});
+
+test('a running server: the trash is listed (no lock), but a restore and a purge are 409 not_stopped; RWOP lists 409 volume_exclusive; off, 409 not_stopped', async () => {
+  const k = kit({ trashList: () => ({ items: [item(ID)], trashBytes: 4096 }), trashRestore: () => ({ restored: [] }), trashPurge: () => ({ purged: 1, bytes: 1 }) });
+  const running = realGates(RUNNING_SERVER);
+  k.deps.gates = running.gates;
+  const r = await k.call('GET', S);
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { items: [item(ID)], trash_bytes: 4096 });
+  assert.deepEqual(k.calls[0]!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
+  for (const [m, p, body] of [['POST', `${S}/${ID}/restore`, {}], ['DELETE', `${S}/${ID}`, undefined], ['DELETE', S, undefined]] as const) {
+    const x = await k.call(m, p, body);
+    assert.equal(x.status, 409, `${m} ${p}`);
+    assert.equal(envelopeOf(x).code, 'not_stopped');
+  }
+  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
+  assert.equal(envelopeOf(await k.call('GET', S)).code, 'volume_exclusive');
+  k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
+  assert.equal(envelopeOf(await k.call('GET', S)).code, 'not_stopped');
+  assert.equal(k.calls.length, 1, 'only the listing ran a Job');
 });
 
 test('the last page has no next; without limit or after the Job is told neither (its default page); an empty after is none', async () => {

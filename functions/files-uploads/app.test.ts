@@ -6,6 +6,10 @@ import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import type { ServerApi } from '../../lib/kube/servers.ts';
 import { contentDigestHeader } from '../../lib/http/content-digest.ts';
 import { notFound, type PodAnswer, type SessionChannel } from '../../lib/uploads/sessions.ts';
+import { withHeldLock } from '../../lib/files/held-lock.ts';
+import type { FileAccess, RunOptions } from '../../lib/files/gates.ts';
+import { RunnerError } from '../../lib/runner/errors.ts';
+import { PodStreamError } from '../../lib/protocol/pod-stream.ts';
 import { filesUploads } from './app.ts';
 import type { V1Job } from '@kubernetes/client-node';
 
@@ -20,14 +24,27 @@ const committedJob = {
   status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date('2026-12-01T10:05:00Z') }] },
 } as unknown as V1Job;
 
+/** The lock the fake gates hold while a mutation runs, as the real ones give it (held-lock.ts). */
+const LOCK = 'file-write@2026-12-01T10:00:00Z';
+
+/** Fake gates that also give the lock to the code running under them, and count the kept ones. */
+class LockingGates extends FakeGates {
+  kept = 0;
+  override run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
+    return super.run(server, access, () => withHeldLock({ server, kind: 'file-write', value: LOCK, keep: () => void this.kept++ }, fn), opts);
+  }
+}
+
 /** A fake session channel: one in-memory session per id, answering as the receiver does. */
-function kit(o: { active?: number; listed?: V1Job[] } = {}) {
-  const gates = new FakeGates();
+function kit(o: { active?: number; listed?: V1Job[]; lostCommit?: boolean } = {}) {
+  const gates = new LockingGates();
   const servers = { getServer: async (_ns: string, name: string) => (name === 'survival' ? {} : undefined) } as unknown as ServerApi;
   const k = routeKit(filesUploads, { gates, servers });
   const log: string[] = [];
   /** Every call's path and query, as the receiver gets it. */
   const paths: string[] = [];
+  /** Every call: whether it ran in a turn of the world's line, and the lock it carried. */
+  const calls: Array<{ call: string; inTurn: boolean; lock: string | undefined }> = [];
   const state = new Map<string, { path: string; size: number; data: Buffer }>();
   const view = (id: string) => {
     const s = state.get(id)!;
@@ -42,6 +59,7 @@ function kit(o: { active?: number; listed?: V1Job[] } = {}) {
     async call(_server, id, req, _signal, resume) {
       log.push(`${req.method} ${req.path.split('?')[0]}${resume ? ' (may resume)' : ''}`);
       paths.push(req.path);
+      calls.push({ call: `${req.method} ${req.path.split('?')[0]}`, inTurn: gates.holding, lock: req.lock?.() });
       const url = new URL(req.path, 'http://x');
       if (url.pathname === '/begin') {
         state.set(id, { path: url.searchParams.get('path')!, size: Number(url.searchParams.get('size')), data: Buffer.alloc(0) });
@@ -60,6 +78,7 @@ function kit(o: { active?: number; listed?: V1Job[] } = {}) {
         return ans(200, view(id));
       }
       if (url.pathname === '/commit') {
+        if (o.lostCommit) throw new RunnerError('upload session call: the connection ended without an answer', { cause: new PodStreamError('the connection ended without an answer') });
         if (url.searchParams.get('overwrite') !== 'true') return ans(200, { code: 'exists', error: `${s.path} already exists` });
         return { ...ans(200, { sha256: sha(s.data), files: 1, bytes: s.data.length }), opId: OP };
       }
@@ -67,7 +86,7 @@ function kit(o: { active?: number; listed?: V1Job[] } = {}) {
     },
   };
   k.deps.uploadSessions = channel;
-  return { ...k, log, state, paths };
+  return { ...k, gates, log, state, paths, calls };
 }
 
 const part = (k: ReturnType<typeof kit>, offset: string | null, b: Buffer, headers: Record<string, string> = { 'content-length': String(b.length), 'content-digest': contentDigestHeader(sha(b)) }) =>
@@ -143,6 +162,8 @@ test('begin refusals: bad path, bad size, one session per server, the server run
   const r = await busy.call('POST', `${BASE}?path=a.jar`, { size: 1 });
   assert.equal(r.status, 429);
   assert.equal(r.body.error.code, 'too_many_uploads');
+  // Every 429 says when to try again; an upload session cannot tell, so the stated default.
+  assert.equal(r.headers.get('retry-after'), '30');
   assert.equal(busy.gates.ran.length, 0, 'no lock');
   const running = kit();
   running.gates.enterError = new NotStoppedError('survival');
@@ -208,4 +229,51 @@ test('begin carries parents=true to the receiver only when asked; any other valu
   const escape = await k.call('POST', `${BASE}?path=..%2Fx%2Fa&parents=true`, { size: 3 });
   assert.equal(escape.status, 400);
   assert.equal(escape.body.error.code, 'bad_path');
+});
+
+test('every call that changes the world runs in its turn in the world\'s line and carries the lock to the receiver; the status takes none', async () => {
+  const k = kit();
+  assert.equal((await k.call('POST', `${BASE}?path=a.bin`, { size: 6 })).status, 201);
+  assert.equal((await part(k, '0', Buffer.from('abcdef'))).status, 200);
+  assert.equal((await k.call('GET', `${BASE}/${ID}`)).status, 200);
+  assert.equal((await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true })).status, 202);
+  assert.equal((await k.call('POST', `${BASE}?path=b.bin`, { size: 1 })).status, 201);
+  assert.equal((await k.app.request(`${BASE}/${ID}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } })).status, 204);
+  assert.deepEqual(k.calls, [
+    { call: 'POST /begin', inTurn: true, lock: LOCK },
+    { call: 'PUT /part', inTurn: true, lock: LOCK },
+    { call: 'GET /session', inTurn: false, lock: undefined },
+    // The commit reads the session in the same turn (a lost receiver is resumed there), then commits.
+    { call: 'GET /session', inTurn: true, lock: undefined },
+    { call: 'POST /commit', inTurn: true, lock: LOCK },
+    { call: 'POST /begin', inTurn: true, lock: LOCK },
+    { call: 'DELETE /session', inTurn: true, lock: LOCK },
+  ]);
+  assert.deepEqual(k.gates.ran.map((r) => r.access.op), ['upload', 'upload', 'upload', 'upload', 'upload']);
+  assert.equal(k.gates.kept, 0, 'every lock given back');
+});
+
+test('a part, a cancel or a commit while the server runs is 409 not_stopped: nothing reaches the receiver, no ticket is taken', async () => {
+  for (const [m, p, body] of [['PUT', `${BASE}/${ID}?offset=0`, Buffer.from('abc')], ['DELETE', `${BASE}/${ID}`], ['POST', `${BASE}/${ID}/commit`, { overwrite: true }]] as const) {
+    const k = kit();
+    k.gates.enterError = new NotStoppedError('survival');
+    const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
+    if (Buffer.isBuffer(body)) Object.assign(headers, { 'content-length': '3', 'content-digest': contentDigestHeader(sha(body)) });
+    else if (body) headers['content-type'] = 'application/json';
+    const r = await k.app.request(p, { method: m, headers, ...(body ? { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) } : {}) });
+    assert.equal(r.status, 409, `${m} ${p}`);
+    assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'not_stopped');
+    assert.deepEqual(k.calls, [], `${m}: no call to the receiver`);
+    assert.equal(k.gates.ran.length, 0);
+  }
+});
+
+test('a commit whose answer never came keeps the world held (the file may still be being placed)', async () => {
+  const k = kit({ lostCommit: true });
+  assert.equal((await k.call('POST', `${BASE}?path=a.bin`, { size: 3 })).status, 201);
+  assert.equal((await part(k, '0', Buffer.from('abc'))).status, 200);
+  const r = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
+  assert.equal(r.status, 500);
+  assert.equal(k.gates.kept, 1, 'the lock is left to lapse');
+  assert.equal(k.audits().length, 0);
 });

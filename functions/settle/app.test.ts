@@ -25,7 +25,8 @@ test('a settle pass answers each chain with its state, the reason and its text; 
     ]),
   );
   assert.equal(r.status, 200);
-  const body = (await r.json()) as { chains: Record<string, string>[] };
+  const body = (await r.json()) as { chains: Record<string, string>[]; pulls: unknown[] };
+  assert.deepEqual(body.pulls, [], 'the route also places pulls: none here');
   assert.deepEqual(body.chains[0], { job: 'b1', server: 'survival', state: 'started' });
   assert.deepEqual(body.chains[1], { job: 'b2', server: 'creative', state: 'abandoned', reason: 'restore_busy', message: 'another restore is running on this world' });
   assert.equal(body.chains[2]!.state, 'pending');

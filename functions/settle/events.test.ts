@@ -4,14 +4,16 @@ import { createLogger } from '../../lib/log.ts';
 import { createApp } from '../../lib/http/app.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import type { Settler } from '../../lib/maintenance/settle.ts';
+import type { PullPlacer } from '../../lib/maintenance/pull-placement.ts';
 import { settleRoutes } from './app.ts';
 
 const TOKEN = 'token-0123456789';
 function appCounting() {
   const logger = createLogger('t', { LOG_LEVEL: 'silent' });
-  const state = { passes: 0 };
+  const state = { passes: 0, pulls: 0 };
   const settler = { settleOnce: async () => (state.passes++, [{ job: 'snap-a', server: 'a', state: 'started' }]) } as unknown as Settler;
-  const app = createApp({ logger, token: () => TOKEN }, settleRoutes({ logger, settler } as unknown as Deps));
+  const placer = { placeOnce: async () => (state.pulls++, [{ job: 'files-a-p', op: 'p', server: 'a', state: 'placed', to: 'mods/x.jar' }]) } as unknown as PullPlacer;
+  const app = createApp({ logger, token: () => TOKEN }, settleRoutes({ logger, settler, placer } as unknown as Deps));
   return { app, state };
 }
 const event = (type: string, data: unknown, headers: Record<string, string> = {}) => ({
@@ -21,12 +23,24 @@ const event = (type: string, data: unknown, headers: Record<string, string> = {}
 });
 const job = (labels: Record<string, string>) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j', namespace: 'minecraft', labels }, status: { succeeded: 1 } });
 
-test('a PingSource tick runs one settle pass with no token, as a source cannot send one', async () => {
+test('a PingSource tick runs one settle pass, chains and pulls, with no token, as a source cannot send one', async () => {
   const { app, state } = appCounting();
   const r = await app.request('/', event('dev.knative.sources.ping', {}, { 'ce-source': '/apis/v1/namespaces/minecraft/pingsources/felis-settle' }));
   assert.equal(r.status, 200);
-  assert.deepEqual(await r.json(), { chains: [{ job: 'snap-a', server: 'a', state: 'started' }] });
-  assert.equal(state.passes, 1);
+  assert.deepEqual(await r.json(), { chains: [{ job: 'snap-a', server: 'a', state: 'started' }], pulls: [{ job: 'files-a-p', op: 'p', server: 'a', state: 'placed', to: 'mods/x.jar' }] });
+  assert.deepEqual(state, { passes: 1, pulls: 1 });
+});
+
+test('an ApiServerSource change of a pull Job places pulls, and settles no chain', async () => {
+  const { app, state } = appCounting();
+  const r = await app.request('/', event('dev.knative.apiserver.resource.update', job({ 'app.kubernetes.io/managed-by': 'felis-files', 'felis.lolicon.best/files-pull': 'true', 'felis.lolicon.best/files-mode': 'read' })));
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { pulls: [{ job: 'files-a-p', op: 'p', server: 'a', state: 'placed', to: 'mods/x.jar' }] });
+  assert.deepEqual(state, { passes: 0, pulls: 1 });
+  // A backup Job's change settles chains only.
+  const b = await app.request('/', event('dev.knative.apiserver.resource.update', job({ 'app.kubernetes.io/managed-by': 'felis-backup' })));
+  assert.deepEqual(Object.keys((await b.json()) as object), ['chains']);
+  assert.deepEqual(state, { passes: 1, pulls: 1 });
 });
 
 test('an ApiServerSource change of a backup Job runs a pass; of any other Job it is skipped without one', async () => {

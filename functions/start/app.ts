@@ -24,7 +24,7 @@ export const startRoutes = defineFunction('start', (deps) => ({
     } catch (err) {
       // The idle-world reaper is archiving this world: a start must wait for it to finish.
       if (err instanceof MaintenanceBusyError && err.kind === 'reap') {
-        throw new DomainError('world_reclaiming', 'conflict', 'this world is being archived while idle; retry once it finishes');
+        throw new DomainError('world_reclaiming', 'conflict', 'this world is being archived while idle; retry once it finishes', { retryAfterSeconds: err.retryAfterSeconds });
       }
       throw err;
     }

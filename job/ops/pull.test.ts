@@ -7,6 +7,8 @@ import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
 import type { ExecuteOptions, OpRequest } from '../types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Request } from '../pull/connect.ts';
+import { newOpId, pulled } from '../pull/test-kit.ts';
+import { stagingName } from '../pull/staging.ts';
 
 /** A loopback origin whose routes the tests define; it counts the requests it got. */
 async function origin(routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>) {
@@ -44,7 +46,7 @@ test('a pull lands under the URL path name, fsynced, chowned, with its bytes and
   const w = makeWorld();
   const chowned: string[] = [];
   const lines: string[] = [];
-  const r = await w.run(pullReq(`${o.base}/mods/Some%20Mod.jar?token=x`), { chown: (p) => void chowned.push(String(p)), progress: (l) => void lines.push(l) });
+  const r = await pulled(w, pullReq(`${o.base}/mods/Some%20Mod.jar?token=x`), { chown: (p) => void chowned.push(String(p)), progress: (l) => void lines.push(l) });
   assert.deepEqual(r, { files: 1, bytes: body.length, to: 'config/Some Mod.jar' });
   assert.equal(sha256(fs.readFileSync(w.p('config/Some Mod.jar'))), sha256(body));
   assert.equal(chowned.length, 1);
@@ -59,14 +61,14 @@ test('the name: Content-Disposition filename* before filename, base name only; a
     '/dir/': (_q, res) => res.writeHead(200).end('z'),
   });
   const w = makeWorld();
-  assert.equal((await w.run(pullReq(`${o.base}/dl`))).to, 'config/été.zip');
-  assert.equal((await w.run(pullReq(`${o.base}/plain`, ''))).to, 'escape.txt');
+  assert.equal((await pulled(w, pullReq(`${o.base}/dl`))).to, 'config/été.zip');
+  assert.equal((await pulled(w, pullReq(`${o.base}/plain`, ''))).to, 'escape.txt');
   assert.equal(fs.existsSync(w.p('escape.txt')), true);
   assert.equal(fs.existsSync(`${w.base}/escape.txt`), false);
-  const unnamed = await w.run(pullReq(`${o.base}/dir/`));
+  const unnamed = await pulled(w, pullReq(`${o.base}/dir/`));
   assert.equal(unnamed.code, 'bad_path');
   assert.match(unnamed.error!, /names no file/);
-  assert.equal((await w.run(pullReq(`${o.base}/dir/`, 'config', { to: 'given.bin' }))).to, 'config/given.bin');
+  assert.equal((await pulled(w, pullReq(`${o.base}/dir/`, 'config', { to: 'given.bin' }))).to, 'config/given.bin');
   noWorkingFiles(w.root);
 });
 
@@ -78,7 +80,7 @@ test('names it must not create: an existing file (checked before connecting), a 
   });
   const w = makeWorld();
   const before = snapshot(w.root);
-  const exists = await w.run(pullReq(`${o.base}/f`, 'config', { to: 'paper.yml' }));
+  const exists = await pulled(w, pullReq(`${o.base}/f`, 'config', { to: 'paper.yml' }));
   assert.equal(exists.code, 'exists');
   assert.deepEqual(o.hits, [], 'an existing given name is refused before any request');
   const refused: [why: string, req: ReturnType<typeof pullReq>, code: string][] = [
@@ -89,7 +91,7 @@ test('names it must not create: an existing file (checked before connecting), a 
     ['a folder that is a file', pullReq(`${o.base}/f`, 'server.properties'), 'bad_path'],
     ['a folder that does not exist', pullReq(`${o.base}/f`, 'nope'), 'not_found'],
   ];
-  for (const [why, req, code] of refused) assert.equal((await w.run(req)).code, code, why);
+  for (const [why, req, code] of refused) assert.equal((await pulled(w, req)).code, code, why);
   assert.deepEqual(snapshot(w.root), before);
 });
 
@@ -116,14 +118,14 @@ test("a server's name is held to the name rule: not UTF-8, a control or a bidire
     ['/bidi-ext.jar', /bidirectional control character \(U\+202E\)/],
     ['/bell.jar', /"ring<U\+0007>\.jar" holds a control character \(U\+0007\)/],
   ] as const) {
-    const r = await w.run(pullReq(`${o.base}${path}`));
+    const r = await pulled(w, pullReq(`${o.base}${path}`));
     assert.equal(r.code, 'bad_name', `${path}: ${JSON.stringify(r)}`);
     assert.match(r.error!, why, path);
   }
   assert.deepEqual(snapshot(w.root), before, 'nothing placed, not even under the URL\'s name');
   noWorkingFiles(w.root);
-  assert.equal((await w.run(pullReq(`${o.base}/utf8`))).to, 'config/été.jar');
-  assert.equal((await w.run(pullReq(`${o.base}/bare.jar`))).to, 'config/bare.jar', 'a disposition without a name: the URL names it');
+  assert.equal((await pulled(w, pullReq(`${o.base}/utf8`))).to, 'config/été.jar');
+  assert.equal((await pulled(w, pullReq(`${o.base}/bare.jar`))).to, 'config/bare.jar', 'a disposition without a name: the URL names it');
 });
 
 /** An answer of 5000 bytes, once with its Content-Length and once without one (chunked). */
@@ -158,10 +160,10 @@ for (const b of bounds) {
     const o = await origin(fiveThousand);
     const w = makeWorld();
     const before = snapshot(w.root);
-    const byLength = await w.run(pullReq(`${o.base}/big`, 'config', b.extra), b.opts);
+    const byLength = await pulled(w, pullReq(`${o.base}/big`, 'config', b.extra), b.opts);
     assert.equal(byLength.code, b.code);
     b.byLength(byLength);
-    assert.equal((await w.run(pullReq(`${o.base}/chunked`, 'config', b.extra), b.opts)).code, b.code);
+    assert.equal((await pulled(w, pullReq(`${o.base}/chunked`, 'config', b.extra), b.opts)).code, b.code);
     assert.deepEqual(snapshot(w.root), before);
   });
 }
@@ -181,15 +183,15 @@ test('upstream errors and a stalled transfer are pull_failed, nothing left', asy
   });
   const w = makeWorld();
   const before = snapshot(w.root);
-  const e404 = await w.run(pullReq(`${o.base}/missing`));
+  const e404 = await pulled(w, pullReq(`${o.base}/missing`));
   assert.deepEqual([e404.code, /HTTP 404/.test(e404.error!)], ['pull_failed', true]);
-  assert.equal((await w.run(pullReq(`${o.base}/500`))).code, 'pull_failed');
+  assert.equal((await pulled(w, pullReq(`${o.base}/500`))).code, 'pull_failed');
   const t0 = performance.now();
-  const stall = await w.run(pullReq(`${o.base}/stall`, 'config', { env: { FELIS_PULL_IDLE_TIMEOUT_SECONDS: '1' } }));
+  const stall = await pulled(w, pullReq(`${o.base}/stall`, 'config', { env: { FELIS_PULL_IDLE_TIMEOUT_SECONDS: '1' } }));
   assert.equal(stall.code, 'pull_failed');
   assert.match(stall.error!, /sent nothing for 1 s/);
   assert.ok(performance.now() - t0 < 5000);
-  assert.equal((await w.run(pullReq(`${o.base}/short`))).code, 'pull_failed');
+  assert.equal((await pulled(w, pullReq(`${o.base}/short`))).code, 'pull_failed');
   assert.deepEqual(snapshot(w.root), before);
 });
 
@@ -202,9 +204,9 @@ test('redirects: followed by hand up to 5, the sixth refused; a redirect to 169.
   const o = await origin(routes);
   const w = makeWorld();
   // r4 → r3 → r2 → r1 → r0 → file.bin: five redirects.
-  const ok = await w.run(pullReq(`${o.base}/r4`));
+  const ok = await pulled(w, pullReq(`${o.base}/r4`));
   assert.equal(ok.to, 'config/file.bin');
-  const tooMany = await w.run(pullReq(`${o.base}/r5`, ''));
+  const tooMany = await pulled(w, pullReq(`${o.base}/r5`, ''));
   assert.deepEqual([tooMany.code, tooMany.error], ['pull_failed', 'more than 5 redirects']);
 
   const connected: string[] = [];
@@ -216,7 +218,7 @@ test('redirects: followed by hand up to 5, the sixth refused; a redirect to 169.
   };
   const before = snapshot(w.root);
   for (const path of ['/meta', '/loop6']) {
-    const r = await w.run(pullReq(`${o.base}${path}`), { pullConnect: { connect: { request: spy } } });
+    const r = await pulled(w, pullReq(`${o.base}${path}`), { pullConnect: { connect: { request: spy } } });
     assert.equal(r.code, 'pull_refused', path);
   }
   assert.deepEqual(connected, ['127.0.0.1', '127.0.0.1'], 'only the loopback origin was connected to');
@@ -226,7 +228,7 @@ test('redirects: followed by hand up to 5, the sixth refused; a redirect to 169.
 test('loopback without the allow rule is refused before any request', async () => {
   const o = await origin({ '/f': (_q, res) => res.writeHead(200).end('x') });
   const w = makeWorld();
-  const r = await w.run({ op: 'pull', path: 'config', pull: { url: `${o.base}/f`, env: {} } });
+  const r = await pulled(w, { op: 'pull', path: 'config', pull: { url: `${o.base}/f`, env: {} } });
   assert.equal(r.code, 'pull_refused');
   assert.match(r.error!, /127\.0\.0\.1.*loopback/);
   assert.deepEqual(o.hits, []);
@@ -247,12 +249,32 @@ test('cancel: the pull ends cancelled mid-transfer and leaves nothing behind', a
   const w = makeWorld();
   const before = snapshot(w.root);
   const cancel = new AbortController();
-  const running = w.run({ op: 'pull', path: 'config', pull: { url: `${o.base}/slow`, env: ALLOW, cancel: cancel.signal } });
+  const opId = newOpId();
+  const running = w.run({ op: 'pull', path: 'config', pull: { url: `${o.base}/slow`, env: ALLOW, cancel: cancel.signal } }, { opId });
   while (sent < 50_000) await new Promise((r) => setTimeout(r, 5));
-  // The working file exists while it runs.
-  assert.equal(tree(w.root).some((p) => /config\/\.felis-edit-/.test(p)), true);
+  // Its staging exists while it runs.
+  assert.equal(tree(w.root).includes(`${stagingName(opId)}/data`), true);
   cancel.abort();
   const r = await running;
   assert.equal(r.code, 'pull_cancelled');
   assert.deepEqual(snapshot(w.root), before);
+});
+
+test('a pull stages without placing: its staging at the root holds the bytes and its record, hidden from a listing; the folder is untouched', async () => {
+  const o = await origin({ '/x.jar': (_q, res) => res.writeHead(200, { 'content-length': body.length }).end(body) });
+  const w = makeWorld();
+  const before = snapshot(w.p('config'));
+  const opId = newOpId();
+  const now = Date.parse('2026-12-07T12:00:00Z');
+  const r = await w.run(pullReq(`${o.base}/x.jar`, 'config', { env: { FELIS_PULL_KEEP_SECONDS: '600' } }), { opId, now: () => now });
+  assert.deepEqual(r, { staged: true, bytes: body.length, to: 'config/x.jar' });
+  assert.deepEqual(snapshot(w.p('config')), before, 'nothing placed in the folder');
+  const staging = w.p(stagingName(opId));
+  assert.equal(sha256(fs.readFileSync(`${staging}/data`)), sha256(body));
+  assert.deepEqual(JSON.parse(fs.readFileSync(`${staging}/pull.json`, 'utf8')), { v: 1, op: opId, path: 'config', name: 'x.jar', expires: now + 600_000 });
+  assert.equal(fs.statSync(staging).mode & 0o777, 0o700);
+  const listed = await w.run({ op: 'list', path: '' });
+  assert.equal(listed.entries!.some((e) => e.name.startsWith('.felis-edit-')), false, 'a listing skips it');
+  // Without its op id a pull could never be placed: it does not run.
+  await assert.rejects(w.run(pullReq(`${o.base}/x.jar`, 'config', { to: 'y.jar' })), /op id/);
 });

@@ -1,35 +1,42 @@
 /**
- * pull(path, url, to): fetches `url` into the existing folder `path` as the file `to`, or the name
- * the answer's Content-Disposition or the URL's path suggests (pull/name.ts). Every connection goes
- * through the SSRF guard (pull/guard.ts, pull/connect.ts). The bytes land under an editor working
- * name (hidden from every op), are fsynced, chowned to the game's uid and linked into place — a
- * link, not a rename, so an existing name is never replaced — then the working name goes. A
- * refusal, a failure, a cap or a cancel removes the working file: nothing is left behind.
+ * pull(path, url, to): fetches `url` for the existing folder `path`, as the file `to` or the name
+ * the answer's Content-Disposition or the URL's path suggests (pull/name.ts), into the pull's own
+ * staging folder (pull/staging.ts), and stops there: the result says `staged`, with the path it
+ * will land at and its bytes. Every connection goes through the SSRF guard (pull/guard.ts,
+ * pull/connect.ts).
  *
- * Bounds: `FELIS_PULL_MAX_BYTES`, then the volume's free space (with what the trash could give
- * back, trash/room.ts), checked against Content-Length before a byte is written and again while
- * streaming; the connect and idle timeouts.
+ * A pull holds no world (docs/pulls.md): its Job is labelled mode `read`, other changes and a start
+ * go ahead while it downloads, and it writes nothing but its staging, named by its op id, which no
+ * other op touches. The file is placed later by `pull-place` (ops/pull-place.ts), a short change
+ * under the world's line that links it into place. So it recovers nothing, remembers nothing and
+ * purges nothing from the undo trash: those are for a Job that holds the world. The name is judged
+ * here too (a given name before connecting, the server's once it answers), so that a refusal comes
+ * before the download rather than after it. A refusal, a failure, a cap, a cancel or a stop removes
+ * the staging: nothing is left behind.
+ *
+ * Bounds: `FELIS_PULL_MAX_BYTES`, then the volume's free space, checked against Content-Length
+ * before a byte is written and again while streaming; the connect and idle timeouts.
  *
  * @module
  */
 import fs from 'node:fs';
-import { newNameRefusal, shownName } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, join } from '../pathutil.ts';
-import { atPath, errCode, existsAt } from '../root.ts';
+import { errCode } from '../root.ts';
 import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
-import { isWorkingName, reservedMessage, TEMP_PREFIX } from '../working-files.ts';
-import { isWithheldName } from '../withheld.ts';
-import { freeBytes } from '../trash/room.ts';
-import { freeLandingRefused } from '../redacted-values.ts';
+import { freeBytes, trashBytes } from '../trash/room.ts';
+import { checkName } from '../pull/landing.ts';
+import { isOpId, keepSecondsFrom, PullStaging, DATA } from '../pull/staging.ts';
 import { openPull, PullFailed, type ConnectOptions, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
 import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
 import { suggestedName } from '../pull/name.ts';
 import { FileSink } from '../pull/sink.ts';
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
+const { O_RDONLY, O_DIRECTORY } = fs.constants;
+
+export { checkName };
 
 /** The largest file a pull takes unless the operator says otherwise: 4 GiB. */
 export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
@@ -62,21 +69,6 @@ function positive(env: Env, name: string, fallback: number): number {
   return Number(v);
 }
 
-/**
- * The refusal of a name the pull would create, or null when it may: one new file's name by the
- * name rule and without a backslash, not a working name (`bad_name`, whether the caller gave it or
- * the server suggested it), not the withheld file (`bad_path`), not taken (`exists`).
- */
-export function checkName(ctx: OpContext, dirFd: number, folder: string, name: string, from: string): Result | null {
-  const badName = newNameRefusal(`the name (from ${from})`, name) ?? (name.includes('\\') ? `the name (from ${from}) ${JSON.stringify(shownName(name))} must be one name, without a backslash` : undefined);
-  if (badName) return fail('bad_name', `${badName}; nothing was placed`);
-  if (isWorkingName(name)) return fail('bad_name', `${reservedMessage(name)} (from ${from}); nothing was placed`);
-  const final = join(folder, name);
-  if (isWithheldName(ctx.root, final)) return fail('bad_path', `${final}: the withheld file cannot be created by a pull`);
-  if (existsAt(dirFd, name)) return fail('exists', msg.exists(final));
-  return null;
-}
-
 export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
   const s = req.pull;
   if (!s || s.url === '') return fail('bad_path', 'a pull needs a URL');
@@ -85,6 +77,10 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
   const connectTimeoutMs = positive(s.env, 'FELIS_PULL_CONNECT_TIMEOUT_SECONDS', CONNECT_TIMEOUT_MS / 1000) * 1000;
   const idleTimeoutMs = positive(s.env, 'FELIS_PULL_IDLE_TIMEOUT_SECONDS', IDLE_TIMEOUT_MS / 1000) * 1000;
 
+  // The staging is named by the op id (FELIS_OP_ID, from the Job's op-id label): the placement finds it so.
+  const opId = ctx.opId;
+  if (!isOpId(opId)) throw new Error('a pull needs its op id (FELIS_OP_ID) to name its staging folder');
+  const keepMs = keepSecondsFrom(s.env) * 1000;
   const folder = clean(req.path);
   let dirFd: number;
   try {
@@ -96,13 +92,13 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
   const onCancel = () => abort.abort(new PullCancelled());
   if (s.cancel?.aborted) onCancel();
   s.cancel?.addEventListener('abort', onCancel, { once: true });
-  let temp: string | undefined;
+  let staging: PullStaging | undefined;
   let fd: number | undefined;
-  let landed = false;
-  // A stop signal (the deadline, a drain) while fetching: the working file goes, the Job ends.
+  let staged = false;
+  // A stop signal (the deadline, a drain) while fetching: the staging goes, the Job ends.
   ctx.stop.staging(() => {
     abort.abort(new PullCancelled());
-    if (temp !== undefined) fs.unlinkSync(atPath(dirFd, temp));
+    staging?.remove();
   });
   try {
     const given = req.to !== undefined && req.to !== '' ? req.to : undefined;
@@ -142,17 +138,17 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
       response.destroy();
       return fail('too_large', `${opened.url.origin} sends ${length} bytes, more than a pull takes (${maxBytes}, FELIS_PULL_MAX_BYTES); nothing was placed`);
     }
-    const avail = freeBytes(ctx, length);
+    // The free space only: purging the undo trash is for a Job that holds the world, which a pull
+    // does not (another change may be restoring from it meanwhile).
+    const avail = freeBytes(ctx);
     const cap = avail === undefined ? maxBytes : Math.min(maxBytes, avail);
     if (length !== undefined && avail !== undefined && length > avail) {
       response.destroy();
-      return { ...fail('no_space', `the file is ${length} bytes and the server's volume has ${avail} free; nothing was placed`), need: length, avail };
+      return { ...fail('no_space', `the file is ${length} bytes and the server's volume has ${avail} free${trashNote(ctx)}; nothing was placed`), need: length, avail };
     }
 
-    temp = TEMP_PREFIX + ctx.randomBytes(6).toString('hex');
     try {
-      fd = fs.openSync(atPath(dirFd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-      fs.fchmodSync(fd, 0o644);
+      ({ staging, dataFd: fd } = PullStaging.create(ctx.root.fd, { op: opId, path: folder, name, expires: ctx.now() + keepMs }));
     } catch (e) {
       response.destroy();
       return writeFailure(final, e, 'open');
@@ -178,7 +174,7 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
           await sink.settle(); // the descriptor is closed below: no sync may still be using it
           return cap === maxBytes
             ? fail('too_large', `${opened.url.origin} sent more than a pull takes (${maxBytes} bytes, FELIS_PULL_MAX_BYTES); nothing was placed`)
-            : { ...fail('no_space', `the file does not fit the server's volume (${avail} bytes free); nothing was placed`), need: done, avail: avail ?? 0 };
+            : { ...fail('no_space', `the file does not fit the server's volume (${avail} bytes free${trashNote(ctx)}); nothing was placed`), need: done, avail: avail ?? 0 };
         }
         sink.write(chunk);
         report(false);
@@ -207,21 +203,12 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
     } catch (e) {
       return writeFailure(final, e, 'sync');
     }
-    bestEffort(() => ctx.chown(atPath(dirFd, temp!), GAME_UID, GAME_GID)); // a courtesy: the game can still read it
-    // A file that would become the root server.properties holding a redacted placeholder is refused.
-    const placeholder = freeLandingRefused(ctx.root, dirFd, name, final, atPath(dirFd, temp));
-    if (placeholder) return placeholder;
-    try {
-      // A link fails on an existing name where a rename would replace it.
-      fs.linkSync(atPath(dirFd, temp), atPath(dirFd, name));
-    } catch (e) {
-      if (errCode(e) === 'EEXIST') return fail('exists', msg.exists(final));
-      return writeFailure(final, e, 'link');
-    }
-    landed = true;
-    bestEffort(() => fs.unlinkSync(atPath(dirFd, temp!)));
-    bestEffort(() => ctx.fsync(dirFd)); // the link happened; durability of the entry is best effort
-    return { files: 1, bytes: done, to: final };
+    // Given to the game's uid now, so the placement is a link alone (a courtesy: the game can still read it).
+    bestEffort(() => ctx.chown(staging!.at(DATA), GAME_UID, GAME_GID));
+    bestEffort(() => ctx.fsync(staging!.fd));
+    staged = true;
+    // Downloaded, waiting to be placed at `final` (ops/pull-place.ts), where the landing is judged again.
+    return { staged: true, bytes: done, to: final };
   } catch (e) {
     if (e instanceof PullCancelled || (abort.signal.reason instanceof PullCancelled && abort.signal.aborted)) return fail('pull_cancelled', 'the pull was cancelled; nothing was placed');
     if (e instanceof PullRefused) return fail('pull_refused', `refused: ${e.reason}`);
@@ -231,7 +218,14 @@ export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
     ctx.stop.settled();
     s.cancel?.removeEventListener('abort', onCancel);
     if (fd !== undefined) fs.closeSync(fd);
-    if (temp !== undefined && !landed) bestEffort(() => fs.unlinkSync(atPath(dirFd, temp!)));
+    if (staging && !staged) bestEffort(() => staging!.remove());
+    staging?.close();
     fs.closeSync(dirFd);
   }
+}
+
+/** What a refusal for space adds when the undo trash holds bytes a pull does not take back. */
+function trashNote(ctx: OpContext): string {
+  const held = trashBytes(ctx);
+  return held > 0 ? ` (the undo trash holds ${held} more, which a pull does not take back: empty it, or pull again once its records expire)` : '';
 }

@@ -42,11 +42,11 @@ export class Lifecycle<R extends string = never> {
     return this.#stopping;
   }
 
-  /** Nothing is in hand: stop if nothing comes within the idle period. */
-  armIdle(): void {
+  /** Nothing is in hand: stop if nothing comes within the idle period (or the `ms` left of it). */
+  armIdle(ms = this.#o.idleMs): void {
     if (this.#stopping) return;
     if (this.#idle) clearTimeout(this.#idle);
-    this.#idle = setTimeout(() => this.stop('idle'), this.#o.idleMs);
+    this.#idle = setTimeout(() => this.stop('idle'), Math.max(0, ms));
   }
 
   /** Something is in hand: no idle stop until the next `armIdle`. */

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import { request } from 'node:http';
 import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import { lockValue } from '../../lib/protocol/lock-value.ts';
+import { SESSION_LOCK_HEADER } from '../../lib/protocol/session-lock.ts';
 import { openContext } from '../context.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
 import { endedWith, startSessionReceiving, type SessionReceiving } from './receive-session.ts';
@@ -17,8 +19,14 @@ interface Answer {
   body: any;
 }
 
-function call(r: SessionReceiving, method: string, path: string, o: { token?: string; body?: Buffer[]; length?: number; cut?: boolean } = {}): Promise<Answer> {
+/**
+ * One call to the receiver. Every call carries a world lock taken just now, as the function's
+ * writing calls do (it holds a ticket of the world's line); `lock: null` sends none.
+ */
+function call(r: SessionReceiving, method: string, path: string, o: { token?: string; body?: Buffer[]; length?: number; cut?: boolean; lock?: string | null } = {}): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? TOKEN}` };
+  const lock = o.lock === undefined ? lockValue('file-write', new Date()) : o.lock;
+  if (lock !== null) headers[SESSION_LOCK_HEADER] = lock;
   if (o.length !== undefined) headers['content-length'] = String(o.length);
   return new Promise((resolve, reject) => {
     const req = request({ host: r.address.address, port: r.address.port, path, method, headers, agent: false }, (res) => {
@@ -56,8 +64,8 @@ function receiver(root: string, extra: { idleMs?: number; progress?: Array<[numb
   });
 }
 
-const part = (r: SessionReceiving, offset: number, b: Buffer, o: { sha?: string; length?: number; cut?: boolean; send?: Buffer } = {}) =>
-  call(r, 'PUT', `/part?offset=${offset}&size=${o.length ?? b.length}&sha256=${o.sha ?? sha256(b)}`, { body: [o.send ?? b], length: o.length ?? b.length, cut: o.cut });
+const part = (r: SessionReceiving, offset: number, b: Buffer, o: { sha?: string; length?: number; cut?: boolean; send?: Buffer; lock?: string | null } = {}) =>
+  call(r, 'PUT', `/part?offset=${offset}&size=${o.length ?? b.length}&sha256=${o.sha ?? sha256(b)}`, { body: [o.send ?? b], length: o.length ?? b.length, cut: o.cut, lock: o.lock });
 
 test('begin, parts, a refused part resent, commit: the file lands whole and the staging folder goes', async () => {
   const w = makeWorld();
@@ -177,11 +185,13 @@ test('cancel and idle leave nothing behind; an unknown session is 404; the token
   assert.deepEqual(await none.stopped, { reason: 'gone', result: { code: 'upload_not_found', error: 'no such upload session' } });
 });
 
-test('a receiver clears stale staging folders of other sessions killed long ago, not fresh ones', async () => {
+test('a receiver clears stale staging folders of other sessions killed long ago, not fresh ones, nor one just past its idle period', async () => {
   const w = makeWorld();
   const staleId = 'f'.repeat(32);
   const freshId = 'e'.repeat(32);
-  for (const [id, touched] of [[staleId, Date.now() - 3_600_000], [freshId, Date.now()]] as const) {
+  // Its own receiver, on a node whose clock runs a little behind, may still be serving it.
+  const justPastId = 'd'.repeat(32);
+  for (const [id, touched] of [[staleId, Date.now() - 3_600_000], [freshId, Date.now()], [justPastId, Date.now() - 60_000 - 10_000]] as const) {
     fs.mkdirSync(w.p(stagingName(id)));
     fs.writeFileSync(`${w.p(stagingName(id))}/data`, 'x');
     fs.writeFileSync(`${w.p(stagingName(id))}/state.json`, JSON.stringify({ id, path: 'x', size: 2, received: 1, parts: [], touched }));
@@ -189,8 +199,70 @@ test('a receiver clears stale staging folders of other sessions killed long ago,
   const r = await receiver(w.root, { idleMs: 60_000 });
   assert.ok(!fs.existsSync(w.p(stagingName(staleId))), 'stale one removed');
   assert.ok(fs.existsSync(w.p(stagingName(freshId))), 'fresh one kept');
+  assert.ok(fs.existsSync(w.p(stagingName(justPastId))), 'one 10 s past its idle period is left to its receiver for a minute more');
   r.stop();
   await r.stopped;
+});
+
+test('a writing call without a world lock that holds now is refused and changes nothing; a status call needs none', async () => {
+  const w = makeWorld();
+  const before = snapshot(w.root);
+  // A begin without a lock: refused, no folder, and the receiver (which has nothing to serve) ends saying why.
+  const r = await receiver(w.root);
+  const unlocked = await call(r, 'POST', '/begin?path=a.bin&size=3', { lock: null });
+  assert.equal(unlocked.status, 409);
+  assert.equal(unlocked.body.code, 'maintenance_in_progress');
+  assert.deepEqual(snapshot(w.root), before, 'no staging folder');
+  const ended = await r.stopped;
+  assert.equal(ended.reason, 'gone');
+  assert.equal(ended.result.code, 'maintenance_in_progress');
+
+  const r2 = await receiver(w.root);
+  assert.equal((await call(r2, 'POST', '/begin?path=a.bin&size=3')).status, 201);
+  const data = Buffer.from('abc');
+  const at = (ms: number) => lockValue('file-write', new Date(Date.now() + ms));
+  // None, lapsed as far as a call may use it (the grace less 30 s), dated ahead as far, another kind, garbage.
+  for (const lock of [null, at(-95_000), at(95_000), lockValue('config-write', new Date()), lockValue('backup', new Date()), 'file-write', '']) {
+    const a = await part(r2, 0, data, { lock });
+    assert.equal(a.status, 409, String(lock));
+    assert.equal(a.body.code, 'maintenance_in_progress', String(lock));
+  }
+  assert.equal(fs.statSync(`${w.p(stagingName(ID))}/data`).size, 0, 'no byte written');
+  const st = await call(r2, 'GET', '/session', { lock: null });
+  assert.equal(st.status, 200, 'a status call only reads');
+  assert.equal(st.body.received, 0);
+  assert.equal((await part(r2, 0, data, { lock: at(-50_000) })).status, 200, 'a lock 50 s old still holds');
+  assert.equal((await call(r2, 'POST', '/commit', { lock: null })).body.code, 'maintenance_in_progress');
+  assert.ok(!fs.existsSync(w.p('a.bin')), 'nothing placed');
+  assert.equal((await call(r2, 'DELETE', '/session', { lock: null })).body.code, 'maintenance_in_progress');
+  assert.ok(fs.existsSync(w.p(stagingName(ID))), 'not cancelled');
+  const done = await call(r2, 'POST', '/commit');
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.deepEqual(fs.readFileSync(w.p('a.bin')), data);
+  await r2.stopped;
+});
+
+test('the idle period runs from the last accepted part, as a sweep judges the session: status and refused calls do not keep the receiver past it', async () => {
+  const w = makeWorld();
+  const idleMs = 2_000;
+  const r = await receiver(w.root, { idleMs });
+  assert.equal((await call(r, 'POST', '/begin?path=a.bin&size=6')).status, 201);
+  assert.equal((await part(r, 0, Buffer.from('abc'))).status, 200);
+  const touched = JSON.parse(fs.readFileSync(`${w.p(stagingName(ID))}/state.json`, 'utf8')).touched as number;
+  await new Promise((res) => setTimeout(res, 1_500));
+  // Calls that change nothing: a status, a part at the wrong offset, an early commit.
+  assert.equal((await call(r, 'GET', '/session')).status, 200);
+  assert.equal((await part(r, 0, Buffer.from('abc'))).body.code, 'upload_offset_mismatch');
+  assert.equal((await call(r, 'POST', '/commit')).body.code, 'upload_incomplete');
+  const ended = await withTimeout(r.stopped, 10_000);
+  const at = Date.now();
+  assert.notEqual(ended, 'timeout');
+  assert.equal((ended as { reason: string }).reason, 'idle');
+  // A sweep past the idle period (and its margin) removes the folder of a session nobody serves any
+  // more: had those calls kept the receiver serving for 2 s after them, a mutation could have swept
+  // the folder of a session still being served.
+  assert.ok(at - touched < idleMs + 700, `ended ${at - touched} ms after its last part, not ${idleMs} ms after the last call`);
+  assert.ok(!fs.existsSync(w.p(stagingName(ID))), 'the receiver removed it itself');
 });
 
 test('a receiver stopped before its session began shows why, and nothing it says reads as a placed file', () => {

@@ -1,20 +1,32 @@
 /**
  * The session mode of the receiver: one Job per upload session, serving that session's calls on
- * its Pod address until the session ends (committed, cancelled, or idle), holding the world the
- * whole time. The session itself is on the disk (job/upload/session.ts), so a new receiver for the
- * same id carries on where a lost one stopped.
+ * its Pod address until the session ends (committed, cancelled, or idle). The session itself is on
+ * the disk (job/upload/session.ts), so a new receiver for the same id carries on where a lost one
+ * stopped.
+ *
+ * It holds nothing by itself (its Job is labelled as one that only reads): it changes the world
+ * only inside a writing call (begin, part, commit, cancel), which a function sends while it holds a
+ * ticket of the world's line and which carries that lock (lib/protocol/session-lock.ts); a writing
+ * call without a lock that holds now is refused before anything is read or changed (409
+ * `maintenance_in_progress`), as an edit session refuses one. Between calls other changes of the
+ * world run.
  *
  * Wire (token first, 401 otherwise): `GET /ready`; `POST /begin?path=&size=&parents=true` → 201 view (200 when
  * it already exists: a retried begin); `GET /session` → view; `PUT /part?offset=&size=&sha256=` with
  * exactly `size` bytes → view; `DELETE /session` → 204; `POST /commit?overwrite=true&sha256=` → the
  * Result (`{sha256}`, or an op refusal such as `exists`). A refusal is `{code, error}` with the
  * status the function passes on (404 upload_not_found, 409 upload_busy / upload_offset_mismatch /
- * upload_incomplete, 413 part_too_large, 400 upload_incomplete / digest_mismatch, 507
- * upload_staging_full).
+ * upload_incomplete / maintenance_in_progress, 413 part_too_large, 400 upload_incomplete /
+ * digest_mismatch, 507 upload_staging_full).
  *
  * It stops after a commit or a cancel, and when idle: then the staging folder is removed, so an
- * abandoned session leaves nothing. A stop at its lifetime or on a signal keeps the folder for the
- * next receiver. At start it removes other sessions' folders left stale by killed receivers.
+ * abandoned session leaves nothing. Its idle period runs from the session's last begin or accepted
+ * part (the `touched` its state records), the very time a sweep judges the session by
+ * (session.ts `sweepStaleSessions`): status calls and refused calls do not keep it alive past that,
+ * so no sweep ever removes the folder of a session whose receiver still serves it. A stop at its
+ * lifetime or on a signal keeps the folder for the next receiver. At start it removes other
+ * sessions' folders left stale by killed receivers (it starts inside the call of a function holding
+ * the world's line, which waits for it to serve).
  *
  * The receiver is a background upload op in the ops listing, so how it stopped is its Result: the
  * commit's (`{sha256, files: 1, bytes}`), or a code saying why nothing was placed (see `endedWith`).
@@ -30,6 +42,7 @@ import { TransferError } from '../upload/land.ts';
 import { SessionError, stagingName, sweepStaleSessions, TAMPERED, UploadSession, viewOf } from '../upload/session.ts';
 import { bestEffort } from '../failure.ts';
 import { bearerMatches, listenOn, resultBody, send } from './server.ts';
+import { SESSION_LOCK_HEADER, sessionLockHolds } from '../../lib/protocol/session-lock.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';
 
 export interface SessionReceiveOptions {
@@ -44,6 +57,8 @@ export interface SessionReceiveOptions {
   lifetimeMs: number;
   socketIdleMs?: number;
   progress?: (received: number, size: number) => void;
+  /** The clock the lock a call carries is judged by (tests). */
+  now?: () => number;
 }
 
 export type SessionStop = StopReason | 'committed' | 'cancelled' | 'gone';
@@ -55,6 +70,9 @@ export interface SessionReceiving {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** The calls that may change the world: each must carry a lock that holds now. */
+const WRITING = new Set(['POST /begin', 'PUT /part', 'POST /commit', 'DELETE /session']);
+const NO_LOCK = 'this call to the upload session carries no world lock that holds now (it came too late, or not from a function holding the world); nothing was changed: retry it';
 const COUNT = /^(0|[1-9]\d{0,15})$/;
 
 
@@ -159,8 +177,11 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     onStopped: (reason) => resolveStopped({ reason, result: result! }),
   });
   const stop = (reason?: SessionStop) => life.stop(reason);
-  // Calls in hand: the idle clock runs only while there are none, whichever way a call was answered.
+  const now = o.now ?? Date.now;
+  // Writing calls in hand: the idle clock runs only while there are none, whichever way a call was
+  // answered. It runs from the session's last begin or accepted part, as a sweep judges the session.
   let inHand = 0;
+  const armIdle = () => (session ? life.armIdle(session.state.touched + o.idleMs - Date.now()) : life.armIdle());
 
   /** Once the answer is out: the session goes on, or the receiver stops for `reason`. */
   function after(res: http.ServerResponse, reason?: SessionStop): void {
@@ -179,16 +200,29 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     const url = new URL(req.url ?? '/', 'http://receive.invalid');
     const route = `${req.method} ${url.pathname}`;
     if (route !== 'PUT /part') req.resume();
-    inHand++;
-    life.holdIdle();
-    res.once('close', () => {
-      if (--inHand === 0) life.armIdle();
-    });
+    const writing = WRITING.has(route);
+    if (writing) {
+      // Status calls and readiness checks neither hold nor extend the session's idle period.
+      inHand++;
+      life.holdIdle();
+      res.once('close', () => {
+        if (--inHand === 0) armIdle();
+      });
+    }
     if (route === 'GET /ready') {
       send(res, 200, '{}');
       return after(res);
     }
     if (life.stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
+    if (writing && !sessionLockHolds(req.headers[SESSION_LOCK_HEADER], now())) {
+      // The rest of a part is read and dropped: a close under it would lose this answer.
+      req.resume();
+      refusal(res, 409, 'maintenance_in_progress', NO_LOCK);
+      if (session || refused) return after(res);
+      // A receiver started for a begin that came without a lock has nothing to serve: it ends, saying why.
+      refused = new SessionError(409, 'maintenance_in_progress', NO_LOCK);
+      return after(res, 'gone');
+    }
     if (route === 'POST /begin') {
       const size = count(url.searchParams.get('size'));
       const path = url.searchParams.get('path') ?? '';
@@ -297,6 +331,7 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
   }
 
   const address = await listenOn(server, o.port, o.host);
-  life.armIdle();
+  // A resumed session's idle period runs on from its last part: past it, the session is over.
+  armIdle();
   return { address, stopped, stop };
 }

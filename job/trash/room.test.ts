@@ -13,6 +13,7 @@ import { SessionError, UploadSession } from '../upload/session.ts';
 import { forgeZip } from '../archive/test-kit.ts';
 import { compress } from '../archive/codec-kit.ts';
 import { PER_ITEM_BYTES, roomFor } from './room.ts';
+import { pulled } from '../pull/test-kit.ts';
 
 const T0 = Date.now();
 
@@ -103,7 +104,7 @@ async function claiming(length: number): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/claim`;
 }
 
-test("a pull whose Content-Length is past FELIS_PULL_MAX_BYTES, or past the free space and all the trash holds, is refused before the trash is touched", async () => {
+test("a pull whose Content-Length is past FELIS_PULL_MAX_BYTES or past the free space is refused, and never touches the trash: it holds no world", async () => {
   const w = makeWorld();
   const ids = await trashed(w, 2, 3000);
   const opts = { statfs: volume(w, 1000, 3000) };
@@ -114,16 +115,22 @@ test("a pull whose Content-Length is past FELIS_PULL_MAX_BYTES, or past the free
     pull: { url, env: { FELIS_PULL_ALLOW: '127.0.0.1', ...env } },
   });
   // 100 GiB against the default 4 GiB limit (the space would be short too: the limit speaks first).
-  const huge = await on(w, pull(await claiming(100 * 1024 ** 3)), opts);
+  const huge = await pulled(w, pull(await claiming(100 * 1024 ** 3)), { trash: TRASH_ON, now: () => T0 + 60_000, ...opts });
   assert.equal(huge.code, 'too_large', JSON.stringify(huge));
   assert.deepEqual(records(w), ids);
   // Within a smaller limit's reach of the trash, but past the limit.
-  const overLimit = await on(w, pull(await claiming(6000), { FELIS_PULL_MAX_BYTES: '5000' }), opts);
+  const overLimit = await pulled(w, pull(await claiming(6000), { FELIS_PULL_MAX_BYTES: '5000' }), { trash: TRASH_ON, now: () => T0 + 60_000, ...opts });
   assert.equal(overLimit.code, 'too_large', JSON.stringify(overLimit));
   assert.deepEqual(records(w), ids);
   // Within the limit, past 1000 free + 6000 held.
-  const short = await on(w, pull(await claiming(8000)), opts);
+  const short = await pulled(w, pull(await claiming(8000)), { trash: TRASH_ON, now: () => T0 + 60_000, ...opts });
   assert.deepEqual([short.code, short.need, short.avail], ['no_space', 8000, 1000]);
+  assert.deepEqual(records(w), ids);
+  // Within 1000 free + 6000 held, past the free space alone: a pull runs beside other changes (one
+  // may be restoring from the trash), so it purges nothing and says what the trash holds.
+  const fits = await pulled(w, pull(await claiming(5000)), { trash: TRASH_ON, now: () => T0 + 60_000, ...opts });
+  assert.deepEqual([fits.code, fits.need, fits.avail], ['no_space', 5000, 1000]);
+  assert.match(fits.error!, /the undo trash holds 6000 more, which a pull does not take back/);
   assert.deepEqual(records(w), ids);
   assert.equal(fs.existsSync(w.p('config/got.bin')), false);
 });

@@ -12,8 +12,8 @@
  * caller's, when given), then renames `data` over the target: the same volume, no second copy.
  *
  * Every file of the session is opened through its folder's descriptor and checked to be the
- * session's own regular file (staging.ts): something planted in or instead of the folder ends the
- * session with `upload_staging_tampered`, and nothing outside the folder is changed.
+ * session's own regular file (staging-folder.ts): something planted in or instead of the folder
+ * ends the session with `upload_staging_tampered`, and nothing outside the folder is changed.
  *
  * @module
  */
@@ -27,7 +27,7 @@ import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
 import { isWorkingName, TEMP_PREFIX } from '../working-files.ts';
 import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../root.ts';
 import { TransferError, uploadTarget } from './land.ts';
-import { openHandle, StagingFolder, StagingMissing, StagingTampered } from './staging.ts';
+import { StagingFolder, StagingMissing, type StagingTerms } from '../staging-folder.ts';
 import { BlockWriter } from './batch.ts';
 import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
 
@@ -46,7 +46,10 @@ export interface SessionState {
   size: number;
   received: number;
   parts: PartInfo[];
-  /** Epoch ms of the last begin or part: a folder untouched past the idle period is stale. */
+  /**
+   * Epoch ms of the last begin or accepted part: the session's idle period runs from it, for its
+   * receiver and for any sweeper alike; a folder untouched past the idle period is stale.
+   */
   touched: number;
   /**
    * The session's idle period, as its receiver was told: any sweeper (a later receiver, any
@@ -61,6 +64,17 @@ export interface SessionState {
 export const DEFAULT_SESSION_IDLE_MS = DEFAULT_UPLOAD_CONFIG.idleSeconds * 1000;
 /** About 180,000 parts: a larger state is none of ours. */
 const MAX_STATE_BYTES = 16 << 20;
+
+/** Something on the world volume is not what the session left there: the session ends. */
+export class StagingTampered extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StagingTampered';
+  }
+}
+
+/** How the staging folder's refusals name an upload's folder and files; they end the session. */
+const UPLOAD_STAGING: StagingTerms = { folder: "the upload's staging folder", file: (name) => `the upload's ${name}`, notOurs: StagingTampered };
 
 /**
  * A session's state from its open folder, or undefined when there is none or it is not ours
@@ -137,7 +151,7 @@ export class UploadSession {
       throw new SessionError(t.code === 'not_found' ? 404 : 400, t.code === 'not_found' ? 'not_found' : 'bad_path', t.error ?? 'the path must name a file inside the world folder');
     }
     t.parent.close();
-    const folder = StagingFolder.create(ctx.root.fd, name);
+    const folder = StagingFolder.create(ctx.root.fd, name, UPLOAD_STAGING);
     try {
       const fd = folder.createFile(DATA);
       let dataId: Identity;
@@ -167,7 +181,7 @@ export class UploadSession {
     const name = stagingName(id);
     let folder: StagingFolder;
     try {
-      folder = StagingFolder.open(ctx.root.fd, name);
+      folder = StagingFolder.open(ctx.root.fd, name, UPLOAD_STAGING);
     } catch (e) {
       if (e instanceof StagingMissing) throw notFound();
       if (e instanceof StagingTampered) throw tampered(e);
@@ -210,7 +224,7 @@ export class UploadSession {
   async #within<T>(ctx: OpContext, fn: (folder: StagingFolder) => T | Promise<T>): Promise<T> {
     let folder: StagingFolder;
     try {
-      folder = StagingFolder.open(ctx.root.fd, this.name, this.#folderId);
+      folder = StagingFolder.open(ctx.root.fd, this.name, UPLOAD_STAGING, this.#folderId);
     } catch (e) {
       if (e instanceof StagingTampered) throw tampered(e);
       throw e;
@@ -237,7 +251,7 @@ export class UploadSession {
       throw new SessionError(413, 'part_too_large', `a part is at most ${PART_MAX_BYTES} bytes and may not go past the upload's ${s.size} bytes`);
     }
     await this.#within(ctx, async (folder) => {
-      const fh = await openHandle(folder, DATA, this.#dataId);
+      const fh = await folder.openHandle(DATA, this.#dataId);
       const saved = this.#hash.copy();
       const part = createHash('sha256');
       const out = new BlockWriter(fh, offset);
@@ -282,7 +296,7 @@ export class UploadSession {
     let trashId: string | undefined;
     let written = sum;
     return this.#within(ctx, (folder) => {
-      const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR, this.#dataId);
+      const { fd, st } = folder.openFile(DATA, fs.constants.O_RDWR, { expect: this.#dataId });
       try {
         if (st.size !== BigInt(s.size)) throw new StagingTampered(`the upload's data is ${st.size} bytes, not the ${s.size} received`);
         // Room is already taken: the bytes are on the volume. Only the target rules are checked.
@@ -325,7 +339,7 @@ export class UploadSession {
   remove(ctx: OpContext): void {
     let folder: StagingFolder;
     try {
-      folder = StagingFolder.open(ctx.root.fd, this.name, this.#folderId);
+      folder = StagingFolder.open(ctx.root.fd, this.name, UPLOAD_STAGING, this.#folderId);
     } catch {
       return;
     }
@@ -343,11 +357,21 @@ export function isStagingName(name: string): boolean {
 }
 
 /**
+ * How long past its idle period a session's folder is still left to its receiver: that receiver
+ * ends (and removes it) at the period's end by its own clock, which may run behind the sweeper's
+ * when the two Pods are on different nodes.
+ */
+export const SWEEP_MARGIN_MS = 60_000;
+
+/**
  * Removes the staging folders of sessions nobody touched for their idle period (the one they
- * recorded, else `idleMs`): their receiver was lost and nobody came back in time, so the bytes are
- * abandoned, as the receiver itself would have found. Never `keep`. Only folders of ours (never
- * links) at the root that hold a readable session state are considered; anything else stays. A
- * session cannot be live meanwhile: its receiver holds the world, and so does whoever sweeps.
+ * recorded, else `idleMs`) and a minute more: their receiver was lost and nobody came back in time,
+ * so the bytes are abandoned, as the receiver itself would have found. Never `keep`. Only folders of
+ * ours (never links) at the root that hold a readable session state are considered; anything else
+ * stays. A session's receiver holds nothing, so changes run while a session is live: what keeps a
+ * live one is that its receiver lives exactly as long as its idle period, counted from the same
+ * `touched` (its last begin or accepted part; job/serve/receive-session.ts), and the sweeper runs
+ * inside a call holding the world, never beside one of the session's own calls.
  */
 export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string, now = Date.now()): number {
   let removed = 0;
@@ -358,12 +382,12 @@ export function sweepStaleSessions(ctx: OpContext, idleMs: number, keep?: string
       bestEffort(() => {
         const st = fs.lstatSync(atPath(rootFd, name));
         if (!st.isDirectory()) return;
-        const folder = StagingFolder.open(rootFd, name);
+        const folder = StagingFolder.open(rootFd, name, UPLOAD_STAGING);
         try {
           const s = readState(folder);
           if (!s) return;
           const idle = typeof s.idle_ms === 'number' && s.idle_ms > 0 ? s.idle_ms : idleMs;
-          if (now - s.touched < idle) return;
+          if (now - s.touched < idle + SWEEP_MARGIN_MS) return;
           folder.removeAll();
           removed++;
         } finally {

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
 import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
-import type { JobSettings, Target } from '../job-spec/types.ts';
+import type { JobSettings, Target, WorldState } from '../job-spec/types.ts';
 import { domainError } from '../errors.ts';
 import { EXPORT_PORT, exportCommand, exportJobName, renderExportJob } from '../job-spec/export-job.ts';
 import type { ServerApi } from '../kube/servers.ts';
@@ -31,6 +31,8 @@ export interface DownloadsOptions {
   /** The export Pod's port (tests serve on another). */
   port?: number;
   newId?: () => string;
+  /** Downloads of a running server admitted too (FELIS_READ_WHILE_RUNNING); absent: on. */
+  readWhileRunning?: boolean;
 }
 
 export interface Signed {
@@ -47,6 +49,7 @@ export class Downloads {
   readonly #restart: string;
   readonly #port: number;
   readonly #newId: () => string;
+  readonly #readWhileRunning: boolean;
   #jobKey: Buffer | undefined;
 
   constructor(servers: ServerApi, lock: WorldLock, settings: JobSettings, cfg: DownloadConfig, opts: DownloadsOptions = {}) {
@@ -59,6 +62,7 @@ export class Downloads {
     this.#port = opts.port ?? EXPORT_PORT;
     this.#newId = opts.newId ?? (() => randomBytes(8).toString('hex'));
     this.#jobKey = opts.key;
+    this.#readWhileRunning = opts.readWhileRunning ?? true;
   }
 
   get config(): DownloadConfig {
@@ -101,9 +105,10 @@ export class Downloads {
 
   /**
    * Starts the export Job for `claims` (holding the world as `export` while it runs) and opens
-   * the download from its Pod. The answer is the Pod's response, status and body unread.
+   * the download from its Pod. The answer is the Pod's response, status and body unread, and the
+   * world's state when the Job was admitted (`running`: the game may be saving what is sent).
    */
-  async open(t: Target, claims: DownloadClaims, signal: AbortSignal, ask: RangeAsk = {}): Promise<{ job: string; response: http.IncomingMessage }> {
+  async open(t: Target, claims: DownloadClaims, signal: AbortSignal, ask: RangeAsk = {}): Promise<{ job: string; response: http.IncomingMessage; worldState: WorldState }> {
     const key = this.#key();
     const id = this.#newId();
     const name = exportJobName(t.server, id);
@@ -122,10 +127,16 @@ export class Downloads {
       deadlineSeconds: this.#cfg.deadlineSeconds,
     });
     const ns = this.#settings.namespace;
-    await admitExport(this.#servers, this.#lock, t.server, { namespace: ns, restartAnnotation: this.#restart, maxPerServer: this.#cfg.maxPerServer }, () => this.#servers.createJob(ns, job));
+    const admitted = await admitExport(
+      this.#servers,
+      this.#lock,
+      t.server,
+      { namespace: ns, restartAnnotation: this.#restart, maxPerServer: this.#cfg.maxPerServer, readWhileRunning: this.#readWhileRunning },
+      () => this.#servers.createJob(ns, job),
+    );
     const deadline = Date.now() + this.#cfg.startTimeoutMs;
     const ip = await waitForExportPod(this.#servers, ns, id, deadline, signal);
     const response = await requestDownload(ip, this.#port, token, deadline, signal, ask);
-    return { job: name, response };
+    return { job: name, response, worldState: admitted.worldState };
   }
 }

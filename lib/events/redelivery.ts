@@ -7,7 +7,7 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, LABEL_EVENT_REQUEST, LABEL_FILES_MODE, LABEL_SERVER } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, fileOpOf, LABEL_EVENT_REQUEST, LABEL_SERVER } from '../labels.ts';
 import { EventConflictError } from './errors.ts';
 import type { EventScope } from './scope.ts';
 
@@ -15,7 +15,7 @@ import type { EventScope } from './scope.ts';
 export function matchEarlier(job: V1Job, ev: EventScope, want: { server: string; op: string; path?: string }): void {
   const labels = job.metadata?.labels ?? {};
   const name = job.metadata?.name ?? '';
-  if (labels[LABEL_SERVER] !== want.server || labels[LABEL_FILES_MODE] !== want.op) throw new EventConflictError(name);
+  if (labels[LABEL_SERVER] !== want.server || fileOpOf(labels) !== want.op) throw new EventConflictError(name);
   if (want.path !== undefined && job.metadata?.annotations?.[ANNOTATION_FILES_PATH] !== want.path) throw new EventConflictError(name);
   const recorded = labels[LABEL_EVENT_REQUEST];
   if (recorded !== undefined && recorded !== ev.request) throw new EventConflictError(name);

@@ -9,6 +9,7 @@ import { BROWSE_PORT, filesJobName, renderFilesJob, type JobParams } from '../jo
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { mutates, type Op } from '../job-spec/ops.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
+import type { Result } from '../protocol/result.ts';
 import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { COPY_SYNC_MAX_BYTES } from '../protocol/limits.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
@@ -248,6 +249,35 @@ export class FilesEditor {
     return decodeTrashRestore(await this.#run(t, { op: 'trash-restore', path: '', trashId: id, ...(to ? { to } : {}) }, signal));
   }
 
+  /**
+   * Places what the pull `pullOp` downloaded into its staging, as `to` in the folder `path`: a
+   * `pull-place` Job (job/ops/pull-place.ts), a short change the caller runs holding the world. Its
+   * op id is `opId`, one the placing pass derives from the pull's, so that passes never make two:
+   * a Job of that op id already there is followed (its result read) instead. Answers the Job's
+   * result as it is, a refusal included (the pass records it on the pull).
+   */
+  async placePull(t: Target, place: { path: string; to: string; pullOp: string; opId: string }, signal?: AbortSignal): Promise<Result> {
+    const made = await this.placedPull(t.server, place.opId, signal);
+    return made ?? this.#run(t, { op: 'pull-place', path: place.path, to: place.to, pullOp: place.pullOp }, signal, undefined, place.opId);
+  }
+
+  /**
+   * The result of the placement Job `opId` of `server` when one was made (followed to its end, no
+   * lock needed: it holds the world itself while it runs); undefined when none was. One whose
+   * result is lost is 503 outcome_unknown: the file may or may not be in place.
+   */
+  async placedPull(server: string, opId: string, signal?: AbortSignal): Promise<Result | undefined> {
+    const made = (await this.#runner.findJobs(this.#cfg.namespace, `${LABEL_FILES_OP}=${opId},${LABEL_SERVER}=${server}`))[0];
+    if (!made) return undefined;
+    const deadline = AbortSignal.timeout(this.#cfg.timeoutMs);
+    try {
+      return parseResultPayload(await this.#runner.run(made, { mutating: true, adopt: true, signal: signal ? AbortSignal.any([deadline, signal]) : deadline }));
+    } catch (err) {
+      if (err instanceof JobLostError) throw lostChange('pull-place', opId, err);
+      throw err;
+    }
+  }
+
   /** Removes record `id` for good, or every record without one. */
   async trashPurge(t: Target, id: string | undefined, signal?: AbortSignal): Promise<{ purged: number; bytes: number }> {
     return decodeTrashPurge(await this.#run(t, { op: 'trash-purge', path: '', ...(id ? { trashId: id } : {}) }, signal));
@@ -315,7 +345,7 @@ export class FilesEditor {
 
   async #run(
     t: Target,
-    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch' | 'trashId'>>,
+    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch' | 'trashId' | 'pullOp'>>,
     signal?: AbortSignal,
     streamed?: {
       /** The digest of the token for the Job named so (a streamed write's spec carries it). */
@@ -323,6 +353,8 @@ export class FilesEditor {
       /** Runs the Job (through `run`, with a signal that ends it) while delivering its content. */
       deliver: (job: V1Job, run: (signal: AbortSignal) => Promise<string>) => Promise<string>;
     },
+    /** The op id the Job must have (the caller has looked for one already made: placePull). */
+    fixedOpId?: string,
   ) {
     // A write asked a session already (write()); any other small mutation asks here.
     if (call.op !== 'write') {
@@ -353,7 +385,7 @@ export class FilesEditor {
         }
       }
     }
-    const opId = newOpId();
+    const opId = fixedOpId ?? newOpId();
     const trash = callerTrash(settings.trash);
     const job = renderFilesJob({
       ...settings,

@@ -1,7 +1,7 @@
 /**
  * The seam where world maintenance plugs into the file routes, in two plain calls: `enter` (the
- * server exists, is stopped, has a world volume; says where its world lives) and `run` (a
- * mutation under the world lock). The file routes call only this interface;
+ * server exists, is stopped or the call only reads, has a world volume; says where its world
+ * lives and whether the game may be saving it) and `run` (a mutation under the world lock). The file routes call only this interface;
  * lib/maintenance/file-gates.ts implements it. Nothing here knows of HTTP.
  * @module
  */
@@ -16,8 +16,8 @@ export interface FileAccess {
 
 export interface FileGates {
   /**
-   * Throws (404 unknown server, 409 not_stopped, 409 no_world_volume) when the op may not run;
-   * otherwise says where the server's world lives.
+   * Throws (404 unknown server, 409 not_stopped, 409 no_world_volume, 409 volume_exclusive) when
+   * the op may not run; otherwise says where the server's world lives, and its `worldState`.
    */
   enter(server: string, access: FileAccess): Promise<Target>;
   /**

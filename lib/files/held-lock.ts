@@ -12,7 +12,7 @@ export interface HeldLock {
   server: string;
   /** The holder kind written (`file-write`, `config-write`). */
   kind: string;
-  /** The annotation's value as written: `<kind>@<RFC 3339>`. */
+  /** The annotation's value: `<kind>@<RFC 3339>`, as written or as the world's line re-dated it since. */
   value: string;
   /**
    * Leave the lock to lapse after its grace instead of releasing it: the change may still be

@@ -11,7 +11,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { callableAddress } from '../kube/job-facts.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { DomainError } from '../errors.ts';
-import { FILES_CONTAINER, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
+import { FILES_CONTAINER, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_SERVER } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { sleep } from '../sleep.ts';
 import type { PodLister } from './write-delivery.ts';
@@ -50,7 +50,8 @@ const ended = (p: V1Pod) => p.status?.phase === 'Succeeded' || p.status?.phase =
 
 export async function cancelPull(o: CancelOptions): Promise<void> {
   if (!/^[0-9a-f]{16}$/.test(o.opId)) throw new DomainError('not_found', 'not_found', `no pull ${JSON.stringify(o.opId)} on server ${o.server}`);
-  const selector = `${LABEL_FILES_OP}=${o.opId},${LABEL_SERVER}=${o.server},${LABEL_FILES_MODE}=pull`;
+  // A pull Job is labelled mode read (it holds no world); its own label marks it.
+  const selector = `${LABEL_FILES_OP}=${o.opId},${LABEL_SERVER}=${o.server},${LABEL_FILES_PULL}=true`;
   const until = performance.now() + START_WAIT_MS;
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     let pods: V1Pod[];

@@ -12,7 +12,12 @@ import {
   NotStoppedError,
   NoWorldVolumeError,
   ServerNotFoundError,
+  VolumeExclusiveError,
 } from '../maintenance/errors.ts';
+import { ExportBusyError } from '../downloads/admission.ts';
+import { DomainError } from '../errors.ts';
+import { GRACE_MS } from '../protocol/lock-value.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS } from './error-map.ts';
 import { ApiError } from './envelope.ts';
 import type { RouteModule } from './serve.ts';
 
@@ -75,6 +80,34 @@ test('every other domain error has one status and code', async () => {
     assert.equal(r.status, status, code);
     assert.equal(e.code, code);
     if (message) assert.equal(e.message, message);
+  }
+});
+
+test('Retry-After, in whole seconds: on every 429 and 409 maintenance_in_progress, from the error when it can tell, else the default; on nothing else', async () => {
+  const rows: Array<[() => Error, number, string, string | null]> = [
+    // A holder the error reckons from: a file change, anything else, the race for the lock, a lock about to lapse.
+    [() => new MaintenanceBusyError('file-write'), 409, 'maintenance_in_progress', '5'],
+    [() => new MaintenanceBusyError('backup'), 409, 'maintenance_in_progress', '30'],
+    [() => new MaintenanceBusyError(undefined, undefined, { contended: true }), 409, 'maintenance_in_progress', '1'],
+    [() => MaintenanceBusyError.heldBy({ kind: 'restore', source: 'lock', since: new Date(Date.now() - GRACE_MS + 7_500).toISOString() }, new Date()), 409, 'maintenance_in_progress', '8'],
+    [() => new ExportBusyError(2), 429, 'export_busy', '30'],
+    [() => new ExportBusyError(2, 12), 429, 'export_busy', '12'],
+    // Errors that cannot tell get the default: every 429, every maintenance_in_progress.
+    [() => new DomainError('too_many_uploads', 'busy', 'this server already has an upload session'), 429, 'too_many_uploads', String(DEFAULT_RETRY_AFTER_SECONDS)],
+    [() => new DomainError('maintenance_in_progress', 'conflict', 'held'), 409, 'maintenance_in_progress', String(DEFAULT_RETRY_AFTER_SECONDS)],
+    [() => new DomainError('world_reclaiming', 'conflict', 'reaping'), 409, 'world_reclaiming', String(DEFAULT_RETRY_AFTER_SECONDS)],
+    // A fraction is rounded up: never sooner than the error said.
+    [() => new DomainError('export_busy', 'busy', 'busy', { retryAfterSeconds: 2.2 }), 429, 'export_busy', '3'],
+    [() => new NotStoppedError(), 409, 'not_stopped', null],
+    [() => new VolumeExclusiveError('world-survival-0'), 409, 'volume_exclusive', null],
+    [() => new NoWorldVolumeError(), 409, 'no_world_volume', null],
+    [() => new ServerNotFoundError('survival'), 404, 'not_found', null],
+  ];
+  for (const [make, status, code, retry] of rows) {
+    const { r, e } = await answer(make);
+    assert.equal(r.status, status, code);
+    assert.equal(e.code, code);
+    assert.equal(r.headers.get('retry-after'), retry, `${code}: ${e.message}`);
   }
 });
 

@@ -71,7 +71,11 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
     // A change lost without a result: the caller is told what can be known, the log keeps how it ended.
     if (mapped?.code === 'outcome_unknown') opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path), op: mapped.op }, 'file job ended without a result');
     if (mapped?.status === 408) opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: loggedPath(c.req.path), code: mapped.code }, 'the caller stalled');
-    if (mapped) return sendError(c, mapped.status, mapped.code, mapped.message, { path: mapped.path, op: mapped.op });
+    if (mapped) {
+      const r = sendError(c, mapped.status, mapped.code, mapped.message, { path: mapped.path, op: mapped.op });
+      if (mapped.retryAfter !== undefined) r.headers.set('retry-after', String(mapped.retryAfter));
+      return r;
+    }
     opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path) }, 'request failed');
     return sendError(c, 500, 'internal', 'internal error');
   });

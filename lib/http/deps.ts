@@ -1,6 +1,6 @@
 /**
  * What the functions need, built once at start from a KubeConfig and the environment: the file
- * editor, the world lock and the gates it backs, the restore-chain settler.
+ * editor, the world lock and the gates it backs, the restore-chain settler, the pull placer.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import type { Logger } from '../log.ts';
 import { MaintenanceGates } from '../maintenance/file-gates.ts';
 import { TemplateRestorer } from '../maintenance/restorer.ts';
 import { Settler } from '../maintenance/settle.ts';
+import { PullPlacer } from '../maintenance/pull-placement.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { BrowseSessions, type BrowseChannel } from '../browse/sessions.ts';
@@ -34,6 +35,8 @@ export interface Deps {
   servers: ServerApi;
   lock: WorldLock;
   settler: Settler;
+  /** Places the pulls that ended staged (a settle pass); it places nothing without a worker image. */
+  placer: PullPlacer;
   /** List and read through a browse session first; undefined: one-shot Jobs only. */
   browse?: BrowseChannel;
   /** Signed downloads served by export Jobs; undefined without a worker image or a job key. */
@@ -67,6 +70,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
   const lock = new WorldLock(servers, {
     namespace: o.namespace,
     restartAnnotation: o.restartAnnotation,
+    joinChanges: o.joinChanges !== false,
     onReleaseError: (err, server) => o.logger.warn({ err, server }, 'world lock release failed; it lapses after its grace period'),
     onLockKept: (server, value) => o.logger.warn({ server, lock: value }, 'a change may still be under way in an edit session that did not answer; the world lock is kept until its grace period ends'),
   });
@@ -75,20 +79,23 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     : undefined;
   const jobPods = new KubeJobPodApi(kc);
   const transfer = o.editor && transferJobSettings(o.editor);
+  const editor = o.editor ? editorOf(o.editor, jobPods, o.browse, o.logger) : undefined;
+  const gates = new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode, readWhileRunning: o.readWhileRunning });
   return {
     logger: o.logger,
-    editor: o.editor ? editorOf(o.editor, jobPods, o.browse, o.logger) : undefined,
+    editor,
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
-    downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation }) : undefined,
+    downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation, readWhileRunning: o.readWhileRunning }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.
     uploads: transfer && o.browse ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs, bodyIdleMs: (o.uploads?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000 }) : undefined,
     uploadSessions:
       transfer && o.browse
         ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs })
         : undefined,
-    gates: new MaintenanceGates(servers, lock, { controllerNode: o.controllerNode }),
+    gates,
     servers,
     lock,
     settler: new Settler(servers, o.namespace, restorer),
+    placer: new PullPlacer({ api: servers, logs: jobPods, namespace: o.namespace, gates, place: editor ? (t, p) => editor.placePull(t, p) : undefined }),
   };
 }

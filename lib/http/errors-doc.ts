@@ -5,7 +5,9 @@
  * @module
  */
 import { ERROR_CODES, ERROR_KINDS, type ErrorCode, type ErrorKind } from '../errors.ts';
-import { KIND_STATUS } from './error-map.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS, KIND_STATUS, RETRY_AFTER_CODES } from './error-map.ts';
+import { RETRY_CONTENDED_SECONDS, RETRY_FILE_CHANGE_SECONDS, RETRY_OTHER_SECONDS } from '../maintenance/retry-after.ts';
+import { EXPORT_RETRY_AFTER_SECONDS } from '../downloads/admission.ts';
 
 const KIND_WORDS: Record<ErrorKind, string> = {
   invalid: 'the request cannot be taken as it is; retrying it unchanged fails the same way',
@@ -57,6 +59,23 @@ export function renderErrorsDoc(): string {
     '| Code | HTTP | Kind | When |',
     '| --- | --- | --- | --- |',
     ...codes.map((c) => `| \`${c}\` | ${statusOf(c)} | ${ERROR_CODES[c].kinds.join(' / ')} | ${ERROR_CODES[c].meaning} |`),
+    '',
+    '## Retry-After',
+    '',
+    `Every 429 and every 409 ${RETRY_AFTER_CODES.map((c) => `\`${c}\``).join(' or ')} carries \`Retry-After\`, in whole seconds:`,
+    'when to try again, reckoned from what refused the request when it can tell.',
+    '',
+    '| Refused because | Retry-After |',
+    '| --- | --- |',
+    `| a file change holds the world (a \`file-write\` or \`config-write\` Job or lock) | ${RETRY_FILE_CHANGE_SECONDS} |`,
+    `| anything else holds it (a backup, a restore, a download, the reaper, a migration), or a restart is pending | ${RETRY_OTHER_SECONDS} |`,
+    '| a lock holds it | the above, but never later than the lock lapses (2 minutes after its time; a `migration@` lock never lapses) |',
+    `| other admissions kept winning the race for the lock | ${RETRY_CONTENDED_SECONDS} |`,
+    `| \`export_busy\`: the most downloads of the server run | ${EXPORT_RETRY_AFTER_SECONDS} |`,
+    `| any other (\`too_many_uploads\`, \`too_many_pulls\`) | ${DEFAULT_RETRY_AFTER_SECONDS} |`,
+    '',
+    'It is a hint, not a promise: the holder may end sooner or later. A mutation may instead wait',
+    'for another file change with `Prefer: wait=<s>` (docs/world-maintenance.md).',
     '',
     '## Kinds',
     '',

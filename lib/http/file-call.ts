@@ -61,6 +61,20 @@ export async function openBatchCall(c: Context, deps: Deps, op: Op): Promise<Fil
   return { target, path: '.', editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };
 }
 
+/**
+ * A call of an upload session that changes the world (a part, the commit, a cancel): the same
+ * front, entered for the upload op with no `?path=` (the session holds its file's path).
+ */
+export async function openSessionCall(c: Context, deps: Deps): Promise<FileCall> {
+  const server = serverName(c);
+  const access: FileAccess = { op: 'upload', path: '' };
+  const target = await enter(deps, server, access);
+  const editor = requireEditor(deps);
+  const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
+  const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
+  return { target, path: '', editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };
+}
+
 /** The entry gates; a server found running also ends the edit session this instance knows of. */
 async function enter(deps: Deps, server: string, access: FileAccess): Promise<Target> {
   try {
@@ -78,6 +92,7 @@ async function enter(deps: Deps, server: string, access: FileAccess): Promise<Ta
  */
 export function underWorldLock<T>(deps: Deps, call: FileCall, fn: () => Promise<T>): Promise<T> {
   const entered = call.target;
-  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn, { entered });
+  // The caller going away ends a wait for its turn (nothing was changed yet), never a change begun.
+  if (call.waitSeconds === undefined) return deps.gates.run(call.target.server, call.access, fn, { entered, signal: call.signal });
   return deps.gates.run(call.target.server, call.access, fn, { waitMs: call.waitSeconds * 1000, signal: call.signal, applied: call.preferenceApplied, entered });
 }

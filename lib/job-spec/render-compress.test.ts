@@ -17,7 +17,7 @@ test('a compress Job: the folder as --path, --format and --to, the selection in 
   assert.deepEqual(decodeBatchEnv('compress', env), { paths });
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-mode'], 'compress');
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
-  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'plugins' });
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'plugins', 'felis.lolicon.best/files-change': 'felis-world' });
   assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, false);
   assert.deepEqual(c.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
   // What the Job program reads back from that command line.

@@ -7,7 +7,7 @@ import { holdState, jobKind } from '../maintenance/holder.ts';
 
 const base = jobParams();
 
-test('identity: name, labels on Job and Pod, no annotations on a sync Job', () => {
+test('identity: name, labels on Job and Pod, no annotations on a sync read Job', () => {
   const job = renderFilesJob(base);
   assert.equal(job.metadata!.name, 'files-survival-0123456789abcdef');
   const labels = {
@@ -113,10 +113,10 @@ test('a streamed write: --receive after Felis\'s args, the serving env and port,
   ]);
   assert.deepEqual(c.ports, [{ name: 'receive', containerPort: 8420, protocol: 'TCP' }]);
   assert.ok(!JSON.stringify(job).includes('FELIS_FILE_CONTENT'));
-  // It holds the world exactly as the env-var write Job does: same labels, no annotations, RW, CHOWN.
+  // It holds the world exactly as the env-var write Job does: same labels, only the mark of a change of ours, RW, CHOWN.
   assert.deepEqual(job.metadata!.labels, plain.metadata!.labels);
   assert.deepEqual(job.spec!.template.metadata!.labels, plain.spec!.template.metadata!.labels);
-  assert.equal(job.metadata!.annotations, undefined);
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-change': 'felis-world' });
   assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, false);
   assert.deepEqual(c.securityContext, plain.spec!.template.spec!.containers[0]!.securityContext);
   assert.equal(job.spec!.activeDeadlineSeconds, plain.spec!.activeDeadlineSeconds);
@@ -141,10 +141,10 @@ test('node pinning, fsGroup only when positive, deadline/TTL fallbacks', () => {
   assert.equal(job.spec!.ttlSecondsAfterFinished, 120);
 });
 
-test('async unzip gets the async label and exactly the path annotation', () => {
+test('async unzip gets the async label, the path annotation and the mark of a change of ours', () => {
   const job = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true, overwrite: true });
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
-  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'a.zip' });
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'a.zip', 'felis.lolicon.best/files-change': 'felis-world' });
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite']);
 });
 
@@ -168,7 +168,7 @@ test('unzip and zip take --to after the base args; zip is a background op that m
   assert.deepEqual(both.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite', '--to', 'x']);
   const zip = renderFilesJob({ ...base, op: 'zip', path: 'world', async: true });
   assert.deepEqual(zip.spec!.template.spec!.containers[0]!.args, ['--op', 'zip', '--path', 'world', '--worlds-root', '/data']);
-  assert.deepEqual(zip.metadata!.annotations, { 'felis.lolicon.best/files-path': 'world' });
+  assert.deepEqual(zip.metadata!.annotations, { 'felis.lolicon.best/files-path': 'world', 'felis.lolicon.best/files-change': 'felis-world' });
   const c = zip.spec!.template.spec!.containers[0]!;
   assert.deepEqual(c.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
   assert.equal(c.volumeMounts![0]!.readOnly, false);

@@ -6,6 +6,7 @@
 import type { V1Job, V1EnvVar } from '@kubernetes/client-node';
 import {
   ANNOTATION_FILES_PATH,
+  CHANGE_MARK,
   COMPONENT_WORLD_FILES,
   FILES_CONTAINER,
   LABEL_COMPONENT,
@@ -14,6 +15,7 @@ import {
   LABEL_FILES_OP,
   LABEL_EVENT,
   LABEL_EVENT_REQUEST,
+  LABEL_FILES_PULL,
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   MANAGED_BY_FILES,
@@ -23,7 +25,7 @@ import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { DomainError } from '../errors.ts';
 import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
 import { carriesItems, encodeBatchEnv, isBatchOp, type Batch } from '../protocol/batch-env.ts';
-import { isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
+import { holdsWorld, isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
 export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
@@ -112,6 +114,8 @@ export interface JobParams {
   pullEnv?: Readonly<Record<string, string>>;
   /** pull: the digest of the token files-pull's cancel call presents (the Pod serves it on its port). */
   cancelTokenSha256?: string;
+  /** pull-place: the op id of the pull whose staged download it places (`--pull-op`); `path` and `to` are where. */
+  pullOp?: string;
   /** trash-restore, trash-purge: the record (`--trash-id`); a purge without one purges all (`--all`). */
   trashId?: string;
   /**
@@ -210,6 +214,9 @@ function args(p: JobParams, op: Op): string[] {
       // Without --to the Job takes the name the answer or the URL suggests.
       if (p.to) a.push('--to', p.to);
       break;
+    case 'pull-place':
+      a.push('--to', p.to ?? '', '--pull-op', p.pullOp ?? '');
+      break;
     default:
       break;
   }
@@ -254,8 +261,11 @@ function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
     for (const name of Object.keys(p.pullEnv ?? {}).sort()) if (PULL_ENV.includes(name)) out.push({ name, value: p.pullEnv![name] });
     // The cancel call: listened for on the Pod's address for as long as the pull runs.
     if (p.cancelTokenSha256) out.push(...listenEnvOf(BROWSE_PORT), { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.cancelTokenSha256 });
+    // Its staging is named by its op id, and kept until no placement can still be started for it:
+    // the Job's deadline, then the time its finished Job stays listed (job/pull/staging.ts).
+    out.push({ name: PULL_KEEP_ENV, value: String(pullKeepSeconds(p)) });
   }
-  if (JOURNALED_OPS.includes(op)) out.push(OP_ID_ENV);
+  if (JOURNALED_OPS.includes(op) || op === 'pull') out.push(OP_ID_ENV);
   return out.length > 0 ? out : undefined;
 }
 
@@ -268,8 +278,14 @@ export const JOURNALED_OPS: readonly Op[] = ['unzip'];
 
 /** The operator's pull settings a pull Job's env carries (job/ops/pull.ts reads them); nothing else passes. */
 export const PULL_ENV: readonly string[] = ['FELIS_PULL_ALLOW', 'FELIS_PULL_DENY', 'FELIS_PULL_PORTS', 'FELIS_PULL_MAX_BYTES', 'FELIS_PULL_CONNECT_TIMEOUT_SECONDS', 'FELIS_PULL_IDLE_TIMEOUT_SECONDS'];
-/** Ours only: marks a pull Job, the only file Job the NetworkPolicy lets out (knative/job-network-policy.yaml). */
-export const LABEL_FILES_PULL = 'felis.lolicon.best/files-pull';
+export { LABEL_FILES_PULL };
+/** How long a pull's staging is kept at most (seconds), in its Job's env (job/pull/staging.ts). */
+export const PULL_KEEP_ENV = 'FELIS_PULL_KEEP_SECONDS';
+
+/** A pull's staging lives at most its Job's deadline plus the time the finished Job stays listed. */
+export function pullKeepSeconds(p: Pick<JobParams, 'deadlineSeconds' | 'ttlSeconds'>): number {
+  return (p.deadlineSeconds > 0 ? p.deadlineSeconds : FALLBACK_SECONDS) + (p.ttlSeconds > 0 ? p.ttlSeconds : FALLBACK_SECONDS);
+}
 const OP_ID_ENV: V1EnvVar = { name: 'FELIS_OP_ID', valueFrom: { fieldRef: { fieldPath: `metadata.labels['${LABEL_FILES_OP}']` } } };
 
 /**
@@ -290,6 +306,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     throw new JobSpecError('an upload needs a source URL and a token');
   }
   if (op === 'pull' && !p.url) throw new JobSpecError('a pull needs a URL');
+  if (op === 'pull-place' && (!p.to || !/^[0-9a-f]{16}$/.test(p.pullOp ?? ''))) throw new JobSpecError('a placement needs the name and the op id of its pull');
   if (p.cancelTokenSha256 !== undefined && (op !== 'pull' || !/^[0-9a-f]{64}$/.test(p.cancelTokenSha256))) throw new JobSpecError('only a pull takes a cancel token digest');
   if (carriesItems(op) !== (p.batch !== undefined)) throw new JobSpecError(carriesItems(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
   if (p.async && !ASYNC_OPS.includes(op)) {
@@ -300,12 +317,15 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (p.command.length === 0) throw new JobSpecError('no worker command configured');
 
   const rw = mutates(op);
+  const holds = holdsWorld(op);
   const labels: Record<string, string> = {
     [LABEL_MANAGED_BY]: MANAGED_BY_FILES,
     [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
     [LABEL_SERVER]: p.server,
     [LABEL_FILES_OP]: p.opId,
-    [LABEL_FILES_MODE]: op,
+    // A pull holds nothing (it writes only its own staging): mode `read`, which Felis's rule and
+    // ours both pass by, and its own label names the op (lib/labels.ts fileOpOf).
+    [LABEL_FILES_MODE]: op === 'pull' ? 'read' : op,
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
@@ -313,8 +333,9 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (p.eventKey && p.eventRequest) labels[LABEL_EVENT_REQUEST] = p.eventRequest;
   return jobOf(p, {
     labels,
-    // Sync Jobs carry no annotations at all; async ones exactly the path.
-    annotations: p.async ? { [ANNOTATION_FILES_PATH]: p.path } : undefined,
+    // Async Jobs carry the path, as Felis's; a change of ours that holds the world says so (a later
+    // change of ours waits for it in turn, lib/maintenance/world-line.ts); a sync read carries none.
+    annotations: p.async || holds ? { ...(p.async ? { [ANNOTATION_FILES_PATH]: p.path } : {}), ...(holds ? CHANGE_MARK : {}) } : undefined,
     deadlineSeconds: p.deadlineSeconds > 0 ? p.deadlineSeconds : FALLBACK_SECONDS,
     readOnly: !rw,
     args: args(p, op),

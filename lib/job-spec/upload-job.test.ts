@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jobKind } from '../maintenance/holder.ts';
+import { isOurChange, jobKind } from '../maintenance/holder.ts';
 import { JobSpecError } from './render.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from './upload-job.ts';
 
@@ -43,17 +43,26 @@ test('a receiver Job mounts the world read-write, holds it as a write, and carri
   });
   assert.equal(job.spec!.activeDeadlineSeconds, 600);
   assert.equal(pod.automountServiceAccountToken, false);
-  // The single PUT's Job is a sync file Job: no background label, no annotations.
+  // The single PUT's Job is a sync file Job: no background label; only the mark of a change of ours.
   assert.equal(labels['felis.lolicon.best/files-async'], undefined);
-  assert.equal(job.metadata!.annotations, undefined);
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-change': 'felis-world' });
 });
 
-test('a session receiver is a background upload op: async on the Job and its Pods, the path its only annotation', () => {
+test('a session receiver is a background op (async on the Job and its Pods, its path annotated) that holds nothing: mode read, no mark of a change of ours', () => {
   const job = renderReceiverJob({ ...BASE, once: false, session: 'c'.repeat(32), path: 'plugins/pack.zip' });
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
   assert.equal(job.spec!.template.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
   assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'plugins/pack.zip' });
-  assert.equal(jobKind(job), 'file-write');
+  // The one shape both holder rules count as no holder, as an edit session is; its own label says what it is.
+  assert.equal(job.metadata!.labels!['felis.lolicon.best/files-mode'], 'read');
+  assert.equal(job.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'], 'read');
+  assert.equal(jobKind(job), undefined, 'an idle session holds nothing');
+  assert.equal(isOurChange(job), false, 'no change of the line waits for it');
+  assert.equal(job.metadata!.labels![LABEL_UPLOAD_SESSION], 'c'.repeat(32));
+  // Still read-write, with the writers' capabilities: it places the file inside a locked call.
+  const pod = job.spec!.template.spec!;
+  assert.equal(pod.volumes![0]!.persistentVolumeClaim!.readOnly, false);
+  assert.deepEqual(pod.containers[0]!.securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
 });
 
 test('a session receiver is labelled with its session; bad inputs are refused before any API call', () => {

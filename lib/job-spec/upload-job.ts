@@ -1,21 +1,29 @@
 /**
  * The receiver Job of an upload: the file Job program in `--receive` mode, world mounted
- * read-write. Labelled as an `upload` file Job, so it holds the world as `file-write` for us and for
- * Felis (whose rule counts any files-mode but `read` as a write) for as long as it runs, plus the
- * receive label by which the function finds its Pod. A session's receiver is also a background op
- * (`files-async`, its path annotated), so Felis's ops listing and ours show the upload, its progress
- * and how it ended, as Felis shows its own upload Jobs. Pure: no I/O.
+ * read-write, with the receive label by which the function finds its Pod.
+ *
+ * - The single PUT's receiver is labelled as an `upload` file Job, so it holds the world as
+ *   `file-write` for us and for Felis (whose rule counts any files-mode but `read` as a write) for
+ *   as long as it runs, as any one-shot change does; it is marked as a change of ours.
+ * - A session's receiver holds nothing by itself (docs/uploads.md): `files-mode: read`, the one
+ *   shape both holder rules count as no holder, as an edit session is, and its own label naming the
+ *   session. It changes the world only inside a call made by a function holding a ticket of the
+ *   world's line, which carries that lock (job/serve/receive-session.ts checks it), so it is no
+ *   change of ours for the line to wait on either. It is also a background op (`files-async`, its
+ *   path annotated): our ops listing shows it as the `upload` it is (lib/ops/state.ts).
+ *
+ * Pure: no I/O.
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, CHANGE_MARK, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import { encodeTrashEnv } from '../protocol/trash-env.ts';
 import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, servingEnvOf, type JobBase, type JobParams } from './render.ts';
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
 export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';
-/** Ours only: the upload session a receiver Job serves (32 hex); every Job of the session has it. */
-export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
+export { LABEL_UPLOAD_SESSION } from '../labels.ts';
+import { LABEL_UPLOAD_SESSION } from '../labels.ts';
 /** The same container port as a serving Job: only the upload functions may reach it. */
 export const RECEIVE_PORT = BROWSE_PORT;
 
@@ -46,7 +54,8 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
     [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
     [LABEL_SERVER]: p.server,
     [LABEL_FILES_OP]: p.opId,
-    [LABEL_FILES_MODE]: 'upload',
+    // A session's receiver holds nothing by itself; the single PUT's holds the world while it runs.
+    [LABEL_FILES_MODE]: p.session ? 'read' : 'upload',
     [LABEL_FILES_RECEIVE]: 'true',
   };
   if (p.session) {
@@ -55,8 +64,9 @@ export function renderReceiverJob(p: ReceiverJobParams): V1Job {
   }
   return jobOf(p, {
     labels,
-    // Exactly the path, as on Felis's background Jobs; the single PUT's Job is a sync one, with none.
-    ...(p.session ? { annotations: { [ANNOTATION_FILES_PATH]: p.path ?? '' } } : {}),
+    // A session's path, as on Felis's background Jobs; the single PUT's Job (a sync one) is instead
+    // a change of ours that a later change waits for in turn (lib/maintenance/world-line.ts).
+    annotations: p.session ? { [ANNOTATION_FILES_PATH]: p.path ?? '' } : { ...CHANGE_MARK },
     // A minute past the program's own lifetime for a clean stop.
     deadlineSeconds: p.lifetimeSeconds + 60,
     readOnly: false,

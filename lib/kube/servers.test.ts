@@ -30,18 +30,21 @@ async function fakeApiserver(routes: Record<string, [number, object]>) {
 
 const SERVER = '/apis/felis.lolicon.best/v1alpha1/namespaces/minecraft/minecraftservers/survival';
 
-test('the server and claim reads: the object, or undefined / false when it does not exist, with the caller token', async (t) => {
+test('the server and claim reads: the object (a claim as its access modes), or undefined when it does not exist, with the caller token', async (t) => {
   const f = await fakeApiserver({
     [SERVER]: [200, { apiVersion: 'felis.lolicon.best/v1alpha1', kind: 'MinecraftServer', metadata: { name: 'survival' }, spec: { desiredState: 'Stopped' } }],
-    '/api/v1/namespaces/minecraft/persistentvolumeclaims/world-survival-0': [200, { kind: 'PersistentVolumeClaim', metadata: { name: 'world-survival-0' } }],
+    '/api/v1/namespaces/minecraft/persistentvolumeclaims/world-survival-0': [200, { kind: 'PersistentVolumeClaim', metadata: { name: 'world-survival-0' }, spec: { accessModes: ['ReadWriteOncePod'] } }],
+    '/api/v1/namespaces/minecraft/persistentvolumeclaims/no-modes': [200, { kind: 'PersistentVolumeClaim', metadata: { name: 'no-modes' }, spec: { accessModes: 'ReadWriteOnce' } }],
   });
   t.after(() => f.close());
   const s = await f.api.getServer('minecraft', 'survival');
   assert.equal(s?.spec?.desiredState, 'Stopped');
   assert.equal(await f.api.getServer('minecraft', 'nobody'), undefined);
-  assert.equal(await f.api.claimExists('minecraft', 'world-survival-0'), true);
+  assert.deepEqual(await f.api.getClaim('minecraft', 'world-survival-0'), { accessModes: ['ReadWriteOncePod'] });
+  // Modes that are not a list of strings are no modes.
+  assert.deepEqual(await f.api.getClaim('minecraft', 'no-modes'), { accessModes: [] });
   // A name is one path segment, whatever it holds.
-  assert.equal(await f.api.claimExists('minecraft', '../secrets/x'), false);
+  assert.equal(await f.api.getClaim('minecraft', '../secrets/x'), undefined);
   assert.deepEqual(f.asked.at(-1), { path: '/api/v1/namespaces/minecraft/persistentvolumeclaims/..%2Fsecrets%2Fx', auth: 'Bearer fn-token', accept: 'application/json' });
   assert.ok(f.asked.every((a) => a.auth === 'Bearer fn-token'));
 });
@@ -53,5 +56,5 @@ test('any other status is an API error with its Status, as client-node reports t
   });
   t.after(() => f.close());
   await assert.rejects(f.api.getServer('minecraft', 'survival'), (e: unknown) => kubeStatus(e)?.code === 403 && kubeStatus(e)?.reason === 'Forbidden');
-  await assert.rejects(f.api.claimExists('minecraft', 'w'), (e: unknown) => kubeStatus(e)?.code === 500 && kubeStatus(e)?.message === 'etcd down');
+  await assert.rejects(f.api.getClaim('minecraft', 'w'), (e: unknown) => kubeStatus(e)?.code === 500 && kubeStatus(e)?.message === 'etcd down');
 });

@@ -1,7 +1,7 @@
 /**
  * The Kubernetes calls of world maintenance: read and merge-patch a MinecraftServer (the lock and
  * the desired state ride on it, under optimistic concurrency), list a server's Jobs and game Pods,
- * check its world claim, and patch a Job's labels (restore-chain settling).
+ * read its world claim (does it exist, its access modes), and patch a Job's labels (restore-chain settling).
  * @module
  */
 import { kubeStatus } from './errors.ts';
@@ -22,6 +22,12 @@ export interface MinecraftServer {
   status?: { phase?: string; ready?: boolean; nodeName?: string };
 }
 
+/** The fields of a world's PersistentVolumeClaim this project reads. */
+export interface WorldClaim {
+  /** `spec.accessModes` (empty when the claim names none). */
+  accessModes: string[];
+}
+
 export interface ServerApi {
   getServer(namespace: string, name: string): Promise<MinecraftServer | undefined>;
   listServers(namespace: string): Promise<MinecraftServer[]>;
@@ -35,7 +41,8 @@ export interface ServerApi {
   removeAnnotationIf(namespace: string, name: string, key: string, value: string): Promise<boolean>;
   listJobs(namespace: string, labelSelector: string): Promise<V1Job[]>;
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
-  claimExists(namespace: string, claim: string): Promise<boolean>;
+  /** The world claim's access modes, or undefined when there is no such claim. */
+  getClaim(namespace: string, claim: string): Promise<WorldClaim | undefined>;
   patchJob(namespace: string, name: string, patch: object): Promise<void>;
   createJob(namespace: string, job: V1Job): Promise<V1Job>;
 }
@@ -128,8 +135,11 @@ export class KubeServerApi implements ServerApi {
     return (await (await this.#clients()).core.listNamespacedPod({ namespace, labelSelector })).items;
   }
 
-  async claimExists(namespace: string, claim: string): Promise<boolean> {
-    return (await this.#getObject(`/api/v1/namespaces/${encodeURIComponent(namespace)}/persistentvolumeclaims/${encodeURIComponent(claim)}`)) !== undefined;
+  async getClaim(namespace: string, claim: string): Promise<WorldClaim | undefined> {
+    const pvc = (await this.#getObject(`/api/v1/namespaces/${encodeURIComponent(namespace)}/persistentvolumeclaims/${encodeURIComponent(claim)}`)) as { spec?: { accessModes?: unknown } } | undefined;
+    if (!pvc) return undefined;
+    const modes = pvc.spec?.accessModes;
+    return { accessModes: Array.isArray(modes) ? modes.filter((m): m is string => typeof m === 'string') : [] };
   }
 
   async patchJob(namespace: string, name: string, body: object): Promise<void> {

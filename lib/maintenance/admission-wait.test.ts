@@ -77,9 +77,12 @@ test('a foreign holder or a running server is refused at once: one try, no pause
 test('out of time: the 409 the caller would have had, saying it waited, and applied', async () => {
   const clock = fakeClock();
   let applied = 0;
-  await assert.rejects(admitWaiting('s', async () => { throw busy('file-write'); }, { waitMs: 3000, applied: () => applied++ }, new ArrivalLine(), clock), (e) => {
+  const last = new MaintenanceBusyError('file-write', { op: 'write', path: 'a.txt' }, { retryAfterSeconds: 4 });
+  await assert.rejects(admitWaiting('s', async () => { throw last; }, { waitMs: 3000, applied: () => applied++ }, new ArrivalLine(), clock), (e) => {
     assert.ok(e instanceof WaitExpiredError && e instanceof MaintenanceBusyError);
     assert.equal(e.kind, 'file-write');
+    // When to try again is the last refusal's.
+    assert.equal(e.retryAfterSeconds, 4);
     assert.equal(e.message, "a file write (write of a.txt) is running on this server's world; still held after waiting 3 s: retry once it finishes");
     return true;
   });

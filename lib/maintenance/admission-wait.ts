@@ -36,7 +36,7 @@ export interface WaitOptions {
 /** The wait ran out with the world still held by a file mutation: the 409 the caller would have had. */
 export class WaitExpiredError extends MaintenanceBusyError {
   constructor(last: MaintenanceBusyError, seconds: number) {
-    super(last.kind, last.activity);
+    super(last.kind, last.activity, { retryAfterSeconds: last.retryAfterSeconds });
     this.message = `${this.message.replace(/; retry once it finishes$/, '')}; still held after waiting ${seconds} s: retry once it finishes`;
     this.name = 'WaitExpiredError';
   }

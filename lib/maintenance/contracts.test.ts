@@ -41,7 +41,7 @@ test("the file gates find a Felis-shaped server's world at its claim and node", 
   api.put(felisServer('survival', { claimName: 'survival-world-v2', statusNodeName: 'node-b' }));
   api.claims.add('survival-world-v2');
   const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }), { controllerNode: 'ctl' });
-  assert.deepEqual(await gates.enter('survival', { op: 'read', path: 'a' }), { server: 'survival', world: { claim: 'survival-world-v2', node: 'node-b' } });
+  assert.deepEqual(await gates.enter('survival', { op: 'read', path: 'a' }), { server: 'survival', world: { claim: 'survival-world-v2', node: 'node-b' }, worldState: 'stopped' });
   assert.ok(api.calls.includes('get pvc survival-world-v2'));
 });
 

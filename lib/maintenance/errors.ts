@@ -3,23 +3,47 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
-import { describeHolder, type HolderActivity, type HolderKind } from './holder.ts';
+import { describeHolder, type Holder, type HolderActivity, type HolderKind } from './holder.ts';
+import { retryAfterSeconds } from './retry-after.ts';
 
 /**
  * The world is held (→ 409 maintenance_in_progress, or world_reclaiming for the reaper on a start).
  * The message names the holder, a file Job by its op and path; `kind` is what callers act on.
+ * `retryAfterSeconds` says when to try again (retry-after.ts): `heldBy` reckons it from the holder.
  */
 export class MaintenanceBusyError extends DomainError {
   readonly kind: HolderKind | undefined;
   readonly activity: HolderActivity | undefined;
   /** Refused because other admissions kept winning the race for the lock, not for a holder seen. */
   readonly contended: boolean;
-  constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean } = {}) {
-    super('maintenance_in_progress', 'conflict', `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`);
+  constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean; retryAfterSeconds?: number; message?: string } = {}) {
+    const retry = opts.retryAfterSeconds ?? retryAfterSeconds(kind === undefined ? undefined : { kind, source: 'job' }, new Date(), opts);
+    super('maintenance_in_progress', 'conflict', opts.message ?? `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`, { retryAfterSeconds: retry });
     this.name = 'MaintenanceBusyError';
     this.kind = kind;
     this.activity = activity;
     this.contended = opts.contended ?? false;
+  }
+
+  /** Refused for `holder`, seen at `now`: a lock's Grace bounds when to try again. */
+  static heldBy(holder: Holder, now: Date): MaintenanceBusyError {
+    return new MaintenanceBusyError(holder.kind, holder.activity, { retryAfterSeconds: retryAfterSeconds(holder, now) });
+  }
+}
+
+/**
+ * A read of a running server whose claim only one Pod may mount (`ReadWriteOncePod`): the game's
+ * Pod has it, so a read Job could never start beside it.
+ */
+export class VolumeExclusiveError extends DomainError {
+  constructor(claim: string) {
+    super(
+      'volume_exclusive',
+      'conflict',
+      `the world volume ${claim} is ReadWriteOncePod: only the running game's Pod may mount it, so its files cannot be read while the server runs; stop the server first`,
+      { callerMessage: "this server's world volume is ReadWriteOncePod: only the running game's Pod may mount it, so its files cannot be read while the server runs; stop the server first" },
+    );
+    this.name = 'VolumeExclusiveError';
   }
 }
 

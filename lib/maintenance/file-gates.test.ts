@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisServer } from '../testing/felis-fixtures.ts';
-import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from './errors.ts';
+import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError, VolumeExclusiveError } from './errors.ts';
+import type { FileAccess } from '../files/gates.ts';
 import { FilesEditor, type EditorConfig } from '../files/editor.ts';
 import type { EditChannel } from '../files/edit-channel.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
@@ -23,19 +24,107 @@ test('the live experience file is exactly felis-experience.json, read or written
   assert.equal(lockKindFor('lobby', { op: 'mkdir', path: 'felis-experience.json' }), 'file-write');
 });
 
-test('entry: unknown server, running server, no world volume, each refused before any lock', async () => {
+test('entry: unknown server, a change of a running server, no world volume, each refused before any lock', async () => {
   const api = new FakeServerApi();
   const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
   await assert.rejects(gates.enter('nobody', { op: 'list', path: '' }), ServerNotFoundError);
   api.put(felisServer('running', { desiredState: 'Running', phase: 'Running', ready: true }));
-  await assert.rejects(gates.enter('running', { op: 'read', path: 'a' }), NotStoppedError);
+  await assert.rejects(gates.enter('running', { op: 'write', path: 'a' }), NotStoppedError);
   api.put(felisServer('fresh'));
   await assert.rejects(gates.enter('fresh', { op: 'list', path: '' }), NoWorldVolumeError);
   api.put(felisServer('lobby', { desiredState: 'Running', phase: 'Running', ready: true }));
   api.claims.add('world-lobby-0');
   await gates.enter('lobby', { op: 'write', path: 'felis-experience.json' });
-  await assert.rejects(gates.enter('lobby', { op: 'read', path: 'server.properties' }), NotStoppedError);
+  await assert.rejects(gates.enter('lobby', { op: 'write', path: 'server.properties' }), NotStoppedError);
   assert.equal(api.calls.some((c) => c.startsWith('patch')), false);
+});
+
+const RUNNING = { desiredState: 'Running', phase: 'Running', ready: true, statusNodeName: 'node-b' } as const;
+const READS = [
+  { op: 'list', path: '' },
+  { op: 'read', path: 'world/region/r.0.0.mca' },
+  { op: 'search', path: 'world' },
+  { op: 'trash-list', path: '.' },
+] as const;
+const CHANGES = [
+  { op: 'write', path: 'a.txt' },
+  { op: 'mkdir', path: 'd' },
+  { op: 'delete', path: 'a.txt' },
+  { op: 'rename', path: 'a.txt' },
+  { op: 'upload', path: 'a.txt' },
+  { op: 'unzip', path: 'a.zip' },
+  { op: 'zip', path: 'world' },
+  { op: 'copy', path: 'a.txt' },
+  { op: 'delete-many', path: '.' },
+  { op: 'move-many', path: '.' },
+  { op: 'chmod-many', path: '.' },
+  { op: 'pull', path: '' },
+  { op: 'compress', path: '.' },
+  { op: 'trash-restore', path: '.' },
+  { op: 'trash-purge', path: '.' },
+] as const;
+
+test('reads of a running or starting server are let in, pinned to its node and marked running; every change is still not_stopped', async () => {
+  const api = new FakeServerApi();
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
+  api.put(felisServer('survival', RUNNING));
+  api.put(felisServer('starting', { desiredState: 'Running', phase: 'Starting', ready: false }));
+  api.claims.add('world-survival-0');
+  api.claims.add('world-starting-0');
+  for (const access of READS) {
+    assert.deepEqual(await gates.enter('survival', access), { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' }, access.op);
+    assert.equal((await gates.enter('starting', access)).worldState, 'running', access.op);
+  }
+  for (const access of CHANGES) await assert.rejects(gates.enter('survival', access), NotStoppedError, access.op);
+  // A server still stopping passes the entry as before, and is still marked running: the game may be saving.
+  api.put(felisServer('stopping', { desiredState: 'Stopped', phase: 'Stopping', ready: false }));
+  api.claims.add('world-stopping-0');
+  assert.equal((await gates.enter('stopping', { op: 'list', path: '' })).worldState, 'running');
+  api.put(felisServer('stopped'));
+  api.claims.add('world-stopped-0');
+  assert.equal((await gates.enter('stopped', { op: 'list', path: '' })).worldState, 'stopped');
+  // Reads take no lock, whatever the state.
+  assert.equal(api.calls.some((c) => c.startsWith('patch')), false);
+});
+
+test('a running server whose claim is ReadWriteOncePod: a read is volume_exclusive (naming why); stopped, or any other mode, it is read', async () => {
+  const api = new FakeServerApi();
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
+  api.put(felisServer('survival', RUNNING));
+  api.claims.add('world-survival-0');
+  api.claimModes.set('world-survival-0', ['ReadWriteOncePod']);
+  for (const access of READS) {
+    await assert.rejects(gates.enter('survival', access), (e: unknown) => {
+      assert.ok(e instanceof VolumeExclusiveError, String(e));
+      assert.equal(e.code, 'volume_exclusive');
+      assert.match(e.callerMessage, /ReadWriteOncePod: only the running game's Pod may mount it, so its files cannot be read while the server runs; stop the server first/);
+      return true;
+    });
+  }
+  // A change meets not_stopped first, as it always has.
+  await assert.rejects(gates.enter('survival', { op: 'write', path: 'a' }), NotStoppedError);
+  // Stopped, nothing else has the claim: read as before.
+  api.write('survival', { spec: { desiredState: 'Stopped' }, status: { phase: 'Stopped', ready: false } });
+  assert.equal((await gates.enter('survival', { op: 'read', path: 'a' })).worldState, 'stopped');
+  // Shared modes are read beside the game.
+  api.write('survival', { spec: { desiredState: 'Running' }, status: { phase: 'Running', ready: true } });
+  for (const modes of [['ReadWriteOnce'], ['ReadWriteMany'], ['ReadOnlyMany', 'ReadWriteOnce'], []]) {
+    api.claimModes.set('world-survival-0', modes);
+    assert.equal((await gates.enter('survival', { op: 'list', path: '' })).worldState, 'running', modes.join());
+  }
+});
+
+test("readWhileRunning off: Felis's gate, every file call of a running server is not_stopped but the live experience file", async () => {
+  const api = new FakeServerApi();
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }), { readWhileRunning: false });
+  api.put(felisServer('survival', RUNNING));
+  api.claims.add('world-survival-0');
+  for (const access of [...READS, ...CHANGES]) await assert.rejects(gates.enter('survival', access), NotStoppedError, access.op);
+  api.put(felisServer('lobby', RUNNING));
+  api.claims.add('world-lobby-0');
+  assert.equal((await gates.enter('lobby', { op: 'read', path: 'felis-experience.json' })).worldState, 'running');
+  await gates.enter('lobby', { op: 'write', path: 'felis-experience.json' });
+  await assert.rejects(gates.enter('lobby', { op: 'read', path: 'server.properties' }), NotStoppedError);
 });
 
 test("run locks a running system server's settings save as config-write and gives the world back", async () => {
@@ -93,10 +182,10 @@ class HeldReads extends FakeServerApi {
     await this.#hold(`get ${name}`);
     return super.getServer(ns, name);
   }
-  override async claimExists(ns: string, claim: string) {
+  override async getClaim(ns: string, claim: string) {
     await this.#hold(`get pvc ${claim}`);
     if (this.claimError) throw this.claimError;
-    return super.claimExists(ns, claim);
+    return super.getClaim(ns, claim);
   }
 }
 
@@ -109,7 +198,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
-async function enterWhenBothAsked(api: HeldReads, name: string, access = { op: 'read' as const, path: 'a' }) {
+async function enterWhenBothAsked(api: HeldReads, name: string, access: FileAccess = { op: 'read', path: 'a' }) {
   const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
   const from = api.inFlight.length;
   const entered = gates.enter(name, access);
@@ -126,7 +215,7 @@ test('entry reads the server and its default world claim at the same time', asyn
   api.claims.add('world-survival-0');
   const { entered, asked } = await enterWhenBothAsked(api, 'survival');
   assert.deepEqual(asked, ['get pvc world-survival-0', 'get survival']);
-  assert.deepEqual(await entered, { server: 'survival', world: { claim: 'world-survival-0', node: undefined } });
+  assert.deepEqual(await entered, { server: 'survival', world: { claim: 'world-survival-0', node: undefined }, worldState: 'stopped' });
 });
 
 test('entry keeps its refusal order whatever the concurrent claim read says', async () => {
@@ -134,10 +223,10 @@ test('entry keeps its refusal order whatever the concurrent claim read says', as
   let api = new HeldReads();
   api.claimError = new Error('apiserver down');
   await assert.rejects((await enterWhenBothAsked(api, 'nobody')).entered, ServerNotFoundError);
-  // Running server without a claim: not_stopped before no_world_volume.
+  // A change of a running server without a claim: not_stopped before no_world_volume.
   api = new HeldReads();
   api.put(felisServer('running', { desiredState: 'Running', phase: 'Running', ready: true }));
-  await assert.rejects((await enterWhenBothAsked(api, 'running')).entered, NotStoppedError);
+  await assert.rejects((await enterWhenBothAsked(api, 'running', { op: 'write', path: 'a' })).entered, NotStoppedError);
   // Stopped server, the claim read failed: that failure, not a made-up answer.
   api = new HeldReads();
   api.put(felisServer('broken'));
@@ -162,7 +251,7 @@ test('a server naming its own claim has that claim checked, not the default one'
   const again = await enterWhenBothAsked(api, 'custom');
   await until(() => api.inFlight.filter((x) => x === 'get pvc my-world').length === 2, 'the named claim asked for again');
   api.releaseAll();
-  assert.deepEqual(await again.entered, { server: 'custom', world: { claim: 'my-world', node: undefined } });
+  assert.deepEqual(await again.entered, { server: 'custom', world: { claim: 'my-world', node: undefined }, worldState: 'stopped' });
 });
 
 test('a mutation runs knowing the lock it holds (kind and value as written), and nothing outside it does', async () => {
@@ -214,4 +303,31 @@ test('20 concurrent small changes through an edit session: each admitted alone (
   assert.equal(locks.length, made, 'one call per admitted change');
   for (const a of answers) if (a.status === 'rejected') assert.ok(a.reason instanceof MaintenanceBusyError, String(a.reason));
   assert.equal(api.annotation('survival', LOCK), undefined);
+});
+
+test("the held lock a change reads is the world's lock as the line last re-dated it, not a copy of the first", async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval'] });
+  const api = new FakeServerApi();
+  api.put(felisServer('survival'));
+  api.claims.add('world-survival-0');
+  let now = Date.now();
+  const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft', joinChanges: true, now: () => new Date(now), retry: { steps: 5, delayMs: 1, jitter: 0 } }));
+  const t0 = await gates.enter('survival', { op: 'upload', path: '' });
+  let release!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  let first: string | undefined;
+  const run = gates.run('survival', { op: 'upload', path: '' }, async () => {
+    first = heldLock('survival')!.value;
+    await hold;
+    return { later: heldLock('survival')!.value, annotation: api.annotation('survival', LOCK) };
+  }, { entered: t0 });
+  for (let i = 0; i < 100 && first === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+  now += 40_000;
+  t.mock.timers.tick(30_000);
+  for (let i = 0; i < 100 && api.annotation('survival', LOCK) === first; i++) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 20));
+  release();
+  const seen = await run;
+  assert.notEqual(seen.later, first);
+  assert.equal(seen.later, seen.annotation);
 });

@@ -8,7 +8,9 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import {
+  ANNOTATION_FILES_CHANGE,
   ANNOTATION_FILES_PATH,
+  FILES_CHANGE_BY,
   ANNOTATION_MAINTENANCE,
   LABEL_ARCHIVE_PENDING,
   LABEL_EXPORT_MODE,
@@ -86,6 +88,7 @@ const FILE_OP_LABELS: Record<string, string> = {
   'move-many': 'a move of many files',
   'chmod-many': 'a change of many files\' modes',
   pull: 'a pull from a URL',
+  'pull-place': 'the placing of a pulled file',
 };
 
 /** A Job labelled by anyone in the namespace names this: printable, bounded, nothing else trusted. */
@@ -125,13 +128,20 @@ export interface HoldState {
   staleLock?: string;
 }
 
+/** A background file Job of felis-world's own that changes the world (a later change of ours waits for it). */
+export function isOurChange(job: V1Job): boolean {
+  return job.metadata?.labels?.[LABEL_MANAGED_BY] === 'felis-files' && job.metadata?.annotations?.[ANNOTATION_FILES_CHANGE] === FILES_CHANGE_BY;
+}
+
 /**
  * The world's holder at `now`: the first holding Job in list order, else a fresh lock. `jobs` may
- * include other servers' Jobs; only this server's count.
+ * include other servers' Jobs; only this server's count. `skip` leaves Jobs out (felis-world's own
+ * changes, for a change that waits for them in turn).
  */
-export function holdState(server: string, annotations: Record<string, string> | undefined, jobs: V1Job[], now: Date): HoldState {
+export function holdState(server: string, annotations: Record<string, string> | undefined, jobs: V1Job[], now: Date, skip?: (job: V1Job) => boolean): HoldState {
   for (const job of jobs) {
     if (job.metadata?.labels?.[LABEL_SERVER] !== server) continue;
+    if (skip?.(job)) continue;
     const since = job.metadata?.creationTimestamp ? rfc3339(new Date(job.metadata.creationTimestamp)) : undefined;
     const held = (kind: HolderKind, activity?: HolderActivity): HoldState => ({
       holder: { kind, source: 'job', job: job.metadata?.name, since, ...(activity ? { activity } : {}) },

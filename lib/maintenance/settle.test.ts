@@ -54,8 +54,8 @@ class FakeApi implements ServerApi {
   async listPods(): Promise<V1Pod[]> {
     return [];
   }
-  async claimExists() {
-    return true;
+  async getClaim() {
+    return { accessModes: ['ReadWriteOnce'] };
   }
   async patchJob(_ns: string, name: string, patch: { metadata: { resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string> } }) {
     this.beforePatch?.(name);

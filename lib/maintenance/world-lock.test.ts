@@ -61,6 +61,29 @@ test('an admission that meets a Conflict on every attempt gives up after five as
   assert.equal(api.annotation('survival', LOCK), undefined);
 });
 
+test('every refusal for a holder says when to retry: a lock by when it lapses, a Job by its kind, a lost race at once', async () => {
+  // A backup lock taken 110 s ago lapses in 10 s: the admission and the start both say so.
+  const { api, lock } = setup({ [LOCK]: lockValue('backup', new Date(NOW.getTime() - GRACE_MS + 10_000)) });
+  const after = (n: number) => (e: unknown) => e instanceof MaintenanceBusyError && e.retryAfterSeconds === n;
+  await assert.rejects(lock.acquire('survival', 'file-write'), after(10));
+  await assert.rejects(lock.start('survival'), after(10));
+  // A file Job: seconds; a restore Job: longer (and an unlock refused by it says the same).
+  api.write('survival', { metadata: { annotations: { [LOCK]: null } } });
+  const job = (managedBy: string, mode?: string) => ({
+    metadata: { name: `j-${managedBy}`, labels: { 'app.kubernetes.io/managed-by': managedBy, 'felis.lolicon.best/server': 'survival', ...(mode ? { 'felis.lolicon.best/files-mode': mode } : {}) } },
+    status: {},
+  });
+  api.jobs = [job('felis-files', 'write')];
+  await assert.rejects(lock.acquire('survival', 'file-write'), after(5));
+  api.jobs = [job('felis-restore')];
+  await assert.rejects(lock.acquire('survival', 'file-write'), after(30));
+  await assert.rejects(lock.unlock('survival', { force: true }), after(30));
+  // Other admissions winning every race: try again in a second.
+  api.jobs = [];
+  api.beforePatch = (name) => api.write(name, { metadata: { labels: { n: String(Math.random()) } } });
+  await assert.rejects(lock.acquire('survival', 'file-write'), after(1));
+});
+
 test('an error other than a Conflict is not retried', async () => {
   const { api, lock } = setup();
   api.beforePatch = () => {

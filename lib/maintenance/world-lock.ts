@@ -5,12 +5,14 @@
  * sees the first: never two holders, never a start while held.
  * @module
  */
-import { ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
+import { ANNOTATION_FILES_QUEUE, ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
 import { isConflict } from '../kube/errors.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { DEFAULT_RESTART_ANNOTATION, gamePodSelector } from './contracts.ts';
 import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
-import { holdState, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
+import { holdState, isOurChange, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
+import { WorldLine } from './world-line.ts';
+import { DRAIN_MS } from './world-queue.ts';
 import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
 import { admitWaiting, ArrivalLine, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
 import { sleep } from '../sleep.ts';
@@ -31,9 +33,18 @@ export interface WorldLockOptions {
   onLockKept?: (server: string, value: string) => void;
   /** The clock of a caller's wait for the world (tests); the real one by default. */
   waitClock?: Clock;
+  /**
+   * File changes join the line of felis-world's changes on a held world and run in turn
+   * (world-line.ts) instead of being refused while another runs; off keeps Felis's rule (a change
+   * while another holds the world is 409). FELIS_JOIN_CHANGES, on by default in the functions.
+   */
+  joinChanges?: boolean;
 }
 
-/** The lock a mutation holds while it runs: its value as written, and how to leave it to lapse. */
+/**
+ * The lock a mutation holds while it runs: its value (as written, or as the line of changes that
+ * join has re-dated it since: read it when it is used), and how to leave it to lapse.
+ */
 export interface HeldValue {
   value: string;
   keep(): void;
@@ -59,6 +70,8 @@ export class WorldLock {
   /** This instance's waiters, per server, in arrival order. */
   readonly #line = new ArrivalLine();
   readonly #waitClock: Clock;
+  /** The line of changes that join, when on. */
+  readonly #joined: WorldLine | undefined;
 
   constructor(api: ServerApi, opts: WorldLockOptions) {
     this.#api = api;
@@ -69,6 +82,22 @@ export class WorldLock {
     this.#onReleaseError = opts.onReleaseError ?? (() => {});
     this.#onLockKept = opts.onLockKept ?? (() => {});
     this.#waitClock = opts.waitClock ?? realClock;
+    // A line is contended by design: its writes retry a conflict more often than an admission.
+    const lineRetry = { ...this.#retry, steps: Math.max(this.#retry.steps, 40) };
+    this.#joined = opts.joinChanges
+      ? new WorldLine({
+          api,
+          namespace: this.#ns,
+          restartAnnotation: this.#restartAnnotation,
+          now: this.#now,
+          clock: this.#waitClock,
+          // One try: the line's own retry reads the server anew after a Conflict.
+          admit: (name, read, annotations) => this.#admit(name, 'file-write', read, annotations, true).then(() => undefined),
+          onConflictRetry: (fn) => this.#onConflictRetry(fn, lineRetry),
+          onKept: (server, value) => this.#onLockKept(server, value),
+          onLeaveError: (err, server) => this.#onReleaseError(err, server),
+        })
+      : undefined;
   }
 
   get namespace(): string {
@@ -89,32 +118,45 @@ export class WorldLock {
    * Returns the release.
    */
   async acquire(name: string, kind: HolderKind, read?: MinecraftServer): Promise<Release> {
-    let known = read;
-    const value = await this.#onConflictRetry(async () => {
-      // The first attempt may judge the server the caller's entry gate just read: the lock is
-      // written under that read's resourceVersion, so a server changed since (a start, another
-      // admission) makes the patch a 409, and the retry reads it afresh. Every retry reads.
-      const server = known ?? (await this.#api.getServer(this.#ns, name));
-      known = undefined;
-      if (!server) throw new ServerNotFoundError(name);
-      // The game Pods and the server's Jobs are read at the same time; the refusals keep their
-      // order (not stopped, a restart pending, a holder) whichever answers first.
-      const checkGame = !(kind === 'config-write' && SYSTEM_SERVERS.has(name));
-      const [gamePods, jobs] = await Promise.all([
-        checkGame ? this.#api.listPods(this.#ns, gamePodSelector(name)) : Promise.resolve([]),
-        this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`),
-      ]);
-      if (checkGame && !fullyStopped(server, gamePods)) throw new NotStoppedError();
-      if (server.metadata.annotations?.[this.#restartAnnotation]) throw new MaintenanceBusyError();
-      const held = holdState(name, server.metadata.annotations, jobs, this.#now()).holder;
-      if (held) throw new MaintenanceBusyError(held.kind, held.activity);
-      const v = lockValue(kind, this.#now());
-      await this.#api.patchServer(this.#ns, name, {
-        metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: v } },
-      });
-      return v;
+    // Only the first attempt may judge the caller's read; every retry reads the server anew.
+    let first = read;
+    const value = await this.#onConflictRetry(() => {
+      const r = first;
+      first = undefined;
+      return this.#admit(name, kind, r);
     });
     return Object.assign(() => this.release(name, value), { value });
+  }
+
+  /**
+   * One try of an admission (the caller retries a 409 Conflict): judges the server (`read`, or read
+   * anew) and writes `<kind>@<now>` with `annotations(lock)` under its resourceVersion. `ours`:
+   * felis-world's own background changes are not holders here (a change of the line waits for them
+   * in turn).
+   */
+  async #admit(name: string, kind: HolderKind, read: MinecraftServer | undefined, annotations?: (lock: string) => Record<string, string>, ours = false): Promise<string> {
+    // The first attempt may judge the server the caller's entry gate just read: the lock is
+    // written under that read's resourceVersion, so a server changed since (a start, another
+    // admission) makes the patch a 409, and the retry reads it afresh. Every retry reads.
+    const server = read ?? (await this.#api.getServer(this.#ns, name));
+    if (!server) throw new ServerNotFoundError(name);
+    // The game Pods and the server's Jobs are read at the same time; the refusals keep their
+    // order (not stopped, a restart pending, a holder) whichever answers first.
+    const checkGame = !(kind === 'config-write' && SYSTEM_SERVERS.has(name));
+    const [gamePods, jobs] = await Promise.all([
+      checkGame ? this.#api.listPods(this.#ns, gamePodSelector(name)) : Promise.resolve([]),
+      this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`),
+    ]);
+    if (checkGame && !fullyStopped(server, gamePods)) throw new NotStoppedError();
+    if (server.metadata.annotations?.[this.#restartAnnotation]) throw new MaintenanceBusyError();
+    const now = this.#now();
+    const held = holdState(name, server.metadata.annotations, jobs, now, ours ? isOurChange : undefined).holder;
+    if (held) throw MaintenanceBusyError.heldBy(held, now);
+    const v = lockValue(kind, this.#now());
+    await this.#api.patchServer(this.#ns, name, {
+      metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: v, ...annotations?.(v) } },
+    });
+    return v;
   }
 
   /**
@@ -127,7 +169,11 @@ export class WorldLock {
    * caller's next request finds the world free. It is bounded to 10 s and a failure is only
    * reported: a lock lapses by itself.
    */
-  async run<T>(name: string, kind: HolderKind, fn: (lock: HeldValue) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer): Promise<T> {
+  async run<T>(name: string, kind: HolderKind, fn: (lock: HeldValue) => Promise<T>, wait?: WaitOptions, read?: MinecraftServer, signal?: AbortSignal): Promise<T> {
+    if (this.#joined && kind === 'file-write') {
+      const gone = wait?.signal ?? signal;
+      return this.#joined.run(name, fn, { ...(wait ? { waitMs: wait.waitMs, applied: wait.applied } : {}), ...(gone ? { signal: gone } : {}), read });
+    }
     // Only the first admission may use the caller's read; one after a wait reads the server anew.
     let first = read;
     const acquire = () => {
@@ -164,11 +210,24 @@ export class WorldLock {
    * and drops the (stale) lock in the same write, under the resourceVersion it checked.
    */
   async start(name: string, extraAnnotations: Record<string, string> = {}): Promise<MinecraftServer> {
+    // Changes running or waiting in the line finish first; none may join meanwhile (a steady stream
+    // of them never keeps a server from starting). Past the drain's time the start is refused.
+    if (this.#joined) await this.#joined.drain(name, DRAIN_MS);
+    try {
+      return await this.#startNow(name, extraAnnotations);
+    } finally {
+      // A start that went ahead removed the marker with the lock; one refused lifts its drain.
+      await this.#joined?.undrain(name).catch(() => {});
+    }
+  }
+
+  async #startNow(name: string, extraAnnotations: Record<string, string>): Promise<MinecraftServer> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
-      if (state.holder) throw new MaintenanceBusyError(state.holder.kind, state.holder.activity);
+      if (state.holder) throw MaintenanceBusyError.heldBy(state.holder, this.#now());
       const annotations: Record<string, string | null> = { ...extraAnnotations };
       if (server.metadata.annotations?.[ANNOTATION_MAINTENANCE] !== undefined) annotations[ANNOTATION_MAINTENANCE] = null;
+      if (server.metadata.annotations?.[ANNOTATION_FILES_QUEUE] !== undefined) annotations[ANNOTATION_FILES_QUEUE] = null;
       return this.#api.patchServer(this.#ns, name, {
         metadata: { resourceVersion: server.metadata.resourceVersion, ...(Object.keys(annotations).length ? { annotations } : {}) },
         spec: { desiredState: 'Running' },
@@ -191,7 +250,7 @@ export class WorldLock {
   async unlock(name: string, opts: { force: boolean }): Promise<Unlocked> {
     return this.#onConflictRetry(async () => {
       const { server, state } = await this.inspect(name);
-      if (state.holder?.source === 'job') throw new MaintenanceBusyError(state.holder.kind, state.holder.activity);
+      if (state.holder?.source === 'job') throw MaintenanceBusyError.heldBy(state.holder, this.#now());
       const value = server.metadata.annotations?.[ANNOTATION_MAINTENANCE];
       if (value === undefined) return { removed: false, lock: null };
       // Any `migration@` value, even one nobody can date: removing it could let a write into a world in flight.
@@ -207,8 +266,8 @@ export class WorldLock {
   }
 
   /** Re-runs `fn` on a 409 Conflict; after the last attempt the race counts as "busy". */
-  async #onConflictRetry<T>(fn: () => Promise<T>): Promise<T> {
-    const { steps, delayMs, jitter } = this.#retry;
+  async #onConflictRetry<T>(fn: () => Promise<T>, retry = this.#retry): Promise<T> {
+    const { steps, delayMs, jitter } = retry;
     for (let i = 1; ; i++) {
       try {
         return await fn();

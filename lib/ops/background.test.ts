@@ -7,7 +7,7 @@ import { formatProgressLine, formatResultLine } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { EventConflictError } from '../events/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
-import { BackgroundOps, type BackgroundApi } from './background.ts';
+import { BackgroundOps, MAX_PULLS_PER_SERVER, TooManyPullsError, type BackgroundApi } from './background.ts';
 import { MAX_OPS, opsSelector } from './list.ts';
 import { mapDomainError } from '../http/error-map.ts';
 
@@ -138,13 +138,35 @@ test('start: exactly one create of the async Job (2 h deadline, 30 min TTL, one 
   assert.deepEqual(api.calls, ['create minecraft/files-survival-00000000000000ab']);
   const job = api.jobs[0]!;
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-async'], 'true');
-  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'maps/a.zip' });
+  assert.deepEqual(job.metadata!.annotations, { 'felis.lolicon.best/files-path': 'maps/a.zip', 'felis.lolicon.best/files-change': 'felis-world' });
   assert.equal(job.spec!.activeDeadlineSeconds, 7200);
   assert.equal(job.spec!.ttlSecondsAfterFinished, 1800);
   const c = job.spec!.template.spec!.containers[0]!;
   assert.deepEqual(c.resources!.limits, { cpu: '1', memory: '256Mi' });
   assert.deepEqual(c.args, ['--op', 'unzip', '--path', 'maps/a.zip', '--worlds-root', '/data', '--overwrite', '--to', 'maps/a']);
   assert.deepEqual(job.spec!.template.spec!.nodeSelector, { 'felis.node-restriction.kubernetes.io/identity': 'node-a' });
+});
+
+test('start: a pull counts the pulls of its server still downloading first; at the most it is 429 too_many_pulls and nothing is made', async () => {
+  const api = new FakeApi();
+  let n = 0;
+  const bg = new BackgroundOps(settings, api, () => `00000000000000${(++n).toString(16).padStart(2, '0')}`);
+  const pull = { op: 'pull' as const, path: 'plugins', url: 'https://example.com/a.jar' };
+  for (let i = 0; i < MAX_PULLS_PER_SERVER; i++) await bg.start(target, pull);
+  assert.equal(api.calls.filter((c) => c.startsWith('create')).length, MAX_PULLS_PER_SERVER);
+  assert.equal(api.calls[0], 'list jobs app.kubernetes.io/managed-by=felis-files,felis.lolicon.best/server=survival,felis.lolicon.best/files-pull=true');
+  // Another server's pulls, and this server's other ops, do not count.
+  await bg.start({ ...target, server: 'creative' }, pull);
+  await bg.start(target, { op: 'zip', path: 'w' });
+  const refused = await bg.start(target, pull).catch((e: unknown) => e);
+  assert.ok(refused instanceof TooManyPullsError, String(refused));
+  const mapped = mapDomainError(refused)!;
+  assert.deepEqual([mapped.status, mapped.code], [429, 'too_many_pulls']);
+  assert.equal(api.jobs.length, MAX_PULLS_PER_SERVER + 2);
+  // One ends (its download staged or failed): room for the next.
+  api.jobs[0]!.status = { conditions: [{ type: 'Complete', status: 'True' }] };
+  await bg.start(target, pull);
+  assert.equal(api.jobs.length, MAX_PULLS_PER_SERVER + 3);
 });
 
 test('start: invalid settings fail before any call; a refused create fails', async () => {

@@ -1,8 +1,10 @@
 /**
  * Starting a background op and listing them. Starting is one Job create and nothing else: the
  * caller holds the world lock around it, and once the Job exists the Job itself holds the world
- * until it ends, so the lock is given back at once. Verbs: `jobs create` to start, `jobs list` to
- * find the Job an earlier delivery of the same CloudEvent created, and the listing's reads.
+ * until it ends, so the lock is given back at once. A pull's Job holds nothing (docs/pulls.md): it
+ * is only counted first, so that at most MAX_PULLS_PER_SERVER download at once. Verbs: `jobs
+ * create` to start, `jobs list` to count pulls and to find the Job an earlier delivery of the same
+ * CloudEvent created, and the listing's reads.
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
@@ -13,7 +15,9 @@ import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
 import type { EventScope } from '../events/scope.ts';
-import { ANNOTATION_FILES_PATH, LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
+import { LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { DomainError } from '../errors.ts';
+import { jobFinished } from '../kube/job-facts.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
 import { opView, startedView, type OpView } from './view.ts';
@@ -55,6 +59,20 @@ export function backgroundTtlSeconds(s: AsyncSettings): number {
 
 export type BackgroundApi = Pick<JobPodApi, 'createJob' | 'listJobs' | 'listPods' | 'openLog'>;
 
+/**
+ * Pulls of one server downloading at once. A pull holds no world, so nothing else keeps them one
+ * at a time: this bounds the Pods, the bandwidth and the staged bytes one server's callers can start.
+ */
+export const MAX_PULLS_PER_SERVER = 4;
+
+/** Already the most pulls of this server downloading (→ 429 too_many_pulls with Retry-After). */
+export class TooManyPullsError extends DomainError {
+  constructor(running: number) {
+    super('too_many_pulls', 'busy', `${running} pulls of this server are downloading, the most that may; retry once one has ended`, { retryAfterSeconds: 30 });
+    this.name = 'TooManyPullsError';
+  }
+}
+
 const createdAt = (job: V1Job | void): Date | undefined => {
   const t = job?.metadata?.creationTimestamp;
   if (t === undefined) return undefined;
@@ -79,6 +97,8 @@ export class BackgroundOps {
    */
   async start(t: Target, req: StartRequest, event?: EventScope): Promise<OpView> {
     const { asyncDeadlineSeconds, asyncTtlSeconds: _ttl, asyncCpu: _cpu, ...settings } = this.#settings;
+    // The caller holds the world's line: no other pull of this server starts between this count and the create.
+    if (req.op === 'pull') await this.#roomForPull(t.server);
     const id = this.#newId();
     const job = renderFilesJob({
       ...settings,
@@ -128,6 +148,17 @@ export class BackgroundOps {
     const labels = earlier.metadata?.labels ?? {};
     matchEarlier(earlier, event, { server, op: req.op, path: req.path });
     return startedView(labels[LABEL_FILES_OP] ?? '', req.op, req.path, createdAt(earlier) ?? new Date(0));
+  }
+
+  async #roomForPull(server: string): Promise<void> {
+    let jobs: V1Job[];
+    try {
+      jobs = await this.#api.listJobs(this.#settings.namespace, `${LABEL_MANAGED_BY}=${MANAGED_BY_FILES},${LABEL_SERVER}=${server},${LABEL_FILES_PULL}=true`);
+    } catch (err) {
+      throw new RunnerError(`list pull jobs: ${describeKubeError(err)}`, { cause: err });
+    }
+    const running = jobs.filter((j) => !jobFinished(j)).length;
+    if (running >= MAX_PULLS_PER_SERVER) throw new TooManyPullsError(running);
   }
 
   /** The server's background ops, newest first, at most ten. */

@@ -13,6 +13,8 @@ import { FILES_CONTAINER, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_MANAGED_BY, L
 import { RunnerError } from '../runner/errors.ts';
 import { newestPodPerOp, opState, type OpState, type Recovery } from './state.ts';
 import { recoveredIn } from '../protocol/recovered.ts';
+import { lastResultPayload, type Result } from '../protocol/result.ts';
+import { parseResultPayload } from '../protocol/result-parse.ts';
 
 /**
  * How many ops a listing shows, and so how many logs one call reads. One background op runs per
@@ -89,8 +91,32 @@ export function recoveriesIn(read: { job: V1Job; log: string }[]): Map<string, R
   return out;
 }
 
+/**
+ * The result one background op's Job printed, from its newest Pod's log tail; undefined when it
+ * printed none that can be read (still running, its Pod gone). Verbs: `pods list`, `pods/log get`.
+ */
+export async function opResult(api: Pick<OpsApi, 'listPods' | 'openLog'>, namespace: string, job: V1Job): Promise<Result | undefined> {
+  const id = job.metadata?.labels?.[LABEL_FILES_OP];
+  if (!id) return undefined;
+  let pods;
+  try {
+    pods = await api.listPods(namespace, `${LABEL_FILES_OP}=${id}`);
+  } catch (err) {
+    throw new RunnerError(`list the pods of op ${id}: ${describeKubeError(err)}`, { cause: err });
+  }
+  const pod = newestPodPerOp(pods).get(id);
+  if (!pod || pod.status?.phase === 'Pending') return undefined;
+  const payload = lastResultPayload(await logTail(api, namespace, pod.metadata?.name ?? ''));
+  if (payload === undefined) return undefined;
+  try {
+    return parseResultPayload(payload);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last OP_LOG_LINES lines of the `files` container's log; '' when it cannot be read. */
-async function logTail(api: OpsApi, namespace: string, pod: string): Promise<string> {
+async function logTail(api: Pick<OpsApi, 'openLog'>, namespace: string, pod: string): Promise<string> {
   try {
     const opening = await api.openLog(namespace, pod, FILES_CONTAINER, { follow: false, tailLines: OP_LOG_LINES, limitBytes: OP_LOG_BYTES });
     if (opening.kind !== 'stream') return '';

@@ -49,6 +49,14 @@ test('identity comes from the labels, the path annotation and the creation time'
   assert.equal(s.started?.toISOString(), '2026-12-01T05:00:00.000Z');
 });
 
+test('an upload session\'s receiver (mode read: it holds nothing by itself) is listed as the upload it is', () => {
+  const j = job();
+  j.metadata!.labels = { ...j.metadata!.labels, 'felis.lolicon.best/files-mode': 'read', 'felis.lolicon.best/upload-session': 'c'.repeat(32) };
+  assert.equal(opState(j, undefined, '').op, 'upload');
+  // Any other Job keeps its mode as its op.
+  assert.equal(opState(job(), undefined, '').op, 'unzip');
+});
+
 test('running with progress, and before any progress (0/0)', () => {
   const s = opState(job(), undefined, `noise\n${progress(10, 100)}${progress(40, 100)}`);
   assert.deepEqual([s.state, s.done, s.total, s.finished, s.reason], ['running', 40, 100, undefined, '']);
@@ -196,4 +204,23 @@ test('an op stopped while staging, that said so in its own log, was undone by it
   assert.deepEqual([s.state, s.outcomeUnknown, s.recovered], ['failed', false, { now: 'old', by: '00000000000000aa' }]);
   // Another op's line in its log is not about itself.
   assert.equal(opState(job([BACKOFF]), p, own.replace('00000000000000aa', '00000000000000bb')).outcomeUnknown, true);
+});
+
+test('a pull (labelled mode read, with its own label) is op pull; staged it runs until its placement is recorded; an unreadable record is not left running', () => {
+  const pull = (annotations: Record<string, string> = {}): V1Job => {
+    const j = job([{ type: 'Complete' }]);
+    j.metadata!.labels = { ...j.metadata!.labels, 'felis.lolicon.best/files-mode': 'read', 'felis.lolicon.best/files-pull': 'true' };
+    j.metadata!.annotations = { ...j.metadata!.annotations, ...annotations };
+    return j;
+  };
+  const log = progress(9, 9) + result({ staged: true, bytes: 9, to: 'plugins/a.jar' });
+  const waiting = opState(pull(), undefined, log);
+  assert.deepEqual([waiting.op, waiting.state, waiting.finished, waiting.result, waiting.done], ['pull', 'running', undefined, undefined, 9]);
+  const placed = opState(pull({ 'felis.lolicon.best/pull-placed': '{"files":1,"bytes":9,"to":"plugins/a.jar"}' }), undefined, log);
+  assert.deepEqual([placed.state, placed.result], ['succeeded', { files: 1, bytes: 9, to: 'plugins/a.jar' }]);
+  const garbled = opState(pull({ 'felis.lolicon.best/pull-placed': '{"files":' }), undefined, log);
+  assert.deepEqual([garbled.state, garbled.result?.code], ['failed', 'outcome_unknown']);
+  // A pull that failed on its own shows its own result, whatever else.
+  const failed = opState(pull(), undefined, result({ code: 'pull_failed', error: 'HTTP 404' }));
+  assert.deepEqual([failed.state, failed.result?.code], ['failed', 'pull_failed']);
 });

@@ -10,7 +10,7 @@
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, LABEL_FILES_MODE, LABEL_FILES_OP } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, ANNOTATION_PULL_PLACED, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, fileOpOf, LABEL_FILES_OP } from '../labels.ts';
 import { OP_ID, recoveredIn, type RecoveredNow } from '../protocol/recovered.ts';
 import { lastProgress, lastResultPayload, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
@@ -129,7 +129,7 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recover
   const labels = job.metadata?.labels ?? {};
   const st: OpState = {
     id: labels[LABEL_FILES_OP] ?? '',
-    op: labels[LABEL_FILES_MODE] ?? '',
+    op: fileOpOf(labels),
     path: job.metadata?.annotations?.[ANNOTATION_FILES_PATH] ?? '',
     state: 'running',
     started: time(job.metadata?.creationTimestamp),
@@ -173,6 +173,12 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recover
       // A truncated or garbled result line is no result.
     }
   }
+  if (st.result?.staged && st.op === 'pull') {
+    // Downloaded, not yet placed: the op runs until the placing pass records how its placement went.
+    const placed = placement(job);
+    if (!placed) return { ...st, state: 'running', finished: undefined, result: undefined };
+    st.result = placed;
+  }
   if (st.result) {
     st.state = st.result.code ? 'failed' : 'succeeded';
     return st;
@@ -194,6 +200,21 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recover
     if (rec.now === 'new') st.state = 'succeeded';
   }
   return st;
+}
+
+/**
+ * How a pull's placement went, as the placing pass recorded it on the pull's Job
+ * (lib/maintenance/pull-placement.ts); undefined while none is recorded. A record that cannot be
+ * read says so rather than leave the op running for ever.
+ */
+export function placement(job: V1Job): Result | undefined {
+  const text = job.metadata?.annotations?.[ANNOTATION_PULL_PLACED];
+  if (text === undefined) return undefined;
+  try {
+    return parseResultPayload(text);
+  } catch {
+    return { code: 'outcome_unknown', error: 'how the pulled file was placed cannot be read from its Job; look for the file before pulling it again' };
+  }
 }
 
 /** The Pod's own failure reason (`NodeRestarted`, `Evicted`), when it has a well-formed one. */

@@ -18,7 +18,10 @@ export const END_PATH = '/end';
 
 /**
  * The ops a session Pod changes the world for: the small, synchronous ones. The long ones (archives,
- * pulls, uploads) keep their own Jobs, whose Pods hold the world while they run.
+ * single uploads) keep their own Jobs, whose Pods hold the world while they run; an upload
+ * session has its own receiver, which, like this Pod, changes the world only in a call carrying
+ * the lock (session-lock.ts); a pull's download holds nothing, and its placement (`pull-place`) is
+ * a Job of its own, made by the settle pass.
  */
 export const EDIT_OPS = ['write', 'mkdir', 'delete', 'rename', 'copy', 'delete-many', 'move-many', 'chmod-many'] as const;
 export type EditOp = (typeof EDIT_OPS)[number];

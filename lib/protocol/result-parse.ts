@@ -50,6 +50,7 @@ const resultSchema = z.object({
   restored: z.optional(z.nullable(z.array(z.string()))),
   purged: z.optional(z.number()),
   trash_bytes: z.optional(z.number()),
+  staged: z.optional(z.boolean()),
 });
 
 export class MalformedResultError extends Error {

@@ -115,6 +115,11 @@ export interface Result {
   purged?: number;
   /** list, trash-list: bytes the trash holds, which a mutation can give back when it needs room. */
   trash_bytes?: number;
+  /**
+   * pull: the download is in its staging folder, waiting to be placed at `to` (`bytes` long) by a
+   * `pull-place` op under the world's line (docs/pulls.md). Ours only.
+   */
+  staged?: boolean;
 }
 
 /** trash-list: one record of the undo trash, as the Job reports it (job/trash/record.ts). */
@@ -173,6 +178,8 @@ export const FIELD_ORDER: (keyof Result)[] = [
   'restored',
   'purged',
   'trash_bytes',
+  // pull
+  'staged',
 ];
 
 function isZero(v: unknown): boolean {

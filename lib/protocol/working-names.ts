@@ -3,7 +3,7 @@
  * judged by name alone, so the Job hides them from every op and the functions can refuse a path
  * through one before any Job exists.
  *
- * - `.felis-edit-<12 hex>`: a write's temporary file, or an upload session's staging folder;
+ * - `.felis-edit-<12 hex>`: a write's temporary file, or an upload session's or a pull's staging folder;
  * - `.felis-unzip-<12 hex>`: an extraction's working folder, a placement journal's folder, or the
  *   working folder at the world root into which a many-file delete moves its items aside;
  * - `.felis-edit-withheld`: the withheld-file ledger's folder (never swept as stale);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ApiException, V1Job, V1Pod } from '@kubernetes/client-node';
-import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
+import type { MinecraftServer, ServerApi, WorldClaim } from '../kube/servers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -41,6 +41,8 @@ export class FakeServerApi implements ServerApi {
   jobs: V1Job[] = [];
   pods: V1Pod[] = [];
   readonly claims = new Set<string>();
+  /** A claim's access modes, when a test gives it any other than ReadWriteOnce. */
+  readonly claimModes = new Map<string, string[]>();
   /** Every call, as `verb name`, in order. */
   readonly calls: string[] = [];
   /** Runs before a server patch applies: a test plays a racing writer here. */
@@ -107,9 +109,9 @@ export class FakeServerApi implements ServerApi {
     return this.pods.filter((p) => matches(selector, p.metadata?.labels)).map((p) => structuredClone(p));
   }
 
-  async claimExists(_ns: string, claim: string): Promise<boolean> {
+  async getClaim(_ns: string, claim: string): Promise<WorldClaim | undefined> {
     this.calls.push(`get pvc ${claim}`);
-    return this.claims.has(claim);
+    return this.claims.has(claim) ? { accessModes: [...(this.claimModes.get(claim) ?? ['ReadWriteOnce'])] } : undefined;
   }
 
   async patchJob(_ns: string, name: string, patch: object): Promise<void> {

@@ -15,9 +15,14 @@ import type { FilesEditor } from '../files/editor.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
+import type { PullPlacer } from '../maintenance/pull-placement.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
 import { jsonCall } from './json-call.ts';
+import { FakeServerApi } from './fake-servers.ts';
+import { felisServer, type FelisServerShape } from './felis-fixtures.ts';
+import { MaintenanceGates } from '../maintenance/file-gates.ts';
+import { WorldLock as RealWorldLock } from '../maintenance/world-lock.ts';
 import { actorMixin } from '../actor.ts';
 import type { ApiAuth } from '../http/auth.ts';
 import type { Logger } from '../log.ts';
@@ -45,9 +50,10 @@ export class FakeGates implements FileGates {
 
   async run<T>(server: string, access: FileAccess, fn: () => Promise<T>, opts?: RunOptions): Promise<T> {
     this.ran.push({ server, access });
-    // The wait options a route passed (`entered` only says which entry the call came through).
+    // The wait options a route passed (`entered` only says which entry the call came through; every
+    // call passes its caller's signal, which ends a wait for its turn).
     const { entered: _entered, ...wait } = opts ?? {};
-    if (Object.keys(wait).length > 0) this.runOptions.push(wait);
+    if (wait.waitMs !== undefined) this.runOptions.push(wait);
     if (this.runError) throw this.runError;
     opts?.applied?.();
     this.holding = true;
@@ -118,6 +124,7 @@ export function routeKit(
     servers: over.servers ?? ({} as ServerApi),
     lock: { namespace: 'minecraft', ...over.lock } as WorldLock,
     settler: {} as Settler,
+    placer: { placeOnce: async () => [] } as unknown as PullPlacer,
   };
   const app = createApp({ logger, token: () => TOKEN, auth: over.auth?.(logger) }, routes(deps));
   return {
@@ -140,4 +147,21 @@ export function envelopeOf(r: { status: number; body: any; text: string; headers
   if (!r.text.endsWith('}\n')) throw new Error('the envelope is not newline-terminated');
   if (!e.request_id || e.request_id !== r.headers.get('x-request-id')) throw new Error(`request_id ${e.request_id} is not the X-Request-Id ${r.headers.get('x-request-id')}`);
   return { code: e.code, message: e.message };
+}
+
+/** A server that runs, as Felis's operator leaves it, on node `node-b`. */
+export const RUNNING_SERVER: FelisServerShape = { desiredState: 'Running', phase: 'Running', ready: true, statusNodeName: 'node-b' };
+
+/**
+ * The real gates (lib/maintenance/file-gates.ts) over a fake cluster holding the server `survival`
+ * in `shape` and its world claim (ReadWriteOnce unless `modes` says otherwise): for a route test of
+ * what a server's state lets through. Put them in a kit's `deps.gates`.
+ */
+export function realGates(shape: FelisServerShape, o: { modes?: string[]; readWhileRunning?: boolean } = {}): { api: FakeServerApi; gates: MaintenanceGates } {
+  const api = new FakeServerApi();
+  api.put(felisServer('survival', shape));
+  api.claims.add('world-survival-0');
+  if (o.modes) api.claimModes.set('world-survival-0', o.modes);
+  const lock = new RealWorldLock(api, { namespace: 'minecraft' });
+  return { api, gates: new MaintenanceGates(api, lock, o.readWhileRunning === undefined ? {} : { readWhileRunning: o.readWhileRunning }) };
 }

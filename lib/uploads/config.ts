@@ -2,11 +2,11 @@
  * Upload-session settings from the environment. Sessions (and single uploads) need the shared job
  * key (`FELIS_JOB_KEY_FILE`); without it the upload routes answer 503.
  *
- * - `FELIS_UPLOAD_IDLE_SECONDS` (default 1800): a session nobody sends to for this long ends and
- *   its bytes are removed. Its receiver holds the world (a server start is refused) for as long as
- *   it lives, so the period is a trade: long enough to resume after a dropped connection or a
- *   laptop lid closed over lunch, short enough that a forgotten session does not keep a server
- *   from starting for hours.
+ * - `FELIS_UPLOAD_IDLE_SECONDS` (default 1800): a session with no begin or accepted part for this
+ *   long ends and its bytes are removed. Its receiver holds nothing meanwhile (only its calls hold
+ *   the world, each in its turn), so the period is a trade: long enough to resume after a dropped
+ *   connection or a laptop lid closed over lunch, short enough that a forgotten session's bytes do
+ *   not stay on the volume for hours.
  * - `FELIS_UPLOAD_LIFETIME_SECONDS` (default 21600): a receiver stops after this long whatever
  *   happens; the session stays on the disk and the next call starts a new receiver for it.
  * - `FELIS_UPLOAD_BODY_IDLE_SECONDS` (default 30): a body (single upload or part) that sends

@@ -1,6 +1,9 @@
 /**
  * Upload sessions, function side. A session is one receiver Job at a time (labelled with the
  * session id) whose Pod holds the session's state on the world volume; the function keeps nothing.
+ * The receiver holds nothing by itself: a call that changes the world (begin, part, commit, cancel)
+ * is made by a route holding a ticket of the world's line and carries that lock
+ * (lib/protocol/session-lock.ts), which the receiver checks.
  * Each call finds the session's serving Pod with `pods list` and calls it with its Job's token.
  * When no Pod serves it (the receiver was lost, or reached its lifetime), a caller that may change
  * files (a part, a cancel, a commit) starts a new receiver for the same id, which resumes from the
@@ -28,6 +31,7 @@ import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
 import { jobsFinished, READY_WAIT_MS, ready, type UploadBody } from './receiver.ts';
 import { untilAnswers } from '../protocol/pod-listen.ts';
 import { PodStreamError, streamToPod } from '../protocol/pod-stream.ts';
+import { SESSION_LOCK_HEADER } from '../protocol/session-lock.ts';
 import { sleep } from '../sleep.ts';
 
 export interface SessionApi {
@@ -36,10 +40,21 @@ export interface SessionApi {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
 }
 
-/** One session per server: its receiver holds the world, and the world has one holder at a time. */
+/**
+ * One session per server: the staged bytes stay bounded by one file, and every writing call of the
+ * session already waits its turn in the world's line with the server's other changes.
+ */
 export const MAX_SESSIONS_PER_SERVER = 1;
 const POLL_MS = 40;
 const ID = /^[0-9a-f]{32}$/;
+
+/** A call to a session's receiver. `lock` gives the world lock its sender holds now, for a writing call. */
+export interface SessionRequest {
+  method: string;
+  path: string;
+  body?: { stream: UploadBody; size: number };
+  lock?: () => string | undefined;
+}
 
 export interface PodAnswer {
   status: number;
@@ -55,21 +70,22 @@ export interface SessionChannel {
   active(server: string): Promise<number>;
   /**
    * Waits (at most `ms`) until the session's receiver has ended: after a refused begin, a commit,
-   * a cancel. Answers the session's Jobs as last seen.
+   * a cancel (until then it counts as the server's session). Answers the session's Jobs as last seen.
    */
   ended(server: string, id: string, ms: number): Promise<V1Job[]>;
   /**
-   * Creates a receiver Job for the session; the caller holds the world lock. `path` is the
-   * session's file; a resumed session's receiver takes it from the session's earlier Jobs.
+   * Creates a receiver Job for the session; the caller holds a ticket of the world's line, and keeps
+   * it until its call is answered (the receiver's start reads and tidies the staging folders). `path`
+   * is the session's file; a resumed session's receiver takes it from the session's earlier Jobs.
    */
   start(t: Target, id: string, path?: string): Promise<void>;
   /**
-   * Calls the session's receiver. `resume` starts a new receiver when none serves (it checks the
-   * gates and takes the lock). A session that never had a Job is 404 upload_not_found, with no Job
+   * Calls the session's receiver. `resume` starts a new receiver when none serves (the caller holds
+   * the world's line). A session that never had a Job is 404 upload_not_found, with no Job
    * created; one whose receivers have all ended is, without `resume` (a status call, which only
-   * reads: it must never create a Job that holds the world), answered by `endedAnswer`.
+   * reads and takes no ticket: it must never start a receiver), answered by `endedAnswer`.
    */
-  call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer>;
+  call(server: string, id: string, req: SessionRequest, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer>;
 }
 
 export interface SessionOptions {
@@ -156,7 +172,7 @@ export class UploadSessions implements SessionChannel {
   }
 
   async ended(server: string, id: string, ms: number): Promise<V1Job[]> {
-    // Until its Job is marked finished, the receiver still holds the world.
+    // Until its Job is marked finished, the receiver still counts as the server's one session.
     return jobsFinished(this.#api, this.#settings.namespace, `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`, ms);
   }
 
@@ -190,7 +206,7 @@ export class UploadSessions implements SessionChannel {
     }
   }
 
-  async call(server: string, id: string, req: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer> {
+  async call(server: string, id: string, req: SessionRequest, signal: AbortSignal, resume?: () => Promise<void>): Promise<PodAnswer> {
     if (!ID.test(id)) throw notFound();
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
     const selector = `${LABEL_SERVER}=${server},${LABEL_UPLOAD_SESSION}=${id}`;
@@ -232,14 +248,28 @@ export class UploadSessions implements SessionChannel {
   }
 }
 
-/** One call to a session receiver; a part's body is streamed with its length checked on the way. */
-export async function podCall(ip: string, port: number, token: string, r: { method: string; path: string; body?: { stream: UploadBody; size: number } }, signal: AbortSignal, idleMs?: number): Promise<PodAnswer> {
+/**
+ * One call to a session receiver; a part's body is streamed with its length checked on the way. A
+ * writing call carries the world lock its sender holds as it is sent (the line re-dates it while a
+ * long call waits for a receiver to start).
+ */
+export async function podCall(ip: string, port: number, token: string, r: SessionRequest, signal: AbortSignal, idleMs?: number): Promise<PodAnswer> {
+  const lock = r.lock?.();
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(lock ? { [SESSION_LOCK_HEADER]: lock } : {}) };
   try {
-    return await streamToPod({ host: ip, port, method: r.method, path: r.path, headers: { authorization: `Bearer ${token}` }, ...(r.body ? { body: r.body } : {}), signal, maxAnswerBytes: 1 << 20, ...(idleMs !== undefined ? { idleMs } : {}) });
+    return await streamToPod({ host: ip, port, method: r.method, path: r.path, headers, ...(r.body ? { body: r.body } : {}), signal, maxAnswerBytes: 1 << 20, ...(idleMs !== undefined ? { idleMs } : {}) });
   } catch (err) {
     if (err instanceof PodStreamError) throw new RunnerError(`upload session call to ${ip}: ${err.message}`, { cause: err });
     throw err;
   }
+}
+
+/**
+ * Whether a call to a receiver failed with no answer after it was sent: what it asked may still be
+ * under way in the Pod (a commit placing the file), so its sender keeps the world held.
+ */
+export function answerLost(err: unknown): boolean {
+  return err instanceof RunnerError && err.cause instanceof PodStreamError;
 }
 
 /** A receiver's refusal as the caller's error; anything unexpected is a 500 with its detail logged. */

@@ -38,6 +38,8 @@ import { authFromEnv } from '../../lib/http/auth.ts';
 import { FUNCTIONS } from '../../functions/index.ts';
 import { jsonCall } from '../../lib/testing/json-call.ts';
 import { checkedApp, loadChecker } from './openapi-check.ts';
+import { startApiServerSource } from '../../cluster/event-sources.ts';
+import { PULL_JOBS } from '../../lib/maintenance/pull-placement.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FUNCTION_USER = 'system:serviceaccount:minecraft:felis-world';
@@ -70,6 +72,13 @@ export interface StackOptions {
   logger?: Logger;
   /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
   authEnv?: Record<string, string>;
+  /** FELIS_JOIN_CHANGES: false keeps Felis's rule (a change while another holds the world is 409). */
+  joinChanges?: boolean;
+  /**
+   * The pull Jobs' changes go to the settle function, which places a pull's staged file, as
+   * knative/components/eventing wires it (an ApiServerSource); false leaves them unplaced. On by default.
+   */
+  placePulls?: boolean;
 }
 
 export interface Stack {
@@ -118,13 +127,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (opts.browse) browse = { ...keyed.browse!, ...opts.browse };
     if (opts.downloads) downloads = { ...keyed.downloads!, ...opts.downloads };
   }
-  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads });
+  const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads, joinChanges: opts.joinChanges });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
   const checked = checkedApp(createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS)), checker);
   const server: ServerType = await new Promise((res) => {
     const s = listen(checked.app, { port: 0, hostname: '127.0.0.1', logger }, () => res(s));
   });
   const addr = server.address() as { port: number };
+  // A finished pull is placed by the settle pass its Job's change starts (functions/settle).
+  const pullSource = opts.placePulls === false ? undefined : startApiServerSource({ kubeConfig: cluster.kubeConfig(cluster.adminToken), namespace: 'minecraft', labelSelector: PULL_JOBS, sink: `http://127.0.0.1:${addr.port}/` });
   Object.assign(stack, {
     url: `http://127.0.0.1:${addr.port}`,
     tier: TIER,
@@ -135,6 +146,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       return jsonCall((p, init) => fetch(stack.url + p, init), TOKEN, method, path, body, headers);
     },
     async close() {
+      await pullSource?.stop();
       await new Promise<void>((res) => server.close(() => res()));
       await cluster.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import type { $ZodType } from 'zod/v4/core';
 import * as z from '../../schema.ts';
 import { described } from '../../schema.ts';
 import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
+import { RETRY_AFTER_CODES } from '../error-map.ts';
 import type { DocTables, ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteProse, RouteSchemas, RouteTable } from './types.ts';
 
 type Json = Record<string, unknown>;
@@ -52,6 +53,13 @@ function headers(h: Record<string, HeaderSpec> | undefined): Json | undefined {
   return Object.fromEntries(Object.entries(h).map(([name, s]) => [name, { description: s.description, schema: { type: 'string' }, ...(s.required ? { required: true } : {}) }]));
 }
 
+/** `Retry-After` on the error answers that carry it (lib/http/error-map.ts `retryAfterOf`). */
+function retryAfterHeader(status: number, codes: readonly string[]): Json | undefined {
+  const on = status === 429 ? codes : codes.filter((c) => (RETRY_AFTER_CODES as readonly string[]).includes(c));
+  if (on.length === 0) return undefined;
+  return { 'Retry-After': { description: `whole seconds to wait before trying again; sent with ${on.map((c) => `\`${c}\``).join(', ')}`, schema: { type: 'integer', minimum: 0 } } };
+}
+
 function parameters(e: RouteEntry, s: RouteSchemas): Json[] {
   const out: Json[] = [];
   for (const [, name] of e.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)) {
@@ -77,7 +85,8 @@ function operation(id: string, e: RouteEntry, s: RouteSchemas, prose: RouteProse
     responses[status] = { description: r.description, ...(h ? { headers: h } : {}), ...(content ? { content } : {}) };
   }
   for (const [status, codes] of errorsByStatus(e)) {
-    responses[String(status)] = { description: codes.join(', '), content: { 'application/json': { schema: envelopeSchema(codes) } } };
+    const retry = retryAfterHeader(status, codes);
+    responses[String(status)] = { description: codes.join(', '), ...(retry ? { headers: retry } : {}), content: { 'application/json': { schema: envelopeSchema(codes) } } };
   }
   const body = s.body && ('json' in s.body ? { required: true, content: { 'application/json': { schema: jsonSchema(s.body.json, 'input') } } } : { required: true, content: rawContent(s.body.raw) });
   const params = parameters(e, s);

@@ -11,7 +11,7 @@ import type { ProseTable } from './types.ts';
 export const ROUTE_PROSE = {
   'files.list': {
     summary: "One folder's entries (empty path: the world's root), or a page of them with `limit`, `after` or `q`. No lock.",
-    answer: '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes, trash_bytes}` — empty `path` = the root; `free_bytes` the free space plus the undo trash\'s `trash_bytes` (a mutation takes them back when it needs room), `null` when unknown. Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
+    answer: '`{path, entries:[{name,size,is_dir,mod_time,mode,is_symlink}], truncated, next?, free_bytes, trash_bytes, world_state}` — empty `path` = the root; `free_bytes` the free space plus the undo trash\'s `trash_bytes` (a mutation takes them back when it needs room), `null` when unknown; `world_state` `running` when the server runs (a read beside the game may catch a file mid-save). Without `limit`/`after`/`q`: directory order, at most 2000 entries. With any: byte order of name, at most `limit` (default 1000, at most 5000) after `after`, names containing `q` in any case; `next` (the next page\'s `after`) when there are more',
   },
   'files.search': {
     summary: 'Entries below a folder, at any depth, whose name contains `q` or matches it as a glob (`*`, `?`), any case. No lock.',
@@ -58,8 +58,8 @@ export const ROUTE_PROSE = {
     answer: '202 `{op}` — packs into `name` (a `.zip` file name) next to it, or a free name (`world.zip`, `world (2).zip`, …)',
   },
   'files.pull': {
-    summary: 'Fetch a file from an http or https URL into a folder, in the background, through the SSRF guard; follow it in the ops listing.',
-    answer: '202 `{op}` — `path` an existing folder (`""` the root); the file lands as `name`, or the name of the answer\'s Content-Disposition or the URL\'s path, never over an existing file; the guard (in the Job, before every connection and redirect) refuses special-purpose addresses and ports but 80/443 unless the operator allows them (`pull_refused` in the op)',
+    summary: 'Fetch a file from an http or https URL into a folder, in the background, through the SSRF guard; follow it in the ops listing. The download holds no world: other changes and a start go ahead meanwhile.',
+    answer: '202 `{op}` — `path` an existing folder (`""` the root); the file lands as `name`, or the name of the answer\'s Content-Disposition or the URL\'s path, never over an existing file; the guard (in the Job, before every connection and redirect) refuses special-purpose addresses and ports but 80/443 unless the operator allows them (`pull_refused` in the op). The download holds no world; once it ends the file is placed under the world\'s line, and the op is `running` until then (`file_exists` if the name was taken meanwhile, `not_stopped` if the server was started); at most 4 download at once per server (429 `too_many_pulls`)',
   },
   'files.pull.cancel': {
     summary: "Cancel a running pull through its Job's Pod; the op ends `pull_cancelled`, nothing placed.",
@@ -79,7 +79,7 @@ export const ROUTE_PROSE = {
   },
   'uploads.begin': {
     summary: 'Begin a resumable upload session (one per server).',
-    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives (docs/uploads.md); `?parents=true` (beside `path`) makes the missing folders at the begin',
+    answer: '201 view `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}` — one session per server, listed in `files/ops` while it lives; it holds the world only while its calls run (begin, each part, commit, cancel: each in its turn in the world\'s line, as any change), so other changes run between parts and a start goes ahead (docs/uploads.md); `?parents=true` (beside `path`) makes the missing folders at the begin',
   },
   'uploads.get': {
     summary: "An upload session's view, from its serving receiver (never starts one).",
@@ -87,7 +87,7 @@ export const ROUTE_PROSE = {
   },
   'uploads.part': {
     summary: 'One raw part (at most 32 MiB) at `offset`, appended on the world volume.',
-    answer: '200 view — raw part ≤ 32 MiB with `Content-Length`, `Content-Digest`',
+    answer: '200 view — raw part ≤ 32 MiB with `Content-Length`, `Content-Digest`; the server stopped (409 `not_stopped` while it runs), in its turn in the world\'s line, holding the world while its bytes are placed',
   },
   'uploads.cancel': {
     summary: 'Cancel an upload session.',
@@ -123,7 +123,7 @@ export const ROUTE_PROSE = {
   },
   'exports.download': {
     summary: 'The signed URL: the file, or the folder as a zip stream. No bearer: the signature is the credential.',
-    answer: 'the file (`Content-Length`, `ETag`, `Accept-Ranges: bytes`; `Range` / `If-Range` give 206 with `Content-Range`, 416 `range_not_satisfiable` past the end), or the folder as a zip stream (`Accept-Ranges: none`), with `Content-Disposition: attachment`, `nosniff`, `no-store`; an export Job holds the world as `export` while it streams (docs/downloads.md)',
+    answer: 'the file (`Content-Length`, `ETag`, `Accept-Ranges: bytes`; `Range` / `If-Range` give 206 with `Content-Range`, 416 `range_not_satisfiable` past the end), or the folder as a zip stream (`Accept-Ranges: none`), with `Content-Disposition: attachment`, `nosniff`, `no-store`, `X-Felis-World-State: stopped\|running` (`running`: read beside the game, a file may be mid-save); an export Job holds the world as `export` while it streams (docs/downloads.md)',
   },
   'holder.get': {
     summary: "What holds one server's world.",
@@ -146,7 +146,7 @@ export const ROUTE_PROSE = {
     answer: '`{name, removed, lock:{kind,since,value,fresh}\\|null}`; 409 `maintenance_in_progress` while a Job holds the world, `lock_protected` for a `migration@` lock, `lock_fresh` for one younger than 2 min without `force=true`',
   },
   'restore.settle': {
-    summary: 'One pass of restore-chain settling.',
-    answer: '`{chains:[{job, server, state, reason?, message?, error?}]}`',
+    summary: 'One settle pass: restore chains, and pulls waiting to be placed.',
+    answer: '`{chains:[{job, server, state, reason?, message?, error?}], pulls:[{job, server, op, state, to?, code?, error?}]}` — a pull that ended `staged` is placed under the world\'s line (`placed`), refused (`failed` with its `code`), or left for the next pass (`pending`)',
   },
 } satisfies ProseTable<typeof ROUTES>;

@@ -143,6 +143,11 @@ const trashItemSchema = z.strictObject({
 const TRASH_AFTER = 'the ?after= query parameter must be a trash record id (16 lowercase hex digits)';
 const TRASH_LIMIT = `the ?limit= query parameter must be a whole number from 1 to ${PAGE_MAX_ENTRIES}`;
 
+const WORLD_STATE_HEADER = {
+  description: '`stopped`, or `running`: the server was running, starting or still stopping when the download was admitted, so a file may have been caught mid-save (a region file with a chunk half written); see docs/routes.md',
+  required: true,
+};
+
 const preferHeader = { Prefer: { description: '`wait=<s>` (at most 30): wait for another file mutation instead of a 409' } };
 
 export const SCHEMAS = {
@@ -164,6 +169,7 @@ export const SCHEMAS = {
           next: described(z.optional(z.string()), "a paged listing with more entries: the last name of this page, the next page's `after`"),
           free_bytes: described(z.nullable(z.number()), "the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
           trash_bytes: described(z.number(), 'bytes the undo trash holds (0 when none)'),
+          world_state: described(z.enum(['stopped', 'running']), '`running`: the server was running, starting or still stopping, so the game may have been saving while the folder was read (sizes and times of region files may be mid-save)'),
         }),
       },
     },
@@ -390,6 +396,7 @@ export const SCHEMAS = {
           'Cache-Control': { description: 'no-store' },
           'Accept-Ranges': { description: '`bytes` for a file, `none` for a folder (a zip stream is not resumable)' },
           ETag: { description: "a file's strong ETag (its identity, size, mtime and ctime); send it as `If-Range` to resume" },
+          'X-Felis-World-State': WORLD_STATE_HEADER,
         },
       },
       206: {
@@ -400,6 +407,7 @@ export const SCHEMAS = {
           'Content-Disposition': { description: 'attachment, with the file name' },
           'Accept-Ranges': { description: 'bytes' },
           ETag: { description: "the file's strong ETag" },
+          'X-Felis-World-State': WORLD_STATE_HEADER,
         },
       },
     },
@@ -428,17 +436,33 @@ export const SCHEMAS = {
   'restore.settle': {
     responses: {
       200: {
-        description: 'every chain the pass looked at',
+        description: 'every chain the pass looked at, and every pull it placed or left waiting',
         json: z.strictObject({
-          chains: z.array(
-            z.strictObject({
-              job: z.string(),
-              server: z.string(),
-              state: z.enum(['started', 'abandoned', 'pending']),
-              reason: z.optional(z.string()),
-              message: z.optional(z.string()),
-              error: z.optional(z.string()),
-            }),
+          // Both from the route; a source's event answers the part it started (a backup Job: chains; a pull Job: pulls).
+          chains: z.optional(
+            z.array(
+              z.strictObject({
+                job: z.string(),
+                server: z.string(),
+                state: z.enum(['started', 'abandoned', 'pending']),
+                reason: z.optional(z.string()),
+                message: z.optional(z.string()),
+                error: z.optional(z.string()),
+              }),
+            ),
+          ),
+          pulls: z.optional(
+            z.array(
+              z.strictObject({
+                job: z.string(),
+                server: z.string(),
+                op: z.string(),
+                state: z.enum(['placed', 'failed', 'pending']),
+                to: z.optional(z.string()),
+                code: z.optional(z.string()),
+                error: z.optional(z.string()),
+              }),
+            ),
           ),
         }),
       },

@@ -43,6 +43,8 @@ const GATES: readonly ErrorCode[] = [
   [409, 'maintenance_in_progress'],
   [503, 'files_unavailable'],
 ];
+/** A read let in while the server runs, on a claim only the game's Pod may mount (lib/maintenance/running-reads.ts). */
+const BESIDE_GAME: readonly ErrorCode[] = [[409, 'volume_exclusive']];
 /** A one-shot file Job's outcome (lib/http/error-map.ts, lib/files/errors.ts). */
 const JOB: readonly ErrorCode[] = [
   [404, 'not_found'],
@@ -94,7 +96,7 @@ export const ROUTES = {
     method: 'GET',
     path: `${S}/files`,
     permission: filesGet,
-    errors: [...GATES, ...JOB],
+    errors: [...GATES, ...BESIDE_GAME, ...JOB],
     event: { type: 'dev.felis.files.list', path: true, query: ['limit', 'after', 'q'] },
   },
   'files.search': {
@@ -102,7 +104,7 @@ export const ROUTES = {
     method: 'GET',
     path: `${S}/files/search`,
     permission: filesGet,
-    errors: [...GATES, ...JOB, [400, 'bad_request']],
+    errors: [...GATES, ...BESIDE_GAME, ...JOB, [400, 'bad_request']],
     event: { type: 'dev.felis.files.search', path: true, query: ['q', 'limit'] },
   },
   'files.read': {
@@ -110,7 +112,7 @@ export const ROUTES = {
     method: 'GET',
     path: `${S}/file`,
     permission: filesGet,
-    errors: [...GATES, ...JOB, [413, 'too_large'], [502, 'read_damaged']],
+    errors: [...GATES, ...BESIDE_GAME, ...JOB, [413, 'too_large'], [502, 'read_damaged']],
     event: { type: 'dev.felis.files.read', path: true },
   },
   'files.write': {
@@ -190,7 +192,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/pull`,
     permission: filesUpdate,
-    errors: [...GATES, ...JOB, ...JSON_BODY],
+    errors: [...GATES, ...JOB, ...JSON_BODY, [429, 'too_many_pulls']],
     event: { type: 'dev.felis.files.pull' },
   },
   'files.pull.cancel': {
@@ -263,7 +265,7 @@ export const ROUTES = {
     method: 'GET',
     path: `${S}/files/trash`,
     permission: filesGet,
-    errors: [...GATES, ...JOB, [400, 'bad_request']],
+    errors: [...GATES, ...BESIDE_GAME, ...JOB, [400, 'bad_request']],
     event: { type: 'dev.felis.files.trash.list', query: ['limit', 'after'] },
   },
   'files.trash.restore': {
@@ -303,7 +305,7 @@ export const ROUTES = {
     method: 'POST',
     path: `${S}/files/download`,
     permission: filesGet,
-    errors: [...GATES, [503, 'export_unavailable']],
+    errors: [...GATES, ...BESIDE_GAME, [503, 'export_unavailable']],
   },
   'exports.download': {
     fn: 'files-download',
@@ -311,7 +313,7 @@ export const ROUTES = {
     path: '/api/v1/exports/:ticket/download',
     // A signed, expiring download URL: its signature is the credential.
     permission: { kind: 'public' },
-    errors: [...GATES, ...JOB, [405, 'method_not_allowed'], [410, 'export_expired'], [413, 'too_large'], [416, 'range_not_satisfiable'], [429, 'export_busy'], [503, 'export_unavailable'], [504, 'export_timeout']],
+    errors: [...GATES, ...BESIDE_GAME, ...JOB, [405, 'method_not_allowed'], [410, 'export_expired'], [413, 'too_large'], [416, 'range_not_satisfiable'], [429, 'export_busy'], [503, 'export_unavailable'], [504, 'export_timeout']],
   },
   'holder.get': {
     fn: 'holder',
