@@ -75,6 +75,7 @@ describe('refusals answered whatever the body size', () => {
       const r = await send(`/api/v1/servers/survival/files/upload?path=${q(`no-such-folder/x-${n}.bin`)}`, body(n));
       assert.equal(r.status, 404, `${n} bytes: ${r.text}`);
       assert.equal(r.code, 'not_found', `${n} bytes`);
+      assert.match(r.text, /folder no-such-folder does not exist/, `${n} bytes`);
     }
     assert.ok(!existsSync(join(s.world, 'no-such-folder')));
   });

@@ -43,10 +43,16 @@ test('the default chown gives files to 1000:1000 when allowed, and never fails t
   }
 });
 
-test('a write into a missing folder is not_found and does not create it', async () => {
+test('a write into a missing folder is not_found naming the folder, and does not create it', async () => {
   const w = makeWorld();
-  assert.deepEqual(await w.run(writeReq('plugins/x.yml', 'x')), { code: 'not_found', error: 'plugins/x.yml does not exist' });
+  assert.deepEqual(await w.run(writeReq('plugins/x.yml', 'x')), { code: 'not_found', error: 'folder plugins does not exist' });
   assert.equal(fs.existsSync(w.p('plugins')), false);
+  // The deepest missing folder named as the caller wrote it, not only the first one missing.
+  assert.deepEqual(await w.run(writeReq('plugins/a/b/x.yml', 'x')), { code: 'not_found', error: 'folder plugins/a/b does not exist' });
+  // A link whose target's folder is missing names only the caller's path.
+  fs.symlinkSync('gone/x.yml', w.p('via-link.yml'));
+  assert.deepEqual(await w.run(writeReq('via-link.yml', 'x')), { code: 'not_found', error: 'via-link.yml does not exist' });
+  assert.equal(fs.existsSync(w.p('gone')), false);
 });
 
 test('over 256 KiB is too_large and nothing is touched; exactly 256 KiB is written; empty content is fine', async () => {

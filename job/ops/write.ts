@@ -59,6 +59,9 @@ export function resolveTarget(ctx: OpContext, name: string, createOnly: boolean)
     try {
       parent = ctx.root.parentOf(cur, 'open');
     } catch (e) {
+      // The caller's own path: its folder is what is missing (a write makes no folders). A link's
+      // target keeps the plain "does not exist", naming only the caller's path.
+      if (hops === 0 && isNotExist(e)) return fail('not_found', msg.folderMissing(dir(name)));
       return failure(name, e, 'open');
     }
     let keep = false;

@@ -53,7 +53,7 @@ test('without parents a missing folder stays not_found, and nothing is made', as
   const w = makeWorld();
   const before = tree(w.root);
   const l = await land(w.root, 'plugins/Pack/a.yml', Buffer.from('x'), { parents: false });
-  assert.deepEqual(l, { kind: 'result', result: { code: 'not_found', error: 'plugins/Pack/a.yml does not exist' } });
+  assert.deepEqual(l, { kind: 'result', result: { code: 'not_found', error: 'folder plugins/Pack does not exist' } });
   assert.deepEqual(tree(w.root), before);
 });
 
