@@ -37,7 +37,7 @@ async function pullPass(deps: Deps) {
   const pulls = (await deps.placer?.placeOnce()) ?? [];
   for (const p of pulls) {
     if (p.state === 'pending') deps.logger.warn({ job: p.job, server: p.server, op: p.op, error: p.error }, 'pulled file stays waiting to be placed');
-    else deps.logger.info({ job: p.job, server: p.server, op: p.op, state: p.state, to: p.to, code: p.code }, 'pulled file placed');
+    else deps.logger.info({ job: p.job, server: p.server, op: p.op, state: p.state, to: p.to, code: p.code }, p.state === 'placed' ? 'pulled file placed' : 'pulled file not placed');
   }
   return pulls.map((p) => ({
     job: p.job,

@@ -171,12 +171,11 @@ export class PullPlacer {
       // Another pass recorded it first: that record stands.
       const theirs = placement(job);
       if (theirs) return stateOf(theirs);
-      const r = outcome;
       try {
         await this.#o.api.patchJob(this.#o.namespace, job.metadata?.name ?? '', {
-          metadata: { ...(job.metadata?.resourceVersion ? { resourceVersion: job.metadata.resourceVersion } : {}), annotations: { [ANNOTATION_PULL_PLACED]: recordOf(r) } },
+          metadata: { ...(job.metadata?.resourceVersion ? { resourceVersion: job.metadata.resourceVersion } : {}), annotations: { [ANNOTATION_PULL_PLACED]: recordOf(outcome) } },
         });
-        return stateOf(r);
+        return stateOf(outcome);
       } catch (err) {
         if (!isConflict(err) || attempt >= 5) throw err;
       }

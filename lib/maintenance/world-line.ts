@@ -14,6 +14,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import type { V1Job } from '@kubernetes/client-node';
 import { ANNOTATION_FILES_QUEUE, ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { MaintenanceBusyError, ServerNotFoundError } from './errors.ts';
@@ -78,6 +79,11 @@ export interface TurnOptions {
 function pause(pos: number, clock: Clock): number {
   const base = Math.min(10 + 10 * pos, 200);
   return base * (0.8 + 0.4 * clock.random());
+}
+
+/** A background change of felis-world's own on `name`'s world whose Job has not finished (it holds the world by its Job). */
+function ourChangeRunning(name: string, jobs: V1Job[]): V1Job | undefined {
+  return jobs.find((j) => j.metadata?.labels?.[LABEL_SERVER] === name && isOurChange(j) && !jobFinished(j));
 }
 
 function seconds(ms: number): number {
@@ -179,7 +185,7 @@ export class WorldLine {
         // (one created without looking) is not waited out: refused as at an admission.
         const foreign = holdState(name, undefined, jobs, new Date(this.#ms()), isOurChange).holder;
         if (foreign) throw MaintenanceBusyError.heldBy(foreign, new Date(this.#ms()));
-        const busy = jobs.find((j) => j.metadata?.labels?.[LABEL_SERVER] === name && isOurChange(j) && !jobFinished(j));
+        const busy = ourChangeRunning(name, jobs);
         if (!busy) {
           const fresh = redated(q, this.#ms());
           if (fresh.lock === q.lock) return q.lock;
@@ -294,7 +300,7 @@ export class WorldLine {
       const s = await this.#server(name);
       const q = this.#line(s);
       const jobs = await this.#o.api.listJobs(this.#o.namespace, `${LABEL_SERVER}=${name}`);
-      const busy = jobs.some((j) => j.metadata?.labels?.[LABEL_SERVER] === name && isOurChange(j) && !jobFinished(j));
+      const busy = ourChangeRunning(name, jobs) !== undefined;
       if ((!q || q.tickets.length === 0) && !busy) return;
       if (this.#ms() >= until) {
         await this.#setDrain(name, undefined);
@@ -318,12 +324,13 @@ export class WorldLine {
     await this.#o.onConflictRetry(async () => {
       const s = await this.#o.api.getServer(this.#o.namespace, name);
       if (!s) return;
-      const q = this.#line(s) ?? parseQueue(s.metadata.annotations?.[ANNOTATION_FILES_QUEUE]);
+      const live = this.#line(s);
+      const q = live ?? parseQueue(s.metadata.annotations?.[ANNOTATION_FILES_QUEUE]);
       if (!q || (until === undefined && q.drain === undefined)) return;
-      if (!this.#line(s) && until !== undefined) return; // nothing of ours holds the world: nothing to drain
+      if (!live && until !== undefined) return; // nothing of ours holds the world: nothing to drain
       const { drain: _d, ...rest } = q;
       const next = until === undefined ? rest : { ...q, drain: until };
-      if (this.#line(s)) return this.#write(s, next);
+      if (live) return this.#write(s, next);
       // Only the marker is left: it goes with the drain.
       await this.#o.api.patchServer(this.#o.namespace, name, { metadata: { resourceVersion: s.metadata.resourceVersion, annotations: { [ANNOTATION_FILES_QUEUE]: null } } });
     });

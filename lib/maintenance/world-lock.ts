@@ -152,7 +152,7 @@ export class WorldLock {
     const now = this.#now();
     const held = holdState(name, server.metadata.annotations, jobs, now, ours ? isOurChange : undefined).holder;
     if (held) throw MaintenanceBusyError.heldBy(held, now);
-    const v = lockValue(kind, this.#now());
+    const v = lockValue(kind, now);
     await this.#api.patchServer(this.#ns, name, {
       metadata: { resourceVersion: server.metadata.resourceVersion, annotations: { [ANNOTATION_MAINTENANCE]: v, ...annotations?.(v) } },
     });
