@@ -1,8 +1,8 @@
 /**
  * The grant that lets the functions' identity ask the apiserver for TokenReviews and
  * SubjectAccessReviews (kubernetes auth mode), as one RBAC YAML document: what `npm start`, the
- * auth bench and the review tests apply to the embedded cluster, as `knative/auth.yaml` does on a
- * real one.
+ * auth bench and the review tests apply to the embedded cluster, as
+ * `knative/components/kubernetes-auth` does on a real one.
  * @module
  */
 

@@ -2,7 +2,7 @@
  * Bundles each function and the Job program into dist/ with esbuild: one self-contained ESM file
  * each, dependencies included, so a container needs only `node` and the file.
  *   dist/felis.mjs                 the Job program (`felis files ...`), executable (`#!/usr/bin/env node`)
- *   dist/functions/<name>.mjs      one per Knative service
+ *   dist/functions/<name>.mjs      one per Knative service (its entry generated: function-entries.ts)
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
  *   dist/functions/docs-assets/    the API document and the Swagger UI files /openapi.json and /docs serve (lib/http/api-docs.ts)
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
 import { applyEdits, shiftMappings, wrapperEdits } from './eager-wrappers.ts';
+import { entryPoints, functionEntries, functionNames } from './function-entries.ts';
 import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -108,9 +109,7 @@ export function eagerModuleWrappers(dir: string): void {
 
 export async function buildAll(): Promise<string[]> {
   const fnDir = join(root, 'functions');
-  const functions = readdirSync(fnDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(fnDir, d.name, 'main.ts')))
-    .map((d) => d.name);
+  const functions = functionNames(fnDir);
   // Chunk names carry content hashes: clear the old ones, or the image would ship them too.
   rmSync(join(root, 'dist/functions'), { recursive: true, force: true });
   await Promise.all([
@@ -119,7 +118,8 @@ export async function buildAll(): Promise<string[]> {
     // One build for all functions: client-node is parsed once, not once per service.
     build({
       ...common,
-      entryPoints: Object.fromEntries(functions.map((f) => [f, join(fnDir, f, 'main.ts')])),
+      // Each entry generated from the function's name (function-entries.ts).
+      entryPoints: entryPoints(functions),
       outdir: join(root, 'dist/functions'),
       outExtension: { '.js': '.mjs' },
       // Splitting turns the dynamic import of client-node into a chunk of its own, so a function's
@@ -127,7 +127,7 @@ export async function buildAll(): Promise<string[]> {
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
       minify: true,
-      plugins: [clientNodeWithoutSideEffects],
+      plugins: [functionEntries(fnDir), clientNodeWithoutSideEffects],
     }),
   ]);
   eagerModuleWrappers(join(root, 'dist/functions'));

@@ -2,7 +2,7 @@
  * Kubernetes auth mode end to end: real tokens minted for an audience (TokenRequest), real Roles
  * and bindings, and the apiserver doing the TokenReviews and SubjectAccessReviews (the embedded one
  * in `npm test`, the real v1.20 one in `npm run test:cluster`). The functions run as the usual
- * identity plus the system:auth-delegator binding of knative/auth.yaml.
+ * identity plus the system:auth-delegator binding of knative/components/kubernetes-auth.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

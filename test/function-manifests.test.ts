@@ -1,12 +1,11 @@
 /**
- * knative/functions/ is one base plus a folder per function: the folder's function.yaml holds the
- * function's Role and what its Knative Service sets apart from the base, and the base adds the
- * rest with JSON patches (kustomize knows no merge keys for a Knative Service's lists). A JSON
- * patch `add` replaces a value already there, so a field a function.yaml set that the base also
- * sets would be lost without a word; this checks that every value a function.yaml writes is in the
- * rendered object unchanged, and that the folders, the list in functions/kustomization.yaml and the
- * functions the code bundles are the same set (the cluster tier finds the functions' identities by
- * their folders).
+ * knative/functions/ is one base and a few shapes plus a folder per function: the folder's
+ * function.yaml holds the function's Role and what its Knative Service sets apart, and the shapes
+ * it lists and the base add the rest with patches. A patch replaces a value already there, so a
+ * field a function.yaml set that a shape or the base also sets would be lost without a word; this
+ * checks that every value a function.yaml writes is in the rendered object unchanged, and that
+ * the folders, the list in functions/kustomization.yaml and the functions the code bundles are the
+ * same set (the cluster tier finds the functions' identities by their folders).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,7 +42,7 @@ test('the function folders, the list in functions/kustomization.yaml and the bun
   assert.deepEqual([...listed].sort(), [...folders].sort());
 });
 
-test("what each function.yaml writes is rendered unchanged: the base adds to a function's Role and Service, never over them", () => {
+test("what each function.yaml writes is rendered unchanged: the shapes and the base add to a function's Role and Service, never over them", () => {
   assert.ok(folders.length > 0);
   for (const fn of folders) {
     const own = loadAll(readFileSync(join(FUNCTIONS_DIR, fn, 'function.yaml'), 'utf8')) as Obj[];
