@@ -14,7 +14,7 @@ import { GRACE_MS, lockValue } from '../lib/protocol/lock-value.ts';
 import { FUNCTION_USER, q, ROOT, startStack, tierMs, until, type Stack } from './support/stack.ts';
 import { getServer, setServer } from './support/servers.ts';
 
-const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.ts');
+const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.test-kit.ts');
 const S = '/api/v1/servers/survival';
 const LOCK = 'felis.lolicon.best/maintenance';
 const ITEMS = 12;

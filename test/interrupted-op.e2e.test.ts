@@ -11,9 +11,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
-import { forgeZip } from '../job/archive/test-kit.ts';
+import { forgeZip } from '../job/archive/forge.test-kit.ts';
 
-const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.ts');
+const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.test-kit.ts');
 const FILES = 40;
 const OPS = '/api/v1/servers/survival/files/ops';
 
