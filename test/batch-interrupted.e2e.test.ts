@@ -20,7 +20,7 @@ const LOCK = 'felis.lolicon.best/maintenance';
 const ITEMS = 12;
 
 /**
- * Every file Pod runs the Job program with a kill right after a batch's second move (crash-child.ts):
+ * Every file Pod runs the Job program with a kill right after a batch's second move (crash-child.test-kit.ts):
  * the journal's `move:2`, or the second item of a batch made item by item (as before the journal).
  */
 const killedAfterTwoMoves = (c: V1Container) =>

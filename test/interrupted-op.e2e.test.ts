@@ -19,7 +19,7 @@ const OPS = '/api/v1/servers/survival/files/ops';
 
 type Op = { id: string; op: string; state: string; error?: { code: string; message: string }; recovered?: { now: string; by: string; message: string } };
 
-/** The unzip Pods run the Job program with a crash injected (crash-child.ts's knobs); others the real one. */
+/** The unzip Pods run the Job program with a crash injected (crash-child.test-kit.ts's knobs); others the real one. */
 const crashing = (knob: string) => (c: V1Container, pod: V1Pod) =>
   c.name === 'files' && pod.metadata?.labels?.['felis.lolicon.best/files-mode'] === 'unzip'
     ? { command: ['env', knob, process.execPath, CRASH_CHILD, ...(c.command ?? []).slice(1), ...(c.args ?? [])] }

@@ -21,7 +21,7 @@ import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { lockValue } from '../../lib/protocol/lock-value.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 
-const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.ts');
+const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.test-kit.ts');
 const TOKEN = jobToken(Buffer.alloc(32, 7), 'files-survival-e0002');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-edit-crash-'));
 after(() => fs.rmSync(base, { recursive: true, force: true }));
