@@ -13,9 +13,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildJobProgram } from '../scripts/build.ts';
 import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
-import { forge7z } from '../job/archive/test-kit-7z.ts';
-import { forgeRar5 } from '../job/archive/test-kit-rar.ts';
-import type { ForgedTar } from '../job/archive/test-kit.ts';
+import { forge7z } from '../job/archive/7z.test-kit.ts';
+import { forgeRar5 } from '../job/archive/rar.test-kit.ts';
+import type { ForgedTar } from '../job/archive/forge.test-kit.ts';
 import { MAX_ENTRIES } from '../job/archive/sevenzip-pass.ts';
 
 const args = process.argv.slice(2);

@@ -19,7 +19,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildJobProgram } from '../scripts/build.ts';
 import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
-import { forgeTar } from '../job/archive/test-kit.ts';
+import { forgeTar } from '../job/archive/forge.test-kit.ts';
 import { median, numberArg } from './support.ts';
 
 const args = process.argv.slice(2);

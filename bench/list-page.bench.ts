@@ -6,7 +6,7 @@
  * (the embedded kubelet runs it as a child process: found in /proc by its command line).
  *
  * The browse Pod's first page of the folder scans it (`list_page_first_ms_<n>k`, a cold index) and
- * then builds the folder's sorted index on its scratch disk (job/list-index.ts); the warm pages
+ * then builds the folder's sorted index on its scratch disk (job/listing/list-index.ts); the warm pages
  * after that read the index. The bare op has no index: every one scans.
  *
  * Keys: `list_page_first_ms_<n>k`, `list_page_ms_p50_warm_<n>k`, `list_page_ms_p50_bare_<n>k`,
@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execute } from '../job/execute.ts';
+import { execute } from '../job/dispatch/execute.ts';
 import { BENCH_TOKEN, median, numberArg, startBenchStack } from './support.ts';
 
 const argv = process.argv.slice(2);

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildJobProgram } from '../scripts/build.ts';
-import { treeDigest } from '../job/archive/test-kit.ts';
+import { treeDigest } from '../job/archive/forge.test-kit.ts';
 import { median, numberArg, prng } from './support.ts';
 
 const argv = process.argv.slice(2);

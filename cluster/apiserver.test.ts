@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 const STATUS_KEYS = ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'];
 

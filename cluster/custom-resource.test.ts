@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { rawFetch, statusOf, type TestCluster, testCluster } from './test-support.ts';
+import { rawFetch, statusOf, type TestCluster, testCluster } from './cluster.test-kit.ts';
 
 const CR = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
 const LOCK = 'felis.lolicon.best/maintenance';

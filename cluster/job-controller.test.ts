@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
-import { shJob, type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { shJob, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 const conds = (j: V1Job) => (j.status?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
 

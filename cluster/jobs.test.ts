@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
-import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 const NAME_ALPHABET = /^[bcdfghjklmnpqrstvwxz2456789]{5}$/;
 

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 const ECHO = join(import.meta.dirname, 'testdata', 'echo-args.mjs');
 

@@ -13,7 +13,7 @@ import { endRecordedProcesses, isRecordedProcessAlive, processStartTicks } from 
 import { PersistentState } from './persist.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
-import { RBAC_MANIFEST, shJob, waitFor } from './test-support.ts';
+import { RBAC_MANIFEST, shJob, waitFor } from './cluster.test-kit.ts';
 
 const dirs: string[] = [];
 const procs: { pid: number; startTicks: string }[] = [];

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { goJsonSyntaxError, summarizeBody } from './decode.ts';
-import { rawFetch, shJob, type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { rawFetch, shJob, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 const J = '/apis/batch/v1/namespaces/minecraft/jobs';
 const MC = '/apis/felis.lolicon.best/v1alpha1/namespaces/minecraft/minecraftservers';

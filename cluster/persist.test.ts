@@ -12,7 +12,7 @@ import { persistentVolumeClaims, pods } from './kinds/pod.ts';
 import { ClusterStateUnreadableError, DataDirInUseError, PersistentState } from './persist.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
-import { RBAC_MANIFEST, shJob, statusOf, waitFor } from './test-support.ts';
+import { RBAC_MANIFEST, shJob, statusOf, waitFor } from './cluster.test-kit.ts';
 
 const dirs: string[] = [];
 after(() => {

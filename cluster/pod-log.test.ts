@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { ApiException, Log, type V1Pod } from '@kubernetes/client-node';
-import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 describe('pods/log', () => {
   let t: TestCluster;

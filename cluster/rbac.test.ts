@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiException, BatchV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { FELIS_USER, PRODUCT_RBAC_MANIFEST, RBAC_MANIFEST, rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './test-support.ts';
+import { FELIS_USER, PRODUCT_RBAC_MANIFEST, RBAC_MANIFEST, rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
 const IN_NS = 'in the namespace "minecraft"';
 

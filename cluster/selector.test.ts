@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { statusOf, type TestCluster, testCluster } from './test-support.ts';
+import { statusOf, type TestCluster, testCluster } from './cluster.test-kit.ts';
 
 describe('labelSelector grammar (through listNamespacedPod)', () => {
   let t: TestCluster;

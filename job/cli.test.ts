@@ -5,7 +5,7 @@ import { runCli } from './cli.ts';
 import { encodeContentEnv } from '../lib/protocol/content-env.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { parseResultPayload } from '../lib/protocol/result-parse.ts';
-import { makeWorld, sha256, errnoError } from './test-support.ts';
+import { makeWorld, sha256, errnoError } from './testing/world.ts';
 
 async function cli(argv: string[], env: Record<string, string | undefined> = {}, stdoutFails = false) {
   let out = '';

@@ -7,20 +7,20 @@
  * @module
  */
 import type { Result } from '../lib/protocol/result.ts';
-import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
+import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './program/exit.ts';
 import { setQuery } from '../lib/protocol/op-query.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
 import { readTrashEnv, TRASH_ID, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
 import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
-import { execute, type ExecuteOptions } from './execute.ts';
-import { FlagError, parseFlags, USAGE } from './flags.ts';
+import { execute, type ExecuteOptions } from './dispatch/execute.ts';
+import { FlagError, parseFlags, USAGE } from './program/flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runEditServe } from './serve/edit-run.ts';
 import { runExport, type ExportRunOptions } from './export/run.ts';
 import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
 import { runReceiveWrite, type WriteRunOptions } from './serve/write-run.ts';
 
-export { EXIT_INFRA, EXIT_OK, EXIT_USAGE, type CliIO } from './exit.ts';
+export { EXIT_INFRA, EXIT_OK, EXIT_USAGE, type CliIO } from './program/exit.ts';
 
 const PREFIX = 'felis files: ';
 
@@ -154,11 +154,11 @@ export async function runCli(
     io.stderr(`${PREFIX}--url is required for pull\n`);
     return EXIT_USAGE;
   }
-  // A pull serves its cancel call on the Pod address while it runs (job/pull/cancel-server.ts).
-  let cancel: Awaited<ReturnType<typeof import('./pull/cancel-server.ts').listenForCancel>>;
+  // A pull serves its cancel call on the Pod address while it runs (job/serve/cancel-server.ts).
+  let cancel: Awaited<ReturnType<typeof import('./serve/cancel-server.ts').listenForCancel>>;
   if (f.op === 'pull') {
     try {
-      cancel = await (await import('./pull/cancel-server.ts')).listenForCancel(env);
+      cancel = await (await import('./serve/cancel-server.ts')).listenForCancel(env);
     } catch (e) {
       io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);
       return EXIT_USAGE;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { encodeContentEnv } from '../lib/protocol/content-env.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { parseResultPayload } from '../lib/protocol/result-parse.ts';
-import { makeWorld, sha256 } from './test-support.ts';
+import { makeWorld, sha256 } from './testing/world.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const projectRoot = path.resolve(here, '..');

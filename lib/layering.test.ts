@@ -4,20 +4,22 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkImports, circles, importGraph, LAYERS, modulesUnder, upwardImports } from '../scripts/check-imports.ts';
+import { checkImports, circles, crossImports, importGraph, isTestCode, LAYERS, modulesUnder, upwardImports } from '../scripts/check-imports.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-test('lib/ has no import circle, type-only imports included, and every import runs down the layers', () => {
+test('the whole tree has no import circle, type-only imports included, every import runs down its layers and crosses trees only as allowed', () => {
   assert.deepEqual(checkImports(root), []);
 });
 
-test('every lib/ folder has a layer', () => {
-  const folders = new Set([...importGraph(root).keys()].map((p) => p.split('/')).filter((p) => p.length > 2).map((p) => p[1]));
-  for (const f of folders) assert.ok(Object.hasOwn(LAYERS, f), `lib/${f} has no layer`);
+test('every lib/, job/ and cluster/ folder with production modules has a layer', () => {
+  for (const tree of ['lib', 'job', 'cluster']) {
+    const folders = new Set([...importGraph(root).keys()].filter((p) => p.startsWith(`${tree}/`) && !isTestCode(p)).map((p) => p.split('/')).filter((p) => p.length > 2).map((p) => p[1]));
+    for (const f of folders) assert.ok(Object.hasOwn(LAYERS[tree], f), `${tree}/${f} has no layer`);
+  }
 });
 
-/** A throwaway tree with lib/ files, to see the check fail. */
+/** A throwaway tree of modules, to see the check fail. */
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'layering-'));
   for (const [path, text] of Object.entries(files)) {
@@ -52,8 +54,8 @@ test('an import up the layers is refused (a domain folder importing lib/http), o
   });
   try {
     assert.deepEqual(upwardImports(importGraph(dir)), [
-      'lib/downloads/d.ts -> lib/http/envelope.ts: downloads (layer 7) may not import http (layer 9)',
-      'lib/kube/k.ts -> lib/maintenance/m.ts: kube (layer 1) may not import maintenance (layer 6)',
+      'lib/downloads/d.ts -> lib/http/envelope.ts: lib/downloads (layer 7) may not import lib/http (layer 9)',
+      'lib/kube/k.ts -> lib/maintenance/m.ts: lib/kube (layer 1) may not import lib/maintenance (layer 6)',
     ]);
   } finally {
     rmSync(dir, { recursive: true });
@@ -64,6 +66,55 @@ test('a folder without a layer is named', () => {
   const dir = tree({ 'lib/newthing/n.ts': "import '../kube/k.ts';\n", 'lib/kube/k.ts': '' });
   try {
     assert.deepEqual(upwardImports(importGraph(dir)), ['lib/newthing/n.ts -> lib/kube/k.ts: lib/newthing has no layer; give it one']);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+
+test('in job/, a floor may not import the ops above it, nor a top-level file of the cluster the assembled cluster', () => {
+  const dir = tree({
+    'job/runtime/types.ts': "import type { S } from '../ops/pull.ts';\n",
+    'job/ops/pull.ts': "import type { T } from '../runtime/types.ts';\nexport type S = 1;\n",
+    'job/dispatch/execute.ts': "import '../ops/pull.ts';\n",
+    'cluster/store.ts': "import './index.ts';\n",
+    'cluster/index.ts': "import './store.ts';\n",
+  });
+  try {
+    assert.deepEqual(upwardImports(importGraph(dir)), [
+      'cluster/store.ts -> cluster/index.ts: cluster/store.ts (layer 0) may not import cluster/index.ts (layer 5)',
+      'job/runtime/types.ts -> job/ops/pull.ts: job/runtime (layer 2) may not import job/ops (layer 5)',
+    ]);
+    assert.equal(circles(importGraph(dir)).length, 2);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test('across trees: job/ only into JOB_LIB and what it reaches, functions/ into lib/, lib/ nowhere, and no production module into test code', () => {
+  const dir = tree({
+    'job/ops/a.ts': "import '../../lib/protocol/p.ts';\nimport '../../lib/http/h.ts';\nimport './a.test-kit.ts';\n",
+    'job/ops/a.test-kit.ts': "import '../../lib/http/h.ts';\nimport '../../scripts/build.ts';\n",
+    'job/ops/a.test.ts': "import '../../functions/f/app.ts';\n",
+    'lib/protocol/p.ts': "import '../kube/k.ts';\n",
+    'lib/kube/k.ts': '',
+    'lib/http/h.ts': "import '../testing/kit.ts';\nimport '../../functions/f/app.ts';\n",
+    'lib/testing/kit.ts': '',
+    'functions/f/app.ts': "import '../../lib/http/h.ts';\nimport '../../job/ops/a.ts';\n",
+    'scripts/build.ts': "import '../test/support/s.ts';\n",
+    'test/support/s.ts': "import '../../cluster/c.ts';\n",
+    'cluster/c.ts': "import '../lib/kube/connections.ts';\n",
+    'lib/kube/connections.ts': '',
+  });
+  try {
+    assert.deepEqual(crossImports(importGraph(dir)), [
+      'functions/f/app.ts -> job/ops/a.ts: functions/ may not import job/',
+      'job/ops/a.ts -> job/ops/a.test-kit.ts: production code may not import test code',
+      'job/ops/a.ts -> lib/http/h.ts: job/ may not import lib/ outside JOB_LIB',
+      'lib/http/h.ts -> functions/f/app.ts: lib/ may not import functions/',
+      'lib/http/h.ts -> lib/testing/kit.ts: production code may not import test code',
+      'lib/protocol/p.ts -> lib/kube/k.ts: job/ reaches it (from job/ops/a.ts), but it is not in JOB_LIB',
+    ]);
   } finally {
     rmSync(dir, { recursive: true });
   }

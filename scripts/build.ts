@@ -6,7 +6,7 @@
  *   dist/functions/chunks/*.mjs    code the functions share, loaded on demand (client-node among it)
  *   dist/functions/docs-assets/    the API document and the Swagger UI files /openapi.json and /docs serve (lib/http/api-docs.ts)
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
- *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/wasm.ts finds them)
+ *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/archive/wasm.ts finds them)
  */
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
 import { applyEdits, shiftMappings, wrapperEdits } from './eager-wrappers.ts';
 import { entryPoints, functionEntries, functionNames } from './function-entries.ts';
-import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/wasm.ts';
+import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/archive/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

@@ -1,12 +1,26 @@
 /**
- * The layering of lib/, checked from the code: every `import`/`export … from` (type-only ones
- * included, since a type import ties two modules as much as a value import when one of them moves)
- * between the non-test modules of lib/ is read, and the check fails on an import circle or on an
- * import that runs up the layers below. `npm run check-imports` prints what it finds; the layering
- * test runs the same check.
+ * The layering of the whole tree, checked from the code: every `import`/`export … from` and
+ * `import()` (type-only ones included, since a type import ties two modules as much as a value
+ * import when one of them moves) between the modules of lib/, job/, functions/, cluster/,
+ * scripts/, bench/ and test/ is read, and the check fails on an import circle anywhere, on an
+ * import from one tree into another the table below does not allow, on a production module
+ * importing test code, or on an import that runs up a tree's layers. `npm run check-imports`
+ * prints what it finds; the layering test (lib/layering.test.ts) runs the same check.
  *
- * The layers, top first. A module may import its own folder's files and any folder on a lower
- * layer, never one on its own layer or above:
+ * Test code is a `*.test.ts` (or `*.container-test.ts` and the like), a test kit (`*.test-kit.ts`),
+ * a module under a `testing/` folder, or anything under test/. It may import anything; no module of
+ * lib/, job/, functions/ or cluster/ may import it. Layers hold among production modules.
+ *
+ * Across trees (TREE_IMPORTS): functions/ imports lib/; job/ imports only the pure lib/ modules of
+ * JOB_LIB (no client-node, no Hono: the Job's bundle starts fast), and everything it reaches
+ * through them is in JOB_LIB too; cluster/ imports only lib/kube/connections.ts (client-node's kept-alive pool, the
+ * one it also serves the tests with); lib/ imports nothing outside itself; scripts/ and bench/ are
+ * tools and may import anything.
+ *
+ * Inside each tree, the layers, top first. A module may import its own folder's files and any
+ * folder (or top-level file) on a lower layer, never one on its own layer or above:
+ *
+ * lib/
  *   testing                          route-test support: builds whole apps, so above the edge
  *   http                             the HTTP edge: statuses, envelopes, requests, errors as HTTP
  *   config.ts                        the whole configuration, gathered from each part's own
@@ -18,6 +32,36 @@
  *   events                           the event a request serves, its refusals, event parsing
  *   kube protocol                    the cluster's narrow APIs; the functions-to-Job protocol
  *   (other lib/ files)               errors, labels, log, actor, env readers: imported by all
+ *
+ * job/ (the Job program)
+ *   main.ts cli.ts                   the entry and its modes, picked by flag
+ *   export                           `felis export`: one download served
+ *   serve                            the serving modes on the Pod address (and a pull's cancel)
+ *   dispatch                         one op request to its op, after the world is opened
+ *   upload                           an upload's placing (over the write and mkdir ops)
+ *   ops                              the ops, and the context one runs in (recovery first)
+ *   archive                          the archive codecs, and packing and placing archives
+ *   trash                            the undo trash on the volume
+ *   runtime                          the op request's types, working files, withheld files,
+ *                                    redacted values, moved links
+ *   journal                          the op journal and its recovery
+ *   volume listing program pull      containment and the volume's primitives; a listing's index;
+ *                                    flags and exit; a pull's outbound side (guard, connection)
+ *
+ * functions/
+ *   index.ts                         every function on one server
+ *   (each function's folder)         its app and entry; no function imports another
+ *
+ * cluster/
+ *   index.ts real                    the embedded cluster assembled; the real control plane's
+ *   apiserver.ts persist.ts          the API server; persistence (with the kubelet's journal)
+ *   kubelet                          Pods as local processes
+ *   registry.ts tables.ts watch.ts   the object registry and what reads it, the controllers
+ *   garbage-collector.ts job-controller.ts persist-bench.ts
+ *   kinds                            the kinds' validation and defaults
+ *   (other cluster/ files)           store, patches, errors, RBAC, TLS, listening
+ *
+ * scripts/, bench/: no layers (tools; circles are still refused).
  * @module
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,71 +69,148 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
+/** The trees the check reads, each a top-level folder. */
+export const TREES = ['lib', 'job', 'functions', 'cluster', 'scripts', 'bench', 'test'] as const;
+
 /**
- * Each lib/ folder's layer, and a layer of its own for a file directly in lib/ that gathers from
- * above (the others are the `.` layer). Higher imports lower.
+ * Each tree's layers: a folder's (its first folder under the tree), a top-level file's own if it
+ * has one, else `.`'s for top-level files; `*` for a folder not named. Higher imports lower. A
+ * tree without a table (scripts, bench, test) has no layers.
  */
-export const LAYERS: Record<string, number> = {
-  '.': 0,
-  kube: 1, protocol: 1,
-  events: 2,
-  runner: 3, 'job-spec': 3, auth: 3,
-  ops: 4,
-  files: 5,
-  maintenance: 6,
-  browse: 7, uploads: 7, downloads: 7,
-  'config.ts': 8,
-  http: 9,
-  testing: 10,
+export const LAYERS: Record<string, Record<string, number>> = {
+  lib: {
+    '.': 0,
+    kube: 1, protocol: 1,
+    events: 2,
+    runner: 3, 'job-spec': 3, auth: 3,
+    ops: 4,
+    files: 5,
+    maintenance: 6,
+    browse: 7, uploads: 7, downloads: 7,
+    'config.ts': 8,
+    http: 9,
+    testing: 10,
+  },
+  job: {
+    volume: 0, listing: 0, program: 0, pull: 0,
+    journal: 1,
+    runtime: 2,
+    trash: 3,
+    archive: 4,
+    ops: 5,
+    upload: 6,
+    dispatch: 7,
+    serve: 8,
+    export: 9,
+    '.': 10,
+  },
+  functions: { '*': 0, '.': 1 },
+  cluster: {
+    '.': 0,
+    kinds: 1,
+    'registry.ts': 2, 'tables.ts': 2, 'watch.ts': 2, 'garbage-collector.ts': 2, 'job-controller.ts': 2,
+    kubelet: 3,
+    'apiserver.ts': 4, 'persist.ts': 4,
+    'index.ts': 5, real: 5, 'persist-bench.ts': 5,
+  },
+};
+
+/** Which trees a tree's production modules may import (its own always); `*` is any. */
+export const TREE_IMPORTS: Record<string, readonly string[]> = {
+  lib: [],
+  job: [],
+  functions: ['lib'],
+  cluster: [],
+  scripts: ['*'],
+  bench: ['*'],
+  test: ['*'],
 };
 
 /**
+ * The lib/ modules job/ may import (a folder ends in `/`): pure ones, with no client-node, Hono or
+ * zod, so the Job's bundle stays small and starts fast. What job/ reaches through these must be
+ * here too.
+ */
+export const JOB_LIB: readonly string[] = [
+  'lib/protocol/',
+  'lib/errors.ts',
+  'lib/env-readers.ts',
+  'lib/job-spec/ops.ts',
+  'lib/files/archive-names.ts',
+  'lib/files/name-field.ts',
+  'lib/files/pack-names.ts',
+  'lib/uploads/config.ts',
+];
+
+/** The cross-tree imports cluster/ may make, each a module (see the doc comment). */
+export const CLUSTER_LIB: readonly string[] = ['lib/kube/connections.ts'];
+
+/**
  * Imports the layer rule lets through, each with why; the check fails on any other upward import.
- * None today: the CloudEvents entry, HTTP edge code, lives in lib/http (event-entry.ts).
+ * None today.
  */
 export const ALLOWED_UPWARD: Record<string, string> = {};
 
-const isModule = (name: string) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts');
+const isModule = (name: string) => name.endsWith('.ts') && !name.endsWith('.d.ts');
 
-/** Every module under `dir`, recursively (tests and declarations left out). */
-export function modulesUnder(dir: string): string[] {
+/** Test code: tests, test kits, a `testing/` folder's modules, and all of test/. */
+export function isTestCode(path: string): boolean {
+  return /\.test\.ts$|-test\.ts$|\.test-kit\.ts$/.test(path) || path.split('/').includes('testing') || path.startsWith('test/');
+}
+
+/** Every module under `dir`, recursively (declarations left out; tests too unless `withTests`). */
+export function modulesUnder(dir: string, withTests = false): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...modulesUnder(p));
-    else if (isModule(e.name)) out.push(p);
+    if (e.isDirectory()) {
+      if (e.name !== 'node_modules') out.push(...modulesUnder(p, withTests));
+    } else if (isModule(e.name) && (withTests || !e.name.endsWith('.test.ts'))) out.push(p);
   }
   return out;
 }
 
-/** Every lib/ module (repo-relative, `/`-separated) and the lib/ modules it imports. */
+/** Every module of the trees (repo-relative, `/`-separated) and the modules of the trees it imports. */
 export function importGraph(root: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   const rel = (p: string) => relative(root, p).split(sep).join('/');
-  for (const file of modulesUnder(join(root, 'lib')).sort()) {
+  const files: string[] = [];
+  for (const tree of TREES) {
+    try {
+      files.push(...modulesUnder(join(root, tree), true));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  for (const file of files.sort()) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const targets = new Set<string>();
     for (const imp of info.importedFiles) {
       if (!imp.fileName.startsWith('.')) continue;
       const to = rel(resolve(dirname(file), imp.fileName));
-      if (to.startsWith('lib/') && isModule(to)) targets.add(to);
+      if (isModule(to) && (TREES as readonly string[]).includes(to.split('/')[0])) targets.add(to);
     }
     graph.set(rel(file), [...targets].sort());
   }
   return graph;
 }
 
-/** The lib/ folder a module belongs to (its first folder under lib/, or `.`). */
+/** A module's tree (its top-level folder). */
+export const treeOf = (path: string) => path.split('/')[0];
+
+/** The folder a module belongs to within its tree (its first folder under the tree, or `.`). */
 export function folderOf(path: string): string {
   const parts = path.split('/');
   return parts.length > 2 ? parts[1] : '.';
 }
 
-/** A module's layer: its folder's, or for a file directly in lib/ its own if it has one. */
+/** A module's layer in its tree: its folder's, or for a top-level file its own if it has one. */
 export function layerOf(path: string): number | undefined {
+  const table = LAYERS[treeOf(path)];
+  if (!table) return undefined;
   const folder = folderOf(path);
-  if (folder === '.') return LAYERS[path.slice('lib/'.length)] ?? LAYERS['.'];
-  return LAYERS[folder];
+  if (folder === '.') return table[path.slice(treeOf(path).length + 1)] ?? table['.'];
+  return table[folder] ?? table['*'];
 }
 
 /** Import circles (strongly connected sets of more than one module, or a module importing itself). */
@@ -126,39 +247,87 @@ export function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-/** Imports that break the layer rule, as `from -> to` with the two folders' layers. */
+const listed = (list: readonly string[], path: string) => list.some((m) => (m.endsWith('/') ? path.startsWith(m) : path === m));
+
+/** Imports from one tree into another the rules refuse, and production imports of test code. */
+export function crossImports(graph: Map<string, string[]>): string[] {
+  const bad: string[] = [];
+  for (const [from, tos] of graph) {
+    if (isTestCode(from)) continue;
+    const ft = treeOf(from);
+    const tools = TREE_IMPORTS[ft]?.includes('*');
+    for (const to of tos) {
+      const tt = treeOf(to);
+      if (isTestCode(to) && !tools) bad.push(`${from} -> ${to}: production code may not import test code`);
+      else if (tt === ft || tools || TREE_IMPORTS[ft]?.includes(tt)) continue;
+      else if (ft === 'job' && listed(JOB_LIB, to)) continue;
+      else if (ft === 'cluster' && listed(CLUSTER_LIB, to)) continue;
+      else bad.push(`${from} -> ${to}: ${ft}/ may not import ${tt}/${ft === 'job' ? ' outside JOB_LIB' : ''}`);
+    }
+  }
+  // Whatever job/ reaches in lib/ through JOB_LIB is in JOB_LIB too, so the Job never pulls in the rest.
+  const seen = new Set<string>();
+  const reach = (from: string, path: string) => {
+    for (const to of graph.get(path) ?? []) {
+      if (treeOf(to) !== 'lib' || seen.has(to)) continue;
+      seen.add(to);
+      // A job/ module's own import of it is refused above already.
+      if (!listed(JOB_LIB, to)) {
+        if (treeOf(path) !== 'job') bad.push(`${path} -> ${to}: job/ reaches it (from ${from}), but it is not in JOB_LIB`);
+      } else reach(from, to);
+    }
+  };
+  for (const from of graph.keys()) if (treeOf(from) === 'job' && !isTestCode(from)) reach(from, from);
+  return bad;
+}
+
+/** Imports that break a tree's layer rule, as `from -> to` with the two layers. */
 export function upwardImports(graph: Map<string, string[]>): string[] {
   const bad: string[] = [];
   for (const [from, tos] of graph) {
+    const tree = treeOf(from);
+    if (isTestCode(from) || !LAYERS[tree]) continue;
     const ff = folderOf(from);
+    const name = (path: string, folder: string) => (folder === '.' ? path : `${tree}/${folder}`);
     for (const to of tos) {
+      if (treeOf(to) !== tree || isTestCode(to)) continue;
       const tf = folderOf(to);
       const a = layerOf(from);
       const b = layerOf(to);
       if (a === undefined || b === undefined) {
-        bad.push(`${from} -> ${to}: lib/${a === undefined ? ff : tf} has no layer; give it one`);
-      } else if (a === b && ff === tf) {
+        bad.push(`${from} -> ${to}: ${name(a === undefined ? from : to, a === undefined ? ff : tf)} has no layer; give it one`);
+      } else if (ff === tf && (ff !== '.' || a === b)) {
         continue;
       } else if (b >= a && !Object.hasOwn(ALLOWED_UPWARD, `${from} -> ${to}`)) {
-        bad.push(`${from} -> ${to}: ${ff === '.' ? from : ff} (layer ${a}) may not import ${tf === '.' ? to : tf} (layer ${b})`);
+        bad.push(`${from} -> ${to}: ${name(from, ff)} (layer ${a}) may not import ${name(to, tf)} (layer ${b})`);
       }
     }
   }
   return bad;
 }
 
-/** Everything wrong with lib/'s imports; empty when the layering holds. */
-export function checkImports(root: string): string[] {
+/** Everything wrong with the tree's imports, by kind; all empty when the layering holds. */
+export function findings(root: string): { circles: string[]; cross: string[]; upward: string[] } {
   const graph = importGraph(root);
-  return [
-    ...circles(graph).map((c) => `import circle: ${c.join(' <-> ')}`),
-    ...upwardImports(graph),
-  ];
+  return {
+    circles: circles(graph).map((c) => `import circle: ${c.join(' <-> ')}`),
+    cross: crossImports(graph),
+    upward: upwardImports(graph),
+  };
+}
+
+/** Everything wrong with the tree's imports; empty when the layering holds. */
+export function checkImports(root: string): string[] {
+  const f = findings(root);
+  return [...f.circles, ...f.cross, ...f.upward];
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const problems = checkImports(fileURLToPath(new URL('..', import.meta.url)));
-  for (const p of problems) console.log(p);
-  console.log(problems.length === 0 ? 'lib/ imports: no circles, layers hold' : `${problems.length} problem(s)`);
-  process.exitCode = problems.length === 0 ? 0 : 1;
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const f = findings(root);
+  for (const p of [...f.circles, ...f.cross, ...f.upward]) console.log(p);
+  const graph = importGraph(root);
+  const arrows = [...graph.values()].reduce((n, tos) => n + tos.length, 0);
+  console.log(`${graph.size} modules, ${arrows} imports (${TREES.join(', ')}): ${f.circles.length} circle(s), ${f.cross.length} refused cross-tree or test-code import(s), ${f.upward.length} upward import(s)`);
+  process.exitCode = f.circles.length + f.cross.length + f.upward.length === 0 ? 0 : 1;
 }

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { waitOp } from './support/ops.ts';
 import { startStack, q, ROOT, type Stack } from './support/stack.ts';
-import { forgeTar, forgeZip } from '../job/archive/test-kit.ts';
-import { compress, type Codec } from '../job/archive/codec-kit.ts';
-import { forge7z } from '../job/archive/test-kit-7z.ts';
-import { forgeRar } from '../job/archive/test-kit-rar.ts';
+import { forgeTar, forgeZip } from '../job/archive/forge.test-kit.ts';
+import { compress, type Codec } from '../job/archive/codec.test-kit.ts';
+import { forge7z } from '../job/archive/7z.test-kit.ts';
+import { forgeRar } from '../job/archive/rar.test-kit.ts';
 
 /** Why the archive tests cannot run here, or undefined when the Job program extracts archives. */
 function engineMissing(): string | undefined {

@@ -14,13 +14,13 @@ import { GRACE_MS, lockValue } from '../lib/protocol/lock-value.ts';
 import { FUNCTION_USER, q, ROOT, startStack, tierMs, until, type Stack } from './support/stack.ts';
 import { getServer, setServer } from './support/servers.ts';
 
-const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.ts');
+const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.test-kit.ts');
 const S = '/api/v1/servers/survival';
 const LOCK = 'felis.lolicon.best/maintenance';
 const ITEMS = 12;
 
 /**
- * Every file Pod runs the Job program with a kill right after a batch's second move (crash-child.ts):
+ * Every file Pod runs the Job program with a kill right after a batch's second move (crash-child.test-kit.ts):
  * the journal's `move:2`, or the second item of a batch made item by item (as before the journal).
  */
 const killedAfterTwoMoves = (c: V1Container) =>

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { forgeZip } from '../job/archive/test-kit.ts';
+import { forgeZip } from '../job/archive/forge.test-kit.ts';
 import { join } from 'node:path';
 import { startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
 import { createJob, getServer, holderJob, setServer, STOPPED } from './support/servers.ts';

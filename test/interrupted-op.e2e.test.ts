@@ -11,15 +11,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
-import { forgeZip } from '../job/archive/test-kit.ts';
+import { forgeZip } from '../job/archive/forge.test-kit.ts';
 
-const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.ts');
+const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.test-kit.ts');
 const FILES = 40;
 const OPS = '/api/v1/servers/survival/files/ops';
 
 type Op = { id: string; op: string; state: string; error?: { code: string; message: string }; recovered?: { now: string; by: string; message: string } };
 
-/** The unzip Pods run the Job program with a crash injected (crash-child.ts's knobs); others the real one. */
+/** The unzip Pods run the Job program with a crash injected (crash-child.test-kit.ts's knobs); others the real one. */
 const crashing = (knob: string) => (c: V1Container, pod: V1Pod) =>
   c.name === 'files' && pod.metadata?.labels?.['felis.lolicon.best/files-mode'] === 'unzip'
     ? { command: ['env', knob, process.execPath, CRASH_CHILD, ...(c.command ?? []).slice(1), ...(c.args ?? [])] }

@@ -12,7 +12,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
-import { forgeZip } from '../job/archive/test-kit.ts';
+import { forgeZip } from '../job/archive/forge.test-kit.ts';
 import { LEDGER_DIR } from '../lib/protocol/working-names.ts';
 import { ended, waitOp } from './support/ops.ts';
 import { q, startStack, TOKEN, type Stack } from './support/stack.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { startCluster } from '../index.ts';
-import { RBAC_MANIFEST, shJob, statusOf, waitFor } from '../test-support.ts';
+import { RBAC_MANIFEST, shJob, statusOf, waitFor } from '../cluster.test-kit.ts';
 import { ContainerLog, type LogLine } from './logs.ts';
 import { formatCriLine, parseCriLines, PodLogFiles } from './log-files.ts';
 

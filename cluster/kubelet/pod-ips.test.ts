@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { type TestCluster, testCluster, waitFor } from '../test-support.ts';
+import { type TestCluster, testCluster, waitFor } from '../cluster.test-kit.ts';
 import { PodIpPool } from './pod-ips.ts';
 
 describe('pod address pool', () => {

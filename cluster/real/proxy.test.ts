@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { request } from 'undici';
 import { Faults } from '../faults.ts';
-import { FELIS_USER, shJob, statusOf, type TestCluster, testCluster, waitFor } from '../test-support.ts';
+import { FELIS_USER, shJob, statusOf, type TestCluster, testCluster, waitFor } from '../cluster.test-kit.ts';
 import { type CountingProxy, startCountingProxy } from './proxy.ts';
 import { tokenKubeConfig } from '../kubeconfig.ts';
 

@@ -8,7 +8,7 @@ import { envelopeOf } from '../../lib/testing/route-kit.ts';
 import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
 import { felisServer } from '../../lib/testing/felis-fixtures.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
-import { listenForCancel } from '../../job/pull/cancel-server.ts';
+import { listenForCancel } from '../../job/serve/cancel-server.ts';
 import { filesPull } from './app.ts';
 
 const VIEW = startedView('0123456789abcdef', 'pull', 'plugins', new Date('2026-12-01T06:00:00Z'));

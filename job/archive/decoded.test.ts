@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { compress } from './codec-kit.ts';
+import { compress } from './codec.test-kit.ts';
 import { openDecoded } from './decoded.ts';
 
 for (const codec of ['gzip', 'zstd'] as const) {

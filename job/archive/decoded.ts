@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { fdPath } from '../root.ts';
+import { fdPath } from '../volume/root.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 
 export type StreamCodec = 'gzip' | 'zstd' | 'xz';

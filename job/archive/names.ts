@@ -13,9 +13,9 @@
  * @module
  */
 import { NAME_MAX, PATH_MAX, shownName } from '../../lib/protocol/names.ts';
-import { clean, leadsOutside } from '../pathutil.ts';
-import { isWorkingName } from '../working-files.ts';
-import { isWorkFolderName } from './work-folder.ts';
+import { clean, leadsOutside } from '../volume/pathutil.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
+import { isWorkFolderName } from '../volume/work-folder.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const gb18030 = new TextDecoder('gb18030');

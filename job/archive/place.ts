@@ -13,7 +13,7 @@
  * @module
  */
 import fs from 'node:fs';
-import { atPath, isNotExist } from '../root.ts';
+import { atPath, isNotExist } from '../volume/root.ts';
 import type { Journal } from '../journal/journal.ts';
 
 export class PlacementError extends Error {

@@ -13,9 +13,9 @@
  * @module
  */
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail } from '../failure.ts';
-import { dir } from '../pathutil.ts';
-import { ExternalSorter } from './external-sort.ts';
+import { fail } from '../volume/failure.ts';
+import { dir } from '../volume/pathutil.ts';
+import { ExternalSorter } from '../listing/external-sort.ts';
 import { judgeEntry, decodeName } from './names.ts';
 import type { ArchivePass } from './pass.ts';
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { SevenZipModule, SevenZipModuleOptions } from '7z-wasm';
-import { readWasm } from '../wasm.ts';
+import { readWasm } from './wasm.ts';
 
 // The project's TypeScript libs carry no WebAssembly types: the little used here, declared.
 interface Wasm {

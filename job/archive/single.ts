@@ -15,9 +15,9 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { singleFileTarget, type ArchiveFormat } from '../../lib/files/archive-names.ts';
-import { fail } from '../failure.ts';
-import { errCode } from '../root.ts';
-import { GAME_GID, GAME_UID } from '../types.ts';
+import { fail } from '../volume/failure.ts';
+import { errCode } from '../volume/root.ts';
+import { GAME_GID, GAME_UID } from '../runtime/types.ts';
 import { filledUp } from './extract.ts';
 import { judgeEntry } from './names.ts';
 import { OutOfRoom } from './open-pass.ts';

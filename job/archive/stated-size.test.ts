@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { compress } from './codec-kit.ts';
+import { compress } from './codec.test-kit.ts';
 import { xzStatedSize, zstdContentSize, zstdStatedSize } from './stated-size.ts';
 
 function withFile<T>(bytes: Buffer, f: (fd: number) => T): T {

@@ -20,8 +20,8 @@ import tar from 'tar-stream';
 import type { PackFormat } from '../../lib/protocol/pack-format.ts';
 import type { EntrySink } from './pack.ts';
 import type { EntryMeta } from './zip-writer.ts';
-import { GAME_GID, GAME_UID } from '../types.ts';
-import { readWasm } from '../wasm.ts';
+import { GAME_GID, GAME_UID } from '../runtime/types.ts';
+import { readWasm } from './wasm.ts';
 
 export type TarFormat = Exclude<PackFormat, 'zip'>;
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { forgeTar } from './test-kit.ts';
+import { forgeTar } from './forge.test-kit.ts';
 import { TarPass, type TarEntry } from './tar-reader.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
-import { fdPath } from '../root.ts';
+import { fdPath } from '../volume/root.ts';
 import type { EntryKind } from './names.ts';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
 import { ArchiveReadError } from './zip-reader.ts';

@@ -22,7 +22,7 @@ import {
   WasmLzmaStream,
   type LZMAModule,
 } from 'node-liblzma/wasm';
-import { readWasm } from '../wasm.ts';
+import { readWasm } from './wasm.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 
 /**
@@ -39,7 +39,7 @@ const OUT_CHUNK = 256 << 10;
 
 let loaded: Promise<LZMAModule> | undefined;
 
-/** Loads liblzma once per process, from the file job/wasm.ts finds. */
+/** Loads liblzma once per process, from the file job/archive/wasm.ts finds. */
 export function loadXz(): Promise<LZMAModule> {
   loaded ??= initModule(async () => {
     const { default: createLZMA } = await import('node-liblzma/wasm/liblzma.js');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { forgeZip, type Forged } from './test-kit.ts';
+import { forgeZip, type Forged } from './forge.test-kit.ts';
 import { ZipPass } from './zip-reader.ts';
 
 test('after a large entry has streamed, the pass still reads the entries behind it, and closing it closes only its own descriptors', async (t) => {

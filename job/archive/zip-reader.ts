@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { fdPath } from '../root.ts';
+import { fdPath } from '../volume/root.ts';
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
 

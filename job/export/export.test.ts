@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { runCli } from '../cli.ts';
-import { makeWorld, OUTSIDE_TEXT, SECRET_TEXT, sha256 } from '../test-support.ts';
+import { makeWorld, OUTSIDE_TEXT, SECRET_TEXT, sha256 } from '../testing/world.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { parseExportFlags } from './run.ts';

@@ -17,8 +17,8 @@
  * 0 otherwise.
  * @module
  */
-import { printResult, type CliIO } from '../exit.ts';
-import { WorldRoot } from '../root.ts';
+import { printResult, type CliIO } from '../program/exit.ts';
+import { WorldRoot } from '../volume/root.ts';
 import { listenEnv, seconds } from '../serve/env.ts';
 import { sendDownload } from './send.ts';
 import { startExportServing, type ExportServing } from './server.ts';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { packToStream, type Source } from '../archive/pack.ts';
 import { FileSpill, MemorySpill, type Spill } from '../archive/zip-writer.ts';
-import type { WorldRoot } from '../root.ts';
+import type { WorldRoot } from '../volume/root.ts';
 import { FILE_TYPE, isRefusal, openDownload, ZIP_TYPE } from './open.ts';
 import { sendRefusal, type DownloadOutcome } from './server.ts';
 import { bytesEtag, contentRange, decideRange, type RangeAsk, type RangeDecision } from '../../lib/protocol/range.ts';

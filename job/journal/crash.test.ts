@@ -1,5 +1,5 @@
 /**
- * Crash tests: the Job program runs as a real child process (job/journal/crash-child.ts) and is
+ * Crash tests: the Job program runs as a real child process (job/journal/crash-child.test-kit.ts) and is
  * stopped with SIGKILL or SIGTERM right after every durable step of an extraction's placement, and
  * then again at every step of the recovery the next Job makes; the whole tree is hashed before and
  * after, and must be exactly the tree before the extraction or exactly the tree after it.
@@ -8,8 +8,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit, type Run } from './crash-kit.ts';
-import { forgeTar, forgeZip, treeDigest } from '../archive/test-kit.ts';
+import { crashKit, type Run } from './crash.test-kit.ts';
+import { forgeTar, forgeZip, treeDigest } from '../archive/forge.test-kit.ts';
 
 // The journal's own steps, without the undo trash (job/trash/crash.test.ts kills an overwrite with it).
 const { base, child } = crashKit('felis-crash-', { FELIS_TRASH: 'off' });

@@ -41,8 +41,8 @@
 import { OP_ID } from '../../lib/protocol/recovered.ts';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 import fs from 'node:fs';
-import { atPath, canonicalRel, errCode, fdPath, isNotExist } from '../root.ts';
-import { WORK_PREFIX, isWorkFolderName } from '../archive/work-folder.ts';
+import { atPath, canonicalRel, errCode, fdPath, isNotExist } from '../volume/root.ts';
+import { WORK_PREFIX, isWorkFolderName } from '../volume/work-folder.ts';
 
 /** Moves a segment holds at most, and characters of their paths: each segment is one write and one fsync. */
 export const SEGMENT_MOVES = 8192;

@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, type World } from '../test-support.ts';
-import { treeDigest } from '../archive/test-kit.ts';
+import { makeWorld, type World } from '../testing/world.ts';
+import { treeDigest } from '../archive/forge.test-kit.ts';
 import { Journal, type JournalHooks } from './journal.ts';
 import { recoverAll } from './recover.ts';
-import { WorldRoot } from '../root.ts';
+import { WorldRoot } from '../volume/root.ts';
 
 const hooks: JournalHooks = { rename: fs.renameSync, fsync: fs.fsyncSync, syncfs: () => {} };
 const WORK = '.felis-unzip-0123456789ab';

@@ -12,9 +12,9 @@
  * @module
  */
 import fs from 'node:fs';
-import { atPath, errCode, fdPath, isNotExist } from '../root.ts';
-import type { WorldRoot } from '../root.ts';
-import { WORK_PREFIX } from '../archive/work-folder.ts';
+import { atPath, errCode, fdPath, isNotExist } from '../volume/root.ts';
+import type { WorldRoot } from '../volume/root.ts';
+import { WORK_PREFIX } from '../volume/work-folder.ts';
 import { Journal, JournalError, folderId, type JournalHeader, type JournalHooks, type JournalState } from './journal.ts';
 
 export interface Recovered {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { makeWorld, SECRET_TEXT, type World } from '../test-support.ts';
+import { makeWorld, SECRET_TEXT, type World } from '../testing/world.ts';
 import type { ModeChange } from '../../lib/protocol/batch-env.ts';
 
 const chmod = (w: World, files: ModeChange[]) => w.run({ op: 'chmod-many', path: '.', batch: { files } });

@@ -11,14 +11,14 @@
 import fs from 'node:fs';
 import { MODE, type ModeChange } from '../../lib/protocol/batch-env.ts';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { fail, failure } from '../failure.ts';
-import { isOpened, openEntry } from '../entry.ts';
-import { isSecretName, secretMessage } from '../guard.ts';
-import { clean } from '../pathutil.ts';
-import { errCode, identityOf, type Identity } from '../root.ts';
-import { withheldRule } from '../withheld.ts';
-import { refuseWorkingPath } from '../working-files.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import { fail, failure } from '../volume/failure.ts';
+import { isOpened, openEntry } from '../volume/entry.ts';
+import { isSecretName, secretMessage } from '../volume/guard.ts';
+import { clean } from '../volume/pathutil.ts';
+import { errCode, identityOf, type Identity } from '../volume/root.ts';
+import { withheldRule } from '../runtime/withheld.ts';
+import { refuseWorkingPath } from '../runtime/working-files.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
 import { changedSince, conflict, diskFailure, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;

@@ -1,6 +1,6 @@
 /**
  * Crash tests of the many-file delete and move: the Job program runs as a real child process
- * (job/journal/crash-child.ts) and is killed with SIGKILL after every durable step of the batch,
+ * (job/journal/crash-child.test-kit.ts) and is killed with SIGKILL after every durable step of the batch,
  * and just before every rename, with the undo trash on and off. After the next op of the world
  * (which recovers it first), the whole tree is exactly the tree before the batch or exactly the
  * tree after it, never a mix, and nothing of the op's own is left; with the trash on, what the
@@ -11,8 +11,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit, type Run } from '../journal/crash-kit.ts';
-import { treeDigest } from '../archive/test-kit.ts';
+import { crashKit, type Run } from '../journal/crash.test-kit.ts';
+import { treeDigest } from '../archive/forge.test-kit.ts';
 import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 

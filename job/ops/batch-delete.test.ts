@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { makeWorld, snapshot, tree, TRASH_ON, type World } from '../test-support.ts';
+import { makeWorld, snapshot, tree, TRASH_ON, type World } from '../testing/world.ts';
 import { LEDGER_DIR, UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import { removeStaleTrash } from './batch-trash.ts';
+import { removeStaleTrash } from '../volume/batch-trash.ts';
 
 const del = (w: World, paths: string[]) => w.run({ op: 'delete-many', path: '.', batch: { paths } });
 

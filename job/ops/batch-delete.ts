@@ -19,16 +19,16 @@
  */
 import fs from 'node:fs';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { bestEffort } from '../failure.ts';
-import { isOpened, openEntry } from '../entry.ts';
-import { atPath, identityOf, isNotExist, type Identity } from '../root.ts';
-import { removeAllAt } from '../remove-all.ts';
-import { refuseWorkingPath } from '../working-files.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import { bestEffort } from '../volume/failure.ts';
+import { isOpened, openEntry } from '../volume/entry.ts';
+import { atPath, identityOf, isNotExist, type Identity } from '../volume/root.ts';
+import { removeAllAt } from '../volume/remove-all.ts';
+import { refuseWorkingPath } from '../runtime/working-files.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
 import { startIntake, type Intake } from '../trash/store.ts';
 import { judgeDelete, ROOT_DELETE } from './delete.ts';
-import { makeTrash } from './batch-trash.ts';
+import { makeTrash } from '../volume/batch-trash.ts';
 import { applyJournaled } from './batch-journal.ts';
 import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry, sweeper } from './batch-common.ts';
 

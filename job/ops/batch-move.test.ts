@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { LEDGER_DIR } from '../../lib/protocol/working-names.ts';
-import { makeWorld, snapshot, type World } from '../test-support.ts';
+import { makeWorld, snapshot, type World } from '../testing/world.ts';
 import type { Move } from '../../lib/protocol/batch-env.ts';
 
 const move = (w: World, moves: Move[], opts?: Parameters<World['run']>[1]) => w.run({ op: 'move-many', path: '.', batch: { moves } }, opts);

@@ -18,17 +18,17 @@
 import fs from 'node:fs';
 import type { Move } from '../../lib/protocol/batch-env.ts';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail } from '../failure.ts';
-import { isOpened, openEntry, type OpenedEntry } from '../entry.ts';
-import { clean } from '../pathutil.ts';
-import { identityOf, isNotExist, Parent, type Identity } from '../root.ts';
-import { refuseWorkingPath, sweepStale } from '../working-files.ts';
-import type { OpContext, OpRequest } from '../types.ts';
-import { LinkBudget } from '../moved-links.ts';
+import { bestEffort, fail } from '../volume/failure.ts';
+import { isOpened, openEntry, type OpenedEntry } from '../volume/entry.ts';
+import { clean } from '../volume/pathutil.ts';
+import { identityOf, isNotExist, Parent, type Identity } from '../volume/root.ts';
+import { refuseWorkingPath, sweepStale } from '../runtime/working-files.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
+import { LinkBudget } from '../runtime/moved-links.ts';
 import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
 import { entryPath } from '../trash/paths.ts';
 import { applyJournaled } from './batch-journal.ts';
-import { freeLandingRefused } from '../redacted-values.ts';
+import { freeLandingRefused } from '../runtime/redacted-values.ts';
 import { changedSince, conflict, diskFailure, failedItem, idKey, outcome, placeOf, refusal, sameEntry, sweeper } from './batch-common.ts';
 
 interface Item {

@@ -7,14 +7,14 @@ import { execFileSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { gzipSync } from 'node:zlib';
-import { makeWorld, PROPS, SECRET_TEXT, type World } from '../test-support.ts';
-import { LEDGER_DIR } from '../withheld.ts';
+import { makeWorld, PROPS, SECRET_TEXT, type World } from '../testing/world.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
 import { ZipPass } from '../archive/zip-reader.ts';
 import { compressorFor, TarSink } from '../archive/tar-pack.ts';
 import { compress } from './compress.ts';
-import { openContext } from '../context.ts';
+import { openContext } from './context.ts';
 import { PACK_FORMATS, type PackFormat } from '../../lib/files/pack-names.ts';
-import type { OpRequest } from '../types.ts';
+import type { OpRequest } from '../runtime/types.ts';
 
 interface Got {
   dir: boolean;

@@ -12,9 +12,9 @@
  *
  * @module
  */
-import { targetPath } from '../link-reach.ts';
-import { identityOf, type WorldRoot } from '../root.ts';
-import type { WithheldRule } from '../withheld.ts';
+import { targetPath } from '../volume/link-reach.ts';
+import { identityOf, type WorldRoot } from '../volume/root.ts';
+import type { WithheldRule } from '../runtime/withheld.ts';
 
 export interface LinkPlace {
   /** Root-relative path of the link in the original tree, its folders as the kernel names them. */

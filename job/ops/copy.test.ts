@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { errnoError, makeWorld, OUTSIDE_TEXT, sha256, snapshot, tree, type World } from '../test-support.ts';
-import { openContext } from '../context.ts';
+import { errnoError, makeWorld, OUTSIDE_TEXT, sha256, snapshot, tree, type World } from '../testing/world.ts';
+import { openContext } from './context.ts';
 import { copyWith, type CopyHooks } from './copy.ts';
-import type { OpRequest } from '../types.ts';
+import type { OpRequest } from '../runtime/types.ts';
 
 const WORKING = /^\.felis-(edit|unzip)-[0-9a-f]{12}$/;
 

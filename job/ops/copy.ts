@@ -24,18 +24,18 @@ import { createHash } from 'node:crypto';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg } from '../failure.ts';
-import { clean, dir, join, leadsOutside } from '../pathutil.ts';
-import { atPath, errCode, existsAt, isNotExist, type Parent } from '../root.ts';
-import type { OpContext, OpRequest } from '../types.ts';
-import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
+import { bestEffort, fail, failure, msg } from '../volume/failure.ts';
+import { clean, dir, join, leadsOutside } from '../volume/pathutil.ts';
+import { atPath, errCode, existsAt, isNotExist, type Parent } from '../volume/root.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
+import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
 import { resolveSource } from '../archive/pack.ts';
-import { WORK_PREFIX } from '../archive/work-folder.ts';
+import { WORK_PREFIX } from '../volume/work-folder.ts';
 import { freeBytes, roomFor } from '../trash/room.ts';
-import { landsOnProperties, placeholderRefused } from '../redacted-values.ts';
+import { landsOnProperties, placeholderRefused } from '../runtime/redacted-values.ts';
 import { freeCopyName } from './copy-name.ts';
 import { copyTree, planTree, type CopyHooks, type CopyStats } from './copy-walk.ts';
-import { realFolder } from '../moved-links.ts';
+import { realFolder } from '../runtime/moved-links.ts';
 
 export type { CopyHooks } from './copy-walk.ts';
 

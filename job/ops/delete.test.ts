@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, snapshot, tree, openFds } from '../test-support.ts';
+import { makeWorld, snapshot, tree, openFds } from '../testing/world.ts';
 
 test('delete removes a file, or a folder recursively', async () => {
   const w = makeWorld();

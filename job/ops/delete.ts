@@ -6,13 +6,13 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure } from '../failure.ts';
-import { isOpened, openEntry } from '../entry.ts';
-import { identityOf, type Parent } from '../root.ts';
-import { removeAllAt } from '../remove-all.ts';
-import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../withheld.ts';
-import { sweepStale } from '../working-files.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import { bestEffort, fail, failure } from '../volume/failure.ts';
+import { isOpened, openEntry } from '../volume/entry.ts';
+import { identityOf, type Parent } from '../volume/root.ts';
+import { removeAllAt } from '../volume/remove-all.ts';
+import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../runtime/withheld.ts';
+import { sweepStale } from '../runtime/working-files.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
 import { startIntake } from '../trash/store.ts';
 

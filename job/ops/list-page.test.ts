@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { makeWorld } from '../test-support.ts';
+import { makeWorld } from '../testing/world.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { foldName, modeDigits, orderKey } from './list.ts';
 

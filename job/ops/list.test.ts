@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { formatModTime, ZERO_TIME, availBytes, entryOf } from './list.ts';
 import { formatResultLine } from '../../lib/protocol/result.ts';
-import { makeWorld, errnoError, PROPS } from '../test-support.ts';
+import { makeWorld, errnoError, PROPS } from '../testing/world.ts';
 
 const fixedStatfs = (bavail: bigint) => () => ({ bavail, bsize: 1n });
 

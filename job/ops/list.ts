@@ -5,7 +5,7 @@
  * Given a `limit`, `after` or `q` (a paged listing), the entries are instead the first `limit` in
  * byte order of name that sort strictly after `after` and contain `q` in any case, and `truncated`
  * says there are more. Byte order needs every name looked at, but not kept: the scan keeps only
- * the `limit` + 1 smallest names that qualify (job/smallest.ts), so a folder of any size costs a
+ * the `limit` + 1 smallest names that qualify (job/listing/smallest.ts), so a folder of any size costs a
  * page's worth of memory, and only the page's entries are stat'ed. A name that is not valid UTF-8
  * sorts as the answer shows it (orderKey), so a page's last name is a cursor for the next.
  *
@@ -18,14 +18,14 @@ import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import { trashBytes } from '../trash/room.ts';
 import type { Entry, Result } from '../../lib/protocol/result.ts';
-import { failure } from '../failure.ts';
-import { withheldRule, type WithheldRule } from '../withheld.ts';
-import { isWorkingName } from '../working-files.ts';
-import { atPath, fdPath } from '../root.ts';
-import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../types.ts';
+import { failure } from '../volume/failure.ts';
+import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
+import { atPath, fdPath } from '../volume/root.ts';
+import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../runtime/types.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
-import { Smallest } from '../smallest.ts';
-import { stampOf, type IndexedName, type ListIndexes } from '../list-index.ts';
+import { Smallest } from '../listing/smallest.ts';
+import { stampOf, type IndexedName, type ListIndexes } from '../listing/list-index.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
 /** Go's zero time.Time as JSON. */
@@ -149,7 +149,7 @@ const byKey = (a: Kept, b: Kept) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.
 /**
  * The paged listing (see the module comment); `dir` is open, and closed by the caller. With
  * `indexes` (the browse Pod's), a page is read from the folder's index when it can be trusted
- * (job/list-index.ts), and a scan records the names it reads for one.
+ * (job/listing/list-index.ts), and a scan records the names it reads for one.
  */
 function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string, indexes?: ListIndexes): Result {
   // The callers refuse other sizes; the bound holds whatever reaches the op.

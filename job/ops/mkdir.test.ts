@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, errnoError, snapshot } from '../test-support.ts';
+import { makeWorld, errnoError, snapshot } from '../testing/world.ts';
 
 test('mkdir config/sub/ works (trailing slash) with one chown on config/sub whose failure is ignored', async () => {
   const w = makeWorld();

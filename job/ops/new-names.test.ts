@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { makeWorld, sha256, snapshot } from '../test-support.ts';
-import { openContext } from '../context.ts';
+import { makeWorld, sha256, snapshot } from '../testing/world.ts';
+import { openContext } from './context.ts';
 import { landUpload } from '../upload/land.ts';
 
 const BAD = ['bell\u0007.txt', 'line\nbreak.txt', 'c1\u0085.txt', 'evil\u202egpj.txt', 'lrm\u200e.txt', 'iso\u2066.txt'];

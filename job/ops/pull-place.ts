@@ -1,6 +1,6 @@
 /**
  * pull-place(path, to, pull-op): places what the pull `pull-op` downloaded into its staging
- * (pull/staging.ts) as the file `to` in the existing folder `path`, then removes the staging. Run by
+ * (ops/pull-staging.ts) as the file `to` in the existing folder `path`, then removes the staging. Run by
  * the placing pass (lib/maintenance/pull-placement.ts) once the pull's Job has ended `staged`, as a
  * short mutation that holds the world like any other: the only moment a pull changes the world.
  *
@@ -14,13 +14,13 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
-import { clean, join } from '../pathutil.ts';
-import { atPath, errCode, identityOf, sameIdentity } from '../root.ts';
-import type { OpContext, OpRequest } from '../types.ts';
-import { freeLandingRefused } from '../redacted-values.ts';
-import { checkName } from '../pull/landing.ts';
-import { DATA, isOpId, PullStaging, StagingNotOurs } from '../pull/staging.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
+import { clean, join } from '../volume/pathutil.ts';
+import { atPath, errCode, identityOf, sameIdentity } from '../volume/root.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
+import { freeLandingRefused } from '../runtime/redacted-values.ts';
+import { checkName } from './pull-landing.ts';
+import { DATA, isOpId, PullStaging, StagingNotOurs } from './pull-staging.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 

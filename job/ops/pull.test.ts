@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
-import type { ExecuteOptions, OpRequest } from '../types.ts';
+import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
+import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Request } from '../pull/connect.ts';
-import { newOpId, pulled } from '../pull/test-kit.ts';
-import { stagingName } from '../pull/staging.ts';
+import { newOpId, pulled } from './pull.test-kit.ts';
+import { stagingName } from './pull-staging.ts';
 
 /** A loopback origin whose routes the tests define; it counts the requests it got. */
 async function origin(routes: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>) {

@@ -1,7 +1,7 @@
 /**
  * pull(path, url, to): fetches `url` for the existing folder `path`, as the file `to` or the name
  * the answer's Content-Disposition or the URL's path suggests (pull/name.ts), into the pull's own
- * staging folder (pull/staging.ts), and stops there: the result says `staged`, with the path it
+ * staging folder (ops/pull-staging.ts), and stops there: the result says `staged`, with the path it
  * will land at and its bytes. Every connection goes through the SSRF guard (pull/guard.ts,
  * pull/connect.ts).
  *
@@ -22,17 +22,18 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { formatProgressLine } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
-import { clean, join } from '../pathutil.ts';
-import { errCode } from '../root.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
+import { clean, join } from '../volume/pathutil.ts';
+import { errCode } from '../volume/root.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../runtime/types.ts';
 import { freeBytes, trashBytes } from '../trash/room.ts';
-import { checkName } from '../pull/landing.ts';
-import { isOpId, keepSecondsFrom, PullStaging, DATA } from '../pull/staging.ts';
+import { checkName } from './pull-landing.ts';
+import { isOpId, keepSecondsFrom, PullStaging, DATA } from './pull-staging.ts';
 import { openPull, PullFailed, type ConnectOptions, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
 import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
 import { suggestedName } from '../pull/name.ts';
 import { FileSink } from '../pull/sink.ts';
+import type { PullSettings } from '../pull/settings.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
@@ -43,16 +44,6 @@ export const DEFAULT_MAX_BYTES = 4 * 1024 ** 3;
 const PROGRESS_INTERVAL_MS = 1000;
 
 type Env = Record<string, string | undefined>;
-
-/** What a pull reads besides its flags: the operator's rules and bounds, from the Job's env. */
-export interface PullSettings {
-  url: string;
-  env: Env;
-  /** Tests: the resolver and the request function (to spy on connections). */
-  connect?: Pick<ConnectOptions, 'resolve' | 'request'>;
-  /** Ends the pull as cancelled (the cancel call the Pod serves: pull/cancel-server.ts). */
-  cancel?: AbortSignal;
-}
 
 /** Thrown by the abort of a cancel, so the op can tell it from a failure. */
 export class PullCancelled extends Error {

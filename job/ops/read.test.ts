@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { formatResultLine, RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
-import { makeWorld, content, sha256, OUTSIDE_TEXT, SECRET_TEXT, PROPS } from '../test-support.ts';
+import { makeWorld, content, sha256, OUTSIDE_TEXT, SECRET_TEXT, PROPS } from '../testing/world.ts';
 
 test('a read returns the bytes, binary-safe through the result line', async () => {
   const w = makeWorld();
@@ -145,7 +145,7 @@ test('read never follows a link out, even to a file that looks harmless', async 
 });
 
 test('the read itself is capped at 1 MiB, whatever the size said (a file growing after the stat)', async () => {
-  const { readCapped } = await import('./read.ts');
+  const { readCapped } = await import('../volume/read-capped.ts');
   const w = makeWorld();
   fs.writeFileSync(w.p('grown.bin'), Buffer.alloc(3 << 20, 0x63));
   const fd = fs.openSync(w.p('grown.bin'), 'r');

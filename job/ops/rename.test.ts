@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, snapshot } from '../test-support.ts';
+import { makeWorld, snapshot } from '../testing/world.ts';
 
 const mv = (path: string, to: string) => ({ op: 'rename', path, to });
 

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import { formatResultLine } from '../../lib/protocol/result.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT } from '../../lib/protocol/limits.ts';
-import { WorldRoot } from '../root.ts';
-import { makeWorld, openFds, type World } from '../test-support.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { makeWorld, openFds, type World } from '../testing/world.ts';
 import { searchTree } from './search.ts';
 
 const paths = (r: { matches?: { path: string }[] }) => (r.matches ?? []).map((m) => m.path);

@@ -27,12 +27,12 @@
 import fs from 'node:fs';
 import type { Result, SearchMatch } from '../../lib/protocol/result.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';
-import { fail, failure } from '../failure.ts';
-import { clean } from '../pathutil.ts';
-import { atPath, fdPath, type WorldRoot } from '../root.ts';
-import { withheldRule, type WithheldRule } from '../withheld.ts';
-import { isWorkingName } from '../working-files.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import { fail, failure } from '../volume/failure.ts';
+import { clean } from '../volume/pathutil.ts';
+import { atPath, fdPath, type WorldRoot } from '../volume/root.ts';
+import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
 import { entryOf } from './list.ts';
 import { nameMatcher, queryLength } from './name-match.ts';
 

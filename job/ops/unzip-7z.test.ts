@@ -5,15 +5,15 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { SevenZipModuleFactory } from '7z-wasm';
-import { makeWorld, type World } from '../test-support.ts';
-import type { ForgedTar } from '../archive/test-kit.ts';
-import { forge7z } from '../archive/test-kit-7z.ts';
-import { forgeRar, forgeRar4, forgeRar5 } from '../archive/test-kit-rar.ts';
+import { makeWorld, type World } from '../testing/world.ts';
+import type { ForgedTar } from '../archive/forge.test-kit.ts';
+import { forge7z } from '../archive/7z.test-kit.ts';
+import { forgeRar, forgeRar4, forgeRar5 } from '../archive/rar.test-kit.ts';
 import { IN_FLIGHT, OUT_CHUNK, SevenZipRun } from '../archive/sevenzip.ts';
-import { readWasm } from '../wasm.ts';
+import { readWasm } from '../archive/wasm.ts';
 import { ArchiveTooLargeError, attributesKind, MAX_ENTRIES, methodMemory, SevenZipPass } from '../archive/sevenzip-pass.ts';
-import { refused, unzip } from './unzip-test-kit.ts';
-import { hostileSuite } from '../archive/hostile-suite.ts';
+import { refused, unzip } from './unzip.test-kit.ts';
+import { hostileSuite } from '../archive/hostile-suite.test-kit.ts';
 
 /** 7zz.wasm as the ArrayBuffer the factory takes. */
 function wasmBytes(): ArrayBuffer {

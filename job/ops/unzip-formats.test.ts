@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { makeWorld } from '../test-support.ts';
-import { forgeTar, type ForgedTar } from '../archive/test-kit.ts';
-import { compress, type Codec } from '../archive/codec-kit.ts';
-import { hostileSuite } from '../archive/hostile-suite.ts';
-import { extractInChild, refused, unzip } from './unzip-test-kit.ts';
+import { makeWorld } from '../testing/world.ts';
+import { forgeTar, type ForgedTar } from '../archive/forge.test-kit.ts';
+import { compress, type Codec } from '../archive/codec.test-kit.ts';
+import { hostileSuite } from '../archive/hostile-suite.test-kit.ts';
+import { extractInChild, refused, unzip } from './unzip.test-kit.ts';
 
 const TAR_CARRIES = new Set(['symlink', 'hardlink', 'special', 'raw-name', 'pax', 'dir-entry', 'nul-name']);
 const TARS: [format: string, ending: string, codec: Codec | undefined][] = [

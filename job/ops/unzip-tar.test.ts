@@ -5,9 +5,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { makeWorld, openFds, type World } from '../test-support.ts';
-import { forgeTar, type ForgedTar } from '../archive/test-kit.ts';
-import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip-test-kit.ts';
+import { makeWorld, openFds, type World } from '../testing/world.ts';
+import { forgeTar, type ForgedTar } from '../archive/forge.test-kit.ts';
+import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 
 /** Writes a forged tar at `rel`, gzipped when the name says so. */

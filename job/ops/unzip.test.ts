@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LEDGER_DIR } from '../withheld.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { errnoError, makeWorld, openFds, type World } from '../test-support.ts';
-import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, type Forged } from '../archive/test-kit.ts';
-import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip-test-kit.ts';
-import { forgeZipEntries, hostileSuite } from '../archive/hostile-suite.ts';
+import { errnoError, makeWorld, openFds, type World } from '../testing/world.ts';
+import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, type Forged } from '../archive/forge.test-kit.ts';
+import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
+import { forgeZipEntries, hostileSuite } from '../archive/hostile-suite.test-kit.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 
 function put(w: World, rel: string, entries: Forged[] | Buffer): void {

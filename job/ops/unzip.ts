@@ -11,29 +11,29 @@ import { formatRecoveredLine } from '../../lib/protocol/recovered.ts';
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
-import { secretMessage } from '../guard.ts';
-import { linkedEntry, withheldRule } from '../withheld.ts';
-import { clean, dir } from '../pathutil.ts';
-import { atPath } from '../root.ts';
-import type { OpContext, OpRequest } from '../types.ts';
-import { pathHasWorkingName } from '../working-files.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
+import { secretMessage } from '../volume/guard.ts';
+import { linkedEntry, withheldRule } from '../runtime/withheld.ts';
+import { clean, dir } from '../volume/pathutil.ts';
+import { atPath } from '../volume/root.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
+import { pathHasWorkingName } from '../runtime/working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
 import { entryPathMax } from '../archive/names.ts';
 import { isRefusal, planArchive } from '../archive/plan.ts';
 import { place } from '../archive/place.ts';
 import { Journal } from '../journal/journal.ts';
-import { journalHooks } from '../context.ts';
+import { journalHooks } from './context.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
 import type { ArchivePass } from '../archive/pass.ts';
 import { FORMAT_NAMES, OutOfRoom, openPass, type PassScratch } from '../archive/open-pass.ts';
 import { archiveFormat, SINGLE_FILE_FORMATS, UNSUPPORTED_ARCHIVE_MESSAGE, type ArchiveFormat } from '../../lib/files/archive-names.ts';
-import { WORK_PREFIX, removeStaleWorkFolders } from '../archive/work-folder.ts';
+import { WORK_PREFIX, removeStaleWorkFolders } from '../volume/work-folder.ts';
 import { freeBytes, PER_ITEM_BYTES, roomFor, trashBytes } from '../trash/room.ts';
 
 const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
-import { settleExtracted } from '../redacted-values.ts';
+import { settleExtracted } from '../runtime/redacted-values.ts';
 
 /** Opens the destination folder: `to` when given, else the archive's own folder. */
 function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd: number; rel: string } | Result {

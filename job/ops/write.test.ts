@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LEDGER_DIR } from '../withheld.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { makeWorld, sha256, writeReq, errnoError, snapshot, OUTSIDE_TEXT, tree, openFds } from '../test-support.ts';
+import { makeWorld, sha256, writeReq, errnoError, snapshot, OUTSIDE_TEXT, tree, openFds } from '../testing/world.ts';
 
 const TEMP = /^\.felis-edit-[0-9a-f]{12}$/;
 const noTemps = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith('.felis-edit-') && n !== LEDGER_DIR);

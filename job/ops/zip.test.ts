@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LEDGER_DIR } from '../withheld.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { errnoError, makeWorld, PROPS, SECRET_TEXT } from '../test-support.ts';
-import { treeDigest } from '../archive/test-kit.ts';
+import { errnoError, makeWorld, PROPS, SECRET_TEXT } from '../testing/world.ts';
+import { treeDigest } from '../archive/forge.test-kit.ts';
 import { packToStream, resolveSource } from '../archive/pack.ts';
-import { WorldRoot } from '../root.ts';
+import { WorldRoot } from '../volume/root.ts';
 
 const hasInfoZip = spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status === 0;
 

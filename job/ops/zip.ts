@@ -9,11 +9,11 @@
 import fs from 'node:fs';
 import { NAME_MAX, newNameRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail, failure, msg } from '../failure.ts';
-import { dir, join } from '../pathutil.ts';
-import { existsAt } from '../root.ts';
-import type { OpContext, OpRequest } from '../types.ts';
-import { isWorkingName, reservedMessage } from '../working-files.ts';
+import { fail, failure, msg } from '../volume/failure.ts';
+import { dir, join } from '../volume/pathutil.ts';
+import { existsAt } from '../volume/root.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
+import { isWorkingName, reservedMessage } from '../runtime/working-files.ts';
 import { packToStream, resolveSource, withPackNeed } from '../archive/pack.ts';
 import { landArchive } from '../archive/land.ts';
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { listenForCancel } from './cancel-server.ts';
+import { listenForCancel } from '../serve/cancel-server.ts';
 
 async function listen(handler: http.RequestListener): Promise<{ port: number; hits: string[] }> {
   const hits: string[] = [];

@@ -1,6 +1,6 @@
 /**
  * An edit session killed mid-batch: the serving program (`felis files --serve --edit`, here
- * job/journal/crash-child.ts, the program with test-only hooks) runs as a real child process and
+ * job/journal/crash-child.test-kit.ts, the program with test-only hooks) runs as a real child process and
  * kills itself with SIGKILL after a chosen durable step of a many-file delete or move it is making
  * for a call. The caller's connection breaks without a result; the next change, made through a new
  * session, recovers the world first, and the whole tree is then exactly the tree before the batch
@@ -14,14 +14,14 @@ import path from 'node:path';
 import { request } from 'node:http';
 import { spawn } from 'node:child_process';
 import { after } from 'node:test';
-import { treeDigest } from '../archive/test-kit.ts';
+import { treeDigest } from '../archive/forge.test-kit.ts';
 import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
 import { encodeEditCall } from '../../lib/protocol/edit-call.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { lockValue } from '../../lib/protocol/lock-value.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 
-const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.ts');
+const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.test-kit.ts');
 const TOKEN = jobToken(Buffer.alloc(32, 7), 'files-survival-e0002');
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'felis-edit-crash-'));
 after(() => fs.rmSync(base, { recursive: true, force: true }));

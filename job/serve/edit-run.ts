@@ -7,8 +7,8 @@
  * Exit 2 for a wrong environment, 1 when the world or the address cannot be had, 0 after a stop.
  * @module
  */
-import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../exit.ts';
-import { WorldRoot } from '../root.ts';
+import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../program/exit.ts';
+import { WorldRoot } from '../volume/root.ts';
 import { sessionEnv } from './env.ts';
 import { startEditServing, type RunProgram } from './edit-server.ts';
 import type { Serving } from './server.ts';

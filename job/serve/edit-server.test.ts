@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { request } from 'node:http';
 import { createHash } from 'node:crypto';
 import { runCli } from '../cli.ts';
-import { makeWorld, snapshot } from '../test-support.ts';
+import { makeWorld, snapshot } from '../testing/world.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { encodeContentEnv } from '../../lib/protocol/content-env.ts';

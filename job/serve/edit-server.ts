@@ -20,7 +20,7 @@
 import type http from 'node:http';
 import { decodeEditCall, EDIT_PATH, END_PATH, isEditOp, leaseHolds, MAX_EDIT_BODY_BYTES } from '../../lib/protocol/edit-call.ts';
 import { RESULT_PREFIX, ResultLineScanner } from '../../lib/protocol/result.ts';
-import { parseFlags } from '../flags.ts';
+import { parseFlags } from '../program/flags.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';
 import { bearerMatches, listenOn, send, type Serving } from './server.ts';
 

@@ -16,10 +16,10 @@
  * @module
  */
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { printResult, type CliIO } from '../exit.ts';
-import type { ExecuteOptions } from '../types.ts';
-import { WorldRoot } from '../root.ts';
-import { openWritableContext } from '../context.ts';
+import { printResult, type CliIO } from '../program/exit.ts';
+import type { ExecuteOptions } from '../runtime/types.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { openWritableContext } from '../ops/context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';
 import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';

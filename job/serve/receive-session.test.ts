@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
-import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
+import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { lockValue } from '../../lib/protocol/lock-value.ts';
 import { SESSION_LOCK_HEADER } from '../../lib/protocol/session-lock.ts';
-import { openContext } from '../context.ts';
+import { openContext } from '../ops/context.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
 import { endedWith, startSessionReceiving, type SessionReceiving } from './receive-session.ts';
 
@@ -86,7 +86,7 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   assert.equal(JSON.parse(fs.readFileSync(`${w.p(stagingName(ID))}/state.json`, 'utf8')).idle_ms, 60_000);
   assert.ok(fs.statSync(w.p(stagingName(ID))).isDirectory());
   // The staging folder is a working name: a listing does not show it.
-  const { execute } = await import('../execute.ts');
+  const { execute } = await import('../dispatch/execute.ts');
   const listed = await execute({ op: 'list', path: '', worldsRoot: w.root });
   assert.ok(!listed.entries!.some((e) => e.name.startsWith('.felis-edit-')));
 

@@ -37,10 +37,10 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import type { OpContext } from '../types.ts';
+import type { OpContext } from '../runtime/types.ts';
 import { TransferError } from '../upload/land.ts';
 import { SessionError, stagingName, sweepStaleSessions, TAMPERED, UploadSession, viewOf } from '../upload/session.ts';
-import { bestEffort } from '../failure.ts';
+import { bestEffort } from '../volume/failure.ts';
 import { bearerMatches, listenOn, resultBody, send } from './server.ts';
 import { SESSION_LOCK_HEADER, sessionLockHolds } from '../../lib/protocol/session-lock.ts';
 import { Lifecycle, type StopReason } from './lifecycle.ts';

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
 import { runCli } from '../cli.ts';
-import { makeWorld, sha256, snapshot, tree, SECRET_TEXT } from '../test-support.ts';
+import { makeWorld, sha256, snapshot, tree, SECRET_TEXT } from '../testing/world.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
-import { MAX_WRITE_BYTES } from '../types.ts';
+import { MAX_WRITE_BYTES } from '../runtime/types.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';
 
 const KEY = Buffer.alloc(32, 5);

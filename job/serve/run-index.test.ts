@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { request } from 'node:http';
 import { runCli } from '../cli.ts';
-import { makeWorld } from '../test-support.ts';
+import { makeWorld } from '../testing/world.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
-import { INDEX_MIN_ENTRIES } from '../list-index.ts';
+import { INDEX_MIN_ENTRIES } from '../listing/list-index.ts';
 import type { Serving } from './server.ts';
 import { runServe } from './run.ts';
 

@@ -8,7 +8,7 @@
  * - `FELIS_SERVE_PORT` (default 8420), `FELIS_SERVE_IDLE_SECONDS` (default 60),
  *   `FELIS_SERVE_LIFETIME_SECONDS` (default 540);
  * - `FELIS_SCRATCH_DIR` (optional): a writable folder of the Pod's own (an emptyDir) where paged
- *   listings keep sorted indexes of big folders (job/list-index.ts); without it every page scans.
+ *   listings keep sorted indexes of big folders (job/listing/list-index.ts); without it every page scans.
  *
  * It prints one result line when it stops (`{}`: nothing went wrong), as every file Job does, so a
  * reader of its log sees the same protocol. Exit 2 for a wrong environment, 1 when the world or the
@@ -16,10 +16,10 @@
  *
  * @module
  */
-import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../exit.ts';
-import { execute, type ExecuteOptions } from '../execute.ts';
-import { WorldRoot } from '../root.ts';
-import { ListIndexes } from '../list-index.ts';
+import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../program/exit.ts';
+import { execute, type ExecuteOptions } from '../dispatch/execute.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { ListIndexes } from '../listing/list-index.ts';
 import { sessionEnv, SERVE_PORT } from './env.ts';
 import { startServing, type Serving } from './server.ts';
 

@@ -12,10 +12,10 @@
  * Exit 2 for a wrong environment.
  * @module
  */
-import { printResult, EXIT_INFRA, EXIT_USAGE, type CliIO } from '../exit.ts';
-import { execute } from '../execute.ts';
-import { WorldRoot } from '../root.ts';
-import { MAX_WRITE_BYTES, type ExecuteOptions } from '../types.ts';
+import { printResult, EXIT_INFRA, EXIT_USAGE, type CliIO } from '../program/exit.ts';
+import { execute } from '../dispatch/execute.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { MAX_WRITE_BYTES, type ExecuteOptions } from '../runtime/types.ts';
 import { WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../../lib/protocol/content-env.ts';
 import { listenEnv, seconds } from './env.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';

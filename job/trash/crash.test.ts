@@ -1,6 +1,6 @@
 /**
  * Crash tests of the undo trash: the Job program runs as a real child process
- * (job/journal/crash-child.ts) and is killed with SIGKILL after every durable step of a delete, a
+ * (job/journal/crash-child.test-kit.ts) and is killed with SIGKILL after every durable step of a delete, a
  * many-file delete, an overwrite, a restore and a purge, and just before every rename. After the next
  * mutation of the world (which settles what the killed one left), every path is where it was, with
  * what it held, or in the trash under a held record — never gone, never both.
@@ -9,12 +9,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit } from '../journal/crash-kit.ts';
-import { forgeZip, treeDigest } from '../archive/test-kit.ts';
+import { crashKit } from '../journal/crash.test-kit.ts';
+import { forgeZip, treeDigest } from '../archive/forge.test-kit.ts';
 import { encodeBatchEnv } from '../../lib/protocol/batch-env.ts';
 import { encodeContentEnv } from '../../lib/protocol/content-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import { sha256 } from '../test-support.ts';
+import { sha256 } from '../testing/world.ts';
 
 const kit = crashKit('felis-trash-crash-', { FELIS_TRASH: 'on', FELIS_ACTOR: 'crash-test' });
 const base = kit.base;

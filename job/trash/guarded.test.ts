@@ -7,11 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { content, makeWorld, PROPS, SECRET_TEXT, TRASH_ON, writeReq, type World } from '../test-support.ts';
+import { content, makeWorld, PROPS, SECRET_TEXT, TRASH_ON, writeReq, type World } from '../testing/world.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpRequest } from '../types.ts';
+import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { MAX_LEDGER_ENTRIES } from '../withheld.ts';
+import { MAX_LEDGER_ENTRIES } from '../runtime/withheld.ts';
 import { RECORD_FILE } from './record.ts';
 
 function on(w: World, req: Omit<OpRequest, 'worldsRoot'>, opts: ExecuteOptions = {}): Promise<Result> {

@@ -5,8 +5,8 @@
  * @module
  */
 import type { Result, TrashItem } from '../../lib/protocol/result.ts';
-import { fail } from '../failure.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import { fail } from '../volume/failure.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
 import { restoreRecord } from './restore.ts';
 import { Trash } from './store.ts';
 import fs from 'node:fs';

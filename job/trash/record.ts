@@ -12,8 +12,8 @@
  */
 import fs from 'node:fs';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
-import { atPath, errCode, isNotExist } from '../root.ts';
-import type { Content } from '../withheld.ts';
+import { atPath, errCode, isNotExist } from '../volume/root.ts';
+import type { Content } from '../runtime/withheld.ts';
 import type { Guard } from './count.ts';
 
 export const RECORD_FILE = 'record.json';

@@ -13,9 +13,9 @@
  */
 import fs from 'node:fs';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
-import { bestEffort } from '../failure.ts';
-import { atPath, identityOf, isNotExist, type Parent } from '../root.ts';
-import type { OpContext } from '../types.ts';
+import { bestEffort } from '../volume/failure.ts';
+import { atPath, identityOf, isNotExist, type Parent } from '../volume/root.ts';
+import type { OpContext } from '../runtime/types.ts';
 import { readRecord, writeRecord, type TrashRecord } from './record.ts';
 import { idText, sealRecord, Trash } from './store.ts';
 

@@ -15,18 +15,18 @@
 import fs from 'node:fs';
 import { pathLimitFault } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, msg } from '../failure.ts';
-import { clean, dir, join } from '../pathutil.ts';
-import { atPath } from '../root.ts';
-import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../moved-links.ts';
-import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
-import { pathHasWorkingName, reservedMessage } from '../working-files.ts';
+import { bestEffort, fail, msg } from '../volume/failure.ts';
+import { clean, dir, join } from '../volume/pathutil.ts';
+import { atPath } from '../volume/root.ts';
+import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../runtime/moved-links.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
+import { pathHasWorkingName, reservedMessage } from '../runtime/working-files.ts';
 import { writeRecord, type TrashRecord } from './record.ts';
 import { entryAt, removeMade } from './recover.ts';
 import { countTree, judgeOf, type Guard } from './count.ts';
-import { PROPERTIES_PATH } from '../guard.ts';
-import { placeholderRefused } from '../redacted-values.ts';
-import { rememberContents } from '../withheld.ts';
+import { PROPERTIES_PATH } from '../volume/guard.ts';
+import { placeholderRefused } from '../runtime/redacted-values.ts';
+import { rememberContents } from '../runtime/withheld.ts';
 import type { Trash } from './store.ts';
 
 function depth(p: string): number {

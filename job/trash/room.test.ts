@@ -3,17 +3,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeWorld, sha256, TRASH_ON, writeReq, type World } from '../test-support.ts';
+import { makeWorld, sha256, TRASH_ON, writeReq, type World } from '../testing/world.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpRequest, StatfsLike } from '../types.ts';
+import type { ExecuteOptions, OpRequest, StatfsLike } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { openContext } from '../context.ts';
+import { openContext } from '../ops/context.ts';
 import { landUpload } from '../upload/land.ts';
 import { SessionError, UploadSession } from '../upload/session.ts';
-import { forgeZip } from '../archive/test-kit.ts';
-import { compress } from '../archive/codec-kit.ts';
+import { forgeZip } from '../archive/forge.test-kit.ts';
+import { compress } from '../archive/codec.test-kit.ts';
 import { PER_ITEM_BYTES, roomFor } from './room.ts';
-import { pulled } from '../pull/test-kit.ts';
+import { pulled } from '../ops/pull.test-kit.ts';
 
 const T0 = Date.now();
 

@@ -15,7 +15,7 @@
  * @module
  */
 import type { Result } from '../../lib/protocol/result.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import type { OpContext, OpRequest } from '../runtime/types.ts';
 import { Trash } from './store.ts';
 
 /** Space counted per file and folder on top of its bytes (a block each). */

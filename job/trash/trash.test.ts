@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { makeWorld, sha256, SECRET_TEXT, snapshot, TRASH_OFF, TRASH_ON, writeReq, type World } from '../test-support.ts';
+import { makeWorld, sha256, SECRET_TEXT, snapshot, TRASH_OFF, TRASH_ON, writeReq, type World } from '../testing/world.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpRequest } from '../types.ts';
+import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { removeWithin } from './store.ts';
 

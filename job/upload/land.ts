@@ -14,15 +14,15 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import { replaceKeeping } from '../trash/replace.ts';
-import { landsOnProperties, stagedValuesKept, writeWorking } from '../redacted-values.ts';
+import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
 import { freeBytes } from '../trash/room.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, msg, writeFailure } from '../failure.ts';
+import { bestEffort, fail, msg, writeFailure } from '../volume/failure.ts';
 import { resolveTarget, type Target } from '../ops/write.ts';
-import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
 import { BlockWriter } from './batch.ts';
 import { makeParents } from '../ops/mkdir.ts';
-import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../working-files.ts';
+import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { makeWorld, sha256, snapshot, tree } from '../test-support.ts';
-import { openContext } from '../context.ts';
-import type { ExecuteOptions } from '../types.ts';
+import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
+import { openContext } from '../ops/context.ts';
+import type { ExecuteOptions } from '../runtime/types.ts';
 import { landUpload, type Landing, type UploadRequest } from './land.ts';
 
 /** Lands `body` at `path` with `parents=true` (unless told otherwise) in a fresh context. */

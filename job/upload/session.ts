@@ -20,14 +20,14 @@
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import { replaceKeeping } from '../trash/replace.ts';
-import { landsOnProperties, stagedValuesKept, writeWorking } from '../redacted-values.ts';
+import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort } from '../failure.ts';
-import { GAME_GID, GAME_UID, type OpContext } from '../types.ts';
-import { isWorkingName, TEMP_PREFIX } from '../working-files.ts';
-import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../root.ts';
+import { bestEffort } from '../volume/failure.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
+import { isWorkingName, TEMP_PREFIX } from '../runtime/working-files.ts';
+import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../volume/root.ts';
 import { TransferError, uploadTarget } from './land.ts';
-import { StagingFolder, StagingMissing, type StagingTerms } from '../staging-folder.ts';
+import { StagingFolder, StagingMissing, type StagingTerms } from '../volume/staging-folder.ts';
 import { BlockWriter } from './batch.ts';
 import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
 

@@ -4,7 +4,7 @@ import { attributesOf, describePermission, SETTLE, type Permission } from './act
 import { ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
 import { actorOf } from '../actor.ts';
 import { KubeAuthorizer } from './authorizer.ts';
-import { FakeReviewer } from './fake-reviewer.ts';
+import { FakeReviewer } from './fake-reviewer.test-kit.ts';
 import { AuthUnavailableError } from './reviewer.ts';
 
 const EDITOR = 'system:serviceaccount:players:alice';

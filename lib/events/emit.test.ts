@@ -7,7 +7,7 @@ import { filesDelete } from '../../functions/files-delete/app.ts';
 import { routeKit } from '../testing/route-kit.ts';
 import { emit, MAX_IN_FLIGHT } from './emit.ts';
 import { jsonCall } from '../testing/json-call.ts';
-import { FakeReviewer } from '../auth/fake-reviewer.ts';
+import { FakeReviewer } from '../auth/fake-reviewer.test-kit.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
 import type { AuthConfig } from '../auth/config.ts';
 import { kubernetesAuth } from '../http/auth.ts';

@@ -15,7 +15,7 @@ import { JobLostError } from '../runner/errors.ts';
 import { FilesEditor } from './editor.ts';
 import { lostMessage, OutcomeUnknownError } from './lost-change.ts';
 import { mapDomainError } from '../http/error-map.ts';
-import { editorConfig, TARGET as T } from './test-kit.ts';
+import { editorConfig, TARGET as T } from './editor.test-kit.ts';
 
 const CFG = editorConfig({ trash: { enabled: true, seconds: 3600, actor: '' } });
 const LOCK = 'file-write@2026-12-03T17:00:00Z';

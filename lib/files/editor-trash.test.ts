@@ -8,7 +8,7 @@ import { renderReceiverJob } from '../job-spec/upload-job.ts';
 import { callerTrash } from '../job-spec/trash.ts';
 import { FilesEditor } from './editor.ts';
 import { FileEditError } from './errors.ts';
-import { editorConfig, TARGET as T } from './test-kit.ts';
+import { editorConfig, TARGET as T } from './editor.test-kit.ts';
 
 const TRASH = { enabled: false, seconds: 3600, actor: '' };
 const CFG = editorConfig({ trash: TRASH });

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { makeWorld, snapshot } from '../../job/test-support.ts';
+import { makeWorld, snapshot } from '../../job/testing/world.ts';
 import { runCli } from '../../job/cli.ts';
 import type { WriteReceiving } from '../../job/serve/receive-write.ts';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
@@ -14,7 +14,7 @@ import { JobLostError, RunnerError } from '../runner/errors.ts';
 import { mapDomainError } from '../http/error-map.ts';
 import { FilesEditor } from './editor.ts';
 import { FileEditError, WriteNotDeliveredError } from './errors.ts';
-import { editorConfig, TARGET as T } from './test-kit.ts';
+import { editorConfig, TARGET as T } from './editor.test-kit.ts';
 import { withEvent } from '../events/scope.ts';
 
 const KEY = Buffer.alloc(32, 4);

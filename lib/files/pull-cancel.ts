@@ -16,7 +16,7 @@ import { RunnerError } from '../runner/errors.ts';
 import { sleep } from '../sleep.ts';
 import type { PodLister } from './write-delivery.ts';
 
-/** The path a pull Job's Pod serves its cancel call on (job/pull/cancel-server.ts). */
+/** The path a pull Job's Pod serves its cancel call on (job/serve/cancel-server.ts). */
 export const CANCEL_PATH = '/cancel';
 /** How long a pull whose Pod is still starting is waited for before the cancel gives up. */
 const START_WAIT_MS = 10_000;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
 import { jsonCall } from '../testing/json-call.ts';
-import { FakeReviewer } from '../auth/fake-reviewer.ts';
+import { FakeReviewer } from '../auth/fake-reviewer.test-kit.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
 import type { AuthConfig } from '../auth/config.ts';
 import { kubernetesAuth } from './auth.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderFilesJob, JobSpecError, BatchTooLargeError } from './render.ts';
-import { jobParams } from './test-kit.ts';
+import { jobParams } from './params.test-kit.ts';
 
 const base = jobParams({ op: 'delete-many', path: 'logs' });
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderFilesJob, JobSpecError, BatchTooLargeError, ARCHIVE_NODE_OPTIONS } from './render.ts';
-import { ASYNC, jobParams } from './test-kit.ts';
+import { ASYNC, jobParams } from './params.test-kit.ts';
 import { decodeBatchEnv } from '../protocol/batch-env.ts';
-import { parseFlags } from '../../job/flags.ts';
+import { parseFlags } from '../../job/program/flags.ts';
 
 const base = jobParams({ op: 'compress', path: 'plugins', ...ASYNC });
 

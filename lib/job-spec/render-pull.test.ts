@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderFilesJob, JobSpecError, PULL_NODE_OPTIONS, LABEL_FILES_PULL } from './render.ts';
-import { ASYNC, jobParams } from './test-kit.ts';
+import { ASYNC, jobParams } from './params.test-kit.ts';
 import { holdState, isOurChange, jobKind } from '../maintenance/holder.ts';
 import { fileOpOf } from '../labels.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderBrowseJob, renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
-import { jobParams } from './test-kit.ts';
+import { jobParams } from './params.test-kit.ts';
 import { exportCommand, renderExportJob } from './export-job.ts';
 import { holdState, jobKind } from '../maintenance/holder.ts';
 

@@ -262,7 +262,7 @@ function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
     // The cancel call: listened for on the Pod's address for as long as the pull runs.
     if (p.cancelTokenSha256) out.push(...listenEnvOf(BROWSE_PORT), { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.cancelTokenSha256 });
     // Its staging is named by its op id, and kept until no placement can still be started for it:
-    // the Job's deadline, then the time its finished Job stays listed (job/pull/staging.ts).
+    // the Job's deadline, then the time its finished Job stays listed (job/ops/pull-staging.ts).
     out.push({ name: PULL_KEEP_ENV, value: String(pullKeepSeconds(p)) });
   }
   if (JOURNALED_OPS.includes(op) || op === 'pull') out.push(OP_ID_ENV);
@@ -279,7 +279,7 @@ export const JOURNALED_OPS: readonly Op[] = ['unzip'];
 /** The operator's pull settings a pull Job's env carries (job/ops/pull.ts reads them); nothing else passes. */
 export const PULL_ENV: readonly string[] = ['FELIS_PULL_ALLOW', 'FELIS_PULL_DENY', 'FELIS_PULL_PORTS', 'FELIS_PULL_MAX_BYTES', 'FELIS_PULL_CONNECT_TIMEOUT_SECONDS', 'FELIS_PULL_IDLE_TIMEOUT_SECONDS'];
 export { LABEL_FILES_PULL };
-/** How long a pull's staging is kept at most (seconds), in its Job's env (job/pull/staging.ts). */
+/** How long a pull's staging is kept at most (seconds), in its Job's env (job/ops/pull-staging.ts). */
 export const PULL_KEEP_ENV = 'FELIS_PULL_KEEP_SECONDS';
 
 /** A pull's staging lives at most its Job's deadline plus the time the finished Job stays listed. */
@@ -532,7 +532,7 @@ export function renderBrowseJob(p: BrowseJobParams): V1Job {
     args: ['--serve', '--worlds-root', p.worldsRoot],
     // The archive ops' heap limits: a paged listing scans a folder of any size, and without them V8
     // lets the scan's garbage pile up (145 MiB peak RSS over 200,000 entries; 85 MiB with them).
-    // The scratch folder holds sorted indexes of big folders a paged listing reads (job/list-index.ts): the Pod's own disk, never the world's.
+    // The scratch folder holds sorted indexes of big folders a paged listing reads (job/listing/list-index.ts): the Pod's own disk, never the world's.
     env: [...servingEnvOf(BROWSE_PORT, p), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS }, { name: 'FELIS_SCRATCH_DIR', value: BROWSE_SCRATCH_PATH }],
     scratch: { mountPath: BROWSE_SCRATCH_PATH, sizeLimit: BROWSE_SCRATCH_LIMIT },
     ports: [{ name: 'serve', containerPort: BROWSE_PORT, protocol: 'TCP' }],

@@ -21,7 +21,7 @@ import type { ServerType } from '@hono/node-server';
 import type { ProgramFn } from '../../cluster/kubelet/index.ts';
 import { createServer, STOPPED } from './servers.ts';
 import { startCluster } from '../../cluster/index.ts';
-import { waitFor } from '../../cluster/test-support.ts';
+import { waitFor } from '../../cluster/cluster.test-kit.ts';
 import type { ClusterHarness } from '../../cluster/harness.ts';
 import { readControlPlaneEnv } from '../../cluster/real/admin.ts';
 import { startRealCluster } from '../../cluster/real/index.ts';

@@ -1,0 +1,120 @@
+/**
+ * One operation of `felis files`: opens the root, dispatches, closes. Returns the Result (a
+ * caller-fault outcome carries a `code`) or throws for an infrastructure failure: the root cannot
+ * be opened, the op is unknown, or an unexpected non-OS error.
+ *
+ * @module
+ */
+import type { Result } from '../../lib/protocol/result.ts';
+import { holdsWorld, isOp, mutates } from '../../lib/job-spec/ops.ts';
+import { openContext, recoverWorld, reportRecovered } from '../ops/context.ts';
+import type { Recovered } from '../journal/recover.ts';
+import { rememberWithheld } from '../runtime/withheld.ts';
+import { refuseWorkingName } from '../runtime/working-files.ts';
+import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from '../upload/session.ts';
+import type { ExecuteOptions, OpContext, OpRequest } from '../runtime/types.ts';
+import { list } from '../ops/list.ts';
+import { read } from '../ops/read.ts';
+import { write } from '../ops/write.ts';
+import { mkdir } from '../ops/mkdir.ts';
+import { deleteOp } from '../ops/delete.ts';
+import { rename } from '../ops/rename.ts';
+import { unzip } from '../ops/unzip.ts';
+import { zip } from '../ops/zip.ts';
+import { search } from '../ops/search.ts';
+import { copy } from '../ops/copy.ts';
+import { deleteMany } from '../ops/batch-delete.ts';
+import { moveMany } from '../ops/batch-move.ts';
+import { chmodMany } from '../ops/batch-chmod.ts';
+import { compress } from '../ops/compress.ts';
+import { pullPlace } from '../ops/pull-place.ts';
+import { sweepExpiredPulls } from '../ops/pull-staging.ts';
+import { trashList, trashPurge, trashRestore } from '../trash/ops.ts';
+import { roomToRunAgain } from '../trash/room.ts';
+
+export type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
+
+/**
+ * The mutations whose input is on the volume or in the Job's spec, which answer a full volume met
+ * part way as their `no_space`: run again once the trash has made the room they need (trash/room.ts).
+ * A many-file move answers it per item, after the moves it made, so it is not run again.
+ */
+const RERUNNABLE = new Set(['write', 'mkdir', 'unzip', 'zip', 'copy', 'compress']);
+/** Runs after the first: one is what a right estimate needs; the bound only keeps a wrong one short. */
+const MAX_RERUNS = 3;
+
+/** Ops run synchronously except the archive ops, which stream and may take long. */
+const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<Result>> = {
+  list,
+  read,
+  write,
+  mkdir,
+  delete: deleteOp,
+  rename,
+  unzip,
+  zip,
+  search,
+  copy,
+  'delete-many': deleteMany,
+  'move-many': moveMany,
+  'trash-list': trashList,
+  'trash-restore': trashRestore,
+  'trash-purge': trashPurge,
+  'chmod-many': chmodMany,
+  // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
+  pull: async (ctx, req) => (await import('../ops/pull.ts')).pull(ctx, req),
+  'pull-place': pullPlace,
+  compress: (ctx, req) => compress(ctx, req),
+};
+
+export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
+  if (req.pull && opts.pullConnect) req = { ...req, pull: { ...req.pull, ...opts.pullConnect } };
+  const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
+  if (!run) {
+    // The closed set of ops is lib's; upload is not here yet.
+    if (isOp(req.op)) {
+      throw new Error(`op ${JSON.stringify(req.op)} is not supported by this program`);
+    }
+    throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+  }
+  const hidden = refuseWorkingName(req);
+  if (hidden) return hidden;
+  const ctx = openContext(req.worldsRoot, opts);
+  let recovered: Recovered[] = [];
+  try {
+    // A pull writes only its own staging and holds nothing: another change may run beside it, so it
+    // recovers, remembers and sweeps nothing (ops/pull.ts). Every other mutation holds the world.
+    const writes = isOp(req.op) && holdsWorld(req.op);
+    // A stop signal while the op stages ends the Job at once; during a placement it waits for the end.
+    if (isOp(req.op) && mutates(req.op)) opts.onSignal?.(() => ctx.stop.request());
+    if (writes) {
+      // An unfinished placement a dead Job left is finished or undone before anything else.
+      recovered = recoverWorld(ctx);
+      // A read-write Job remembers the withheld file's content before its op may replace it, so a
+      // link left holding that content stays withheld (withheld.ts). Read-only Jobs only read it.
+      rememberWithheld(ctx.root);
+    }
+    let result = await run(ctx, req);
+    // A full volume met part way: when what the op needs fits in the free space and what the trash
+    // holds, the oldest records go until it does and the op runs again; otherwise its no_space
+    // stands and the trash is untouched. Only ops that read their input from the volume or the
+    // spec run again; a stream (an upload, a pull) is not there twice.
+    for (let round = 0; writes && result.code === 'no_space' && RERUNNABLE.has(req.op) && round < MAX_RERUNS && roomToRunAgain(ctx, req, result); round++) {
+      result = await run(ctx, req);
+    }
+    // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.
+    reportRecovered(ctx, recovered);
+    // Upload sessions a lost receiver left and nobody came back to in time go now, rather than
+    // wait for the next upload. A live session may exist (its receiver holds nothing between its
+    // calls), but never past its idle period, which is what the sweep judges by. Only after one
+    // that changed the world: a refused op changes nothing.
+    if (result.code === undefined && writes) {
+      sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
+      // The same for a pull's staging nobody can place any more (ops/pull-staging.ts).
+      sweepExpiredPulls(ctx.root.fd, ctx.now());
+    }
+    return result;
+  } finally {
+    ctx.root.close();
+  }
+}
