@@ -84,17 +84,19 @@ test('a socket that sends nothing for socketIdleMs is cut, mid-body too', async 
     req.on('close', () => (aborted = !req.complete));
   });
   const a = await p.listen(0, '127.0.0.1');
+  const sock = net.connect(a.port, a.address);
   try {
-    const sock = net.connect(a.port, a.address);
     await new Promise((r) => sock.once('connect', r));
     sock.write(`PUT /in HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 10\r\n\r\nabc`);
     const t = performance.now();
-    await new Promise((r) => sock.once('close', r));
+    const closed = new Promise((r) => sock.once('close', () => r('cut')));
+    assert.equal(await Promise.race([closed, sleep(2_000).then(() => 'still open')]), 'cut');
     assert.ok(performance.now() - t >= 90, 'not cut before the idle period');
     await sleep(20);
     assert.equal(got, 3);
     assert.equal(aborted, true, 'the body ended unfinished');
   } finally {
+    sock.destroy();
     p.life.stop();
     await p.stopped;
   }
