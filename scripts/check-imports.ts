@@ -45,8 +45,9 @@
  *   runtime                          the op request's types, working files, withheld files,
  *                                    redacted values, moved links
  *   journal                          the op journal and its recovery
- *   volume listing program pull      containment and the volume's primitives; a listing's index;
- *                                    flags and exit; a pull's outbound side (guard, connection)
+ *   volume listing program pull http containment and the volume's primitives; a listing's index;
+ *                                    flags and exit; a pull's outbound side (guard, connection);
+ *                                    the serving modes' one HTTP stack (router, guard, listener)
  *
  * functions/
  *   index.ts                         every function on one server
@@ -92,7 +93,7 @@ export const LAYERS: Record<string, Record<string, number>> = {
     testing: 10,
   },
   job: {
-    volume: 0, listing: 0, program: 0, pull: 0,
+    volume: 0, listing: 0, program: 0, pull: 0, http: 0,
     journal: 1,
     runtime: 2,
     trash: 3,

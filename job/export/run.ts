@@ -22,6 +22,7 @@ import { WorldRoot } from '../volume/root.ts';
 import { listenEnv, seconds } from '../serve/env.ts';
 import { sendDownload } from './send.ts';
 import { startExportServing, type ExportServing } from './server.ts';
+import { listening } from '../serve/start.ts';
 
 export const DEFAULT_EXPORT_IDLE_SECONDS = 60;
 const PREFIX = 'felis export: ';
@@ -101,14 +102,14 @@ export async function runExport(argv: string[], env: Record<string, string | und
     return 1;
   }
   try {
-    let serving: ExportServing;
-    try {
-      serving = await startExportServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, serve: (res, signal, ask) => sendDownload(root, f.path, f.dir, res, signal, scratch, ask) });
-    } catch (e) {
-      io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
-      return 1;
-    }
-    opts.onSignal?.(() => serving.stop('signal'));
+    const serving = await listening(
+      () => startExportServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, serve: (res, signal, ask) => sendDownload(root, f.path, f.dir, res, signal, scratch, ask) }),
+      `listen on ${host}:${port}`,
+      io,
+      PREFIX,
+      opts.onSignal,
+    );
+    if (!serving) return 1;
     opts.onListening?.(serving);
     io.stderr(`${PREFIX}serving ${f.dir ? 'folder' : 'file'} ${JSON.stringify(f.path)} of ${f.server} on ${host}:${serving.address.port}\n`);
     const { reason, outcome } = await serving.stopped;

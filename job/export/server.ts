@@ -17,8 +17,10 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import { rangeAsk, type RangeAsk } from '../../lib/protocol/range.ts';
-import { Lifecycle, type StopReason } from '../serve/lifecycle.ts';
-import { bearerMatches, listenOn, resultBody, send } from '../serve/server.ts';
+import { resultBody, send } from '../http/answer.ts';
+import { carriesBody } from '../http/body.ts';
+import type { StopReason } from '../http/lifecycle.ts';
+import { PodServer } from '../http/listen.ts';
 
 /** `lifetime` never comes: an export has no lifetime of its own. */
 export type ExportStopReason = StopReason | 'served';
@@ -53,45 +55,28 @@ export function sendRefusal(res: http.ServerResponse, r: Result): void {
 }
 
 export async function startExportServing(o: ExportServeOptions): Promise<ExportServing> {
-  if (!/^[0-9a-f]{64}$/.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
-  const expected = Buffer.from(o.tokenSha256, 'hex');
   let claimed = false;
   let outcome: DownloadOutcome | undefined;
   const abort = new AbortController();
-  let resolveStopped!: (v: { reason: ExportStopReason; outcome?: DownloadOutcome }) => void;
-  const stopped = new Promise<{ reason: ExportStopReason; outcome?: DownloadOutcome }>((r) => (resolveStopped = r));
-
-  const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 15_000, headersTimeout: 5_000, keepAliveTimeout: 1_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
-  server.maxConnections = 16;
   // One download, then done: no lifetime of its own (the Job's deadline bounds it).
-  const life = new Lifecycle<'served'>(server, {
-    idleMs: o.idleMs,
-    graceMs: 1_000,
-    // A signal mid-download ends it: the receiver sees a cut-off body, never a short whole one.
-    onStop: (reason) => abort.abort(new Error(`stopped (${reason})`)),
-    onStopped: (reason) => resolveStopped({ reason, ...(outcome ? { outcome } : {}) }),
+  const pod = new PodServer<'served'>({
+    tokenSha256: o.tokenSha256,
+    requestTimeoutMs: 15_000,
+    keepAliveTimeoutMs: 1_000,
+    oneRequestPerConnection: true,
+    life: {
+      idleMs: o.idleMs,
+      graceMs: 1_000,
+      // A signal mid-download ends it: the receiver sees a cut-off body, never a short whole one.
+      onStop: (reason) => abort.abort(new Error(`stopped (${reason})`)),
+    },
   });
+  const { life } = pod;
   life.armIdle();
   const stop = (reason?: ExportStopReason) => life.stop(reason);
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    res.setHeader('connection', 'close');
-    if (!bearerMatches(req.headers.authorization, expected)) {
-      req.resume();
-      return send(res, 401, '{"error":"unauthorized"}');
-    }
-    const url = new URL(req.url ?? '/', 'http://export.invalid');
-    if (url.pathname !== '/download') {
-      req.resume();
-      return send(res, 404, '{"error":"not found"}');
-    }
-    if (req.method !== 'GET') {
-      req.resume();
-      return send(res, 405, '{"error":"method not allowed"}', { allow: 'GET' });
-    }
-    if ((req.headers['content-length'] && req.headers['content-length'] !== '0') || req.headers['transfer-encoding']) {
-      return send(res, 413, '{"error":"requests carry no body"}');
-    }
+  pod.route('GET', '/download', async (req, res) => {
+    if (carriesBody(req)) return send(res, 413, '{"error":"requests carry no body"}');
     if (claimed || life.stopping) return send(res, 409, '{"error":"the download was already claimed"}');
     claimed = true;
     life.holdIdle();
@@ -107,7 +92,8 @@ export async function startExportServing(o: ExportServeOptions): Promise<ExportS
     }
     if ('failed' in outcome && !res.writableFinished) res.destroy();
     stop('served');
-  }
+  });
 
-  return { address: await listenOn(server, o.port, o.host), stopped, stop };
+  const stopped = pod.stopped.then((reason) => ({ reason, ...(outcome ? { outcome } : {}) }));
+  return { address: await pod.listen(o.port, o.host), stopped, stop };
 }

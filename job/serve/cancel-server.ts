@@ -1,13 +1,13 @@
 /**
  * The pull Job's cancel call: `POST /cancel` on the Pod's address (FELIS_POD_IP, FELIS_SERVE_PORT)
  * with the Job's token (its SHA-256 in FELIS_SERVE_TOKEN_SHA256), answered 202 and ending the pull
- * as cancelled. The functions hold no `jobs delete`: this is how files-pull stops a pull. Anything
- * else is 404; a wrong token 401. The listener closes when the op ends.
+ * as cancelled. The functions hold no `jobs delete`: this is how files-pull stops a pull. A wrong
+ * token is 401, anything else 404 or 405 (job/http/router.ts). The listener closes when the op ends.
  * @module
  */
-import type http from 'node:http';
-import { bearerMatches, listenOn, send } from './server.ts';
 import { listenEnv } from './env.ts';
+import { PodServer } from '../http/listen.ts';
+import { send } from '../http/answer.ts';
 
 export const CANCEL_PATH = '/cancel';
 
@@ -21,26 +21,22 @@ export interface CancelListener {
 export async function listenForCancel(env: Record<string, string | undefined>): Promise<CancelListener | undefined> {
   if (!env.FELIS_SERVE_TOKEN_SHA256) return undefined;
   const { host, digest, port } = listenEnv(env, 'FELIS_SERVE_TOKEN_SHA256');
-  const expected = Buffer.from(digest, 'hex');
   const cancel = new AbortController();
-  // Loaded here, not imported: a static import would load node:http at every Job's start (connect.ts).
-  const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
+  // Loaded when listening (PodServer), not imported: node:http at every Job's start would cost (connect.ts).
+  // No idle end: the listener closes when the op ends, and cuts any call then.
+  const pod = new PodServer<'ended'>({ tokenSha256: digest, requestTimeoutMs: 10_000, life: { idleMs: 0, graceMs: 0 } });
+  pod.route('POST', CANCEL_PATH, (req, res) => {
     req.resume();
-    if (!bearerMatches(req.headers.authorization, expected)) return send(res, 401, '{"error":"unauthorized"}\n');
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== CANCEL_PATH) return send(res, 404, '{"error":"not found"}\n');
-    if (req.method !== 'POST') return send(res, 405, '{"error":"POST only"}\n', { allow: 'POST' });
     cancel.abort();
     send(res, 202, '{"cancelled":true}\n');
   });
-  const address = await listenOn(server, port, host);
+  const address = await pod.listen(port, host);
   return {
     signal: cancel.signal,
     port: address.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      pod.life.stop('ended');
+      await pod.stopped;
+    },
   };
 }

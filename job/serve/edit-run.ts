@@ -8,11 +8,11 @@
  * @module
  */
 import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../program/exit.ts';
-import { WorldRoot } from '../volume/root.ts';
 import { sessionEnv } from './env.ts';
 import { startEditServing, type RunProgram } from './edit-server.ts';
 import type { Serving } from './server.ts';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
+import { listening, worldRootOpens } from './start.ts';
 
 const PREFIX = 'felis files: ';
 
@@ -34,29 +34,25 @@ export async function runEditServe(worldsRoot: string, env: Record<string, strin
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return USAGE;
   }
-  try {
-    WorldRoot.open(worldsRoot).close();
-  } catch (e) {
-    io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
-    return INFRA;
-  }
-  let serving: Serving;
-  try {
-    serving = await startEditServing({
-      host,
-      port,
-      tokenSha256: digest,
-      worldsRoot,
-      run: opts.run,
-      idleMs: idle * 1000,
-      lifetimeMs: lifetime * 1000,
-      log: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}),
-    });
-  } catch (e) {
-    io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
-    return INFRA;
-  }
-  opts.onSignal?.(() => serving.stop('signal'));
+  if (!worldRootOpens(worldsRoot, io, PREFIX)) return INFRA;
+  const serving = await listening(
+    () =>
+      startEditServing({
+        host,
+        port,
+        tokenSha256: digest,
+        worldsRoot,
+        run: opts.run,
+        idleMs: idle * 1000,
+        lifetimeMs: lifetime * 1000,
+        log: (line) => void Promise.resolve(io.stdout(line)).catch(() => {}),
+      }),
+    `listen on ${host}:${port}`,
+    io,
+    PREFIX,
+    opts.onSignal,
+  );
+  if (!serving) return INFRA;
   opts.onListening?.(serving);
   io.stderr(`${PREFIX}serving edits on ${host}:${serving.address.port}\n`);
   const { reason, served } = await serving.stopped;

@@ -17,12 +17,13 @@
  * call orphaned by a caller that died can still be running when the next lock's call arrives).
  * @module
  */
-import type http from 'node:http';
 import { decodeEditCall, EDIT_PATH, END_PATH, isEditOp, leaseHolds, MAX_EDIT_BODY_BYTES } from '../../lib/protocol/edit-call.ts';
 import { RESULT_PREFIX, ResultLineScanner } from '../../lib/protocol/result.ts';
 import { parseFlags } from '../program/flags.ts';
-import { Lifecycle, type StopReason } from './lifecycle.ts';
-import { bearerMatches, listenOn, send, type Serving } from './server.ts';
+import { errorBody, send } from '../http/answer.ts';
+import { readBody } from '../http/body.ts';
+import { PodServer } from '../http/listen.ts';
+import type { Serving } from './server.ts';
 
 /** One run of the Job program, as a one-shot Job's container would run it. */
 export type RunProgram = (argv: string[], env: Record<string, string>, io: { stdout: (t: string) => void; stderr: (t: string) => void }) => Promise<number>;
@@ -64,47 +65,28 @@ export function argvFor(argv: string[], worldsRoot: string): { argv: string[] } 
 }
 
 export async function startEditServing(o: EditServeOptions): Promise<Serving> {
-  if (!/^[0-9a-f]{64}$/.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
-  const expected = Buffer.from(o.tokenSha256, 'hex');
   const now = o.now ?? Date.now;
   const maxQueued = o.maxQueued ?? 8;
   let queued = 0;
   let served = 0;
   let tail: Promise<unknown> = Promise.resolve();
-  let resolveStopped!: (v: { reason: StopReason; served: number }) => void;
-  const stopped = new Promise<{ reason: StopReason; served: number }>((r) => (resolveStopped = r));
+  const pod = new PodServer({
+    tokenSha256: o.tokenSha256,
+    requestTimeoutMs: o.requestTimeoutMs ?? 60_000,
+    life: { idleMs: o.idleMs, lifetimeMs: o.lifetimeMs, graceMs: o.requestTimeoutMs ?? 60_000 },
+  });
+  const { life } = pod;
 
-  const server = process.getBuiltinModule('node:http').createServer(
-    { requestTimeout: o.requestTimeoutMs ?? 60_000, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 },
-    (req, res) => void handle(req, res),
-  );
-  server.maxConnections = 16;
-  const life = new Lifecycle(server, { idleMs: o.idleMs, lifetimeMs: o.lifetimeMs, graceMs: o.requestTimeoutMs ?? 60_000, onStopped: (reason) => resolveStopped({ reason, served }) });
+  pod.route('POST', END_PATH, (req, res) => {
+    // The server is no longer stopped: no call can come until it is again, so the session ends
+    // now (after any call in hand) rather than at its idle period.
+    req.resume();
+    res.setHeader('connection', 'close');
+    send(res, 202, '{"ending":true}');
+    life.stop('signal');
+  });
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (life.stopping) res.setHeader('connection', 'close');
-    if (!bearerMatches(req.headers.authorization, expected)) {
-      req.resume();
-      return send(res, 401, '{"error":"unauthorized"}');
-    }
-    const url = new URL(req.url ?? '/', 'http://edit.invalid');
-    if (url.pathname === END_PATH && req.method === 'POST') {
-      // The server is no longer stopped: no call can come until it is again, so the session ends
-      // now (after any call in hand) rather than at its idle period.
-      req.resume();
-      res.setHeader('connection', 'close');
-      send(res, 202, '{"ending":true}');
-      life.stop('signal');
-      return;
-    }
-    if (url.pathname !== EDIT_PATH) {
-      req.resume();
-      return send(res, 404, '{"error":"not found"}');
-    }
-    if (req.method !== 'POST') {
-      req.resume();
-      return send(res, 405, '{"error":"method not allowed"}', { allow: 'POST' });
-    }
+  pod.route('POST', EDIT_PATH, async (req, res) => {
     if (queued >= maxQueued) {
       req.resume();
       return send(res, 503, '{"error":"busy"}', { 'retry-after': '1' });
@@ -118,22 +100,20 @@ export async function startEditServing(o: EditServeOptions): Promise<Serving> {
         return send(res, 413, '{"error":"the call is too large"}');
       }
       const call = decodeEditCall(body);
-      if (typeof call === 'string') return send(res, 400, JSON.stringify({ error: call }));
+      if (typeof call === 'string') return send(res, 400, errorBody(call));
       const args = argvFor(call.argv, o.worldsRoot);
-      if ('refused' in args) return send(res, 400, JSON.stringify({ error: args.refused }));
+      if ('refused' in args) return send(res, 400, errorBody(args.refused));
       // In line behind any call still running; the lease is judged when this one's turn comes.
       const turn = tail.then(() => runCall(args.argv, call.env, call.lock));
       tail = turn.catch(() => {});
       const answer = await turn;
       send(res, answer.status, answer.body);
-    } catch (e) {
-      send(res, 500, JSON.stringify({ error: e instanceof Error ? e.message : String(e) }));
     } finally {
       queued--;
-      if (life.stopping) setImmediate(() => server.closeIdleConnections());
+      if (life.stopping) setImmediate(() => pod.server.closeIdleConnections());
       else if (queued === 0) life.armIdle();
     }
-  }
+  });
 
   async function runCall(argv: string[], env: Record<string, string>, lock: string): Promise<{ status: number; body: string }> {
     if (!leaseHolds(lock, now())) return { status: 409, body: '{"error":"the lock this call carries does not hold"}' };
@@ -155,31 +135,8 @@ export async function startEditServing(o: EditServeOptions): Promise<Serving> {
     return { status: 500, body: JSON.stringify({ error: `exit ${code}: ${stderr.trim().slice(-1000) || 'no result line'}` }) };
   }
 
-  const address = await listenOn(server, o.port, o.host);
+  const stopped = pod.stopped.then((reason) => ({ reason, served }));
+  const address = await pod.listen(o.port, o.host);
   life.armIdle();
   return { address, stopped, stop: (reason) => life.stop(reason) };
-}
-
-/** The whole body, or undefined past `max` bytes (the rest is not read). */
-function readBody(req: http.IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > max) {
-      req.resume();
-      return resolve(undefined);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.destroy();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -18,13 +18,13 @@
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { printResult, type CliIO } from '../program/exit.ts';
 import type { ExecuteOptions } from '../runtime/types.ts';
-import { WorldRoot } from '../volume/root.ts';
 import { openWritableContext } from '../ops/context.ts';
 import { landUpload } from '../upload/land.ts';
 import { startReceiving, type Receiving } from './receive.ts';
 import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
 import { listenEnv, seconds } from './env.ts';
+import { listening, worldRootOpens } from './start.ts';
 
 const PREFIX = 'felis files: ';
 
@@ -44,37 +44,33 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return 2;
   }
-  try {
-    WorldRoot.open(worldsRoot).close();
-  } catch (e) {
-    io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
-    return 1;
-  }
+  if (!worldRootOpens(worldsRoot, io, PREFIX)) return 1;
   const sessionId = env.FELIS_UPLOAD_SESSION;
   if (sessionId !== undefined) {
     if (!/^[0-9a-f]{32}$/.test(sessionId)) {
       io.stderr(`${PREFIX}FELIS_UPLOAD_SESSION must be 32 lowercase hex characters\n`);
       return 2;
     }
-    let sr: SessionReceiving;
     // Progress shares stdout with the result line; a failed one is advisory and ignored.
     const throttle = new ProgressThrottle((line) => void Promise.resolve(io.stdout(line)).catch(() => {}));
-    try {
-      sr = await startSessionReceiving({
-        host,
-        port,
-        tokenSha256: digest,
-        id: sessionId,
-        context: () => openWritableContext(worldsRoot, opts),
-        idleMs: idle * 1000,
-        lifetimeMs: lifetime * 1000,
-        progress: (received, size) => throttle.report(received, size),
-      });
-    } catch (e) {
-      io.stderr(`${PREFIX}serve upload session ${sessionId}: ${(e as Error).message}\n`);
-      return 1;
-    }
-    opts.onSignal?.(() => sr.stop('signal'));
+    const sr = await listening(
+      () =>
+        startSessionReceiving({
+          host,
+          port,
+          tokenSha256: digest,
+          id: sessionId,
+          context: () => openWritableContext(worldsRoot, opts),
+          idleMs: idle * 1000,
+          lifetimeMs: lifetime * 1000,
+          progress: (received, size) => throttle.report(received, size),
+        }),
+      `serve upload session ${sessionId}`,
+      io,
+      PREFIX,
+      opts.onSignal,
+    );
+    if (!sr) return 1;
     opts.onSession?.(sr);
     io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
     const { reason, result } = await sr.stopped;
@@ -82,29 +78,30 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
     return printResult(io, PREFIX, result);
   }
-  let r: Receiving;
-  try {
-    r = await startReceiving({
-      host,
-      port,
-      tokenSha256: digest,
-      idleMs: idle * 1000,
-      lifetimeMs: lifetime * 1000,
-      once: env.FELIS_RECEIVE_ONCE === 'true',
-      land: async (req, body) => {
-        const ctx = openWritableContext(worldsRoot, opts);
-        try {
-          return await landUpload(ctx, req, body);
-        } finally {
-          ctx.root.close();
-        }
-      },
-    });
-  } catch (e) {
-    io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
-    return 1;
-  }
-  opts.onSignal?.(() => r.stop('signal'));
+  const r = await listening(
+    () =>
+      startReceiving({
+        host,
+        port,
+        tokenSha256: digest,
+        idleMs: idle * 1000,
+        lifetimeMs: lifetime * 1000,
+        once: env.FELIS_RECEIVE_ONCE === 'true',
+        land: async (req, body) => {
+          const ctx = openWritableContext(worldsRoot, opts);
+          try {
+            return await landUpload(ctx, req, body);
+          } finally {
+            ctx.root.close();
+          }
+        },
+      }),
+    `listen on ${host}:${port}`,
+    io,
+    PREFIX,
+    opts.onSignal,
+  );
+  if (!r) return 1;
   opts.onReceiving?.(r);
   io.stderr(`${PREFIX}receiving uploads on ${host}:${r.address.port}\n`);
   const { reason, landings, first } = await r.stopped;

@@ -528,3 +528,24 @@ test('a session begun with parents=true makes the folders at the begin, and agai
   assert.equal(fs.existsSync(w.p('other')), false);
   await r3.stopped;
 });
+
+test('a call no route takes is judged as a status call: without a session it ends the receiver; with one it is 404 and the session goes on', async () => {
+  const w = makeWorld();
+  const empty = await receiver(w.root);
+  const a = await call(empty, 'GET', '/nowhere');
+  assert.deepEqual([a.status, a.body.code], [404, 'upload_not_found']);
+  assert.equal((await empty.stopped).reason, 'gone');
+
+  const r = await receiver(w.root);
+  try {
+    assert.equal((await call(r, 'POST', '/begin?path=a.bin&size=4')).status, 201);
+    for (const [method, path] of [['GET', '/nowhere'], ['GET', '/part'], ['PUT', '/session']]) {
+      const b = await call(r, method, path);
+      assert.deepEqual([b.status, b.body], [404, { error: 'not found' }], `${method} ${path}`);
+    }
+    assert.equal((await call(r, 'GET', '/session')).body.received, 0, 'the session goes on');
+  } finally {
+    r.stop();
+    await r.stopped;
+  }
+});

@@ -41,9 +41,11 @@ import type { OpContext } from '../runtime/types.ts';
 import { TransferError } from '../upload/land.ts';
 import { SessionError, stagingName, sweepStaleSessions, TAMPERED, UploadSession, viewOf } from '../upload/session.ts';
 import { bestEffort } from '../volume/failure.ts';
-import { bearerMatches, listenOn, resultBody, send } from './server.ts';
 import { SESSION_LOCK_HEADER, sessionLockHolds } from '../../lib/protocol/session-lock.ts';
-import { Lifecycle, type StopReason } from './lifecycle.ts';
+import { resultBody, send } from '../http/answer.ts';
+import type { StopReason } from '../http/lifecycle.ts';
+import { PodServer, whenAnswered } from '../http/listen.ts';
+import type { Handler } from '../http/router.ts';
 
 export interface SessionReceiveOptions {
   host: string;
@@ -70,8 +72,6 @@ export interface SessionReceiving {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-/** The calls that may change the world: each must carry a lock that holds now. */
-const WRITING = new Set(['POST /begin', 'PUT /part', 'POST /commit', 'DELETE /session']);
 const NO_LOCK = 'this call to the upload session carries no world lock that holds now (it came too late, or not from a function holding the world); nothing was changed: retry it';
 const COUNT = /^(0|[1-9]\d{0,15})$/;
 
@@ -119,13 +119,9 @@ export function endedWith(reason: Exclude<SessionStop, 'committed'>, begun: bool
 }
 
 export async function startSessionReceiving(o: SessionReceiveOptions): Promise<SessionReceiving> {
-  if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
-  const expected = Buffer.from(o.tokenSha256, 'hex');
   let session: UploadSession | undefined;
   let final: Result | undefined;
   let refused: SessionError | undefined;
-  let resolveStopped!: (v: { reason: SessionStop; result: Result }) => void;
-  const stopped = new Promise<{ reason: SessionStop; result: Result }>((r) => (resolveStopped = r));
   const endsSession = endsSessionWith((e) => {
     refused = e;
     session = undefined;
@@ -149,33 +145,36 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     }
   }
 
-  const server = process.getBuiltinModule('node:http').createServer({ requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 }, (req, res) => void handle(req, res));
-  server.maxConnections = 16;
-  server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
-
   let result: Result | undefined;
-  const life = new Lifecycle<'committed' | 'cancelled' | 'gone'>(server, {
-    idleMs: o.idleMs,
-    lifetimeMs: o.lifetimeMs,
-    graceMs: 2_000,
-    onStop: (reason) => {
-      // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
-      if (reason === 'idle' && session && !session.busy) {
-        const s = session;
-        bestEffort(() => {
-          const ctx = o.context();
-          try {
-            s.remove(ctx);
-          } finally {
-            ctx.root.close();
-          }
-        });
-      }
-      // A placed file is the Result whatever stopped the receiver after it (a commit sets `final`).
-      result = final ?? endedWith(reason as Exclude<SessionStop, 'committed'>, session !== undefined, o.idleMs, refused);
+  const pod = new PodServer<'committed' | 'cancelled' | 'gone'>({
+    tokenSha256: o.tokenSha256,
+    requestTimeoutMs: 0,
+    socketIdleMs: o.socketIdleMs ?? 30_000,
+    // A call no route takes is judged as a status call is, then refused.
+    fallback: reading(needsSession(notBusy((_s, _req, res) => send(res, 404, '{"error":"not found"}')))),
+    life: {
+      idleMs: o.idleMs,
+      lifetimeMs: o.lifetimeMs,
+      graceMs: 2_000,
+      onStop: (reason) => {
+        // Abandoned: nothing of it stays. Interrupted (lifetime, signal): the next receiver resumes.
+        if (reason === 'idle' && session && !session.busy) {
+          const s = session;
+          bestEffort(() => {
+            const ctx = o.context();
+            try {
+              s.remove(ctx);
+            } finally {
+              ctx.root.close();
+            }
+          });
+        }
+        // A placed file is the Result whatever stopped the receiver after it (a commit sets `final`).
+        result = final ?? endedWith(reason as Exclude<SessionStop, 'committed'>, session !== undefined, o.idleMs, refused);
+      },
     },
-    onStopped: (reason) => resolveStopped({ reason, result: result! }),
   });
+  const { life } = pod;
   const stop = (reason?: SessionStop) => life.stop(reason);
   const now = o.now ?? Date.now;
   // Writing calls in hand: the idle clock runs only while there are none, whichever way a call was
@@ -185,152 +184,160 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
 
   /** Once the answer is out: the session goes on, or the receiver stops for `reason`. */
   function after(res: http.ServerResponse, reason?: SessionStop): void {
-    if (!reason) return;
-    if (res.writableFinished || res.closed || !res.socket || res.socket.destroyed) return stop(reason);
-    res.once('finish', () => stop(reason));
-    res.once('close', () => stop(reason));
+    if (reason) whenAnswered(res, () => stop(reason));
   }
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (life.stopping) res.setHeader('connection', 'close');
-    if (!bearerMatches(req.headers.authorization, expected)) {
+  /** A status call: it neither holds nor extends the session's idle period. */
+  function reading(h: Handler): Handler {
+    return (req, res, url) => {
       req.resume();
-      return send(res, 401, '{"error":"unauthorized"}');
-    }
-    const url = new URL(req.url ?? '/', 'http://receive.invalid');
-    const route = `${req.method} ${url.pathname}`;
-    if (route !== 'PUT /part') req.resume();
-    const writing = WRITING.has(route);
-    if (writing) {
-      // Status calls and readiness checks neither hold nor extend the session's idle period.
+      if (life.stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
+      return h(req, res, url);
+    };
+  }
+
+  /** A call that may change the world: it holds the idle clock while in hand, and must carry a lock that holds now. */
+  function writing(h: Handler, drain = true): Handler {
+    return (req, res, url) => {
+      if (drain) req.resume();
       inHand++;
       life.holdIdle();
       res.once('close', () => {
         if (--inHand === 0) armIdle();
       });
-    }
-    if (route === 'GET /ready') {
-      send(res, 200, '{}');
-      return after(res);
-    }
-    if (life.stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
-    if (writing && !sessionLockHolds(req.headers[SESSION_LOCK_HEADER], now())) {
-      // The rest of a part is read and dropped: a close under it would lose this answer.
-      req.resume();
-      refusal(res, 409, 'maintenance_in_progress', NO_LOCK);
-      if (session || refused) return after(res);
-      // A receiver started for a begin that came without a lock has nothing to serve: it ends, saying why.
-      refused = new SessionError(409, 'maintenance_in_progress', NO_LOCK);
-      return after(res, 'gone');
-    }
-    if (route === 'POST /begin') {
-      const size = count(url.searchParams.get('size'));
-      const path = url.searchParams.get('path') ?? '';
-      if (size === undefined || path === '') return refusal(res, 400, 'bad_request', 'path and size are required');
-      if (!session && refused) {
-        refusal(res, refused.status, refused.code, refused.message);
+      if (life.stopping) return refusal(res, 404, 'upload_not_found', 'the upload session has ended');
+      if (!sessionLockHolds(req.headers[SESSION_LOCK_HEADER], now())) {
+        // The rest of a part is read and dropped: a close under it would lose this answer.
+        req.resume();
+        refusal(res, 409, 'maintenance_in_progress', NO_LOCK);
+        if (session || refused) return;
+        // A receiver started for a begin that came without a lock has nothing to serve: it ends, saying why.
+        refused = new SessionError(409, 'maintenance_in_progress', NO_LOCK);
         return after(res, 'gone');
       }
-      if (session) {
-        if (session.state.path !== path || session.state.size !== size) return refusal(res, 409, 'upload_busy', 'the session was begun for another file');
-        send(res, 200, JSON.stringify(viewOf(session.state)));
-        return after(res);
-      }
-      const ctx = o.context();
-      try {
-        session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs, parents: url.searchParams.get('parents') === 'true' });
-      } catch (e) {
-        if (!(e instanceof SessionError)) throw e;
-        refused = e;
-        refusal(res, e.status, e.code, e.message);
-        return after(res, 'gone');
-      } finally {
-        ctx.root.close();
-      }
-      send(res, 201, JSON.stringify(viewOf(session.state)));
-      progress();
-      return after(res);
-    }
-    if (!session) {
-      // A receiver started to resume a session the disk does not hold (or holds tampered): nothing to serve.
+      return h(req, res, url);
+    };
+  }
+
+  /** A call on the session itself: a receiver started to resume one the disk does not hold (or holds tampered) has nothing to serve. */
+  function needsSession(h: (s: UploadSession, ...a: Parameters<Handler>) => ReturnType<Handler>): Handler {
+    return (req, res, url) => {
+      if (session) return h(session, req, res, url);
       if (refused) refusal(res, refused.status, refused.code, refused.message);
       else refusal(res, 404, 'upload_not_found', 'no such upload session');
       return after(res, 'gone');
-    }
-    const s = session;
-    if (route === 'GET /session') {
-      send(res, 200, JSON.stringify(viewOf(s.state)));
-      return after(res);
-    }
-    if (s.busy) {
+    };
+  }
+
+  /** One call at a time changes the session. */
+  function notBusy(h: (s: UploadSession, ...a: Parameters<Handler>) => ReturnType<Handler>) {
+    return (s: UploadSession, req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
+      if (!s.busy) return h(s, req, res, url);
       // The rest of a refused part is read and dropped, never left unread under a close: that
       // close would reset the connection and lose this answer. The caller closes once answered.
       req.resume();
       return refusal(res, 409, 'upload_busy', 'another call to this upload session is in progress');
-    }
-    if (route === 'DELETE /session') {
-      const ctx = o.context();
-      try {
-        s.remove(ctx);
-      } finally {
-        ctx.root.close();
-      }
-      res.writeHead(204, { 'cache-control': 'no-store' });
-      res.end();
-      return after(res, 'cancelled');
-    }
-    if (route === 'POST /commit') {
-      const sha = url.searchParams.get('sha256');
-      if (sha !== null && !HEX64.test(sha)) return refusal(res, 400, 'bad_request', 'sha256 must be 64 lowercase hex characters');
-      const ctx = o.context();
-      let result: Result;
-      s.busy = true;
-      try {
-        result = await s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
-      } catch (e) {
-        if (!(e instanceof SessionError)) throw e;
-        refusal(res, e.status, e.code, e.message);
-        return after(res, endsSession(e));
-      } finally {
-        s.busy = false;
-        ctx.root.close();
-      }
-      send(res, 200, resultBody(result));
-      if (result.code) return after(res);
-      final = result;
-      return after(res, 'committed');
-    }
-    if (route === 'PUT /part') {
-      const offset = count(url.searchParams.get('offset'));
-      const size = count(url.searchParams.get('size'));
-      const sha = url.searchParams.get('sha256') ?? '';
-      const length = req.headers['content-length'];
-      if (offset === undefined || size === undefined || !HEX64.test(sha) || length !== String(size)) {
-        req.resume();
-        return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
-      }
-      s.busy = true;
-      const ctx = o.context();
-      try {
-        await s.append(ctx, offset, size, sha, req);
-      } catch (e) {
-        req.resume();
-        if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
-        else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);
-        else refusal(res, 500, 'internal', e instanceof Error ? e.message : String(e));
-        return after(res, e instanceof SessionError ? endsSession(e) : undefined);
-      } finally {
-        s.busy = false;
-        ctx.root.close();
-      }
-      send(res, 200, JSON.stringify(viewOf(s.state)));
-      progress();
-      return after(res);
-    }
-    return send(res, 404, '{"error":"not found"}');
+    };
   }
 
-  const address = await listenOn(server, o.port, o.host);
+  pod.route('GET', '/ready', (req, res) => {
+    req.resume();
+    send(res, 200, '{}');
+  });
+
+  pod.route('POST', '/begin', writing((_req, res, url) => {
+    const size = count(url.searchParams.get('size'));
+    const path = url.searchParams.get('path') ?? '';
+    if (size === undefined || path === '') return refusal(res, 400, 'bad_request', 'path and size are required');
+    if (!session && refused) {
+      refusal(res, refused.status, refused.code, refused.message);
+      return after(res, 'gone');
+    }
+    if (session) {
+      if (session.state.path !== path || session.state.size !== size) return refusal(res, 409, 'upload_busy', 'the session was begun for another file');
+      return send(res, 200, JSON.stringify(viewOf(session.state)));
+    }
+    const ctx = o.context();
+    try {
+      session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs, parents: url.searchParams.get('parents') === 'true' });
+    } catch (e) {
+      if (!(e instanceof SessionError)) throw e;
+      refused = e;
+      refusal(res, e.status, e.code, e.message);
+      return after(res, 'gone');
+    } finally {
+      ctx.root.close();
+    }
+    send(res, 201, JSON.stringify(viewOf(session.state)));
+    progress();
+  }));
+
+  pod.route('GET', '/session', reading(needsSession((s, _req, res) => send(res, 200, JSON.stringify(viewOf(s.state))))));
+
+  pod.route('DELETE', '/session', writing(needsSession(notBusy((s, _req, res) => {
+    const ctx = o.context();
+    try {
+      s.remove(ctx);
+    } finally {
+      ctx.root.close();
+    }
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+    return after(res, 'cancelled');
+  }))));
+
+  pod.route('POST', '/commit', writing(needsSession(notBusy(async (s, _req, res, url) => {
+    const sha = url.searchParams.get('sha256');
+    if (sha !== null && !HEX64.test(sha)) return refusal(res, 400, 'bad_request', 'sha256 must be 64 lowercase hex characters');
+    const ctx = o.context();
+    let result: Result;
+    s.busy = true;
+    try {
+      result = await s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
+    } catch (e) {
+      if (!(e instanceof SessionError)) throw e;
+      refusal(res, e.status, e.code, e.message);
+      return after(res, endsSession(e));
+    } finally {
+      s.busy = false;
+      ctx.root.close();
+    }
+    send(res, 200, resultBody(result));
+    if (result.code) return;
+    final = result;
+    return after(res, 'committed');
+  }))));
+
+  // A part's body is read by the session, never drained here.
+  pod.route('PUT', '/part', writing(needsSession(notBusy(async (s, req, res, url) => {
+    const offset = count(url.searchParams.get('offset'));
+    const size = count(url.searchParams.get('size'));
+    const sha = url.searchParams.get('sha256') ?? '';
+    const length = req.headers['content-length'];
+    if (offset === undefined || size === undefined || !HEX64.test(sha) || length !== String(size)) {
+      req.resume();
+      return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
+    }
+    s.busy = true;
+    const ctx = o.context();
+    try {
+      await s.append(ctx, offset, size, sha, req);
+    } catch (e) {
+      req.resume();
+      if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
+      else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);
+      else refusal(res, 500, 'internal', e instanceof Error ? e.message : String(e));
+      return after(res, e instanceof SessionError ? endsSession(e) : undefined);
+    } finally {
+      s.busy = false;
+      ctx.root.close();
+    }
+    send(res, 200, JSON.stringify(viewOf(s.state)));
+    progress();
+  })), false));
+
+  const stopped = pod.stopped.then((reason) => ({ reason, result: result! }));
+  const address = await pod.listen(o.port, o.host);
   // A resumed session's idle period runs on from its last part: past it, the session is over.
   armIdle();
   return { address, stopped, stop };

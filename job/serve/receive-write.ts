@@ -19,8 +19,9 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WRITE_CONTENT_PATH } from '../../lib/protocol/content-env.ts';
-import { bearerMatches, listenOn, send } from './server.ts';
-import { Lifecycle, type StopReason } from './lifecycle.ts';
+import { errorBody, send } from '../http/answer.ts';
+import type { StopReason } from '../http/lifecycle.ts';
+import { PodServer, whenAnswered } from '../http/listen.ts';
 
 export interface WriteReceiveOptions {
   host: string;
@@ -41,43 +42,32 @@ export interface WriteReceiving {
   stop(reason?: StopReason): void;
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const LENGTH = /^(0|[1-9]\d{0,15})$/;
 
 export async function startWriteReceiving(o: WriteReceiveOptions): Promise<WriteReceiving> {
-  if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
-  const expected = Buffer.from(o.tokenSha256, 'hex');
   let busy = false;
   let content: Buffer | undefined;
-  let resolveStopped!: (v: { reason: StopReason | 'received'; content?: Buffer }) => void;
-  const stopped = new Promise<{ reason: StopReason | 'received'; content?: Buffer }>((r) => (resolveStopped = r));
-
-  const server = process.getBuiltinModule('node:http').createServer(
-    { requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 1_000, maxHeaderSize: 8 << 10 },
-    (req, res) => handle(req, res),
-  );
-  // The function is the only caller; a few connections leave room for a retry beside a dying one.
-  server.maxConnections = 4;
-  server.setTimeout(o.socketIdleMs ?? 10_000, (socket) => socket.destroy());
-  const life = new Lifecycle<'received'>(server, {
-    idleMs: o.idleMs,
-    lifetimeMs: o.lifetimeMs,
-    graceMs: 1_000,
-    onStopped: (reason) => resolveStopped(content ? { reason, content } : { reason }),
+  const pod = new PodServer<'received'>({
+    tokenSha256: o.tokenSha256,
+    // The body is not read on a refusal: the connection cannot carry another request.
+    closeOnRefusal: true,
+    requestTimeoutMs: 0,
+    keepAliveTimeoutMs: 1_000,
+    // The function is the only caller; a few connections leave room for a retry beside a dying one.
+    maxConnections: 4,
+    socketIdleMs: o.socketIdleMs ?? 10_000,
+    life: { idleMs: o.idleMs, lifetimeMs: o.lifetimeMs, graceMs: 1_000 },
   });
+  const { life } = pod;
 
-  function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string, extra: Record<string, string> = {}): void {
+  function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, error: string): void {
     // The body is not read: the connection cannot carry another request.
     res.setHeader('connection', 'close');
     req.resume();
-    send(res, status, JSON.stringify({ error }), extra);
+    send(res, status, errorBody(error));
   }
 
-  function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    if (!bearerMatches(req.headers.authorization, expected)) return refuse(req, res, 401, 'unauthorized');
-    const url = new URL(req.url ?? '/', 'http://write.invalid');
-    if (url.pathname !== WRITE_CONTENT_PATH) return refuse(req, res, 404, 'not found');
-    if (req.method !== 'PUT') return refuse(req, res, 405, 'method not allowed', { allow: 'PUT' });
+  pod.route('PUT', WRITE_CONTENT_PATH, (req, res) => {
     const declared = req.headers['content-length'];
     if (declared === undefined || req.headers['transfer-encoding'] !== undefined || !LENGTH.test(declared)) {
       return refuse(req, res, 411, 'Content-Length is required');
@@ -118,12 +108,12 @@ export async function startWriteReceiving(o: WriteReceiveOptions): Promise<Write
       res.setHeader('connection', 'close');
       send(res, 200, JSON.stringify({ received: size }));
       // One body only: stop listening once the answer is out.
-      res.once('finish', () => life.stop('received'));
-      res.once('close', () => life.stop('received'));
+      whenAnswered(res, () => life.stop('received'));
     });
-  }
+  });
 
-  const address = await listenOn(server, o.port, o.host);
+  const stopped = pod.stopped.then((reason) => (content ? { reason, content } : { reason }));
+  const address = await pod.listen(o.port, o.host);
   life.armIdle();
   return { address, stopped, stop: (reason) => life.stop(reason) };
 }

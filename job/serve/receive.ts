@@ -22,8 +22,9 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Landing, UploadRequest } from '../upload/land.ts';
-import { bearerMatches, listenOn, resultBody, send } from './server.ts';
-import { Lifecycle, type StopReason } from './lifecycle.ts';
+import { errorBody, resultBody, send } from '../http/answer.ts';
+import type { StopReason } from '../http/lifecycle.ts';
+import { PodServer, whenAnswered } from '../http/listen.ts';
 
 export interface ReceiveOptions {
   host: string;
@@ -72,56 +73,33 @@ function parseUpload(url: URL, contentLength: string | undefined): UploadRequest
 }
 
 export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
-  if (!HEX64.test(o.tokenSha256)) throw new Error('the token digest must be 64 lowercase hex characters');
-  const expected = Buffer.from(o.tokenSha256, 'hex');
   let busy = false;
   let landings = 0;
   let first: Landing | undefined;
-  let resolveStopped!: (v: { reason: StopReason | 'done'; landings: number; first?: Landing }) => void;
-  const stopped = new Promise<{ reason: StopReason | 'done'; landings: number; first?: Landing }>((r) => (resolveStopped = r));
-
-  const server = process.getBuiltinModule('node:http').createServer(
-    // A body may take minutes; its pace is bounded by the socket idle timeout instead.
-    { requestTimeout: 0, headersTimeout: 5_000, keepAliveTimeout: 5_000, maxHeaderSize: 8 << 10 },
-    (req, res) => void handle(req, res),
-  );
-  server.maxConnections = o.maxConnections ?? 16;
-  server.setTimeout(o.socketIdleMs ?? 30_000, (socket) => socket.destroy());
+  // A body may take minutes; its pace is bounded by the socket idle timeout instead.
   // An upload in flight at the stop is cut off (and undone) after the grace, not kept past it.
-  const life = new Lifecycle<'done'>(server, {
-    idleMs: o.idleMs,
-    lifetimeMs: o.lifetimeMs,
-    graceMs: 2_000,
-    onStopped: (reason) => resolveStopped({ reason, landings, ...(first ? { first } : {}) }),
+  const pod = new PodServer<'done'>({
+    tokenSha256: o.tokenSha256,
+    requestTimeoutMs: 0,
+    maxConnections: o.maxConnections ?? 16,
+    socketIdleMs: o.socketIdleMs ?? 30_000,
+    life: { idleMs: o.idleMs, lifetimeMs: o.lifetimeMs, graceMs: 2_000 },
   });
+  const { life } = pod;
   const stop = (reason?: StopReason | 'done') => life.stop(reason);
 
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (life.stopping) res.setHeader('connection', 'close');
-    if (!bearerMatches(req.headers.authorization, expected)) {
-      req.resume();
-      return send(res, 401, '{"error":"unauthorized"}');
-    }
-    const url = new URL(req.url ?? '/', 'http://receive.invalid');
-    if (url.pathname === '/ready' && req.method === 'GET') {
-      req.resume();
-      if (!busy) life.armIdle();
-      return send(res, 200, '{}');
-    }
-    if (url.pathname !== '/upload') {
-      req.resume();
-      return send(res, 404, '{"error":"not found"}');
-    }
-    if (req.method !== 'PUT') {
-      req.resume();
-      res.setHeader('allow', 'PUT');
-      return send(res, 405, '{"error":"method not allowed"}');
-    }
+  pod.route('GET', '/ready', (req, res) => {
+    req.resume();
+    if (!busy) life.armIdle();
+    send(res, 200, '{}');
+  });
+
+  pod.route('PUT', '/upload', async (req, res, url) => {
     const parsed = parseUpload(url, req.headers['content-length']);
     if ('error' in parsed) {
       res.setHeader('connection', 'close');
       req.resume();
-      return send(res, parsed.status, JSON.stringify({ error: parsed.error }));
+      return send(res, parsed.status, errorBody(parsed.error));
     }
     if (busy || life.stopping) {
       res.setHeader('connection', 'close');
@@ -134,12 +112,11 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
     try {
       landing = await o.land(parsed, req);
     } catch (e) {
-      landing = { kind: 'transfer', reason: 'broken', message: e instanceof Error ? e.message : String(e) };
       // An infrastructure failure (the root cannot be opened) is neither; report it as a 500.
       busy = false;
       landings++;
       if (!req.complete) res.setHeader('connection', 'close');
-      send(res, 500, JSON.stringify({ error: landing.message }));
+      send(res, 500, errorBody(e));
       after(res);
       return;
     }
@@ -152,17 +129,16 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
     if (!req.complete) req.resume();
     if (!res.destroyed) send(res, a.status, a.body);
     after(res);
-  }
+  });
 
   /** Once the answer is out: stop (once mode) or restart the idle clock. */
   function after(res: http.ServerResponse): void {
     if (!o.once) return life.armIdle();
-    if (res.writableFinished || res.destroyed || res.closed || !res.socket || res.socket.destroyed) return stop('done');
-    res.once('finish', () => stop('done'));
-    res.once('close', () => stop('done'));
+    whenAnswered(res, () => stop('done'));
   }
 
-  const address = await listenOn(server, o.port, o.host);
+  const stopped = pod.stopped.then((reason) => ({ reason, landings, ...(first ? { first } : {}) }));
+  const address = await pod.listen(o.port, o.host);
   life.armIdle();
   return { address, stopped, stop };
 }

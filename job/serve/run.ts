@@ -18,10 +18,10 @@
  */
 import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../program/exit.ts';
 import { execute, type ExecuteOptions } from '../dispatch/execute.ts';
-import { WorldRoot } from '../volume/root.ts';
 import { ListIndexes } from '../listing/list-index.ts';
 import { sessionEnv, SERVE_PORT } from './env.ts';
 import { startServing, type Serving } from './server.ts';
+import { listening, worldRootOpens } from './start.ts';
 
 export { SERVE_PORT };
 export const DEFAULT_IDLE_SECONDS = 60;
@@ -51,30 +51,17 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return USAGE;
   }
-  // Fail before listening when there is no world to serve.
-  try {
-    WorldRoot.open(worldsRoot).close();
-  } catch (e) {
-    io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
-    return INFRA;
-  }
+  if (!worldRootOpens(worldsRoot, io, PREFIX)) return INFRA;
 
   const listIndexes = scratch === undefined ? undefined : new ListIndexes(scratch);
-  let serving: Serving;
-  try {
-    serving = await startServing({
-      host,
-      port,
-      tokenSha256: digest,
-      idleMs: idle * 1000,
-      lifetimeMs: lifetime * 1000,
-      run: (op, query) => execute({ op, worldsRoot, ...query }, { ...opts, listIndexes }),
-    });
-  } catch (e) {
-    io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
-    return INFRA;
-  }
-  opts.onSignal?.(() => serving.stop('signal'));
+  const serving = await listening(
+    () => startServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, lifetimeMs: lifetime * 1000, run: (op, query) => execute({ op, worldsRoot, ...query }, { ...opts, listIndexes }) }),
+    `listen on ${host}:${port}`,
+    io,
+    PREFIX,
+    opts.onSignal,
+  );
+  if (!serving) return INFRA;
   opts.onListening?.(serving);
   io.stderr(`${PREFIX}serving list and read on ${host}:${serving.address.port}\n`);
   const { reason, served } = await serving.stopped;

@@ -14,11 +14,11 @@
  */
 import { printResult, EXIT_INFRA, EXIT_USAGE, type CliIO } from '../program/exit.ts';
 import { execute } from '../dispatch/execute.ts';
-import { WorldRoot } from '../volume/root.ts';
 import { MAX_WRITE_BYTES, type ExecuteOptions } from '../runtime/types.ts';
 import { WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../../lib/protocol/content-env.ts';
 import { listenEnv, seconds } from './env.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';
+import { listening, worldRootOpens } from './start.ts';
 
 const PREFIX = 'felis files: ';
 
@@ -45,20 +45,15 @@ export async function runReceiveWrite(worldsRoot: string, f: WriteRequestFlags, 
     io.stderr(`${PREFIX}${(e as Error).message}\n`);
     return EXIT_USAGE;
   }
-  try {
-    WorldRoot.open(worldsRoot).close();
-  } catch (e) {
-    io.stderr(`${PREFIX}open world root ${worldsRoot}: ${(e as Error).message}\n`);
-    return EXIT_INFRA;
-  }
-  let r: WriteReceiving;
-  try {
-    r = await startWriteReceiving({ host, port, tokenSha256: digest, maxBytes: MAX_WRITE_BYTES, idleMs: idle * 1000, lifetimeMs: lifetime * 1000 });
-  } catch (e) {
-    io.stderr(`${PREFIX}listen on ${host}:${port}: ${(e as Error).message}\n`);
-    return EXIT_INFRA;
-  }
-  opts.onSignal?.(() => r.stop('signal'));
+  if (!worldRootOpens(worldsRoot, io, PREFIX)) return EXIT_INFRA;
+  const r = await listening(
+    () => startWriteReceiving({ host, port, tokenSha256: digest, maxBytes: MAX_WRITE_BYTES, idleMs: idle * 1000, lifetimeMs: lifetime * 1000 }),
+    `listen on ${host}:${port}`,
+    io,
+    PREFIX,
+    opts.onSignal,
+  );
+  if (!r) return EXIT_INFRA;
   opts.onWriteReceiving?.(r);
   io.stderr(`${PREFIX}waiting for the content of ${f.path} on ${host}:${r.address.port}\n`);
   const { reason, content } = await r.stopped;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { Lifecycle } from './lifecycle.ts';
-import { listenOn } from './server.ts';
+import { listenOn } from './listen.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
