@@ -1,0 +1,19 @@
+/**
+ * files-compress's op: a selection packed into one archive (its paths in FELIS_BATCH_*).
+ * @module
+ */
+import { opContract } from '../op-contract.ts';
+
+export const compress = opContract<'compress', { format: string; to: string }, { mutates: true; chown: true; async: true; heapLimited: true; rerunnable: true; items: 'paths' }>(
+  'compress',
+  { mutates: true, chown: true, async: true, heapLimited: true, rerunnable: true, items: 'paths' },
+  {
+    encode(p) {
+      // The selection's paths are in the env; the folder is --path, the archive's name --to.
+      const a = ['--format', p.format ?? ''];
+      if (p.to) a.push('--to', p.to);
+      return a;
+    },
+    decode: (f) => ({ format: f.format, to: f.to }),
+  },
+);

@@ -1,0 +1,26 @@
+/**
+ * files-pull's ops: a URL fetched into a staging folder of the pull's own (holding nothing), and its placement, which holds the world (docs/pulls.md).
+ * @module
+ */
+import { opContract } from '../op-contract.ts';
+
+export const pull = opContract<'pull', { url: string; to: string }, { mutates: true; holdsWorld: false; chown: true; async: true }>(
+  'pull',
+  { mutates: true, holdsWorld: false, chown: true, async: true },
+  {
+    encode(p) {
+      const a = ['--url', p.url ?? ''];
+      // Without --to the Job takes the name the answer or the URL suggests.
+      if (p.to) a.push('--to', p.to);
+      return a;
+    },
+    decode: (f) => ({ url: f.url, to: f.to }),
+  },
+);
+
+/** The pull gave the file to the game already; placing it links it, which needs no CHOWN. */
+export const pullPlace = opContract<'pull-place', { to: string; pullOp: string }, { mutates: true }>(
+  'pull-place',
+  { mutates: true },
+  { encode: (p) => ['--to', p.to ?? '', '--pull-op', p.pullOp ?? ''], decode: (f) => ({ to: f.to, pullOp: f.pullOp }) },
+);

@@ -1,0 +1,11 @@
+/**
+ * files-rename's op: one path moved to `--to`. Moving needs only DAC_OVERRIDE.
+ * @module
+ */
+import { opContract } from '../op-contract.ts';
+
+export const rename = opContract<'rename', { to: string }, { mutates: true; edit: true }>(
+  'rename',
+  { mutates: true, edit: true },
+  { encode: (p) => ['--to', p.to ?? ''], decode: (f) => ({ to: f.to }) },
+);

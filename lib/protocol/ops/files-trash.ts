@@ -1,0 +1,29 @@
+/**
+ * files-trash's ops: the undo trash listed, a record restored, records purged (docs/undo.md).
+ * @module
+ */
+import { opContract, queryCodec } from '../op-contract.ts';
+
+/** The trash is readable by its owner alone, the user the writing Jobs run as. */
+export const trashList = opContract('trash-list', { asWriter: true }, queryCodec);
+
+/** A restore may remake the folders above what it puts back. */
+export const trashRestore = opContract<'trash-restore', { trashId: string; to: string }, { mutates: true; chown: true }>(
+  'trash-restore',
+  { mutates: true, chown: true },
+  {
+    encode(p) {
+      const a = ['--trash-id', p.trashId ?? ''];
+      if (p.to) a.push('--to', p.to);
+      return a;
+    },
+    decode: (f) => ({ trashId: f.trashId, to: f.to }),
+  },
+);
+
+/** A purge without a record purges all (`--all`). */
+export const trashPurge = opContract<'trash-purge', { trashId: string; all: boolean }, { mutates: true }>(
+  'trash-purge',
+  { mutates: true },
+  { encode: (p) => (p.trashId ? ['--trash-id', p.trashId] : ['--all']), decode: (f) => ({ trashId: f.trashId, all: f.all }) },
+);

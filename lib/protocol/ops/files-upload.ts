@@ -1,0 +1,18 @@
+/**
+ * files-upload's op: a file fetched from its source URL (the single PUT's receiver) and landed.
+ * @module
+ */
+import { opContract } from '../op-contract.ts';
+
+export const upload = opContract<'upload', { sourceUrl: string; size: number; sha256: string; overwrite: boolean }, { mutates: true; chown: true; async: true }>(
+  'upload',
+  { mutates: true, chown: true, async: true },
+  {
+    encode(p) {
+      const a = ['--source-url', p.sourceUrl ?? '', '--size', String(p.size ?? -1), '--sha256', p.sha256 ?? ''];
+      if (p.overwrite) a.push('--overwrite');
+      return a;
+    },
+    decode: (f) => ({ sourceUrl: f.sourceUrl, size: f.size, sha256: f.sha256, overwrite: f.overwrite }),
+  },
+);
