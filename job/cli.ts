@@ -8,11 +8,11 @@
  */
 import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
-import { setQuery } from '../lib/protocol/op-query.ts';
+import { contractOf, isOp } from '../lib/protocol/ops.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
 import { readTrashEnv, TRASH_ID, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
 import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
-import { execute, type ExecuteOptions } from './execute.ts';
+import { execute, type ExecuteOptions, type OpRequest } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runEditServe } from './serve/edit-run.ts';
@@ -175,6 +175,10 @@ export async function runCli(
     return EXIT_USAGE;
   }
 
+  if (!isOp(f.op)) {
+    io.stderr(`${PREFIX}unknown op ${JSON.stringify(f.op)}\n`);
+    return EXIT_INFRA;
+  }
   let result: Result;
   try {
     result = await execute(
@@ -182,21 +186,12 @@ export async function runCli(
         op: f.op,
         path: f.path,
         worldsRoot: f.worldsRoot,
-        content,
-        sha256: f.op === 'write' ? f.sha256 : undefined,
-        expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
-        createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'pull-place' || f.op === 'compress' || f.op === 'trash-restore' ? f.to : undefined,
-        overwrite: f.op === 'unzip' ? f.overwrite : undefined,
-        // The query of a read-only op, only when given: without it a listing is Felis's.
-        ...setQuery(f),
-        maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
+        // The op's own flags, as its contract reads them (lib/protocol/ops/); then what the env carries.
+        ...contractOf(f.op).decode(f),
+        ...(content ? { content } : {}),
         ...(batch ? { batch } : {}),
         ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
-        ...(f.op === 'compress' ? { format: f.format } : {}),
-        ...(f.op === 'trash-restore' || f.op === 'trash-purge' ? { trashId: f.trashId, all: f.op === 'trash-purge' && f.all } : {}),
-        ...(f.op === 'pull-place' ? { pullOp: f.pullOp } : {}),
-      },
+      } as OpRequest,
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals,
       // and a pull's staging folder.

@@ -23,7 +23,7 @@ import { isOpened, openEntry, type OpenedEntry } from '../entry.ts';
 import { clean } from '../pathutil.ts';
 import { identityOf, isNotExist, Parent, type Identity } from '../root.ts';
 import { refuseWorkingPath, sweepStale } from '../working-files.ts';
-import type { OpContext, OpRequest } from '../types.ts';
+import type { OpContext, OpRequestOf } from '../types.ts';
 import { LinkBudget } from '../moved-links.ts';
 import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
 import { entryPath } from '../trash/paths.ts';
@@ -157,7 +157,7 @@ function moveOne(ctx: OpContext, item: Item): BatchFailure | null {
   }
 }
 
-export function moveMany(ctx: OpContext, req: OpRequest): Result {
+export function moveMany(ctx: OpContext, req: OpRequestOf<'move-many'>): Result {
   const moves = req.batch && 'moves' in req.batch ? req.batch.moves : [];
   const checked = checkMoves(ctx, moves);
   if (!Array.isArray(checked)) return checked;

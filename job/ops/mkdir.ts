@@ -13,7 +13,7 @@ import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, dir } from '../pathutil.ts';
 import { errCode, type Parent } from '../root.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale } from '../working-files.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../types.ts';
 
 /** Creates the entry `parent` names as a 0755 folder of the game's uid; 'exists' when something is there. */
 function createFolder(ctx: OpContext, parent: Parent, name: string, missingParent: () => Result): Result | 'exists' | undefined {
@@ -30,7 +30,7 @@ function createFolder(ctx: OpContext, parent: Parent, name: string, missingParen
   return undefined;
 }
 
-export function mkdir(ctx: OpContext, req: OpRequest): Result {
+export function mkdir(ctx: OpContext, req: OpRequestOf<'mkdir'>): Result {
   const name = clean(req.path);
   if (name === '.') return fail('bad_path', 'a folder needs a name');
   const badName = newPathRefusal(name);

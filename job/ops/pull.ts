@@ -25,7 +25,7 @@ import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../failure.ts';
 import { clean, join } from '../pathutil.ts';
 import { errCode } from '../root.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../types.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../types.ts';
 import { freeBytes, trashBytes } from '../trash/room.ts';
 import { checkName } from '../pull/landing.ts';
 import { isOpId, keepSecondsFrom, PullStaging, DATA } from '../pull/staging.ts';
@@ -69,7 +69,7 @@ function positive(env: Env, name: string, fallback: number): number {
   return Number(v);
 }
 
-export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
+export async function pull(ctx: OpContext, req: OpRequestOf<'pull'>): Promise<Result> {
   const s = req.pull;
   if (!s || s.url === '') return fail('bad_path', 'a pull needs a URL');
   const policy = policyFromEnv(s.env);

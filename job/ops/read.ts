@@ -11,7 +11,7 @@ import { fail, failure, msg } from '../failure.ts';
 import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../guard.ts';
 import { withheldRule } from '../withheld.ts';
 import { identityOf, sameIdentity } from '../root.ts';
-import { MAX_READ_BYTES, type OpContext, type OpRequest } from '../types.ts';
+import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../types.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
@@ -31,7 +31,7 @@ export function readCapped(fd: number, max: number): Buffer {
   return buf.subarray(0, n);
 }
 
-export function read(ctx: OpContext, req: OpRequest): Result {
+export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
   const name = req.path === '' ? '.' : req.path;
   // 1. The secret by name, before anything is opened.
   if (isSecretName(name)) return fail('bad_path', secretMessage(name));

@@ -18,7 +18,7 @@ import {
   MAX_WRITE_BYTES,
   MAX_WRITE_LINK_HOPS,
   type OpContext,
-  type OpRequest,
+  type OpRequestOf,
 } from '../types.ts';
 import { readCapped, sha256Hex } from './read.ts';
 import { replaceKeeping } from '../trash/replace.ts';
@@ -191,7 +191,7 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
   return trashId ? { sha256: sum, trash_id: trashId } : { sha256: sum };
 }
 
-export function write(ctx: OpContext, req: OpRequest): Result {
+export function write(ctx: OpContext, req: OpRequestOf<'write'>): Result {
   const name = req.path === '' ? '.' : req.path;
   const content = req.content ?? Buffer.alloc(0);
   const sum = sha256Hex(content);
