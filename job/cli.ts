@@ -10,7 +10,7 @@ import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './exit.ts';
 import { contractOf, isOp } from '../lib/protocol/ops.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
-import { readTrashEnv, TRASH_ID, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
+import { readTrashEnv, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
 import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
 import { execute, type ExecuteOptions, type OpRequest } from './execute.ts';
 import { FlagError, parseFlags, USAGE } from './flags.ts';
@@ -115,12 +115,14 @@ export async function runCli(
     io.stderr(`${PREFIX}--limit must be at least 1\n`);
     return EXIT_USAGE;
   }
+  // What the op's flags lack, as its contract says.
+  const refused = isOp(f.op) ? contractOf(f.op).refuse(f) : undefined;
+  if (refused) {
+    io.stderr(`${PREFIX}${refused}\n`);
+    return EXIT_USAGE;
+  }
   let content: Buffer | undefined;
   if (f.op === 'write') {
-    if (f.sha256 === '') {
-      io.stderr(`${PREFIX}--sha256 is required for write\n`);
-      return EXIT_USAGE;
-    }
     try {
       content = decodeContentEnv(env);
     } catch (e) {
@@ -139,21 +141,11 @@ export async function runCli(
       return EXIT_USAGE;
     }
   }
-  if (f.op === 'upload') {
-    if (f.sourceUrl === '') {
-      io.stderr(`${PREFIX}--source-url is required for upload\n`);
-      return EXIT_USAGE;
-    }
-    if (!env.FELIS_UPLOAD_TOKEN) {
-      io.stderr(`${PREFIX}FELIS_UPLOAD_TOKEN is required for upload\n`);
-      return EXIT_USAGE;
-    }
-  }
-
-  if (f.op === 'pull' && f.url === '') {
-    io.stderr(`${PREFIX}--url is required for pull\n`);
+  if (f.op === 'upload' && !env.FELIS_UPLOAD_TOKEN) {
+    io.stderr(`${PREFIX}FELIS_UPLOAD_TOKEN is required for upload\n`);
     return EXIT_USAGE;
   }
+
   // A pull serves its cancel call on the Pod address while it runs (job/pull/cancel-server.ts).
   let cancel: Awaited<ReturnType<typeof import('./pull/cancel-server.ts').listenForCancel>>;
   if (f.op === 'pull') {
@@ -163,16 +155,6 @@ export async function runCli(
       io.stderr(`${PREFIX}${e instanceof Error ? e.message : String(e)}\n`);
       return EXIT_USAGE;
     }
-  }
-
-  if (f.op === 'pull-place' && (!/^[0-9a-f]{16}$/.test(f.pullOp) || f.to === '')) {
-    io.stderr(`${PREFIX}pull-place needs --pull-op (16 lowercase hex digits) and --to\n`);
-    return EXIT_USAGE;
-  }
-
-  if ((f.op === 'trash-restore' || (f.op === 'trash-purge' && !f.all)) && !TRASH_ID.test(f.trashId)) {
-    io.stderr(`${PREFIX}--trash-id must be 16 lowercase hex digits${f.op === 'trash-purge' ? ' (or --all)' : ''}\n`);
-    return EXIT_USAGE;
   }
 
   if (!isOp(f.op)) {

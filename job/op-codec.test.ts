@@ -46,6 +46,7 @@ function decoded(op: Op, argv: string[]): object {
   assert.equal(parsed.flags.op, op);
   assert.equal(parsed.flags.path, 'some/path');
   assert.equal(parsed.flags.worldsRoot, '/data');
+  assert.equal(contractOf(op).refuse(parsed.flags), undefined, 'a command line the functions render is one the Job takes');
   return contractOf(op).decode(parsed.flags);
 }
 

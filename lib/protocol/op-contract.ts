@@ -85,6 +85,8 @@ export interface OpContract<Name extends string = string, F extends object = obj
   traits: OpTraits & T;
   encode(f: EncodeInput<F>): string[];
   decode(f: OpFlags): F;
+  /** Why parsed flags are not a command line of this op (the Job program's usage error), or undefined. */
+  refuse(f: OpFlags): string | undefined;
 }
 
 /** What encode takes: the fields, any of them absent (the functions' params), and a write's streamed-content digest. */
@@ -97,13 +99,14 @@ export type EncodeInput<F> = { [K in keyof F]?: F[K] } & { contentTokenSha256?: 
 export function opContract<const Name extends string, F extends object = Record<never, never>, const T extends Partial<OpTraits> = Record<never, never>>(
   name: Name,
   traits: T,
-  codec?: { encode(f: EncodeInput<F>): string[]; decode(f: OpFlags): F },
+  codec?: { encode(f: EncodeInput<F>): string[]; decode(f: OpFlags): F; refuse?(f: OpFlags): string | undefined },
 ): OpContract<Name, F, T> {
   return {
     name,
     traits: { ...NO_TRAITS, holdsWorld: traits.mutates ?? false, ...traits } as OpTraits & T,
     encode: codec?.encode ?? (() => []),
     decode: codec?.decode ?? (() => ({}) as F),
+    refuse: codec?.refuse ?? (() => undefined),
   };
 }
 

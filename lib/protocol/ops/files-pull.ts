@@ -15,6 +15,7 @@ export const pull = opContract<'pull', { url: string; to: string }, { mutates: t
       return a;
     },
     decode: (f) => ({ url: f.url, to: f.to }),
+    refuse: (f) => (f.url === '' ? '--url is required for pull' : undefined),
   },
 );
 
@@ -22,5 +23,9 @@ export const pull = opContract<'pull', { url: string; to: string }, { mutates: t
 export const pullPlace = opContract<'pull-place', { to: string; pullOp: string }, { mutates: true }>(
   'pull-place',
   { mutates: true },
-  { encode: (p) => ['--to', p.to ?? '', '--pull-op', p.pullOp ?? ''], decode: (f) => ({ to: f.to, pullOp: f.pullOp }) },
+  {
+    encode: (p) => ['--to', p.to ?? '', '--pull-op', p.pullOp ?? ''],
+    decode: (f) => ({ to: f.to, pullOp: f.pullOp }),
+    refuse: (f) => (!/^[0-9a-f]{16}$/.test(f.pullOp) || f.to === '' ? 'pull-place needs --pull-op (16 lowercase hex digits) and --to' : undefined),
+  },
 );

@@ -3,6 +3,7 @@
  * @module
  */
 import { opContract, queryCodec } from '../op-contract.ts';
+import { TRASH_ID } from '../trash-env.ts';
 
 /** The trash is readable by its owner alone, the user the writing Jobs run as. */
 export const trashList = opContract('trash-list', { asWriter: true }, queryCodec);
@@ -18,6 +19,7 @@ export const trashRestore = opContract<'trash-restore', { trashId: string; to: s
       return a;
     },
     decode: (f) => ({ trashId: f.trashId, to: f.to }),
+    refuse: (f) => (TRASH_ID.test(f.trashId) ? undefined : '--trash-id must be 16 lowercase hex digits'),
   },
 );
 
@@ -25,5 +27,9 @@ export const trashRestore = opContract<'trash-restore', { trashId: string; to: s
 export const trashPurge = opContract<'trash-purge', { trashId: string; all: boolean }, { mutates: true }>(
   'trash-purge',
   { mutates: true },
-  { encode: (p) => (p.trashId ? ['--trash-id', p.trashId] : ['--all']), decode: (f) => ({ trashId: f.trashId, all: f.all }) },
+  {
+    encode: (p) => (p.trashId ? ['--trash-id', p.trashId] : ['--all']),
+    decode: (f) => ({ trashId: f.trashId, all: f.all }),
+    refuse: (f) => (f.all || TRASH_ID.test(f.trashId) ? undefined : '--trash-id must be 16 lowercase hex digits (or --all)'),
+  },
 );

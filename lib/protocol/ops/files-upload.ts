@@ -14,5 +14,7 @@ export const upload = opContract<'upload', { sourceUrl: string; size: number; sh
       return a;
     },
     decode: (f) => ({ sourceUrl: f.sourceUrl, size: f.size, sha256: f.sha256, overwrite: f.overwrite }),
+    // Its token is in the env (FELIS_UPLOAD_TOKEN), which the program checks after the flags.
+    refuse: (f) => (f.sourceUrl === '' ? '--source-url is required for upload' : undefined),
   },
 );

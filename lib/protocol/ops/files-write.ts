@@ -16,5 +16,6 @@ export const write = opContract<'write', { sha256: string; expectSha256: string;
       return a;
     },
     decode: (f) => ({ sha256: f.sha256, expectSha256: f.expectSha256, createOnly: f.createOnly }),
+    refuse: (f) => (f.sha256 === '' ? '--sha256 is required for write' : undefined),
   },
 );
