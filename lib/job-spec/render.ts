@@ -245,9 +245,9 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
     [LABEL_SERVER]: p.server,
     [LABEL_FILES_OP]: p.opId,
-    // A pull holds nothing (it writes only its own staging): mode `read`, which Felis's rule and
-    // ours both pass by, and its own label names the op (lib/labels.ts fileOpOf).
-    [LABEL_FILES_MODE]: op === 'pull' ? 'read' : op,
+    // A mutation that holds nothing (a pull writes only its own staging): mode `read`, which Felis's
+    // rule and ours both pass by, and its own label names the op (lib/labels.ts fileOpOf).
+    [LABEL_FILES_MODE]: rw && !holds ? 'read' : op,
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
