@@ -57,6 +57,12 @@ export interface OpTraits {
   items: 'paths' | 'moves' | 'files' | undefined;
   /** Runs as the writers' user with no capability: it reads what only they can (the trash). */
   asWriter: boolean;
+  /**
+   * What a change whose result was lost may have done (lib/files/lost-change.ts): `atomic`, made
+   * in one step, so made or not made; `settled`, journaled, so the next change of the world
+   * finishes or undoes it; `unknown`, possibly made in part.
+   */
+  lostResult: 'atomic' | 'settled' | 'unknown';
 }
 
 const NO_TRAITS: OpTraits = {
@@ -73,6 +79,7 @@ const NO_TRAITS: OpTraits = {
   batch: false,
   items: undefined,
   asWriter: false,
+  lostResult: 'unknown',
 };
 
 /**

@@ -101,6 +101,11 @@ export type ServeOp = OpsWith<'serve'>;
  */
 export const RERUNNABLE_OPS = opsWith('rerunnable');
 
+/** What a change of `op` whose result was lost may have done (lib/files/lost-change.ts). */
+export function lostResultOf(op: Op): OpTraits['lostResult'] {
+  return traitOf(op).lostResult;
+}
+
 /** The field an op's items are under (lib/protocol/batch-env.ts). */
 export function itemsField(op: ItemsOp): 'paths' | 'moves' | 'files' {
   return traitOf(op).items!;

@@ -4,9 +4,9 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const copy = opContract<'copy', { to: string; maxSize?: number }, { mutates: true; chown: true; async: true; edit: true; heapLimited: true; rerunnable: true }>(
+export const copy = opContract<'copy', { to: string; maxSize?: number }, { mutates: true; lostResult: 'atomic'; chown: true; async: true; edit: true; heapLimited: true; rerunnable: true }>(
   'copy',
-  { mutates: true, chown: true, async: true, edit: true, heapLimited: true, rerunnable: true },
+  { mutates: true, lostResult: 'atomic', chown: true, async: true, edit: true, heapLimited: true, rerunnable: true },
   {
     encode(p) {
       // Without --to the Job picks a free `<name> copy` beside the source; --max-size makes it a sync copy.

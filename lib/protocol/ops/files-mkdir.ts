@@ -4,4 +4,4 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const mkdir = opContract('mkdir', { mutates: true, chown: true, edit: true, rerunnable: true });
+export const mkdir = opContract('mkdir', { mutates: true, lostResult: 'atomic', chown: true, edit: true, rerunnable: true });

@@ -4,8 +4,8 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const rename = opContract<'rename', { to: string }, { mutates: true; edit: true }>(
+export const rename = opContract<'rename', { to: string }, { mutates: true; lostResult: 'atomic'; edit: true }>(
   'rename',
-  { mutates: true, edit: true },
+  { mutates: true, lostResult: 'atomic', edit: true },
   { encode: (p) => ['--to', p.to ?? ''], decode: (f) => ({ to: f.to }) },
 );

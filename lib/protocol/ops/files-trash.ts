@@ -9,9 +9,9 @@ import { TRASH_ID } from '../trash-env.ts';
 export const trashList = opContract('trash-list', { asWriter: true }, queryCodec);
 
 /** A restore may remake the folders above what it puts back. */
-export const trashRestore = opContract<'trash-restore', { trashId: string; to: string }, { mutates: true; chown: true }>(
+export const trashRestore = opContract<'trash-restore', { trashId: string; to: string }, { mutates: true; lostResult: 'settled'; chown: true }>(
   'trash-restore',
-  { mutates: true, chown: true },
+  { mutates: true, lostResult: 'settled', chown: true },
   {
     encode(p) {
       const a = ['--trash-id', p.trashId ?? ''];
@@ -24,9 +24,9 @@ export const trashRestore = opContract<'trash-restore', { trashId: string; to: s
 );
 
 /** A purge without a record purges all (`--all`). */
-export const trashPurge = opContract<'trash-purge', { trashId: string; all: boolean }, { mutates: true }>(
+export const trashPurge = opContract<'trash-purge', { trashId: string; all: boolean }, { mutates: true; lostResult: 'atomic' }>(
   'trash-purge',
-  { mutates: true },
+  { mutates: true, lostResult: 'atomic' },
   {
     encode: (p) => (p.trashId ? ['--trash-id', p.trashId] : ['--all']),
     decode: (f) => ({ trashId: f.trashId, all: f.all }),

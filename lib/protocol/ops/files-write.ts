@@ -4,9 +4,9 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const write = opContract<'write', { sha256: string; expectSha256: string; createOnly: boolean }, { mutates: true; chown: true; edit: true; rerunnable: true }>(
+export const write = opContract<'write', { sha256: string; expectSha256: string; createOnly: boolean }, { mutates: true; lostResult: 'atomic'; chown: true; edit: true; rerunnable: true }>(
   'write',
-  { mutates: true, chown: true, edit: true, rerunnable: true },
+  { mutates: true, lostResult: 'atomic', chown: true, edit: true, rerunnable: true },
   {
     encode(p) {
       const a = ['--sha256', p.sha256 ?? ''];
