@@ -4,7 +4,14 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const compress = opContract<'compress', { format: string; to: string }, { mutates: true; chown: true; async: true; heapLimited: true; rerunnable: true; items: 'paths' }>(
+export interface CompressFields {
+  /** The archive's format (`--format`: zip, tar.gz, tar.xz or tar.zst). */
+  format: string;
+  /** The archive's name in the folder `--path` (`--to`); empty: a dated default. */
+  to: string;
+}
+
+export const compress = opContract<'compress', CompressFields, { mutates: true; chown: true; async: true; heapLimited: true; rerunnable: true; items: 'paths' }>(
   'compress',
   { mutates: true, chown: true, async: true, heapLimited: true, rerunnable: true, items: 'paths' },
   {

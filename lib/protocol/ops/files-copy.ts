@@ -4,7 +4,17 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const copy = opContract<'copy', { to: string; maxSize?: number }, { mutates: true; lostResult: 'atomic'; chown: true; async: true; edit: true; heapLimited: true; rerunnable: true }>(
+export interface CopyFields {
+  /** The new path (`--to`); empty: a free `<name> copy<.ext>` beside the original. */
+  to: string;
+  /**
+   * A synchronous copy (`--max-size`), refused with too_large unless the source is a regular file
+   * of at most this many bytes. Absent: any source, in the background.
+   */
+  maxSize?: number;
+}
+
+export const copy = opContract<'copy', CopyFields, { mutates: true; lostResult: 'atomic'; chown: true; async: true; edit: true; heapLimited: true; rerunnable: true }>(
   'copy',
   { mutates: true, lostResult: 'atomic', chown: true, async: true, edit: true, heapLimited: true, rerunnable: true },
   {

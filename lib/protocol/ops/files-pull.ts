@@ -4,7 +4,14 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const pull = opContract<'pull', { url: string; to: string }, { mutates: true; holdsWorld: false; chown: true; async: true }>(
+export interface PullFields {
+  /** The http or https URL to fetch (`--url`); the operator's rules come in the env (FELIS_PULL_*). */
+  url: string;
+  /** The file's name in the folder `--path` (`--to`); empty: the one the answer or the URL suggests. */
+  to: string;
+}
+
+export const pull = opContract<'pull', PullFields, { mutates: true; holdsWorld: false; chown: true; async: true }>(
   'pull',
   { mutates: true, holdsWorld: false, chown: true, async: true },
   {
@@ -19,8 +26,15 @@ export const pull = opContract<'pull', { url: string; to: string }, { mutates: t
   },
 );
 
+export interface PullPlaceFields {
+  /** The name the staged download lands as in the folder `--path` (`--to`). */
+  to: string;
+  /** The op id of the pull whose staged download it is (`--pull-op`). */
+  pullOp: string;
+}
+
 /** The pull gave the file to the game already; placing it links it, which needs no CHOWN. */
-export const pullPlace = opContract<'pull-place', { to: string; pullOp: string }, { mutates: true }>(
+export const pullPlace = opContract<'pull-place', PullPlaceFields, { mutates: true }>(
   'pull-place',
   { mutates: true },
   {

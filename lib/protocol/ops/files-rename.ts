@@ -4,7 +4,12 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const rename = opContract<'rename', { to: string }, { mutates: true; lostResult: 'atomic'; edit: true }>(
+export interface RenameFields {
+  /** The destination (`--to`). */
+  to: string;
+}
+
+export const rename = opContract<'rename', RenameFields, { mutates: true; lostResult: 'atomic'; edit: true }>(
   'rename',
   { mutates: true, lostResult: 'atomic', edit: true },
   { encode: (p) => ['--to', p.to ?? ''], decode: (f) => ({ to: f.to }) },

@@ -8,8 +8,15 @@ import { TRASH_ID } from '../trash-env.ts';
 /** The trash is readable by its owner alone, the user the writing Jobs run as. */
 export const trashList = opContract('trash-list', { asWriter: true }, queryCodec);
 
+export interface TrashRestoreFields {
+  /** The record (`--trash-id`). */
+  trashId: string;
+  /** Where to put it back (`--to`); empty: where it was. */
+  to: string;
+}
+
 /** A restore may remake the folders above what it puts back. */
-export const trashRestore = opContract<'trash-restore', { trashId: string; to: string }, { mutates: true; lostResult: 'settled'; chown: true }>(
+export const trashRestore = opContract<'trash-restore', TrashRestoreFields, { mutates: true; lostResult: 'settled'; chown: true }>(
   'trash-restore',
   { mutates: true, lostResult: 'settled', chown: true },
   {
@@ -23,8 +30,15 @@ export const trashRestore = opContract<'trash-restore', { trashId: string; to: s
   },
 );
 
+export interface TrashPurgeFields {
+  /** The record (`--trash-id`); empty with `all`. */
+  trashId: string;
+  /** Every record (`--all`). */
+  all: boolean;
+}
+
 /** A purge without a record purges all (`--all`). */
-export const trashPurge = opContract<'trash-purge', { trashId: string; all: boolean }, { mutates: true; lostResult: 'atomic' }>(
+export const trashPurge = opContract<'trash-purge', TrashPurgeFields, { mutates: true; lostResult: 'atomic' }>(
   'trash-purge',
   { mutates: true, lostResult: 'atomic' },
   {

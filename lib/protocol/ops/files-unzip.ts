@@ -4,7 +4,14 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const unzip = opContract<'unzip', { overwrite: boolean; to: string }, { mutates: true; chown: true; async: true; heapLimited: true; journaled: true; rerunnable: true }>(
+export interface UnzipFields {
+  /** Existing files may be replaced (`--overwrite`). */
+  overwrite: boolean;
+  /** The folder to extract into (`--to`); empty: the archive's own. */
+  to: string;
+}
+
+export const unzip = opContract<'unzip', UnzipFields, { mutates: true; chown: true; async: true; heapLimited: true; journaled: true; rerunnable: true }>(
   'unzip',
   { mutates: true, chown: true, async: true, heapLimited: true, journaled: true, rerunnable: true },
   {

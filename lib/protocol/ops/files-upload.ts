@@ -4,7 +4,18 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const upload = opContract<'upload', { sourceUrl: string; size: number; sha256: string; overwrite: boolean }, { mutates: true; chown: true; async: true }>(
+export interface UploadFields {
+  /** Where the receiver serves the bytes (`--source-url`). */
+  sourceUrl: string;
+  /** How many bytes (`--size`); -1 when not said. */
+  size: number;
+  /** Hex SHA-256 of the bytes (`--sha256`). */
+  sha256: string;
+  /** An existing file may be replaced (`--overwrite`). */
+  overwrite: boolean;
+}
+
+export const upload = opContract<'upload', UploadFields, { mutates: true; chown: true; async: true }>(
   'upload',
   { mutates: true, chown: true, async: true },
   {

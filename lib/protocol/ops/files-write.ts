@@ -4,7 +4,16 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const write = opContract<'write', { sha256: string; expectSha256: string; createOnly: boolean }, { mutates: true; lostResult: 'atomic'; chown: true; edit: true; rerunnable: true }>(
+export interface WriteFields {
+  /** Hex SHA-256 the content must hash to (`--sha256`); checked when non-empty. */
+  sha256: string;
+  /** Hex SHA-256 the current file must have (`--expect-sha256`); checked when non-empty. */
+  expectSha256: string;
+  /** Refuse any existing entry at the path (`--create-only`). */
+  createOnly: boolean;
+}
+
+export const write = opContract<'write', WriteFields, { mutates: true; lostResult: 'atomic'; chown: true; edit: true; rerunnable: true }>(
   'write',
   { mutates: true, lostResult: 'atomic', chown: true, edit: true, rerunnable: true },
   {

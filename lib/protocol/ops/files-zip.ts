@@ -4,7 +4,12 @@
  */
 import { opContract } from '../op-contract.ts';
 
-export const zip = opContract<'zip', { to: string }, { mutates: true; chown: true; async: true; heapLimited: true; rerunnable: true }>(
+export interface ZipFields {
+  /** The archive's name in the source's folder (`--to`); empty: a free `<name>.zip`. */
+  to: string;
+}
+
+export const zip = opContract<'zip', ZipFields, { mutates: true; chown: true; async: true; heapLimited: true; rerunnable: true }>(
   'zip',
   { mutates: true, chown: true, async: true, heapLimited: true, rerunnable: true },
   // Without --to the Job picks a free name next to the source.
