@@ -8,11 +8,11 @@
  */
 import type { Result } from '../lib/protocol/result.ts';
 import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './program/exit.ts';
-import { setQuery } from '../lib/protocol/op-query.ts';
+import { contractOf, isOp } from '../lib/protocol/ops.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
-import { readTrashEnv, TRASH_ID, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
+import { readTrashEnv, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
 import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
-import { execute, type ExecuteOptions } from './dispatch/execute.ts';
+import { execute, type ExecuteOptions, type OpRequest } from './dispatch/execute.ts';
 import { FlagError, parseFlags, USAGE } from './program/flags.ts';
 import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runEditServe } from './serve/edit-run.ts';
@@ -115,12 +115,14 @@ export async function runCli(
     io.stderr(`${PREFIX}--limit must be at least 1\n`);
     return EXIT_USAGE;
   }
+  // What the op's flags lack, as its contract says.
+  const refused = isOp(f.op) ? contractOf(f.op).refuse(f) : undefined;
+  if (refused) {
+    io.stderr(`${PREFIX}${refused}\n`);
+    return EXIT_USAGE;
+  }
   let content: Buffer | undefined;
   if (f.op === 'write') {
-    if (f.sha256 === '') {
-      io.stderr(`${PREFIX}--sha256 is required for write\n`);
-      return EXIT_USAGE;
-    }
     try {
       content = decodeContentEnv(env);
     } catch (e) {
@@ -139,21 +141,11 @@ export async function runCli(
       return EXIT_USAGE;
     }
   }
-  if (f.op === 'upload') {
-    if (f.sourceUrl === '') {
-      io.stderr(`${PREFIX}--source-url is required for upload\n`);
-      return EXIT_USAGE;
-    }
-    if (!env.FELIS_UPLOAD_TOKEN) {
-      io.stderr(`${PREFIX}FELIS_UPLOAD_TOKEN is required for upload\n`);
-      return EXIT_USAGE;
-    }
-  }
-
-  if (f.op === 'pull' && f.url === '') {
-    io.stderr(`${PREFIX}--url is required for pull\n`);
+  if (f.op === 'upload' && !env.FELIS_UPLOAD_TOKEN) {
+    io.stderr(`${PREFIX}FELIS_UPLOAD_TOKEN is required for upload\n`);
     return EXIT_USAGE;
   }
+
   // A pull serves its cancel call on the Pod address while it runs (job/serve/cancel-server.ts).
   let cancel: Awaited<ReturnType<typeof import('./serve/cancel-server.ts').listenForCancel>>;
   if (f.op === 'pull') {
@@ -165,16 +157,10 @@ export async function runCli(
     }
   }
 
-  if (f.op === 'pull-place' && (!/^[0-9a-f]{16}$/.test(f.pullOp) || f.to === '')) {
-    io.stderr(`${PREFIX}pull-place needs --pull-op (16 lowercase hex digits) and --to\n`);
-    return EXIT_USAGE;
+  if (!isOp(f.op)) {
+    io.stderr(`${PREFIX}unknown op ${JSON.stringify(f.op)}\n`);
+    return EXIT_INFRA;
   }
-
-  if ((f.op === 'trash-restore' || (f.op === 'trash-purge' && !f.all)) && !TRASH_ID.test(f.trashId)) {
-    io.stderr(`${PREFIX}--trash-id must be 16 lowercase hex digits${f.op === 'trash-purge' ? ' (or --all)' : ''}\n`);
-    return EXIT_USAGE;
-  }
-
   let result: Result;
   try {
     result = await execute(
@@ -182,21 +168,12 @@ export async function runCli(
         op: f.op,
         path: f.path,
         worldsRoot: f.worldsRoot,
-        content,
-        sha256: f.op === 'write' ? f.sha256 : undefined,
-        expectSha256: f.op === 'write' ? f.expectSha256 : undefined,
-        createOnly: f.op === 'write' ? f.createOnly : undefined,
-        to: f.op === 'rename' || f.op === 'unzip' || f.op === 'zip' || f.op === 'copy' || f.op === 'pull' || f.op === 'pull-place' || f.op === 'compress' || f.op === 'trash-restore' ? f.to : undefined,
-        overwrite: f.op === 'unzip' ? f.overwrite : undefined,
-        // The query of a read-only op, only when given: without it a listing is Felis's.
-        ...setQuery(f),
-        maxSize: f.op === 'copy' && f.maxSize >= 0 ? f.maxSize : undefined,
+        // The op's own flags, as its contract reads them (lib/protocol/ops/); then what the env carries.
+        ...contractOf(f.op).decode(f),
+        ...(content ? { content } : {}),
         ...(batch ? { batch } : {}),
         ...(f.op === 'pull' ? { pull: { url: f.url, env, ...(cancel ? { cancel: cancel.signal } : {}) } } : {}),
-        ...(f.op === 'compress' ? { format: f.format } : {}),
-        ...(f.op === 'trash-restore' || f.op === 'trash-purge' ? { trashId: f.trashId, all: f.op === 'trash-purge' && f.all } : {}),
-        ...(f.op === 'pull-place' ? { pullOp: f.pullOp } : {}),
-      },
+      } as OpRequest,
       // Progress lines share stdout with the result line; a failed one is advisory and ignored.
       // FELIS_OP_ID (the Job's op-id label, through the downward API) names this op in its journals,
       // and a pull's staging folder.

@@ -1,17 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { execute } from './execute.ts';
+import { execute, type OpRequest } from './execute.ts';
 import { stagingName } from '../upload/session.ts';
 import { makeWorld, openFds, snapshot, writeReq } from '../testing/world.ts';
+
+/** A request whose op the types would refuse, as a command line may still carry one. */
+const unchecked = (op: string, path: string, worldsRoot: string) => ({ op, path, worldsRoot }) as unknown as OpRequest;
 
 test('op chmod is an execute error (infra), and upload is not implemented here; nothing is touched', async () => {
   const w = makeWorld();
   const before = snapshot(w.root);
-  await assert.rejects(execute({ op: 'chmod', path: 'server.properties', worldsRoot: w.root }), { message: 'unknown op "chmod"' });
-  await assert.rejects(execute({ op: '', path: '', worldsRoot: w.root }), /unknown op/);
-  await assert.rejects(execute({ op: 'toString', path: '', worldsRoot: w.root }), /unknown op/);
-  for (const op of ['upload']) {
+  await assert.rejects(execute(unchecked('chmod', 'server.properties', w.root)), { message: 'unknown op "chmod"' });
+  await assert.rejects(execute(unchecked('', '', w.root)), /unknown op/);
+  await assert.rejects(execute(unchecked('toString', '', w.root)), /unknown op/);
+  for (const op of ['upload'] as const) {
     await assert.rejects(execute({ op, path: 'x.zip', worldsRoot: w.root }), /not supported/);
   }
   assert.deepEqual(snapshot(w.root), before);

@@ -6,13 +6,14 @@
  * @module
  */
 import type { Result } from '../../lib/protocol/result.ts';
-import { holdsWorld, isOp, mutates } from '../../lib/job-spec/ops.ts';
+import { holdsWorld, isOp, mutates, type Op } from '../../lib/job-spec/ops.ts';
+import { opHas } from '../../lib/protocol/ops.ts';
 import { openContext, recoverWorld, reportRecovered } from '../ops/context.ts';
 import type { Recovered } from '../journal/recover.ts';
 import { rememberWithheld } from '../runtime/withheld.ts';
 import { refuseWorkingName } from '../runtime/working-files.ts';
 import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from '../upload/session.ts';
-import type { ExecuteOptions, OpContext, OpRequest } from '../runtime/types.ts';
+import type { ExecuteOptions, OpContext, OpRequest, OpRequestOf } from '../runtime/types.ts';
 import { list } from '../ops/list.ts';
 import { read } from '../ops/read.ts';
 import { write } from '../ops/write.ts';
@@ -32,19 +33,18 @@ import { sweepExpiredPulls } from '../ops/pull-staging.ts';
 import { trashList, trashPurge, trashRestore } from '../trash/ops.ts';
 import { roomToRunAgain } from '../trash/room.ts';
 
-export type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
+export type { ExecuteOptions, OpCall, OpRequest, OpRequestOf } from '../runtime/types.ts';
 
-/**
- * The mutations whose input is on the volume or in the Job's spec, which answer a full volume met
- * part way as their `no_space`: run again once the trash has made the room they need (trash/room.ts).
- * A many-file move answers it per item, after the moves it made, so it is not run again.
- */
-const RERUNNABLE = new Set(['write', 'mkdir', 'unzip', 'zip', 'copy', 'compress']);
 /** Runs after the first: one is what a right estimate needs; the bound only keeps a wrong one short. */
 const MAX_RERUNS = 3;
 
-/** Ops run synchronously except the archive ops, which stream and may take long. */
-const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<Result>> = {
+type Run<K extends Op> = (ctx: OpContext, req: OpRequestOf<K>) => Result | Promise<Result>;
+
+/**
+ * Each op's run, by its contract's name: the compiler refuses a missing or an extra op. Ops run
+ * synchronously except the archive ops, which stream and may take long.
+ */
+const OPS: { [K in Op]: Run<K> | undefined } = {
   list,
   read,
   write,
@@ -65,13 +65,14 @@ const OPS: Record<string, (ctx: OpContext, req: OpRequest) => Result | Promise<R
   pull: async (ctx, req) => (await import('../ops/pull.ts')).pull(ctx, req),
   'pull-place': pullPlace,
   compress: (ctx, req) => compress(ctx, req),
+  // The closed set of ops is lib's; upload is not here yet (a receiver Job lands uploads).
+  upload: undefined,
 };
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
-  if (req.pull && opts.pullConnect) req = { ...req, pull: { ...req.pull, ...opts.pullConnect } };
-  const run = Object.hasOwn(OPS, req.op) ? OPS[req.op] : undefined;
+  if (req.op === 'pull' && req.pull && opts.pullConnect) req = { ...req, pull: { ...req.pull, ...opts.pullConnect } };
+  const run = Object.hasOwn(OPS, req.op) ? (OPS[req.op] as Run<Op> | undefined) : undefined;
   if (!run) {
-    // The closed set of ops is lib's; upload is not here yet.
     if (isOp(req.op)) {
       throw new Error(`op ${JSON.stringify(req.op)} is not supported by this program`);
     }
@@ -99,7 +100,7 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     // holds, the oldest records go until it does and the op runs again; otherwise its no_space
     // stands and the trash is untouched. Only ops that read their input from the volume or the
     // spec run again; a stream (an upload, a pull) is not there twice.
-    for (let round = 0; writes && result.code === 'no_space' && RERUNNABLE.has(req.op) && round < MAX_RERUNS && roomToRunAgain(ctx, req, result); round++) {
+    for (let round = 0; writes && result.code === 'no_space' && opHas(req.op, 'rerunnable') && round < MAX_RERUNS && roomToRunAgain(ctx, req, result); round++) {
       result = await run(ctx, req);
     }
     // Said again just before the result, where a reader of the log's tail (the ops listing) sees it.

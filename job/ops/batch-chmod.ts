@@ -18,7 +18,7 @@ import { clean } from '../volume/pathutil.ts';
 import { errCode, identityOf, type Identity } from '../volume/root.ts';
 import { withheldRule } from '../runtime/withheld.ts';
 import { refuseWorkingPath } from '../runtime/working-files.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { changedSince, conflict, diskFailure, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
@@ -97,7 +97,7 @@ function chmodOne(ctx: OpContext, item: Item): BatchFailure | null {
   }
 }
 
-export function chmodMany(ctx: OpContext, req: OpRequest): Result {
+export function chmodMany(ctx: OpContext, req: OpRequestOf<'chmod-many'>): Result {
   const files = req.batch && 'files' in req.batch ? req.batch.files : [];
   const checked = checkModes(ctx, files);
   if (!Array.isArray(checked)) return checked;

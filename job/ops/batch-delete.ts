@@ -24,7 +24,7 @@ import { isOpened, openEntry } from '../volume/entry.ts';
 import { atPath, identityOf, isNotExist, type Identity } from '../volume/root.ts';
 import { removeAllAt } from '../volume/remove-all.ts';
 import { refuseWorkingPath } from '../runtime/working-files.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
 import { startIntake, type Intake } from '../trash/store.ts';
 import { judgeDelete, ROOT_DELETE } from './delete.ts';
@@ -131,7 +131,7 @@ function removeOne(ctx: OpContext, item: Item, k: number, intake: Intake | null)
   }
 }
 
-export function deleteMany(ctx: OpContext, req: OpRequest): Result {
+export function deleteMany(ctx: OpContext, req: OpRequestOf<'delete-many'>): Result {
   const paths = req.batch && 'paths' in req.batch ? req.batch.paths : [];
   const checked = checkDeletes(ctx, paths);
   if (!Array.isArray(checked)) return checked;

@@ -23,7 +23,7 @@ import { isOpened, openEntry, type OpenedEntry } from '../volume/entry.ts';
 import { clean } from '../volume/pathutil.ts';
 import { identityOf, isNotExist, Parent, type Identity } from '../volume/root.ts';
 import { refuseWorkingPath, sweepStale } from '../runtime/working-files.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { LinkBudget } from '../runtime/moved-links.ts';
 import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
 import { entryPath } from '../trash/paths.ts';
@@ -157,7 +157,7 @@ function moveOne(ctx: OpContext, item: Item): BatchFailure | null {
   }
 }
 
-export function moveMany(ctx: OpContext, req: OpRequest): Result {
+export function moveMany(ctx: OpContext, req: OpRequestOf<'move-many'>): Result {
   const moves = req.batch && 'moves' in req.batch ? req.batch.moves : [];
   const checked = checkMoves(ctx, moves);
   if (!Array.isArray(checked)) return checked;

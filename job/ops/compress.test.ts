@@ -14,7 +14,7 @@ import { compressorFor, TarSink } from '../archive/tar-pack.ts';
 import { compress } from './compress.ts';
 import { openContext } from './context.ts';
 import { PACK_FORMATS, type PackFormat } from '../../lib/files/pack-names.ts';
-import type { OpRequest } from '../runtime/types.ts';
+import type { OpCall, OpRequestOf } from '../runtime/types.ts';
 
 interface Got {
   dir: boolean;
@@ -88,7 +88,7 @@ function world(): World {
 
 const EXPECTED_FILES = ['Essentials/config.yml', 'Essentials/userdata/big.bin', 'ViaVersion.jar'];
 
-function req(paths: string[], format: string, to?: string, folder = 'plugins'): Omit<OpRequest, 'worldsRoot'> {
+function req(paths: string[], format: string, to?: string, folder = 'plugins'): Omit<OpRequestOf<'compress'>, 'worldsRoot'> {
   return { op: 'compress', path: folder, batch: { paths }, format, ...(to !== undefined ? { to } : {}) };
 }
 
@@ -175,7 +175,7 @@ test('the withheld file itself, an existing name, a bad name, a bad format, mixe
   const snap = () => execFileSync('find', [w.root, '-path', `*/${LEDGER_DIR}`, '-prune', '-o', '-printf', '%P %s\n']).toString();
   await w.run(req(['plugins/nope'], 'zip', 'x.zip'));
   const before = snap();
-  const cases: Array<[Omit<OpRequest, 'worldsRoot'>, string, RegExp]> = [
+  const cases: Array<[OpCall, string, RegExp]> = [
     [req(['plugins/Essentials'], 'tar.gz', 'taken.tar.gz'), 'exists', /already exists/],
     [req(['plugins/Essentials'], 'tar.gz', 'x.zip'), 'bad_name', /must end in \.tar\.gz or \.tgz/],
     [req(['plugins/Essentials'], 'tar.gz', 'a/b.tar.gz'), 'bad_name', /without a slash/],

@@ -21,7 +21,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure, msg } from '../volume/failure.ts';
 import { join } from '../volume/pathutil.ts';
 import { existsAt } from '../volume/root.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { packSources, resolveSource, withPackNeed, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
 import { landArchive } from '../archive/land.ts';
 import { MemorySpill, ZipWriter } from '../archive/zip-writer.ts';
@@ -29,7 +29,7 @@ import { MemorySpill, ZipWriter } from '../archive/zip-writer.ts';
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
 /** The request's selection, judged again here by the function's rules; a refusal as a Result. */
-function selectionFrom(req: OpRequest): Selection | Result {
+function selectionFrom(req: OpRequestOf<'compress'>): Selection | Result {
   const paths = req.batch && 'paths' in req.batch ? req.batch.paths : undefined;
   if (!paths || paths.length === 0) return fail('bad_path', 'nothing to pack: the selection is empty');
   let sel: Selection;
@@ -51,7 +51,7 @@ export interface CompressHooks extends PackHooks {
   beforeLand?: () => void;
 }
 
-export async function compress(ctx: OpContext, req: OpRequest, hooks: CompressHooks = {}): Promise<Result> {
+export async function compress(ctx: OpContext, req: OpRequestOf<'compress'>, hooks: CompressHooks = {}): Promise<Result> {
   const format = req.format ?? '';
   if (!isPackFormat(format)) return fail('bad_path', `${JSON.stringify(format)} is not a format a selection can be packed as (zip, tar.gz, tar.xz, tar.zst)`);
   const sel = selectionFrom(req);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { errnoError, makeWorld, OUTSIDE_TEXT, sha256, snapshot, tree, type World } from '../testing/world.ts';
 import { openContext } from './context.ts';
 import { copyWith, type CopyHooks } from './copy.ts';
-import type { OpRequest } from '../runtime/types.ts';
+import type { OpRequestOf } from '../runtime/types.ts';
 
 const WORKING = /^\.felis-(edit|unzip)-[0-9a-f]{12}$/;
 
@@ -32,7 +32,7 @@ function workingLeft(root: string): string[] {
   return tree(root).filter((r) => r.replace(/\/$/, '').split('/').some((c) => WORKING.test(c)));
 }
 
-async function copyHooked(w: World, req: Omit<OpRequest, 'worldsRoot' | 'op'>, hooks: CopyHooks, opts: Parameters<typeof openContext>[1] = {}) {
+async function copyHooked(w: World, req: Omit<OpRequestOf<'copy'>, 'worldsRoot' | 'op'>, hooks: CopyHooks, opts: Parameters<typeof openContext>[1] = {}) {
   const ctx = openContext(w.root, opts);
   try {
     return copyWith(ctx, { op: 'copy', worldsRoot: w.root, ...req }, hooks);
@@ -174,7 +174,7 @@ test('refusals: the root, escapes, an existing to, a missing parent, a missing s
   plugins(w);
   fs.writeFileSync(w.p('taken'), '');
   const before = snapshot(w.root);
-  const cases: [Partial<OpRequest>, string][] = [
+  const cases: [Partial<OpRequestOf<'copy'>>, string][] = [
     [{ path: '' }, 'bad_path'],
     [{ path: '.' }, 'bad_path'],
     [{ path: '../outside' }, 'bad_path'],

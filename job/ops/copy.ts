@@ -27,7 +27,7 @@ import { ProgressThrottle } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg } from '../volume/failure.ts';
 import { clean, dir, join, leadsOutside } from '../volume/pathutil.ts';
 import { atPath, errCode, existsAt, isNotExist, type Parent } from '../volume/root.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
 import { resolveSource } from '../archive/pack.ts';
 import { WORK_PREFIX } from '../volume/work-folder.ts';
@@ -97,12 +97,12 @@ function destOf(ctx: OpContext, srcName: string, isDir: boolean, to: string | un
   return { parent, name, path: join(dir(srcName), name) };
 }
 
-export function copy(ctx: OpContext, req: OpRequest): Result {
+export function copy(ctx: OpContext, req: OpRequestOf<'copy'>): Result {
   return copyWith(ctx, req, {});
 }
 
 /** `copy` with test seams (a failure injected mid-copy). */
-export function copyWith(ctx: OpContext, req: OpRequest, hooks: CopyHooks): Result {
+export function copyWith(ctx: OpContext, req: OpRequestOf<'copy'>, hooks: CopyHooks): Result {
   const src = resolveSource(ctx.root, req.path);
   if (!('isDir' in src)) return src;
   // The destination is judged first, so a refusal (exists, no folder) is the sync answer for any source.

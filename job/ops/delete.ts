@@ -12,7 +12,7 @@ import { identityOf, type Parent } from '../volume/root.ts';
 import { removeAllAt } from '../volume/remove-all.ts';
 import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../runtime/withheld.ts';
 import { sweepStale } from '../runtime/working-files.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
 import { startIntake } from '../trash/store.ts';
 
@@ -48,7 +48,7 @@ function removeForGood(ctx: OpContext, name: string, parent: Parent & { name: st
   return {};
 }
 
-export function deleteOp(ctx: OpContext, req: OpRequest): Result {
+export function deleteOp(ctx: OpContext, req: OpRequestOf<'delete'>): Result {
   const opened = openEntry(ctx.root, req.path, ROOT_DELETE);
   if (!isOpened(opened)) return opened;
   const { name, parent } = opened;

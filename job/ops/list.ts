@@ -22,7 +22,7 @@ import { failure } from '../volume/failure.ts';
 import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
 import { isWorkingName } from '../runtime/working-files.ts';
 import { atPath, fdPath } from '../volume/root.ts';
-import { MAX_ENTRIES, type OpContext, type OpRequest, type StatfsLike } from '../runtime/types.ts';
+import { MAX_ENTRIES, type OpContext, type OpRequestOf, type StatfsLike } from '../runtime/types.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { Smallest } from '../listing/smallest.ts';
 import { stampOf, type IndexedName, type ListIndexes } from '../listing/list-index.ts';
@@ -58,7 +58,7 @@ export function availBytes(statfs: (path: string) => StatfsLike, root: string): 
   return Number(free);
 }
 
-export function list(ctx: OpContext, req: OpRequest): Result {
+export function list(ctx: OpContext, req: OpRequestOf<'list'>): Result {
   const name = req.path === '' ? '.' : req.path;
   let fd: number;
   try {
@@ -113,7 +113,7 @@ export function list(ctx: OpContext, req: OpRequest): Result {
 }
 
 /** Any of the query's fields makes a paged listing; none is Felis's listing. */
-export function isPaged(req: Pick<OpRequest, 'limit' | 'after' | 'q'>): boolean {
+export function isPaged(req: Pick<OpRequestOf<'list'>, 'limit' | 'after' | 'q'>): boolean {
   return req.limit !== undefined || req.after !== undefined || req.q !== undefined;
 }
 
@@ -151,7 +151,7 @@ const byKey = (a: Kept, b: Kept) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.
  * `indexes` (the browse Pod's), a page is read from the folder's index when it can be trusted
  * (job/listing/list-index.ts), and a scan records the names it reads for one.
  */
-function page(fd: number, dir: fs.Dir, req: OpRequest, withheld: WithheldRule | null, name: string, indexes?: ListIndexes): Result {
+function page(fd: number, dir: fs.Dir, req: OpRequestOf<'list'>, withheld: WithheldRule | null, name: string, indexes?: ListIndexes): Result {
   // The callers refuse other sizes; the bound holds whatever reaches the op.
   const limit = Math.min(Math.max(req.limit ?? PAGE_DEFAULT_ENTRIES, 1), PAGE_MAX_ENTRIES);
   const after = req.after ? bytesText(Buffer.from(req.after, 'utf8')) : undefined;

@@ -13,7 +13,7 @@ import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.
 import { clean, dir } from '../volume/pathutil.ts';
 import { errCode, type Parent } from '../volume/root.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale } from '../runtime/working-files.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../runtime/types.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime/types.ts';
 
 /** Creates the entry `parent` names as a 0755 folder of the game's uid; 'exists' when something is there. */
 function createFolder(ctx: OpContext, parent: Parent, name: string, missingParent: () => Result): Result | 'exists' | undefined {
@@ -30,7 +30,7 @@ function createFolder(ctx: OpContext, parent: Parent, name: string, missingParen
   return undefined;
 }
 
-export function mkdir(ctx: OpContext, req: OpRequest): Result {
+export function mkdir(ctx: OpContext, req: OpRequestOf<'mkdir'>): Result {
   const name = clean(req.path);
   if (name === '.') return fail('bad_path', 'a folder needs a name');
   const badName = newPathRefusal(name);

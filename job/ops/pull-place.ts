@@ -17,14 +17,14 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
 import { clean, join } from '../volume/pathutil.ts';
 import { atPath, errCode, identityOf, sameIdentity } from '../volume/root.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { freeLandingRefused } from '../runtime/redacted-values.ts';
 import { checkName } from './pull-landing.ts';
 import { DATA, isOpId, PullStaging, StagingNotOurs } from './pull-staging.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
-export function pullPlace(ctx: OpContext, req: OpRequest): Result {
+export function pullPlace(ctx: OpContext, req: OpRequestOf<'pull-place'>): Result {
   const opId = req.pullOp;
   const name = req.to ?? '';
   if (!isOpId(opId) || name === '') return fail('bad_path', 'a placement needs the pull\'s op id and the name it lands as');

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Result } from '../../lib/protocol/result.ts';
-import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
+import type { ExecuteOptions, OpCall } from '../runtime/types.ts';
 import type { World } from '../testing/world.ts';
 
 /** A fresh op id, as a Job's op-id label holds it. */
@@ -21,7 +21,7 @@ export function landingOf(to: string): { path: string; to: string } {
  * Runs the pull `req` and, when it staged, its placement (with `placeOpts`, default `opts` without
  * the pull's connection spies). Returns the placement's result, or the pull's when it did not stage.
  */
-export async function pulled(w: World, req: Omit<OpRequest, 'worldsRoot'>, opts: ExecuteOptions = {}, placeOpts?: ExecuteOptions): Promise<Result> {
+export async function pulled(w: World, req: OpCall, opts: ExecuteOptions = {}, placeOpts?: ExecuteOptions): Promise<Result> {
   const opId = opts.opId ?? newOpId();
   const r = await w.run(req, { ...opts, opId });
   if (!r.staged || r.to === undefined) return r;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
-import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
+import type { ExecuteOptions, OpCall, OpRequestOf } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Request } from '../pull/connect.ts';
 import { newOpId, pulled } from './pull.test-kit.ts';
@@ -34,7 +34,7 @@ async function origin(routes: Record<string, (req: http.IncomingMessage, res: ht
 const ALLOW = { FELIS_PULL_ALLOW: '127.0.0.1' };
 const body = Buffer.alloc(300_000, 7).fill('abc', 0, 3);
 
-function pullReq(url: string, folder = 'config', extra: Partial<OpRequest> & { env?: Record<string, string> } = {}): Omit<OpRequest, 'worldsRoot'> {
+function pullReq(url: string, folder = 'config', extra: Partial<OpRequestOf<'pull'>> & { env?: Record<string, string> } = {}): OpCall {
   const { env, ...rest } = extra;
   return { op: 'pull', path: folder, pull: { url, env: { ...ALLOW, ...env } }, ...rest };
 }

@@ -25,7 +25,7 @@ import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
 import { clean, join } from '../volume/pathutil.ts';
 import { errCode } from '../volume/root.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequest } from '../runtime/types.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime/types.ts';
 import { freeBytes, trashBytes } from '../trash/room.ts';
 import { checkName } from './pull-landing.ts';
 import { isOpId, keepSecondsFrom, PullStaging, DATA } from './pull-staging.ts';
@@ -60,7 +60,7 @@ function positive(env: Env, name: string, fallback: number): number {
   return Number(v);
 }
 
-export async function pull(ctx: OpContext, req: OpRequest): Promise<Result> {
+export async function pull(ctx: OpContext, req: OpRequestOf<'pull'>): Promise<Result> {
   const s = req.pull;
   if (!s || s.url === '') return fail('bad_path', 'a pull needs a URL');
   const policy = policyFromEnv(s.env);

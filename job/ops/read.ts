@@ -11,8 +11,7 @@ import { fail, failure, msg } from '../volume/failure.ts';
 import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../volume/guard.ts';
 import { withheldRule } from '../runtime/withheld.ts';
 import { identityOf, sameIdentity } from '../volume/root.ts';
-import { readCapped } from '../volume/read-capped.ts';
-import { MAX_READ_BYTES, type OpContext, type OpRequest } from '../runtime/types.ts';
+import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../runtime/types.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
@@ -20,7 +19,19 @@ export function sha256Hex(b: Buffer): string {
   return createHash('sha256').update(b).digest('hex');
 }
 
-export function read(ctx: OpContext, req: OpRequest): Result {
+/** Reads at most `max` bytes from `fd` (stops early at EOF). */
+export function readCapped(fd: number, max: number): Buffer {
+  const buf = Buffer.allocUnsafe(max);
+  let n = 0;
+  while (n < max) {
+    const got = fs.readSync(fd, buf, n, max - n, null);
+    if (got === 0) break;
+    n += got;
+  }
+  return buf.subarray(0, n);
+}
+
+export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
   const name = req.path === '' ? '.' : req.path;
   // 1. The secret by name, before anything is opened.
   if (isSecretName(name)) return fail('bad_path', secretMessage(name));

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeWorld, snapshot } from '../testing/world.ts';
 
-const mv = (path: string, to: string) => ({ op: 'rename', path, to });
+const mv = (path: string, to: string) => ({ op: 'rename' as const, path, to });
 
 test('moves a file; a folder with a trailing slash moves with its contents; a link moves itself', async () => {
   const w = makeWorld();

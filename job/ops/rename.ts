@@ -17,7 +17,7 @@ import { holdsEntry, withheldEntry } from '../runtime/withheld.ts';
 import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../runtime/moved-links.ts';
 import { sweepStale } from '../runtime/working-files.ts';
 import { freeLandingRefused } from '../runtime/redacted-values.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 
 export const ROOT_MESSAGE = "the server's root folder cannot be moved";
 
@@ -90,7 +90,7 @@ export function judgeMoveLinks(ctx: OpContext, from: string, src: Parent & { nam
   );
 }
 
-export function rename(ctx: OpContext, req: OpRequest): Result {
+export function rename(ctx: OpContext, req: OpRequestOf<'rename'>): Result {
   const from = clean(req.path);
   const to = clean(req.to ?? '');
   if (from === '.' || to === '.') return fail('bad_path', ROOT_MESSAGE);

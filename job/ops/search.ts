@@ -32,7 +32,7 @@ import { clean } from '../volume/pathutil.ts';
 import { atPath, fdPath, type WorldRoot } from '../volume/root.ts';
 import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
 import { isWorkingName } from '../runtime/working-files.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { entryOf } from './list.ts';
 import { nameMatcher, queryLength } from './name-match.ts';
 
@@ -78,7 +78,7 @@ interface Frame {
   next: number;
 }
 
-export function search(ctx: OpContext, req: OpRequest): Promise<Result> {
+export function search(ctx: OpContext, req: OpRequestOf<'search'>): Promise<Result> {
   return searchTree(ctx.root, req.path, { q: req.q ?? '', limit: req.limit });
 }
 

@@ -10,7 +10,7 @@ import { execute } from '../dispatch/execute.ts';
 
 const [root, archive, to] = process.argv.slice(2);
 const t0 = performance.now();
-const result = await execute({ op: process.env.FELIS_OP ?? 'unzip', path: archive, worldsRoot: root, to, overwrite: false });
+const result = await execute({ op: process.env.FELIS_OP === 'zip' ? 'zip' : 'unzip', path: archive, worldsRoot: root, to, overwrite: false });
 const ms = performance.now() - t0;
 // VmHWM, not getrusage's maxRSS: Linux keeps maxRSS across execve, so it would report the
 // spawning parent's size; the high-water mark of this process's own memory starts fresh.

@@ -16,7 +16,7 @@ import { secretMessage } from '../volume/guard.ts';
 import { linkedEntry, withheldRule } from '../runtime/withheld.ts';
 import { clean, dir } from '../volume/pathutil.ts';
 import { atPath } from '../volume/root.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { pathHasWorkingName } from '../runtime/working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
 import { entryPathMax } from '../archive/names.ts';
@@ -47,7 +47,7 @@ function openDest(ctx: OpContext, archive: string, to: string | undefined): { fd
   }
 }
 
-export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
+export async function unzip(ctx: OpContext, req: OpRequestOf<'unzip'>): Promise<Result> {
   const name = clean(req.path);
   const format = archiveFormat(name);
   if (format === undefined) return fail('bad_path', `${req.path}: ${UNSUPPORTED_ARCHIVE_MESSAGE}`);
@@ -78,7 +78,7 @@ export async function unzip(ctx: OpContext, req: OpRequest): Promise<Result> {
 
 async function extractInto(
   ctx: OpContext,
-  req: OpRequest,
+  req: OpRequestOf<'unzip'>,
   name: string,
   format: ArchiveFormat,
   archiveFd: number,
@@ -170,7 +170,7 @@ async function extractInto(
 }
 
 /** A single compressed file, decoded into `new/` (single.ts). */
-async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck, destRel: string): Promise<Result> {
+async function stageSingleFile(ctx: OpContext, req: OpRequestOf<'unzip'>, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck, destRel: string): Promise<Result> {
   const { stageSingle } = await import('../archive/single.ts');
   const throttle = new ProgressThrottle(ctx.progress);
   const room = freeBytes(ctx);
@@ -202,7 +202,7 @@ async function stageSingleFile(ctx: OpContext, req: OpRequest, name: string, for
  */
 async function stageArchive(
   ctx: OpContext,
-  req: OpRequest,
+  req: OpRequestOf<'unzip'>,
   format: ArchiveFormat,
   archiveFd: number,
   workPath: string,

@@ -18,10 +18,9 @@ import {
   MAX_WRITE_BYTES,
   MAX_WRITE_LINK_HOPS,
   type OpContext,
-  type OpRequest,
+  type OpRequestOf,
 } from '../runtime/types.ts';
-import { sha256Hex } from './read.ts';
-import { readCapped } from '../volume/read-capped.ts';
+import { readCapped, sha256Hex } from './read.ts';
 import { replaceKeeping } from '../trash/replace.ts';
 import { valuesKept } from '../runtime/redacted-values.ts';
 import { isEntry, isWithheldName, linkedEntry, linkedMessage } from '../runtime/withheld.ts';
@@ -192,7 +191,7 @@ function land(ctx: OpContext, t: Target, name: string, content: Buffer, sum: str
   return trashId ? { sha256: sum, trash_id: trashId } : { sha256: sum };
 }
 
-export function write(ctx: OpContext, req: OpRequest): Result {
+export function write(ctx: OpContext, req: OpRequestOf<'write'>): Result {
   const name = req.path === '' ? '.' : req.path;
   const content = req.content ?? Buffer.alloc(0);
   const sum = sha256Hex(content);

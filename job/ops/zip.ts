@@ -12,7 +12,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { fail, failure, msg } from '../volume/failure.ts';
 import { dir, join } from '../volume/pathutil.ts';
 import { existsAt } from '../volume/root.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { isWorkingName, reservedMessage } from '../runtime/working-files.ts';
 import { packToStream, resolveSource, withPackNeed } from '../archive/pack.ts';
 import { landArchive } from '../archive/land.ts';
@@ -38,7 +38,7 @@ function archiveName(dirFd: number, folder: string, base: string, to: string | u
   return fail('exists', `${join(folder, `${base}.zip`)} and the next ${MAX_NAME_TRIES - 1} numbered names already exist`);
 }
 
-export async function zip(ctx: OpContext, req: OpRequest): Promise<Result> {
+export async function zip(ctx: OpContext, req: OpRequestOf<'zip'>): Promise<Result> {
   const src = resolveSource(ctx.root, req.path);
   if (!('isDir' in src)) return src;
   const folder = dir(src.name);

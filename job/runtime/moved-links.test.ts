@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { makeWorld } from '../testing/world.ts';
 import { judgeMovedLinks, LinkBudget } from './moved-links.ts';
 
-const mv = (path: string, to: string) => ({ op: 'rename', path, to });
+const mv = (path: string, to: string) => ({ op: 'rename' as const, path, to });
 
 test('a tree not looked through within the budget is too_large, never moved unchecked', () => {
   const w = makeWorld();

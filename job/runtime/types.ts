@@ -10,54 +10,33 @@ import type { Batch } from '../../lib/protocol/batch-env.ts';
 import type { ListIndexes } from '../listing/list-index.ts';
 import type { PullSettings } from '../pull/settings.ts';
 import type { TrashSettings } from '../../lib/protocol/trash-env.ts';
+import type { ItemsOp, Op, OpFields } from '../../lib/protocol/ops.ts';
 
-/** One `felis files` invocation, as `execute` takes it. */
-export interface OpRequest {
-  /** `list`, `read`, `write`, `mkdir`, `delete` or `rename`. */
-  op: string;
+/**
+ * One `felis files` invocation, as `execute` takes it: one op's request, its fields those its
+ * contract's flags carry (lib/protocol/ops/), any of them absent as in a test's call, and what the
+ * program adds from the env.
+ */
+export type OpRequestOf<K extends Op> = {
+  op: K;
   /** Relative to the root; "" means the root. */
   path: string;
   /** Mount path of the world PVC (`--worlds-root`). */
   worldsRoot: string;
-  /** write: the bytes to land (from FELIS_FILE_CONTENT_*); absent means empty. */
-  content?: Buffer;
-  /** write: hex SHA-256 the content must hash to (`--sha256`); checked when non-empty. */
-  sha256?: string;
-  /** write: hex SHA-256 the current file must have (`--expect-sha256`); checked when non-empty. */
-  expectSha256?: string;
-  /** write: refuse any existing entry at the path (`--create-only`). */
-  createOnly?: boolean;
-  /**
-   * rename: the destination. unzip: the folder to extract into (default: the archive's own).
-   * zip: the archive's name in the source's folder (default: a free `<name>.zip`).
-   * copy: the new path (default: a free `<name> copy<.ext>` beside the original).
-   */
-  to?: string;
-  /** unzip: existing files may be replaced. */
-  overwrite?: boolean;
-  /** list: the page size (`--limit`); with `after` or `q`, any of them makes a paged listing. */
-  limit?: number;
-  /** list: the page starts strictly after this name (`--after`). */
-  after?: string;
-  /** list: case-insensitive substring of the names listed (`--q`). */
-  q?: string;
-  /**
-   * copy (`--max-size`): a synchronous copy, refused with too_large unless the source is a regular
-   * file of at most this many bytes. Absent or negative: any source.
-   */
-  maxSize?: number;
-  /** delete-many, move-many, chmod-many, compress: the items (from FELIS_BATCH_*). */
-  batch?: Batch;
-  /** pull: the URL (`--url`) and the operator's rules from the env; `to` is the file's name. */
-  pull?: PullSettings;
-  /** compress: the archive's format (`--format`: zip, tar.gz, tar.xz or tar.zst). */
-  format?: string;
-  /** trash-restore, trash-purge: the record (`--trash-id`); trash-purge `--all`: every record. */
-  trashId?: string;
-  all?: boolean;
-  /** pull-place: the op id of the pull whose staged download lands in `path` as `to` (`--pull-op`). */
-  pullOp?: string;
-}
+} & Partial<OpFields<K>> &
+  FromEnv<K>;
+
+/** Any op's request: `op` tells which. */
+export type OpRequest = { [K in Op]: OpRequestOf<K> }[Op];
+/** Any op's request but its root, which a test's world adds. */
+export type OpCall = { [K in Op]: Omit<OpRequestOf<K>, 'worldsRoot'> }[Op];
+
+/**
+ * What the program reads from the env beside the flags: a write's bytes (FELIS_FILE_CONTENT_*;
+ * absent means empty), the items of an op that carries them (FELIS_BATCH_*), a pull's URL with the
+ * operator's rules (FELIS_PULL_*).
+ */
+type FromEnv<K extends Op> = (K extends ItemsOp ? { batch?: Batch } : unknown) & (K extends 'write' ? { content?: Buffer } : unknown) & (K extends 'pull' ? { pull?: PullSettings } : unknown);
 
 /** Free-space figures as statfs reports them; free bytes = bavail × bsize. */
 export interface StatfsLike {

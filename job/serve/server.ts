@@ -21,14 +21,14 @@
 import type { AddressInfo } from 'node:net';
 import type { OpQuery } from '../../lib/protocol/op-query.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { SERVE_OPS, type ServeOp } from '../../lib/protocol/ops.ts';
 import { errorBody, resultBody, send } from '../http/answer.ts';
 import { carriesBody } from '../http/body.ts';
 import type { StopReason } from '../http/lifecycle.ts';
 import { PodServer } from '../http/listen.ts';
 
-/** The ops a serving Job answers: the read-only ones. */
-export const SERVE_OPS = ['list', 'read', 'search'] as const;
-export type ServeOp = (typeof SERVE_OPS)[number];
+/** The ops a serving Job answers: the read-only ones (their contracts' `serve`). */
+export { SERVE_OPS, type ServeOp };
 
 /** One request's input: the path, and the op's query where the URL carries one. */
 export interface ServeQuery extends OpQuery {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
 import { createHash } from 'node:crypto';
-import { execute, type ExecuteOptions, type OpRequest } from '../dispatch/execute.ts';
+import { execute, type ExecuteOptions, type OpCall, type OpRequestOf } from '../dispatch/execute.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { LEDGER_DIR } from '../runtime/withheld.ts';
 
@@ -23,7 +23,7 @@ export interface World {
   /** Absolute path of a file inside the root. */
   p: (rel: string) => string;
   /** Runs one op against this world. */
-  run: (req: Omit<OpRequest, 'worldsRoot'>, opts?: ExecuteOptions) => Promise<Result>;
+  run: (req: OpCall, opts?: ExecuteOptions) => Promise<Result>;
 }
 
 export const SECRET_TEXT = 'forwarding-secret-XYZZY\n';
@@ -97,7 +97,7 @@ export function content(r: Result): Buffer {
   return Buffer.from(r.content ?? '', 'base64');
 }
 
-export function writeReq(pathRel: string, data: string | Buffer, extra: Partial<OpRequest> = {}): Omit<OpRequest, 'worldsRoot'> {
+export function writeReq(pathRel: string, data: string | Buffer, extra: Partial<OpRequestOf<'write'>> = {}): Omit<OpRequestOf<'write'>, 'worldsRoot'> {
   const b = Buffer.isBuffer(data) ? data : Buffer.from(data);
   return { op: 'write', path: pathRel, content: b, sha256: sha256(b), ...extra };
 }

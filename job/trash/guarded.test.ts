@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { content, makeWorld, PROPS, SECRET_TEXT, TRASH_ON, writeReq, type World } from '../testing/world.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
+import type { ExecuteOptions, OpCall } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { MAX_LEDGER_ENTRIES } from '../runtime/withheld.ts';
 import { RECORD_FILE } from './record.ts';
 
-function on(w: World, req: Omit<OpRequest, 'worldsRoot'>, opts: ExecuteOptions = {}): Promise<Result> {
+function on(w: World, req: OpCall, opts: ExecuteOptions = {}): Promise<Result> {
   return w.run(req, { trash: TRASH_ON, ...opts });
 }
 

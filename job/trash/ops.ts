@@ -6,7 +6,7 @@
  */
 import type { Result, TrashItem } from '../../lib/protocol/result.ts';
 import { fail } from '../volume/failure.ts';
-import type { OpContext, OpRequest } from '../runtime/types.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { restoreRecord } from './restore.ts';
 import { Trash } from './store.ts';
 import fs from 'node:fs';
@@ -19,7 +19,7 @@ function notFound(id: string): Result {
   return fail('trash_not_found', `the trash holds nothing by the id ${id}`);
 }
 
-export function trashList(ctx: OpContext, req: OpRequest): Result {
+export function trashList(ctx: OpContext, req: OpRequestOf<'trash-list'>): Result {
   const trash = Trash.open(ctx, false);
   if (!trash) return {};
   try {
@@ -40,7 +40,7 @@ export function trashList(ctx: OpContext, req: OpRequest): Result {
   }
 }
 
-export function trashRestore(ctx: OpContext, req: OpRequest): Result {
+export function trashRestore(ctx: OpContext, req: OpRequestOf<'trash-restore'>): Result {
   const id = req.trashId ?? '';
   const trash = Trash.open(ctx, false);
   if (!trash) return notFound(id);
@@ -58,7 +58,7 @@ export function trashRestore(ctx: OpContext, req: OpRequest): Result {
   }
 }
 
-export function trashPurge(ctx: OpContext, req: OpRequest): Result {
+export function trashPurge(ctx: OpContext, req: OpRequestOf<'trash-purge'>): Result {
   const trash = Trash.open(ctx, false);
   if (!trash) return req.all ? {} : notFound(req.trashId ?? '');
   try {

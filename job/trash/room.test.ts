@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makeWorld, sha256, TRASH_ON, writeReq, type World } from '../testing/world.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpRequest, StatfsLike } from '../runtime/types.ts';
+import type { ExecuteOptions, OpCall, StatfsLike } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { openContext } from '../ops/context.ts';
 import { landUpload } from '../upload/land.ts';
@@ -18,7 +18,7 @@ import { pulled } from '../ops/pull.test-kit.ts';
 const T0 = Date.now();
 
 /** Runs an op with the trash on, at a time after every record the test made. */
-function on(w: World, req: Omit<OpRequest, 'worldsRoot'>, opts: ExecuteOptions = {}): Promise<Result> {
+function on(w: World, req: OpCall, opts: ExecuteOptions = {}): Promise<Result> {
   return w.run(req, { trash: TRASH_ON, now: () => T0 + 60_000, ...opts });
 }
 
@@ -108,7 +108,7 @@ test("a pull whose Content-Length is past FELIS_PULL_MAX_BYTES or past the free 
   const w = makeWorld();
   const ids = await trashed(w, 2, 3000);
   const opts = { statfs: volume(w, 1000, 3000) };
-  const pull = (url: string, env: Record<string, string> = {}): Omit<OpRequest, 'worldsRoot'> => ({
+  const pull = (url: string, env: Record<string, string> = {}): OpCall => ({
     op: 'pull',
     path: 'config',
     to: 'got.bin',

@@ -4,12 +4,12 @@ import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { makeWorld, sha256, SECRET_TEXT, snapshot, TRASH_OFF, TRASH_ON, writeReq, type World } from '../testing/world.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpRequest } from '../runtime/types.ts';
+import type { ExecuteOptions, OpCall } from '../runtime/types.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { removeWithin } from './store.ts';
 
 /** Runs an op with the trash on (unless the options say otherwise). */
-function on(w: World, req: Omit<OpRequest, 'worldsRoot'>, opts: ExecuteOptions = {}): Promise<Result> {
+function on(w: World, req: OpCall, opts: ExecuteOptions = {}): Promise<Result> {
   return w.run(req, { trash: TRASH_ON, ...opts });
 }
 

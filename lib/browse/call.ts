@@ -8,9 +8,10 @@
 import http from 'node:http';
 import { queryString, type OpQuery } from '../protocol/op-query.ts';
 import { MAX_LOG_BYTES } from '../protocol/result.ts';
+import type { ServeOp } from '../protocol/ops.ts';
 
-/** The ops a browse Pod answers (job/serve/server.ts SERVE_OPS). */
-export type BrowseOp = 'list' | 'read' | 'search';
+/** The ops a browse Pod answers (their contracts' `serve`). */
+export type BrowseOp = ServeOp;
 
 export type CallOutcome =
   | { kind: 'ok'; body: string }

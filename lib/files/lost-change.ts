@@ -16,19 +16,16 @@
  */
 import { DomainError } from '../errors.ts';
 import type { Op } from '../job-spec/ops.ts';
+import { lostResultOf } from '../protocol/ops.ts';
 import type { JobLostError } from '../runner/errors.ts';
-
-/** Made in one atomic step: a lost result leaves the change made or not made, never half. */
-const ONE_STEP: ReadonlySet<Op> = new Set<Op>(['write', 'mkdir', 'rename', 'copy', 'trash-purge']);
-/** Journaled: the next change of the world finishes or undoes it before anything else. */
-const JOURNALED: ReadonlySet<Op> = new Set<Op>(['delete-many', 'move-many', 'trash-restore']);
 
 const CHECK = 'check the files before running it again';
 
 /** What the caller reads of a lost change of `op`. */
 export function lostMessage(op: Op, opId: string): string {
   const lost = `the file operation ${opId} ended without a result, so its outcome is unknown`;
-  if (JOURNALED.has(op)) return `${lost}: the next change of this world settles it first, all of it or none of it; ${CHECK}`;
+  // Journaled: the next change of the world finishes or undoes it before anything else.
+  if (lostResultOf(op) === 'settled') return `${lost}: the next change of this world settles it first, all of it or none of it; ${CHECK}`;
   if (op === 'chmod-many') return `${lost}: some modes may be set and others not; check the files, or run it again (setting a mode twice changes nothing)`;
   return `${lost}: ${CHECK}`;
 }
@@ -43,5 +40,6 @@ export class OutcomeUnknownError extends DomainError<'outcome_unknown'> {
 
 /** The error a lost change of `op` is answered with: the JobLostError itself for a one-step change, else OutcomeUnknownError. */
 export function lostChange(op: Op, opId: string, err: JobLostError): Error {
-  return ONE_STEP.has(op) ? err : new OutcomeUnknownError(op, opId, err);
+  // Made in one atomic step: a lost result leaves the change made or not made, never half.
+  return lostResultOf(op) === 'atomic' ? err : new OutcomeUnknownError(op, opId, err);
 }

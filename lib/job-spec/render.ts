@@ -21,11 +21,14 @@ import {
   MANAGED_BY_FILES,
 } from '../labels.ts';
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
-import { setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { DomainError } from '../errors.ts';
 import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
-import { carriesItems, encodeBatchEnv, isBatchOp, type Batch } from '../protocol/batch-env.ts';
+import { carriesItems, encodeBatchEnv, type Batch } from '../protocol/batch-env.ts';
+import { ASYNC_OPS, contractOf, HEAP_LIMITED_OPS, JOURNALED_OPS, opHas } from '../protocol/ops.ts';
 import { holdsWorld, isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
+
+export { ASYNC_OPS, HEAP_LIMITED_OPS, JOURNALED_OPS };
+export { pushQuery } from '../protocol/op-contract.ts';
 
 export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
@@ -38,8 +41,6 @@ const FALLBACK_SECONDS = 120;
 export const ASYNC_DEADLINE_SECONDS = 7200;
 export const ASYNC_TTL_SECONDS = 1800;
 export const ASYNC_CPU = '1';
-/** The only ops that run in the background: the caller gets an op id, not a result. */
-export const ASYNC_OPS: readonly Op[] = ['upload', 'unzip', 'zip', 'copy', 'pull', 'compress'];
 /**
  * V8 heap limits for the archive ops' Job program (on the container as NODE_OPTIONS; Felis's command
  * line is unchanged, and a program that is not Node ignores it). The extraction's live heap is a
@@ -54,8 +55,6 @@ export const ARCHIVE_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-siz
  * ~150 MiB of the Job's 256 MiB at 1 GiB pulled).
  */
 export const PULL_NODE_OPTIONS = '--max-old-space-size=64';
-/** The ops whose Job gets ARCHIVE_NODE_OPTIONS. */
-export const HEAP_LIMITED_OPS: readonly Op[] = ['unzip', 'zip', 'copy', 'compress'];
 
 export interface JobParams {
   namespace: string;
@@ -155,80 +154,9 @@ export function quantity(v: string | undefined, fallback: string, what: string):
   return q;
 }
 
+/** Felis's command line: the op, its path and the world's mount, then the op's own flags (its contract's). */
 function args(p: JobParams, op: Op): string[] {
-  const a = ['--op', op, '--path', p.path, '--worlds-root', p.worldsRoot];
-  switch (op) {
-    case 'write':
-      a.push('--sha256', p.sha256 ?? '');
-      if (p.expectSha256) a.push('--expect-sha256', p.expectSha256);
-      if (p.createOnly) a.push('--create-only');
-      if (p.contentTokenSha256) a.push('--receive');
-      break;
-    case 'rename':
-      a.push('--to', p.to ?? '');
-      break;
-    case 'upload':
-      a.push('--source-url', p.sourceUrl ?? '', '--size', String(p.size ?? -1), '--sha256', p.sha256 ?? '');
-      if (p.overwrite) a.push('--overwrite');
-      break;
-    case 'unzip':
-      if (p.overwrite) a.push('--overwrite');
-      // Without --to the archive's own folder is the destination, exactly Felis's command line.
-      if (p.to) a.push('--to', p.to);
-      break;
-    case 'zip':
-      // Without --to the Job picks a free name next to the source.
-      if (p.to) a.push('--to', p.to);
-      break;
-    case 'compress':
-      // The selection's paths are in the env; the folder is --path, the archive's name --to.
-      a.push('--format', p.format ?? '');
-      if (p.to) a.push('--to', p.to);
-      break;
-    case 'list':
-      // Only when given: a listing without them is Felis's command line, byte for byte.
-      pushQuery(a, p);
-      break;
-    case 'copy':
-      // Without --to the Job picks a free `<name> copy` beside the source; --max-size makes it a sync copy.
-      if (p.to) a.push('--to', p.to);
-      if (p.maxSize !== undefined && p.maxSize >= 0) a.push('--max-size', String(p.maxSize));
-      break;
-    case 'search':
-      // The query is the search's own; its limit only when asked for (the Job has a default).
-      pushQuery(a, p);
-      break;
-    case 'trash-list':
-      pushQuery(a, p);
-      break;
-    case 'trash-restore':
-      a.push('--trash-id', p.trashId ?? '');
-      if (p.to) a.push('--to', p.to);
-      break;
-    case 'trash-purge':
-      if (p.trashId) a.push('--trash-id', p.trashId);
-      else a.push('--all');
-      break;
-    case 'pull':
-      a.push('--url', p.url ?? '');
-      // Without --to the Job takes the name the answer or the URL suggests.
-      if (p.to) a.push('--to', p.to);
-      break;
-    case 'pull-place':
-      a.push('--to', p.to ?? '', '--pull-op', p.pullOp ?? '');
-      break;
-    default:
-      break;
-  }
-  return a;
-}
-
-/** `--limit`, `--after`, `--q` for the fields of an op's query that are set (lib/protocol/op-query.ts). */
-export function pushQuery(a: string[], p: OpQuery): void {
-  const q = setQuery(p);
-  if (q.limit !== undefined) a.push('--limit', String(q.limit));
-  if (q.after !== undefined) a.push('--after', q.after);
-  if (q.q !== undefined) a.push('--q', q.q);
+  return ['--op', op, '--path', p.path, '--worlds-root', p.worldsRoot, ...contractOf(op).encode(p)];
 }
 
 function env(p: JobParams, op: Op): V1EnvVar[] | undefined {
@@ -244,18 +172,19 @@ function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
   }
   if (op === 'write') return encodeContentEnv(p.content ?? Buffer.alloc(0));
   if (op === 'upload') return [{ name: 'FELIS_UPLOAD_TOKEN', value: p.uploadToken ?? '' }];
-  if (isBatchOp(op)) {
+  if (opHas(op, 'batch')) {
     const vars = encodeBatchEnv(p.batch!);
     if (!vars) throw new BatchTooLargeError();
     return vars;
   }
   const out: V1EnvVar[] = [];
-  if (op === 'compress') {
+  // compress: its selection's paths; the many-file ops returned theirs above.
+  if (carriesItems(op)) {
     const vars = encodeBatchEnv(p.batch!);
     if (!vars) throw new BatchTooLargeError();
     out.push(...vars);
   }
-  if (HEAP_LIMITED_OPS.includes(op)) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+  if (opHas(op, 'heapLimited')) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
   if (op === 'pull') {
     out.push({ name: 'NODE_OPTIONS', value: PULL_NODE_OPTIONS });
     for (const name of Object.keys(p.pullEnv ?? {}).sort()) if (PULL_ENV.includes(name)) out.push({ name, value: p.pullEnv![name] });
@@ -265,16 +194,9 @@ function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
     // the Job's deadline, then the time its finished Job stays listed (job/ops/pull-staging.ts).
     out.push({ name: PULL_KEEP_ENV, value: String(pullKeepSeconds(p)) });
   }
-  if (JOURNALED_OPS.includes(op) || op === 'pull') out.push(OP_ID_ENV);
+  if (opHas(op, 'journaled') || op === 'pull') out.push(OP_ID_ENV);
   return out.length > 0 ? out : undefined;
 }
-
-/**
- * Ops that place many paths under a journal: their Job is told its op id (from its own op-id label,
- * so the spec names nothing new), which the journal keeps, so the Job that recovers an interrupted
- * one can say which op it was (lib/protocol/recovered.ts).
- */
-export const JOURNALED_OPS: readonly Op[] = ['unzip'];
 
 /** The operator's pull settings a pull Job's env carries (job/ops/pull.ts reads them); nothing else passes. */
 export const PULL_ENV: readonly string[] = ['FELIS_PULL_ALLOW', 'FELIS_PULL_DENY', 'FELIS_PULL_PORTS', 'FELIS_PULL_MAX_BYTES', 'FELIS_PULL_CONNECT_TIMEOUT_SECONDS', 'FELIS_PULL_IDLE_TIMEOUT_SECONDS'];
@@ -309,7 +231,7 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (op === 'pull-place' && (!p.to || !/^[0-9a-f]{16}$/.test(p.pullOp ?? ''))) throw new JobSpecError('a placement needs the name and the op id of its pull');
   if (p.cancelTokenSha256 !== undefined && (op !== 'pull' || !/^[0-9a-f]{64}$/.test(p.cancelTokenSha256))) throw new JobSpecError('only a pull takes a cancel token digest');
   if (carriesItems(op) !== (p.batch !== undefined)) throw new JobSpecError(carriesItems(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
-  if (p.async && !ASYNC_OPS.includes(op)) {
+  if (p.async && !opHas(op, 'async')) {
     throw new JobSpecError(`operation ${op} cannot run in the background`);
   }
   const cpu = quantity(p.cpu, DEFAULT_CPU, 'cpu');
@@ -323,9 +245,9 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
     [LABEL_SERVER]: p.server,
     [LABEL_FILES_OP]: p.opId,
-    // A pull holds nothing (it writes only its own staging): mode `read`, which Felis's rule and
-    // ours both pass by, and its own label names the op (lib/labels.ts fileOpOf).
-    [LABEL_FILES_MODE]: op === 'pull' ? 'read' : op,
+    // A mutation that holds nothing (a pull writes only its own staging): mode `read`, which Felis's
+    // rule and ours both pass by, and its own label names the op (lib/labels.ts fileOpOf).
+    [LABEL_FILES_MODE]: rw && !holds ? 'read' : op,
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
@@ -348,7 +270,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.
     capabilities: !rw ? [] : needsChown(op) ? ['CHOWN', 'DAC_OVERRIDE'] : needsFowner(op) ? ['DAC_OVERRIDE', 'FOWNER'] : ['DAC_OVERRIDE'],
     // The trash is readable by its owner alone, the user the writing Jobs run as.
-    asWriter: op === 'trash-list',
+    asWriter: opHas(op, 'asWriter'),
   });
 }
 

@@ -16,11 +16,9 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { CONTENT_PART_CHARS, STRICT_BASE64, type EnvVar } from './content-env.ts';
+import { BATCH_OPS, itemsField, opHas, type BatchOp, type ItemsOp } from './ops.ts';
 
-export const BATCH_OPS = ['delete-many', 'move-many', 'chmod-many'] as const;
-export type BatchOp = (typeof BATCH_OPS)[number];
-/** The ops whose items travel in FELIS_BATCH_*: the many-file ops, and compress (its selection's paths). */
-export type ItemsOp = BatchOp | 'compress';
+export { BATCH_OPS, type BatchOp, type ItemsOp };
 
 export interface Move {
   from: string;
@@ -48,7 +46,7 @@ export const MODE = /^[0-7]{3}$/;
 
 /** The field each op's items are under. */
 export function batchField(op: ItemsOp): 'paths' | 'moves' | 'files' {
-  return op === 'delete-many' || op === 'compress' ? 'paths' : op === 'move-many' ? 'moves' : 'files';
+  return itemsField(op);
 }
 
 /** The items of a batch, whatever its op, as the paths they name first (the answer's `path`s). */
@@ -85,12 +83,12 @@ export function fitsOneJob(b: Batch): boolean {
 }
 
 export function isBatchOp(op: string): op is BatchOp {
-  return (BATCH_OPS as readonly string[]).includes(op);
+  return opHas(op, 'batch');
 }
 
 /** Whether an op's Job carries items in FELIS_BATCH_* (a many-file op, or compress). */
 export function carriesItems(op: string): op is ItemsOp {
-  return isBatchOp(op) || op === 'compress';
+  return opHas(op, 'items');
 }
 
 export class BatchEnvError extends Error {

@@ -11,23 +11,23 @@
  * @module
  */
 import { GRACE_MS, parseLock } from './lock-value.ts';
+import { EDIT_OPS, opHas, type EditOp } from './ops.ts';
+
+export { EDIT_OPS, type EditOp };
 
 export const EDIT_PATH = '/op';
 /** `POST /end`: the session stops now (a function saw the server no longer stopped). */
 export const END_PATH = '/end';
 
 /**
- * The ops a session Pod changes the world for: the small, synchronous ones. The long ones (archives,
- * single uploads) keep their own Jobs, whose Pods hold the world while they run; an upload
+ * Whether a session Pod changes the world for an op (its contract's `edit`): the small, synchronous
+ * ones. The long ones (archives, single uploads) keep their own Jobs, whose Pods hold the world while they run; an upload
  * session has its own receiver, which, like this Pod, changes the world only in a call carrying
  * the lock (session-lock.ts); a pull's download holds nothing, and its placement (`pull-place`) is
  * a Job of its own, made by the settle pass.
  */
-export const EDIT_OPS = ['write', 'mkdir', 'delete', 'rename', 'copy', 'delete-many', 'move-many', 'chmod-many'] as const;
-export type EditOp = (typeof EDIT_OPS)[number];
-
 export function isEditOp(op: string): op is EditOp {
-  return (EDIT_OPS as readonly string[]).includes(op);
+  return opHas(op, 'edit');
 }
 
 /** The env a call may carry: the op's content and items, the trash's settings, the op's id. */
