@@ -138,7 +138,6 @@ export function upwardImports(graph: Map<string, string[]>): string[] {
       if (a === undefined || b === undefined) {
         bad.push(`${from} -> ${to}: lib/${a === undefined ? ff : tf} has no layer; give it one`);
       } else if (a === b && ff === tf) {
-        continue;
       } else if (b >= a && !Object.hasOwn(ALLOWED_UPWARD, `${from} -> ${to}`)) {
         bad.push(`${from} -> ${to}: ${ff === '.' ? from : ff} (layer ${a}) may not import ${tf === '.' ? to : tf} (layer ${b})`);
       }

@@ -5,7 +5,6 @@
  * else is 404; a wrong token 401. The listener closes when the op ends.
  * @module
  */
-import type http from 'node:http';
 import { bearerMatches, listenOn, send } from '../serve/server.ts';
 import { listenEnv } from '../serve/env.ts';
 

@@ -82,7 +82,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Does the `Authorization` header carry the token whose SHA-256 is `expected`? Constant time. */
 export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
-  if (!header || !header.startsWith('Bearer ')) return false;
+  if (!header?.startsWith('Bearer ')) return false;
   const digest = createHash('sha256').update(header.slice('Bearer '.length)).digest();
   return digest.length === expected.length && timingSafeEqual(digest, expected);
 }
