@@ -177,7 +177,7 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
   }
 
   function warningHeader(w: string[] | undefined): Record<string, string[]> {
-    return w && w.length ? { Warning: w.map((m) => `299 - ${JSON.stringify(m)}`) } : {};
+    return w?.length ? { Warning: w.map((m) => `299 - ${JSON.stringify(m)}`) } : {};
   }
 
   function authorize(user: UserInfo, info: RequestInfo): void {

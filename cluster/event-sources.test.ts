@@ -23,9 +23,9 @@ test('a Job change event has the real adapter attributes: type, subject, kind/na
   assert.equal(ev.type, 'dev.knative.apiserver.resource.update');
   assert.equal(ev.source, 'https://10.96.0.1:443');
   assert.equal(ev.subject, '/apis/batch/v1/namespaces/minecraft/jobs/snap-survival');
-  assert.equal(ev['kind'], 'Job');
-  assert.equal(ev['name'], 'snap-survival');
-  assert.equal(ev['namespace'], 'minecraft');
+  assert.equal(ev.kind, 'Job');
+  assert.equal(ev.name, 'snap-survival');
+  assert.equal(ev.namespace, 'minecraft');
   assert.deepEqual((ev.data as V1Job & { kind: string }).kind, 'Job');
   assert.notEqual(jobChangeEvent('s', 'update', job('u1', 3)).id, jobChangeEvent('s', 'update', job('u1', 3)).id, 'every id is new');
   const ping = pingEvent('minecraft', 'tick');

@@ -19,7 +19,7 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig, V1Container, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { Agent as UndiciAgent, fetch as undiciFetch } from 'undici';
 import { tokenKubeConfig, tokenKubeconfigYaml } from './kubeconfig.ts';
 import { createApiServer, RequestCounter } from './apiserver.ts';

@@ -197,7 +197,7 @@ describe('a node restart', () => {
         await again.close();
       }
     };
-    assert.match(await lastWords(3000), /^started\n[^]*finished-on-term\n$/);
+    assert.match(await lastWords(3000), /^started\n[\s\S]*finished-on-term\n$/);
     // Without a grace, a stop is a crash: SIGKILL, no last words.
     assert.doesNotMatch(await lastWords(0), /finished-on-term/);
   });

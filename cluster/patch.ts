@@ -29,7 +29,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const bo = b as Record<string, unknown>;
   const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
   const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual(ao[k], bo[k]));
+  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && deepEqual(ao[k], bo[k]));
 }
 
 /** RFC 7386: objects merge recursively, `null` deletes, anything else replaces. */
@@ -67,7 +67,7 @@ function container(doc: Json, parts: string[]): Json {
   let cur: Json = doc;
   for (const p of parts) {
     if (Array.isArray(cur)) cur = cur[arrayIndex(p, cur.length, false)]!;
-    else if (isObject(cur) && Object.prototype.hasOwnProperty.call(cur, p)) cur = cur[p]!;
+    else if (isObject(cur) && Object.hasOwn(cur, p)) cur = cur[p]!;
     else throw new JsonPatchError(`doc is missing path: ${p}`);
   }
   return cur;
@@ -94,7 +94,7 @@ function removeAt(doc: Json, path: string): Json {
   if (key === undefined) throw new JsonPatchError('cannot remove the document root');
   const parent = container(doc, parts);
   if (Array.isArray(parent)) parent.splice(arrayIndex(key, parent.length, false), 1);
-  else if (isObject(parent) && Object.prototype.hasOwnProperty.call(parent, key)) delete parent[key];
+  else if (isObject(parent) && Object.hasOwn(parent, key)) delete parent[key];
   else throw new JsonPatchError(`Unable to remove nonexistent key: ${key}: missing value`);
   return doc;
 }
@@ -105,7 +105,7 @@ function replaceAt(doc: Json, path: string, value: Json): Json {
   if (key === undefined) return clone(value);
   const parent = container(doc, parts);
   if (Array.isArray(parent)) parent[arrayIndex(key, parent.length, false)] = clone(value);
-  else if (isObject(parent) && Object.prototype.hasOwnProperty.call(parent, key)) parent[key] = clone(value);
+  else if (isObject(parent) && Object.hasOwn(parent, key)) parent[key] = clone(value);
   else throw new JsonPatchError(`replace operation does not apply: doc is missing key: ${path}`);
   return doc;
 }

@@ -110,7 +110,7 @@ export class Authenticator {
   authenticate(authorization: string | undefined): UserInfo | undefined {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     const e = m ? this.tokens.get(m[1]!) : undefined;
-    return e && e.audiences.includes(API_AUDIENCE) ? e.user : undefined;
+    return e?.audiences.includes(API_AUDIENCE) ? e.user : undefined;
   }
 
   /**

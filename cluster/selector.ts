@@ -282,7 +282,7 @@ function parseIntStrict(v: string): bigint | undefined {
 }
 
 function requirementMatches(r: Requirement, labels: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, r.key);
+  const has = Object.hasOwn(labels, r.key);
   const v = labels[r.key];
   switch (r.operator) {
     case 'in':
@@ -366,7 +366,7 @@ function splitTerms(s: string): string[] {
   return out;
 }
 
-function unescape(v: string): string {
+function unescapeValue(v: string): string {
   let out = '';
   for (let i = 0; i < v.length; i++) {
     const c = v[i]!;
@@ -400,7 +400,7 @@ export function parseFieldSelector(input: string): FieldTerm[] {
       }
     }
     if (idx < 0) throw new Error(`invalid selector: '${input}'; can't understand '${part}'`);
-    terms.push({ field: part.slice(0, idx), value: unescape(part.slice(idx + op.length)), not: op === '!=' });
+    terms.push({ field: part.slice(0, idx), value: unescapeValue(part.slice(idx + op.length)), not: op === '!=' });
   }
   return terms;
 }

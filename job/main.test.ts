@@ -41,7 +41,7 @@ test('end to end: node job/main.ts files --op ... prints one result line and exi
   const w = makeWorld();
   const data = Buffer.from('hello\nrcon.password=zzz\n');
   const writeEnv = Object.fromEntries(encodeContentEnv(data).map((v) => [v.name, v.value]));
-  const [list, read, write, missing, escape, noFiles, badFlag, noOp, chmod, badEnv, singleDash] = await Promise.all([
+  const [list, read, write, missing, outside, noFiles, badFlag, noOp, chmod, badEnv, singleDash] = await Promise.all([
     felis(['files', '--op', 'list', '--path', 'config', '--worlds-root', w.root]),
     felis(['files', '--op', 'read', '--path', 'server.properties', '--worlds-root', w.root]),
     felis(['files', '--op', 'write', '--path', 'plugins.txt', '--worlds-root', w.root, '--sha256', sha256(data)], writeEnv),
@@ -68,8 +68,8 @@ test('end to end: node job/main.ts files --op ... prints one result line and exi
 
   assert.equal(missing.code, 0);
   assert.deepEqual(resultOf(missing), { code: 'not_found', error: 'missing.txt does not exist' });
-  assert.equal(escape.code, 0);
-  assert.equal(resultOf(escape).code, 'bad_path');
+  assert.equal(outside.code, 0);
+  assert.equal(resultOf(outside).code, 'bad_path');
 
   for (const [run, re] of [
     [noFiles, /^felis: unknown command "list"\nusage: felis files/],

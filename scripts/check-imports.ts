@@ -297,9 +297,7 @@ export function upwardImports(graph: Map<string, string[]>): string[] {
       const b = layerOf(to);
       if (a === undefined || b === undefined) {
         bad.push(`${from} -> ${to}: ${name(a === undefined ? from : to, a === undefined ? ff : tf)} has no layer; give it one`);
-      } else if (ff === tf && (ff !== '.' || a === b)) {
-        continue;
-      } else if (b >= a && !Object.hasOwn(ALLOWED_UPWARD, `${from} -> ${to}`)) {
+      } else if ((ff !== tf || (ff === '.' && a !== b)) && b >= a && !Object.hasOwn(ALLOWED_UPWARD, `${from} -> ${to}`)) {
         bad.push(`${from} -> ${to}: ${name(from, ff)} (layer ${a}) may not import ${name(to, tf)} (layer ${b})`);
       }
     }

@@ -65,7 +65,7 @@ test('a bundle with its wrappers rewritten runs the same, and its source map sti
     const lines = code.split('\n');
     const outLines = out.split('\n');
     let compared = 0;
-    before.forEach((cols, l) =>
+    before.forEach((cols, l) => {
       cols.forEach((c, i) => {
         const at = lines.slice(0, l).join('\n').length + (l ? 1 : 0) + c;
         // Segments on the `=>` an edit removes have no text of their own left to compare.
@@ -74,8 +74,8 @@ test('a bundle with its wrappers rewritten runs the same, and its source map sti
         const next = Math.min(...edits.map((e) => e.at).filter((x) => x > at), at + 8);
         assert.equal(outLines[l]!.slice(after[l]![i]!, after[l]![i]! + next - at), lines[l]!.slice(c, c + next - at), `line ${l} column ${c}`);
         compared++;
-      }),
-    );
+      });
+    });
     assert.ok(compared > 5);
   } finally {
     rmSync(dir, { recursive: true, force: true });

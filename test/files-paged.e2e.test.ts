@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, until, type Stack } from './support/stack.ts';
+import { startStack, q, type Stack } from './support/stack.ts';
 import { oneShotEditor, untilWarm, SURVIVAL } from './support/warm-cold.ts';
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));

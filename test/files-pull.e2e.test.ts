@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ended, waitOp } from './support/ops.ts';
-import { startStack, tierMs, type Stack } from './support/stack.ts';
+import { startStack, type Stack } from './support/stack.ts';
 
 const body = Buffer.alloc(2 << 20, 'felis');
 

@@ -13,7 +13,7 @@ import { roleGrants } from './support/role.ts';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
-const write = (path: string, content: string, extra: object = {}) => ({ content: b64(content), content_sha256: sha(content), ...extra });
+const write = (content: string, extra: object = {}) => ({ content: b64(content), content_sha256: sha(content), ...extra });
 
 describe(`file routes through the ${TIER} cluster`, () => {
   let s: Stack;
@@ -25,7 +25,7 @@ describe(`file routes through the ${TIER} cluster`, () => {
   });
 
   test('write → read → rename → list → delete round trip', async () => {
-    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('plugins/../hello.txt')}`, write('', 'hello\n'));
+    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('plugins/../hello.txt')}`, write('hello\n'));
     assert.equal(w.status, 200, w.text);
     assert.deepEqual(w.body, { path: 'plugins/../hello.txt', status: 'written', sha256: sha('hello\n') });
     assert.equal(w.headers.get('content-type'), 'application/json; charset=utf-8');
@@ -96,26 +96,26 @@ describe(`file routes through the ${TIER} cluster`, () => {
       assert.equal(r.body.error.code, 'bad_path', p);
       assert.doesNotMatch(r.text, /outside secret|not-for-your-eyes/);
     }
-    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('out-link/secret.txt')}`, write('', 'pwned'));
+    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('out-link/secret.txt')}`, write('pwned'));
     assert.equal(w.status, 400, w.text);
     assert.equal(readFileSync(join(s.dataDir, 'outside/secret.txt'), 'utf8'), 'outside secret');
     assert.equal(readlinkSync(join(s.world, 'out-link')), join(s.dataDir, 'outside'));
   });
 
   test('a stale expect_sha256 is 409 file_changed and leaves the file; the right one writes', async () => {
-    await s.call('PUT', '/api/v1/servers/survival/file?path=ops.json', write('', '[]'));
-    const stale = await s.call('PUT', '/api/v1/servers/survival/file?path=ops.json', write('', '["x"]', { expect_sha256: sha('something else') }));
+    await s.call('PUT', '/api/v1/servers/survival/file?path=ops.json', write('[]'));
+    const stale = await s.call('PUT', '/api/v1/servers/survival/file?path=ops.json', write('["x"]', { expect_sha256: sha('something else') }));
     assert.equal(stale.status, 409, stale.text);
     assert.equal(stale.body.error.code, 'file_changed');
     assert.match(stale.body.error.request_id, /.+/);
     assert.equal(readFileSync(join(s.world, 'ops.json'), 'utf8'), '[]');
-    const ok = await s.call('PUT', '/api/v1/servers/survival/file?path=ops.json', write('', '["x"]', { expect_sha256: sha('[]') }));
+    const ok = await s.call('PUT', '/api/v1/servers/survival/file?path=ops.json', write('["x"]', { expect_sha256: sha('[]') }));
     assert.equal(ok.status, 200, ok.text);
     assert.equal(readFileSync(join(s.world, 'ops.json'), 'utf8'), '["x"]');
   });
 
   test('create_only on an existing file and rename onto an existing name are 409 file_exists', async () => {
-    const c = await s.call('PUT', '/api/v1/servers/survival/file?path=eula.txt', write('', 'eula=false\n', { create_only: true }));
+    const c = await s.call('PUT', '/api/v1/servers/survival/file?path=eula.txt', write('eula=false\n', { create_only: true }));
     assert.equal(c.status, 409);
     assert.equal(c.body.error.code, 'file_exists');
     assert.equal(readFileSync(join(s.world, 'eula.txt'), 'utf8'), 'eula=true\n');

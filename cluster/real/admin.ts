@@ -11,7 +11,7 @@
 
 import { readFileSync } from 'node:fs';
 import { loadAll } from 'js-yaml';
-import { AdminClient, HttpError } from '../admin-client.ts';
+import { type AdminClient, HttpError } from '../admin-client.ts';
 
 type Any = any;
 

@@ -23,7 +23,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig, V1Container, V1JobCondition, V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 import { tokenKubeConfig, tokenKubeconfigYaml } from '../kubeconfig.ts';
 import { Faults } from '../faults.ts';

@@ -40,7 +40,7 @@ export function backgroundFromListing(payload: string, name: string, maxBytes: n
   }
   if (!r || typeof r !== 'object' || r.code !== undefined || !Array.isArray(r.entries)) return false;
   const e = (r.entries as Entry[]).find((x) => x && x.name === name);
-  if (!e || e.is_symlink !== false) return false;
+  if (e?.is_symlink !== false) return false;
   if (e.is_dir === true) return true;
   return e.is_dir === false && typeof e.size === 'number' && e.size > maxBytes;
 }

@@ -226,9 +226,9 @@ test('begin carries parents=true to the receiver only when asked; any other valu
     assert.equal(k.paths.at(-1), '/begin?path=maps%2Flevel.dat&size=3', v);
   }
   // What needs no disk is still refused before any Job, parents or not.
-  const escape = await k.call('POST', `${BASE}?path=..%2Fx%2Fa&parents=true`, { size: 3 });
-  assert.equal(escape.status, 400);
-  assert.equal(escape.body.error.code, 'bad_path');
+  const outside = await k.call('POST', `${BASE}?path=..%2Fx%2Fa&parents=true`, { size: 3 });
+  assert.equal(outside.status, 400);
+  assert.equal(outside.body.error.code, 'bad_path');
 });
 
 test('every call that changes the world runs in its turn in the world\'s line and carries the lock to the receiver; the status takes none', async () => {

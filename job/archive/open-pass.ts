@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import type { ArchiveFormat } from '../../lib/files/archive-names.ts';
 import type { ArchivePass } from './pass.ts';
-import { ArchiveReadError, ZipPass } from './zip-reader.ts';
+import { ZipPass } from './zip-reader.ts';
 
 /** How each format is named in a refusal ("… is not a readable <name> archive"). */
 export const FORMAT_NAMES: Record<ArchiveFormat, string> = {

@@ -125,7 +125,7 @@ export async function planArchive(pass: ArchivePass, workDir: string, visit: Vis
   };
   for (const rec of names.sorted()) {
     const name = rec.subarray(0, rec.length - 2);
-    if (!groupName || !groupName.equals(name)) {
+    if (!groupName?.equals(name)) {
       closeGroup();
       groupName = name;
       groupFiles = 0;

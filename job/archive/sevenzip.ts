@@ -42,6 +42,7 @@ function gluePath(): string {
  * The worker's program, a CommonJS script (eval'd: it has to run inside the bundle, which has no
  * file of its own for it). Control words: [0] bytes forwarded and not yet read, [1] 1 = stop.
  */
+// biome-ignore lint/complexity/noUselessStringRaw: raw, so a backslash written in the worker's code one day stays as written
 const WORKER = String.raw`
 const { workerData, parentPort } = require('node:worker_threads');
 const fs = require('node:fs');

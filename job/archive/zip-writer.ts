@@ -315,7 +315,7 @@ export class ZipWriter {
       const at = 46 + name.length;
       c.writeUInt16LE(0x0001, at);
       c.writeUInt16LE(8 * big.length, at + 2);
-      big.forEach((v, i) => c.writeBigUInt64LE(v, at + 4 + 8 * i));
+      for (const [i, v] of big.entries()) c.writeBigUInt64LE(v, at + 4 + 8 * i);
     }
     this.#spill.append(c);
     this.#entries++;

@@ -14,7 +14,7 @@ export function tokenDigest(tokenSha256: string): Buffer {
 
 /** Does the `Authorization` header carry the token whose SHA-256 is `expected`? Constant time. */
 export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
-  if (!header || !header.startsWith('Bearer ')) return false;
+  if (!header?.startsWith('Bearer ')) return false;
   const digest = createHash('sha256').update(header.slice('Bearer '.length)).digest();
   return digest.length === expected.length && timingSafeEqual(digest, expected);
 }

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit, type Run } from '../journal/crash.test-kit.ts';
+import { crashKit } from '../journal/crash.test-kit.ts';
 import { treeDigest } from '../archive/forge.test-kit.ts';
 import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';

@@ -66,7 +66,7 @@ export function checkDeletes(ctx: OpContext, paths: string[]): Item[] | Result {
     }
   }
   const folders = new Set(items.filter((i) => i.isDir).map((i) => idKey(i.id)));
-  items.forEach((item, i) => (item.covered = above[i]!.some((k) => folders.has(k))));
+  for (const [i, item] of items.entries()) item.covered = above[i]!.some((k) => folders.has(k));
   return items;
 }
 

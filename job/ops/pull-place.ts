@@ -96,5 +96,5 @@ function land(ctx: OpContext, staging: PullStaging, data: { fd: number; st: fs.B
 /** Whether `name` in `dirFd` is already the staged file itself (same inode, not followed). */
 function alreadyLinked(dirFd: number, name: string, st: fs.BigIntStats): boolean {
   const there = fs.lstatSync(atPath(dirFd, name), { bigint: true, throwIfNoEntry: false });
-  return there !== undefined && there.isFile() && sameIdentity(identityOf(there), identityOf(st));
+  return there?.isFile() === true && sameIdentity(identityOf(there), identityOf(st));
 }

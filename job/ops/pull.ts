@@ -29,11 +29,10 @@ import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime
 import { freeBytes, trashBytes } from '../trash/room.ts';
 import { checkName } from './pull-landing.ts';
 import { isOpId, keepSecondsFrom, PullStaging, DATA } from './pull-staging.ts';
-import { openPull, PullFailed, type ConnectOptions, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
+import { openPull, PullFailed, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
 import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
 import { suggestedName } from '../pull/name.ts';
 import { FileSink } from '../pull/sink.ts';
-import type { PullSettings } from '../pull/settings.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 

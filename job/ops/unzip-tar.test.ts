@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { makeWorld, openFds, type World } from '../testing/world.ts';
 import { forgeTar, type ForgedTar } from '../archive/forge.test-kit.ts';
 import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
-import type { Result } from '../../lib/protocol/result.ts';
 
 /** Writes a forged tar at `rel`, gzipped when the name says so. */
 function put(w: World, rel: string, entries: ForgedTar[] | Buffer): void {

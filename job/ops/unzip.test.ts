@@ -10,7 +10,6 @@ import { errnoError, makeWorld, openFds, type World } from '../testing/world.ts'
 import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, type Forged } from '../archive/forge.test-kit.ts';
 import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
 import { forgeZipEntries, hostileSuite } from '../archive/hostile-suite.test-kit.ts';
-import type { Result } from '../../lib/protocol/result.ts';
 
 function put(w: World, rel: string, entries: Forged[] | Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });

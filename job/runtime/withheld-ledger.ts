@@ -50,7 +50,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function parseLedger(text: string): Content[] {
   try {
     const v = JSON.parse(text) as { v?: unknown; contents?: unknown };
-    if (!v || v.v !== 1 || !Array.isArray(v.contents) || v.contents.length > MAX_LEDGER_ENTRIES) return [];
+    if (v?.v !== 1 || !Array.isArray(v.contents) || v.contents.length > MAX_LEDGER_ENTRIES) return [];
     const out: Content[] = [];
     for (const c of v.contents as Array<{ size?: unknown; sha256?: unknown }>) {
       if (!c || typeof c !== 'object' || !Number.isSafeInteger(c.size) || (c.size as number) <= 0) return [];

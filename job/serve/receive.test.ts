@@ -84,7 +84,7 @@ test('an upload is placed in one piece, new files 0644, an overwrite keeps the m
     idleMs: 60_000,
     lifetimeMs: 60_000,
     land: async (req, body) => {
-      const ctx = openContext(w.root, { chown: (p, uid, gid) => void owned.push(`${uid}:${gid}`) });
+      const ctx = openContext(w.root, { chown: (_p, uid, gid) => void owned.push(`${uid}:${gid}`) });
       try {
         return await landUpload(ctx, req, body);
       } finally {

@@ -481,7 +481,7 @@ export function resumeIntake(ctx: OpContext, id: string): Intake | null {
   const trash = Trash.open(ctx, false);
   if (!trash) return null;
   const r = trash.read(id);
-  if (!r || r.record.state !== 'moving') {
+  if (r?.record.state !== 'moving') {
     if (r) fs.closeSync(r.fd);
     trash.close();
     return null;

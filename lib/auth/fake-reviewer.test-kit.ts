@@ -45,7 +45,7 @@ export class FakeReviewer implements Reviewer {
     this.reviews.tokens++;
     await this.#wait();
     const t = this.tokens.get(token);
-    if (!t || !t.audiences.includes(audience)) return undefined;
+    if (!t?.audiences.includes(audience)) return undefined;
     return { username: t.user, groups: t.groups ?? ['system:authenticated'] };
   }
 

@@ -41,9 +41,9 @@ function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string; de
       env.FELIS_SERVE_PORT = '0';
       if (o.digest) env.FELIS_SERVE_TOKEN_SHA256 = o.digest;
       const args = c.args!.map((a) => (a === '/data' ? root : a));
-      void runCli(['files', ...args], env, { stdout: (t) => void (printed.push(t), readers.forEach((r) => r.write(t))), stderr: () => {} }, { onWriteReceiving: (r) => (receiving = r) }).then((code) => {
+      void runCli(['files', ...args], env, { stdout: (t) => void (printed.push(t), readers.forEach((r) => void r.write(t))), stderr: () => {} }, { onWriteReceiving: (r) => (receiving = r) }).then((code) => {
         exit = code;
-        readers.forEach((r) => r.end());
+        for (const r of readers) r.end();
       });
   };
   const api: JobPodApi = {

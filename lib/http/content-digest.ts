@@ -26,7 +26,7 @@ export function parseContentDigest(values: readonly string[]): Buffer {
   const m = B64.exec(value);
   // Standard base64 of 32 bytes is 44 characters with one `=`; anything else is not a SHA-256.
   const bytes = m && m[1]!.length % 4 === 0 ? Buffer.from(m[1]!, 'base64') : undefined;
-  if (!bytes || bytes.length !== 32 || bytes.toString('base64') !== m![1]) {
+  if (bytes?.length !== 32 || bytes.toString('base64') !== m![1]) {
     throw new ApiError(400, 'bad_digest', 'the Content-Digest sha-256 value must be :<base64 of 32 bytes>:');
   }
   return bytes;

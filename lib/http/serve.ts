@@ -19,7 +19,6 @@ import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { authFromEnv } from './auth.ts';
-import type { Deps } from './deps.ts';
 import { listen, serverTimeoutsFromEnv, type RouteModule } from './host.ts';
 
 export type { RouteModule };

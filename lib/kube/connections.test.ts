@@ -80,7 +80,9 @@ test('different connection settings get their own pool; patching twice changes n
 
 test('when the connection settings change (a rotated CA or certificate), the oldest pools are closed, not kept forever', async (t) => {
   const servers = await Promise.all([1, 2, 3, 4, 5].map(() => countingServer()));
-  t.after(() => servers.forEach((s) => s.close()));
+  t.after(() => {
+    for (const s of servers) s.close();
+  });
   const kc = reuseConnections(configFor(servers[0]!.url));
   for (const s of servers) {
     // The same KubeConfig pointed elsewhere: other connection settings, as a rotation gives.

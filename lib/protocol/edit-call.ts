@@ -93,7 +93,7 @@ export function decodeEditCall(body: string): EditCall | string {
  */
 export function leaseHolds(lock: string, nowMs: number): boolean {
   const l = parseLock(lock);
-  if (!l || l.kind !== 'file-write') return false;
+  if (l?.kind !== 'file-write') return false;
   const age = nowMs - l.at.getTime();
   const limit = GRACE_MS - LEASE_MARGIN_MS;
   return age < limit && -age < limit;

@@ -330,7 +330,7 @@ class Waiter {
         n += (chunk as Buffer).length;
         if (n >= MAX_LOG_BYTES) break;
       }
-    } catch (err) {
+    } catch {
       this.check();
       // A broken stream after the result: the phase check that follows decides.
     } finally {

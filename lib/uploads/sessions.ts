@@ -14,7 +14,6 @@
  */
 import { callerTrash } from '../job-spec/trash.ts';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { backgroundTtlSeconds, type AsyncSettings } from '../ops/background.ts';

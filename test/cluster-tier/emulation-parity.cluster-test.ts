@@ -70,7 +70,7 @@ const job = (name: string | undefined, extra: { metadata?: object; spec?: object
 const mc = (name: string, spec: object = { desiredState: 'Stopped' }) => ({ apiVersion: 'felis.lolicon.best/v1alpha1', kind: 'MinecraftServer', metadata: { name }, spec });
 
 /** v1.20 writes `(e.g. 'a',  or 'b'` with two spaces; current Kubernetes one (B.10). */
-const oneSpace = (s: unknown) => (typeof s === 'string' ? s.replace(/',  or '/g, "', or '") : s);
+const oneSpace = (s: unknown) => (typeof s === 'string' ? s.replace(/', {2}or '/g, "', or '") : s);
 
 interface Cause {
   field?: string;
@@ -402,7 +402,7 @@ describe('the emulation answers as the real apiserver does', { skip: ENV ? false
         jobParallelism: created.spec.parallelism,
         jobCompletions: created.spec.completions,
         jobTemplateLabels: Object.keys(created.spec.template.metadata.labels).filter((l) => !l.startsWith('batch.kubernetes.io/')).sort(),
-        podName: new RegExp('^shape-[bcdfghjklmnpqrstvwxz2456789]{5}$').test(pod.metadata.name),
+        podName: /^shape-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(pod.metadata.name),
         podOwner: pod.metadata.ownerReferences.map((o: any) => ({ kind: o.kind, name: o.name, controller: o.controller, blockOwnerDeletion: o.blockOwnerDeletion })),
         podPhase: pod.status.phase,
         podQos: pod.status.qosClass,

@@ -123,7 +123,7 @@ export const ROUTE_PROSE = {
   },
   'exports.download': {
     summary: 'The signed URL: the file, or the folder as a zip stream. No bearer: the signature is the credential.',
-    answer: 'the file (`Content-Length`, `ETag`, `Accept-Ranges: bytes`; `Range` / `If-Range` give 206 with `Content-Range`, 416 `range_not_satisfiable` past the end), or the folder as a zip stream (`Accept-Ranges: none`), with `Content-Disposition: attachment`, `nosniff`, `no-store`, `X-Felis-World-State: stopped\|running` (`running`: read beside the game, a file may be mid-save); an export Job holds the world as `export` while it streams (docs/downloads.md)',
+    answer: 'the file (`Content-Length`, `ETag`, `Accept-Ranges: bytes`; `Range` / `If-Range` give 206 with `Content-Range`, 416 `range_not_satisfiable` past the end), or the folder as a zip stream (`Accept-Ranges: none`), with `Content-Disposition: attachment`, `nosniff`, `no-store`, `X-Felis-World-State: stopped|running` (`running`: read beside the game, a file may be mid-save); an export Job holds the world as `export` while it streams (docs/downloads.md)',
   },
   'holder.get': {
     summary: "What holds one server's world.",

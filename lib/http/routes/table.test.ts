@@ -49,11 +49,11 @@ test('every function registers exactly its routes of the table, and accepts exac
 
 test('the check above can fail: a route registered by hand, or a route left out, is found', () => {
   const extra: RouteModule = (deps) => (app) => {
-    FUNCTIONS['holder']!(deps)(app);
+    FUNCTIONS.holder!(deps)(app);
     app.get('/api/v1/servers/:name/extra', (c) => c.text('x'));
   };
   assert.deepEqual(disagreement(extra, 'holder'), ['holder registers GET /api/v1/servers/:name/extra, not in the table']);
-  assert.equal(disagreement(FUNCTIONS['start']!, 'holder').length, 8, 'two routes and two event types each way');
+  assert.equal(disagreement(FUNCTIONS.start!, 'holder').length, 8, 'two routes and two event types each way');
 });
 
 test('a route cannot be half-added: a missing handler, or one for a route of another function, is an error', () => {
