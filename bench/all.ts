@@ -7,7 +7,27 @@ import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
-const benches = ['sync-runner.bench.ts', 'cold-start.bench.ts', 'archive.bench.ts', 'archive-formats.bench.ts', 'archive-7z.bench.ts', 'compress.bench.ts', 'auth.bench.ts', 'browse.bench.ts', 'download.bench.ts', 'upload.bench.ts', 'transfer-ratio.bench.ts', 'contention.bench.ts', 'list-page.bench.ts', 'copy.bench.ts', 'search.bench.ts', 'batch.bench.ts', 'trash.bench.ts', 'edit.bench.ts', 'pull.bench.ts'];
+const benches = [
+  'sync-runner.bench.ts',
+  'cold-start.bench.ts',
+  'archive.bench.ts',
+  'archive-formats.bench.ts',
+  'archive-7z.bench.ts',
+  'compress.bench.ts',
+  'auth.bench.ts',
+  'browse.bench.ts',
+  'download.bench.ts',
+  'upload.bench.ts',
+  'transfer-ratio.bench.ts',
+  'contention.bench.ts',
+  'list-page.bench.ts',
+  'copy.bench.ts',
+  'search.bench.ts',
+  'batch.bench.ts',
+  'trash.bench.ts',
+  'edit.bench.ts',
+  'pull.bench.ts',
+];
 const merged: Record<string, unknown> = {};
 
 for (const b of benches) {

@@ -6,17 +6,18 @@
  * no free tool writes RAR). Median of N runs (default 3) each; ratio = reference time / ours (above
  * 1: faster). Prints the entry limit past which both are refused (too_large). Installs `7zip`, `unar` and GNU `time` with apt-get when missing.
  */
+
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { buildJobProgram } from '../scripts/build.ts';
-import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
 import { forge7z } from '../job/archive/7z.test-kit.ts';
-import { forgeRar5 } from '../job/archive/rar.test-kit.ts';
 import type { ForgedTar } from '../job/archive/forge.test-kit.ts';
+import { forgeRar5 } from '../job/archive/rar.test-kit.ts';
 import { MAX_ENTRIES } from '../job/archive/sevenzip-pass.ts';
+import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
+import { buildJobProgram } from '../scripts/build.ts';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');

@@ -11,15 +11,16 @@
  * Wall time and peak RSS (GNU time's %M) per run, medians of `--runs` (3), and the ratio
  * tool time / our time (≥ 1 is faster than the tool). Installs what is missing with apt-get.
  */
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { buildJobProgram } from '../scripts/build.ts';
-import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
 import { forgeTar } from '../job/archive/forge.test-kit.ts';
+import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
+import { buildJobProgram } from '../scripts/build.ts';
 import { median, numberArg } from './support.ts';
 
 const args = process.argv.slice(2);
@@ -145,7 +146,13 @@ try {
   if (!only || only === 'single') {
     const plain = path.join(base, 'big.log');
     const fd = fs.openSync(plain, 'w');
-    for (let i = 0; i < 48; i++) fs.writeSync(fd, randomBytes(1 << 20).toString('base64').slice(0, (1 << 20) * 4 / 3));
+    for (let i = 0; i < 48; i++)
+      fs.writeSync(
+        fd,
+        randomBytes(1 << 20)
+          .toString('base64')
+          .slice(0, ((1 << 20) * 4) / 3),
+      );
     fs.closeSync(fd);
     for (const c of CODECS) {
       const file = path.join(base, `big.log${c.single}`);

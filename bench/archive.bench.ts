@@ -5,15 +5,16 @@
  * files), each archive we pack checked by `unzip -t`. Archives are generated under a temp dir
  * and deleted after. Installs Info-ZIP (Debian `unzip`, `zip`) when missing.
  */
-import { smallEntriesZip } from './zip-fixtures.ts';
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { buildJobProgram } from '../scripts/build.ts';
 import { ARCHIVE_NODE_OPTIONS, HEAP_LIMITED_OPS } from '../lib/job-spec/render.ts';
+import { buildJobProgram } from '../scripts/build.ts';
+import { smallEntriesZip } from './zip-fixtures.ts';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -28,7 +29,6 @@ function ensurePeers(): void {
   execFileSync('apt-get', ['update'], { stdio: 'ignore' });
   execFileSync('apt-get', ['install', '-y', 'unzip', 'zip', 'time'], { stdio: 'ignore' });
 }
-
 
 const TIME = '/usr/bin/time';
 
@@ -112,7 +112,9 @@ try {
     results[`unzip_ms_${label}`] = Math.round(o.ms);
     results[`infozip_unzip_ms_${label}`] = Math.round(iz.ms);
     results[`unzip_peak_rss_mib_${label === '1m' ? '1m_entries' : label}`] = Math.round(o.rssMiB);
-    rows.push(`unzip ${label.padEnd(5)} archive ${(size / 2 ** 20).toFixed(1)} MiB: felis ${o.ms.toFixed(0)} ms (peak RSS ${o.rssMiB.toFixed(0)} MiB), Info-ZIP ${iz.ms.toFixed(0)} ms (peak RSS ${iz.rssMiB.toFixed(0)} MiB), ratio ${ratio.toFixed(2)}`);
+    rows.push(
+      `unzip ${label.padEnd(5)} archive ${(size / 2 ** 20).toFixed(1)} MiB: felis ${o.ms.toFixed(0)} ms (peak RSS ${o.rssMiB.toFixed(0)} MiB), Info-ZIP ${iz.ms.toFixed(0)} ms (peak RSS ${iz.rssMiB.toFixed(0)} MiB), ratio ${ratio.toFixed(2)}`,
+    );
   }
   if (ratios.length > 0) {
     // The geometric mean of the per-case ratios (Info-ZIP time / ours): above 1 means faster.

@@ -51,7 +51,10 @@ roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: felis-w
   const modes = {
     token: { app: createApp({ logger, auth: authFromEnv({ FELIS_TOKEN: TOKEN }, kc, logger) }, route), token: TOKEN },
     warm: { app: createApp({ logger, auth: authFromEnv({ FELIS_AUTH_MODE: 'kubernetes' }, kc, logger) }, route), token: userToken },
-    cold: { app: createApp({ logger, auth: authFromEnv({ FELIS_AUTH_MODE: 'kubernetes', FELIS_AUTH_ALLOW_TTL_SECONDS: '0', FELIS_AUTH_DENY_TTL_SECONDS: '0' }, kc, logger) }, route), token: userToken },
+    cold: {
+      app: createApp({ logger, auth: authFromEnv({ FELIS_AUTH_MODE: 'kubernetes', FELIS_AUTH_ALLOW_TTL_SECONDS: '0', FELIS_AUTH_DENY_TTL_SECONDS: '0' }, kc, logger) }, route),
+      token: userToken,
+    },
   };
   const times: Record<keyof typeof modes, number[]> = { token: [], warm: [], cold: [] };
   const once = async (m: keyof typeof modes) => {

@@ -6,19 +6,19 @@
  * revisions, not an end-to-end latency.
  * @module
  */
+
+import { filesRead } from '../functions/files-read/app.ts';
+import { callSession } from '../lib/browse/call.ts';
+import { BrowseSessions } from '../lib/browse/sessions.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { createApp } from '../lib/http/app.ts';
 import { buildDeps } from '../lib/http/deps.ts';
-import { createLogger } from '../lib/log.ts';
 import { loadKubeConfig } from '../lib/kube/config.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
-import { BrowseSessions } from '../lib/browse/sessions.ts';
-import { callSession } from '../lib/browse/call.ts';
-import { filesRead } from '../functions/files-read/app.ts';
+import { createLogger } from '../lib/log.ts';
 import { median } from './support.ts';
 
 const PATH = '/api/v1/servers/survival/file?path=server.properties';
-
 
 /** Replaces `obj[method]` with a version that records how long each call took under `stage`. */
 function timed<O extends object>(obj: O, method: keyof O & string, stage: string, record: (stage: string, ms: number) => void): void {

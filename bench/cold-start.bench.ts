@@ -15,7 +15,7 @@
  * process with its own compile cache: what loading it costs every function before its first
  * request can be answered, whatever the request is (`cold_start_client_load_*`).
  */
-import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
+
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { startCluster } from '../cluster/index.ts';
+import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { buildAll, common } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { warmImage } from '../scripts/image-compile-cache.ts';
@@ -40,9 +41,7 @@ const compare = argv.includes('--compare');
 // in the same run, interleaved, so a busy machine skews every variant alike. Rows only, no JSON keys.
 // `--also-cc <label>=<dir>`: the same with a compile cache of its own, which the variant's first
 // process fills.
-const also = argv.flatMap((a, i) =>
-  a === '--also' || a === '--also-cc' ? [[...(argv[i + 1]!.split('=') as [string, string]), a === '--also-cc'] as const] : [],
-);
+const also = argv.flatMap((a, i) => (a === '--also' || a === '--also-cc' ? [[...(argv[i + 1]!.split('=') as [string, string]), a === '--also-cc'] as const] : []));
 // `--also-flags <label>=<node flags>`: these bundles started with other Node flags (space-separated),
 // with a compile cache of their own (V8 rejects a cache made under other flags).
 const alsoFlags = argv.flatMap((a, i) => {
@@ -378,7 +377,9 @@ if (asJson) {
     for (const fn of functions) rows.push(row(`${fn} (${label})`, dir, fn, results[`${fn} (${label})`]!));
   }
   for (const r of rows) {
-    console.log(`| ${r.fn} | ${r1(r.startupKiB)} | ${r1(r.totalKiB)} | ${r1(r.healthz)} | ${r1(r.firstOp)} | ${r1(r.warmOp)} | ${r1(r.firstOp - r.warmOp)} | ${r1(r.healthzCpu)} | ${r1(r.firstOpCpu)} | ${r1(r.warmOpCpu)} | ${r.status} |`);
+    console.log(
+      `| ${r.fn} | ${r1(r.startupKiB)} | ${r1(r.totalKiB)} | ${r1(r.healthz)} | ${r1(r.firstOp)} | ${r1(r.warmOp)} | ${r1(r.firstOp - r.warmOp)} | ${r1(r.healthzCpu)} | ${r1(r.firstOpCpu)} | ${r1(r.warmOpCpu)} | ${r.status} |`,
+    );
   }
   // What the budget leaves between /healthz and the first answer (beyond the request's own warm
   // cost), beside what the client chunk alone takes to load in that stretch.

@@ -9,16 +9,17 @@
  * compressor, `unzip -t`) and must hold every file. Installs zip, unzip, zstd and GNU time when
  * missing.
  */
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { buildJobProgram } from '../scripts/build.ts';
 import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
 import { encodeBatchEnv } from '../lib/protocol/batch-env.ts';
 import { PACK_FORMATS, type PackFormat } from '../lib/protocol/pack-format.ts';
+import { buildJobProgram } from '../scripts/build.ts';
 import { median, numberArg } from './support.ts';
 
 const args = process.argv.slice(2);
@@ -59,11 +60,18 @@ function makeSelection(root: string): number {
   for (let i = 0; i < 400; i++) put(`region/r.${i % 20}.${Math.floor(i / 20)}.mca`, randomBytes(128 << 10));
   for (let d = 0; d < 46; d++) {
     fs.mkdirSync(path.join(root, `data/d${d}`), { recursive: true });
-    for (let i = 0; i < 100; i++) put(`data/d${d}/player-${d}-${i}.json`, Buffer.from(JSON.stringify({ id: `${d}-${i}`, pos: [d * 16, 64, i * 16], inventory: Array.from({ length: 40 }, (_, k) => ({ slot: k, item: `minecraft:stone_${k % 7}`, count: (k * 13) % 64 })) })));
+    for (let i = 0; i < 100; i++)
+      put(
+        `data/d${d}/player-${d}-${i}.json`,
+        Buffer.from(
+          JSON.stringify({ id: `${d}-${i}`, pos: [d * 16, 64, i * 16], inventory: Array.from({ length: 40 }, (_, k) => ({ slot: k, item: `minecraft:stone_${k % 7}`, count: (k * 13) % 64 })) }),
+        ),
+      );
   }
   for (let p = 0; p < 50; p++) {
     fs.mkdirSync(path.join(root, `plugins/Plugin${p}`), { recursive: true });
-    for (let i = 0; i < 100; i++) put(`plugins/Plugin${p}/config-${i}.yml`, Buffer.from(`# plugin ${p}\nenabled: true\nmessages:\n${Array.from({ length: 20 }, (_, k) => `  key${k}: "value ${p} ${i} ${k}"`).join('\n')}\n`));
+    for (let i = 0; i < 100; i++)
+      put(`plugins/Plugin${p}/config-${i}.yml`, Buffer.from(`# plugin ${p}\nenabled: true\nmessages:\n${Array.from({ length: 20 }, (_, k) => `  key${k}: "value ${p} ${i} ${k}"`).join('\n')}\n`));
   }
   return total;
 }

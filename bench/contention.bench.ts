@@ -122,7 +122,11 @@ try {
 if (asJson) console.log(JSON.stringify(out));
 else {
   console.log(`contention (${out.contention_writers} writers × ${out.contention_seconds} s, sync writes to one server):`);
-  console.log(`  changes that join: one writer ${out.contention_single_mutations_s} writes/s (p50 ${out.contention_single_ok_p50_ms} ms); ${out.contention_writers} writers ${out.contention_mutations_s} writes/s (${out.contention_ratio}×; p50 ${out.contention_ok_p50_ms} ms, p95 ${out.contention_ok_p95_ms} ms); 409: ${out.contention_409}`);
-  console.log(`  Felis's rule: ${out.contention_writers} writers ${out.contention_felis_mutations_s} writes/s, ${out.contention_felis_409} refused (p50 ${out.contention_felis_refusal_p50_ms} ms); with Prefer: wait=10 ${out.contention_felis_wait_mutations_s} writes/s, ${out.contention_felis_wait_409} refused`);
+  console.log(
+    `  changes that join: one writer ${out.contention_single_mutations_s} writes/s (p50 ${out.contention_single_ok_p50_ms} ms); ${out.contention_writers} writers ${out.contention_mutations_s} writes/s (${out.contention_ratio}×; p50 ${out.contention_ok_p50_ms} ms, p95 ${out.contention_ok_p95_ms} ms); 409: ${out.contention_409}`,
+  );
+  console.log(
+    `  Felis's rule: ${out.contention_writers} writers ${out.contention_felis_mutations_s} writes/s, ${out.contention_felis_409} refused (p50 ${out.contention_felis_refusal_p50_ms} ms); with Prefer: wait=10 ${out.contention_felis_wait_mutations_s} writes/s, ${out.contention_felis_wait_409} refused`,
+  );
   console.log(`  5xx: ${out.contention_5xx}; other 4xx: ${out.contention_other_4xx}; no answer: ${out.contention_errors}`);
 }

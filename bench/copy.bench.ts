@@ -130,7 +130,9 @@ try {
 if (asJson) console.log(JSON.stringify(results));
 else {
   log('');
-  log(`copy of a ${MIB} MiB file: ${results.copy_ms_file} ms through the route (${results.copy_mib_s_file} MiB/s; 202 after ${results.copy_start_ms_file} ms), cp ${results.cp_ms_file} ms (${results.cp_mib_s_file} MiB/s): ratio ${results.copy_ratio_vs_cp_file}; cp + sync ${results.cp_sync_ms_file} ms: ratio ${results.copy_ratio_vs_cp_sync_file}`);
+  log(
+    `copy of a ${MIB} MiB file: ${results.copy_ms_file} ms through the route (${results.copy_mib_s_file} MiB/s; 202 after ${results.copy_start_ms_file} ms), cp ${results.cp_ms_file} ms (${results.cp_mib_s_file} MiB/s): ratio ${results.copy_ratio_vs_cp_file}; cp + sync ${results.cp_sync_ms_file} ms: ratio ${results.copy_ratio_vs_cp_sync_file}`,
+  );
   log(
     `copy of ${FILES} files of ${FILE_KIB} KiB: ${results.copy_ms_folder} ms through the route (${results.copy_mib_s_folder} MiB/s; 202 after ${results.copy_start_ms_folder} ms), cp -r ${results.cp_ms_folder} ms (${results.cp_mib_s_folder} MiB/s): ratio ${results.copy_ratio_vs_cp_folder}; cp -r + sync ${results.cp_sync_ms_folder} ms: ratio ${results.copy_ratio_vs_cp_sync_folder}`,
   );

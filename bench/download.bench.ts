@@ -11,15 +11,15 @@
  * client itself reaches with no network and no server, so no download through it can be faster.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import http from 'node:http';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
 import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
+import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -150,7 +150,9 @@ if (asJson) {
   console.log(`  through files-download (sign, export Job, stream, write)  ${out.download_mib_s} MiB/s`);
   console.log(`  cp on the same disk                                      ${out.download_cp_mib_s} MiB/s`);
   console.log(`  ratio                                                    ${out.download_ratio_vs_cp} (target >= 0.5)`);
-  console.log(`  peak RSS: function ${out.download_fn_peak_rss_mib} MiB, export Job ${out.download_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.download_fn_cpu_s_per_gib} s, export Job ${out.download_pod_cpu_s_per_gib} s`);
+  console.log(
+    `  peak RSS: function ${out.download_fn_peak_rss_mib} MiB, export Job ${out.download_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.download_fn_cpu_s_per_gib} s, export Job ${out.download_pod_cpu_s_per_gib} s`,
+  );
   console.log(`  start (request to headers: export Job and Pod)          p50 ${out.download_start_ms} ms`);
   if (CURL) console.log(`  curl copying file:// to the same disk (no network)       ${out.curl_file_mib_s} MiB/s (the client's own ceiling; ratio ${out.download_ratio_vs_curl_file})`);
 }

@@ -15,7 +15,7 @@
  * so that floor is out of any Node relay's reach. This one says how far below it a bare Node relay
  * lands on the same machine in the same run.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -7,7 +7,7 @@
  * the sync bench's draws); three reads and writes first, so connections and learning are warm.
  */
 import { createHash } from 'node:crypto';
-import { startStack, FUNCTION_USER } from '../test/support/stack.ts';
+import { FUNCTION_USER, startStack } from '../test/support/stack.ts';
 import { numberArg } from './support.ts';
 
 const argv = process.argv.slice(2);

@@ -3,7 +3,7 @@
  * cluster with function bundles started in their own processes, as Knative instances would run.
  * @module
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { startCluster } from '../cluster/index.ts';
 import { buildAll } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
-import { startBundleProcess, type BundleProcess } from '../test/support/bundle-process.ts';
+import { type BundleProcess, startBundleProcess } from '../test/support/bundle-process.ts';
 import { createServer, STOPPED } from '../test/support/servers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

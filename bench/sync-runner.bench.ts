@@ -8,30 +8,29 @@
  * instance for all ops (it learns Pod start times), `sync_cold` a new one for every op. The cluster runs in a process of its own.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { tokenKubeConfig } from '../cluster/kubeconfig.ts';
-import { buildJobProgram } from '../scripts/build.ts';
-import { renderFilesJob } from '../lib/job-spec/render.ts';
 import { newOpId } from '../lib/files/editor.ts';
+import { renderFilesJob } from '../lib/job-spec/render.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
-import { SyncRunner } from '../lib/runner/sync-runner.ts';
-import { parseResultPayload } from '../lib/protocol/result-parse.ts';
 import { LABEL_FILES_OP } from '../lib/labels.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
-import { felis150Strategy, seedStrategy, type Strategy } from './peer-strategies.ts';
-import { median, numberArg, quantile, prng } from './support.ts';
+import { parseResultPayload } from '../lib/protocol/result-parse.ts';
+import { SyncRunner } from '../lib/runner/sync-runner.ts';
+import { buildJobProgram } from '../scripts/build.ts';
+import { felis150Strategy, type Strategy, seedStrategy } from './peer-strategies.ts';
+import { median, numberArg, prng, quantile } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
 const N = numberArg(argv, '--ops', 40);
 const USER = 'system:serviceaccount:minecraft:felis-world';
-
 
 await buildJobProgram();
 const dataDir = mkdtempSync(join(tmpdir(), 'felis-bench-'));
@@ -43,8 +42,7 @@ const info = await new Promise<{ url: string; caPem: string; control: string; ad
   createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l)));
   child.once('exit', (code) => reject(new Error(`cluster process exited ${code}`)));
 });
-const control = async (path: string, body?: unknown) =>
-  (await fetch(info.control + path, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
+const control = async (path: string, body?: unknown) => (await fetch(info.control + path, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) })).json() as Promise<any>;
 
 const api = new KubeJobPodApi(tokenKubeConfig(info.url, info.functionToken, 'bench', 'minecraft', info.caPem));
 const admin = tokenKubeConfig(info.url, info.adminToken, 'bench-admin', 'minecraft', info.caPem).makeApiClient(CoreV1Api);
@@ -128,7 +126,8 @@ for (const [name, r] of Object.entries(results)) {
   out[`${name}_api_requests_p50`] = median(r.requests);
 }
 if (process.env.BENCH_DEBUG) {
-  for (const [n, r] of Object.entries(results)) console.error(n, r.overhead.map((x) => Math.round(x)).join(' '), '\n   requests', r.requests.join(' '), '\n   start to result', r.run.map((x) => Math.round(x)).join(' '));
+  for (const [n, r] of Object.entries(results))
+    console.error(n, r.overhead.map((x) => Math.round(x)).join(' '), '\n   requests', r.requests.join(' '), '\n   start to result', r.run.map((x) => Math.round(x)).join(' '));
 }
 if (asJson) {
   console.log(JSON.stringify(out));

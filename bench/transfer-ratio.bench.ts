@@ -86,5 +86,7 @@ else {
   console.log(`            a bare Node relay of the same shape ${out.ratio_download_node_floor_mib_s} MiB/s, ratio ${out.download_ratio_vs_node_floor}`);
   console.log(`  upload:   ours ${out.ratio_upload_mib_s} MiB/s, floor (splice relay, two digests) ${out.ratio_upload_floor_mib_s} MiB/s, ratio ${out.upload_ratio_vs_floor} (target >= 0.8)`);
   console.log(`            a bare Node relay of the same shape (one request, two digests, fdatasync) ${out.ratio_upload_node_floor_mib_s} MiB/s, ratio ${out.upload_ratio_vs_node_floor}`);
-  console.log(`  peak RSS: download function ${out.ratio_download_fn_peak_rss_mib} MiB, export Job ${out.ratio_download_pod_peak_rss_mib} MiB; upload function ${out.ratio_upload_fn_peak_rss_mib} MiB, receiver ${out.ratio_upload_pod_peak_rss_mib} MiB`);
+  console.log(
+    `  peak RSS: download function ${out.ratio_download_fn_peak_rss_mib} MiB, export Job ${out.ratio_download_pod_peak_rss_mib} MiB; upload function ${out.ratio_upload_fn_peak_rss_mib} MiB, receiver ${out.ratio_upload_pod_peak_rss_mib} MiB`,
+  );
 }

@@ -14,14 +14,14 @@
  * `trash_restore_ms`, `job_start_ms`, `trash_restore_beyond_start_ms` (restore − start; target ≤
  * 1000), `trash_files` (the size run).
  */
-import { spawnSync, execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildJobProgram } from '../scripts/build.ts';
 import { treeDigest } from '../job/archive/forge.test-kit.ts';
+import { buildJobProgram } from '../scripts/build.ts';
 import { median, numberArg, prng } from './support.ts';
 
 const argv = process.argv.slice(2);
@@ -125,7 +125,8 @@ function plainRun(): number {
   sync(world);
   const { ms } = felis(world, { FELIS_TRASH: 'off' }, ['--op', 'delete', '--path', name]);
   if (fs.existsSync(path.join(world, name))) throw new Error(`the plain delete left ${name} behind`);
-  if (fs.existsSync(path.join(world, '.felis-edit-undo')) && fs.readdirSync(path.join(world, '.felis-edit-undo')).length !== 0) throw new Error('the plain delete (FELIS_TRASH=off) put something in the trash');
+  if (fs.existsSync(path.join(world, '.felis-edit-undo')) && fs.readdirSync(path.join(world, '.felis-edit-undo')).length !== 0)
+    throw new Error('the plain delete (FELIS_TRASH=off) put something in the trash');
   sync(world);
   return ms;
 }

@@ -16,15 +16,15 @@
  * process, as a Knative instance would.
  */
 import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, openSync, closeSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
-import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import { cpuSeconds, highestPeak, watchChildren } from './proc-watch.ts';
+import { BENCH_TOKEN, curlClient, median, numberArg, startBenchStack, writeRandomFile } from './support.ts';
 
 const argv = process.argv.slice(2);
 const asJson = argv.includes('--json');
@@ -123,7 +123,13 @@ function cutPart(file: string, start: number, length: number): void {
 }
 
 async function call(url: string, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<any> {
-  const res = await fetch(url + path, { method, body: init.body, headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...init.headers }, duplex: 'half', signal: AbortSignal.timeout(600_000) } as RequestInit);
+  const res = await fetch(url + path, {
+    method,
+    body: init.body,
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...init.headers },
+    duplex: 'half',
+    signal: AbortSignal.timeout(600_000),
+  } as RequestInit);
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -170,7 +176,10 @@ try {
     const watch = watchChildren();
     const t0 = performance.now();
     const begun = await call(sessions.url, 'POST', `${BASE}/files/uploads?path=uploaded-big.bin`, { body: JSON.stringify({ size: SIZE }), headers: { 'content-type': 'application/json' } });
-    await putAll(big, parts.map((p) => ({ ...p, url: `${sessions.url}${BASE}/files/uploads/${begun.id}?offset=${p.start}` })));
+    await putAll(
+      big,
+      parts.map((p) => ({ ...p, url: `${sessions.url}${BASE}/files/uploads/${begun.id}?offset=${p.start}` })),
+    );
     await call(sessions.url, 'POST', `${BASE}/files/uploads/${begun.id}/commit`, { body: JSON.stringify({ overwrite: false }), headers: { 'content-type': 'application/json' } });
     sessionMs.push(performance.now() - t0);
     const seen = watch.stop();
@@ -216,6 +225,8 @@ else {
   process.stderr.write('\n');
   console.log(`upload (sessions, ${out.upload_size_mib} MiB in 32 MiB parts): ${out.upload_mib_s} MiB/s; cp: ${out.cp_mib_s} MiB/s; ratio ${out.upload_ratio_vs_cp}`);
   console.log(`upload (single PUT, 64 MiB): ${out.single_upload_mib_s} MiB/s; cp: ${out.single_cp_mib_s} MiB/s; ratio ${out.single_upload_ratio_vs_cp}`);
-  console.log(`peak RSS during the session upload: function ${out.upload_fn_peak_rss_mib} MiB, receiver ${out.upload_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.upload_fn_cpu_s_per_gib} s, receiver ${out.upload_pod_cpu_s_per_gib} s`);
+  console.log(
+    `peak RSS during the session upload: function ${out.upload_fn_peak_rss_mib} MiB, receiver ${out.upload_pod_peak_rss_mib} MiB; CPU per GiB: function ${out.upload_fn_cpu_s_per_gib} s, receiver ${out.upload_pod_cpu_s_per_gib} s`,
+  );
   console.log(`one SHA-256 pass over the file here: ${out.sha256_mib_s} MiB/s; a receiver makes two; medians of ${RUNS} runs, client ${out.client}`);
 }

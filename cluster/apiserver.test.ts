@@ -120,9 +120,7 @@ describe('API server: Status bodies, lists, namespaces', () => {
       body: { metadata: { name: 'rv-b' }, spec: { containers: [{ name: 'c', image: 'i:1' }] } },
     });
     assert.ok(Number(b.metadata!.resourceVersion) > Number(a.metadata!.resourceVersion));
-    const patched = await t.core.patchNamespacedPodStatus(
-      { namespace: 'default', name: 'rv-a', body: [{ op: 'replace', path: '/status/phase', value: 'Running' }] },
-    );
+    const patched = await t.core.patchNamespacedPodStatus({ namespace: 'default', name: 'rv-a', body: [{ op: 'replace', path: '/status/phase', value: 'Running' }] });
     assert.equal(patched.status!.phase, 'Running');
     assert.ok(Number(patched.metadata!.resourceVersion) > Number(b.metadata!.resourceVersion));
   });
@@ -135,7 +133,10 @@ describe('API server: Status bodies, lists, namespaces', () => {
       });
     }
     const first = await t.core.listNamespacedPod({ namespace: 'default', labelSelector: 'page=yes', limit: 2 });
-    assert.deepEqual(first.items.map((p) => p.metadata!.name), ['pg-a', 'pg-b']);
+    assert.deepEqual(
+      first.items.map((p) => p.metadata!.name),
+      ['pg-a', 'pg-b'],
+    );
     assert.ok(first.metadata!._continue);
     const second = await t.core.listNamespacedPod({
       namespace: 'default',
@@ -143,7 +144,10 @@ describe('API server: Status bodies, lists, namespaces', () => {
       limit: 2,
       _continue: first.metadata!._continue,
     });
-    assert.deepEqual(second.items.map((p) => p.metadata!.name), ['pg-c']);
+    assert.deepEqual(
+      second.items.map((p) => p.metadata!.name),
+      ['pg-c'],
+    );
     assert.equal(second.metadata!._continue, undefined);
     // remainingItemCount only without selectors.
     const all = await t.core.listNamespacedPod({ namespace: 'default', limit: 1 });
@@ -152,7 +156,10 @@ describe('API server: Status bodies, lists, namespaces', () => {
 
   it('fieldSelector metadata.name and an unknown field', async () => {
     const l = await t.core.listNamespacedPod({ namespace: 'default', fieldSelector: 'metadata.name=game-0' });
-    assert.deepEqual(l.items.map((p) => p.metadata!.name), ['game-0']);
+    assert.deepEqual(
+      l.items.map((p) => p.metadata!.name),
+      ['game-0'],
+    );
     const s = await statusOf(t.core.listNamespacedPod({ namespace: 'default', fieldSelector: 'spec.bogus=1' }));
     assert.equal(s.code, 400);
     assert.equal(s.body.reason, 'BadRequest');
@@ -201,16 +208,14 @@ describe('API server: Status bodies, lists, namespaces', () => {
       return p.status?.phase === 'Bound' ? p : undefined;
     }, 'pvc bound');
     assert.equal(bound.spec!.volumeName, `pvc-${pvc.metadata!.uid}`);
-    const bad = await statusOf(
-      t.core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: { metadata: { name: 'nope' }, spec: {} } }),
-    );
+    const bad = await statusOf(t.core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: { metadata: { name: 'nope' }, spec: {} } }));
     assert.equal(bad.code, 422);
     assert.match(bad.body.message, /spec\.accessModes: Required value: at least 1 access mode is required/);
     await t.core.deleteNamespacedPersistentVolumeClaim({ namespace: 'default', name: 'world-x-0' });
     await waitFor(async () => (await t.core.listNamespacedPersistentVolumeClaim({ namespace: 'default' })).items.length === 0 || undefined, 'pvc gone');
   });
 
-  it('watch streams changes from a list\'s resourceVersion; selectors see objects leave; too old is 410; Tables per event', async () => {
+  it("watch streams changes from a list's resourceVersion; selectors see objects leave; too old is 410; Tables per event", async () => {
     const cm = (name: string, labels: Record<string, string>) => ({ metadata: { name, labels }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
     const P = '/api/v1/namespaces/default/persistentvolumeclaims';
     await t.core.createNamespacedPersistentVolumeClaim({ namespace: 'default', body: cm('w-before', { w: 'yes' }) });
@@ -231,12 +236,18 @@ describe('API server: Status bodies, lists, namespaces', () => {
     let text = '';
     while (!text.includes('"DELETED"')) text += Buffer.from((await reader.read()).value!).toString();
     ac.abort();
-    const events = text.trim().split('\n').map((l) => JSON.parse(l) as { type: string; object: { kind: string; apiVersion: string; metadata: { name: string } } });
+    const events = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; object: { kind: string; apiVersion: string; metadata: { name: string } } });
     const seen = events.map((e) => `${e.type} ${e.object.metadata.name}`);
     // The claim's binding is a MODIFIED between; the one outside the selector never shows; leaving it is a DELETED.
     assert.equal(seen[0], 'ADDED w-after');
     assert.equal(seen.at(-1), 'DELETED w-after');
-    assert.deepEqual(seen.slice(1, -1).filter((e) => e !== 'MODIFIED w-after'), []);
+    assert.deepEqual(
+      seen.slice(1, -1).filter((e) => e !== 'MODIFIED w-after'),
+      [],
+    );
     assert.equal(events[0]!.object.kind, 'PersistentVolumeClaim');
     assert.equal(events[0]!.object.apiVersion, 'v1');
 
@@ -255,12 +266,18 @@ describe('API server: Status bodies, lists, namespaces', () => {
     let t2 = '';
     while (t2.split('\n').length < 4) t2 += Buffer.from((await r2.read()).value!).toString();
     ac2.abort();
-    const tables = t2.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(tables.map((e) => [e.type, e.object.kind, e.object.rows.length, e.object.columnDefinitions === null]), [
-      ['ADDED', 'Table', 1, false],
-      ['ADDED', 'Table', 1, true],
-      ['ADDED', 'Table', 1, true],
-    ]);
+    const tables = t2
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      tables.map((e) => [e.type, e.object.kind, e.object.rows.length, e.object.columnDefinitions === null]),
+      [
+        ['ADDED', 'Table', 1, false],
+        ['ADDED', 'Table', 1, true],
+        ['ADDED', 'Table', 1, true],
+      ],
+    );
     for (const n of ['w-before', 'w-after', 'w-other']) await t.core.deleteNamespacedPersistentVolumeClaim({ namespace: 'default', name: n });
   });
 

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { load as loadYaml } from 'js-yaml';
+import { notRegistered, quantityDecodeError, unrecognizedBody } from './decode.ts';
 import {
   ApiError,
   badRequest,
@@ -30,38 +31,20 @@ import {
   unauthorized,
   unsupportedMediaType,
 } from './errors.ts';
-import { notRegistered, quantityDecodeError, unrecognizedBody } from './decode.ts';
 import type { Faults } from './faults.ts';
-import {
-  apiVersionOf,
-  PATCH_APPLY_YAML,
-  PATCH_JSON,
-  PATCH_MERGE,
-  PATCH_STRATEGIC,
-  type ResourceDef,
-} from './kinds/types.ts';
+import { apiVersionOf, PATCH_APPLY_YAML, PATCH_JSON, PATCH_MERGE, PATCH_STRATEGIC, type ResourceDef } from './kinds/types.ts';
 import type { Kubelet } from './kubelet/index.ts';
 import type { LogQuery } from './kubelet/logs.ts';
-import {
-  applyMerge,
-  isObject,
-  type Json,
-  jsonPatch,
-  JsonPatchError,
-  mergePatch,
-  StrategicPatchError,
-  strategicMergePatch,
-} from './patch.ts';
-import { type Attributes, forbiddenMessage, type RbacAuthorizer, type UserInfo, type Authenticator } from './rbac.ts';
-import type { Recorder } from './records.ts';
-import { review, REVIEW_GROUPS, REVIEW_RESOURCES } from './reviews.ts';
-import { asTable, tableRequest } from './tables.ts';
 import { OPENAPI_PROTOBUF, openapiDocument } from './openapi.ts';
-import { WatchHub } from './watch.ts';
+import { applyMerge, isObject, type Json, JsonPatchError, jsonPatch, mergePatch, StrategicPatchError, strategicMergePatch } from './patch.ts';
+import { type Attributes, type Authenticator, forbiddenMessage, type RbacAuthorizer, type UserInfo } from './rbac.ts';
+import type { Recorder } from './records.ts';
 import { groupResource, type Registry, rfc3339 } from './registry.ts';
-import type { KObject } from './store.ts';
 import { bearerToken, parseBoolParam, parseIntParam, type RequestInfo, requestInfo } from './request-info.ts';
-
+import { REVIEW_GROUPS, REVIEW_RESOURCES, review } from './reviews.ts';
+import type { KObject } from './store.ts';
+import { asTable, tableRequest } from './tables.ts';
+import { WatchHub } from './watch.ts';
 
 type Any = any;
 
@@ -200,17 +183,11 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
     // RBAC then refuses. A token that is sent but unknown is a 401.
     const token = bearerToken(req.headers.authorization);
     const user = token === undefined ? ANONYMOUS : authn.authenticate(`Bearer ${token}`);
-    const countKey = info.resourceRequest
-      ? `${info.verb} ${info.subresource ? `${info.resource}/${info.subresource}` : info.resource}`
-      : `${info.verb} ${info.path}`;
+    const countKey = info.resourceRequest ? `${info.verb} ${info.subresource ? `${info.resource}/${info.subresource}` : info.resource}` : `${info.verb} ${info.path}`;
     counter.add(user?.name ?? 'system:anonymous', countKey);
     if (!user) throw unauthorized();
     authorize(user, info);
-    const fault = faults.takeRequestFault(
-      user.name,
-      info.verb,
-      info.subresource ? `${info.resource}/${info.subresource}` : info.resource,
-    );
+    const fault = faults.takeRequestFault(user.name, info.verb, info.subresource ? `${info.resource}/${info.subresource}` : info.resource);
     if (fault) throw fault;
     if (!info.resourceRequest) return nonResource(req, res, url);
     if (REVIEW_GROUPS.has(info.apiGroup)) {
@@ -417,14 +394,7 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
     obj.metadata.namespace = info.namespace;
   }
 
-  async function dispatch(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    info: RequestInfo,
-    def: ResourceDef,
-    received: number,
-  ): Promise<Reply | undefined> {
+  async function dispatch(req: IncomingMessage, res: ServerResponse, url: URL, info: RequestInfo, def: ResourceDef, received: number): Promise<Reply | undefined> {
     const ns = info.namespace;
     const q = url.searchParams;
     const sub = info.subresource;
@@ -515,9 +485,7 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
 
     if (ct === PATCH_APPLY_YAML) {
       if (!url.searchParams.get('fieldManager')) {
-        throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
-          fieldErr.required('fieldManager', 'is required for apply patch'),
-        ]);
+        throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErr.required('fieldManager', 'is required for apply patch')]);
       }
       let applied: unknown;
       try {
@@ -593,8 +561,7 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
     return { code: 200, body: updated };
   }
 
-  const JOB_DELETE_WARNING =
-    'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning';
+  const JOB_DELETE_WARNING = 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning';
 
   async function deleteOptions(req: IncomingMessage, url: URL) {
     const q = url.searchParams;
@@ -627,9 +594,7 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
       }
     }
     if (opts.propagationPolicy && !['Foreground', 'Background', 'Orphan'].includes(opts.propagationPolicy)) {
-      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
-        fieldErr.notSupported('propagationPolicy', opts.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']),
-      ]);
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [fieldErr.notSupported('propagationPolicy', opts.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil'])]);
     }
     if (opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds < 0) opts.gracePeriodSeconds = 1;
     return opts;
@@ -654,10 +619,20 @@ export function createApiServer(deps: ApiServerDeps, tls: { certPem: string; key
     const pod = store.get('pods', info.namespace, info.name);
     if (!pod) throw notFound({ group: '', resource: 'pods' }, info.name);
     if (pod.metadata.deletionTimestamp) {
-      throw new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${info.name}": pod ${info.name} is being deleted, cannot be assigned to a host`, { name: info.name, kind: 'pods/binding' }));
+      throw new ApiError(
+        failure(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${info.name}": pod ${info.name} is being deleted, cannot be assigned to a host`, {
+          name: info.name,
+          kind: 'pods/binding',
+        }),
+      );
     }
     if (pod.spec?.nodeName) {
-      throw new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${info.name}": pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`, { name: info.name, kind: 'pods/binding' }));
+      throw new ApiError(
+        failure(409, 'Conflict', `Operation cannot be fulfilled on pods/binding "${info.name}": pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`, {
+          name: info.name,
+          kind: 'pods/binding',
+        }),
+      );
     }
     pod.spec.nodeName = node;
     const conditions = (pod.status.conditions ??= []).filter((c: Any) => c.type !== 'PodScheduled');

@@ -8,14 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ApiException,
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  type V1Job,
-} from '@kubernetes/client-node';
+import { ApiException, BatchV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { type EmbeddedCluster, type StartClusterOptions, startCluster } from './index.ts';
 
 /** A fixed manifest for these tests (create jobs, list pods, get pods/log). */
@@ -105,11 +98,7 @@ export function shJob(name: string, script: string, extra: { labels?: Record<str
 export type RawResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 
 /** A plain fetch against the cluster (admin token unless `token` is given; '' sends none). */
-export async function rawFetch(
-  cluster: EmbeddedCluster,
-  path: string,
-  init: { method?: string; token?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
-): Promise<RawResponse> {
+export async function rawFetch(cluster: EmbeddedCluster, path: string, init: { method?: string; token?: string; body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<RawResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   const token = init.token === undefined ? cluster.adminToken : init.token;
   if (token) headers.authorization = `Bearer ${token}`;

@@ -46,10 +46,7 @@ describe('MinecraftServer custom resource', () => {
   });
 
   it('merge patch: null deletes, a missing key is a no-op, resourceVersion grows', async () => {
-    const locked = (await t.custom.patchNamespacedCustomObject(
-      { ...CR, name: 'survival', body: { metadata: { annotations: { [LOCK]: 'file-write' } } } },
-      merge,
-    )) as Obj;
+    const locked = (await t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: { metadata: { annotations: { [LOCK]: 'file-write' } } } }, merge)) as Obj;
     assert.equal(locked.metadata.annotations![LOCK], 'file-write');
     assert.equal(locked.metadata.annotations!.keep, 'me');
     assert.ok(Number(locked.metadata.resourceVersion) > Number(created.metadata.resourceVersion));
@@ -62,10 +59,7 @@ describe('MinecraftServer custom resource', () => {
   it('a stale resourceVersion in the patch is a 409 with the optimistic-lock message', async () => {
     await t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: { metadata: { labels: { a: 'b' } } } }, merge);
     const s = await statusOf(
-      t.custom.patchNamespacedCustomObject(
-        { ...CR, name: 'survival', body: { metadata: { resourceVersion: created.metadata.resourceVersion, annotations: { [LOCK]: 'x' } } } },
-        merge,
-      ),
+      t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: { metadata: { resourceVersion: created.metadata.resourceVersion, annotations: { [LOCK]: 'x' } } } }, merge),
     );
     assert.equal(s.code, 409);
     assert.equal(
@@ -94,14 +88,9 @@ describe('MinecraftServer custom resource', () => {
 
   it('clearing resourceVersion is a 422 for a custom resource', async () => {
     for (const rv of ['', null]) {
-      const s = await statusOf(
-        t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: { metadata: { resourceVersion: rv } } }, merge),
-      );
+      const s = await statusOf(t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: { metadata: { resourceVersion: rv } } }, merge));
       assert.equal(s.code, 422);
-      assert.equal(
-        s.body.message,
-        'minecraftservers.felis.lolicon.best "survival" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
-      );
+      assert.equal(s.body.message, 'minecraftservers.felis.lolicon.best "survival" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
       assert.deepEqual(s.body.details, {
         name: 'survival',
         group: 'felis.lolicon.best',
@@ -124,9 +113,7 @@ describe('MinecraftServer custom resource', () => {
       body: [{ op: 'remove', path: '/metadata/annotations/felis.lolicon.best~1maintenance' }],
     })) as Obj;
     assert.equal(removed.metadata.annotations![LOCK], undefined);
-    const tilde = await statusOf(
-      t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: [{ op: 'add', path: '/metadata/annotations/x~0y', value: '1' }] }),
-    );
+    const tilde = await statusOf(t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: [{ op: 'add', path: '/metadata/annotations/x~0y', value: '1' }] }));
     assert.equal(tilde.code, 422);
     assert.match(tilde.body.message, /metadata\.annotations: Invalid value: "x~y"/);
     for (const op of [
@@ -150,20 +137,14 @@ describe('MinecraftServer custom resource', () => {
 
   it('strategic merge and plain application/json are 415', async () => {
     for (const ct of [PatchStrategy.StrategicMergePatch, 'application/json']) {
-      const s = await statusOf(
-        t.custom.patchNamespacedCustomObject(
-          { ...CR, name: 'survival', body: { metadata: { labels: { a: 'b' } } } },
-          setHeaderOptions('Content-Type', ct),
-        ),
-      );
+      const s = await statusOf(t.custom.patchNamespacedCustomObject({ ...CR, name: 'survival', body: { metadata: { labels: { a: 'b' } } } }, setHeaderOptions('Content-Type', ct)));
       assert.equal(s.code, 415);
       assert.deepEqual(s.body, {
         kind: 'Status',
         apiVersion: 'v1',
         metadata: {},
         status: 'Failure',
-        message:
-          'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+        message: 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
         reason: 'UnsupportedMediaType',
         code: 415,
       });
@@ -182,10 +163,7 @@ describe('MinecraftServer custom resource', () => {
   });
 
   it('status subresource: spec changes ignored there, status ignored on the main resource', async () => {
-    const withStatus = (await t.custom.patchNamespacedCustomObjectStatus(
-      { ...CR, name: 'survival', body: { status: { phase: 'Running', ready: true }, spec: { version: 'hacked' } } },
-      merge,
-    )) as Obj;
+    const withStatus = (await t.custom.patchNamespacedCustomObjectStatus({ ...CR, name: 'survival', body: { status: { phase: 'Running', ready: true }, spec: { version: 'hacked' } } }, merge)) as Obj;
     assert.deepEqual(withStatus.status, { phase: 'Running', ready: true });
     assert.equal(withStatus.spec.version, '1.21');
     const got = (await t.custom.getNamespacedCustomObjectStatus({ ...CR, name: 'survival' })) as Obj;

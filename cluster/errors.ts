@@ -94,9 +94,7 @@ export function failure(code: number, reason: string | undefined, message: strin
 }
 
 export function notFound(gr: GroupResource, name: string): ApiError {
-  return new ApiError(
-    failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }),
-  );
+  return new ApiError(failure(404, 'NotFound', `${grString(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource }));
 }
 
 export function namespaceNotFound(ns: string): ApiError {
@@ -115,18 +113,17 @@ export function alreadyExists(gr: GroupResource, name: string): ApiError {
 
 export function generateNameConflict(gr: GroupResource, name: string): ApiError {
   return new ApiError(
-    failure(
-      409,
-      'AlreadyExists',
-      `${grString(gr)} "${name}" already exists, the server was not able to generate a unique name for the object`,
-      { name, group: gr.group, kind: gr.resource, retryAfterSeconds: 1 },
-    ),
+    failure(409, 'AlreadyExists', `${grString(gr)} "${name}" already exists, the server was not able to generate a unique name for the object`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+      retryAfterSeconds: 1,
+    }),
   );
 }
 
 /** `OptimisticLockErrorMsg` in `apiserver/pkg/registry/generic/registry/store.go`. */
-export const OPTIMISTIC_LOCK_ERROR_MSG =
-  'the object has been modified; please apply your changes to the latest version and try again';
+export const OPTIMISTIC_LOCK_ERROR_MSG = 'the object has been modified; please apply your changes to the latest version and try again';
 
 export function conflict(gr: GroupResource, name: string, err: string): ApiError {
   return new ApiError(
@@ -157,13 +154,7 @@ export function methodNotAllowed(message: string): ApiError {
 }
 
 export function unsupportedMediaType(accepted: readonly string[]): ApiError {
-  return new ApiError(
-    failure(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    ),
-  );
+  return new ApiError(failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`));
 }
 
 export function requestEntityTooLarge(limit: number): ApiError {
@@ -171,9 +162,7 @@ export function requestEntityTooLarge(limit: number): ApiError {
 }
 
 export function internalError(err: string): ApiError {
-  return new ApiError(
-    failure(500, 'InternalError', `Internal error occurred: ${err}`, { causes: [{ message: err }] }),
-  );
+  return new ApiError(failure(500, 'InternalError', `Internal error occurred: ${err}`, { causes: [{ message: err }] }));
 }
 
 /** The 404 for a path the server does not serve. */
@@ -199,10 +188,7 @@ export function genericServerResponse(code: number): ApiError {
     409: ['Conflict', 'the server reported a conflict'],
     422: ['Invalid', 'the server rejected our request due to an error in our request'],
   };
-  const [reason, message] = table[code] ?? [
-    'Unknown',
-    `the server responded with the status code ${code} but did not return more information`,
-  ];
+  const [reason, message] = table[code] ?? ['Unknown', `the server responded with the status code ${code} but did not return more information`];
   return new ApiError({
     kind: 'Status',
     apiVersion: 'v1',
@@ -297,12 +283,7 @@ export const fieldErr = {
 /** `field.Error.ErrorBody()`. */
 export function errorBody(e: FieldError): string {
   let s = TYPE_TEXT[e.type];
-  const omitsValue =
-    e.type === 'FieldValueRequired' ||
-    e.type === 'FieldValueForbidden' ||
-    e.type === 'FieldValueTooLong' ||
-    e.type === 'InternalError' ||
-    e.value === undefined;
+  const omitsValue = e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden' || e.type === 'FieldValueTooLong' || e.type === 'InternalError' || e.value === undefined;
   if (!omitsValue) s += `: ${e.value}`;
   if (e.detail) s += `: ${e.detail}`;
   return s;
@@ -331,8 +312,7 @@ export function aggregate(errs: readonly FieldError[]): string {
  * `details.kind` is the Kind here, not the plural.
  */
 export function invalid(gk: GroupKind, name: string, errs: readonly FieldError[]): ApiError {
-  const message =
-    errs.length === 0 ? `${gkString(gk)} "${name}" is invalid` : `${gkString(gk)} "${name}" is invalid: ${aggregate(errs)}`;
+  const message = errs.length === 0 ? `${gkString(gk)} "${name}" is invalid` : `${gkString(gk)} "${name}" is invalid: ${aggregate(errs)}`;
   return new ApiError(
     failure(422, 'Invalid', message, {
       name,

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { deliver, jobChangeEvent, jobChanges, pingEvent } from './event-sources.ts';
 
@@ -13,7 +13,11 @@ test('job changes: new is add, a new resourceVersion is update, gone is delete, 
   const after = byUid(job('a', 5), job('b', 9), job('d', 8));
   assert.deepEqual(
     jobChanges(before, after).map((c) => [c.change, c.job.metadata!.uid]),
-    [['delete', 'c'], ['add', 'd'], ['update', 'b']],
+    [
+      ['delete', 'c'],
+      ['add', 'd'],
+      ['update', 'b'],
+    ],
   );
   assert.deepEqual(jobChanges(after, after), []);
 });

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { Registry } from './registry.ts';
 import { WorkQueue } from './queue.ts';
+import type { Registry } from './registry.ts';
 import type { KObject, Store, StoreEvent } from './store.ts';
 
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
@@ -196,11 +196,7 @@ export class GarbageCollector {
       if (!pvc?.metadata.deletionTimestamp || !(pvc.metadata.finalizers ?? []).includes(PVC_PROTECTION)) return;
       const inUse = this.store
         .list('pods', ns)
-        .some(
-          (p) =>
-            !TERMINAL.has(p.status?.phase) &&
-            (p.spec?.volumes ?? []).some((v: { persistentVolumeClaim?: { claimName?: string } }) => v?.persistentVolumeClaim?.claimName === name),
-        );
+        .some((p) => !TERMINAL.has(p.status?.phase) && (p.spec?.volumes ?? []).some((v: { persistentVolumeClaim?: { claimName?: string } }) => v?.persistentVolumeClaim?.claimName === name));
       if (!inUse) this.removeFinalizer('persistentvolumeclaims', pvc, PVC_PROTECTION);
     }
   }

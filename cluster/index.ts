@@ -21,32 +21,32 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { Agent as UndiciAgent, fetch as undiciFetch } from 'undici';
-import { tokenKubeConfig, tokenKubeconfigYaml } from './kubeconfig.ts';
+import { reuseConnections } from '../lib/kube/connections.ts';
 import { createApiServer, RequestCounter } from './apiserver.ts';
 import { Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
+import type { ClusterHarness } from './harness.ts';
 import { type JobCondition, JobController } from './job-controller.ts';
 import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
 import { persistentVolumeClaims, pods } from './kinds/pod.ts';
+import { tokenKubeConfig, tokenKubeconfigYaml } from './kubeconfig.ts';
 import { Kubelet, type ProgramFn } from './kubelet/index.ts';
-import { listenLoopback } from './listen.ts';
-import type { ClusterHarness } from './harness.ts';
 import { PodLogFiles } from './kubelet/log-files.ts';
 import { InProcessNodeApi } from './kubelet/node-api.ts';
-import { recoverNode, removeStalePodDirs, type NodeRestartResult } from './kubelet/node-restart.ts';
+import { type NodeRestartResult, recoverNode, removeStalePodDirs } from './kubelet/node-restart.ts';
+import { listenLoopback } from './listen.ts';
 import { PersistentState } from './persist.ts';
-import { RbacAuthorizer, Authenticator } from './rbac.ts';
+import { Authenticator, RbacAuthorizer } from './rbac.ts';
 import { Recorder } from './records.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
 import { clusterTls } from './tls.ts';
-import { reuseConnections } from '../lib/kube/connections.ts';
 
 export type { PodBehaviour, RequestFault } from './faults.ts';
-export type { PodRecord } from './records.ts';
 export type { NodeRestartResult } from './kubelet/node-restart.ts';
 export { ClusterStateUnreadableError, DataDirInUseError } from './persist.ts';
+export type { PodRecord } from './records.ts';
 
 export interface ClusterLogger {
   info(...a: unknown[]): void;
@@ -144,9 +144,7 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
   const store = new Store(opts.namespaces ?? ['minecraft', 'default'], state);
   const registry = new Registry(store, [jobs, pods, persistentVolumeClaims, minecraftServers]);
   // Before anything runs or answers: end the previous run's Pod processes and fail their Pods.
-  const nodeRestart: NodeRestartResult = state
-    ? await recoverNode(registry, state, 'local', logger)
-    : { killed: [], survivors: [], failedPods: [] };
+  const nodeRestart: NodeRestartResult = state ? await recoverNode(registry, state, 'local', logger) : { killed: [], survivors: [], failedPods: [] };
   if (state) removeStalePodDirs(opts.dataDir, registry);
   const authn = new Authenticator();
   let rbac = new RbacAuthorizer();
@@ -171,9 +169,7 @@ async function start(opts: StartClusterOptions, logger: ClusterLogger, state: Pe
     journal: state,
     shutdownGraceMs: opts.shutdownGraceMs,
     // Like a node's /var/log/pods: a Pod's log outlives a restart and goes with the Pod.
-    logFiles: state
-      ? new PodLogFiles(join(opts.dataDir, 'pod-logs'), { onError: (err) => logger.warn({ err: String(err) }, 'kubelet: writing a container log file failed') })
-      : undefined,
+    logFiles: state ? new PodLogFiles(join(opts.dataDir, 'pod-logs'), { onError: (err) => logger.warn({ err: String(err) }, 'kubelet: writing a container log file failed') }) : undefined,
   });
   gc.start();
   jobController.start();

@@ -15,8 +15,7 @@ describe('Job controller', () => {
   after(() => t.close());
 
   const job = (name: string) => t.batch.readNamespacedJob({ namespace: 'minecraft', name });
-  const podsOf = async (name: string) =>
-    (await t.core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `batch.kubernetes.io/job-name=${name}` })).items;
+  const podsOf = async (name: string) => (await t.core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `batch.kubernetes.io/job-name=${name}` })).items;
   const finished = (name: string) =>
     waitFor(async () => {
       const j = await job(name);
@@ -160,7 +159,10 @@ describe('Job controller', () => {
     }, 'holder ready');
     assert.equal(j.status!.conditions, undefined);
     const list = await t.batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/server=survival' });
-    assert.deepEqual(list.items.map((x) => x.metadata!.name), ['holder']);
+    assert.deepEqual(
+      list.items.map((x) => x.metadata!.name),
+      ['holder'],
+    );
     await t.batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'holder', propagationPolicy: 'Background' });
     await waitFor(async () => (await podsOf('holder')).length === 0 || undefined, 'holder pod gone');
   });
@@ -174,10 +176,13 @@ describe('Job controller', () => {
     ];
     t.cluster.setJobConditions('minecraft', 'restore', done);
     const j = await job('restore');
-    assert.deepEqual(conds(j).map((c) => c.slice(0, 3)), [
-      ['SuccessCriteriaMet', 'True', 'CompletionsReached'],
-      ['Complete', 'True', 'CompletionsReached'],
-    ]);
+    assert.deepEqual(
+      conds(j).map((c) => c.slice(0, 3)),
+      [
+        ['SuccessCriteriaMet', 'True', 'CompletionsReached'],
+        ['Complete', 'True', 'CompletionsReached'],
+      ],
+    );
     assert.ok(j.status!.completionTime);
     assert.equal(j.status!.active, undefined);
     await t.batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'restore', propagationPolicy: 'Background' });
@@ -204,10 +209,7 @@ describe('Job controller', () => {
     await t.batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('victim', 'sleep 60', { spec: { backoffLimit: 1 } }) });
     const p = await waitFor(async () => (await podsOf('victim')).find((x) => x.status?.phase === 'Running'), 'victim running');
     await t.core.deleteNamespacedPod({ namespace: 'minecraft', name: p.metadata!.name! });
-    const replacement = await waitFor(
-      async () => (await podsOf('victim')).find((x: V1Pod) => x.metadata!.name !== p.metadata!.name && x.status?.phase === 'Running'),
-      'replacement running',
-    );
+    const replacement = await waitFor(async () => (await podsOf('victim')).find((x: V1Pod) => x.metadata!.name !== p.metadata!.name && x.status?.phase === 'Running'), 'replacement running');
     assert.ok(replacement);
     await waitFor(async () => ((await job('victim')).status?.failed === 1 ? true : undefined), 'failure counted');
     await t.batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'victim', propagationPolicy: 'Background' });

@@ -281,8 +281,7 @@ export class JobController {
       const succeeded = status.succeeded ?? 0;
       const completions = spec.completions;
       const backoffLimit = spec.backoffLimit ?? 6;
-      const complete =
-        completions === undefined || completions === null ? succeeded > 0 && active.length === 0 : succeeded >= completions;
+      const complete = completions === undefined || completions === null ? succeeded > 0 && active.length === 0 : succeeded >= completions;
       const deadlineMs = typeof spec.activeDeadlineSeconds === 'number' ? startMs + spec.activeDeadlineSeconds * 1000 : undefined;
       if (complete) {
         finishing = this.condition('SuccessCriteriaMet', REASON_COMPLETIONS_REACHED, MSG_COMPLETIONS_REACHED, nowStr);
@@ -309,8 +308,7 @@ export class JobController {
     } else {
       // Keep the wanted number of Pods running.
       const parallelism = spec.parallelism ?? 1;
-      const remaining =
-        spec.completions === undefined || spec.completions === null ? parallelism : spec.completions - (status.succeeded ?? 0);
+      const remaining = spec.completions === undefined || spec.completions === null ? parallelism : spec.completions - (status.succeeded ?? 0);
       const wanted = Math.max(0, Math.min(parallelism, remaining));
       const busy = active.length + (spec.podReplacementPolicy === 'Failed' ? terminating.length : 0);
       let created = 0;
@@ -381,9 +379,7 @@ export class JobController {
     const metadata: Any = {
       generateName: prefix,
       labels: { ...(template.metadata?.labels ?? {}) },
-      ownerReferences: [
-        { apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata.uid, controller: true, blockOwnerDeletion: true },
-      ],
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata.uid, controller: true, blockOwnerDeletion: true }],
       finalizers: [JOB_TRACKING_FINALIZER],
     };
     if (template.metadata?.annotations) metadata.annotations = { ...template.metadata.annotations };

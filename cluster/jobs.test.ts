@@ -94,9 +94,7 @@ describe('batch/v1 Jobs: defaulting, validation, patch, delete', () => {
     const s = await statusOf(t.batch.createNamespacedJob({ namespace: 'minecraft', body }));
     assert.equal(s.code, 422);
     assert.equal(s.body.message, 'Job.batch "rp" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"');
-    assert.deepEqual(s.body.details.causes, [
-      { reason: 'FieldValueRequired', message: 'Required value: valid values: "OnFailure", "Never"', field: 'spec.template.spec.restartPolicy' },
-    ]);
+    assert.deepEqual(s.body.details.causes, [{ reason: 'FieldValueRequired', message: 'Required value: valid values: "OnFailure", "Never"', field: 'spec.template.spec.restartPolicy' }]);
   });
 
   it('containers: [] and a container without image', async () => {
@@ -195,8 +193,7 @@ describe('batch/v1 Jobs: defaulting, validation, patch, delete', () => {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message:
-        'Operation cannot be fulfilled on jobs.batch "patchme": the object has been modified; please apply your changes to the latest version and try again',
+      message: 'Operation cannot be fulfilled on jobs.batch "patchme": the object has been modified; please apply your changes to the latest version and try again',
       reason: 'Conflict',
       details: { name: 'patchme', group: 'batch', kind: 'jobs' },
       code: 409,
@@ -232,10 +229,7 @@ describe('batch/v1 Jobs: defaulting, validation, patch, delete', () => {
   });
 
   it('a status change through the main resource is ignored', async () => {
-    const j = await t.batch.patchNamespacedJob(
-      { namespace: 'minecraft', name: 'patchme', body: { status: { succeeded: 5 } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    const j = await t.batch.patchNamespacedJob({ namespace: 'minecraft', name: 'patchme', body: { status: { succeeded: 5 } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
     assert.notEqual(j.status?.succeeded, 5);
   });
 
@@ -252,16 +246,10 @@ describe('batch/v1 Jobs: defaulting, validation, patch, delete', () => {
     assert.equal(after.metadata!.ownerReferences, undefined);
 
     await t.batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('bg', 'sleep 30') });
-    const p2 = await waitFor(
-      async () => (await t.core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'job-name=bg' })).items.find((p) => p.status?.phase === 'Running'),
-      'bg pod running',
-    );
+    const p2 = await waitFor(async () => (await t.core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'job-name=bg' })).items.find((p) => p.status?.phase === 'Running'), 'bg pod running');
     const st = await t.batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'bg', propagationPolicy: 'Background' });
     assert.equal((st as { status?: string }).status, 'Success');
-    await waitFor(
-      async () => (await t.core.listNamespacedPod({ namespace: 'minecraft', fieldSelector: `metadata.name=${p2.metadata!.name}` })).items.length === 0 || undefined,
-      'bg pod deleted',
-    );
+    await waitFor(async () => (await t.core.listNamespacedPod({ namespace: 'minecraft', fieldSelector: `metadata.name=${p2.metadata!.name}` })).items.length === 0 || undefined, 'bg pod deleted');
     // The orphan is still running; clean it up.
     await t.core.deleteNamespacedPod({ namespace: 'minecraft', name: pod.metadata!.name!, gracePeriodSeconds: 0 });
   });

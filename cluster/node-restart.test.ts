@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { RBAC_MANIFEST, shJob, waitFor } from './cluster.test-kit.ts';
 import { startCluster } from './index.ts';
 import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
@@ -13,7 +14,6 @@ import { endRecordedProcesses, isRecordedProcessAlive, processStartTicks } from 
 import { PersistentState } from './persist.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
-import { RBAC_MANIFEST, shJob, waitFor } from './cluster.test-kit.ts';
 
 const dirs: string[] = [];
 const procs: { pid: number; startTicks: string }[] = [];
@@ -84,10 +84,19 @@ describe('a node restart', () => {
       const podDef = registry.byResource('pods');
       for (const name of ['crashed', 'reused']) {
         const { obj } = registry.create(podDef, 'minecraft', runningPod(name));
-        registry.update(podDef, 'minecraft', name, (cur) => ({
-          ...cur,
-          status: { phase: 'Running', containerStatuses: [{ name: 'main', ready: true, restartCount: 0, image: 'x', imageID: '', containerID: 'containerd://1', state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }] },
-        }), { subresource: 'status' });
+        registry.update(
+          podDef,
+          'minecraft',
+          name,
+          (cur) => ({
+            ...cur,
+            status: {
+              phase: 'Running',
+              containerStatuses: [{ name: 'main', ready: true, restartCount: 0, image: 'x', imageID: '', containerID: 'containerd://1', state: { running: { startedAt: '2026-01-01T00:00:00Z' } } }],
+            },
+          }),
+          { subresource: 'status' },
+        );
         const rec = name === 'crashed' ? live : { pid: reused.pid, startTicks: String(Number(reused.startTicks) - 1) };
         state.record({ podUid: obj.metadata.uid!, container: 'main', namespace: 'minecraft', pod: name, pid: rec.pid, startTicks: rec.startTicks });
       }
@@ -182,7 +191,10 @@ describe('a node restart', () => {
       const dataDir = tmp();
       const cluster = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true, shutdownGraceMs: graceMs });
       const core = cluster.kubeConfig(cluster.adminToken).makeApiClient(CoreV1Api);
-      await cluster.kubeConfig(cluster.adminToken).makeApiClient(BatchV1Api).createNamespacedJob({ namespace: 'minecraft', body: shJob('trapping', script) });
+      await cluster
+        .kubeConfig(cluster.adminToken)
+        .makeApiClient(BatchV1Api)
+        .createNamespacedJob({ namespace: 'minecraft', body: shJob('trapping', script) });
       const pod = await waitFor(async () => {
         const p = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'job-name=trapping' })).items[0];
         if (p?.status?.phase !== 'Running') return undefined;

@@ -185,21 +185,24 @@ function schema(w: Writer, s: Any): void {
       else a.message(1, (x) => schema(x, s.additionalProperties));
     });
   }
-  if (s.type !== undefined) w.message(22, (t) => {
-    for (const v of Array.isArray(s.type) ? s.type : [s.type]) t.string(1, v);
-  });
-  if (s.items !== undefined) w.message(23, (it) => {
-    for (const v of Array.isArray(s.items) ? s.items : [s.items]) it.message(1, (x) => schema(x, v));
-  });
+  if (s.type !== undefined)
+    w.message(22, (t) => {
+      for (const v of Array.isArray(s.type) ? s.type : [s.type]) t.string(1, v);
+    });
+  if (s.items !== undefined)
+    w.message(23, (it) => {
+      for (const v of Array.isArray(s.items) ? s.items : [s.items]) it.message(1, (x) => schema(x, v));
+    });
   for (const a of (s.allOf ?? []) as Any[]) w.message(24, (x) => schema(x, a));
-  if (s.properties !== undefined) w.message(25, (p) => {
-    for (const [name, v] of Object.entries(s.properties as Record<string, Any>)) {
-      p.message(1, (n) => {
-        n.string(1, name);
-        n.message(2, (x) => schema(x, v));
-      });
-    }
-  });
+  if (s.properties !== undefined)
+    w.message(25, (p) => {
+      for (const [name, v] of Object.entries(s.properties as Record<string, Any>)) {
+        p.message(1, (n) => {
+          n.string(1, name);
+          n.message(2, (x) => schema(x, v));
+        });
+      }
+    });
   w.string(26, s.discriminator);
   w.bool(27, s.readOnly);
   if (s.example !== undefined) anyYaml(w, 30, s.example);

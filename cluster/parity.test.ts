@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { goJsonSyntaxError, summarizeBody } from './decode.ts';
 import { rawFetch, shJob, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
+import { goJsonSyntaxError, summarizeBody } from './decode.ts';
 
 const J = '/apis/batch/v1/namespaces/minecraft/jobs';
 const MC = '/apis/felis.lolicon.best/v1alpha1/namespaces/minecraft/minecraftservers';
@@ -60,14 +60,26 @@ describe('emulation fixes found by the cluster tier', () => {
 
   it('undecodable bodies are 400 with the transformDecodeError wording', async () => {
     const cases: [string, string, string][] = [
-      [J, '{', 'the object provided is unrecognized (must be of type Job): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({)'],
+      [J, '{', "the object provided is unrecognized (must be of type Job): couldn't get version/kind; json parse error: unexpected end of JSON input ({)"],
       [J, '', "the object provided is unrecognized (must be of type Job): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)"],
       [J, '[1]', `the object provided is unrecognized (must be of type Job): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type ${TYPE_META} (5b315d)`],
       [J, '"x"', `the object provided is unrecognized (must be of type Job): couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type ${TYPE_META} (227822)`],
       [J, 'nope', "the object provided is unrecognized (must be of type Job): couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u') (6e6f7065)"],
-      [MC, '{"a":1,}', 'the object provided is unrecognized (must be of type MinecraftServer): couldn\'t get version/kind; json parse error: invalid character \'}\' looking for beginning of object key string ({"a":1,})'],
-      [J, '{"apiVersion":"batch/v1","kind":"Pod","metadata":{"name":"k"}}', 'Pod in version "v1" cannot be handled as a Job: no kind "Pod" is registered for version "batch/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"'],
-      [J, '{"apiVersion":"batch/v2","kind":"Job","metadata":{"name":"k"}}', 'Job in version "v2" cannot be handled as a Job: no kind "Job" is registered for version "batch/v2" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"'],
+      [
+        MC,
+        '{"a":1,}',
+        "the object provided is unrecognized (must be of type MinecraftServer): couldn't get version/kind; json parse error: invalid character '}' looking for beginning of object key string ({\"a\":1,})",
+      ],
+      [
+        J,
+        '{"apiVersion":"batch/v1","kind":"Pod","metadata":{"name":"k"}}',
+        'Pod in version "v1" cannot be handled as a Job: no kind "Pod" is registered for version "batch/v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+      ],
+      [
+        J,
+        '{"apiVersion":"batch/v2","kind":"Job","metadata":{"name":"k"}}',
+        'Job in version "v2" cannot be handled as a Job: no kind "Job" is registered for version "batch/v2" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+      ],
     ];
     for (const [path, body, message] of cases) {
       const r = await post(path, body);
@@ -97,16 +109,25 @@ describe('emulation fixes found by the cluster tier', () => {
     assert.equal(r.body.message, `Job in version "v1" cannot be handled as a Job: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
   });
 
-  it('a built-in PATCH with a media type the route does not consume is go-restful\'s 415', async () => {
+  it("a built-in PATCH with a media type the route does not consume is go-restful's 415", async () => {
     await post(J, JSON.stringify(shJob('p415', 'true')));
     for (const ct of ['application/json', 'text/plain']) {
       const res = await rawFetch(t.cluster, `${J}/p415`, { method: 'PATCH', body: '{}', headers: { 'content-type': ct } });
       assert.equal(res.status, 415);
-      assert.deepEqual(await res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: '415: Unsupported Media Type', reason: 'UnsupportedMediaType', details: {}, code: 415 });
+      assert.deepEqual(await res.json(), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: '415: Unsupported Media Type',
+        reason: 'UnsupportedMediaType',
+        details: {},
+        code: 415,
+      });
     }
   });
 
-  it('a group nobody serves is the mux\'s plain-text 404; an unknown version of a served group a Status', async () => {
+  it("a group nobody serves is the mux's plain-text 404; an unknown version of a served group a Status", async () => {
     const res = await rawFetch(t.cluster, '/apis/nope.io/v1/namespaces/minecraft/widgets');
     assert.equal(res.status, 404);
     assert.equal(res.headers.get('content-type'), 'text/plain; charset=utf-8');
@@ -126,7 +147,7 @@ describe('emulation fixes found by the cluster tier', () => {
     assert.deepEqual(body.details.causes, [{ reason: 'FieldValueForbidden', message: 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified', field: '[]' }]);
   });
 
-  it('MinecraftServer: the CRD schema\'s types and enum are enforced (type errors first), on the status subresource too', async () => {
+  it("MinecraftServer: the CRD schema's types and enum are enforced (type errors first), on the status subresource too", async () => {
     const ok = await post(MC, JSON.stringify({ apiVersion: 'felis.lolicon.best/v1alpha1', kind: 'MinecraftServer', metadata: { name: 'schema' }, spec: { desiredState: 'Stopped', extra: 1 } }));
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     const bad = await post(MC, JSON.stringify({ apiVersion: 'felis.lolicon.best/v1alpha1', kind: 'MinecraftServer', metadata: { name: 'paused' }, spec: { desiredState: 'Paused' } }));
@@ -142,7 +163,10 @@ describe('emulation fixes found by the cluster tier', () => {
       both.body.message,
       'MinecraftServer.felis.lolicon.best "schema" is invalid: [spec.storage.claimName: Invalid value: "integer": spec.storage.claimName in body must be of type string: "integer", spec.desiredState: Unsupported value: "Nope": supported values: "", "Running", "Stopped"]',
     );
-    assert.deepEqual(both.body.details.causes.map((c: { reason: string }) => c.reason), ['FieldValueInvalid', 'FieldValueNotSupported']);
+    assert.deepEqual(
+      both.body.details.causes.map((c: { reason: string }) => c.reason),
+      ['FieldValueInvalid', 'FieldValueNotSupported'],
+    );
     const status = await patch(`${MC}/schema/status`, { status: { ready: 'yes', phase: 3 } });
     assert.equal(status.status, 422);
     assert.equal(

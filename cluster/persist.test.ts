@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { RBAC_MANIFEST, shJob, statusOf, waitFor } from './cluster.test-kit.ts';
 import { startCluster } from './index.ts';
 import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
@@ -12,7 +13,6 @@ import { persistentVolumeClaims, pods } from './kinds/pod.ts';
 import { ClusterStateUnreadableError, DataDirInUseError, PersistentState } from './persist.ts';
 import { Registry } from './registry.ts';
 import { Store } from './store.ts';
-import { RBAC_MANIFEST, shJob, statusOf, waitFor } from './cluster.test-kit.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -72,7 +72,12 @@ describe('the persistent store (cluster.sqlite)', () => {
 
     const b = open(dir);
     assert.throws(
-      () => b.registry.update(b.registry.byResource('minecraftservers'), 'minecraft', 'survival', (cur) => ({ ...cur, metadata: { ...cur.metadata, resourceVersion: v1.metadata.resourceVersion }, spec: { desiredState: 'Stopped' } })),
+      () =>
+        b.registry.update(b.registry.byResource('minecraftservers'), 'minecraft', 'survival', (cur) => ({
+          ...cur,
+          metadata: { ...cur.metadata, resourceVersion: v1.metadata.resourceVersion },
+          spec: { desiredState: 'Stopped' },
+        })),
       (err: { code?: number }) => err.code === 409,
     );
     assert.equal(b.registry.get(b.registry.byResource('minecraftservers'), 'minecraft', 'survival').spec.desiredState, 'Running');
@@ -82,7 +87,10 @@ describe('the persistent store (cluster.sqlite)', () => {
   it('a second owner of the same data directory is refused while the first has it, and admitted after', () => {
     const dir = tmp();
     const a = PersistentState.open(dir);
-    assert.throws(() => PersistentState.open(dir), (err) => err instanceof DataDirInUseError && /in use by another embedded cluster/.test(err.message));
+    assert.throws(
+      () => PersistentState.open(dir),
+      (err) => err instanceof DataDirInUseError && /in use by another embedded cluster/.test(err.message),
+    );
     a.close();
     PersistentState.open(dir).close();
   });
@@ -91,7 +99,10 @@ describe('the persistent store (cluster.sqlite)', () => {
     const dir = tmp();
     const junk = Buffer.alloc(8192, 0x41);
     writeFileSync(join(dir, 'cluster.sqlite'), junk);
-    assert.throws(() => PersistentState.open(dir), (err) => err instanceof ClusterStateUnreadableError && /move it away/.test(err.message));
+    assert.throws(
+      () => PersistentState.open(dir),
+      (err) => err instanceof ClusterStateUnreadableError && /move it away/.test(err.message),
+    );
     assert.deepEqual(readFileSync(join(dir, 'cluster.sqlite')), junk);
   });
 
@@ -126,7 +137,10 @@ describe('the persistent store (cluster.sqlite)', () => {
     const s = PersistentState.open(dir);
     const saved = s.load()!;
     s.close();
-    assert.deepEqual(saved.objects.map((o) => o.object.metadata.name), ['committed']);
+    assert.deepEqual(
+      saved.objects.map((o) => o.object.metadata.name),
+      ['committed'],
+    );
     assert.equal(saved.resourceVersion, 1001);
   });
 
@@ -177,7 +191,11 @@ describe('a persistent embedded cluster across restarts', () => {
       const podList = await kc2.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'minecraft' });
       for (const p of podList.items) assert.deepEqual(p.metadata?.finalizers ?? [], []);
       const stale = await statusOf(
-        batch2.replaceNamespacedJob({ name: 'done-before', namespace: 'minecraft', body: { ...done, metadata: { ...done.metadata, resourceVersion: String(Number(done.metadata!.resourceVersion) - 1) } } }),
+        batch2.replaceNamespacedJob({
+          name: 'done-before',
+          namespace: 'minecraft',
+          body: { ...done, metadata: { ...done.metadata, resourceVersion: String(Number(done.metadata!.resourceVersion) - 1) } },
+        }),
       );
       assert.equal(stale.code, 409);
     } finally {

@@ -16,8 +16,8 @@
 
 import { join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { privateDataDir, privateFile, privateSidecars } from './private-files.ts';
 import type { ProcessJournal, ProcessRecord } from './kubelet/journal.ts';
+import { privateDataDir, privateFile, privateSidecars } from './private-files.ts';
 import type { KObject, StoreBackend } from './store.ts';
 
 const SCHEMA_VERSION = '1';

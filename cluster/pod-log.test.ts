@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
 import { ApiException, Log, type V1Pod } from '@kubernetes/client-node';
 import { rawFetch, shJob, statusOf, type TestCluster, testCluster, waitFor } from './cluster.test-kit.ts';
 
@@ -25,14 +25,11 @@ describe('pods/log', () => {
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('content-type'), null);
     assert.equal(await res.text(), '');
-    await assert.rejects(
-      t.core.readNamespacedPodLog({ namespace: 'minecraft', name: pod.metadata!.name!, container: 'files' }),
-      (err: unknown) => {
-        assert.ok(!(err instanceof ApiException));
-        assert.equal((err as Error).message, 'Cannot parse content. No Content-Type defined.');
-        return true;
-      },
-    );
+    await assert.rejects(t.core.readNamespacedPodLog({ namespace: 'minecraft', name: pod.metadata!.name!, container: 'files' }), (err: unknown) => {
+      assert.ok(!(err instanceof ApiException));
+      assert.equal((err as Error).message, 'Cannot parse content. No Content-Type defined.');
+      return true;
+    });
     // The streaming Log helper reports it as code 204 without a body.
     const sink = new Writable({ write: (_c, _e, cb) => cb() });
     await assert.rejects(new Log(t.admin).log('minecraft', pod.metadata!.name!, 'files', sink), (err: unknown) => {

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { PersistentState } from './persist.ts';
-import { privateDataDir, PRIVATE_FILES } from './private-files.ts';
+import { PRIVATE_FILES, privateDataDir } from './private-files.ts';
 
 const mode = (p: string) => fs.lstatSync(p).mode & 0o777;
 function tmp(): string {

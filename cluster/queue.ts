@@ -35,10 +35,13 @@ export class WorkQueue {
     const at = Date.now() + ms;
     if (existing && !replace && (existing.at ?? 0) <= at) return;
     if (existing) clearTimeout(existing);
-    const t = setTimeout(() => {
-      this.timers.delete(key);
-      this.add(key);
-    }, Math.max(0, ms)) as NodeJS.Timeout & { at?: number };
+    const t = setTimeout(
+      () => {
+        this.timers.delete(key);
+        this.add(key);
+      },
+      Math.max(0, ms),
+    ) as NodeJS.Timeout & { at?: number };
     t.at = at;
     t.unref?.();
     this.timers.set(key, t);

@@ -38,10 +38,7 @@ describe('authentication, RBAC and request counting', () => {
     });
     const res = await rawFetch(t.cluster, '/api/v1/namespaces/minecraft/pods', { token: 'not-a-token' });
     assert.equal(res.status, 401);
-    assert.equal(
-      await res.text(),
-      '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
-    );
+    assert.equal(await res.text(), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n');
   });
 
   // Found by the cluster tier: a real apiserver (anonymous auth on by default) treats a request
@@ -97,9 +94,7 @@ describe('authentication, RBAC and request counting', () => {
     assert.deepEqual(pods.body.details, { kind: 'pods' });
     const getPod = await statusOf(core.readNamespacedPod({ namespace: 'minecraft', name: 'p' }));
     assert.equal(getPod.body.message, `pods "p" is forbidden: User "${FELIS_USER}" cannot get resource "pods" in API group "" ${IN_NS}`);
-    const cr = await statusOf(
-      custom.getNamespacedCustomObject({ group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers', name: 'survival' }),
-    );
+    const cr = await statusOf(custom.getNamespacedCustomObject({ group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers', name: 'survival' }));
     assert.equal(
       cr.body.message,
       `minecraftservers.felis.lolicon.best "survival" is forbidden: User "${FELIS_USER}" cannot get resource "minecraftservers" in API group "felis.lolicon.best" ${IN_NS}`,
@@ -147,10 +142,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: gone}
     try {
       const s = await statusOf(batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('denied', 'true') }));
       assert.equal(s.code, 403);
-      assert.equal(
-        s.body.message,
-        `jobs.batch is forbidden: User "${FELIS_USER}" cannot create resource "jobs" in API group "batch" ${IN_NS}: RBAC: role.rbac.authorization.k8s.io "gone" not found`,
-      );
+      assert.equal(s.body.message, `jobs.batch is forbidden: User "${FELIS_USER}" cannot create resource "jobs" in API group "batch" ${IN_NS}: RBAC: role.rbac.authorization.k8s.io "gone" not found`);
       const log = await statusOf(core.readNamespacedPodLog({ namespace: 'minecraft', name: 'mc-backup-1-m79xs' }));
       assert.equal(
         log.body.message,

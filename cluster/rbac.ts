@@ -191,12 +191,7 @@ function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(a: Attributes, rule: PolicyRule): boolean {
   if (a.resourceRequest) {
     const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    return (
-      verbMatches(rule, a.verb) &&
-      apiGroupMatches(rule, a.apiGroup) &&
-      resourceMatches(rule, combined, a.subresource) &&
-      resourceNameMatches(rule, a.name)
-    );
+    return verbMatches(rule, a.verb) && apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && resourceNameMatches(rule, a.name);
   }
   return verbMatches(rule, a.verb) && nonResourceURLMatches(rule, a.path);
 }

@@ -10,17 +10,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   ApiError,
-  OPTIMISTIC_LOCK_ERROR_MSG,
   alreadyExists,
   badRequest,
   conflict,
   failure,
   fieldErr,
-  generateNameConflict,
   type GroupResource,
+  generateNameConflict,
   invalid,
   namespaceNotFound,
   notFound,
+  OPTIMISTIC_LOCK_ERROR_MSG,
 } from './errors.ts';
 import { apiVersionOf, type ResourceDef } from './kinds/types.ts';
 import { clone, deepEqual } from './patch.ts';
@@ -184,22 +184,14 @@ export class Registry {
    * Update (`GuaranteedUpdate` + `BeforeUpdate`): `updated` gets a copy of the current object and
    * returns the new one. A resourceVersion in the result is a precondition.
    */
-  update(
-    def: ResourceDef,
-    ns: string,
-    name: string,
-    updated: (current: KObject) => KObject,
-    opts: WriteOptions & { subresource?: 'status'; operation?: string } = {},
-  ): KObject {
+  update(def: ResourceDef, ns: string, name: string, updated: (current: KObject) => KObject, opts: WriteOptions & { subresource?: 'status'; operation?: string } = {}): KObject {
     const cur = this.get(def, ns, name);
     const next = updated(clone(cur));
     next.metadata ??= {};
     const rv = next.metadata.resourceVersion;
     if (rv === undefined || rv === null || rv === '' || rv === '0') {
       if (!def.allowUnconditionalUpdate) {
-        throw invalid({ group: def.group, kind: def.resource }, name, [
-          fieldErr.invalidRaw('metadata.resourceVersion', '0x0', 'must be specified for an update'),
-        ]);
+        throw invalid({ group: def.group, kind: def.resource }, name, [fieldErr.invalidRaw('metadata.resourceVersion', '0x0', 'must be specified for an update')]);
       }
     } else if (typeof rv !== 'string' || !/^\d+$/.test(rv)) {
       throw new ApiError(failure(500, undefined, `strconv.ParseUint: parsing ${JSON.stringify(String(rv))}: invalid syntax`));
@@ -266,11 +258,7 @@ export class Registry {
       throw conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${cur.metadata.uid}`);
     }
     if (pre?.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
-      throw conflict(
-        gr,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`,
-      );
+      throw conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
     }
     // A Success Status has no code (Go's omitempty drops the 0).
     const success = (): Record<string, unknown> => ({
@@ -287,9 +275,7 @@ export class Registry {
     };
 
     const finalizers = [...(cur.metadata.finalizers ?? [])];
-    const policy =
-      opts.propagationPolicy ??
-      (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultGcPolicy);
+    const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultGcPolicy);
     const withFinalizer = (f: string) => {
       if (!finalizers.includes(f)) finalizers.push(f);
     };
@@ -344,7 +330,7 @@ export class Registry {
       rv = c.rv;
       start = c.start;
     }
-    const keyOf = (o: KObject) => (ns === undefined ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name ?? '');
+    const keyOf = (o: KObject) => (ns === undefined ? `${o.metadata.namespace}/${o.metadata.name}` : (o.metadata.name ?? ''));
     let items = this.store.select(def.resource, ns, matches);
     if (start) items = items.filter((o) => keyOf(o) >= start);
     const metadata: Record<string, unknown> = { resourceVersion: rv };
@@ -382,11 +368,7 @@ export class Registry {
       const known = Object.keys(def.fieldLabels({ metadata: {} }));
       for (const t of fieldTerms) {
         if (!known.includes(t.field)) {
-          throw badRequest(
-            def.custom
-              ? `"${t.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`
-              : `field label not supported: ${t.field}`,
-          );
+          throw badRequest(def.custom ? `"${t.field}" is not a known field selector: only "metadata.name", "metadata.namespace"` : `field label not supported: ${t.field}`);
         }
       }
     }
@@ -399,5 +381,4 @@ export class Registry {
       return true;
     };
   }
-
 }

@@ -3,13 +3,14 @@
  * gated by RBAC like the real ones (`system:auth-delegator`), audiences honoured, answers from the
  * token table and the RBAC engine, and edits of bindings seen at once.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { AuthenticationV1Api, AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { startCluster, type EmbeddedCluster } from './index.ts';
+import { type EmbeddedCluster, startCluster } from './index.ts';
 import { reviewerGrantYaml } from './review-grant.ts';
 
 let tmp: string;
@@ -40,12 +41,16 @@ after(async () => {
 
 const fn = () => cluster.kubeConfig(cluster.tokenFor('minecraft', 'felis-world'));
 const tokenReview = (token: string, audiences?: string[]) =>
-  fn().makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token, ...(audiences ? { audiences } : {}) } } });
+  fn()
+    .makeApiClient(AuthenticationV1Api)
+    .createTokenReview({ body: { spec: { token, ...(audiences ? { audiences } : {}) } } });
 const filesAccess = (user: string, verb: string, name: string) =>
   fn()
     .makeApiClient(AuthorizationV1Api)
     .createSubjectAccessReview({
-      body: { spec: { user, groups: ['system:authenticated'], resourceAttributes: { group: 'felis.lolicon.best', resource: 'minecraftservers', subresource: 'files', verb, namespace: 'minecraft', name } } },
+      body: {
+        spec: { user, groups: ['system:authenticated'], resourceAttributes: { group: 'felis.lolicon.best', resource: 'minecraftservers', subresource: 'files', verb, namespace: 'minecraft', name } },
+      },
     });
 
 test('reviews need create on them: refused (403) until system:auth-delegator is bound', async () => {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { badRequest, fieldErr, invalid, methodNotAllowed, pathNotFound, type FieldError } from './errors.ts';
+import { badRequest, type FieldError, fieldErr, invalid, methodNotAllowed, pathNotFound } from './errors.ts';
 import type { Attributes, Authenticator, RbacAuthorizer, UserInfo } from './rbac.ts';
 import type { RequestInfo } from './request-info.ts';
 
@@ -36,9 +36,7 @@ export function review(info: RequestInfo, body: Any, authn: Authenticator, rbac:
   if (info.resource === 'tokenreviews') {
     if (typeof spec.token !== 'string' || spec.token === '') throw badRequest('token is required for TokenReview in authentication');
     const r = authn.review(spec.token, strings(spec.audiences));
-    const status = r
-      ? { authenticated: true, user: { username: r.user.name, groups: r.user.groups }, audiences: r.audiences }
-      : { user: {}, error: 'invalid bearer token' };
+    const status = r ? { authenticated: true, user: { username: r.user.name, groups: r.user.groups }, audiences: r.audiences } : { user: {}, error: 'invalid bearer token' };
     return { code: 201, body: { ...out, status } };
   }
   // The checks and their order are the apiserver's (ValidateSubjectAccessReviewSpec).
@@ -49,7 +47,9 @@ export function review(info: RequestInfo, body: Any, authn: Authenticator, rbac:
   const non = spec.nonResourceAttributes as Any;
   if (res && non) {
     const q = (v: unknown) => JSON.stringify(typeof v === 'string' ? v : '');
-    errs.push(fieldErr.invalidRaw('spec.nonResourceAttributes', `authorization.NonResourceAttributes{Path:${q(non.path)}, Verb:${q(non.verb)}}`, 'cannot be specified in combination with resourceAttributes'));
+    errs.push(
+      fieldErr.invalidRaw('spec.nonResourceAttributes', `authorization.NonResourceAttributes{Path:${q(non.path)}, Verb:${q(non.verb)}}`, 'cannot be specified in combination with resourceAttributes'),
+    );
   }
   if (!res && !non) errs.push(fieldErr.invalidRaw('spec.resourceAttributes', '"null"', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   if (!user && groups.length === 0) errs.push(fieldErr.invalid('spec.user', user, 'at least one of user or group must be specified'));
@@ -93,13 +93,25 @@ function selfReview(info: RequestInfo, body: Any, rbac: RbacAuthorizer, user: Us
   const errs: FieldError[] = [];
   if (res && non) {
     const q = (v: unknown) => JSON.stringify(typeof v === 'string' ? v : '');
-    errs.push(fieldErr.invalidRaw('spec.nonResourceAttributes', `authorization.NonResourceAttributes{Path:${q(non.path)}, Verb:${q(non.verb)}}`, 'cannot be specified in combination with resourceAttributes'));
+    errs.push(
+      fieldErr.invalidRaw('spec.nonResourceAttributes', `authorization.NonResourceAttributes{Path:${q(non.path)}, Verb:${q(non.verb)}}`, 'cannot be specified in combination with resourceAttributes'),
+    );
   }
   if (!res && !non) errs.push(fieldErr.invalidRaw('spec.resourceAttributes', '"null"', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
   if (errs.length) throw invalid({ group: 'authorization.k8s.io', kind: '' }, '', errs);
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const attrs: Attributes = res
-    ? { user, verb: str(res.verb), resourceRequest: true, apiGroup: str(res.group), resource: str(res.resource), subresource: str(res.subresource), name: str(res.name), namespace: str(res.namespace), path: '' }
+    ? {
+        user,
+        verb: str(res.verb),
+        resourceRequest: true,
+        apiGroup: str(res.group),
+        resource: str(res.resource),
+        subresource: str(res.subresource),
+        name: str(res.name),
+        namespace: str(res.namespace),
+        path: '',
+      }
     : { user, verb: str(non.verb), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: str(non.path) };
   const d = rbac.authorize(attrs);
   const status = d.allowed ? { allowed: true, reason: 'RBAC: allowed' } : { allowed: false, ...(d.reason ? { evaluationError: d.reason } : {}) };

@@ -22,8 +22,7 @@ describe('labelSelector grammar (through listNamespacedPod)', () => {
   });
   after(() => t.close());
 
-  const names = async (labelSelector: string) =>
-    (await t.core.listNamespacedPod({ namespace: 'default', labelSelector })).items.map((p) => p.metadata!.name).sort();
+  const names = async (labelSelector: string) => (await t.core.listNamespacedPod({ namespace: 'default', labelSelector })).items.map((p) => p.metadata!.name).sort();
 
   const cases: [string, string[]][] = [
     ['app=mc', ['a', 'b']],

@@ -8,21 +8,7 @@
 import { type FieldError, fieldErr, fieldErrorString } from './errors.ts';
 import { isQualifiedName, isValidLabelValue } from './validation.ts';
 
-type Tok =
-  | 'error'
-  | 'eos'
-  | 'closePar'
-  | 'comma'
-  | 'doesNotExist'
-  | 'doubleEquals'
-  | 'equals'
-  | 'gt'
-  | 'ident'
-  | 'in'
-  | 'lt'
-  | 'notEquals'
-  | 'notIn'
-  | 'openPar';
+type Tok = 'error' | 'eos' | 'closePar' | 'comma' | 'doesNotExist' | 'doubleEquals' | 'equals' | 'gt' | 'ident' | 'in' | 'lt' | 'notEquals' | 'notIn' | 'openPar';
 
 const STRING_TO_TOKEN: Record<string, Tok> = {
   ')': 'closePar',
@@ -321,15 +307,11 @@ export function parseLabelSelector(input: string): LabelSelector {
 }
 
 /** Builds a selector from a `metav1.LabelSelector` (matchLabels and matchExpressions). */
-export function selectorFromLabelSelector(sel: {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}): LabelSelector {
+export function selectorFromLabelSelector(sel: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }): LabelSelector {
   const requirements: Requirement[] = [];
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) requirements.push({ key: k, operator: '=', values: [v] });
   for (const e of sel.matchExpressions ?? []) {
-    const op: Operator =
-      e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notin' : e.operator === 'Exists' ? 'exists' : '!';
+    const op: Operator = e.operator === 'In' ? 'in' : e.operator === 'NotIn' ? 'notin' : e.operator === 'Exists' ? 'exists' : '!';
     requirements.push({ key: e.key, operator: op, values: e.values ?? [] });
   }
   return {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { minecraftServers } from './kinds/custom.ts';
 import { jobs } from './kinds/job.ts';
 import { pods } from './kinds/pod.ts';
-import { minecraftServers } from './kinds/custom.ts';
 import { encodeDocument, openapiDocument } from './openapi.ts';
 import { asTable, humanDuration, tableRequest } from './tables.ts';
 
@@ -59,22 +59,48 @@ describe('server-side tables', () => {
     assert.deepEqual(row(pod({ phase: 'Running', containerStatuses: [running, { state: { waiting: { reason: 'CrashLoopBackOff' } }, restartCount: 4 }] })).slice(1, 4), ['1/2', 'CrashLoopBackOff', 5]);
     assert.deepEqual(row(pod({ phase: 'Failed', containerStatuses: [{ state: { terminated: { exitCode: 3 } } }] })).slice(2, 3), ['ExitCode:3']);
     assert.deepEqual(row(pod({ phase: 'Running', containerStatuses: [running, running] }, { deletionTimestamp: '2026-01-01T00:09:00Z' })).slice(2, 3), ['Terminating']);
-    assert.deepEqual(row({ ...pod({ phase: 'Pending', initContainerStatuses: [{ state: { waiting: { reason: 'PodInitializing' } } }] }), spec: { containers: [{ name: 'a' }], initContainers: [{ name: 'i' }] } }).slice(1, 3), ['0/1', 'Init:0/1']);
+    assert.deepEqual(
+      row({
+        ...pod({ phase: 'Pending', initContainerStatuses: [{ state: { waiting: { reason: 'PodInitializing' } } }] }),
+        spec: { containers: [{ name: 'a' }], initContainers: [{ name: 'i' }] },
+      }).slice(1, 3),
+      ['0/1', 'Init:0/1'],
+    );
   });
 
   it('Job rows: completions, duration and the wide columns; the custom resource: name and age; headers only when asked', () => {
     const now = Date.parse('2026-01-01T01:00:00Z');
     const job = {
       metadata: { name: 'j', creationTimestamp: '2026-01-01T00:00:00Z', resourceVersion: '7' },
-      spec: { completions: 1, parallelism: 1, selector: { matchLabels: { 'controller-uid': 'u' } }, template: { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] } } },
+      spec: {
+        completions: 1,
+        parallelism: 1,
+        selector: { matchLabels: { 'controller-uid': 'u' } },
+        template: {
+          spec: {
+            containers: [
+              { name: 'a', image: 'x' },
+              { name: 'b', image: 'y' },
+            ],
+          },
+        },
+      },
       status: { succeeded: 1, startTime: '2026-01-01T00:00:01Z', completionTime: '2026-01-01T00:02:31Z' },
     };
     const t = asTable(jobs, { metadata: { resourceVersion: '9' }, items: [job] } as never, { apiVersion: 'meta.k8s.io/v1', includeObject: 'Metadata' }, { now });
-    assert.deepEqual(t.columnDefinitions.map((c: { name: string; priority: number }) => `${c.name}/${c.priority}`), ['Name/0', 'Completions/0', 'Duration/0', 'Age/0', 'Containers/1', 'Images/1', 'Selector/1']);
+    assert.deepEqual(
+      t.columnDefinitions.map((c: { name: string; priority: number }) => `${c.name}/${c.priority}`),
+      ['Name/0', 'Completions/0', 'Duration/0', 'Age/0', 'Containers/1', 'Images/1', 'Selector/1'],
+    );
     assert.deepEqual(t.rows[0].cells, ['j', '1/1', '2m30s', '60m', 'a,b', 'x,y', 'controller-uid=u']);
     assert.deepEqual(t.rows[0].object, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: job.metadata });
     assert.equal(t.metadata.resourceVersion, '9');
-    const cr = asTable(minecraftServers, { metadata: { name: 'survival', creationTimestamp: '2026-01-01T00:59:00Z', resourceVersion: '3' } } as never, { apiVersion: 'meta.k8s.io/v1', includeObject: 'None' }, { now, headers: false });
+    const cr = asTable(
+      minecraftServers,
+      { metadata: { name: 'survival', creationTimestamp: '2026-01-01T00:59:00Z', resourceVersion: '3' } } as never,
+      { apiVersion: 'meta.k8s.io/v1', includeObject: 'None' },
+      { now, headers: false },
+    );
     assert.equal(cr.columnDefinitions, null);
     assert.deepEqual(cr.rows, [{ cells: ['survival', '60s'] }]);
     assert.equal(cr.metadata.resourceVersion, '3');
@@ -110,7 +136,10 @@ function fields(b: Buffer): [number, number, Buffer | number][] {
   }
   return out;
 }
-const sub = (b: Buffer, f: number) => fields(b).filter(([n]) => n === f).map(([, , v]) => v as Buffer);
+const sub = (b: Buffer, f: number) =>
+  fields(b)
+    .filter(([n]) => n === f)
+    .map(([, , v]) => v as Buffer);
 const str = (b: Buffer, f: number) => sub(b, f).map((x) => x.toString('utf8'));
 
 describe('/openapi/v2 as protobuf', () => {
@@ -121,7 +150,10 @@ describe('/openapi/v2 as protobuf', () => {
     assert.deepEqual(str(pb, 1), ['2.0']);
     assert.deepEqual(str(sub(pb, 2)[0]!, 2), ['v1.20.2']);
     const named = sub(sub(pb, 9)[0]!, 1);
-    assert.deepEqual(named.map((n) => str(n, 1)[0]), Object.keys(json.definitions));
+    assert.deepEqual(
+      named.map((n) => str(n, 1)[0]),
+      Object.keys(json.definitions),
+    );
     const job = sub(named.find((n) => str(n, 1)[0] === 'io.k8s.api.batch.v1.Job')!, 2)[0]!;
     assert.deepEqual(str(sub(job, 22)[0]!, 1), ['object']);
     const props = sub(sub(job, 25)[0]!, 1).map((p) => str(p, 1)[0]);
@@ -141,6 +173,9 @@ describe('/openapi/v2 as protobuf', () => {
     assert.equal(str(a, 4)[0], long);
     assert.deepEqual(fields(sub(a, 21)[0]!), [[2, 0, 0]]);
     assert.deepEqual(str(sub(sub(a, 23)[0]!, 1)[0]!, 22).length, 1);
-    assert.deepEqual(fields(a).find(([n]) => n === 11), [11, 0, 1000]);
+    assert.deepEqual(
+      fields(a).find(([n]) => n === 11),
+      [11, 0, 1000],
+    );
   });
 });

@@ -96,7 +96,12 @@ const JOB_COLUMNS = [
   col('Age', 'string', CREATED_DOC),
   col('Containers', 'string', 'Names of each container in the template.', 1),
   col('Images', 'string', 'Images referenced by each container in the template.', 1),
-  col('Selector', 'string', 'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors', 1),
+  col(
+    'Selector',
+    'string',
+    'A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+    1,
+  ),
 ];
 
 const POD_COLUMNS = [
@@ -106,9 +111,24 @@ const POD_COLUMNS = [
   col('Restarts', 'integer', 'The number of times the containers in this pod have been restarted.'),
   col('Age', 'string', CREATED_DOC),
   col('IP', 'string', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1),
-  col('Node', 'string', 'NodeName is a request to schedule this pod onto a specific node. If it is non-empty, the scheduler simply schedules this pod onto that node, assuming that it fits resource requirements.', 1),
-  col('Nominated Node', 'string', 'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot schedule right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.', 1),
-  col('Readiness Gates', 'string', 'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates', 1),
+  col(
+    'Node',
+    'string',
+    'NodeName is a request to schedule this pod onto a specific node. If it is non-empty, the scheduler simply schedules this pod onto that node, assuming that it fits resource requirements.',
+    1,
+  ),
+  col(
+    'Nominated Node',
+    'string',
+    'nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot schedule right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.',
+    1,
+  ),
+  col(
+    'Readiness Gates',
+    'string',
+    'If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates',
+    1,
+  ),
 ];
 
 /** The CRD handler's columns when `additionalPrinterColumns` is empty: Name, then the default Age. */
@@ -152,9 +172,7 @@ function jobCells(o: Any, now: number): unknown[] {
   else completions = (spec.parallelism ?? 0) > 1 ? `${succeeded}/1 of ${spec.parallelism}` : `${succeeded}/1`;
   let duration = '';
   if (status.startTime) {
-    duration = status.completionTime
-      ? humanDuration(Date.parse(status.completionTime) - Date.parse(status.startTime))
-      : humanDuration(now - Date.parse(status.startTime));
+    duration = status.completionTime ? humanDuration(Date.parse(status.completionTime) - Date.parse(status.startTime)) : humanDuration(now - Date.parse(status.startTime));
   }
   const containers = (spec.template?.spec?.containers ?? []) as Any[];
   return [

@@ -34,12 +34,7 @@ export function isDNS1123Label(v: string): string[] {
   if (v.length > 63) errs.push(maxLenError(63));
   if (!dns1123LabelRe.test(v)) {
     errs.push(
-      regexError(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        DNS1123_LABEL,
-        'my-name',
-        '123-abc',
-      ),
+      regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL, 'my-name', '123-abc'),
     );
   }
   return errs;
@@ -60,8 +55,7 @@ export function isDNS1123Subdomain(v: string): string[] {
   return errs;
 }
 
-const QUALIFIED_NAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 /** `IsQualifiedName`: `[prefix/]name`, as used for label keys and annotation keys. */
 export function isQualifiedName(v: string): string[] {
@@ -76,9 +70,7 @@ export function isQualifiedName(v: string): string[] {
     if (prefix.length === 0) errs.push('prefix part must be non-empty');
     else for (const m of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
   } else {
-    return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
+    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   }
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
@@ -143,8 +135,7 @@ function maskTrailingDash(name: string): string {
   return name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name;
 }
 
-export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
-  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
 
 export interface MetaLike {
@@ -187,11 +178,7 @@ export function validateObjectMeta(meta: MetaLike, nameFn: NameValidator, path =
 }
 
 /** `ValidateObjectMetaUpdate`: identity fields are immutable; labels and annotations re-validated. */
-export function validateObjectMetaUpdate(
-  meta: MetaLike & { uid?: string; creationTimestamp?: string },
-  old: MetaLike & { uid?: string; creationTimestamp?: string },
-  path = 'metadata',
-): FieldError[] {
+export function validateObjectMetaUpdate(meta: MetaLike & { uid?: string; creationTimestamp?: string }, old: MetaLike & { uid?: string; creationTimestamp?: string }, path = 'metadata'): FieldError[] {
   const errs: FieldError[] = [];
   const immutable = (f: 'name' | 'namespace' | 'uid' | 'creationTimestamp') => {
     if ((meta[f] ?? '') !== (old[f] ?? '')) errs.push(fieldErr.invalid(`${path}.${f}`, meta[f] ?? '', 'field is immutable'));

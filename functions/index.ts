@@ -4,8 +4,9 @@
  * @module
  */
 import type { RouteModule } from '../lib/http/serve.ts';
-import { filesCopy } from './files-copy/app.ts';
 import { filesBatch } from './files-batch/app.ts';
+import { filesCompress } from './files-compress/app.ts';
+import { filesCopy } from './files-copy/app.ts';
 import { filesDelete } from './files-delete/app.ts';
 import { filesDownload } from './files-download/app.ts';
 import { filesList } from './files-list/app.ts';
@@ -15,13 +16,12 @@ import { filesPull } from './files-pull/app.ts';
 import { filesRead } from './files-read/app.ts';
 import { filesRename } from './files-rename/app.ts';
 import { filesSearch } from './files-search/app.ts';
+import { filesTrash } from './files-trash/app.ts';
 import { filesUnzip } from './files-unzip/app.ts';
 import { filesUpload } from './files-upload/app.ts';
 import { filesUploads } from './files-uploads/app.ts';
 import { filesWrite } from './files-write/app.ts';
 import { filesZip } from './files-zip/app.ts';
-import { filesCompress } from './files-compress/app.ts';
-import { filesTrash } from './files-trash/app.ts';
 import { holderRoutes } from './holder/app.ts';
 import { settleRoutes } from './settle/app.ts';
 import { startRoutes } from './start/app.ts';

@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { runCli } from './cli.ts';
+import { test } from 'node:test';
 import { encodeContentEnv } from '../lib/protocol/content-env.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { parseResultPayload } from '../lib/protocol/result-parse.ts';
-import { makeWorld, sha256, errnoError } from './testing/world.ts';
+import { runCli } from './cli.ts';
+import { errnoError, makeWorld, sha256 } from './testing/world.ts';
 
 async function cli(argv: string[], env: Record<string, string | undefined> = {}, stdoutFails = false) {
   let out = '';
@@ -61,7 +61,11 @@ test('exit 2: wiring mistakes, with "felis files: <error>" on stderr and no resu
     [['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root], { FELIS_FILE_CONTENT_PARTS: '0' }, /^felis files: --sha256 is required for write\n$/],
     [['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root, '--sha256', 'ab'], {}, /^felis files: FELIS_FILE_CONTENT_PARTS is not set\n$/],
     [['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root, '--sha256', 'ab'], { FELIS_FILE_CONTENT_PARTS: 'two' }, /^felis files: FELIS_FILE_CONTENT_PARTS is not an integer/],
-    [['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root, '--sha256', 'ab'], { FELIS_FILE_CONTENT_PARTS: '1', FELIS_FILE_CONTENT_0: '@@@@' }, /^felis files: the content is not valid base64\n$/],
+    [
+      ['files', '--op', 'write', '--path', 'x', '--worlds-root', w.root, '--sha256', 'ab'],
+      { FELIS_FILE_CONTENT_PARTS: '1', FELIS_FILE_CONTENT_0: '@@@@' },
+      /^felis files: the content is not valid base64\n$/,
+    ],
     [['files', '--op', 'upload', '--path', 'x', '--worlds-root', w.root], { FELIS_UPLOAD_TOKEN: 't' }, /^felis files: --source-url is required for upload\n$/],
     [['files', '--op', 'upload', '--path', 'x', '--worlds-root', w.root, '--source-url', 'http://x'], {}, /^felis files: FELIS_UPLOAD_TOKEN is required for upload\n$/],
     [['files', '--op', 'pull-place', '--path', 'x', '--to', 'a.jar', '--worlds-root', w.root], {}, /^felis files: pull-place needs --pull-op \(16 lowercase hex digits\) and --to\n$/],
@@ -121,7 +125,7 @@ test('zip and unzip from the command line: progress lines, then the one result l
   assert.equal(over.out.trimEnd().split('\n').at(-1), `${RESULT_PREFIX}{"files":1,"bytes":5}`);
 });
 
-test('a listing\'s --limit, --after and --q reach the op; a --limit below 1 is a usage error (exit 2)', async () => {
+test("a listing's --limit, --after and --q reach the op; a --limit below 1 is a usage error (exit 2)", async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('d'));
   for (const n of ['c', 'a', 'B', 'b']) fs.writeFileSync(w.p(`d/${n}`), '');
@@ -130,7 +134,10 @@ test('a listing\'s --limit, --after and --q reach the op; a --limit below 1 is a
   const r = parseResultPayload(page.out.slice(RESULT_PREFIX.length).trimEnd());
   assert.deepEqual([r.entries!.map((e) => e.name), r.truncated], [['a', 'b'], true]);
   const q = parseResultPayload((await cli(['files', '--op', 'list', '--path', 'd', '--worlds-root', w.root, '--q', 'B'])).out.slice(RESULT_PREFIX.length).trimEnd());
-  assert.deepEqual(q.entries!.map((e) => e.name), ['B', 'b']);
+  assert.deepEqual(
+    q.entries!.map((e) => e.name),
+    ['B', 'b'],
+  );
   const zero = await cli(['files', '--op', 'list', '--path', 'd', '--worlds-root', w.root, '--limit', '0']);
   assert.equal(zero.code, 2);
   assert.equal(zero.out, '');

@@ -6,21 +6,22 @@
  *
  * @module
  */
-import type { Result } from '../lib/protocol/result.ts';
-import { EXIT_INFRA, EXIT_USAGE, printResult, type CliIO } from './program/exit.ts';
-import { contractOf, isOp } from '../lib/protocol/ops.ts';
+
+import { type Batch, BatchEnvError, carriesItems, decodeBatchEnv } from '../lib/protocol/batch-env.ts';
 import { ContentEnvError, decodeContentEnv } from '../lib/protocol/content-env.ts';
+import { contractOf, isOp } from '../lib/protocol/ops.ts';
+import type { Result } from '../lib/protocol/result.ts';
 import { readTrashEnv, TrashEnvError, type TrashSettings } from '../lib/protocol/trash-env.ts';
-import { BatchEnvError, carriesItems, decodeBatchEnv, type Batch } from '../lib/protocol/batch-env.ts';
-import { execute, type ExecuteOptions, type OpRequest } from './dispatch/execute.ts';
+import { type ExecuteOptions, execute, type OpRequest } from './dispatch/execute.ts';
+import { type ExportRunOptions, runExport } from './export/run.ts';
+import { type CliIO, EXIT_INFRA, EXIT_USAGE, printResult } from './program/exit.ts';
 import { FlagError, parseFlags, USAGE } from './program/flags.ts';
-import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runEditServe } from './serve/edit-run.ts';
-import { runExport, type ExportRunOptions } from './export/run.ts';
-import { runReceive, type ReceiveRunOptions } from './serve/receive-run.ts';
+import { type ReceiveRunOptions, runReceive } from './serve/receive-run.ts';
+import { runServe, type ServeRunOptions } from './serve/run.ts';
 import { runReceiveWrite, type WriteRunOptions } from './serve/write-run.ts';
 
-export { EXIT_INFRA, EXIT_OK, EXIT_USAGE, type CliIO } from './program/exit.ts';
+export { type CliIO, EXIT_INFRA, EXIT_OK, EXIT_USAGE } from './program/exit.ts';
 
 const PREFIX = 'felis files: ';
 

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { encodeContentEnv } from '../lib/protocol/content-env.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
@@ -56,7 +56,9 @@ test('end to end: node job/main.ts files --op ... prints one result line and exi
   ]);
 
   assert.equal(list.code, 0, list.stderr);
-  const entries = resultOf(list).entries!.map((e) => e.name).sort();
+  const entries = resultOf(list)
+    .entries!.map((e) => e.name)
+    .sort();
   assert.deepEqual(entries, ['paper-global.yml', 'paper.yml']);
 
   assert.equal(read.code, 0);

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { configFromEnv } from './config.ts';
 
-test('defaults are Felis\'s; no image means no editor; the namespace is read once for everything', () => {
+test("defaults are Felis's; no image means no editor; the namespace is read once for everything", () => {
   const bare = configFromEnv({});
   assert.deepEqual(bare, {
     namespace: 'minecraft',
@@ -31,7 +31,7 @@ test('FELIS_READ_WHILE_RUNNING: on by default (empty too), off keeps every file 
   assert.throws(() => configFromEnv({ FELIS_READ_WHILE_RUNNING: 'no' }), /invalid configuration FELIS_READ_WHILE_RUNNING: expected one of on, off, got "no"/);
 });
 
-test('FELIS_JOIN_CHANGES: on by default (empty too), off keeps Felis\'s 409 while another change holds the world, anything else refused', () => {
+test("FELIS_JOIN_CHANGES: on by default (empty too), off keeps Felis's 409 while another change holds the world, anything else refused", () => {
   assert.equal(configFromEnv({ FELIS_JOIN_CHANGES: '' }).joinChanges, true);
   assert.equal(configFromEnv({ FELIS_JOIN_CHANGES: 'on' }).joinChanges, true);
   assert.equal(configFromEnv({ FELIS_JOIN_CHANGES: 'off' }).joinChanges, false);
@@ -77,7 +77,11 @@ test('background Jobs: 2 h deadline, 30 min TTL and CPU 1 unless configured; bad
   assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_DEADLINE_SECONDS: '0' }), /invalid configuration FELIS_ASYNC_JOB_DEADLINE_SECONDS: expected a whole number from 1 to 604800, got "0"/);
   assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_TTL_SECONDS: '30m' }), /FELIS_ASYNC_JOB_TTL_SECONDS: expected a whole number from 0 to 604800, got "30m"/);
   for (const bad of ['', 'one', '-1', '0', '0m', '1 core']) {
-    assert.throws(() => configFromEnv({ FELIS_ASYNC_JOB_CPU: bad }), new RegExp(`FELIS_ASYNC_JOB_CPU: expected a Kubernetes CPU quantity above 0, such as 1 or 1500m, got ${JSON.stringify(JSON.stringify(bad)).slice(1, -1)}`), bad);
+    assert.throws(
+      () => configFromEnv({ FELIS_ASYNC_JOB_CPU: bad }),
+      new RegExp(`FELIS_ASYNC_JOB_CPU: expected a Kubernetes CPU quantity above 0, such as 1 or 1500m, got ${JSON.stringify(JSON.stringify(bad)).slice(1, -1)}`),
+      bad,
+    );
   }
 });
 

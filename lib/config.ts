@@ -7,14 +7,15 @@
  * woken function can answer its readiness probe.
  * @module
  */
-import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
+
+import { type BrowseConfig, browseConfigFromEnv } from './browse/config.ts';
+import { type DownloadConfig, downloadConfigFromEnv } from './downloads/config.ts';
+import { accepted, anyText, count, oneOf, optional, type Reader, readVariables, text, wholeNumber } from './env-readers.ts';
 import type { EditorConfig } from './files/editor.ts';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
 import { COPY_SYNC_MAX_BYTES } from './protocol/limits.ts';
-import { browseConfigFromEnv, type BrowseConfig } from './browse/config.ts';
-import { downloadConfigFromEnv, type DownloadConfig } from './downloads/config.ts';
-import { uploadConfigFromEnv, type UploadConfig } from './uploads/config.ts';
-import { anyText, count, accepted, oneOf, optional, readVariables, text, wholeNumber, type Reader } from './env-readers.ts';
 import { parseTrashEnabled, parseTrashSeconds } from './protocol/trash-env.ts';
+import { type UploadConfig, uploadConfigFromEnv } from './uploads/config.ts';
 
 /** A pull rule list, as far as its characters go (the pull Job parses it exactly, job/pull/guard.ts). */
 /** A CPU request and limit: a Kubernetes quantity, and more than nothing. */

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { accepted, readVariables, wholeNumber } from './env-readers.ts';
 
 test('accepted: the fallback when unset; the value when it passes; empty or failing values refused with the value', () => {
@@ -20,8 +20,5 @@ test('wholeNumber: bounds are inclusive, unset and empty are the fallback, fract
 });
 
 test('readVariables names the variable whose value was refused', () => {
-  assert.throws(
-    () => readVariables({ A: wholeNumber(1, 1, 2), B: wholeNumber(1, 1, 2) }, { A: '2', B: '3' }),
-    /^Error: invalid configuration B: expected a whole number from 1 to 2, got "3"$/,
-  );
+  assert.throws(() => readVariables({ A: wholeNumber(1, 1, 2), B: wholeNumber(1, 1, 2) }, { A: '2', B: '3' }), /^Error: invalid configuration B: expected a whole number from 1 to 2, got "3"$/);
 });

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { test } from 'node:test';
 import { promisify } from 'node:util';
 
 const MODULE = new URL('./external-memory.ts', import.meta.url).pathname;

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { checkImports, circles, crossImports, importGraph, isTestCode, LAYERS, modulesUnder, upwardImports } from '../scripts/check-imports.ts';
 
@@ -14,7 +14,13 @@ test('the whole tree has no import circle, type-only imports included, every imp
 
 test('every lib/, job/ and cluster/ folder with production modules has a layer', () => {
   for (const tree of ['lib', 'job', 'cluster']) {
-    const folders = new Set([...importGraph(root).keys()].filter((p) => p.startsWith(`${tree}/`) && !isTestCode(p)).map((p) => p.split('/')).filter((p) => p.length > 2).map((p) => p[1]));
+    const folders = new Set(
+      [...importGraph(root).keys()]
+        .filter((p) => p.startsWith(`${tree}/`) && !isTestCode(p))
+        .map((p) => p.split('/'))
+        .filter((p) => p.length > 2)
+        .map((p) => p[1]),
+    );
     for (const f of folders) assert.ok(Object.hasOwn(LAYERS[tree], f), `${tree}/${f} has no layer`);
   }
 });
@@ -46,7 +52,7 @@ test('a circle closed only by type imports is found', () => {
 test('an import up the layers is refused (a domain folder importing lib/http), one down is not', () => {
   const dir = tree({
     'lib/http/envelope.ts': "import { x } from '../uploads/u.ts';\nexport const y = x;\n",
-    'lib/uploads/u.ts': "export const x = 1;\n",
+    'lib/uploads/u.ts': 'export const x = 1;\n',
     'lib/downloads/d.ts': "import type { y } from '../http/envelope.ts';\n",
     'lib/kube/k.ts': "import {\n  x,\n} from '../maintenance/m.ts';\n",
     'lib/maintenance/m.ts': 'export const x = 1;\n',
@@ -70,7 +76,6 @@ test('a folder without a layer is named', () => {
     rmSync(dir, { recursive: true });
   }
 });
-
 
 test('in job/, a floor may not import the ops above it, nor a top-level file of the cluster the assembled cluster', () => {
   const dir = tree({
@@ -119,7 +124,6 @@ test('across trees: job/ only into JOB_LIB and what it reaches, functions/ into 
     rmSync(dir, { recursive: true });
   }
 });
-
 
 test('only lib/http speaks HTTP: no module outside it (functions and the Job program included) makes an ApiError', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');

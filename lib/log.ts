@@ -4,7 +4,7 @@
  * request's actor (lib/actor.ts).
  * @module
  */
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import { actorMixin } from './actor.ts';
 
 export type { Logger };

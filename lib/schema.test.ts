@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
 import * as classic from 'zod';
 import * as z from './schema.ts';
 import { described, descriptionOf } from './schema.ts';

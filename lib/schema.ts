@@ -6,8 +6,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
 import type { $ZodType } from 'zod/v4/core';
+import en from 'zod/v4/locales/en.js';
 
 // mini carries no locale: without this its messages are a bare "Invalid input".
 z.config(en());

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { sleep } from './sleep.ts';
 
 test('sleep resolves after its time', async () => {

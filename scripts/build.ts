@@ -8,15 +8,16 @@
  *   dist/image-compile-cache.mjs   run once while the image is built, to fill Node's compile cache
  *   dist/wasm/*.wasm               the WebAssembly modules of the archive codecs (job/archive/wasm.ts finds them)
  */
-import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { SEVEN_ZIP_GLUE, sevenZipGluePath, WASM_MODULES, type WasmModule, wasmPath } from '../job/archive/wasm.ts';
 import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
 import { applyEdits, shiftMappings, wrapperEdits } from './eager-wrappers.ts';
 import { entryPoints, functionEntries, functionNames } from './function-entries.ts';
-import { SEVEN_ZIP_GLUE, WASM_MODULES, sevenZipGluePath, wasmPath, type WasmModule } from '../job/archive/wasm.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

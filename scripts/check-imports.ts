@@ -81,19 +81,28 @@ export const TREES = ['lib', 'job', 'functions', 'cluster', 'scripts', 'bench', 
 export const LAYERS: Record<string, Record<string, number>> = {
   lib: {
     '.': 0,
-    kube: 1, protocol: 1,
+    kube: 1,
+    protocol: 1,
     events: 2,
-    runner: 3, 'job-spec': 3, auth: 3,
+    runner: 3,
+    'job-spec': 3,
+    auth: 3,
     ops: 4,
     files: 5,
     maintenance: 6,
-    browse: 7, uploads: 7, downloads: 7,
+    browse: 7,
+    uploads: 7,
+    downloads: 7,
     'config.ts': 8,
     http: 9,
     testing: 10,
   },
   job: {
-    volume: 0, listing: 0, program: 0, pull: 0, http: 0,
+    volume: 0,
+    listing: 0,
+    program: 0,
+    pull: 0,
+    http: 0,
     journal: 1,
     runtime: 2,
     trash: 3,
@@ -109,10 +118,17 @@ export const LAYERS: Record<string, Record<string, number>> = {
   cluster: {
     '.': 0,
     kinds: 1,
-    'registry.ts': 2, 'tables.ts': 2, 'watch.ts': 2, 'garbage-collector.ts': 2, 'job-controller.ts': 2,
+    'registry.ts': 2,
+    'tables.ts': 2,
+    'watch.ts': 2,
+    'garbage-collector.ts': 2,
+    'job-controller.ts': 2,
     kubelet: 3,
-    'apiserver.ts': 4, 'persist.ts': 4,
-    'index.ts': 5, real: 5, 'persist-bench.ts': 5,
+    'apiserver.ts': 4,
+    'persist.ts': 4,
+    'index.ts': 5,
+    real: 5,
+    'persist-bench.ts': 5,
   },
 };
 
@@ -327,6 +343,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   for (const p of [...f.circles, ...f.cross, ...f.upward]) console.log(p);
   const graph = importGraph(root);
   const arrows = [...graph.values()].reduce((n, tos) => n + tos.length, 0);
-  console.log(`${graph.size} modules, ${arrows} imports (${TREES.join(', ')}): ${f.circles.length} circle(s), ${f.cross.length} refused cross-tree or test-code import(s), ${f.upward.length} upward import(s)`);
+  console.log(
+    `${graph.size} modules, ${arrows} imports (${TREES.join(', ')}): ${f.circles.length} circle(s), ${f.cross.length} refused cross-tree or test-code import(s), ${f.upward.length} upward import(s)`,
+  );
   process.exitCode = f.circles.length + f.cross.length + f.upward.length === 0 ? 0 : 1;
 }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 
 /** The folder is absent or holds nothing: the only case in which the demo world may be written. */
 function absentOrEmpty(dir: string): boolean {
@@ -31,14 +31,8 @@ export function seedDemoWorld(dataDir: string, server = 'survival'): string {
   for (const e of readdirSync(worlds)) if (e.startsWith(`.seed-${server}-`)) rmSync(join(worlds, e), { recursive: true, force: true });
   const staging = join(worlds, `.seed-${server}-${process.pid}`);
   for (const d of ['config', 'plugins', 'world/region']) mkdirSync(join(staging, d), { recursive: true });
-  writeFileSync(
-    join(staging, 'server.properties'),
-    'motd=A Felis demo server\nmax-players=20\nrcon.password=hunter2-change-me\nenable-rcon=true\nview-distance=10\n',
-  );
-  writeFileSync(
-    join(staging, 'config/paper-global.yml'),
-    'proxies:\n  velocity:\n    enabled: true\n    secret: "not-for-your-eyes"\n',
-  );
+  writeFileSync(join(staging, 'server.properties'), 'motd=A Felis demo server\nmax-players=20\nrcon.password=hunter2-change-me\nenable-rcon=true\nview-distance=10\n');
+  writeFileSync(join(staging, 'config/paper-global.yml'), 'proxies:\n  velocity:\n    enabled: true\n    secret: "not-for-your-eyes"\n');
   writeFileSync(join(staging, 'config/paper-world-defaults.yml'), 'entities:\n  spawning:\n    monster-spawn-range: 8\n');
   writeFileSync(join(staging, 'plugins/README.txt'), 'Drop plugin jars here.\n');
   writeFileSync(join(staging, 'world/level.dat'), Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
@@ -73,10 +67,7 @@ export async function seedDemoServer(admin: KubeConfig, name = 'survival', names
   // A status is set only on a server that has none yet (a crash may have come between the two).
   const current = (await custom.getNamespacedCustomObject({ ...mc, name })) as { status?: { phase?: string } };
   if (!current.status?.phase) {
-    await custom.patchNamespacedCustomObjectStatus(
-      { ...mc, name, body: { status: { phase: 'Stopped', ready: false } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await custom.patchNamespacedCustomObjectStatus({ ...mc, name, body: { status: { phase: 'Stopped', ready: false } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   }
   await core
     .createNamespacedPersistentVolumeClaim({

@@ -6,9 +6,10 @@
  * entry point, so every function keeps its own bundle, `dist/functions/<name>.mjs`.
  * @module
  */
-import type { Plugin } from 'esbuild';
+
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
 
 const PREFIX = 'function-entry:';
 

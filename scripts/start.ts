@@ -13,26 +13,26 @@
  * to try them with: alice, editor of `survival` only, and bob, viewer of every server.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { closeSync, constants, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Container } from '@kubernetes/client-node';
-import { buildJobProgram } from './build.ts';
-import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
-import { createLogger } from '../lib/log.ts';
-import { loadKubeConfig } from '../lib/kube/config.ts';
-import { configFromEnv } from '../lib/config.ts';
+import { type EventSource, startApiServerSource, startPingSource } from '../cluster/event-sources.ts';
+import { privateDataDir, privateFile } from '../cluster/private-files.ts';
+import { reviewerGrantYaml } from '../cluster/review-grant.ts';
+import { FUNCTIONS } from '../functions/index.ts';
+import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
+import { configFromEnv } from '../lib/config.ts';
+import { authFromEnv } from '../lib/http/auth.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp, listen } from '../lib/http/host.ts';
-import { authFromEnv } from '../lib/http/auth.ts';
-import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
-import { FUNCTIONS } from '../functions/index.ts';
-import { startApiServerSource, startPingSource, type EventSource } from '../cluster/event-sources.ts';
+import { loadKubeConfig } from '../lib/kube/config.ts';
+import { createLogger } from '../lib/log.ts';
 import { PULL_JOBS } from '../lib/maintenance/pull-placement.ts';
-import { reviewerGrantYaml } from '../cluster/review-grant.ts';
-import { privateDataDir, privateFile } from '../cluster/private-files.ts';
+import { buildJobProgram } from './build.ts';
+import { seedDemoServer, seedDemoWorld } from './demo-world.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env };
@@ -98,7 +98,14 @@ if (external) {
   // FELIS_DATA 0700, and its state, job key and admin kubeconfig 0600, also when they were left readable.
   privateDataDir(dataDir);
   // Persistent: servers, Jobs, Pods, claims and locks survive a restart (FELIS_DATA/cluster.sqlite).
-  const cluster = await startCluster({ dataDir, rbacManifest: join(root, 'knative/rbac.yaml'), logger, persist: true, program: delayedJobProgram, shutdownGraceMs: podShutdownGraceMs(shutdownMs) }).catch((err) => {
+  const cluster = await startCluster({
+    dataDir,
+    rbacManifest: join(root, 'knative/rbac.yaml'),
+    logger,
+    persist: true,
+    program: delayedJobProgram,
+    shutdownGraceMs: podShutdownGraceMs(shutdownMs),
+  }).catch((err) => {
     if (err instanceof DataDirInUseError || err instanceof ClusterStateUnreadableError) {
       console.error(`felis-world: ${err.message}`);
       process.exit(1);
@@ -169,7 +176,7 @@ const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
   console.log(`
 felis-world is serving on ${u}
 token: ${token}${env.FELIS_TOKEN ? ' (from FELIS_TOKEN)' : ' (generated; set FELIS_TOKEN to choose one)'}
-worlds: ${external ? '(the cluster\'s volumes)' : join(dataDir, 'worlds')}
+worlds: ${external ? "(the cluster's volumes)" : join(dataDir, 'worlds')}
 ${adminNote}
 
   curl -s ${auth} '${u}/api/v1/servers/survival/files?path='

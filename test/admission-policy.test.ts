@@ -15,17 +15,18 @@
  * Every Job each renderer makes with the deployed settings is admitted; each hostile variant is
  * refused by exactly the validation that names what it changed.
  */
-import { describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { describe, test } from 'node:test';
 import { isCelError, run } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { V1Job } from '@kubernetes/client-node';
 import { configFromEnv } from '../lib/config.ts';
-import { renderBrowseJob, renderEditJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
+import { renderBrowseJob, renderEditJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { renderReceiverJob } from '../lib/job-spec/upload-job.ts';
-import { byKind, render, type Obj } from './support/kustomize.ts';
+import { byKind, type Obj, render } from './support/kustomize.ts';
 import { ROOT } from './support/stack.ts';
 
 const objs = render(join(ROOT, 'knative'), { components: ['admission-policy'] });
@@ -38,7 +39,12 @@ const NS = params.data.FELIS_NAMESPACE as string;
 function celInput(v: unknown): any {
   if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
   if (Array.isArray(v)) return v.map(celInput);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => [k, celInput(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .map(([k, x]) => [k, celInput(x)]),
+    );
   return v;
 }
 
@@ -114,14 +120,41 @@ function everyRenderedJob(): Record<string, V1Job> {
     'a delete told of the trash': renderFilesJob({ ...base, op: 'delete', path: 'a', trash: { enabled: false, seconds: 60, actor: 'system:serviceaccount:games:panel' } }),
     'sync copy': renderFilesJob({ ...base, op: 'copy', path: 'a.txt', maxSize: 64 << 20 }),
     'background copy': renderFilesJob({ ...base, op: 'copy', path: 'plugins', to: 'plugins copy', async: true }),
-    'background pull (mode read, read-write, its cancel port, the operator env)': renderFilesJob({ ...base, op: 'pull', path: 'plugins', url: 'https://example.com/a.jar', to: 'a.jar', async: true, pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' }, cancelTokenSha256: digest }),
+    'background pull (mode read, read-write, its cancel port, the operator env)': renderFilesJob({
+      ...base,
+      op: 'pull',
+      path: 'plugins',
+      url: 'https://example.com/a.jar',
+      to: 'a.jar',
+      async: true,
+      pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1' },
+      cancelTokenSha256: digest,
+    }),
     'placement of a pulled file': renderFilesJob({ ...base, op: 'pull-place', path: 'plugins', to: 'a.jar', pullOp: 'c0123456789abcde' }),
     'browse session': renderBrowseJob({ ...base, tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'edit session (read-write, FOWNER, holds nothing)': renderEditJob({ ...base, opId: 'e0123456789abcde', tokenSha256: digest, idleSeconds: 60, lifetimeSeconds: 540 }),
     'single upload receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
-    'upload session receiver': renderReceiverJob({ ...base, opId: 'u0123456789abcde', tokenSha256: digest, once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 1800, lifetimeSeconds: 21600 }),
+    'upload session receiver': renderReceiverJob({
+      ...base,
+      opId: 'u0123456789abcde',
+      tokenSha256: digest,
+      once: false,
+      session: 'c'.repeat(32),
+      path: 'big.bin',
+      idleSeconds: 1800,
+      lifetimeSeconds: 21600,
+    }),
     'file export': renderExportJob({ ...base, command: exportCommand(settings.command), exportId: '0123456789abcdef', path: 'a.txt', dir: false, tokenSha256: digest, idleSeconds: 60 }),
-    'folder export': renderExportJob({ ...base, command: exportCommand(settings.command), exportId: '0123456789abcdef', path: 'world', dir: true, tokenSha256: digest, idleSeconds: 60, deadlineSeconds: 7200 }),
+    'folder export': renderExportJob({
+      ...base,
+      command: exportCommand(settings.command),
+      exportId: '0123456789abcdef',
+      path: 'world',
+      dir: true,
+      tokenSha256: digest,
+      idleSeconds: 60,
+      deadlineSeconds: 7200,
+    }),
   };
   // The configured Pod identity (FELIS_JOB_RUN_AS_USER and friends) is kept.
   jobs['write with a configured uid and fsGroup'] = renderFilesJob({ ...base, op: 'write', path: 'a', content: Buffer.from('x'), runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 });
@@ -150,7 +183,7 @@ describe('the Job admission policy', () => {
     assert.ok(policy.spec.validations.length >= 12);
   });
 
-  test('it applies to the file functions only: not to settle (the restore template is the operator\'s) nor to anyone else', () => {
+  test("it applies to the file functions only: not to settle (the restore template is the operator's) nor to anyone else", () => {
     const job = everyRenderedJob()['one-shot read']!;
     for (const sa of ['felis-world-files-read', 'felis-world-files-write', 'felis-world-files-upload', 'felis-world-files-download']) assert.equal(admit(job, sa).matched, true, sa);
     for (const sa of ['felis-world-settle', 'felis-world-holder', 'felis-world-job-watcher']) assert.equal(admit(job, sa).matched, false, sa);
@@ -195,7 +228,11 @@ describe('the Job admission policy', () => {
       ['a read Job with DAC_OVERRIDE', variant(read, (p) => (c0(p).securityContext!.capabilities!.add = ['DAC_OVERRIDE'])), 'capabilities: a list, read, search or export'],
       ['a read Job as root', variant(read, (p) => (p.securityContext = { ...p.securityContext, runAsNonRoot: false, runAsUser: 0 })), 'non-root:'],
       ['a read Job whose container runs as root', variant(read, (p) => (c0(p).securityContext!.runAsUser = 0)), 'non-root:'],
-      ['a trash listing with DAC_OVERRIDE', variant(jobs['trash listing (read-only)']!, (p) => (c0(p).securityContext!.capabilities!.add = ['DAC_OVERRIDE'])), 'capabilities: a list, read, search or export'],
+      [
+        'a trash listing with DAC_OVERRIDE',
+        variant(jobs['trash listing (read-only)']!, (p) => (c0(p).securityContext!.capabilities!.add = ['DAC_OVERRIDE'])),
+        'capabilities: a list, read, search or export',
+      ],
       ['a trash listing mounting the world read-write', variant(jobs['trash listing (read-only)']!, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],
       ['a read Job mounting the world read-write', variant(read, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],
       ['a search Job mounting the world read-write', variant(jobs['one-shot search']!, (p) => (p.volumes![0]!.persistentVolumeClaim!.readOnly = false)), 'read-only world:'],
@@ -208,32 +245,94 @@ describe('the Job admission policy', () => {
         variant(write, (_p, j) => (j.metadata!.labels!['app.kubernetes.io/managed-by'] = j.spec!.template.metadata!.labels!['app.kubernetes.io/managed-by'] = 'felis-backup')),
         'labels:',
       ],
-      ['a read Job calling itself an edit session to mount the world read-write', variant(read, (p, j) => {
-        j.metadata!.labels!['felis.lolicon.best/files-edit'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit'] = 'true';
-        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
-      }), 'edit session:'],
-      ['an edit session running another program mode', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])), 'edit session:'],
-      ['an edit session of a mode that is not read', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write')), 'edit session:'],
-      ['an edit session with SYS_ADMIN', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => c0(p).securityContext!.capabilities!.add!.push('SYS_ADMIN')), 'capabilities: add only'],
-      ['an edit label on the Job but not its Pods (out of the edit NetworkPolicy)', variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit']), 'pod labels:'],
-      ['a read Job calling itself an upload session to mount the world read-write', variant(read, (p, j) => {
-        j.metadata!.labels!['felis.lolicon.best/upload-session'] = 'c'.repeat(32);
-        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
-      }), 'upload session:'],
-      ['an upload session receiver running another program mode', variant(jobs['upload session receiver']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])), 'upload session:'],
-      ['an upload session receiver for another session than its label', variant(jobs['upload session receiver']!, (p) => (c0(p).env!.find((e) => e.name === 'FELIS_UPLOAD_SESSION')!.value = 'd'.repeat(32))), 'upload session:'],
-      ['an upload session receiver landing single uploads (no session in its env)', variant(jobs['upload session receiver']!, (p) => (c0(p).env = c0(p).env!.filter((e) => e.name !== 'FELIS_UPLOAD_SESSION'))), 'upload session:'],
+      [
+        'a read Job calling itself an edit session to mount the world read-write',
+        variant(read, (p, j) => {
+          j.metadata!.labels!['felis.lolicon.best/files-edit'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit'] = 'true';
+          p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+        }),
+        'edit session:',
+      ],
+      [
+        'an edit session running another program mode',
+        variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])),
+        'edit session:',
+      ],
+      [
+        'an edit session of a mode that is not read',
+        variant(
+          jobs['edit session (read-write, FOWNER, holds nothing)']!,
+          (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write'),
+        ),
+        'edit session:',
+      ],
+      [
+        'an edit session with SYS_ADMIN',
+        variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (p) => c0(p).securityContext!.capabilities!.add!.push('SYS_ADMIN')),
+        'capabilities: add only',
+      ],
+      [
+        'an edit label on the Job but not its Pods (out of the edit NetworkPolicy)',
+        variant(jobs['edit session (read-write, FOWNER, holds nothing)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-edit']),
+        'pod labels:',
+      ],
+      [
+        'a read Job calling itself an upload session to mount the world read-write',
+        variant(read, (p, j) => {
+          j.metadata!.labels!['felis.lolicon.best/upload-session'] = 'c'.repeat(32);
+          p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+        }),
+        'upload session:',
+      ],
+      [
+        'an upload session receiver running another program mode',
+        variant(jobs['upload session receiver']!, (p) => (c0(p).args = ['--op', 'delete', '--path', 'world', '--worlds-root', '/data'])),
+        'upload session:',
+      ],
+      [
+        'an upload session receiver for another session than its label',
+        variant(jobs['upload session receiver']!, (p) => (c0(p).env!.find((e) => e.name === 'FELIS_UPLOAD_SESSION')!.value = 'd'.repeat(32))),
+        'upload session:',
+      ],
+      [
+        'an upload session receiver landing single uploads (no session in its env)',
+        variant(jobs['upload session receiver']!, (p) => (c0(p).env = c0(p).env!.filter((e) => e.name !== 'FELIS_UPLOAD_SESSION'))),
+        'upload session:',
+      ],
       ['an upload session receiver told to land one upload', variant(jobs['upload session receiver']!, (p) => c0(p).env!.push({ name: 'FELIS_RECEIVE_ONCE', value: 'true' })), 'upload session:'],
       ['Pod labels that escape the NetworkPolicies', variant(write, (_p, j) => (j.spec!.template.metadata!.labels = { 'felis.lolicon.best/server': 'survival' })), 'pod labels:'],
       // A pull is labelled mode read yet writes: its label must mean the pull program and nothing else.
-      ['a read Job calling itself a pull to mount the world read-write', variant(read, (p, j) => {
-        j.metadata!.labels!['felis.lolicon.best/files-pull'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull'] = 'true';
-        p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
-      }), 'pull:'],
-      ['a pull Job that runs another op after its --op pull (the last flag wins)', variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (p) => c0(p).args!.push('--op', 'delete')), 'pull:'],
-      ['a pull Job of a mode that is not read', variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write')), 'pull:'],
-      ['a write whose Pods alone carry the pull label (let out by the pull NetworkPolicy)', variant(write, (_p, j) => (j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull'] = 'true')), 'pull:'],
-      ['a pull label on the Job but not its Pods', variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull']), 'pod labels:'],
+      [
+        'a read Job calling itself a pull to mount the world read-write',
+        variant(read, (p, j) => {
+          j.metadata!.labels!['felis.lolicon.best/files-pull'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull'] = 'true';
+          p.volumes![0]!.persistentVolumeClaim!.readOnly = false;
+        }),
+        'pull:',
+      ],
+      [
+        'a pull Job that runs another op after its --op pull (the last flag wins)',
+        variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (p) => c0(p).args!.push('--op', 'delete')),
+        'pull:',
+      ],
+      [
+        'a pull Job of a mode that is not read',
+        variant(
+          jobs['background pull (mode read, read-write, its cancel port, the operator env)']!,
+          (_p, j) => (j.metadata!.labels!['felis.lolicon.best/files-mode'] = j.spec!.template.metadata!.labels!['felis.lolicon.best/files-mode'] = 'write'),
+        ),
+        'pull:',
+      ],
+      [
+        'a write whose Pods alone carry the pull label (let out by the pull NetworkPolicy)',
+        variant(write, (_p, j) => (j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull'] = 'true')),
+        'pull:',
+      ],
+      [
+        'a pull label on the Job but not its Pods',
+        variant(jobs['background pull (mode read, read-write, its cancel port, the operator env)']!, (_p, j) => delete j.spec!.template.metadata!.labels!['felis.lolicon.best/files-pull']),
+        'pod labels:',
+      ],
     ];
     const reasons = new Set<string>();
     for (const [what, job, prefix] of cases) {

@@ -4,19 +4,20 @@
  * an extraction runs. These need the archive engine in the Job program; where it is not there yet
  * (the program refuses `--op unzip`), they are skipped with that reason, never silently passed.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { waitOp } from './support/ops.ts';
-import { startStack, q, ROOT, type Stack } from './support/stack.ts';
-import { forgeTar, forgeZip } from '../job/archive/forge.test-kit.ts';
-import { compress, type Codec } from '../job/archive/codec.test-kit.ts';
+import { after, before, describe, test } from 'node:test';
 import { forge7z } from '../job/archive/7z.test-kit.ts';
+import { type Codec, compress } from '../job/archive/codec.test-kit.ts';
+import { forgeTar, forgeZip } from '../job/archive/forge.test-kit.ts';
 import { forgeRar } from '../job/archive/rar.test-kit.ts';
+import { waitOp } from './support/ops.ts';
+import { q, ROOT, type Stack, startStack } from './support/stack.ts';
 
 /** Why the archive tests cannot run here, or undefined when the Job program extracts archives. */
 function engineMissing(): string | undefined {
@@ -50,7 +51,6 @@ function treeHash(dir: string): string {
   walk(dir);
   return h.digest('hex');
 }
-
 
 describe('archives with the real Job program', { skip: SKIP }, () => {
   let s: Stack;
@@ -97,7 +97,13 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
     test(`a ${single ? 'single file' : 'tar'} in ${codec} (${ending}) extracts through the route: the same bytes`, async () => {
       const base = `fmt-${codec}-${single ? 'single' : 'tar'}`;
       const data = Buffer.from(`${base}\n`.repeat(20_000));
-      const payload = single ? data : forgeTar([{ name: `${base}/`, type: '5' }, { name: `${base}/a.txt`, data }, { name: `${base}/b/c.txt`, data: 'c\n' }]);
+      const payload = single
+        ? data
+        : forgeTar([
+            { name: `${base}/`, type: '5' },
+            { name: `${base}/a.txt`, data },
+            { name: `${base}/b/c.txt`, data: 'c\n' },
+          ]);
       writeFileSync(join(s.world, `${base}${ending}`), await compress(codec, payload));
       const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(`${base}${ending}`)}`, { overwrite: false });
       assert.equal(u.status, 202, u.text);
@@ -133,7 +139,13 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
       for (const [n, data] of Object.entries(files)) assert.equal(sha(readFileSync(join(s.world, dest, n))), sha(data), n);
 
       const evil = `evil-${ending.replace(/\W/g, '')}.${ending.endsWith('rar') ? 'rar' : '7z'}`;
-      writeFileSync(join(s.world, evil), forge([{ name: 'ok.txt', data: 'ok' }, { name: 'ln', type: '2', linkname: '../../etc/passwd' }]));
+      writeFileSync(
+        join(s.world, evil),
+        forge([
+          { name: 'ok.txt', data: 'ok' },
+          { name: 'ln', type: '2', linkname: '../../etc/passwd' },
+        ]),
+      );
       const before = treeHash(s.dataDir);
       const v = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q(evil)}`, { overwrite: true });
       assert.equal(v.status, 202, v.text);
@@ -144,7 +156,13 @@ describe('archives with the real Job program', { skip: SKIP }, () => {
   }
 
   test('a zip-slip archive ends failed with archive_unsafe, and nothing in or beside the world changes', async () => {
-    writeFileSync(join(s.world, 'evil.zip'), forgeZip([{ name: 'harmless.txt', data: 'ok\n' }, { name: '../escaped.txt', data: 'pwned\n' }]));
+    writeFileSync(
+      join(s.world, 'evil.zip'),
+      forgeZip([
+        { name: 'harmless.txt', data: 'ok\n' },
+        { name: '../escaped.txt', data: 'pwned\n' },
+      ]),
+    );
     const before = treeHash(s.dataDir);
     const u = await s.call('POST', `/api/v1/servers/survival/files/unzip?path=${q('evil.zip')}`, { overwrite: true });
     assert.equal(u.status, 202, u.text);

@@ -4,21 +4,22 @@
  * in `npm test`, the real v1.20 one in `npm run test:cluster`). The functions run as the usual
  * identity plus the system:auth-delegator binding of knative/components/kubernetes-auth.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { after, before, describe, test } from 'node:test';
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ROOT, startStack, type Stack } from './support/stack.ts';
-import { jsonCall } from '../lib/testing/json-call.ts';
+import { pino } from 'pino';
 import { actorMixin } from '../lib/actor.ts';
-import { authFromEnv } from '../lib/http/auth.ts';
 import { createApp } from '../lib/http/app.ts';
+import { authFromEnv } from '../lib/http/auth.ts';
+import { jsonCall } from '../lib/testing/json-call.ts';
 import { envelopeOf } from '../lib/testing/route-kit.ts';
+import { ROOT, type Stack, startStack } from './support/stack.ts';
 
 /** Short, so the revocation test waits for real: an allow is reused this long. */
 const ALLOW_TTL_S = 4;
@@ -127,7 +128,11 @@ describe('kubernetes auth mode, with the apiserver doing the reviews', () => {
     const audit = logs.map((l) => JSON.parse(l)).find((l) => l.audit && l.action === 'file.write' && l.target === 'survival:editor.txt');
     assert.equal(audit?.actor, user('e2e-editor'));
     assert.equal(audit?.actor_service_account, `${NS}/e2e-editor`);
-    for (const [m, p] of [['GET', '/api/v1/servers/creative/files'], ['PUT', '/api/v1/servers/creative/file?path=x.txt'], ['DELETE', '/api/v1/servers/survival/lock']] as const) {
+    for (const [m, p] of [
+      ['GET', '/api/v1/servers/creative/files'],
+      ['PUT', '/api/v1/servers/creative/file?path=x.txt'],
+      ['DELETE', '/api/v1/servers/survival/lock'],
+    ] as const) {
       const r = await as('e2e-editor', m, p, m === 'PUT' ? write('x') : undefined);
       assert.equal(r.status, 403, `${m} ${p}: ${r.text}`);
     }

@@ -5,16 +5,17 @@
  * while running, a result, an OOM kill, a deadline. The real archive engine is tested in
  * test/archives.e2e.test.ts.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import type { V1Container } from '@kubernetes/client-node';
 import { renderFilesJob } from '../lib/job-spec/render.ts';
-import { admin, createServer, createJob, RUNNING, setServer, STOPPED } from './support/servers.ts';
-import { startStack, q, ROOT, tierMs, TOKEN, type Stack } from './support/stack.ts';
+import { admin, createJob, createServer, RUNNING, STOPPED, setServer } from './support/servers.ts';
+import { q, ROOT, type Stack, startStack, TOKEN, tierMs } from './support/stack.ts';
 
 const SCRIPT = join(ROOT, 'test/support/scripted-files-job.ts');
 /** The Pods of background file Jobs run the scripted program with these arguments. */
@@ -79,7 +80,12 @@ describe('background ops through the cluster', () => {
 
     // The running op holds the world: a change waits for it in turn; one that may wait only a
     // second is refused, naming the holder. (A change that waits for it: files-join.e2e.test.ts.)
-    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: '', content_sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }, { prefer: 'wait=1' });
+    const w = await s.call(
+      'PUT',
+      `/api/v1/servers/survival/file?path=${q('notes.txt')}`,
+      { content: '', content_sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+      { prefer: 'wait=1' },
+    );
     assert.equal(w.status, 409, w.text);
     assert.equal(w.body.error.code, 'maintenance_in_progress');
     assert.match(w.body.error.message, /behind an archive extraction \(unzip of maps\/pack\.zip\)/);
@@ -156,7 +162,10 @@ describe('background ops through the cluster', () => {
     const done = await until(s, newer[0]!, (o) => o.state !== 'running');
     assert.deepEqual([done.state, done.files], ['succeeded', 1]);
     const creative = await s.call('GET', '/api/v1/servers/creative/files/ops');
-    assert.deepEqual(creative.body.ops.map((o: Op) => o.id), ['dddddddddddddd00']);
+    assert.deepEqual(
+      creative.body.ops.map((o: Op) => o.id),
+      ['dddddddddddddd00'],
+    );
   });
 
   test('a redelivered unzip event answers the same op and starts no second Job', async () => {
@@ -233,7 +242,7 @@ describe('a background op past its deadline', () => {
   });
 });
 
-describe('with Felis\'s rule (FELIS_JOIN_CHANGES=off): waiting for the world instead of a 409 (Prefer: wait)', () => {
+describe("with Felis's rule (FELIS_JOIN_CHANGES=off): waiting for the world instead of a 409 (Prefer: wait)", () => {
   let s: Stack;
   before(async () => {
     s = await startStack({ joinChanges: false });

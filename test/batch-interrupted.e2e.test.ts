@@ -5,14 +5,15 @@
  * never a retry that would answer 404), and the next change of the world finishes the batch before
  * anything else, so every item is gone (or moved) and a deleted batch is one undo-trash record.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import type { V1Container } from '@kubernetes/client-node';
 import { GRACE_MS, lockValue } from '../lib/protocol/lock-value.ts';
-import { FUNCTION_USER, q, ROOT, startStack, tierMs, until, type Stack } from './support/stack.ts';
 import { getServer, setServer } from './support/servers.ts';
+import { FUNCTION_USER, q, ROOT, type Stack, startStack, tierMs, until } from './support/stack.ts';
 
 const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.test-kit.ts');
 const S = '/api/v1/servers/survival';
@@ -79,7 +80,10 @@ async function oneRecord(s: Stack, paths: string[]): Promise<void> {
   const t = await s.call('GET', `${S}/files/trash`);
   assert.equal(t.status, 200, t.text);
   const records = (t.body.items as { op: string; paths: string[] }[]).filter((i) => i.op === 'delete-many' && i.paths.some((p) => paths.includes(p)));
-  assert.deepEqual(records.map((i) => [...i.paths].sort()), [[...paths].sort()]);
+  assert.deepEqual(
+    records.map((i) => [...i.paths].sort()),
+    [[...paths].sort()],
+  );
 }
 
 describe('a batch killed mid-way in its one-shot Job', () => {

@@ -3,13 +3,14 @@
  * Pod after the first, the same answers as a one-shot Job, the session never holding the world,
  * nothing left once it is idle, and the one-shot fallback when the browse Pod never starts.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_FILES_BROWSE } from '../lib/job-spec/render.ts';
-import { startStack, q, FUNCTION_USER, REAL, tierMs, type Stack, until } from './support/stack.ts';
+import { FUNCTION_USER, q, REAL, type Stack, startStack, tierMs, until } from './support/stack.ts';
 import { oneShotEditor, SURVIVAL } from './support/warm-cold.ts';
 
 const BROWSE = `${LABEL_FILES_BROWSE}=true`;
@@ -50,7 +51,10 @@ describe('browse sessions', () => {
     assert.ok(created[0]! >= 1 && created[0]! <= 2, `Jobs created per read: ${created}`);
     const firstServed = created.findIndex((n, i) => i > 0 && n === 0);
     assert.ok(firstServed > 0 && firstServed <= 5, `Jobs created per read: ${created}`);
-    assert.ok(created.slice(firstServed).every((n) => n === 0), `Jobs created per read: ${created}`);
+    assert.ok(
+      created.slice(firstServed).every((n) => n === 0),
+      `Jobs created per read: ${created}`,
+    );
     const pods = await browsePods();
     assert.equal(pods.length, 1, 'one browse Pod');
     assert.match(pods[0]!.status!.podIP ?? '', REAL ? /./ : /^127\.(?!0\.0\.1$)/);

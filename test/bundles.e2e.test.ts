@@ -4,17 +4,18 @@
  * of every function bundle, and a stop that lets an in-flight mutation finish. The image itself is
  * built and run by `npm run test:container` (test/container/).
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
-import { startStack, ROOT, TOKEN, type Stack } from './support/stack.ts';
-import { getServer } from './support/servers.ts';
-import { ANNOTATION_MAINTENANCE } from '../lib/labels.ts';
+import { after, before, test } from 'node:test';
 import { bundleWeight } from '../bench/bundle-size.ts';
-import { startBundleProcess, type BundleProcess } from './support/bundle-process.ts';
+import { ANNOTATION_MAINTENANCE } from '../lib/labels.ts';
+import { type BundleProcess, startBundleProcess } from './support/bundle-process.ts';
+import { getServer } from './support/servers.ts';
+import { ROOT, type Stack, startStack, TOKEN } from './support/stack.ts';
 
 let s: Stack;
 let kubeconfig: string;

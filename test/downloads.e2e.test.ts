@@ -5,17 +5,18 @@
  * while it streams (a start is refused naming it); a cut download resumed with Range / If-Range,
  * never spliced across a change; nothing left behind.
  */
-import { after, before, describe, test } from 'node:test';
-import http from 'node:http';
+
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { jobFinished } from '../lib/kube/job-facts.ts';
 import { downloadKey, signTicket } from '../lib/downloads/signing.ts';
-import { startStack, q, FUNCTION_USER, REAL, TOKEN, tierMs, type Stack, until } from './support/stack.ts';
+import { jobFinished } from '../lib/kube/job-facts.ts';
+import { FUNCTION_USER, q, REAL, type Stack, startStack, TOKEN, tierMs, until } from './support/stack.ts';
 
 const EXPORTS = 'app.kubernetes.io/managed-by=felis-export';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -264,7 +265,11 @@ describe('downloads', () => {
   });
 
   test('nothing is left: every export Pod ends and the finished Jobs are removed', async () => {
-    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: EXPORTS })).items.length === 0 ? true : undefined), 'the export Pods to go', tierMs(15_000, 60_000));
+    await until(
+      async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: EXPORTS })).items.length === 0 ? true : undefined),
+      'the export Pods to go',
+      tierMs(15_000, 60_000),
+    );
     await until(async () => ((await exportJobs()).length === 0 ? true : undefined), 'the export Jobs to go', tierMs(15_000, 60_000));
     if (!REAL) {
       const cluster = s.cluster as unknown as { podAddressesInUse(): number };
@@ -272,7 +277,7 @@ describe('downloads', () => {
     }
   });
 
-  test("a forged Host header does not reach the signed URL", async () => {
+  test('a forged Host header does not reach the signed URL', async () => {
     const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const u = new URL(`${s.url}/api/v1/servers/survival/files/download?path=eula.txt`);
       const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'POST', headers: { host: 'evil.example:443', authorization: `Bearer ${TOKEN}` } }, (res) => {

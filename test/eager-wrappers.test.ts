@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { build } from 'esbuild';
 import { applyEdits, shiftMappings, wrapperEdits } from '../scripts/eager-wrappers.ts';
 

@@ -5,16 +5,17 @@
  * a start never lands while a change is in flight, and a lock left by a caller that died holds the
  * world only until its grace.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_FILES_EDIT } from '../lib/job-spec/render.ts';
 import { GRACE_MS, lockValue } from '../lib/protocol/lock-value.ts';
-import { FUNCTION_USER, q, startStack, tierMs, TIER, until, type Stack } from './support/stack.ts';
-import { getServer, setServer, STOPPED } from './support/servers.ts';
+import { getServer, STOPPED, setServer } from './support/servers.ts';
+import { FUNCTION_USER, q, type Stack, startStack, TIER, tierMs, until } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const LOCK = 'felis.lolicon.best/maintenance';
@@ -45,7 +46,16 @@ const SUITE: [string, string, unknown?][] = [
   ['PUT', `${S}/file?path=${q('old/b.txt')}`, write('b')],
   ['POST', `${S}/files/delete`, { paths: ['old/a.txt', '../../etc/passwd'] }],
   ['POST', `${S}/files/delete`, { paths: ['old/a.txt', 'old/nope.txt'] }],
-  ['POST', `${S}/files/move`, { moves: [{ from: 'old/b.txt', to: 'datapacks/b.txt' }, { from: 'copied.txt', to: 'copied-2.txt' }] }],
+  [
+    'POST',
+    `${S}/files/move`,
+    {
+      moves: [
+        { from: 'old/b.txt', to: 'datapacks/b.txt' },
+        { from: 'copied.txt', to: 'copied-2.txt' },
+      ],
+    },
+  ],
   ['POST', `${S}/files/move`, { moves: [{ from: 'datapacks/b.txt', to: 'eula.txt' }] }],
   ['POST', `${S}/files/chmod`, { files: [{ path: 'copied-2.txt', mode: '600' }] }],
   ['POST', `${S}/files/chmod`, { files: [{ path: 'copied-2.txt', mode: '4755' }] }],
@@ -58,7 +68,8 @@ function normal(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normal);
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = k === 'trash_id' || k === 'id' || k === 'request_id' ? '<id>' : k === 'at' || k === 'expires_at' || k === 'modified' || k === 'mtime' ? '<time>' : normal(x);
+    for (const [k, x] of Object.entries(v))
+      out[k] = k === 'trash_id' || k === 'id' || k === 'request_id' ? '<id>' : k === 'at' || k === 'expires_at' || k === 'modified' || k === 'mtime' ? '<time>' : normal(x);
     return out;
   }
   return v;
@@ -224,7 +235,10 @@ describe(`edit sessions through the ${TIER} cluster`, () => {
     // A start now drains the line (docs/world-maintenance.md, Changes that join): it waits for the
     // change in flight rather than being refused, and lands after it (checked each round above).
     const keys = [...outcomes.keys()].join('; ');
-    assert.ok([...outcomes.keys()].some((k) => k === 'copy 200 / start 202'), keys);
+    assert.ok(
+      [...outcomes.keys()].some((k) => k === 'copy 200 / start 202'),
+      keys,
+    );
   });
 
   test('a folder copy the session refuses as not small goes to the background: its op is the only Job', async () => {

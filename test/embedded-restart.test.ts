@@ -4,13 +4,14 @@
  * in the middle of a write and started again. Every process this file starts is its own group
  * and is killed in `after`; every wait is bounded.
  */
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import { lockValue } from '../lib/maintenance/holder.ts';
@@ -77,10 +78,12 @@ async function startService(dataDir: string, env: Record<string, string> = {}): 
   let out = '';
   proc.stdout!.on('data', (b) => (out += b));
   proc.stderr!.on('data', (b) => (out += b));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => {
-    services.delete(proc);
-    r(code);
-  }));
+  const exited = new Promise<number | null>((r) =>
+    proc.once('exit', (code) => {
+      services.delete(proc);
+      r(code);
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start in 60 s:\n${out}`)), 60_000);
     const look = () => {
@@ -370,9 +373,7 @@ for (const inFlight of [true, false]) {
     // Edit sessions off: the Job this is about is the write's own, not an edit Pod started beside it.
     const svc = await startService(data, { FELIS_EMBEDDED_JOB_DELAY_MS: '30000', FELIS_SHUTDOWN_SECONDS: '2', FELIS_EDIT_SESSIONS: 'off' });
     const body = { ...writeBody('new\n') };
-    const pending = inFlight
-      ? svc.call('PUT', '/api/v1/servers/survival/file?path=target.txt', body).catch(() => undefined)
-      : undefined;
+    const pending = inFlight ? svc.call('PUT', '/api/v1/servers/survival/file?path=target.txt', body).catch(() => undefined) : undefined;
     if (!inFlight) {
       // A Job of someone else's (a backup, say) that the service is running but nobody waits on.
       await svc.kube.batch.createNamespacedJob({
@@ -458,10 +459,14 @@ test('an orphan that finished its op after a SIGKILL of the service is listed as
 
   const again = await startService(data);
   try {
-    const op = await until('the op to be settled', async () => {
-      const r = await again.call('GET', '/api/v1/servers/survival/files/ops');
-      return (r.body.ops as { id: string; state: string; error?: { code: string; message: string } }[]).find((o) => o.id === zip.body.op.id && o.state !== 'running');
-    }, 30_000);
+    const op = await until(
+      'the op to be settled',
+      async () => {
+        const r = await again.call('GET', '/api/v1/servers/survival/files/ops');
+        return (r.body.ops as { id: string; state: string; error?: { code: string; message: string } }[]).find((o) => o.id === zip.body.op.id && o.state !== 'running');
+      },
+      30_000,
+    );
     assert.equal(op.state, 'failed');
     assert.deepEqual(op.error, {
       code: 'outcome_unknown',

@@ -5,17 +5,18 @@
  * settles a chain whose change event was lost; and the same with no test sending anything, the
  * cluster's own ApiServerSource and PingSource delivering.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1Job } from '@kubernetes/client-node';
-import { startStack, tierMs, TOKEN, TIER, type Stack } from './support/stack.ts';
-import { admin, createPendingChain, restoreTemplateFile } from './support/servers.ts';
-import { startApiServerSource, startPingSource } from '../cluster/event-sources.ts';
 import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import type { V1Job } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { startApiServerSource, startPingSource } from '../cluster/event-sources.ts';
+import { admin, createPendingChain, restoreTemplateFile } from './support/servers.ts';
+import { type Stack, startStack, TIER, TOKEN, tierMs } from './support/stack.ts';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -169,7 +170,10 @@ describe(`CloudEvents through the ${TIER} cluster`, () => {
       data: { apiVersion: 'batch/v1', kind: 'Job', ...job },
     });
     assert.equal(r.status, 200, r.text);
-    assert.ok(r.body.chains.some((c: { job: string; state: string }) => c.job === 'snap-chain-watched' && c.state === 'started'), r.text);
+    assert.ok(
+      r.body.chains.some((c: { job: string; state: string }) => c.job === 'snap-chain-watched' && c.state === 'started'),
+      r.text,
+    );
     assert.deepEqual(await chainState(s, 'chain-watched'), { label: 'started', restores: 1 });
   });
 

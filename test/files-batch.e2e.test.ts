@@ -2,13 +2,14 @@
  * Many files in one call, end to end on both tiers: 500 deletes in one Job, a batch with one
  * escaping path changing nothing, two moves onto one name refused, modes set and links refused.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api } from '@kubernetes/client-node';
 import { LABEL_FILES_MODE } from '../lib/labels.ts';
-import { startStack, FUNCTION_USER, REAL, TIER, tierMs, type Stack } from './support/stack.ts';
+import { FUNCTION_USER, REAL, type Stack, startStack, TIER, tierMs } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 
@@ -64,7 +65,12 @@ describe(`many files in one call through the ${TIER} cluster`, () => {
     mkdirSync(join(s.world, 'mv/into'), { recursive: true });
     writeFileSync(join(s.world, 'mv/x.txt'), 'x');
     writeFileSync(join(s.world, 'mv/y.txt'), 'y');
-    const clash = await s.call('POST', `${S}/files/move`, { moves: [{ from: 'mv/x.txt', to: 'mv/z.txt' }, { from: 'mv/y.txt', to: 'mv/z.txt' }] });
+    const clash = await s.call('POST', `${S}/files/move`, {
+      moves: [
+        { from: 'mv/x.txt', to: 'mv/z.txt' },
+        { from: 'mv/y.txt', to: 'mv/z.txt' },
+      ],
+    });
     assert.equal(clash.status, 409, clash.text);
     assert.equal(clash.body.error.code, 'batch_conflict');
     assert.equal(clash.body.error.path, 'mv/z.txt');
@@ -73,7 +79,12 @@ describe(`many files in one call through the ${TIER} cluster`, () => {
     const onto = await s.call('POST', `${S}/files/move`, { moves: [{ from: 'mv/x.txt', to: 'mv/y.txt' }] });
     assert.equal(onto.status, 409, onto.text);
     assert.equal(onto.body.error.code, 'file_exists');
-    const ok = await s.call('POST', `${S}/files/move`, { moves: [{ from: 'mv/x.txt', to: 'mv/into/x.txt' }, { from: 'mv/y.txt', to: 'mv/y2.txt' }] });
+    const ok = await s.call('POST', `${S}/files/move`, {
+      moves: [
+        { from: 'mv/x.txt', to: 'mv/into/x.txt' },
+        { from: 'mv/y.txt', to: 'mv/y2.txt' },
+      ],
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(ok.body, { done: ['mv/x.txt', 'mv/y.txt'], failed: [] });
     assert.equal(existsSync(join(s.world, 'mv/into/x.txt')), true);
@@ -90,7 +101,12 @@ describe(`many files in one call through the ${TIER} cluster`, () => {
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, { done: ['bin/start.sh'], failed: [] });
     assert.equal(mode('bin/start.sh'), '755');
-    const link = await s.call('POST', `${S}/files/chmod`, { files: [{ path: 'bin/env.sh', mode: '600' }, { path: 'bin/link.sh', mode: '700' }] });
+    const link = await s.call('POST', `${S}/files/chmod`, {
+      files: [
+        { path: 'bin/env.sh', mode: '600' },
+        { path: 'bin/link.sh', mode: '700' },
+      ],
+    });
     assert.equal(link.status, 400, link.text);
     assert.equal(link.body.error.code, 'bad_path');
     assert.equal(link.body.error.path, 'bin/link.sh');

@@ -4,15 +4,16 @@
  * tools (`tar --zstd`, `tar -z`) and by our own extraction; a taken name and a selection across
  * folders are refused, changing nothing.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { waitOp } from './support/ops.ts';
-import { startStack, type Stack } from './support/stack.ts';
+import { type Stack, startStack } from './support/stack.ts';
 
 /** Every name, mode, size and content under `dir` (no links here), as one hash. */
 function treeHash(dir: string): string {
@@ -29,7 +30,6 @@ function treeHash(dir: string): string {
   walk(dir);
   return h.digest('hex');
 }
-
 
 const hasZstd = spawnSync('zstd', ['--version'], { stdio: 'ignore' }).status === 0;
 const URL = '/api/v1/servers/survival/files/compress';

@@ -3,17 +3,17 @@
  * directory, and `files/ops` reading a background copy back. The sync limit is lowered
  * (FELIS_COPY_SYNC_MAX_BYTES, through the editor settings) so a "big" file is a few KiB.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { admin } from './support/servers.ts';
-import { FUNCTION_USER, startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
-import { untilWarm } from './support/warm-cold.ts';
-import { until as waitUntil } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_FILES_BROWSE } from '../lib/job-spec/render.ts';
+import { admin } from './support/servers.ts';
+import { FUNCTION_USER, q, type Stack, startStack, TOKEN, tierMs, until as waitUntil } from './support/stack.ts';
+import { untilWarm } from './support/warm-cold.ts';
 
 const SYNC_MAX = 4096;
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -162,13 +162,19 @@ describe('files/copy through the cluster', () => {
     assert.equal(again.body.op.id, first.body.op.id);
     const jobs = await admin(s.cluster).batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/files-mode=copy,felis.lolicon.best/files-async=true' });
     assert.equal(jobs.items.filter((j) => j.metadata?.annotations?.['felis.lolicon.best/files-path'] === 'config').length, 1);
-    assert.deepEqual(readdirSync(s.world).filter((n) => n.startsWith('config copy')), ['config copy']);
+    assert.deepEqual(
+      readdirSync(s.world).filter((n) => n.startsWith('config copy')),
+      ['config copy'],
+    );
     await settled();
     const small = await deliver('copy-once-2', 'server.properties');
     assert.equal(small.status, 200, JSON.stringify(small.body));
     const smallAgain = await deliver('copy-once-2', 'server.properties');
     assert.deepEqual(smallAgain.body, small.body);
-    assert.deepEqual(readdirSync(s.world).filter((n) => n.startsWith('server copy')), ['server copy.properties']);
+    assert.deepEqual(
+      readdirSync(s.world).filter((n) => n.startsWith('server copy')),
+      ['server copy.properties'],
+    );
     assert.doesNotMatch(readFileSync(join(s.world, 'server copy.properties'), 'utf8'), /hunter2/);
   });
 
@@ -192,7 +198,11 @@ describe('files/copy through the cluster', () => {
     // The browse Jobs go (a Pod deleted alone would be replaced by its Job).
     const browseJobs = await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_BROWSE}=true` });
     for (const j of browseJobs.items) await batch.deleteNamespacedJob({ namespace: 'minecraft', name: j.metadata!.name!, propagationPolicy: 'Background', gracePeriodSeconds: 0 });
-    await waitUntil(async () => ((await browsePods()).every((p) => p.status?.phase !== 'Running' && p.status?.phase !== 'Pending') ? true : undefined), 'the browse Pods to go', tierMs(15_000, 60_000));
+    await waitUntil(
+      async () => ((await browsePods()).every((p) => p.status?.phase !== 'Running' && p.status?.phase !== 'Pending') ? true : undefined),
+      'the browse Pods to go',
+      tierMs(15_000, 60_000),
+    );
     // Two Jobs and no third: the copy started no browse session for itself.
     assert.equal(await jobsFor('kinds', undefined, 202), 2, 'cold: the refused sync Job, then the background op');
     // A panel browsing the folder has a session up; the same copy then costs only its background op.

@@ -4,14 +4,15 @@
  * all land; a holder that is not a felis-world change (a backup) is refused at once with a
  * Retry-After; and a start waits for the running change, lets no new one join meanwhile, then starts.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { forgeZip } from '../job/archive/forge.test-kit.ts';
 import { join } from 'node:path';
-import { startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
-import { createJob, getServer, holderJob, setServer, STOPPED } from './support/servers.ts';
+import { after, before, describe, test } from 'node:test';
+import { forgeZip } from '../job/archive/forge.test-kit.ts';
+import { createJob, getServer, holderJob, STOPPED, setServer } from './support/servers.ts';
+import { q, type Stack, startStack, TOKEN, tierMs } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -3,12 +3,13 @@
  * once in byte order, `q` filters in any case, the unpaged listing is still the original one (2000
  * and truncated), and a warm page from the browse Pod equals the one-shot Job's.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, type Stack } from './support/stack.ts';
-import { oneShotEditor, untilWarm, SURVIVAL } from './support/warm-cold.ts';
+import { after, before, describe, test } from 'node:test';
+import { q, type Stack, startStack } from './support/stack.ts';
+import { oneShotEditor, SURVIVAL, untilWarm } from './support/warm-cold.ts';
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const TOTAL = 3000;
@@ -72,9 +73,15 @@ describe('paged listings', () => {
   test('q filters names in any case, non-ASCII included, and pages like any listing', async () => {
     const r = await s.call('GET', `/api/v1/servers/survival/files?path=big&q=${q('LEVELä')}`);
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.entries.map((e: { name: string }) => e.name), all.filter((n) => n.startsWith('levelÄ')));
+    assert.deepEqual(
+      r.body.entries.map((e: { name: string }) => e.name),
+      all.filter((n) => n.startsWith('levelÄ')),
+    );
     const lv = await s.call('GET', `/api/v1/servers/survival/files?path=big&q=level&limit=15`);
-    assert.deepEqual(lv.body.entries.map((e: { name: string }) => e.name), all.filter((n) => n.toLowerCase().includes('level')).slice(0, 15));
+    assert.deepEqual(
+      lv.body.entries.map((e: { name: string }) => e.name),
+      all.filter((n) => n.toLowerCase().includes('level')).slice(0, 15),
+    );
     assert.equal(lv.body.truncated, true);
     const dirs = lv.body.entries.filter((e: { is_dir: boolean }) => e.is_dir).length;
     assert.equal(dirs, 10, 'the Level-<n> folders');
@@ -91,7 +98,7 @@ describe('paged listings', () => {
     }
   });
 
-  test('a warm page from the browse Pod equals the one-shot Job\'s page', async () => {
+  test("a warm page from the browse Pod equals the one-shot Job's page", async () => {
     const url = `/api/v1/servers/survival/files?path=big&limit=700&after=${q(all[1234]!)}&q=-`;
     // The first requests start the session; wait until one is answered without a Job.
     const warm = await untilWarm(s, url, 'a page answered by the browse Pod');

@@ -4,15 +4,16 @@
  * explicit test-only rule FELIS_PULL_ALLOW=127.0.0.1. Nothing here addresses anything but loopback;
  * 169.254.169.254 appears only as a redirect target the guard refuses before connecting.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { ended, waitOp } from './support/ops.ts';
-import { startStack, type Stack } from './support/stack.ts';
+import { type Stack, startStack } from './support/stack.ts';
 
 const body = Buffer.alloc(2 << 20, 'felis');
 

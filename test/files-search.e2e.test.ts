@@ -4,13 +4,14 @@
  * world is a match by its name but never descended, the answer from a warm browse Pod equals the
  * one-shot Job's, and a short query is refused before any Job.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startStack, q, FUNCTION_USER, type Stack } from './support/stack.ts';
-import { oneShotEditor, untilWarm, SURVIVAL } from './support/warm-cold.ts';
+import { after, before, describe, test } from 'node:test';
+import { FUNCTION_USER, q, type Stack, startStack } from './support/stack.ts';
+import { oneShotEditor, SURVIVAL, untilWarm } from './support/warm-cold.ts';
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 type Match = { path: string; name: string; size: number; is_dir: boolean; mod_time: string };
@@ -59,7 +60,10 @@ describe('search by name', () => {
     const r = await s.call('GET', `/api/v1/servers/survival/files/search?q=${q('*.yml')}`);
     assert.equal(r.status, 200, r.text);
     const paths: string[] = r.body.matches.map((m: Match) => m.path);
-    assert.ok(paths.every((p) => p.endsWith('.yml')), paths.join(', '));
+    assert.ok(
+      paths.every((p) => p.endsWith('.yml')),
+      paths.join(', '),
+    );
     assert.ok(!paths.includes('plugins/P0/config.yml.bak'));
     assert.ok(!paths.some((p) => p.includes('secret.yml')), 'nothing from outside');
     assert.equal(paths.filter((p) => /^plugins\/P\d\/(data|Data-old)\/config\.yml$/.test(p)).length, 6);
@@ -67,7 +71,10 @@ describe('search by name', () => {
     // Below a folder, limited: the first matches in byte order, and truncated.
     const sub = await s.call('GET', `/api/v1/servers/survival/files/search?path=plugins&q=${q('*.yml')}&limit=2`);
     assert.equal(sub.status, 200, sub.text);
-    assert.deepEqual(sub.body.matches.map((m: Match) => m.path), ['plugins/P0/Data-old/config.yml', 'plugins/P0/data/config.yml']);
+    assert.deepEqual(
+      sub.body.matches.map((m: Match) => m.path),
+      ['plugins/P0/Data-old/config.yml', 'plugins/P0/data/config.yml'],
+    );
     assert.equal(sub.body.truncated, true);
   });
 
@@ -92,7 +99,7 @@ describe('search by name', () => {
     }
   });
 
-  test('a warm search from the browse Pod equals the one-shot Job\'s', async () => {
+  test("a warm search from the browse Pod equals the one-shot Job's", async () => {
     const url = `/api/v1/servers/survival/files/search?path=plugins&q=${q('*.json')}&limit=5`;
     const warm = await untilWarm(s, url, 'a search answered by the browse Pod');
     const oneShot = oneShotEditor(s);

@@ -4,13 +4,14 @@
  * go back elsewhere, a batch delete as one record purged for good, and the trash folder itself
  * never addressable.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { UNDO_DIR } from '../lib/protocol/working-names.ts';
-import { startStack, q, TIER, type Stack } from './support/stack.ts';
+import { q, type Stack, startStack, TIER } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const ID = /^[0-9a-f]{16}$/;
@@ -133,7 +134,11 @@ describe(`the undo trash through the ${TIER} cluster`, () => {
     assert.equal(clash.body.error.code, 'file_exists');
     assert.equal(clash.body.error.path, F);
     assert.deepEqual(readFileSync(file), now, 'the file in the way is untouched');
-    assert.deepEqual((await list()).items.map((i) => i.id), l.items.map((i) => i.id), 'the record is still held');
+    assert.deepEqual(
+      (await list()).items.map((i) => i.id),
+      l.items.map((i) => i.id),
+      'the record is still held',
+    );
     assert.equal(existsSync(join(s.world, 'old')), false);
 
     const moved = await s.call('POST', `${S}/files/trash/${item.id}/restore`, { to: 'old' });

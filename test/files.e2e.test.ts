@@ -3,13 +3,14 @@
  * one on the cluster tier; RBAC from knative/rbac.yaml) → Job → kubelet → the real Job program over
  * a real directory, and back.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, symlinkSync, writeFileSync, mkdirSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, FUNCTION_USER, TIER, type Stack } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
 import { roleGrants } from './support/role.ts';
+import { FUNCTION_USER, q, type Stack, startStack, TIER } from './support/stack.ts';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');

@@ -3,11 +3,12 @@
  * each serving that function's routes under its own name. test/bundles.e2e.test.ts starts the
  * built bundles themselves.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { FUNCTIONS } from '../functions/index.ts';
 import { entrySource, functionNames, routesExport } from '../scripts/function-entries.ts';
 import { ROOT } from './support/stack.ts';

@@ -7,13 +7,14 @@
  * the folders, the list in functions/kustomization.yaml and the functions the code bundles are the
  * same set (the cluster tier finds the functions' identities by their folders).
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { load, loadAll } from 'js-yaml';
 import { FUNCTIONS } from '../functions/index.ts';
-import { render, type Obj } from './support/kustomize.ts';
+import { type Obj, render } from './support/kustomize.ts';
 import { ROOT } from './support/stack.ts';
 
 const FUNCTIONS_DIR = join(ROOT, 'knative', 'functions');

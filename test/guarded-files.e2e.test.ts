@@ -4,12 +4,13 @@
  * a placeholder with no value on disk is refused, and what the trash keeps of server.properties or of
  * the withheld file never comes back readable under another folder, listed without its bytes.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, TOKEN, type Stack } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
+import { q, type Stack, startStack, TOKEN } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const sha = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');

@@ -5,13 +5,14 @@
  * instead of "outcome unknown". Both ways the record reaches the listing: a sync op's runner
  * annotates the interrupted op's Job; a background op's log is read by the listing itself.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { startStack, q, ROOT, tierMs, type Stack } from './support/stack.ts';
 import { forgeZip } from '../job/archive/forge.test-kit.ts';
+import { q, ROOT, type Stack, startStack, tierMs } from './support/stack.ts';
 
 const CRASH_CHILD = join(ROOT, 'job/journal/crash-child.test-kit.ts');
 const FILES = 40;

@@ -21,9 +21,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { ClusterHarness } from '../cluster/harness.ts';
 import { startCluster } from '../cluster/index.ts';
 import { tokenKubeconfigYaml } from '../cluster/kubeconfig.ts';
-import type { ClusterHarness } from '../cluster/harness.ts';
 import { debianKubectl, type KubectlResult, runKubectl, runKubectlUntil } from './support/kubectl.ts';
 import { createServer, STOPPED } from './support/servers.ts';
 import { REAL, ROOT, type Stack, startStack } from './support/stack.ts';
@@ -88,9 +88,7 @@ const pick = (o: Any, keys: string[]) => Object.fromEntries(keys.filter((k) => o
 
 /** `get job -o json`: the fields kubectl users read, with v1.20's forms. */
 function jobView(j: Any): unknown {
-  const conditions = ((j.status?.conditions ?? []) as Any[])
-    .filter((c) => c.type === 'Complete' || c.type === 'Failed')
-    .map((c) => ({ type: c.type, status: c.status }));
+  const conditions = ((j.status?.conditions ?? []) as Any[]).filter((c) => c.type === 'Complete' || c.type === 'Failed').map((c) => ({ type: c.type, status: c.status }));
   return {
     kind: j.kind,
     apiVersion: j.apiVersion,
@@ -98,7 +96,13 @@ function jobView(j: Any): unknown {
     namespace: j.metadata?.namespace,
     labels: Object.fromEntries(Object.entries((j.metadata?.labels ?? {}) as Record<string, string>).filter(([k]) => !k.startsWith('batch.kubernetes.io/') && k !== 'controller-uid')),
     annotations: Object.keys(j.metadata?.annotations ?? {}).sort(),
-    spec: { ...pick(j.spec, ['backoffLimit', 'completions', 'parallelism']), template: { containers: j.spec?.template?.spec?.containers?.map((c: Any) => pick(c, ['name', 'image', 'command', 'imagePullPolicy', 'terminationMessagePolicy'])), restartPolicy: j.spec?.template?.spec?.restartPolicy } },
+    spec: {
+      ...pick(j.spec, ['backoffLimit', 'completions', 'parallelism']),
+      template: {
+        containers: j.spec?.template?.spec?.containers?.map((c: Any) => pick(c, ['name', 'image', 'command', 'imagePullPolicy', 'terminationMessagePolicy'])),
+        restartPolicy: j.spec?.template?.spec?.restartPolicy,
+      },
+    },
     status: { ...pick(j.status, ['succeeded', 'failed', 'active']), conditions, hasStart: !!j.status?.startTime, hasCompletion: !!j.status?.completionTime },
   };
 }
@@ -187,7 +191,11 @@ const EXPECTED: Record<string, Partial<Answer>> = {
   'get jobs,pods,minecraftservers': { code: 0, out: ['NAME | AGE', 'minecraftserver.felis.lolicon.best/survival | <t>'], err: '' },
   'get minecraftservers -o json': {
     code: 0,
-    out: { kind: 'List', apiVersion: 'v1', items: [{ kind: 'MinecraftServer', apiVersion: 'felis.lolicon.best/v1alpha1', name: 'survival', namespace: 'minecraft', spec: { desiredState: 'Stopped' } }] },
+    out: {
+      kind: 'List',
+      apiVersion: 'v1',
+      items: [{ kind: 'MinecraftServer', apiVersion: 'felis.lolicon.best/v1alpha1', name: 'survival', namespace: 'minecraft', spec: { desiredState: 'Stopped' } }],
+    },
   },
   'auth can-i create jobs (admin)': { code: 0, out: ['yes'] },
   'auth can-i create jobs (function)': { code: 0, out: ['yes'] },
@@ -215,7 +223,15 @@ const EXPECTED: Record<string, Partial<Answer>> = {
       namespace: 'minecraft',
       labels: { app: 'kubectl-test' },
       annotations: ['kubectl.kubernetes.io/last-applied-configuration'],
-      spec: { backoffLimit: 0, completions: 1, parallelism: 1, template: { containers: [{ name: 'hello', image: 'busybox', command: ['sh', '-c', 'echo hello from the job; sleep 1; echo bye'], imagePullPolicy: 'Always', terminationMessagePolicy: 'File' }], restartPolicy: 'Never' } },
+      spec: {
+        backoffLimit: 0,
+        completions: 1,
+        parallelism: 1,
+        template: {
+          containers: [{ name: 'hello', image: 'busybox', command: ['sh', '-c', 'echo hello from the job; sleep 1; echo bye'], imagePullPolicy: 'Always', terminationMessagePolicy: 'File' }],
+          restartPolicy: 'Never',
+        },
+      },
       status: { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }], hasStart: true, hasCompletion: true },
     },
   },
@@ -257,14 +273,21 @@ const EXPECTED: Record<string, Partial<Answer>> = {
   'annotate minecraftserver': { code: 0, out: ['minecraftserver.felis.lolicon.best/survival annotated'], err: '' },
   'patch --type=merge minecraftserver': { code: 0, out: ['minecraftserver.felis.lolicon.best/survival patched'], err: '' },
   'get mc -o jsonpath': { code: 0, out: 'hello Kubectl' },
-  'get mc survival -o json': { code: 0, out: { kind: 'MinecraftServer', apiVersion: 'felis.lolicon.best/v1alpha1', name: 'survival', namespace: 'minecraft', spec: { desiredState: 'Stopped', displayName: 'Kubectl' }, note: 'hello' } },
+  'get mc survival -o json': {
+    code: 0,
+    out: { kind: 'MinecraftServer', apiVersion: 'felis.lolicon.best/v1alpha1', name: 'survival', namespace: 'minecraft', spec: { desiredState: 'Stopped', displayName: 'Kubectl' }, note: 'hello' },
+  },
   'get minecraftservers': { code: 0, out: ['NAME | AGE', 'survival | <t>'] },
   'patch --type=merge, invalid enum': {
     code: 1,
     out: [],
     err: 'The MinecraftServer "survival" is invalid: spec.desiredState: Unsupported value: "Sideways": supported values: "", "Running", "Stopped"',
   },
-  'get jobs -w (function: may list, may not watch)': { code: 1, out: ['NAME | COMPLETIONS | DURATION | AGE', 'kubectl-hello | 1/1 | <t> | <t>'], err: 'Error from server (Forbidden): unknown (get jobs.batch)' },
+  'get jobs -w (function: may list, may not watch)': {
+    code: 1,
+    out: ['NAME | COMPLETIONS | DURATION | AGE', 'kubectl-hello | 1/1 | <t> | <t>'],
+    err: 'Error from server (Forbidden): unknown (get jobs.batch)',
+  },
   'get job nope': { code: 1, out: [], err: 'Error from server (NotFound): jobs.batch "nope" not found' },
   'delete job': { code: 0, out: ['job.batch "kubectl-hello" deleted'], err: '' },
   'get jobs (none left)': { code: 0, out: [], err: 'No resources found in minecraft namespace.' },
@@ -273,7 +296,11 @@ const EXPECTED: Record<string, Partial<Answer>> = {
 /** Every step against its expectation; all differences are reported together. */
 function checkExpected(answers: Answer[], tier: string): void {
   const wrong: string[] = [];
-  assert.deepEqual(answers.map((a) => a.step).filter((st) => !EXPECTED[st]), [], 'every step has an expectation');
+  assert.deepEqual(
+    answers.map((a) => a.step).filter((st) => !EXPECTED[st]),
+    [],
+    'every step has an expectation',
+  );
   for (const a of answers) {
     const want = EXPECTED[a.step]!;
     const got: Partial<Answer> = {};

@@ -5,30 +5,21 @@
  * Every call is made with the function's own identity (its Role from knative/rbac.yaml) unless it
  * is a fixture an operator would write.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ApiException, CoreV1Api, CustomObjectsApi, HttpMethod, type KubeConfig, PatchStrategy, RequestContext, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import { dump, loadAll } from 'js-yaml';
-import { capturedLogger } from './support/logs.ts';
 import { request } from 'undici';
-import {
-  ApiException,
-  CoreV1Api,
-  CustomObjectsApi,
-  HttpMethod,
-  PatchStrategy,
-  RequestContext,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Job,
-} from '@kubernetes/client-node';
-import { startStack, FUNCTION_USER, ROOT, TIER, REAL, tierMs, type Stack } from './support/stack.ts';
-import { admin, createJob, getServer, setServer } from './support/servers.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
 import { KubeServerApi } from '../lib/kube/servers.ts';
 import { jobFinished } from '../lib/maintenance/holder.ts';
+import { capturedLogger } from './support/logs.ts';
+import { admin, createJob, getServer, setServer } from './support/servers.ts';
+import { FUNCTION_USER, REAL, ROOT, type Stack, startStack, TIER, tierMs } from './support/stack.ts';
 
 const NS = 'minecraft';
 const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: NS, plural: 'minecraftservers' };
@@ -288,8 +279,14 @@ describe(`the Kubernetes contract on the ${TIER} cluster`, () => {
       assert.deepEqual(bad, [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }]);
     } else {
       // The emulation offers the current (>= 1.31) form: the interim condition first.
-      assert.deepEqual(ok, [{ type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached' }, { type: 'Complete', status: 'True', reason: 'CompletionsReached' }]);
-      assert.deepEqual(bad, [{ type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' }, { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }]);
+      assert.deepEqual(ok, [
+        { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached' },
+        { type: 'Complete', status: 'True', reason: 'CompletionsReached' },
+      ]);
+      assert.deepEqual(bad, [
+        { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' },
+        { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' },
+      ]);
     }
     // The Pods carry the job-name label in every version (the prefixed one since 1.27).
     const pods = await api.listPods(NS, sel);
@@ -301,7 +298,9 @@ describe(`the Kubernetes contract on the ${TIER} cluster`, () => {
   test('every call the functions made stayed inside the Role', async () => {
     const { roleGrants } = await import('./support/role.ts');
     const granted = roleGrants();
-    const used = Object.keys(s.cluster.counts(FUNCTION_USER)).filter((k) => !k.startsWith('watch ')).sort();
+    const used = Object.keys(s.cluster.counts(FUNCTION_USER))
+      .filter((k) => !k.startsWith('watch '))
+      .sort();
     assert.ok(used.length > 0);
     for (const k of used) assert.ok(granted.has(k), `call outside the Role: ${k}`);
   });

@@ -3,17 +3,18 @@
  * embedded API server (real client-node, real merge patches with resourceVersion), the guarded
  * start, operator unlock, restore-chain settling, and a race of admissions against starts.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, tierMs, type Stack } from './support/stack.ts';
-import { createServer, setServer, getServer, holderJob, createJob, admin, createFelisServer, terminatingGamePod, restoreTemplateFile, STOPPED, RUNNING } from './support/servers.ts';
-import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
-import { WorldLock } from '../lib/maintenance/world-lock.ts';
+import { after, before, describe, test } from 'node:test';
 import { KubeServerApi } from '../lib/kube/servers.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../lib/maintenance/errors.ts';
+import { GRACE_MS, lockValue } from '../lib/maintenance/holder.ts';
+import { WorldLock } from '../lib/maintenance/world-lock.ts';
+import { admin, createFelisServer, createJob, createServer, getServer, holderJob, RUNNING, restoreTemplateFile, STOPPED, setServer, terminatingGamePod } from './support/servers.ts';
+import { q, type Stack, startStack, tierMs } from './support/stack.ts';
 
 const LOCK = 'felis.lolicon.best/maintenance';
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
@@ -101,7 +102,11 @@ describe('world maintenance', () => {
     assert.equal(w.status, 200, w.text);
     const r = await s.call('GET', '/api/v1/servers/lobby/file?path=felis-experience.json');
     assert.equal(r.status, 200, r.text);
-    for (const [m, p] of [['PUT', './felis-experience.json'], ['PUT', 'world/level.dat'], ['DELETE', 'felis-experience.json']] as const) {
+    for (const [m, p] of [
+      ['PUT', './felis-experience.json'],
+      ['PUT', 'world/level.dat'],
+      ['DELETE', 'felis-experience.json'],
+    ] as const) {
       const x = m === 'PUT' ? await put(s, 'lobby', p, '{}') : await s.call(m, `/api/v1/servers/lobby/file?path=${q(p)}`);
       assert.equal(x.status, 409, `${m} ${p}`);
       assert.equal(x.body.error.code, 'not_stopped');
@@ -184,7 +189,10 @@ describe('world maintenance', () => {
     } finally {
       await release();
     }
-    await waitFor('the game Pod is gone', async () => (await admin(s.cluster).core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/component=server' })).items.length === 0);
+    await waitFor(
+      'the game Pod is gone',
+      async () => (await admin(s.cluster).core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/component=server' })).items.length === 0,
+    );
     const w = await put(s, 'survival', 'pod.txt', 'x');
     assert.equal(w.status, 200, w.text);
   });
@@ -216,21 +224,30 @@ describe('world maintenance', () => {
       ['POST', `/api/v1/servers/survival/files/rename?path=${q('world')}`, { to: 'world-old' }],
     ] as const;
     const holds: Array<[string, () => Promise<() => Promise<void>>]> = [
-      ['a fresh lock', async () => {
-        await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date()) } });
-        return async () => setServer(s.cluster, 'survival', { annotations: { [LOCK]: null } });
-      }],
-      ['a migration lock a day old', async () => {
-        await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('migration', new Date(Date.now() - 86_400_000)) } });
-        return async () => setServer(s.cluster, 'survival', { annotations: { [LOCK]: null } });
-      }],
-      ['a running restore Job', async () => {
-        await createJob(s.cluster, holderJob('mc-restore-held', 'survival', 'felis-restore', ['sh', '-c', 'sleep 30']));
-        return async () => {
-          await admin(s.cluster).batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'mc-restore-held', propagationPolicy: 'Background' });
-          await waitFor('the restore Job is gone', async () => (await s.call('GET', '/api/v1/servers/survival/holder')).body.held === false, tierMs(10_000, 30_000));
-        };
-      }],
+      [
+        'a fresh lock',
+        async () => {
+          await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date()) } });
+          return async () => setServer(s.cluster, 'survival', { annotations: { [LOCK]: null } });
+        },
+      ],
+      [
+        'a migration lock a day old',
+        async () => {
+          await setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('migration', new Date(Date.now() - 86_400_000)) } });
+          return async () => setServer(s.cluster, 'survival', { annotations: { [LOCK]: null } });
+        },
+      ],
+      [
+        'a running restore Job',
+        async () => {
+          await createJob(s.cluster, holderJob('mc-restore-held', 'survival', 'felis-restore', ['sh', '-c', 'sleep 30']));
+          return async () => {
+            await admin(s.cluster).batch.deleteNamespacedJob({ namespace: 'minecraft', name: 'mc-restore-held', propagationPolicy: 'Background' });
+            await waitFor('the restore Job is gone', async () => (await s.call('GET', '/api/v1/servers/survival/holder')).body.held === false, tierMs(10_000, 30_000));
+          };
+        },
+      ],
     ];
     for (const [what, hold] of holds) {
       const before = treeOf(s.world);
@@ -330,19 +347,38 @@ describe('world maintenance', () => {
 
   test('restore chains settle: started (restore Job created), snapshot_failed, server_started, left while running', async () => {
     const chain = (name: string, server: string) =>
-      holderJob(name, server, 'felis-backup', ['sh', '-c', 'sleep 30'], { 'felis.lolicon.best/then-restore': 'pending' }, {
-        'felis.lolicon.best/restore-ref': `s3://backups/${server}/42.tar.zst`,
-        'felis.lolicon.best/restore-backup-id': '42',
-      });
+      holderJob(
+        name,
+        server,
+        'felis-backup',
+        ['sh', '-c', 'sleep 30'],
+        { 'felis.lolicon.best/then-restore': 'pending' },
+        {
+          'felis.lolicon.best/restore-ref': `s3://backups/${server}/42.tar.zst`,
+          'felis.lolicon.best/restore-backup-id': '42',
+        },
+      );
     await createServer(s.cluster, 'chain-ok', STOPPED);
     await createServer(s.cluster, 'chain-bad', STOPPED);
     await createServer(s.cluster, 'chain-run', RUNNING);
     await createServer(s.cluster, 'chain-wait', STOPPED);
-    for (const [n, srv] of [['b-ok', 'chain-ok'], ['b-bad', 'chain-bad'], ['b-run', 'chain-run'], ['b-wait', 'chain-wait']]) await createJob(s.cluster, chain(n!, srv!));
-    const done = [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }];
+    for (const [n, srv] of [
+      ['b-ok', 'chain-ok'],
+      ['b-bad', 'chain-bad'],
+      ['b-run', 'chain-run'],
+      ['b-wait', 'chain-wait'],
+    ])
+      await createJob(s.cluster, chain(n!, srv!));
+    const done = [
+      { type: 'SuccessCriteriaMet', status: 'True' },
+      { type: 'Complete', status: 'True' },
+    ];
     await s.cluster.setJobConditions('minecraft', 'b-ok', done);
     await s.cluster.setJobConditions('minecraft', 'b-run', done);
-    await s.cluster.setJobConditions('minecraft', 'b-bad', [{ type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' }, { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }]);
+    await s.cluster.setJobConditions('minecraft', 'b-bad', [
+      { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded' },
+      { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' },
+    ]);
     // A pending chain holds as a restore even after its backup finished.
     assert.equal((await s.call('GET', '/api/v1/servers/chain-ok/holder')).body.kind, 'restore');
 

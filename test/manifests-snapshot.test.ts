@@ -8,12 +8,13 @@
  * on purpose: `FELIS_UPDATE_SNAPSHOT=1 node --test test/manifests-snapshot.test.ts`, then read
  * `git diff test/snapshots/knative.yaml`.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { dump } from 'js-yaml';
-import { renderAsync, type Obj } from './support/kustomize.ts';
+import { type Obj, renderAsync } from './support/kustomize.ts';
 import { ROOT } from './support/stack.ts';
 
 const DIR = join(ROOT, 'knative');

@@ -8,20 +8,21 @@
  * for its Jobs as kustomization.yaml and namespace.yaml set for everything, and whose bindings
  * and cluster-scoped names follow the namespace.
  */
-import { describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadAll } from 'js-yaml';
 import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { loadAll } from 'js-yaml';
 import { FUNCTIONS } from '../functions/index.ts';
-import { configFromEnv } from '../lib/config.ts';
-import { ROUTE_PERMISSIONS } from '../lib/http/routes/permissions.ts';
 import { authConfigFromEnv } from '../lib/auth/config.ts';
+import { configFromEnv } from '../lib/config.ts';
 import { SERVER_TIMEOUTS } from '../lib/http/host.ts';
-import { BROWSE_PORT, renderBrowseJob, renderEditJob, renderFilesJob } from '../lib/job-spec/render.ts';
+import { ROUTE_PERMISSIONS } from '../lib/http/routes/permissions.ts';
 import { exportCommand, renderExportJob } from '../lib/job-spec/export-job.ts';
+import { BROWSE_PORT, renderBrowseJob, renderEditJob, renderFilesJob } from '../lib/job-spec/render.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../lib/job-spec/upload-job.ts';
-import { byKind, getPath, renderAsync, type Obj } from './support/kustomize.ts';
+import { byKind, getPath, type Obj, renderAsync } from './support/kustomize.ts';
 import { roleGrants } from './support/role.ts';
 import { ROOT } from './support/stack.ts';
 
@@ -31,14 +32,26 @@ const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', '
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
 /** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
 const PULL_EGRESS = 'felis-world-pull-jobs-egress';
-const JOB_KEY_FUNCTIONS = new Set(['files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write', 'files-download', 'files-copy', 'files-pull', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch']);
+const JOB_KEY_FUNCTIONS = new Set([
+  'files-list',
+  'files-read',
+  'files-search',
+  'files-upload',
+  'files-uploads',
+  'files-write',
+  'files-download',
+  'files-copy',
+  'files-pull',
+  'files-mkdir',
+  'files-delete',
+  'files-rename',
+  'files-batch',
+]);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
 async function modelOf(o: Obj): Promise<{ new (data: unknown): { validate(): void } }> {
   const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-  const spec = group.endsWith('knative.dev')
-    ? `@kubernetes-models/knative/${group}/${version}/${o.kind}`
-    : `kubernetes-models/${group ? `${group}/${version}` : version}/${o.kind}`;
+  const spec = group.endsWith('knative.dev') ? `@kubernetes-models/knative/${group}/${version}/${o.kind}` : `kubernetes-models/${group ? `${group}/${version}` : version}/${o.kind}`;
   const mod = (await import(spec)) as Record<string, { new (data: unknown): { validate(): void } }>;
   const model = mod[o.kind];
   assert.ok(model, `a schema model for ${o.apiVersion} ${o.kind}`);
@@ -134,7 +147,12 @@ describe('knative/ manifests', () => {
       const what = `[${cs.join(', ')}] in ${ns}`;
       for (const o of r) await assert.doesNotReject(validate(o), `${what}: ${o.kind} ${o.metadata.name}`);
       for (const [c, kinds] of Object.entries(ownKinds)) {
-        for (const k of kinds) assert.equal(r.some((o) => o.kind === k), cs.includes(c), `${what}: ${k}`);
+        for (const k of kinds)
+          assert.equal(
+            r.some((o) => o.kind === k),
+            cs.includes(c),
+            `${what}: ${k}`,
+          );
       }
       assert.equal(knativeServices(r).length, Object.keys(FUNCTIONS).length, what);
       assert.equal(configOf(r).data.FELIS_NAMESPACE, ns, what);
@@ -148,7 +166,10 @@ describe('knative/ manifests', () => {
 
   test('the namespace is set once (namespace.yaml): every namespaced object, every binding subject and every name that must carry it follows it', () => {
     const clusterNames = new Map<string, Set<string>>();
-    for (const [ns, rendered] of [['minecraft', ALL], [OTHER_NS, ALL_OTHER]] as const) {
+    for (const [ns, rendered] of [
+      ['minecraft', ALL],
+      [OTHER_NS, ALL_OTHER],
+    ] as const) {
       const names = new Set<string>();
       for (const o of rendered) {
         const what = `${ns}: ${o.kind} ${o.metadata.name}`;
@@ -202,7 +223,10 @@ describe('knative/ manifests', () => {
     const before = configOf(NONE).metadata.name;
     const after = configOf(changed).metadata.name;
     assert.notEqual(after, before);
-    for (const [rendered, name] of [[NONE, before], [changed, after]] as const) {
+    for (const [rendered, name] of [
+      [NONE, before],
+      [changed, after],
+    ] as const) {
       for (const s of knativeServices(rendered)) assert.equal(s.spec.template.spec.containers[0].envFrom[0].configMapRef.name, name, s.metadata.name);
     }
   });
@@ -261,7 +285,13 @@ describe('knative/ manifests', () => {
       assert.equal(spec.idleTimeoutSeconds, spec.timeoutSeconds, `${fn}: a paused stream is not cut before the request's end`);
       if (fn === 'files-upload' || fn === 'files-uploads') assert.equal(spec.responseStartTimeoutSeconds, spec.timeoutSeconds, fn);
     }
-    assert.deepEqual([...services].filter(([, s]) => s.spec.template.spec.timeoutSeconds > 300).map(([fn]) => fn).sort(), ['files-download', 'files-upload', 'files-uploads']);
+    assert.deepEqual(
+      [...services]
+        .filter(([, s]) => s.spec.template.spec.timeoutSeconds > 300)
+        .map(([fn]) => fn)
+        .sort(),
+      ['files-download', 'files-upload', 'files-uploads'],
+    );
     // The functions' own server: no whole-request limit below the longest Service's, keep-alive above queue-proxy's 90 s.
     assert.ok(SERVER_TIMEOUTS.requestMs === 0 || SERVER_TIMEOUTS.requestMs >= longest * 1000);
     assert.ok(SERVER_TIMEOUTS.keepAliveMs > 90_000);
@@ -281,7 +311,11 @@ describe('knative/ manifests', () => {
       const c = spec.containers[0];
       const file = c.env.find((e: { name: string }) => e.name === 'FELIS_TOKEN_FILE')?.value as string;
       assert.ok(file, fn);
-      assert.equal(c.env.some((e: { name: string }) => e.name === 'FELIS_TOKEN'), false, `${fn}: no token in plain env`);
+      assert.equal(
+        c.env.some((e: { name: string }) => e.name === 'FELIS_TOKEN'),
+        false,
+        `${fn}: no token in plain env`,
+      );
       const mount = c.volumeMounts.find((m: { mountPath: string }) => file.startsWith(m.mountPath + '/'));
       assert.ok(mount?.readOnly, `${fn}: ${file} is on a read-only mount`);
       const vol = spec.volumes.find((v: { name: string }) => v.name === mount.name);
@@ -315,7 +349,12 @@ describe('knative/ manifests', () => {
       assert.equal(b.subjects.length, 1, b.metadata.name);
     }
     const bound = crbs.map((b) => b.subjects[0].name).sort();
-    assert.deepEqual(bound, knativeServices(withAuth).map((s) => s.spec.template.spec.serviceAccountName).sort());
+    assert.deepEqual(
+      bound,
+      knativeServices(withAuth)
+        .map((s) => s.spec.template.spec.serviceAccountName)
+        .sort(),
+    );
   });
 
   test("the file Jobs' Pods run as a ServiceAccount that gets no API token", () => {
@@ -323,7 +362,11 @@ describe('knative/ manifests', () => {
     const sa = byKind(objs, 'ServiceAccount').get(name);
     assert.ok(sa, `ServiceAccount ${name}`);
     assert.equal(sa.automountServiceAccountToken, false);
-    assert.equal(objs.some((o) => o.kind === 'RoleBinding' && o.subjects.some((x: { name: string }) => x.name === name)), false, 'no Role for the Jobs');
+    assert.equal(
+      objs.some((o) => o.kind === 'RoleBinding' && o.subjects.some((x: { name: string }) => x.name === name)),
+      false,
+      'no Role for the Jobs',
+    );
   });
 
   test('knative/rbac.yaml (the Role of npm start and the e2e tests) is the union of the per-function Roles', () => {
@@ -384,7 +427,7 @@ describe('knative/ manifests', () => {
     const settle = services.get('settle')!.spec.template.spec.containers[0];
     const own = Object.fromEntries(settle.env.filter((e: { value?: string }) => e.value !== undefined).map((e: { name: string; value: string }) => [e.name, e.value]));
     const verified = authConfigFromEnv({ ...config.data, ...own, FELIS_AUTH_MODE: 'kubernetes' }).eventAudience;
-    assert.notEqual(verified, authConfigFromEnv({ ...config.data }).audience, 'not the callers\' audience');
+    assert.notEqual(verified, authConfigFromEnv({ ...config.data }).audience, "not the callers' audience");
     const triggers = [...byKind(objs, 'Trigger').values()];
     assert.equal(triggers.length, 2);
     for (const t of triggers) assert.equal(t.spec.subscriber.audience, verified, t.metadata.name);
@@ -395,7 +438,10 @@ describe('knative/ manifests', () => {
 
   test("Eventing is optional: without its component nothing needs Eventing's kinds; the Broker's channel is named", () => {
     for (const rendered of [NONE, ...[...EACH].filter(([c]) => c !== 'eventing').map(([, r]) => r)]) {
-      assert.deepEqual(rendered.filter((o) => o.apiVersion.includes('eventing.knative.dev') || o.apiVersion.startsWith('sources.knative.dev')).map((o) => o.kind), []);
+      assert.deepEqual(
+        rendered.filter((o) => o.apiVersion.includes('eventing.knative.dev') || o.apiVersion.startsWith('sources.knative.dev')).map((o) => o.kind),
+        [],
+      );
     }
     const broker = byKind(objs, 'Broker').get('felis-world')!;
     assert.equal(broker.metadata.annotations!['eventing.knative.dev/broker.class'], 'MTChannelBasedBroker');
@@ -404,7 +450,7 @@ describe('knative/ manifests', () => {
     assert.match(channel.data['channel-template-spec'], /kind: InMemoryChannel/);
   });
 
-  test('the MinecraftServer CRD is only in its component: the default install leaves Felis\'s CRD alone', () => {
+  test("the MinecraftServer CRD is only in its component: the default install leaves Felis's CRD alone", () => {
     for (const rendered of [DEFAULT, NONE]) assert.equal(byKind(rendered, 'CustomResourceDefinition').size, 0);
     const crd = byKind(EACH.get('crd')!, 'CustomResourceDefinition').get('minecraftservers.felis.lolicon.best');
     assert.equal(getPath(crd, 'spec.names.kind'), 'MinecraftServer');
@@ -449,7 +495,10 @@ describe('knative/ manifests', () => {
       return out;
     };
     for (const name of roles.keys()) for (const g of grants(name)) assert.ok(used.has(g), `${name}: ${g} is no route's permission`);
-    assert.deepEqual([...grants('felis-world-viewer')].filter((g) => !g.startsWith('get ')), []);
+    assert.deepEqual(
+      [...grants('felis-world-viewer')].filter((g) => !g.startsWith('get ')),
+      [],
+    );
     assert.ok(grants('felis-world-editor').has('update minecraftservers/files'));
     assert.ok(grants('felis-world-operator').has('delete minecraftservers/lock'));
     // The per-server example names its server; its binding refers to a Role that exists.
@@ -472,10 +521,22 @@ describe('knative/ manifests', () => {
     assert.equal(np.spec.ingress.length, 1);
     const rule = np.spec.ingress[0];
     assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
-    assert.deepEqual(browse.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
-    assert.deepEqual(receiver.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [RECEIVE_PORT]);
-    assert.deepEqual(write.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
-    assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
+    assert.deepEqual(
+      browse.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [BROWSE_PORT],
+    );
+    assert.deepEqual(
+      receiver.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [RECEIVE_PORT],
+    );
+    assert.deepEqual(
+      write.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [BROWSE_PORT],
+    );
+    assert.ok(
+      rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock),
+      'pods of this namespace only',
+    );
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
     assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
   });
@@ -487,15 +548,25 @@ describe('knative/ manifests', () => {
     const base = { ...settings, server: 'survival', opId: 'e0123456789abcde', worldPvc: 'world-survival-0' };
     const edit = renderEditJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 });
     assert.ok(selects(np.spec.podSelector, edit.spec!.template.metadata!.labels!));
-    const others = [renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }), renderFilesJob({ ...base, op: 'read', path: 'a' }), renderFilesJob({ ...base, op: 'write', path: 'a', sha256: 'b'.repeat(64), contentTokenSha256: 'a'.repeat(64) })];
+    const others = [
+      renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
+      renderFilesJob({ ...base, op: 'read', path: 'a' }),
+      renderFilesJob({ ...base, op: 'write', path: 'a', sha256: 'b'.repeat(64), contentTokenSha256: 'a'.repeat(64) }),
+    ];
     for (const job of others) assert.equal(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), false, job.metadata!.name);
     // The world-wide file Job policy selects it too: an edit Pod is a file Job Pod.
     assert.ok(selects(byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!.spec.podSelector, edit.spec!.template.metadata!.labels!));
     assert.equal(np.spec.ingress.length, 1);
     const rule = np.spec.ingress[0];
     assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
-    assert.deepEqual(edit.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
-    assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
+    assert.deepEqual(
+      edit.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [BROWSE_PORT],
+    );
+    assert.ok(
+      rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock),
+      'pods of this namespace only',
+    );
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
     assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-batch', 'files-copy', 'files-delete', 'files-mkdir', 'files-rename', 'files-write']);
     // Every function it admits has the job key, or it could never call one.
@@ -504,23 +575,54 @@ describe('knative/ manifests', () => {
 
   test('export Job Pods accept connections only from files-download, only on the serve port; no file Job Pod is selected', () => {
     const policies = byKind(objs, 'NetworkPolicy');
-    assert.deepEqual([...policies.keys()].sort(), ['felis-world-edit-jobs', 'felis-world-export-jobs', 'felis-world-export-jobs-egress', 'felis-world-file-jobs', 'felis-world-file-jobs-egress', 'felis-world-pull-jobs', 'felis-world-pull-jobs-egress', 'felis-world-receiver-jobs-egress']);
+    assert.deepEqual([...policies.keys()].sort(), [
+      'felis-world-edit-jobs',
+      'felis-world-export-jobs',
+      'felis-world-export-jobs-egress',
+      'felis-world-file-jobs',
+      'felis-world-file-jobs-egress',
+      'felis-world-pull-jobs',
+      'felis-world-pull-jobs-egress',
+      'felis-world-receiver-jobs-egress',
+    ]);
     const np = policies.get('felis-world-export-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
-    const job = renderExportJob({ ...settings, command: exportCommand(settings.command), server: 'survival', exportId: '0123456789abcdef', worldPvc: 'world-survival-0', path: 'a', dir: false, tokenSha256: 'a'.repeat(64), idleSeconds: 60 });
+    const job = renderExportJob({
+      ...settings,
+      command: exportCommand(settings.command),
+      server: 'survival',
+      exportId: '0123456789abcdef',
+      worldPvc: 'world-survival-0',
+      path: 'a',
+      dir: false,
+      tokenSha256: 'a'.repeat(64),
+      idleSeconds: 60,
+    });
     const labels = job.spec!.template.metadata!.labels!;
     assert.ok(selects(np.spec.podSelector, labels));
     assert.equal(selects(policies.get('felis-world-file-jobs')!.spec.podSelector, labels), false);
-    assert.equal(selects(np.spec.podSelector, renderFilesJob({ ...settings, server: 'survival', opId: '0123456789abcdef', worldPvc: 'w', op: 'read', path: 'a' }).spec!.template.metadata!.labels!), false);
+    assert.equal(
+      selects(np.spec.podSelector, renderFilesJob({ ...settings, server: 'survival', opId: '0123456789abcdef', worldPvc: 'w', op: 'read', path: 'a' }).spec!.template.metadata!.labels!),
+      false,
+    );
     assert.deepEqual(job.spec!.template.spec!.containers[0]!.command, ['/usr/local/bin/felis', 'export']);
     assert.deepEqual(np.spec.ingress.length, 1);
     const rule = np.spec.ingress[0];
     assert.deepEqual(rule.ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
-    assert.deepEqual(job.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
-    assert.ok(rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock), 'pods of this namespace only');
+    assert.deepEqual(
+      job.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [BROWSE_PORT],
+    );
+    assert.ok(
+      rule.from.every((f: Obj) => f.podSelector && !f.namespaceSelector && !f.ipBlock),
+      'pods of this namespace only',
+    );
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn), ['files-download']);
+    assert.deepEqual(
+      admitted.map(([fn]) => fn),
+      ['files-download'],
+    );
   });
 
   test('the browse, upload, download, pull and small-change functions read the job key from an optional Secret; no other function has it', () => {
@@ -537,7 +639,10 @@ describe('knative/ manifests', () => {
       assert.ok(mount?.readOnly, `${fn}: ${file} is on a read-only mount`);
       const vol = spec.volumes.find((v: { name: string }) => v.name === mount.name);
       assert.equal(vol.secret.optional, true, `${fn}: without the Secret the function still starts (one-shot Jobs only)`);
-      assert.ok(vol.secret.items.some((i: { path: string }) => `${mount.mountPath}/${i.path}` === file), fn);
+      assert.ok(
+        vol.secret.items.some((i: { path: string }) => `${mount.mountPath}/${i.path}` === file),
+        fn,
+      );
       const both = configFromEnv({ ...config.data, FELIS_JOB_KEY_FILE: file });
       assert.equal(both.downloads!.keyFile, file);
       const browse = both.browse!;
@@ -557,7 +662,9 @@ describe('knative/ manifests', () => {
     const settings = configFromEnv(config.data).editor!;
     const base = { ...settings, server: 'survival', opId: 'b0123456789abcde', worldPvc: 'world-survival-0' };
     const ours = [
-      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
+      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search'] as const).map((op) =>
+        renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined }),
+      ),
       renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true }),
       renderFilesJob({ ...base, op: 'delete-many', path: '.', batch: { paths: ['a'] } }),
       renderFilesJob({ ...base, op: 'move-many', path: '.', batch: { moves: [{ from: 'a', to: 'b' }] } }),
@@ -566,13 +673,26 @@ describe('knative/ manifests', () => {
       renderEditJob({ ...base, opId: 'e0123456789abcde', tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: false, session: 'c'.repeat(32), path: 'big.bin', idleSeconds: 10, lifetimeSeconds: 540 }),
-      renderExportJob({ ...settings, command: exportCommand(settings.command), server: 'survival', exportId: '0123456789abcdef', worldPvc: 'w', path: 'a', dir: true, tokenSha256: 'a'.repeat(64), idleSeconds: 60 }),
+      renderExportJob({
+        ...settings,
+        command: exportCommand(settings.command),
+        server: 'survival',
+        exportId: '0123456789abcdef',
+        worldPvc: 'w',
+        path: 'a',
+        dir: true,
+        tokenSha256: 'a'.repeat(64),
+        idleSeconds: 60,
+      }),
     ];
     for (const job of ours) assert.ok(caught(job.spec!.template.metadata!.labels!), job.metadata!.name);
     // Felis's upload Job pulls from a source URL; Felis's export Job pushes to a target URL.
     const felisUpload = renderFilesJob({ ...base, op: 'upload', path: 'a', sourceUrl: 'http://felis-api/x', uploadToken: 't', size: 1, sha256: 'a'.repeat(64) });
     assert.equal(caught(felisUpload.spec!.template.metadata!.labels!), false);
-    assert.equal(caught({ 'app.kubernetes.io/managed-by': 'felis-export', 'app.kubernetes.io/component': 'world-export', 'felis.lolicon.best/server': 'survival', 'felis.lolicon.best/export-mode': 'files' }), false);
+    assert.equal(
+      caught({ 'app.kubernetes.io/managed-by': 'felis-export', 'app.kubernetes.io/component': 'world-export', 'felis.lolicon.best/server': 'survival', 'felis.lolicon.best/export-mode': 'files' }),
+      false,
+    );
   });
 
   test('only pull Jobs may call out: DNS, and TCP 80/443 of everything but the private and special ranges; only files-pull reaches their cancel port', () => {
@@ -585,7 +705,9 @@ describe('knative/ manifests', () => {
     const labels = pull.spec!.template.metadata!.labels!;
     assert.ok(selects(np.spec.podSelector, labels));
     const others = [
-      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search', 'copy'] as const).map((op) => renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined })),
+      ...(['list', 'read', 'write', 'mkdir', 'delete', 'rename', 'unzip', 'zip', 'search', 'copy'] as const).map((op) =>
+        renderFilesJob({ ...base, op, path: 'a', content: op === 'write' ? Buffer.from('x') : undefined }),
+      ),
       renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }),
       renderReceiverJob({ ...base, tokenSha256: 'a'.repeat(64), once: true, idleSeconds: 10, lifetimeSeconds: 540 }),
     ];
@@ -593,7 +715,10 @@ describe('knative/ manifests', () => {
     const [dns, web] = np.spec.egress;
     assert.deepEqual(dns.ports.map((p: Obj) => `${p.protocol}/${p.port}`).sort(), ['TCP/53', 'UDP/53']);
     assert.deepEqual(dns.to[0].podSelector.matchLabels, { 'k8s-app': 'kube-dns' });
-    assert.deepEqual(web.ports.map((p: Obj) => `${p.protocol}/${p.port}`), ['TCP/80', 'TCP/443']);
+    assert.deepEqual(
+      web.ports.map((p: Obj) => `${p.protocol}/${p.port}`),
+      ['TCP/80', 'TCP/443'],
+    );
     const blocks = Object.fromEntries(web.to.map((t: Obj) => [t.ipBlock.cidr, t.ipBlock.except]));
     assert.deepEqual(Object.keys(blocks).sort(), ['0.0.0.0/0', '::/0']);
     for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10', '0.0.0.0/8']) assert.ok(blocks['0.0.0.0/0'].includes(cidr), cidr);
@@ -602,9 +727,15 @@ describe('knative/ manifests', () => {
     const ing = policies.get('felis-world-pull-jobs')!;
     assert.ok(selects(ing.spec.podSelector, labels));
     assert.deepEqual(ing.spec.ingress[0].ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
-    assert.deepEqual(pull.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort), [BROWSE_PORT]);
+    assert.deepEqual(
+      pull.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [BROWSE_PORT],
+    );
     const admitted = [...services.entries()].filter(([, svc]) => ing.spec.ingress[0].from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn), ['files-pull']);
+    assert.deepEqual(
+      admitted.map(([fn]) => fn),
+      ['files-pull'],
+    );
   });
 
   test('the default-deny example allows what Knative needs to reach the functions, and the functions what they call', () => {

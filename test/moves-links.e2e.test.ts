@@ -3,11 +3,12 @@
  * move would take to where it leads above the world's root is refused, by `files/move` and by
  * `files/rename`, naming the link, and stays where it was; one that stays inside moves.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, TIER, type Stack } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
+import { q, type Stack, startStack, TIER } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const LINK = 'plugins/links/secret-sym';

@@ -5,17 +5,18 @@
  * file with a bidirectional control in its Content-Disposition fails `bad_name`, with nothing placed
  * (not even under the URL's name). Loopback is reached only through FELIS_PULL_ALLOW=127.0.0.1.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { forgeZip } from '../job/archive/forge.test-kit.ts';
 import { LEDGER_DIR } from '../lib/protocol/working-names.ts';
 import { ended, waitOp } from './support/ops.ts';
-import { q, startStack, TOKEN, type Stack } from './support/stack.ts';
+import { q, type Stack, startStack, TOKEN } from './support/stack.ts';
 
 /**
  * Every path under `dir` with its type and size, sorted: what "nothing placed" is checked against.
@@ -47,7 +48,8 @@ describe('names a filesystem cannot hold, or that deceive, are refused before an
   before(async () => {
     origin = http.createServer((req, res) => {
       // A Buffer body: with a string one Node may send the head in the body's encoding (UTF-8), not latin1.
-      if ((req.url ?? '').startsWith('/innocent.jar')) return void res.writeHead(200, { 'content-disposition': `attachment; filename="${rawHeader(RLO_NAME)}"`, 'content-length': 4 }).end(Buffer.from('evil'));
+      if ((req.url ?? '').startsWith('/innocent.jar'))
+        return void res.writeHead(200, { 'content-disposition': `attachment; filename="${rawHeader(RLO_NAME)}"`, 'content-length': 4 }).end(Buffer.from('evil'));
       res.writeHead(404).end();
     });
     await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
@@ -63,7 +65,10 @@ describe('names a filesystem cannot hold, or that deceive, are refused before an
 
   test('a zip uploaded through the files routes whose entry has a 300-byte name: unzip fails archive_unsafe naming it; nothing placed', async () => {
     const long = `mods/${'n'.repeat(300)}.jar`;
-    const zip = forgeZip([{ name: 'mods/fine.jar', data: 'fine' }, { name: long, data: 'x' }]);
+    const zip = forgeZip([
+      { name: 'mods/fine.jar', data: 'fine' },
+      { name: long, data: 'x' },
+    ]);
     const digest = createHash('sha256').update(zip).digest('base64');
     const up = await fetch(`${s.url}/api/v1/servers/survival/files/upload?path=${q('plugins/long.zip')}`, {
       method: 'PUT',

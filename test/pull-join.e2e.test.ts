@@ -6,16 +6,17 @@
  * because of it, and its download is then not placed (`not_stopped`). Loopback is reached only
  * through the test-only rule FELIS_PULL_ALLOW=127.0.0.1, as in files-pull.e2e.test.ts.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { ended, waitOp } from './support/ops.ts';
-import { setServer, STOPPED } from './support/servers.ts';
-import { q, startStack, tierMs, type Stack } from './support/stack.ts';
+import { STOPPED, setServer } from './support/servers.ts';
+import { q, type Stack, startStack, tierMs } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const SIZE = 256 << 10;

@@ -9,34 +9,35 @@
  * `npm run test:cluster` runs the same against the real apiserver, each function with its own token.
  * Every answer is checked against docs/openapi.json (test/support/openapi-check.ts).
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump } from 'js-yaml';
+import { after, before, describe, test } from 'node:test';
 import { AuthorizationV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { startCluster } from '../cluster/index.ts';
+import { dump } from 'js-yaml';
 import type { ClusterHarness } from '../cluster/harness.ts';
+import { startCluster } from '../cluster/index.ts';
 import { readControlPlaneEnv } from '../cluster/real/admin.ts';
 import { startRealCluster } from '../cluster/real/index.ts';
 import { FUNCTIONS } from '../functions/index.ts';
-import { configFromEnv } from '../lib/config.ts';
-import { buildDeps } from '../lib/http/deps.ts';
-import { jobFinished } from '../lib/kube/job-facts.ts';
+import { Journal } from '../job/journal/journal.ts';
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
-import { createHostApp } from '../lib/http/host.ts';
+import { configFromEnv } from '../lib/config.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
+import { buildDeps } from '../lib/http/deps.ts';
+import { createHostApp } from '../lib/http/host.ts';
+import { jobFinished } from '../lib/kube/job-facts.ts';
 import { createLogger } from '../lib/log.ts';
-import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
+import { GRACE_MS, lockValue } from '../lib/maintenance/holder.ts';
+import { WORK_PREFIX } from '../lib/protocol/working-names.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { assemble, type Obj } from './support/kustomize.ts';
-import { createJob, createServer, holderJob, setServer, STOPPED } from './support/servers.ts';
-import { ROOT } from './support/stack.ts';
-import { Journal } from '../job/journal/journal.ts';
-import { WORK_PREFIX } from '../lib/protocol/working-names.ts';
 import { checkedApp, loadChecker } from './support/openapi-check.ts';
+import { createJob, createServer, holderJob, STOPPED, setServer } from './support/servers.ts';
+import { ROOT } from './support/stack.ts';
 
 const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
 
@@ -118,7 +119,10 @@ async function stagedPull(c: ClusterHarness): Promise<void> {
     if (Date.now() > deadline) throw new Error('the staged pull did not end within 30 s');
     await new Promise((res) => setTimeout(res, 50));
   }
-  await c.setJobConditions('minecraft', `files-survival-${id}`, [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }]);
+  await c.setJobConditions('minecraft', `files-survival-${id}`, [
+    { type: 'SuccessCriteriaMet', status: 'True' },
+    { type: 'Complete', status: 'True' },
+  ]);
 }
 
 /** Waits until every background file Job has ended and its Pod has terminated. */
@@ -165,7 +169,8 @@ async function endSessions(c: ClusterHarness): Promise<void> {
 async function uploadSessionsEnded(c: ClusterHarness): Promise<void> {
   const core = c.kubeConfig(c.adminToken).makeApiClient(CoreV1Api);
   const deadline = Date.now() + 30_000;
-  const live = async () => (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/upload-session' })).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const live = async () =>
+    (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/upload-session' })).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
   while ((await live()).length > 0) {
     if (Date.now() > deadline) throw new Error('upload session receivers did not end within 30 s');
     await new Promise((res) => setTimeout(res, 50));
@@ -248,8 +253,18 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
       ['POST', (v) => `/api/v1/servers/survival/files/uploads/${v.id}/commit`, { overwrite: true }],
     ],
   },
-  holder: { calls: [['GET', '/api/v1/servers/survival/holder'], ['GET', '/api/v1/holders']] },
-  start: { calls: [['POST', '/api/v1/servers/survival/start'], ['POST', '/api/v1/servers/survival/stop']] },
+  holder: {
+    calls: [
+      ['GET', '/api/v1/servers/survival/holder'],
+      ['GET', '/api/v1/holders'],
+    ],
+  },
+  start: {
+    calls: [
+      ['POST', '/api/v1/servers/survival/start'],
+      ['POST', '/api/v1/servers/survival/stop'],
+    ],
+  },
   'world-lock': {
     setup: (c) => setServer(c, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date(Date.now() - GRACE_MS - 1000)) } }),
     calls: [['DELETE', '/api/v1/servers/survival/lock']],
@@ -263,12 +278,22 @@ const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
       await createServer(c, `chain${tag}`, STOPPED);
       await createJob(
         c,
-        holderJob(`b-chain${tag}`, `chain${tag}`, 'felis-backup', ['sh', '-c', 'sleep 30'], { 'felis.lolicon.best/then-restore': 'pending' }, {
-          'felis.lolicon.best/restore-ref': `s3://backups/chain${tag}/1.tar.zst`,
-          'felis.lolicon.best/restore-backup-id': '1',
-        }),
+        holderJob(
+          `b-chain${tag}`,
+          `chain${tag}`,
+          'felis-backup',
+          ['sh', '-c', 'sleep 30'],
+          { 'felis.lolicon.best/then-restore': 'pending' },
+          {
+            'felis.lolicon.best/restore-ref': `s3://backups/chain${tag}/1.tar.zst`,
+            'felis.lolicon.best/restore-backup-id': '1',
+          },
+        ),
       );
-      await c.setJobConditions('minecraft', `b-chain${tag}`, [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }]);
+      await c.setJobConditions('minecraft', `b-chain${tag}`, [
+        { type: 'SuccessCriteriaMet', status: 'True' },
+        { type: 'Complete', status: 'True' },
+      ]);
     },
     calls: [['POST', '/api/v1/restore-chains/settle']],
   },
@@ -292,9 +317,7 @@ const AUTH_DELEGATOR = new Map([
 
 /** The grants `serviceAccount` gets cluster-wide: system:auth-delegator's, where a ClusterRoleBinding gives it. */
 function clusterGrantsOf(objs: Obj[], serviceAccount: string): Set<string> {
-  const bindings = objs.filter(
-    (o) => o.kind === 'ClusterRoleBinding' && o.subjects?.some((s: { kind: string; name: string }) => s.kind === 'ServiceAccount' && s.name === serviceAccount),
-  );
+  const bindings = objs.filter((o) => o.kind === 'ClusterRoleBinding' && o.subjects?.some((s: { kind: string; name: string }) => s.kind === 'ServiceAccount' && s.name === serviceAccount));
   const out = new Set<string>();
   for (const b of bindings) {
     assert.equal(b.roleRef.name, 'system:auth-delegator', `${b.metadata.name}: a function is bound to no other ClusterRole`);
@@ -345,8 +368,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
   function functionRbac(list: Obj[]): string {
     const rbacKinds = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
     const functionIds = new Set(Object.keys(FUNCTIONS).map((f) => `felis-world-${f}`));
-    const forFunction = (o: Obj) =>
-      functionIds.has(o.metadata.name) || (o.kind === 'ClusterRoleBinding' && o.subjects?.every((x: { name: string }) => functionIds.has(x.name)));
+    const forFunction = (o: Obj) => functionIds.has(o.metadata.name) || (o.kind === 'ClusterRoleBinding' && o.subjects?.every((x: { name: string }) => functionIds.has(x.name)));
     const rbac = list.filter((o) => rbacKinds.has(o.kind) && (o.kind === 'ServiceAccount' || forFunction(o)));
     return rbac.map((o) => dump(o)).join('---\n');
   }

@@ -2,13 +2,14 @@
  * Edges a fuzz found, through the whole stack: malformed percent-encoding in `?path=`, malformed
  * Host headers, and the editor's working files left by a killed Job.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { startStack, FUNCTION_USER, type Stack } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
+import { FUNCTION_USER, type Stack, startStack } from './support/stack.ts';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 
@@ -59,7 +60,10 @@ describe('request edges', () => {
     utimesSync(stale, old, old);
     const l = await s.call('GET', '/api/v1/servers/survival/files?path=config');
     assert.equal(l.status, 200, l.text);
-    assert.deepEqual(l.body.entries.filter((e: { name: string }) => e.name.startsWith('.felis-edit-')), []);
+    assert.deepEqual(
+      l.body.entries.filter((e: { name: string }) => e.name.startsWith('.felis-edit-')),
+      [],
+    );
     const r = await s.call('GET', '/api/v1/servers/survival/file?path=config/.felis-edit-00112233aabb');
     assert.equal(r.status, 404, r.text);
     const w = await s.call('PUT', '/api/v1/servers/survival/file?path=config/notes.txt', { content: Buffer.from('hi').toString('base64'), content_sha256: sha('hi') });

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ROUTES } from '../lib/http/routes/table.ts';
 import { render } from './support/kustomize.ts';

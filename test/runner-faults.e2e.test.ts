@@ -2,25 +2,28 @@
  * How the sync path fails: every fault a real cluster produces, injected into the embedded one, and
  * the answer a caller gets for it (never a raw log, never a Kubernetes detail).
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { capturedLogger } from './support/logs.ts';
-import { startStack, FUNCTION_USER, REAL, ROOT, type Stack } from './support/stack.ts';
-import { admin } from './support/servers.ts';
+import { after, before, describe, test } from 'node:test';
 import type { EmbeddedCluster } from '../cluster/index.ts';
+import { renderFilesJob } from '../lib/job-spec/render.ts';
 import { jobFinished } from '../lib/kube/job-facts.ts';
 import { KubeJobPodApi } from '../lib/kube/job-pods.ts';
-import { SyncRunner, RunnerError } from '../lib/runner/sync-runner.ts';
-import { renderFilesJob } from '../lib/job-spec/render.ts';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
+import { RunnerError, SyncRunner } from '../lib/runner/sync-runner.ts';
+import { capturedLogger } from './support/logs.ts';
+import { admin } from './support/servers.ts';
+import { FUNCTION_USER, REAL, ROOT, type Stack, startStack } from './support/stack.ts';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 /** A container that prints `out` and exits with `code`, in place of the Job program. */
-const printing = (out: string, code = 0) => () => ({ command: ['sh', '-c', `printf '%s' "$0"; exit ${code}`, out] });
+const printing =
+  (out: string, code = 0) =>
+  () => ({ command: ['sh', '-c', `printf '%s' "$0"; exit ${code}`, out] });
 
 describe('sync path faults', () => {
   let s: Stack;
@@ -144,9 +147,18 @@ describe('sync path faults', () => {
     const runner = new SyncRunner(api);
     const job = () =>
       renderFilesJob({
-        namespace: 'minecraft', server: 'survival', opId: 'feedfacecafebeef', op: 'read', path: 'eula.txt',
-        worldPvc: 'world-survival-0', image: 'felis-world/files:dev', command: ['/usr/local/bin/felis', 'files'],
-        serviceAccount: 'felis-restore', worldsRoot: '/data', deadlineSeconds: 120, ttlSeconds: 120,
+        namespace: 'minecraft',
+        server: 'survival',
+        opId: 'feedfacecafebeef',
+        op: 'read',
+        path: 'eula.txt',
+        worldPvc: 'world-survival-0',
+        image: 'felis-world/files:dev',
+        command: ['/usr/local/bin/felis', 'files'],
+        serviceAccount: 'felis-restore',
+        worldsRoot: '/data',
+        deadlineSeconds: 120,
+        ttlSeconds: 120,
       });
     const first = await runner.run(job(), { mutating: false, signal: AbortSignal.timeout(10_000) });
     assert.match(first, /"content"/);

@@ -7,17 +7,18 @@
  * ReadWriteOncePod claim is 409 volume_exclusive; and a held world refuses a change with a numeric
  * Retry-After.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
-import { kubeStatus } from '../lib/kube/errors.ts';
 import { LABEL_FILES_BROWSE } from '../lib/job-spec/render.ts';
-import { lockValue, GRACE_MS } from '../lib/maintenance/holder.ts';
-import { startStack, q, REAL, tierMs, type Stack, until } from './support/stack.ts';
-import { admin, createJob, createServer, holderJob, RUNNING, setServer, STOPPED } from './support/servers.ts';
+import { kubeStatus } from '../lib/kube/errors.ts';
+import { GRACE_MS, lockValue } from '../lib/maintenance/holder.ts';
+import { admin, createJob, createServer, holderJob, RUNNING, STOPPED, setServer } from './support/servers.ts';
+import { q, REAL, type Stack, startStack, tierMs, until } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const LOCK = 'felis.lolicon.best/maintenance';
@@ -73,11 +74,17 @@ describe('reads while the server runs', () => {
     assert.equal(secret?.size, 0, 'the forwarding secret is listed with size 0');
 
     const region = await s.call('GET', `${S}/files?path=${q('world/region')}`);
-    assert.deepEqual(region.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]), [['r.0.0.mca', 8192]]);
+    assert.deepEqual(
+      region.body.entries.map((e: { name: string; size: number }) => [e.name, e.size]),
+      [['r.0.0.mca', 8192]],
+    );
 
     const found = await s.call('GET', `${S}/files/search?q=level`);
     assert.equal(found.status, 200, found.text);
-    assert.ok(found.body.matches.some((m: { path: string }) => m.path === 'world/level.dat'), found.text);
+    assert.ok(
+      found.body.matches.some((m: { path: string }) => m.path === 'world/level.dat'),
+      found.text,
+    );
 
     const props = await s.call('GET', `${S}/file?path=server.properties`);
     assert.equal(props.status, 200, props.text);
@@ -89,9 +96,18 @@ describe('reads while the server runs', () => {
 
     // Every read ran (or started its browse session, which outlives them) on the server's node; nothing took the world.
     const jobs = await survivalJobs();
-    assert.ok(jobs.some((j) => j.metadata!.labels![LABEL_FILES_BROWSE] === 'true'), 'a browse session serves the running server');
+    assert.ok(
+      jobs.some((j) => j.metadata!.labels![LABEL_FILES_BROWSE] === 'true'),
+      'a browse session serves the running server',
+    );
     for (const j of jobs) assert.equal(j.spec!.template.spec!.nodeSelector?.[NODE_SELECTOR], 'local', j.metadata!.name);
-    const server = (await admin(s.cluster).custom.getNamespacedCustomObject({ group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers', name: 'survival' })) as { metadata: { annotations?: Record<string, string> } };
+    const server = (await admin(s.cluster).custom.getNamespacedCustomObject({
+      group: 'felis.lolicon.best',
+      version: 'v1alpha1',
+      namespace: 'minecraft',
+      plural: 'minecraftservers',
+      name: 'survival',
+    })) as { metadata: { annotations?: Record<string, string> } };
     assert.equal(server.metadata.annotations?.[LOCK], undefined);
   });
 
@@ -124,7 +140,10 @@ describe('reads while the server runs', () => {
 
     const trash = await s.call('GET', `${S}/files/trash`);
     assert.equal(trash.status, 200, trash.text);
-    assert.deepEqual(trash.body.items.map((i: { paths: string[] }) => i.paths), [['old.txt']]);
+    assert.deepEqual(
+      trash.body.items.map((i: { paths: string[] }) => i.paths),
+      [['old.txt']],
+    );
     const ops = await s.call('GET', `${S}/files/ops`);
     assert.equal(ops.status, 200, ops.text);
     assert.ok(Array.isArray(ops.body.ops));

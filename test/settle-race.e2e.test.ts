@@ -3,10 +3,11 @@
  * triggers and Felis's own settler would run them) against one finished restore chain start
  * exactly one restore Job, and the chain ends `started`, never abandoned.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { startStack, tierMs, type Stack } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
 import { admin, createPendingChain, restoreTemplateFile } from './support/servers.ts';
+import { type Stack, startStack, tierMs } from './support/stack.ts';
 
 const ROUNDS = Number(process.env.FELIS_SETTLE_ROUNDS ?? 20);
 const PASSES = 20;

@@ -3,12 +3,13 @@
  * kubeconfig 0600, also when an earlier run left them readable (0755 / 0644). The service runs in
  * its own process group over a temporary FELIS_DATA, is stopped with SIGTERM, and every wait is bounded.
  */
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -75,7 +76,10 @@ test('npm start creates FELIS_DATA 0700 and its private files 0600, and tightens
   await startAndStop();
   assertPrivate();
   // The restart kept the CA (and its key) that the first start made.
-  assert.deepEqual(['ca.crt', 'ca.key'].map((f) => readFileSync(join(data, f), 'utf8')), ca);
+  assert.deepEqual(
+    ['ca.crt', 'ca.key'].map((f) => readFileSync(join(data, f), 'utf8')),
+    ca,
+  );
   const kubeconfig = readFileSync(join(data, 'admin.kubeconfig'), 'utf8');
   assert.ok(kubeconfig.includes(`certificate-authority-data: ${Buffer.from(ca[0]!).toString('base64')}`), 'admin.kubeconfig carries the CA');
   assert.match(kubeconfig, /server: https:\/\/127\.0\.0\.1:\d+/);

@@ -1,11 +1,12 @@
 /**
  * The guarded start's answers for each kind of holder, and stop always going through.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { startStack, type Stack } from './support/stack.ts';
-import { getServer, setServer } from './support/servers.ts';
+import { after, before, test } from 'node:test';
 import { lockValue } from '../lib/maintenance/holder.ts';
+import { getServer, setServer } from './support/servers.ts';
+import { type Stack, startStack } from './support/stack.ts';
 
 const LOCK = 'felis.lolicon.best/maintenance';
 let s: Stack;
@@ -45,7 +46,12 @@ test('a migration lock never lapses, and a start removes a stale lock in the sam
 });
 
 test('start, stop, holder and unlock of an unknown server are 404; a bad name is 400', async () => {
-  for (const [m, p] of [['POST', 'start'], ['POST', 'stop'], ['GET', 'holder'], ['DELETE', 'lock']] as const) {
+  for (const [m, p] of [
+    ['POST', 'start'],
+    ['POST', 'stop'],
+    ['GET', 'holder'],
+    ['DELETE', 'lock'],
+  ] as const) {
     const r = await s.call(m, `/api/v1/servers/nobody/${p}`);
     assert.equal(r.status, 404, `${m} ${p}: ${r.text}`);
     assert.equal(r.body.error.code, 'not_found');

@@ -4,13 +4,14 @@
  * editor of `survival` writes, and the audit line names each user. The service runs in its own
  * process group over a temporary FELIS_DATA, is stopped with SIGTERM, and every wait is bounded.
  */
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { jsonCall } from '../lib/testing/json-call.ts';
 import { checkedFetch, loadChecker } from './support/openapi-check.ts';
@@ -80,7 +81,10 @@ test('npm start in kubernetes mode: bob views, is refused a write naming the per
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .filter((l) => l.audit === true);
-  assert.deepEqual(audits.map((a) => [a.action, a.actor, a.target]), [['file.write', 'alice', 'survival:hello.txt']]);
+  assert.deepEqual(
+    audits.map((a) => [a.action, a.actor, a.target]),
+    [['file.write', 'alice', 'survival:hello.txt']],
+  );
   // Every line of alice's request names her; bob's refusal is logged under his name.
   assert.ok(out.includes('"actor":"bob"'), 'bob in the log');
 });

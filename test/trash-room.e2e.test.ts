@@ -5,14 +5,15 @@
  * past the operator's limit (`too_large`) or past the volume (`volume_full`) fails; the record is
  * still listed after each (docs/undo.md, "Time and space").
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { ended, waitOp } from './support/ops.ts';
-import { startStack, q, TIER, tierMs, until, type Stack } from './support/stack.ts';
+import { q, type Stack, startStack, TIER, tierMs, until } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 /** The operator's pull limit here: 1 PiB, so a claim under it is judged by the space alone. */
@@ -58,10 +59,14 @@ describe(`a request that cannot fit leaves the trash alone through the ${TIER} c
    */
   const trashed = async (name: string) => {
     writeFileSync(join(s.world, 'plugins', name), Buffer.alloc(100_000, 1));
-    const del = await until(async () => {
-      const r = await s.call('DELETE', `${S}/file?path=${q(`plugins/${name}`)}`);
-      return r.status === 409 || r.status === 429 ? undefined : r;
-    }, 'the delete to run', tierMs(30_000, 90_000));
+    const del = await until(
+      async () => {
+        const r = await s.call('DELETE', `${S}/file?path=${q(`plugins/${name}`)}`);
+        return r.status === 409 || r.status === 429 ? undefined : r;
+      },
+      'the delete to run',
+      tierMs(30_000, 90_000),
+    );
     assert.equal(del.status, 200, del.text);
     assert.ok((await listed()).includes(del.body.trash_id));
     return del.body.trash_id as string;
@@ -77,12 +82,16 @@ describe(`a request that cannot fit leaves the trash alone through the ${TIER} c
 
   /** Runs a pull of the origin's claim to its end, once the world is free. */
   const pull = (length: number, name: string) =>
-    until(async () => {
-      const r = await s.call('POST', `${S}/files/pull`, { url: `${o.base}/claim?length=${length}`, path: 'plugins', name });
-      if (r.status === 409 || r.status === 429) return undefined;
-      assert.equal(r.status, 202, r.text);
-      return waitOp(s, r.body.op.id, ended);
-    }, 'the pull to start', tierMs(30_000, 90_000));
+    until(
+      async () => {
+        const r = await s.call('POST', `${S}/files/pull`, { url: `${o.base}/claim?length=${length}`, path: 'plugins', name });
+        if (r.status === 409 || r.status === 429) return undefined;
+        assert.equal(r.status, 202, r.text);
+        return waitOp(s, r.body.op.id, ended);
+      },
+      'the pull to start',
+      tierMs(30_000, 90_000),
+    );
 
   test("a pull claiming more than the operator's limit is too_large, and the record is still listed", async () => {
     const record = await trashed('b.jar');

@@ -6,14 +6,15 @@
  * have all ended → 409 `upload_paused` (only a part or a commit, which need `update`, resumes it).
  * Jobs are counted through the real client-node before and after.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { AuthorizationV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { jsonCall } from '../lib/testing/json-call.ts';
-import { q, REAL, ROOT, startStack, tierMs, type Stack, until } from './support/stack.ts';
+import { q, REAL, ROOT, type Stack, startStack, tierMs, until } from './support/stack.ts';
 
 const NS = 'minecraft';
 const user = (sa: string) => `system:serviceaccount:${NS}:${sa}`;
@@ -57,12 +58,21 @@ describe('upload sessions and the read permission', () => {
     batch = kc.makeApiClient(BatchV1Api);
     core = kc.makeApiClient(CoreV1Api);
     const sar = kc.makeApiClient(AuthorizationV1Api);
-    for (const [sa, verb] of [['e2e-up-viewer', 'get'], ['e2e-up-editor', 'update']] as const) {
+    for (const [sa, verb] of [
+      ['e2e-up-viewer', 'get'],
+      ['e2e-up-editor', 'update'],
+    ] as const) {
       tokens[sa] = await s.cluster.requestToken(NS, sa, ['felis-world']);
-      await until(async () => {
-        const r = await sar.createSubjectAccessReview({ body: { spec: { user: user(sa), resourceAttributes: { group: 'felis.lolicon.best', resource: 'minecraftservers', subresource: 'files', verb, namespace: NS, name: 'survival' } } } });
-        return r.status?.allowed ? true : undefined;
-      }, `RBAC for ${sa}`, 15_000);
+      await until(
+        async () => {
+          const r = await sar.createSubjectAccessReview({
+            body: { spec: { user: user(sa), resourceAttributes: { group: 'felis.lolicon.best', resource: 'minecraftservers', subresource: 'files', verb, namespace: NS, name: 'survival' } } },
+          });
+          return r.status?.allowed ? true : undefined;
+        },
+        `RBAC for ${sa}`,
+        15_000,
+      );
     }
   });
   after(async () => {
@@ -89,7 +99,11 @@ describe('upload sessions and the read permission', () => {
     });
     assert.equal(part.status, 404, await part.text());
     assert.equal((await as('e2e-up-editor', 'DELETE', `/api/v1/servers/survival/files/uploads/${randomBytes(16).toString('hex')}`)).status, 404);
-    assert.deepEqual([...(await jobNames())].filter((n) => !before.has(n)), [], 'no Job was created');
+    assert.deepEqual(
+      [...(await jobNames())].filter((n) => !before.has(n)),
+      [],
+      'no Job was created',
+    );
   });
 
   test("a viewer's status of a real session answers from its receiver, or 409 once the receiver is gone, and never starts one; a loop of them does not block the editor's writes", async () => {
@@ -115,15 +129,30 @@ describe('upload sessions and the read permission', () => {
     // A real Job controller of this tier (v1.20) replaces a deleted Pod instead of failing the Job,
     // so there the receiver is ended by the editor's cancel, and the session is then gone (404).
     if (REAL) assert.equal((await as('e2e-up-editor', 'DELETE', `/api/v1/servers/survival/files/uploads/${id}`)).status, 204);
-    else for (const pod of (await core.listNamespacedPod({ namespace: NS, labelSelector: sel })).items) await core.deleteNamespacedPod({ namespace: NS, name: pod.metadata!.name!, gracePeriodSeconds: 0 });
-    await until(async () => ((await batch.listNamespacedJob({ namespace: NS, labelSelector: sel })).items.every((j) => j.status?.conditions?.some((c) => (c.type === 'Failed' || c.type === 'Complete') && c.status === 'True')) ? true : undefined), 'the receiver Job to end', tierMs(20_000, 60_000));
+    else
+      for (const pod of (await core.listNamespacedPod({ namespace: NS, labelSelector: sel })).items)
+        await core.deleteNamespacedPod({ namespace: NS, name: pod.metadata!.name!, gracePeriodSeconds: 0 });
+    await until(
+      async () =>
+        (await batch.listNamespacedJob({ namespace: NS, labelSelector: sel })).items.every((j) =>
+          j.status?.conditions?.some((c) => (c.type === 'Failed' || c.type === 'Complete') && c.status === 'True'),
+        )
+          ? true
+          : undefined,
+      'the receiver Job to end',
+      tierMs(20_000, 60_000),
+    );
     await until(async () => ((await as('e2e-up-editor', 'GET', '/api/v1/servers/survival/holder')).body.held === false ? true : undefined), 'the world to be free', tierMs(10_000, 30_000));
 
     const before = await jobNames();
     const paused = await as('e2e-up-viewer', 'GET', `/api/v1/servers/survival/files/uploads/${id}`);
     assert.equal(paused.status, REAL ? 404 : 409, paused.text);
     assert.equal(paused.body.error.code, REAL ? 'upload_not_found' : 'upload_paused');
-    assert.deepEqual([...(await jobNames())].filter((n) => !before.has(n)), [], 'the status call started no receiver');
+    assert.deepEqual(
+      [...(await jobNames())].filter((n) => !before.has(n)),
+      [],
+      'the status call started no receiver',
+    );
 
     // A viewer looping on status calls (the real id and random ones) while the editor writes.
     let looping = true;

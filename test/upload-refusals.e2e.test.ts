@@ -6,14 +6,15 @@
  * the function still sends; the function must still pass its answer on, and the caller must get it
  * (not a reset).
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import http from 'node:http';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api } from '@kubernetes/client-node';
-import { q, startStack, TOKEN, type Stack } from './support/stack.ts';
+import { q, type Stack, startStack, TOKEN } from './support/stack.ts';
 
 const SIZES = [0, 1 << 10, 3 << 20, 32 << 20];
 /** The body idle limit of this stack (FELIS_UPLOAD_BODY_IDLE_SECONDS), small so the stall tests are quick. */
@@ -26,7 +27,13 @@ const BODY_IDLE_S = 3;
 function stalledPut(url: string, declared: number, sent: number, digestHeader: string, waitMs: number): Promise<{ status: number; code?: string; ms: number } | 'none'> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'PUT', headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(declared), 'content-digest': digestHeader } });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname + u.search,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-length': String(declared), 'content-digest': digestHeader },
+    });
     let t0 = 0;
     const timer = setTimeout(() => {
       req.destroy();
@@ -88,7 +95,11 @@ describe('refusals answered whatever the body size', () => {
       assert.equal(r.status, 400, `${n} bytes: ${r.text}`);
       assert.equal(r.code, 'bad_path', `${n} bytes`);
     }
-    assert.deepEqual([...(await names())].filter((n) => !before.has(n)), [], 'no Job was created');
+    assert.deepEqual(
+      [...(await names())].filter((n) => !before.has(n)),
+      [],
+      'no Job was created',
+    );
   });
 
   test('a session part sent again (409 upload_offset_mismatch) or with a wrong digest (400 digest_mismatch), at every size', async () => {
@@ -121,7 +132,10 @@ describe('refusals answered whatever the body size', () => {
     assert.equal(r.code, 'upload_stalled');
     assert.ok(r.ms < (BODY_IDLE_S + 3) * 1000, `answered ${Math.round(r.ms)} ms after the last byte`);
     // The lock is given back: a write right after is not refused as held.
-    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('after-stall.txt')}`, { content: Buffer.from('ok').toString('base64'), content_sha256: createHash('sha256').update('ok').digest('hex') });
+    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('after-stall.txt')}`, {
+      content: Buffer.from('ok').toString('base64'),
+      content_sha256: createHash('sha256').update('ok').digest('hex'),
+    });
     assert.equal(w.status, 200, w.text);
     assert.ok(!existsSync(join(s.world, 'plugins/stalled.bin')), 'nothing was placed');
   });

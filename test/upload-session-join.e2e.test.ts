@@ -6,13 +6,14 @@
  * while the server runs is 409 not_stopped, and once the server is stopped again the session carries
  * on where it was.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startStack, q, tierMs, TOKEN, type Stack } from './support/stack.ts';
-import { getServer, setServer, STOPPED } from './support/servers.ts';
+import { after, before, describe, test } from 'node:test';
+import { getServer, STOPPED, setServer } from './support/servers.ts';
+import { q, type Stack, startStack, TOKEN, tierMs } from './support/stack.ts';
 
 const S = '/api/v1/servers/survival';
 const QUEUE = 'felis.lolicon.best/files-queue';
@@ -84,7 +85,10 @@ describe('an upload session holds the world only while bytes are placed', () => 
     assert.equal(readFileSync(join(s.world, 'between-parts.txt'), 'utf8'), 'written while a session was open\n');
     // The session is listed as the running upload it is.
     const ops = (await s.call('GET', `${S}/files/ops`)).body.ops as { op: string; path: string; state: string }[];
-    assert.ok(ops.some((o) => o.op === 'upload' && o.path === 'plugins/joined.bin' && o.state === 'running'), JSON.stringify(ops));
+    assert.ok(
+      ops.some((o) => o.op === 'upload' && o.path === 'plugins/joined.bin' && o.state === 'running'),
+      JSON.stringify(ops),
+    );
     const p2 = await sendPart(id, one.length, two);
     assert.equal(p2.status, 200, JSON.stringify(p2.body));
     const done = await s.call('POST', `${S}/files/uploads/${id}/commit`, { sha256: sha(whole) });

@@ -4,14 +4,15 @@
  * holds the world while it works, a session's holds nothing between its calls, and nothing is left
  * once it is done.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { LABEL_FILES_RECEIVE } from '../lib/job-spec/upload-job.ts';
-import { startStack, q, REAL, tierMs, TOKEN, type Stack, until } from './support/stack.ts';
+import { q, REAL, type Stack, startStack, TOKEN, tierMs, until } from './support/stack.ts';
 
 const RECEIVE = `${LABEL_FILES_RECEIVE}=true`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,7 +51,7 @@ describe('uploads', () => {
 
   test('a 20 MiB single upload lands whole, hashed, owned as the editor owns files, through one receiver Job', async () => {
     const data = Buffer.alloc(20 << 20);
-    for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE(i * 2654435761 >>> 0, i);
+    for (let i = 0; i < data.length; i += 4096) data.writeUInt32LE((i * 2654435761) >>> 0, i);
     const res = await put('plugins/big.jar', data);
     const text = await res.text();
     assert.equal(res.status, 200, text);
@@ -83,7 +84,10 @@ describe('uploads', () => {
     assert.equal(res.status, 400, text);
     assert.equal(JSON.parse(text).error.code, 'digest_mismatch');
     assert.deepEqual(readFileSync(join(s.world, 'server.properties')), before);
-    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), []);
+    assert.deepEqual(
+      names(s.world).filter((n) => n.includes('.felis-edit-')),
+      [],
+    );
     // Refusals before any Job: no digest, no length (chunked).
     const noDigest = await fetch(`${s.url}/api/v1/servers/survival/files/upload?path=a.txt`, { method: 'PUT', body, headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(noDigest.status, 400);
@@ -146,10 +150,14 @@ describe('uploads', () => {
         await sleep(300);
         ac.abort();
         await Promise.race([cut, sleep(2000)]);
-        const st = await until(async () => {
-          const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
-          return v.status === 200 ? v : undefined;
-        }, 'the status', 10_000);
+        const st = await until(
+          async () => {
+            const v = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
+            return v.status === 200 ? v : undefined;
+          },
+          'the status',
+          10_000,
+        );
         assert.equal(st.body.received, PART, 'the broken part was not kept');
       }
       if (!lost && off === 3 * PART) {
@@ -158,7 +166,12 @@ describe('uploads', () => {
         const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items;
         assert.equal(pods.length, 1);
         await core.deleteNamespacedPod({ namespace: 'minecraft', name: pods[0]!.metadata!.name!, gracePeriodSeconds: 0 });
-        await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase !== 'Running') ? true : undefined), 'the receiver Pod to go', tierMs(15_000, 60_000));
+        await until(
+          async () =>
+            (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase !== 'Running') ? true : undefined,
+          'the receiver Pod to go',
+          tierMs(15_000, 60_000),
+        );
       }
       const r = await sendPart(off, p, p.length, p);
       assert.equal(r.status, 200, `part at ${off}: ${JSON.stringify(r.body)}`);
@@ -169,12 +182,19 @@ describe('uploads', () => {
     assert.equal(v.body.parts.length, Math.ceil(size / PART));
     // While it lives, the session is a running upload in the ops listing, its progress read from
     // the receiver's log.
-    const live = await until(async () => {
-      const ops = (await s.call('GET', '/api/v1/servers/survival/files/ops')).body.ops as { op: string; path: string; state: string; done: number; total: number }[];
-      const running = ops.find((o) => o.state === 'running');
-      return running?.done === size ? running : undefined;
-    }, 'the session to show its progress in the ops listing', tierMs(10_000, 30_000));
-    assert.deepEqual({ ...live, id: undefined, started_at: undefined }, { id: undefined, op: 'upload', path: 'plugins/big-session.bin', state: 'running', started_at: undefined, done: size, total: size });
+    const live = await until(
+      async () => {
+        const ops = (await s.call('GET', '/api/v1/servers/survival/files/ops')).body.ops as { op: string; path: string; state: string; done: number; total: number }[];
+        const running = ops.find((o) => o.state === 'running');
+        return running?.done === size ? running : undefined;
+      },
+      'the session to show its progress in the ops listing',
+      tierMs(10_000, 30_000),
+    );
+    assert.deepEqual(
+      { ...live, id: undefined, started_at: undefined },
+      { id: undefined, op: 'upload', path: 'plugins/big-session.bin', state: 'running', started_at: undefined, done: size, total: size },
+    );
     const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { overwrite: false, sha256: expected });
     // Felis's answer: 202 with the upload as an op; a panel then follows it in the ops listing.
     assert.equal(done.status, 202, done.text);
@@ -182,17 +202,25 @@ describe('uploads', () => {
     const op = done.body.op;
     assert.equal(op.op, 'upload');
     assert.equal(op.path, 'plugins/big-session.bin');
-    const listed = await until(async () => {
-      const ops = await s.call('GET', '/api/v1/servers/survival/files/ops');
-      const o = (ops.body.ops as { id: string; state: string; finished_at: string }[]).find((x) => x.id === op.id);
-      return o?.state === 'succeeded' ? o : undefined;
-    }, 'the committed upload to show as succeeded in the ops listing', tierMs(15_000, 60_000));
+    const listed = await until(
+      async () => {
+        const ops = await s.call('GET', '/api/v1/servers/survival/files/ops');
+        const o = (ops.body.ops as { id: string; state: string; finished_at: string }[]).find((x) => x.id === op.id);
+        return o?.state === 'succeeded' ? o : undefined;
+      },
+      'the committed upload to show as succeeded in the ops listing',
+      tierMs(15_000, 60_000),
+    );
     assert.deepEqual(listed, { ...op, state: 'succeeded', finished_at: listed.finished_at, done: size, total: size, files: 1, bytes: size });
     if (op.state === 'succeeded') assert.deepEqual(listed, op, 'the commit answered the op as the listing shows it');
     const h = createHash('sha256');
     h.update(readFileSync(join(s.world, 'plugins/big-session.bin')));
     assert.equal(h.digest('hex'), expected);
-    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no staging left');
+    assert.deepEqual(
+      names(s.world).filter((n) => n.includes('.felis-edit-')),
+      [],
+      'no staging left',
+    );
     const gone = await s.call('GET', `/api/v1/servers/survival/files/uploads/${id}`);
     assert.equal(gone.status, 404, gone.text);
   });
@@ -200,17 +228,38 @@ describe('uploads', () => {
   test('an abandoned session ends by itself and leaves nothing behind', async () => {
     // The previous session's receiver ends shortly after its commit answered (on a loaded machine
     // it can take longer than the commit waits); until then a new session is the second one.
-    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the earlier receivers to end', tierMs(15_000, 60_000));
+    await until(
+      async () =>
+        (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined,
+      'the earlier receivers to end',
+      tierMs(15_000, 60_000),
+    );
     const b = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/abandoned.bin')}`, { size: 10 });
     assert.equal(b.status, 201, b.text);
     const id = b.body.id as string;
     const p = Buffer.from('01234');
-    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, { method: 'PUT', body: p, headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(p)}:` } });
+    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, {
+      method: 'PUT',
+      body: p,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(p)}:` },
+    });
     assert.equal(r.status, 200, await r.text());
     const cancelled = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/cancelled.bin')}`, { size: 10 });
     assert.equal(cancelled.status, 429);
-    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every((x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed') ? true : undefined), 'the idle session to end', tierMs(40_000, 90_000));
-    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-') || n.includes('abandoned')), []);
+    await until(
+      async () =>
+        (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/upload-session=${id}` })).items.every(
+          (x) => x.status?.phase === 'Succeeded' || x.status?.phase === 'Failed',
+        )
+          ? true
+          : undefined,
+      'the idle session to end',
+      tierMs(40_000, 90_000),
+    );
+    assert.deepEqual(
+      names(s.world).filter((n) => n.includes('.felis-edit-') || n.includes('abandoned')),
+      [],
+    );
   });
 
   test('a folder uploaded file by file with parents=true: every folder made 0755, each file whole; a file in the way, an escape and no parents refused', async () => {
@@ -252,37 +301,67 @@ describe('uploads', () => {
     const out = await putParents('../outside/x.txt', Buffer.from('x'));
     assert.equal(out.status, 400);
     assert.equal(out.body.error.code, 'bad_path');
-    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no working file left');
+    assert.deepEqual(
+      names(s.world).filter((n) => n.includes('.felis-edit-')),
+      [],
+      'no working file left',
+    );
   });
 
   test('a session begun with parents=true makes the folders and lands the file there', async () => {
-    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the earlier receivers to end', tierMs(40_000, 90_000));
+    await until(
+      async () =>
+        (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined,
+      'the earlier receivers to end',
+      tierMs(40_000, 90_000),
+    );
     const data = Buffer.alloc(1 << 20);
     for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
     const path = 'worlds/new-map/region/r.0.0.mca';
     const plain = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q(path)}`, { size: data.length });
     assert.equal(plain.status, 404, plain.text);
     assert.ok(!existsSync(join(s.world, 'worlds')));
-    const b = await until(async () => {
-      const r = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q(path)}&parents=true`, { size: data.length });
-      return r.status === 429 ? undefined : r;
-    }, 'the refused begin\'s receiver to end', tierMs(15_000, 60_000));
+    const b = await until(
+      async () => {
+        const r = await s.call('POST', `/api/v1/servers/survival/files/uploads?path=${q(path)}&parents=true`, { size: data.length });
+        return r.status === 429 ? undefined : r;
+      },
+      "the refused begin's receiver to end",
+      tierMs(15_000, 60_000),
+    );
     assert.equal(b.status, 201, b.text);
     assert.equal(b.body.path, path);
     assert.ok(statSync(join(s.world, 'worlds/new-map/region')).isDirectory(), 'made at the begin');
     const id = b.body.id as string;
-    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, { method: 'PUT', body: data, headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(data)}:` } });
+    const r = await fetch(`${s.url}/api/v1/servers/survival/files/uploads/${id}?offset=0`, {
+      method: 'PUT',
+      body: data,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': `sha-256=:${b64(data)}:` },
+    });
     assert.equal(r.status, 200, await r.text());
     const done = await s.call('POST', `/api/v1/servers/survival/files/uploads/${id}/commit`, { sha256: hex(data) });
     assert.equal(done.status, 202, done.text);
     assert.equal(hex(readFileSync(join(s.world, path))), hex(data));
     assert.equal(statSync(join(s.world, 'worlds/new-map')).mode & 0o777, 0o755);
-    assert.deepEqual(names(s.world).filter((n) => n.includes('.felis-edit-')), [], 'no staging left');
+    assert.deepEqual(
+      names(s.world).filter((n) => n.includes('.felis-edit-')),
+      [],
+      'no staging left',
+    );
   });
 
   test('once done, no receiver Pod or Job is left, and the world is free', async () => {
-    await until(async () => ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined), 'the receiver Pods to end', tierMs(15_000, 60_000));
-    await until(async () => ((await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items.length === 0 ? true : undefined), 'the receiver Jobs to go', tierMs(30_000, 60_000));
+    await until(
+      async () =>
+        (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: RECEIVE })).items.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') ? true : undefined,
+      'the receiver Pods to end',
+      tierMs(15_000, 60_000),
+    );
+    await until(
+      async () => ((await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: RECEIVE })).items.length === 0 ? true : undefined),
+      'the receiver Jobs to go',
+      tierMs(30_000, 60_000),
+    );
     const h = await s.call('GET', '/api/v1/servers/survival/holder');
     assert.equal(h.body.held, false, h.text);
     if (!REAL) {

@@ -2,12 +2,13 @@
  * The withheld file (the proxy forwarding secret) stays opaque through every route: no answer
  * carries its content, hash or size, and no answer tells whether a guess of its content is right.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FUNCTION_USER, startStack, q, tierMs, type Stack } from './support/stack.ts';
+import { after, before, describe, test } from 'node:test';
+import { FUNCTION_USER, q, type Stack, startStack, tierMs } from './support/stack.ts';
 
 const sha = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
 const SECRET = 'config/paper-global.yml';

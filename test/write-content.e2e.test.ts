@@ -6,18 +6,19 @@
  * key the Felis-compatible env-var path carries it in the Pod spec, and the same scan finds it (so
  * the scan can fail). A body cut off on its way to the Pod writes nothing.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
-import { jobToken } from '../lib/protocol/job-token.ts';
-import { LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER, FILES_CONTAINER } from '../lib/labels.ts';
 import { callableAddress } from '../lib/kube/job-facts.ts';
-import { startStack, q, REAL, tierMs, until, type Stack } from './support/stack.ts';
+import { FILES_CONTAINER, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../lib/labels.ts';
+import { jobToken } from '../lib/protocol/job-token.ts';
 import { isEditName } from '../lib/protocol/working-names.ts';
+import { q, REAL, type Stack, startStack, tierMs, until } from './support/stack.ts';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const NS = 'minecraft';
@@ -78,7 +79,10 @@ describe('write content with a job key', () => {
     const job = mine.find((j) => !JSON.stringify(j).includes('FELIS_FILE_CONTENT'))!;
     assert.ok(job, 'the write Job carries no content env');
     const opId = job.metadata!.labels![LABEL_FILES_OP]!;
-    assert.ok(found.pods.some((p) => p.metadata?.labels?.[LABEL_FILES_OP] === opId), 'its Pod was listed too');
+    assert.ok(
+      found.pods.some((p) => p.metadata?.labels?.[LABEL_FILES_OP] === opId),
+      'its Pod was listed too',
+    );
     assert.deepEqual(found.hits, []);
     // The Job holds the world as a write, by Felis's labels, exactly as the env-var Job does.
     assert.equal(job.metadata!.labels!['app.kubernetes.io/managed-by'], 'felis-files');
@@ -87,8 +91,7 @@ describe('write content with a job key', () => {
 
   test('the same codes as ever: file_changed, file_exists, the withheld file refuses a condition, bad_path for an escape', async () => {
     const a = distinctive();
-    const put = (path: string, c: Buffer, extra: object = {}) =>
-      s.call('PUT', `/api/v1/servers/survival/file?path=${q(path)}`, { content: c.toString('base64'), content_sha256: sha(c), ...extra });
+    const put = (path: string, c: Buffer, extra: object = {}) => s.call('PUT', `/api/v1/servers/survival/file?path=${q(path)}`, { content: c.toString('base64'), content_sha256: sha(c), ...extra });
     assert.equal((await put('ops.json', Buffer.from('[]'))).status, 200);
     const stale = await put('ops.json', a, { expect_sha256: sha('other') });
     assert.equal(stale.status, 409, stale.text);
@@ -138,10 +141,14 @@ describe('write content with a job key', () => {
     const body = Buffer.alloc(200 << 10, 0x61);
     args[args.indexOf('--sha256') + 1] = sha(body);
     await batch.createNamespacedJob({ namespace: NS, body: job });
-    const ip = await until(async () => {
-      const pods = (await core.listNamespacedPod({ namespace: NS, labelSelector: `${LABEL_FILES_OP}=${opId}` })).items;
-      return pods.map((p) => callableAddress(p, FILES_CONTAINER)).find(Boolean);
-    }, 'the write Pod callable', tierMs(20_000));
+    const ip = await until(
+      async () => {
+        const pods = (await core.listNamespacedPod({ namespace: NS, labelSelector: `${LABEL_FILES_OP}=${opId}` })).items;
+        return pods.map((p) => callableAddress(p, FILES_CONTAINER)).find(Boolean);
+      },
+      'the write Pod callable',
+      tierMs(20_000),
+    );
     const token = jobToken(readFileSync(join(s.dataDir, 'job-key')), name);
     const port = Number(job.spec!.template.spec!.containers[0]!.ports![0]!.containerPort);
     // Half the body, then the connection is gone (the function died mid-stream). The program may
@@ -161,10 +168,14 @@ describe('write content with a job key', () => {
       'a connection to the write Pod',
       tierMs(10_000),
     );
-    const ended = await until(async () => {
-      const j = (await batch.listNamespacedJob({ namespace: NS, labelSelector: `${LABEL_FILES_OP}=${opId}` })).items[0];
-      return j?.status?.conditions?.some((c) => c.status === 'True' && ['Failed', 'FailureTarget', 'Complete', 'SuccessCriteriaMet'].includes(c.type)) ? j : undefined;
-    }, 'the cut write Job ended', tierMs(40_000));
+    const ended = await until(
+      async () => {
+        const j = (await batch.listNamespacedJob({ namespace: NS, labelSelector: `${LABEL_FILES_OP}=${opId}` })).items[0];
+        return j?.status?.conditions?.some((c) => c.status === 'True' && ['Failed', 'FailureTarget', 'Complete', 'SuccessCriteriaMet'].includes(c.type)) ? j : undefined;
+      },
+      'the cut write Job ended',
+      tierMs(40_000),
+    );
     assert.ok((ended.status!.failed ?? 0) >= 1, 'it ended as failed: it printed no result');
     assert.equal(existsSync(join(s.world, target)), false, 'nothing was written');
     assert.ok(!readdirSync(s.world).some((n) => isEditName(n)), 'no working file left');

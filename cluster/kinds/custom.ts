@@ -49,7 +49,13 @@ export function validateAgainstSchema(obj: unknown, schema: SchemaProps | undefi
       return;
     }
     if (s.enum && !s.enum.some((e) => deepEqual(e as never, v as never))) {
-      enums.push(fieldErr.notSupported(path, v, s.enum.map((e) => String(e))));
+      enums.push(
+        fieldErr.notSupported(
+          path,
+          v,
+          s.enum.map((e) => String(e)),
+        ),
+      );
     }
     if (s.properties && got === 'object') {
       for (const k of Object.keys(s.properties).sort()) walk((v as Record<string, unknown>)[k], s.properties[k]!, path ? `${path}.${k}` : k);
@@ -105,9 +111,7 @@ export function customResource(opts: { group: string; version: string; resource:
     prepareForUpdate(o, old) {
       if (old.status === undefined) delete o.status;
       else o.status = clone(old.status);
-      o.metadata.generation = deepEqual(specView(o), specView(old))
-        ? old.metadata.generation
-        : (old.metadata.generation ?? 1) + 1;
+      o.metadata.generation = deepEqual(specView(o), specView(old)) ? old.metadata.generation : (old.metadata.generation ?? 1) + 1;
     },
     validateUpdate: (o, old) => [...validateObjectMetaUpdate(o.metadata, old.metadata), ...validateAgainstSchema(o, schema)],
     prepareForStatusUpdate(o, old) {

@@ -8,13 +8,7 @@
 import { type FieldError, fieldErr, goValue } from '../errors.ts';
 import { deepEqual } from '../patch.ts';
 import type { KObject } from '../store.ts';
-import {
-  isDNS1123Label,
-  nameIsDNSSubdomain,
-  validateNonNegative,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-} from '../validation.ts';
+import { isDNS1123Label, nameIsDNSSubdomain, validateNonNegative, validateObjectMeta, validateObjectMetaUpdate } from '../validation.ts';
 import { defaultPodSpec, validatePodTemplateSpec } from './pod-spec.ts';
 import { BUILTIN_PATCH_TYPES, type ResourceDef } from './types.ts';
 
@@ -75,9 +69,7 @@ function goSelector(sel: Any): string {
 }
 
 function goTemplate(t: Any): string {
-  return `core.PodTemplateSpec{ObjectMeta:v1.ObjectMeta{Labels:${goValue(t?.metadata?.labels ?? {})}, Annotations:${goValue(
-    t?.metadata?.annotations ?? {},
-  )}}, Spec:core.PodSpec{…}}`;
+  return `core.PodTemplateSpec{ObjectMeta:v1.ObjectMeta{Labels:${goValue(t?.metadata?.labels ?? {})}, Annotations:${goValue(t?.metadata?.annotations ?? {})}}, Spec:core.PodSpec{…}}`;
 }
 
 function validateGeneratedSelector(job: KObject): FieldError[] {
@@ -110,11 +102,7 @@ function validateJobSpec(spec: Any): FieldError[] {
   if (spec?.completionMode !== undefined && spec.completionMode !== 'NonIndexed' && spec.completionMode !== 'Indexed') {
     errs.push(fieldErr.notSupported('spec.completionMode', spec.completionMode, ['NonIndexed', 'Indexed']));
   }
-  if (
-    spec?.podReplacementPolicy !== undefined &&
-    spec.podReplacementPolicy !== 'TerminatingOrFailed' &&
-    spec.podReplacementPolicy !== 'Failed'
-  ) {
+  if (spec?.podReplacementPolicy !== undefined && spec.podReplacementPolicy !== 'TerminatingOrFailed' && spec.podReplacementPolicy !== 'Failed') {
     errs.push(fieldErr.notSupported('spec.podReplacementPolicy', spec.podReplacementPolicy, ['Failed', 'TerminatingOrFailed']));
   }
   errs.push(...validatePodTemplateSpec(spec?.template, 'spec.template'));
@@ -193,11 +181,7 @@ export const jobs: ResourceDef = {
   },
   warningsOnCreate(job) {
     const msgs = isDNS1123Label(job.metadata.name ?? '');
-    return msgs.length
-      ? [
-          `metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`,
-        ]
-      : [];
+    return msgs.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`] : [];
   },
   prepareForUpdate(job, old) {
     job.status = old.status;

@@ -10,19 +10,7 @@ import { isDNS1123Label, validateAnnotations, validateLabels } from '../validati
 
 type Any = any;
 
-const VOLUME_SOURCES = [
-  'persistentVolumeClaim',
-  'emptyDir',
-  'hostPath',
-  'configMap',
-  'secret',
-  'projected',
-  'downwardAPI',
-  'nfs',
-  'csi',
-  'ephemeral',
-  'image',
-];
+const VOLUME_SOURCES = ['persistentVolumeClaim', 'emptyDir', 'hostPath', 'configMap', 'secret', 'projected', 'downwardAPI', 'nfs', 'csi', 'ephemeral', 'image'];
 
 /** `imagePullPolicy` default: Always for `:latest` or an untagged image, else IfNotPresent. */
 export function defaultPullPolicy(image: string | undefined): string {
@@ -69,8 +57,22 @@ export function defaultPodSpec(spec: Any): void {
 }
 
 const SUFFIX: Record<string, number> = {
-  n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 
 /** A resource quantity's value (enough precision to compare requests with limits). */
@@ -216,9 +218,5 @@ export function validatePodSpec(spec: Any, path: string): FieldError[] {
 /** `ValidatePodTemplateSpec`: labels and annotations at `<path>.labels`, the spec at `<path>.spec`. */
 export function validatePodTemplateSpec(template: Any, path: string): FieldError[] {
   const meta = template?.metadata ?? {};
-  return [
-    ...validateLabels(meta.labels, `${path}.labels`),
-    ...validateAnnotations(meta.annotations, `${path}.annotations`),
-    ...validatePodSpec(template?.spec, `${path}.spec`),
-  ];
+  return [...validateLabels(meta.labels, `${path}.labels`), ...validateAnnotations(meta.annotations, `${path}.annotations`), ...validatePodSpec(template?.spec, `${path}.spec`)];
 }

@@ -151,9 +151,7 @@ export const persistentVolumeClaims: ResourceDef = {
       return c;
     };
     if (!deepEqual(view(pvc.spec), view(old.spec))) {
-      errs.push(
-        fieldErr.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'),
-      );
+      errs.push(fieldErr.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'));
     }
     return errs;
   },

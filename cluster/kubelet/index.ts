@@ -24,19 +24,19 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { constants as osConstants } from 'node:os';
+import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { Faults } from '../faults.ts';
 import type { Recorder } from '../records.ts';
 import { rfc3339 } from '../registry.ts';
 import type { KObject } from '../store.ts';
-import { ContainerLog, type LogQuery, readLog } from './logs.ts';
-import type { PodLogDir, PodLogFiles } from './log-files.ts';
 import type { ProcessJournal } from './journal.ts';
+import type { PodLogDir, PodLogFiles } from './log-files.ts';
+import { ContainerLog, type LogQuery, readLog } from './logs.ts';
 import type { NodeApi } from './node-api.ts';
-import { killProcessGroup, processStartTicks } from './processes.ts';
 import { PodIpPool } from './pod-ips.ts';
+import { killProcessGroup, processStartTicks } from './processes.ts';
 
 type Any = any;
 type Log = { info(...a: unknown[]): void; warn(...a: unknown[]): void };
@@ -96,9 +96,7 @@ export interface KubeletOptions {
 }
 
 /** A kubelet-side log error: 400 and 404 come back to the API server as plain text. */
-export type ContainerLogResult =
-  | { ok: true; stream: import('node:stream').Readable }
-  | { ok: false; code: 400 | 404 | 500; message: string };
+export type ContainerLogResult = { ok: true; stream: import('node:stream').Readable } | { ok: false; code: 400 | 404 | 500; message: string };
 
 const FELIS_BINARY = '/usr/local/bin/felis';
 
@@ -107,10 +105,13 @@ class Aborted extends Error {}
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Aborted());
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     const onAbort = () => {
       clearTimeout(t);
       reject(new Aborted());
@@ -230,9 +231,7 @@ class PodWorker {
   }
 
   private claims(): string[] {
-    return (this.pod.spec?.volumes ?? [])
-      .map((v: Any) => v?.persistentVolumeClaim?.claimName)
-      .filter((c: unknown): c is string => typeof c === 'string');
+    return (this.pod.spec?.volumes ?? []).map((v: Any) => v?.persistentVolumeClaim?.claimName).filter((c: unknown): c is string => typeof c === 'string');
   }
 
   /** `podTiming` is drawn once per Pod; fault overrides are applied at each phase. */
@@ -309,8 +308,7 @@ class PodWorker {
   ): { argv: string[]; cwd: string; env: Record<string, string>; stop?: ProgramMapping['stop']; reason?: ProgramMapping['reason'] } {
     const spec = c.spec as V1Container;
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
-    const expand = (s: string) =>
-      s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, n) => (m === '$$' ? '$' : n in env ? env[n]! : m));
+    const expand = (s: string) => s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, n) => (m === '$$' ? '$' : n in env ? env[n]! : m));
     for (const e of spec.env ?? []) {
       if (e.value !== undefined) env[e.name] = expand(e.value);
       else if (e.valueFrom?.fieldRef) env[e.name] = this.fieldRef(e.valueFrom.fieldRef.fieldPath);
@@ -717,7 +715,9 @@ export class Kubelet {
     let pods: KObject[];
     try {
       // The Pods it runs, and those it may start; a finished Pod it never ran is of no use to it.
-      pods = await this.api.podsToRun((p) => this.workers.has(p.metadata.uid!) || this.archived.has(p.metadata.uid!) || (hasJobController(p as KObject) && !terminalPhase(p.status?.phase) && !p.metadata.deletionTimestamp));
+      pods = await this.api.podsToRun(
+        (p) => this.workers.has(p.metadata.uid!) || this.archived.has(p.metadata.uid!) || (hasJobController(p as KObject) && !terminalPhase(p.status?.phase) && !p.metadata.deletionTimestamp),
+      );
     } catch (err) {
       this.logger.warn({ err: String(err) }, 'kubelet: listing pods failed');
       return;
@@ -769,9 +769,7 @@ export class Kubelet {
   private archivedLog(d: PodLogDir, container: string, query: LogQuery): ContainerLogResult {
     const lines = this.opts.logFiles!.read(d.dir, container, !!query.previous);
     if (!lines) {
-      const message = query.previous
-        ? `previous terminated container "${container}" in pod "${d.pod}" not found`
-        : `container "${container}" in pod "${d.pod}" is terminated`;
+      const message = query.previous ? `previous terminated container "${container}" in pod "${d.pod}" not found` : `container "${container}" in pod "${d.pod}" is terminated`;
       return { ok: false, code: 400, message };
     }
     return { ok: true, stream: readLog(ContainerLog.ofLines(lines, this.opts.maxLogBytes), query) };

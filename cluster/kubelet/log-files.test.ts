@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { startCluster } from '../index.ts';
 import { RBAC_MANIFEST, shJob, statusOf, waitFor } from '../cluster.test-kit.ts';
+import { startCluster } from '../index.ts';
+import { formatCriLine, PodLogFiles, parseCriLines } from './log-files.ts';
 import { ContainerLog, type LogLine } from './logs.ts';
-import { formatCriLine, parseCriLines, PodLogFiles } from './log-files.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -37,7 +37,10 @@ describe('container log files', () => {
   it('skip a torn last line and lines of another shape', () => {
     const good = formatCriLine(line(1_000_000_000_000_000_000n, 'kept\n'));
     const parsed = parseCriLines(Buffer.concat([Buffer.from('garbage\n'), good, good.subarray(0, 20)]));
-    assert.deepEqual(parsed.map((l) => l.data.toString()), ['kept\n']);
+    assert.deepEqual(
+      parsed.map((l) => l.data.toString()),
+      ['kept\n'],
+    );
   });
 
   it('rotate past the bound: at most two files, and always the last lines', () => {
@@ -54,7 +57,10 @@ describe('container log files', () => {
     assert.ok(back.length >= 80 && back.length < 1000, `${back.length} lines kept`);
     // In order, with no gap, up to the end.
     const first = Number(/\d+/.exec(back[0]!.data.toString())![0]);
-    assert.deepEqual(back.map((l) => l.data.toString()), Array.from({ length: 1000 - first }, (_, i) => `line ${first + i}\n`));
+    assert.deepEqual(
+      back.map((l) => l.data.toString()),
+      Array.from({ length: 1000 - first }, (_, i) => `line ${first + i}\n`),
+    );
   });
 
   it('keep the current and the previous instance only, and read either', () => {
@@ -74,7 +80,7 @@ describe('container log files', () => {
 });
 
 describe('a persistent node', () => {
-  it('serves a finished Pod\'s log after a restart, and removes the files with the Pod', async () => {
+  it("serves a finished Pod's log after a restart, and removes the files with the Pod", async () => {
     const dataDir = tmp();
     const first = await startCluster({ dataDir, rbacManifest: RBAC_MANIFEST, backoffScale: 0.001, persist: true });
     let podName: string;
@@ -135,5 +141,8 @@ it('a log file cut mid-line still reads its whole lines', () => {
   s.close();
   const pod = files.dirOf('minecraft', 'p-3', 'ab');
   appendFileSync(join(pod, 'files', '0.log'), '2025-12-01T04:00:00.000000000Z stdout F tor');
-  assert.deepEqual(files.read(pod, 'files', false)!.map((l) => l.data.toString()), ['whole\n']);
+  assert.deepEqual(
+    files.read(pod, 'files', false)!.map((l) => l.data.toString()),
+    ['whole\n'],
+  );
 });

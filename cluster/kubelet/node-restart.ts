@@ -14,7 +14,7 @@
 
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { rfc3339, type Registry } from '../registry.ts';
+import { type Registry, rfc3339 } from '../registry.ts';
 import type { KObject } from '../store.ts';
 import type { ProcessJournal } from './journal.ts';
 import { endRecordedProcesses } from './processes.ts';
@@ -37,9 +37,7 @@ const terminal = (p: KObject) => p.status?.phase === 'Succeeded' || p.status?.ph
 
 /** A container was started (or is being started): its process may have run, even briefly. */
 function startedAContainer(pod: KObject): boolean {
-  return (pod.status?.containerStatuses ?? []).some(
-    (c: Any) => c?.containerID || c?.state?.running || c?.state?.terminated || c?.lastState?.terminated,
-  );
+  return (pod.status?.containerStatuses ?? []).some((c: Any) => c?.containerID || c?.state?.running || c?.state?.terminated || c?.lastState?.terminated);
 }
 
 /** The status of a Pod whose node restarted under it: Failed, each unfinished container 137. */
@@ -131,7 +129,12 @@ export function removeStalePodDirs(dataDir: string, registry: Registry): string[
   } catch {
     return [];
   }
-  const keep = new Set(registry.store.list('pods').filter((p) => !terminal(p)).map((p) => p.metadata.uid));
+  const keep = new Set(
+    registry.store
+      .list('pods')
+      .filter((p) => !terminal(p))
+      .map((p) => p.metadata.uid),
+  );
   const removed = entries.filter((uid) => !keep.has(uid));
   for (const uid of removed) rmSync(join(root, uid), { recursive: true, force: true });
   return removed;

@@ -86,7 +86,10 @@ describe('kubelet pod addresses', () => {
     assert.match(ipA, /^127\./);
     assert.notEqual(ipA, '127.0.0.1');
     assert.notEqual(ipA, ipB, 'two running Pods never share an address');
-    assert.deepEqual(a.status!.podIPs?.map((x) => x.ip), [ipA]);
+    assert.deepEqual(
+      a.status!.podIPs?.map((x) => x.ip),
+      [ipA],
+    );
     assert.equal(a.status!.hostIP, '127.0.0.1');
     const logA = await waitFor(async () => {
       const l = await t.core.readNamespacedPodLog({ namespace: 'minecraft', name: a.metadata!.name! });

@@ -20,7 +20,10 @@ function statFields(pid: number): string[] | undefined {
   const end = text.lastIndexOf(')');
   if (end < 0) return undefined;
   // Field 3 (state) is the first after the name; field 22 (starttime) is 19 further on.
-  return text.slice(end + 2).trim().split(/\s+/);
+  return text
+    .slice(end + 2)
+    .trim()
+    .split(/\s+/);
 }
 
 /** The process's start time in clock ticks since boot, or undefined if there is no such process. */
@@ -52,10 +55,7 @@ export function killProcessGroup(pid: number, signal: NodeJS.Signals = 'SIGKILL'
  * Ends each recorded process that is still the one recorded (its whole group), then waits up to
  * `timeoutMs` for them to be gone. Returns the pids that were signalled and those still alive.
  */
-export async function endRecordedProcesses(
-  records: { pid: number; startTicks: string }[],
-  timeoutMs = 5000,
-): Promise<{ killed: number[]; survivors: number[] }> {
+export async function endRecordedProcesses(records: { pid: number; startTicks: string }[], timeoutMs = 5000): Promise<{ killed: number[]; survivors: number[] }> {
   const killed: number[] = [];
   for (const r of records) {
     if (!isRecordedProcessAlive(r.pid, r.startTicks)) continue;

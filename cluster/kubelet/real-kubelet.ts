@@ -16,14 +16,14 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Faults } from '../faults.ts';
 import type { AdminClient } from '../admin-client.ts';
+import type { Faults } from '../faults.ts';
+import { listenLoopback } from '../listen.ts';
 import type { Recorder } from '../records.ts';
 import type { KObject } from '../store.ts';
 import { Kubelet, type PodTiming, type ProgramFn } from './index.ts';
 import type { LogQuery } from './logs.ts';
 import { RealNodeApi } from './real-node-api.ts';
-import { listenLoopback } from '../listen.ts';
 
 type Log = { info(...a: unknown[]): void; warn(...a: unknown[]): void };
 
@@ -55,8 +55,25 @@ function selfSignedCert(): { key: Buffer; cert: Buffer } {
   try {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
-        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
       { stdio: 'ignore' },
     );
     return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };

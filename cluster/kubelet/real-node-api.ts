@@ -45,9 +45,7 @@ export class RealNodeApi implements NodeApi {
 
   async podsToRun(): Promise<KObject[]> {
     const r = await this.admin.must('GET', '/api/v1/pods');
-    return (r.body.items as KObject[])
-      .filter((p) => !p.spec?.nodeName || p.spec.nodeName === this.nodeName)
-      .map((p) => ({ apiVersion: 'v1', kind: 'Pod', ...p }));
+    return (r.body.items as KObject[]).filter((p) => !p.spec?.nodeName || p.spec.nodeName === this.nodeName).map((p) => ({ apiVersion: 'v1', kind: 'Pod', ...p }));
   }
 
   onChange(cb: () => void): () => void {

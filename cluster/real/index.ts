@@ -25,9 +25,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
-import { tokenKubeConfig, tokenKubeconfigYaml } from '../kubeconfig.ts';
 import { Faults } from '../faults.ts';
 import type { ClusterHarness } from '../harness.ts';
+import { tokenKubeConfig, tokenKubeconfigYaml } from '../kubeconfig.ts';
 import type { PodTiming, ProgramFn } from '../kubelet/index.ts';
 import { type RealKubelet, startRealKubelet } from '../kubelet/real-kubelet.ts';
 import { Recorder } from '../records.ts';
@@ -111,12 +111,13 @@ export async function startRealCluster(opts: StartRealClusterOptions): Promise<R
       backoffScale: opts.backoffScale,
     });
     // up.sh's per-function identities: SA_TOKENS=<sa>=<token>,... (users system:serviceaccount:<ns>:<sa>).
-    const saTokens = new Map((env.SA_TOKENS ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
-    const users = new Map([
-      [env.ADMIN_TOKEN, 'admin'],
-      [env.FUNCTION_TOKEN, env.FUNCTION_USER],
-      ...[...saTokens].map(([sa, t]) => [t, `system:serviceaccount:${ns}:${sa}`] as [string, string]),
-    ]);
+    const saTokens = new Map(
+      (env.SA_TOKENS ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => kv.split('=') as [string, string]),
+    );
+    const users = new Map([[env.ADMIN_TOKEN, 'admin'], [env.FUNCTION_TOKEN, env.FUNCTION_USER], ...[...saTokens].map(([sa, t]) => [t, `system:serviceaccount:${ns}:${sa}`] as [string, string])]);
     proxy = await startCountingProxy({ upstream: env.K8S_URL, users, faults, logger });
     const url = proxy.url;
     const functionGrants = grantsOf(readFileSync(join(REPO_ROOT, 'knative/rbac.yaml'), 'utf8'));

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { request } from 'undici';
-import { Faults } from '../faults.ts';
 import { FELIS_USER, shJob, statusOf, type TestCluster, testCluster, waitFor } from '../cluster.test-kit.ts';
-import { type CountingProxy, startCountingProxy } from './proxy.ts';
+import { Faults } from '../faults.ts';
 import { tokenKubeConfig } from '../kubeconfig.ts';
+import { type CountingProxy, startCountingProxy } from './proxy.ts';
 
 describe('counting proxy', () => {
   let t: TestCluster;
@@ -74,7 +74,10 @@ describe('counting proxy', () => {
     assert.equal(res.headers['content-type'], 'text/plain');
     const chunks: [number, string][] = [];
     for await (const c of res.body) chunks.push([performance.now() - t0, c.toString()]);
-    assert.deepEqual(chunks.map(([, c]) => c), ['one\n', 'two\n']);
+    assert.deepEqual(
+      chunks.map(([, c]) => c),
+      ['one\n', 'two\n'],
+    );
     assert.ok(chunks[1]![0] - chunks[0]![0] >= 500, 'the second line came when it was written');
 
     await t.batch.createNamespacedJob({ namespace: 'minecraft', body: shJob('slow', 'true', { labels: { slow: 'yes' } }) });

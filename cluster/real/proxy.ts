@@ -9,12 +9,12 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { createServer, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { RequestCounter } from '../apiserver.ts';
-import { requestInfo } from '../request-info.ts';
 import type { Faults } from '../faults.ts';
 import { listenLoopback } from '../listen.ts';
+import { requestInfo } from '../request-info.ts';
 
 export interface CountingProxyOptions {
   /** `https://127.0.0.1:<port>` of the real apiserver (certificate not verified), or an `http://` one. */

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
-import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import { lostMessage, OutcomeUnknownError } from '../../lib/files/lost-change.ts';
+import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import { JobLostError } from '../../lib/runner/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesBatch } from './app.ts';
 
 function kit(answer?: (...args: unknown[]) => unknown) {
@@ -35,18 +35,27 @@ test('delete: one editor call for every path, under the world lock, audited once
 
 test('move and chmod: their ops and audit actions; only what was done is audited', async () => {
   const k = kit((_t, _op, b: any) => ({ done: [b.moves[1].from], failed: [{ path: b.moves[0].from, error: { code: 'volume_full', message: 'full' } }] }));
-  const moves = [{ from: 'a', to: 'b' }, { from: 'c', to: 'd' }];
+  const moves = [
+    { from: 'a', to: 'b' },
+    { from: 'c', to: 'd' },
+  ];
   const r = await k.call('POST', `${S}/files/move`, { moves });
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(r.body, { done: ['c'], failed: [{ path: 'a', error: { code: 'volume_full', message: 'full' } }] });
   assert.equal(k.calls[0]!.args[1], 'move-many');
-  assert.deepEqual(k.audits().map((a) => [a.action, (a.payload as any).moves]), [['file.move', [{ from: 'c', to: 'd' }]]]);
+  assert.deepEqual(
+    k.audits().map((a) => [a.action, (a.payload as any).moves]),
+    [['file.move', [{ from: 'c', to: 'd' }]]],
+  );
   const c = kit();
   const files = [{ path: 'run.sh', mode: '755' }];
   const r2 = await c.call('POST', `${S}/files/chmod`, { files });
   assert.equal(r2.status, 200, r2.text);
   assert.equal(c.calls[0]!.args[1], 'chmod-many');
-  assert.deepEqual(c.audits().map((a) => [a.action, (a.payload as any).files]), [['file.chmod', files]]);
+  assert.deepEqual(
+    c.audits().map((a) => [a.action, (a.payload as any).files]),
+    [['file.chmod', files]],
+  );
 });
 
 test("the Job's refusal of the first bad item answers its code with its path in the envelope; not audited", async () => {
@@ -61,7 +70,12 @@ test("the Job's refusal of the first bad item answers its code with its path in 
   const c = kit(() => {
     throw new FileEditError('batch_conflict', 'two moves of the batch go to b', 'b');
   });
-  const r2 = await c.call('POST', `${S}/files/move`, { moves: [{ from: 'a', to: 'b' }, { from: 'c', to: 'b' }] });
+  const r2 = await c.call('POST', `${S}/files/move`, {
+    moves: [
+      { from: 'a', to: 'b' },
+      { from: 'c', to: 'b' },
+    ],
+  });
   assert.equal(r2.status, 409);
   assert.equal(envelopeOf(r2).code, 'batch_conflict');
   assert.equal(r2.body.error.path, 'b');
@@ -100,7 +114,18 @@ test('bodies are checked before any Job: shape, counts, modes, paths no file can
     ['delete', { paths: ['a', 'b\0c'] }, 400, 'bad_path', 'b\0c'],
     ['move', { moves: [{ from: 'a', to: `x/${'y'.repeat(256)}` }] }, 400, 'bad_path', `x/${'y'.repeat(256)}`],
     // A move's `to` is created, so held to the name rule; a `from` only addressed is not.
-    ['move', { moves: [{ from: 'odd\u0007', to: 'fine' }, { from: 'b', to: 'x/evil\u202e.txt' }] }, 400, 'bad_path', 'x/evil\u202e.txt'],
+    [
+      'move',
+      {
+        moves: [
+          { from: 'odd\u0007', to: 'fine' },
+          { from: 'b', to: 'x/evil\u202e.txt' },
+        ],
+      },
+      400,
+      'bad_path',
+      'x/evil\u202e.txt',
+    ],
     ['delete', { paths: ['odd\u0007', 'b\0c'] }, 400, 'bad_path', 'b\0c'],
     ['move', { moves: [{ from: 'a' }] }, 400, 'bad_request', undefined],
     ['chmod', { files: [{ path: 'a', mode: '4755' }] }, 400, 'bad_request', undefined],

@@ -9,16 +9,24 @@
  */
 import type { Context } from 'hono';
 import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openBatchCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkItemPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { BatchTooLargeError } from '../../lib/job-spec/render.ts';
-import { fitsOneJob, type Batch, type BatchOp } from '../../lib/protocol/batch-env.ts';
+import { type Batch, type BatchOp, fitsOneJob } from '../../lib/protocol/batch-env.ts';
 
 /** `paths` gives every item's path and whether the call creates it (a move's `to`: held to the name rule's characters too). */
-async function runBatch(c: Context, deps: Deps, op: BatchOp, action: string, read: () => Promise<Batch>, paths: (b: Batch) => [string, boolean][], done: (b: Batch, done: Set<string>) => unknown[]): Promise<Response> {
+async function runBatch(
+  c: Context,
+  deps: Deps,
+  op: BatchOp,
+  action: string,
+  read: () => Promise<Batch>,
+  paths: (b: Batch) => [string, boolean][],
+  done: (b: Batch, done: Set<string>) => unknown[],
+): Promise<Response> {
   const f = await openBatchCall(c, deps, op);
   const batch = await read();
   for (const [p, created] of paths(batch)) checkItemPath(p, created);
@@ -33,7 +41,15 @@ async function runBatch(c: Context, deps: Deps, op: BatchOp, action: string, rea
 
 export const filesBatch = defineFunction('files-batch', (deps) => ({
   'files.delete_many': (c, input) =>
-    runBatch(c, deps, 'delete-many', 'file.delete', input.body, (b) => ('paths' in b ? b.paths.map((p): [string, boolean] => [p, false]) : []), (b, d) => ('paths' in b ? b.paths.filter((p) => d.has(p)) : [])),
+    runBatch(
+      c,
+      deps,
+      'delete-many',
+      'file.delete',
+      input.body,
+      (b) => ('paths' in b ? b.paths.map((p): [string, boolean] => [p, false]) : []),
+      (b, d) => ('paths' in b ? b.paths.filter((p) => d.has(p)) : []),
+    ),
   'files.move': (c, input) =>
     runBatch(
       c,
@@ -41,9 +57,23 @@ export const filesBatch = defineFunction('files-batch', (deps) => ({
       'move-many',
       'file.move',
       input.body,
-      (b) => ('moves' in b ? b.moves.flatMap((m): [string, boolean][] => [[m.from, false], [m.to, true]]) : []),
+      (b) =>
+        'moves' in b
+          ? b.moves.flatMap((m): [string, boolean][] => [
+              [m.from, false],
+              [m.to, true],
+            ])
+          : [],
       (b, d) => ('moves' in b ? b.moves.filter((m) => d.has(m.from)) : []),
     ),
   'files.chmod': (c, input) =>
-    runBatch(c, deps, 'chmod-many', 'file.chmod', input.body, (b) => ('files' in b ? b.files.map((x): [string, boolean] => [x.path, false]) : []), (b, d) => ('files' in b ? b.files.filter((x) => d.has(x.path)) : [])),
+    runBatch(
+      c,
+      deps,
+      'chmod-many',
+      'file.chmod',
+      input.body,
+      (b) => ('files' in b ? b.files.map((x): [string, boolean] => [x.path, false]) : []),
+      (b, d) => ('files' in b ? b.files.filter((x) => d.has(x.path)) : []),
+    ),
 }));

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import { startedView } from '../../lib/ops/view.ts';
 import { decodeBatchEnv } from '../../lib/protocol/batch-env.ts';
@@ -26,7 +26,12 @@ test('compress packs a selection in the background under the world lock: 202 wit
 });
 
 test('without a name the archive is archive-<UTC yyyy-mm-ddThhmmss>.<ending>, named at the request; paths at the root are in "."', async () => {
-  for (const [format, ending] of [['zip', '.zip'], ['tar.gz', '.tar.gz'], ['tar.xz', '.tar.xz'], ['tar.zst', '.tar.zst']] as const) {
+  for (const [format, ending] of [
+    ['zip', '.zip'],
+    ['tar.gz', '.tar.gz'],
+    ['tar.xz', '.tar.xz'],
+    ['tar.zst', '.tar.zst'],
+  ] as const) {
     const k = kit();
     const before = Math.floor(Date.now() / 1000) * 1000;
     const r = await k.call('POST', URL, { paths: ['world', 'world_nether'], format });
@@ -91,7 +96,6 @@ test('compress needs a free world; a busy one is 409 naming the holder, nothing 
   assert.equal(busy.starts.length, 0);
   assert.equal(busy.audits().length, 0);
 });
-
 
 test('through the real editor: one background Job with the folder, format and name on its command line and the selection in its env; a redelivered event answers the same op', async () => {
   const k = realEditorKit(filesCompress);

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Copied } from '../../lib/files/decode.ts';
 import type { FilesEditor } from '../../lib/files/editor.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
-import type { Copied } from '../../lib/files/decode.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import type { StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
@@ -141,7 +141,14 @@ function withBrowse(k: ReturnType<typeof kit>, entries: object[] | string | unde
   return asked;
 }
 
-const entry = (name: string, o: { dir?: boolean; size?: number; link?: boolean } = {}) => ({ name, size: o.size ?? 0, is_dir: o.dir ?? false, mod_time: '2026-12-01T06:00:00Z', mode: '755', is_symlink: o.link ?? false });
+const entry = (name: string, o: { dir?: boolean; size?: number; link?: boolean } = {}) => ({
+  name,
+  size: o.size ?? 0,
+  is_dir: o.dir ?? false,
+  mod_time: '2026-12-01T06:00:00Z',
+  mode: '755',
+  is_symlink: o.link ?? false,
+});
 
 test('with a browse session serving, a folder or a file over the sync limit goes straight to the background: no sync Job, the session is never started for it', async () => {
   for (const [path, entries] of [
@@ -192,6 +199,10 @@ test('a small file, a link, an entry not listed, a refusal or no serving session
   }
   // A session that fails is no error: the sync Job runs.
   const k = kit(() => copied('a copy.txt'));
-  k.deps.browse = { run: async () => { throw new Error('down'); } };
+  k.deps.browse = {
+    run: async () => {
+      throw new Error('down');
+    },
+  };
   assert.equal((await k.call('POST', URL('a.txt'), {})).status, 200);
 });

@@ -15,18 +15,19 @@
  * (known-kind.ts). Starting a session just to ask would cost the Job it saves. With `to` the sync
  * Job always runs first: it judges the destination, and its refusals are the caller's answer.
  */
-import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
-import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
-import { checkNewPath } from '../../lib/http/file-request.ts';
-import { defineFunction } from '../../lib/http/routes/register.ts';
+
 import { posix } from 'node:path';
 import { DomainError } from '../../lib/errors.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
-import { pathNamesWorkingFile } from '../../lib/protocol/working-names.ts';
-import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
+import { audit } from '../../lib/http/audit.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import type { FileCall } from '../../lib/http/file-call.ts';
+import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { checkNewPath } from '../../lib/http/file-request.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
+import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
+import { pathNamesWorkingFile } from '../../lib/protocol/working-names.ts';
 import { backgroundFromListing, sourceAt } from './known-kind.ts';
 
 /** `to` must name a new path inside the world, by the name rule: refused here before any Job when it plainly cannot. */
@@ -36,7 +37,7 @@ function checkTo(to: string): void {
   const n = posix.normalize(to);
   if (to === '' || n === '.' || n === './') throw bad('must name a new path inside the world');
   if (to.startsWith('/') || n === '..' || n.startsWith('../')) throw bad('must be a path inside the world');
-  if (pathNamesWorkingFile(n)) throw bad('names one of the editor\'s working files');
+  if (pathNamesWorkingFile(n)) throw bad("names one of the editor's working files");
 }
 
 /** True when a serving browse session shows the source is a folder or a big regular file; never starts one. */

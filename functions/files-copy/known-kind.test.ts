@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { backgroundFromListing, sourceAt } from './known-kind.ts';
 
 test('the source is asked about as its folder and name; the root, escapes and working names are not asked about', () => {

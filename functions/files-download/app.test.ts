@@ -1,17 +1,17 @@
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { jobToken } from '../../lib/protocol/job-token.ts';
-import { Downloads } from '../../lib/downloads/downloads.ts';
 import type { DownloadConfig } from '../../lib/downloads/config.ts';
+import { Downloads } from '../../lib/downloads/downloads.ts';
 import { ANNOTATION_MAINTENANCE } from '../../lib/labels.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { MaintenanceGates } from '../../lib/maintenance/file-gates.ts';
 import { WorldLock } from '../../lib/maintenance/world-lock.ts';
+import { jobToken } from '../../lib/protocol/job-token.ts';
 import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
 import { felisGamePod, felisServer } from '../../lib/testing/felis-fixtures.ts';
-import { MaintenanceGates } from '../../lib/maintenance/file-gates.ts';
 import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesDownload } from './app.ts';
 
@@ -29,7 +29,7 @@ const SETTINGS = {
 type PodAnswer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** A stand-in for the export Pod: checks the token of the Job that was created, then answers as told. */
-async function fakePod(): Promise<{ port: number; answer: PodAnswer; tokens: string[]; gone: Promise<void>[] ; server: http.Server }> {
+async function fakePod(): Promise<{ port: number; answer: PodAnswer; tokens: string[]; gone: Promise<void>[]; server: http.Server }> {
   const state = {
     port: 0,
     tokens: [] as string[],
@@ -95,7 +95,10 @@ test('sign: 200 {url, filename, expires_at}, gates entered, audited; no Job and 
   assert.equal(r.body.filename, 'Essentials.jar');
   assert.equal(r.body.expires_at, '2026-12-01T10:10:00Z');
   assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'read', path: 'plugins/Essentials.jar' } }]);
-  assert.deepEqual(k.audits().map((a) => [a.action, a.payload]), [['file.download', { dir: false }]]);
+  assert.deepEqual(
+    k.audits().map((a) => [a.action, a.payload]),
+    [['file.download', { dir: false }]],
+  );
   assert.deepEqual(k.api.calls, []);
   const d = await sign(k, 'world', true);
   assert.equal(d.body.filename, 'world.zip');
@@ -264,7 +267,13 @@ test('a running server: signed and downloaded beside the game by an export Job p
 
 test('downloads run side by side up to the per-server bound; one more is 429 export_busy with Retry-After', async () => {
   const k = await kit({ maxPerServer: 1 });
-  k.api.jobs.push({ metadata: { name: 'export-survival-ffffffffffffffff', labels: { 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'files', 'felis.lolicon.best/server': 'survival' } }, status: {} });
+  k.api.jobs.push({
+    metadata: {
+      name: 'export-survival-ffffffffffffffff',
+      labels: { 'app.kubernetes.io/managed-by': 'felis-export', 'felis.lolicon.best/export-mode': 'files', 'felis.lolicon.best/server': 'survival' },
+    },
+    status: {},
+  });
   const s = await sign(k, 'a.txt');
   const r = await get(k, ticketPath(s.body.url));
   assert.equal(r.status, 429);
@@ -279,7 +288,11 @@ test('downloads run side by side up to the per-server bound; one more is 429 exp
 });
 
 test("the Pod's refusal is the caller's error: not_found 404, bad_path 400, too_large 413; anything else 500", async () => {
-  for (const [code, status] of [['not_found', 404], ['bad_path', 400], ['too_large', 413]] as const) {
+  for (const [code, status] of [
+    ['not_found', 404],
+    ['bad_path', 400],
+    ['too_large', 413],
+  ] as const) {
     const k = await kit();
     k.pod.answer = (_req, res) => {
       res.writeHead(422, { 'content-type': 'application/json' });

@@ -10,22 +10,23 @@
  *   `running`, as the admission found the server). A file's `Range` / `If-Range` go to the
  *   Pod, which decides (200 whole, 206 part, 416); a folder's zip stream is `Accept-Ranges: none`. The caller going away ends the Pod's work.
  */
-import { actorOf, asActor, BEARER, currentActor } from '../../lib/actor.ts';
+
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { audit } from '../../lib/http/audit.ts';
-import { sendError, sendJson } from '../../lib/http/envelope.ts';
-import { requireEditor } from '../../lib/http/file-call.ts';
-import { queryPath, serverName } from '../../lib/http/file-request.ts';
-import type { Deps } from '../../lib/http/deps.ts';
-import { defineFunction } from '../../lib/http/routes/register.ts';
-import { ROUTES } from '../../lib/http/routes/table.ts';
+import { actorOf, asActor, BEARER, currentActor } from '../../lib/actor.ts';
 import { contentDisposition, downloadFilename } from '../../lib/downloads/disposition.ts';
 import type { Downloads } from '../../lib/downloads/downloads.ts';
 import { ExportPodError, ExportTimeoutError } from '../../lib/downloads/pod.ts';
 import { refusalError } from '../../lib/downloads/refusal.ts';
 import { DomainError } from '../../lib/errors.ts';
+import { audit } from '../../lib/http/audit.ts';
+import type { Deps } from '../../lib/http/deps.ts';
+import { sendError, sendJson } from '../../lib/http/envelope.ts';
+import { requireEditor } from '../../lib/http/file-call.ts';
+import { queryPath, serverName } from '../../lib/http/file-request.ts';
+import { defineFunction } from '../../lib/http/routes/register.ts';
+import { ROUTES } from '../../lib/http/routes/table.ts';
 import { CONTENT_RANGE_SHAPE, ETAG_SHAPE, rangeAsk } from '../../lib/protocol/range.ts';
 
 /** A header of the Pod's answer, relayed only when it has the expected shape. */

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER, TOKEN } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, RUNNING_SERVER, realGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesList } from './app.ts';
 
 function kit(free: number) {
@@ -15,7 +15,14 @@ test('a listing of the root needs no path, takes no lock, and reports free bytes
   const k = kit(1234);
   const r = await k.call('GET', '/api/v1/servers/survival/files');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: '', entries: [{ name: 'world', size: 0, is_dir: true, mod_time: '2026-11-29T10:00:00Z' }], truncated: false, free_bytes: 1234, trash_bytes: 0, world_state: 'stopped' });
+  assert.deepEqual(r.body, {
+    path: '',
+    entries: [{ name: 'world', size: 0, is_dir: true, mod_time: '2026-11-29T10:00:00Z' }],
+    truncated: false,
+    free_bytes: 1234,
+    trash_bytes: 0,
+    world_state: 'stopped',
+  });
   assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'list', path: '' } }]);
   assert.equal(k.gates.ran.length, 0);
   assert.equal((await kit(-1).call('GET', '/api/v1/servers/survival/files?path=world')).body.free_bytes, null);
@@ -46,7 +53,14 @@ test('with a browse session the listing comes from it (no Job); without an answe
   };
   const r = await k.call('GET', '/api/v1/servers/survival/files?path=world');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }], truncated: false, free_bytes: 99, trash_bytes: 0, world_state: 'stopped' });
+  assert.deepEqual(r.body, {
+    path: 'world',
+    entries: [{ name: 'plugins', size: 0, is_dir: true, mod_time: '2026-11-30T10:00:00Z' }],
+    truncated: false,
+    free_bytes: 99,
+    trash_bytes: 0,
+    world_state: 'stopped',
+  });
   assert.deepEqual(asked, [{ op: 'list', path: 'world', server: 'survival' }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   answer = JSON.stringify({ code: 'not_found', error: 'nope does not exist' });
@@ -70,10 +84,17 @@ test('a running server is listed (plain and paged), by a Job pinned to its node,
     const r = await k.call('GET', url);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.world_state, 'running');
-    assert.deepEqual(r.body.entries.map((e: { name: string }) => e.name), ['world']);
+    assert.deepEqual(
+      r.body.entries.map((e: { name: string }) => e.name),
+      ['world'],
+    );
     assert.deepEqual(k.calls.at(-1)!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
   }
-  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  assert.equal(
+    running.api.calls.some((c) => c.startsWith('patch')),
+    false,
+    'no lock',
+  );
   k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
   const exclusive = await k.call('GET', '/api/v1/servers/survival/files');
   assert.equal(exclusive.status, 409);
@@ -107,14 +128,17 @@ test('without limit, after or q the listing is the original one (no query to the
   const plain = await k.call('GET', '/api/v1/servers/survival/files?path=d');
   assert.equal(plain.status, 200, plain.text);
   assert.equal(plain.body.next, undefined);
-  assert.deepEqual(k.calls.at(-1)!.args.slice(1), ['d', k.calls.at(-1)!.args[2], undefined], 'no query: the Job runs Felis\'s listing');
+  assert.deepEqual(k.calls.at(-1)!.args.slice(1), ['d', k.calls.at(-1)!.args[2], undefined], "no query: the Job runs Felis's listing");
   const names: string[] = [];
   let url = '/api/v1/servers/survival/files?path=d&limit=2';
   for (let i = 0; i < 5; i++) {
     const r = await k.call('GET', url);
     assert.equal(r.status, 200, r.text);
     names.push(...r.body.entries.map((e: { name: string }) => e.name));
-    assert.deepEqual(Object.keys(r.body), r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes', 'trash_bytes', 'world_state'] : ['path', 'entries', 'truncated', 'free_bytes', 'trash_bytes', 'world_state']);
+    assert.deepEqual(
+      Object.keys(r.body),
+      r.body.truncated ? ['path', 'entries', 'truncated', 'next', 'free_bytes', 'trash_bytes', 'world_state'] : ['path', 'entries', 'truncated', 'free_bytes', 'trash_bytes', 'world_state'],
+    );
     if (!r.body.truncated) break;
     assert.equal(r.body.next, r.body.entries.at(-1).name);
     url = `/api/v1/servers/survival/files?path=d&limit=2&after=${encodeURIComponent(r.body.next)}`;
@@ -150,7 +174,7 @@ test('a limit outside 1..5000 or not a whole number, or an after or q no name co
   assert.equal(k.calls.length, 4);
 });
 
-test('a paged listing through a browse session carries the same query, and its answer gets next as the Job\'s does', async () => {
+test("a paged listing through a browse session carries the same query, and its answer gets next as the Job's does", async () => {
   const k = pagedKit([]);
   const asked: unknown[] = [];
   k.deps.browse = {
@@ -161,7 +185,15 @@ test('a paged listing through a browse session carries the same query, and its a
   };
   const r = await k.call('GET', '/api/v1/servers/survival/files?path=world&limit=1&after=w&q=X');
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body, { path: 'world', entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }], truncated: true, next: 'x', free_bytes: 9, trash_bytes: 0, world_state: 'stopped' });
+  assert.deepEqual(r.body, {
+    path: 'world',
+    entries: [{ name: 'x', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '600', is_symlink: true }],
+    truncated: true,
+    next: 'x',
+    free_bytes: 9,
+    trash_bytes: 0,
+    world_state: 'stopped',
+  });
   assert.deepEqual(asked, [{ op: 'list', path: 'world', query: { limit: 1, after: 'w', q: 'X' } }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   await k.call('GET', '/api/v1/servers/survival/files?path=world');
@@ -173,19 +205,32 @@ test('the CloudEvent dev.felis.files.list carries limit, after and q as the quer
   const deliver = async (data: unknown) => {
     const res = await k.app.request('/', {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': `ev-${Math.random()}`, 'ce-source': '/tests/list', 'ce-type': 'dev.felis.files.list' },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'ce-specversion': '1.0',
+        'ce-id': `ev-${Math.random()}`,
+        'ce-source': '/tests/list',
+        'ce-type': 'dev.felis.files.list',
+      },
       body: JSON.stringify(data),
     });
     return { status: res.status, body: JSON.parse(await res.text()) };
   };
   const r = await deliver({ server: 'survival', path: 'world', limit: 1, after: 'a' });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.deepEqual(r.body.entries.map((e: { name: string }) => e.name), ['b']);
+  assert.deepEqual(
+    r.body.entries.map((e: { name: string }) => e.name),
+    ['b'],
+  );
   assert.equal(r.body.next, 'b');
   assert.deepEqual(k.calls.at(-1)!.args.slice(1, 2), ['world']);
   assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 1, after: 'a' });
   const found = await deliver({ server: 'survival', path: 'world', q: 'C' });
-  assert.deepEqual(found.body.entries.map((e: { name: string }) => e.name), ['c']);
+  assert.deepEqual(
+    found.body.entries.map((e: { name: string }) => e.name),
+    ['c'],
+  );
   assert.deepEqual(k.calls.at(-1)!.args[3], { limit: 1000, q: 'C' });
   // Without a query the event is Felis's listing, as the plain GET is.
   assert.equal((await deliver({ server: 'survival', path: 'world' })).status, 200);

@@ -4,12 +4,13 @@
  * any of them a page in byte order of name, with `next` when there are more. It also answers while
  * the server runs, and says so (`world_state`).
  */
+
+import { decodeList } from '../../lib/files/decode.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { openViaSession } from '../../lib/http/via-session.ts';
-import { decodeList } from '../../lib/files/decode.ts';
-import { PAGE_DEFAULT_ENTRIES, type OpQuery } from '../../lib/protocol/op-query.ts';
+import { type OpQuery, PAGE_DEFAULT_ENTRIES } from '../../lib/protocol/op-query.ts';
 
 export const filesList = defineFunction('files-list', (deps) => ({
   'files.list': async (c, input) => {

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesMkdir } from './app.ts';
 
 function kit(answer?: () => unknown) {
@@ -35,7 +35,14 @@ test('mkdir while the world is held: 409, no Job, not audited', async () => {
 });
 
 test('mkdir needs a path, and refuses a bad path (the name rule: it creates it) or server name before the lock', async () => {
-  for (const [q, code] of [['', 'bad_request'], ['?path=', 'bad_request'], ['?path=a%00', 'bad_path'], [`?path=a/${'x'.repeat(256)}`, 'bad_path'], ['?path=new%07', 'bad_path'], ['?path=a/%E2%80%AEb', 'bad_path']] as const) {
+  for (const [q, code] of [
+    ['', 'bad_request'],
+    ['?path=', 'bad_request'],
+    ['?path=a%00', 'bad_path'],
+    [`?path=a/${'x'.repeat(256)}`, 'bad_path'],
+    ['?path=new%07', 'bad_path'],
+    ['?path=a/%E2%80%AEb', 'bad_path'],
+  ] as const) {
     const k = kit();
     const r = await k.call('POST', `/api/v1/servers/survival/files/mkdir${q}`);
     assert.equal(r.status, 400, q);

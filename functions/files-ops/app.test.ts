@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { FilesEditor } from '../../lib/files/editor.ts';
+import type { OpView } from '../../lib/ops/view.ts';
+import { RunnerError } from '../../lib/runner/errors.ts';
 import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
 import { felisServer } from '../../lib/testing/felis-fixtures.ts';
-import { RunnerError } from '../../lib/runner/errors.ts';
 import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
-import type { OpView } from '../../lib/ops/view.ts';
 import { filesOps } from './app.ts';
 
 const OPS: OpView[] = [

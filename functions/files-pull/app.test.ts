@@ -1,14 +1,14 @@
-import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { listenForCancel } from '../../job/serve/cancel-server.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import { startedView } from '../../lib/ops/view.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { backgroundKit, realEditorKit } from '../../lib/testing/background-kit.ts';
-import { envelopeOf } from '../../lib/testing/route-kit.ts';
 import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
 import { felisServer } from '../../lib/testing/felis-fixtures.ts';
-import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
-import { listenForCancel } from '../../job/serve/cancel-server.ts';
+import { envelopeOf } from '../../lib/testing/route-kit.ts';
 import { filesPull } from './app.ts';
 
 const VIEW = startedView('0123456789abcdef', 'pull', 'plugins', new Date('2026-12-01T06:00:00Z'));
@@ -84,7 +84,6 @@ function knownServers(): FakeServerApi {
   return servers;
 }
 
-
 const KEY = Buffer.alloc(32, 9);
 
 test('the real editor: the pull Job carries the URL, the operator env and its cancel token digest; cancel reaches the Pod with the token', async () => {
@@ -113,7 +112,11 @@ test('the real editor: the pull Job carries the URL, the operator env and its ca
   const opId = r.body.op.id as string;
   const pod = (phase: string): V1Pod => ({
     metadata: { labels: { ...job.spec!.template.metadata!.labels } },
-    status: { phase, podIP: '127.0.0.1', containerStatuses: [{ name: 'files', state: phase === 'Running' ? { running: {} } : { terminated: { exitCode: 0 } }, image: '', imageID: '', ready: true, restartCount: 0 }] as never },
+    status: {
+      phase,
+      podIP: '127.0.0.1',
+      containerStatuses: [{ name: 'files', state: phase === 'Running' ? { running: {} } : { terminated: { exitCode: 0 } }, image: '', imageID: '', ready: true, restartCount: 0 }] as never,
+    },
   });
   jobs.pods = [pod('Running')];
   const cancelled = await k.call('DELETE', `${PULL}/${opId}`);
@@ -137,7 +140,10 @@ test('without a job key a pull still starts (no cancel listener) and its cancel 
   assert.equal((await k.call('POST', PULL, { url: 'https://example.com/a', path: '' })).status, 202);
   const c = jobs.jobs[0]!.spec!.template.spec!.containers[0]!;
   assert.equal(c.ports, undefined);
-  assert.equal((c.env ?? []).some((e) => e.name === 'FELIS_SERVE_TOKEN_SHA256'), false);
+  assert.equal(
+    (c.env ?? []).some((e) => e.name === 'FELIS_SERVE_TOKEN_SHA256'),
+    false,
+  );
   const r = await k.call('DELETE', `${PULL}/0123456789abcdef`);
   assert.equal(r.status, 503);
   assert.equal(envelopeOf(r).code, 'pull_cancel_unavailable');

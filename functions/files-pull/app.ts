@@ -12,18 +12,19 @@
  * `pull_cancelled` in the ops listing, its working file removed.
  */
 import type { Context } from 'hono';
-import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { BadNameError, checkNameField } from '../../lib/files/name-field.ts';
+import { audit } from '../../lib/http/audit.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 
 const badRequest = (message: string) => new DomainError('bad_request', 'invalid', message);
-import { requireEditor, underWorldLock, type FileCall } from '../../lib/http/file-call.ts';
+
+import type { Deps } from '../../lib/http/deps.ts';
+import { type FileCall, requireEditor, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkPath, serverName } from '../../lib/http/file-request.ts';
 import { preferWaitSeconds } from '../../lib/http/prefer.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
-import type { Deps } from '../../lib/http/deps.ts';
 
 /** The longest URL a pull takes: longer ones are not links anyone pastes. */
 export const MAX_URL_LENGTH = 4096;

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
-import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER } from '../../lib/testing/route-kit.ts';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
 import { FileEditError, ReadDamagedError } from '../../lib/files/errors.ts';
 import { NotStoppedError, NoWorldVolumeError, ServerNotFoundError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, RUNNING_SERVER, realGates, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesRead } from './app.ts';
 
 function kit(read: () => unknown = () => ({ content: Buffer.from('motd=hi\n'), sha256: 'd'.repeat(64), contentSha256: 'c'.repeat(64) })) {
@@ -32,7 +32,11 @@ test('a running server is read by a Job pinned to its node, with no lock; RWOP i
   assert.equal(r.body.content, Buffer.from('motd=hi\n').toString('base64'));
   assert.deepEqual(k.calls[0]!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
   assert.equal(k.calls[0]!.locked, false);
-  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  assert.equal(
+    running.api.calls.some((c) => c.startsWith('patch')),
+    false,
+    'no lock',
+  );
   k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
   assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/file?path=a')).code, 'volume_exclusive');
   k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
@@ -66,7 +70,7 @@ test('an unknown server is 404 before a missing path is 400, as the gates come f
   assert.equal(k2.calls.length, 0);
 });
 
-test("a missing file is 404 not_found; damaged bytes are 502 read_damaged", async () => {
+test('a missing file is 404 not_found; damaged bytes are 502 read_damaged', async () => {
   const missing = kit(() => {
     throw new FileEditError('not_found', 'a does not exist');
   });
@@ -145,5 +149,8 @@ test('the early session call starts before the gates answer, is handed to the se
   k.gates.enterError = undefined;
   assert.equal((await k.call('GET', '/api/v1/servers/survival/file')).status, 400);
   assert.equal((await k.call('GET', '/api/v1/servers/Bad_Name/file?path=a')).status, 400);
-  assert.deepEqual(events.filter((e) => e.startsWith('early')), []);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('early')),
+    [],
+  );
 });

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesRename } from './app.ts';
 
 function kit(rename?: () => unknown) {

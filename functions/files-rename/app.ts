@@ -1,10 +1,11 @@
 /** `POST /api/v1/servers/:name/files/rename?path=` body `{to}` — move without replacing, under the world lock. */
+
+import { DomainError } from '../../lib/errors.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkNewPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { DomainError } from '../../lib/errors.ts';
 
 export const filesRename = defineFunction('files-rename', (deps) => ({
   'files.rename': async (c, input) => {

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER, TOKEN } from '../../lib/testing/route-kit.ts';
-import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
+import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, RUNNING_SERVER, realGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesSearch } from './app.ts';
 
 const level = { path: 'world/level.dat', name: 'level.dat', size: 5, is_dir: false, mod_time: '2026-11-29T10:00:00Z' };
@@ -13,7 +13,7 @@ function kit(answer: () => unknown = () => ({ matches: [level], truncated: false
   return { ...routeKit(filesSearch, { gates, editor: ed.editor }), calls: ed.calls };
 }
 
-test('a search of the root by default: the one-shot Job\'s answer, with the query echoed; no lock, no audit', async () => {
+test("a search of the root by default: the one-shot Job's answer, with the query echoed; no lock, no audit", async () => {
   const k = kit();
   const r = await k.call('GET', '/api/v1/servers/survival/files/search?q=level');
   assert.equal(r.status, 200, r.text);
@@ -50,7 +50,11 @@ test('a running server is searched by a Job pinned to its node, with no lock; RW
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(r.body.matches, [level]);
   assert.deepEqual(k.calls[0]!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
-  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  assert.equal(
+    running.api.calls.some((c) => c.startsWith('patch')),
+    false,
+    'no lock',
+  );
   k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
   assert.equal(envelopeOf(await k.call('GET', '/api/v1/servers/survival/files/search?q=level')).code, 'volume_exclusive');
   k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
@@ -68,7 +72,7 @@ test('the front comes first: a bad name is 400 bad_name, a running server 409 no
   assert.equal(k.calls.length, 0);
 });
 
-test('the Job\'s refusals are the envelope\'s: a missing folder 404 not_found, a file 400 bad_path', async () => {
+test("the Job's refusals are the envelope's: a missing folder 404 not_found, a file 400 bad_path", async () => {
   let err = new FileEditError('not_found', 'nope does not exist');
   const k = kit(() => {
     throw err;
@@ -113,7 +117,14 @@ test('the CloudEvent dev.felis.files.search carries path, q and limit as the que
   const deliver = async (data: unknown) => {
     const res = await k.app.request('/', {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': `ev-${Math.random()}`, 'ce-source': '/tests/search', 'ce-type': 'dev.felis.files.search' },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'ce-specversion': '1.0',
+        'ce-id': `ev-${Math.random()}`,
+        'ce-source': '/tests/search',
+        'ce-type': 'dev.felis.files.search',
+      },
       body: JSON.stringify(data),
     });
     return { status: res.status, body: JSON.parse(await res.text()) };

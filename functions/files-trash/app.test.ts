@@ -1,10 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, realGates, routeKit, RUNNING_SERVER, TOKEN } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
-import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
 import type { TrashItem } from '../../lib/protocol/result.ts';
+import { envelopeOf, FakeGates, fakeEditor, RUNNING_SERVER, realGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesTrash } from './app.ts';
 
 const ID = '0190a1b2c3d4e5f6';
@@ -12,7 +11,17 @@ const OTHER = '0190a1b2c3d40001';
 const S = '/api/v1/servers/survival/files/trash';
 
 function item(id: string, extra: Record<string, unknown> = {}): TrashItem {
-  return { id, op: 'delete', paths: ['plugins/old', 'plugins/old.yml'], bytes: 4096, entries: 3, at: '2026-12-03T10:00:00.000Z', expires_at: '2026-12-10T10:00:00.000Z', actor: 'bearer', ...extra } as TrashItem;
+  return {
+    id,
+    op: 'delete',
+    paths: ['plugins/old', 'plugins/old.yml'],
+    bytes: 4096,
+    entries: 3,
+    at: '2026-12-03T10:00:00.000Z',
+    expires_at: '2026-12-10T10:00:00.000Z',
+    actor: 'bearer',
+    ...extra,
+  } as TrashItem;
 }
 
 function kit(answers: Parameters<typeof fakeEditor>[1] = {}) {
@@ -21,7 +30,7 @@ function kit(answers: Parameters<typeof fakeEditor>[1] = {}) {
   return { ...routeKit(filesTrash, { gates, editor: ed.editor }), calls: ed.calls };
 }
 
-test('the listing maps the Job\'s page: trash_items to items (exactly their fields, in order), trash_next to next, trash_bytes; no lock, no audit', async () => {
+test("the listing maps the Job's page: trash_items to items (exactly their fields, in order), trash_next to next, trash_bytes; no lock, no audit", async () => {
   const k = kit({ trashList: () => ({ items: [item(ID, { stray: 'x' }), item(OTHER, { op: 'unzip', actor: '' })], next: OTHER, trashBytes: 8192 }) });
   const r = await k.call('GET', `${S}?limit=2&after=0190a1b2c3d4ffff`);
   assert.equal(r.status, 200, r.text);
@@ -44,12 +53,20 @@ test('a running server: the trash is listed (no lock), but a restore and a purge
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(r.body, { items: [item(ID)], trash_bytes: 4096 });
   assert.deepEqual(k.calls[0]!.args[0], { server: 'survival', world: { claim: 'world-survival-0', node: 'node-b' }, worldState: 'running' });
-  for (const [m, p, body] of [['POST', `${S}/${ID}/restore`, {}], ['DELETE', `${S}/${ID}`, undefined], ['DELETE', S, undefined]] as const) {
+  for (const [m, p, body] of [
+    ['POST', `${S}/${ID}/restore`, {}],
+    ['DELETE', `${S}/${ID}`, undefined],
+    ['DELETE', S, undefined],
+  ] as const) {
     const x = await k.call(m, p, body);
     assert.equal(x.status, 409, `${m} ${p}`);
     assert.equal(envelopeOf(x).code, 'not_stopped');
   }
-  assert.equal(running.api.calls.some((c) => c.startsWith('patch')), false, 'no lock');
+  assert.equal(
+    running.api.calls.some((c) => c.startsWith('patch')),
+    false,
+    'no lock',
+  );
   k.deps.gates = realGates(RUNNING_SERVER, { modes: ['ReadWriteOncePod'] }).gates;
   assert.equal(envelopeOf(await k.call('GET', S)).code, 'volume_exclusive');
   k.deps.gates = realGates(RUNNING_SERVER, { readWhileRunning: false }).gates;
@@ -103,7 +120,13 @@ test('restore under a folder passes `to` to the Job; a bad `to` is 400 bad_path,
   assert.equal(r.status, 200, r.text);
   assert.equal(k.calls[0]!.args[2], 'restored');
   assert.equal(k.audits()[0]!.payload && (k.audits()[0]!.payload as { to: string }).to, 'restored');
-  for (const [body, code] of [[{ to: 'a\u0000b' }, 'bad_path'], [{ to: '' }, 'bad_request'], [{ to: 3 }, 'bad_request'], [{ into: 'x' }, 'bad_request'], [undefined, 'bad_request']] as const) {
+  for (const [body, code] of [
+    [{ to: 'a\u0000b' }, 'bad_path'],
+    [{ to: '' }, 'bad_request'],
+    [{ to: 3 }, 'bad_request'],
+    [{ into: 'x' }, 'bad_request'],
+    [undefined, 'bad_request'],
+  ] as const) {
     const b = kit();
     const res = await b.call('POST', `${S}/${ID}/restore`, body);
     assert.equal(res.status, 400, JSON.stringify(body));
@@ -137,7 +160,10 @@ test('restore onto a path that exists again is 409 file_exists naming it; an unk
 
 test('a malformed id is 400 bad_request before any Job or lock, on every route that takes one', async () => {
   for (const bad of ['0190a1b2c3d4e5f', '0190a1b2c3d4e5f6a', '0190A1B2C3D4E5F6', 'zzzzzzzzzzzzzzzz', '0190a1b2c3d4e5f6%00']) {
-    for (const [method, path, body] of [['POST', `${S}/${bad}/restore`, {}], ['DELETE', `${S}/${bad}`, undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', `${S}/${bad}/restore`, {}],
+      ['DELETE', `${S}/${bad}`, undefined],
+    ] as const) {
       const k = kit();
       const r = await k.call(method, path, body);
       assert.equal(r.status, 400, `${method} ${path}`);
@@ -189,7 +215,11 @@ test('purge of everything: no id to the Job, {purged, bytes}, audited as server:
 test('while the world is held the changes are 409 maintenance_in_progress with no Job; the listing still runs', async () => {
   const k = kit({ trashList: () => ({ items: [], trashBytes: 0 }) });
   k.gates.runError = new MaintenanceBusyError('restore');
-  for (const [method, path, body] of [['POST', `${S}/${ID}/restore`, {}], ['DELETE', `${S}/${ID}`, undefined], ['DELETE', S, undefined]] as const) {
+  for (const [method, path, body] of [
+    ['POST', `${S}/${ID}/restore`, {}],
+    ['DELETE', `${S}/${ID}`, undefined],
+    ['DELETE', S, undefined],
+  ] as const) {
     const r = await k.call(method, path, body);
     assert.equal(r.status, 409, `${method} ${path}`);
     assert.equal(envelopeOf(r).code, 'maintenance_in_progress');

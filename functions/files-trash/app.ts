@@ -8,14 +8,14 @@
  * @module
  */
 import type { Context } from 'hono';
+import { DomainError } from '../../lib/errors.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openBatchCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkItemPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { DomainError } from '../../lib/errors.ts';
-import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 import type { TrashItem } from '../../lib/protocol/result.ts';
+import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 
 /** The `:id` of the URL: a record id, judged before any Job (after the common front, as every file route's input is). */
 function recordId(c: Context): string {

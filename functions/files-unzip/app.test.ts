@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
 import { startedView } from '../../lib/ops/view.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
@@ -35,7 +35,27 @@ test('overwrite defaults to false and no --to means the archive’s own folder',
 });
 
 test('only an archive or a single compressed file the Job reads (any case) may be extracted: anything else never reaches the lock', async () => {
-  for (const p of ['maps/A.ZIP', 'b.Zip', 'c.zip', 'a.tar', 'b.TAR.GZ', 'c.tgz', 'd.Tar.gz', 'a.tar.bz2', 'a.TBZ2', 'a.tar.xz', 'a.txz', 'a.tar.zst', 'a.tzst', 'a.7z', 'a.rar', 'a.gz', 'a.bz2', 'a.XZ', 'a.zst']) {
+  for (const p of [
+    'maps/A.ZIP',
+    'b.Zip',
+    'c.zip',
+    'a.tar',
+    'b.TAR.GZ',
+    'c.tgz',
+    'd.Tar.gz',
+    'a.tar.bz2',
+    'a.TBZ2',
+    'a.tar.xz',
+    'a.txz',
+    'a.tar.zst',
+    'a.tzst',
+    'a.7z',
+    'a.rar',
+    'a.gz',
+    'a.bz2',
+    'a.XZ',
+    'a.zst',
+  ]) {
     const k = kit();
     assert.equal((await k.call('POST', URL(p), { overwrite: false })).status, 202, p);
     assert.equal(k.starts[0]!.req.path, p);
@@ -115,7 +135,6 @@ test('no editor configured: 503 files_unavailable', async () => {
   assert.equal(r.status, 503);
   assert.equal(envelopeOf(r).code, 'files_unavailable');
 });
-
 
 test('a redelivered unzip event answers the same op without a second Job or a second lock', async () => {
   const k = realEditorKit(filesUnzip);

@@ -3,13 +3,14 @@
  * archive in the background. The world lock is held only around the Job's creation; the running
  * Job then holds the world. Answers 202 `{op}`: follow it in `GET .../files/ops`.
  */
+
+import { DomainError } from '../../lib/errors.ts';
 import { requireArchivePath } from '../../lib/files/archive-names.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { DomainError } from '../../lib/errors.ts';
 
 export const filesUnzip = defineFunction('files-unzip', (deps) => ({
   'files.unzip': async (c, input) => {

@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
+import { contentDigestHeader } from '../../lib/http/content-digest.ts';
 import { ApiError } from '../../lib/http/envelope.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import type { SingleUpload, UploadChannel } from '../../lib/uploads/receiver.ts';
-import { contentDigestHeader } from '../../lib/http/content-digest.ts';
 import { filesUpload, MAX_SINGLE_UPLOAD } from './app.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -60,7 +60,12 @@ test('an upload runs under the world lock, streams the body to the receiver, ans
 });
 
 test('overwrite is on only for exactly "true"', async () => {
-  for (const [q, want] of [['', false], ['&overwrite=1', false], ['&overwrite=TRUE', false], ['&overwrite=true', true]] as const) {
+  for (const [q, want] of [
+    ['', false],
+    ['&overwrite=1', false],
+    ['&overwrite=TRUE', false],
+    ['&overwrite=true', true],
+  ] as const) {
     const k = kit();
     const data = Buffer.from('x');
     const res = await put(k, URL_ + q, data, { 'content-length': '1', 'content-digest': contentDigestHeader(sha(data)) });
@@ -123,7 +128,7 @@ test('the gates come first: bad name, path, stopped, busy world, no uploads conf
   assert.equal((await envelope(r6)).code, 'files_unavailable');
 });
 
-test('the receiver\'s refusals reach the caller with their codes and are not audited', async () => {
+test("the receiver's refusals reach the caller with their codes and are not audited", async () => {
   const data = Buffer.from('x');
   const h = { 'content-length': '1', 'content-digest': contentDigestHeader(sha(Buffer.from('y'))) };
   const k = kit();

@@ -6,19 +6,19 @@
  * the body, streamed to it as it arrives, checks its size and digest, and renames it into place.
  * Answers `{path, status:"uploaded", sha256, size}`.
  */
+
+import { DomainError } from '../../lib/errors.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
+import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
-import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
-import { DomainError } from '../../lib/errors.ts';
 
 /** The most one request may carry; larger files go through upload sessions. */
 export const MAX_SINGLE_UPLOAD = 64 << 20;
-
 
 export const filesUpload = defineFunction('files-upload', (deps) => ({
   'files.upload': async (c, input) => {

@@ -1,17 +1,17 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
-import { NotStoppedError } from '../../lib/maintenance/errors.ts';
-import type { ServerApi } from '../../lib/kube/servers.ts';
-import { contentDigestHeader } from '../../lib/http/content-digest.ts';
-import { notFound, type PodAnswer, type SessionChannel } from '../../lib/uploads/sessions.ts';
-import { withHeldLock } from '../../lib/files/held-lock.ts';
-import type { FileAccess, RunOptions } from '../../lib/files/gates.ts';
-import { RunnerError } from '../../lib/runner/errors.ts';
-import { PodStreamError } from '../../lib/protocol/pod-stream.ts';
-import { filesUploads } from './app.ts';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
+import type { FileAccess, RunOptions } from '../../lib/files/gates.ts';
+import { withHeldLock } from '../../lib/files/held-lock.ts';
+import { contentDigestHeader } from '../../lib/http/content-digest.ts';
+import type { ServerApi } from '../../lib/kube/servers.ts';
+import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { PodStreamError } from '../../lib/protocol/pod-stream.ts';
+import { RunnerError } from '../../lib/runner/errors.ts';
+import { FakeGates, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
+import { notFound, type PodAnswer, type SessionChannel } from '../../lib/uploads/sessions.ts';
+import { filesUploads } from './app.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const ID = 'ab'.repeat(16);
@@ -20,7 +20,12 @@ const BASE = '/api/v1/servers/survival/files/uploads';
 /** The receiver Job that committed, as the session's Jobs are listed once it has ended. */
 const OP = 's0123456789abcde';
 const committedJob = {
-  metadata: { name: `files-survival-${OP}`, creationTimestamp: new Date('2026-12-01T10:00:00Z'), labels: { 'felis.lolicon.best/files-op': OP, 'felis.lolicon.best/files-mode': 'upload' }, annotations: { 'felis.lolicon.best/files-path': 'plugins/pack.zip' } },
+  metadata: {
+    name: `files-survival-${OP}`,
+    creationTimestamp: new Date('2026-12-01T10:00:00Z'),
+    labels: { 'felis.lolicon.best/files-op': OP, 'felis.lolicon.best/files-mode': 'upload' },
+    annotations: { 'felis.lolicon.best/files-path': 'plugins/pack.zip' },
+  },
   status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: new Date('2026-12-01T10:05:00Z') }] },
 } as unknown as V1Job;
 
@@ -72,7 +77,8 @@ function kit(o: { active?: number; listed?: V1Job[]; lostCommit?: boolean } = {}
         const chunks: Buffer[] = [];
         for await (const c of req.body!.stream as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(c));
         const b = Buffer.concat(chunks);
-        if (Number(url.searchParams.get('offset')) !== s.data.length) return ans(409, { code: 'upload_offset_mismatch', error: `the upload holds ${s.data.length} bytes; send the part that starts there` });
+        if (Number(url.searchParams.get('offset')) !== s.data.length)
+          return ans(409, { code: 'upload_offset_mismatch', error: `the upload holds ${s.data.length} bytes; send the part that starts there` });
         if (sha(b) !== url.searchParams.get('sha256')) return ans(400, { code: 'digest_mismatch', error: 'no' });
         s.data = Buffer.concat([s.data, b]);
         return ans(200, view(id));
@@ -101,7 +107,11 @@ test('begin, parts, status, commit: the receiver Job is created under the lock, 
   assert.equal((await part(k, '0', Buffer.from('abc'))).status, 200);
   const mism = await part(k, '0', Buffer.from('def'));
   assert.equal(mism.status, 409);
-  assert.deepEqual(((await mism.json()) as { error: object }).error, { code: 'upload_offset_mismatch', message: 'the upload holds 3 bytes; send the part that starts there', request_id: mism.headers.get('x-request-id') });
+  assert.deepEqual(((await mism.json()) as { error: object }).error, {
+    code: 'upload_offset_mismatch',
+    message: 'the upload holds 3 bytes; send the part that starts there',
+    request_id: mism.headers.get('x-request-id'),
+  });
   const early = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
   assert.equal(early.status, 409);
   assert.equal(early.body.error.code, 'upload_incomplete');
@@ -202,7 +212,11 @@ test('cancel is 204; an unknown session is 404 for status, cancel, commit; an un
   const del = await k.app.request(`${BASE}/${ID}`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
   assert.equal(del.status, 204);
   assert.equal(await del.text(), '');
-  for (const [m, p, body] of [['GET', `${BASE}/${ID}`], ['DELETE', `${BASE}/${ID}`], ['POST', `${BASE}/${ID}/commit`, { overwrite: true }]] as const) {
+  for (const [m, p, body] of [
+    ['GET', `${BASE}/${ID}`],
+    ['DELETE', `${BASE}/${ID}`],
+    ['POST', `${BASE}/${ID}/commit`, { overwrite: true }],
+  ] as const) {
     const r = await k.call(m, p, body);
     assert.equal(r.status, 404, `${m} ${p}`);
     assert.equal(r.body.error.code, 'upload_not_found');
@@ -231,7 +245,7 @@ test('begin carries parents=true to the receiver only when asked; any other valu
   assert.equal(outside.body.error.code, 'bad_path');
 });
 
-test('every call that changes the world runs in its turn in the world\'s line and carries the lock to the receiver; the status takes none', async () => {
+test("every call that changes the world runs in its turn in the world's line and carries the lock to the receiver; the status takes none", async () => {
   const k = kit();
   assert.equal((await k.call('POST', `${BASE}?path=a.bin`, { size: 6 })).status, 201);
   assert.equal((await part(k, '0', Buffer.from('abcdef'))).status, 200);
@@ -249,12 +263,19 @@ test('every call that changes the world runs in its turn in the world\'s line an
     { call: 'POST /begin', inTurn: true, lock: LOCK },
     { call: 'DELETE /session', inTurn: true, lock: LOCK },
   ]);
-  assert.deepEqual(k.gates.ran.map((r) => r.access.op), ['upload', 'upload', 'upload', 'upload', 'upload']);
+  assert.deepEqual(
+    k.gates.ran.map((r) => r.access.op),
+    ['upload', 'upload', 'upload', 'upload', 'upload'],
+  );
   assert.equal(k.gates.kept, 0, 'every lock given back');
 });
 
 test('a part, a cancel or a commit while the server runs is 409 not_stopped: nothing reaches the receiver, no ticket is taken', async () => {
-  for (const [m, p, body] of [['PUT', `${BASE}/${ID}?offset=0`, Buffer.from('abc')], ['DELETE', `${BASE}/${ID}`], ['POST', `${BASE}/${ID}/commit`, { overwrite: true }]] as const) {
+  for (const [m, p, body] of [
+    ['PUT', `${BASE}/${ID}?offset=0`, Buffer.from('abc')],
+    ['DELETE', `${BASE}/${ID}`],
+    ['POST', `${BASE}/${ID}/commit`, { overwrite: true }],
+  ] as const) {
     const k = kit();
     k.gates.enterError = new NotStoppedError('survival');
     const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };

@@ -21,22 +21,22 @@
  * View: `{id, path, size, received, part_max_bytes, parts:[{size, sha256}]}`.
  */
 import type { Context } from 'hono';
+import { DomainError } from '../../lib/errors.ts';
+import { checkResult } from '../../lib/files/decode.ts';
+import { heldLock } from '../../lib/files/held-lock.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
-import { openFileCall, openSessionCall, requireEditor, underWorldLock, type FileCall } from '../../lib/http/file-call.ts';
-import { serverName } from '../../lib/http/file-request.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import { type FileCall, openFileCall, openSessionCall, requireEditor, underWorldLock } from '../../lib/http/file-call.ts';
+import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
-import { heldLock } from '../../lib/files/held-lock.ts';
-import { checkResult } from '../../lib/files/decode.ts';
-import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
-import { answerLost, answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel } from '../../lib/uploads/sessions.ts';
-import { committedOp } from '../../lib/uploads/committed.ts';
 import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
+import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
+import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
+import { committedOp } from '../../lib/uploads/committed.ts';
 import { uploadBody } from '../../lib/uploads/receiver.ts';
-import { DomainError } from '../../lib/errors.ts';
+import { answerLost, answerOrThrow, MAX_SESSIONS_PER_SERVER, notFound, type SessionChannel } from '../../lib/uploads/sessions.ts';
 
 interface View {
   id: string;
@@ -50,7 +50,6 @@ function sessions(deps: Deps): SessionChannel {
   if (!deps.uploadSessions) throw new DomainError('files_unavailable', 'unavailable', 'uploads are not configured');
   return deps.uploadSessions;
 }
-
 
 /** The server exists (no stopped gate: a running server's upload can still be looked at). */
 async function knownServer(c: Context, deps: Deps): Promise<string> {
@@ -131,7 +130,7 @@ export const filesUploads = defineFunction('files-uploads', (deps) => ({
     const server = await knownServer(c, deps);
     const ss = sessions(deps);
     // Read-only (`get files`, no ticket): answered by a receiver that serves, never by starting one.
-    const a = await ss.call(server, (c.req.param('id') ?? ''), { method: 'GET', path: '/session' }, c.req.raw.signal);
+    const a = await ss.call(server, c.req.param('id') ?? '', { method: 'GET', path: '/session' }, c.req.raw.signal);
     return sendJson(c, 200, answerOrThrow(a, [200]));
   },
 
@@ -141,16 +140,18 @@ export const filesUploads = defineFunction('files-uploads', (deps) => ({
     const { offset: raw } = input.query();
     const size = declaredLength(c.req.raw.headers);
     const sha256 = parseContentDigest(contentDigestValues(c.req.raw.headers)).toString('hex');
-    const id = (c.req.param('id') ?? '');
+    const id = c.req.param('id') ?? '';
     const q = new URLSearchParams({ offset: raw, size: String(size), sha256 });
     // The body is read only in the part's turn: other changes of the world interleave between parts.
-    const a = await inTurn(deps, f, (turn) => turn.ss.call(f.target.server, id, { method: 'PUT', path: `/part?${q}`, body: { stream: uploadBody(c), size }, lock: turn.lock }, f.signal, turn.resume(id)));
+    const a = await inTurn(deps, f, (turn) =>
+      turn.ss.call(f.target.server, id, { method: 'PUT', path: `/part?${q}`, body: { stream: uploadBody(c), size }, lock: turn.lock }, f.signal, turn.resume(id)),
+    );
     return sendJson(c, 200, answerOrThrow(a, [200]));
   },
 
   'uploads.cancel': async (c) => {
     const f = await openSessionCall(c, deps);
-    const id = (c.req.param('id') ?? '');
+    const id = c.req.param('id') ?? '';
     const a = await inTurn(deps, f, (turn) => turn.ss.call(f.target.server, id, { method: 'DELETE', path: '/session', lock: turn.lock }, f.signal, turn.resume(id)));
     answerOrThrow(a, [204]);
     // Answer once the receiver has ended, so a new session may begin right after.
@@ -159,7 +160,7 @@ export const filesUploads = defineFunction('files-uploads', (deps) => ({
   },
 
   'uploads.commit': async (c, input) => {
-    const id = (c.req.param('id') ?? '');
+    const id = c.req.param('id') ?? '';
     // The stopped and volume gates again; the path is the session's, so none is asked for here.
     const f = await openSessionCall(c, deps);
     const body = await input.body();

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { FileEditError, WriteNotDeliveredError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesWrite } from './app.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -119,7 +119,7 @@ test("the Job's own refusals map to their codes and are not audited", async () =
   }
 });
 
-test("a write whose content never reached its Job is 504 write_not_delivered, saying nothing was written", async () => {
+test('a write whose content never reached its Job is 504 write_not_delivered, saying nothing was written', async () => {
   const gates = new FakeGates();
   const ed = fakeEditor(gates, {
     write: () => {

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
 import { startedView } from '../../lib/ops/view.ts';
 import { backgroundKit } from '../../lib/testing/background-kit.ts';

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
-import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
-import { felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { test } from 'node:test';
 import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
 import type { HoldState } from '../../lib/maintenance/holder.ts';
+import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
+import { felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
 import { holderRoutes } from './app.ts';
 
 const LOCK = 'felis.lolicon.best/maintenance';

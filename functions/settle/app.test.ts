@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '../../lib/log.ts';
+import { test } from 'node:test';
 import { createApp } from '../../lib/http/app.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { createLogger } from '../../lib/log.ts';
 import type { SettledChain, Settler } from '../../lib/maintenance/settle.ts';
 import { settleRoutes } from './app.ts';
 
@@ -13,8 +13,7 @@ const appWith = (chains: SettledChain[] | Error) => {
   const deps = { logger, settler } as unknown as Deps;
   return createApp({ logger, token: () => TOKEN }, settleRoutes(deps));
 };
-const post = (app: ReturnType<typeof appWith>, auth = `Bearer ${TOKEN}`) =>
-  app.request('/api/v1/restore-chains/settle', { method: 'POST', headers: { authorization: auth } });
+const post = (app: ReturnType<typeof appWith>, auth = `Bearer ${TOKEN}`) => app.request('/api/v1/restore-chains/settle', { method: 'POST', headers: { authorization: auth } });
 
 test('a settle pass answers each chain with its state, the reason and its text; a chain left pending says it is retried, never why', async () => {
   const r = await post(

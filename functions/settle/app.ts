@@ -5,11 +5,12 @@
  * sources deliver it as events: a PingSource tick (both), or an ApiServerSource's change of a
  * backup Job (chains) or of a pull Job (pulls).
  */
-import type { OpenEvent } from '../../lib/http/event-entry.ts';
+
 import { emit } from '../../lib/events/emit.ts';
-import { JOB_CHANGE_TYPES, PING_TYPE, settleWork, type SettleWork } from '../../lib/events/settle-events.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
+import { JOB_CHANGE_TYPES, PING_TYPE, type SettleWork, settleWork } from '../../lib/events/settle-events.ts';
 import type { Deps } from '../../lib/http/deps.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
+import type { OpenEvent } from '../../lib/http/event-entry.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { SETTLE_REASONS } from '../../lib/maintenance/settle.ts';
 
@@ -75,8 +76,4 @@ function sourceEvents(deps: Deps) {
   return { [PING_TYPE]: fromSource, ...Object.fromEntries(JOB_CHANGE_TYPES.map((t) => [t, fromSource])) };
 }
 
-export const settleRoutes = defineFunction(
-  'settle',
-  (deps) => ({ 'restore.settle': async (c) => sendJson(c, 200, await settlePass(deps, 'all')) }),
-  sourceEvents,
-);
+export const settleRoutes = defineFunction('settle', (deps) => ({ 'restore.settle': async (c) => sendJson(c, 200, await settlePass(deps, 'all')) }), sourceEvents);

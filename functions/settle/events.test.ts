@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLogger } from '../../lib/log.ts';
+import { test } from 'node:test';
 import { createApp } from '../../lib/http/app.ts';
 import type { Deps } from '../../lib/http/deps.ts';
-import type { Settler } from '../../lib/maintenance/settle.ts';
+import { createLogger } from '../../lib/log.ts';
 import type { PullPlacer } from '../../lib/maintenance/pull-placement.ts';
+import type { Settler } from '../../lib/maintenance/settle.ts';
 import { settleRoutes } from './app.ts';
 
 const TOKEN = 'token-0123456789';
@@ -33,7 +33,10 @@ test('a PingSource tick runs one settle pass, chains and pulls, with no token, a
 
 test('an ApiServerSource change of a pull Job places pulls, and settles no chain', async () => {
   const { app, state } = appCounting();
-  const r = await app.request('/', event('dev.knative.apiserver.resource.update', job({ 'app.kubernetes.io/managed-by': 'felis-files', 'felis.lolicon.best/files-pull': 'true', 'felis.lolicon.best/files-mode': 'read' })));
+  const r = await app.request(
+    '/',
+    event('dev.knative.apiserver.resource.update', job({ 'app.kubernetes.io/managed-by': 'felis-files', 'felis.lolicon.best/files-pull': 'true', 'felis.lolicon.best/files-mode': 'read' })),
+  );
   assert.equal(r.status, 200);
   assert.deepEqual(await r.json(), { pulls: [{ job: 'files-a-p', op: 'p', server: 'a', state: 'placed', to: 'mods/x.jar' }] });
   assert.deepEqual(state, { passes: 0, pulls: 1 });

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
-import { felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { test } from 'node:test';
 import { MaintenanceBusyError, ServerNotFoundError } from '../../lib/maintenance/errors.ts';
+import { felisServer } from '../../lib/testing/felis-fixtures.ts';
+import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
 import { startRoutes } from './app.ts';
 
 function kit(startError?: Error) {

@@ -2,12 +2,13 @@
  * `POST /api/v1/servers/:name/start` — the guarded start: refused while anything holds the world;
  * `POST /api/v1/servers/:name/stop` — always allowed.
  */
+
+import { DomainError } from '../../lib/errors.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import type { MinecraftServer } from '../../lib/kube/servers.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import { DomainError } from '../../lib/errors.ts';
 
 const view = (s: MinecraftServer) => ({
   name: s.metadata.name,

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
+import { test } from 'node:test';
 import { LockFreshError, LockProtectedError, MaintenanceBusyError, ServerNotFoundError } from '../../lib/maintenance/errors.ts';
 import type { Unlocked } from '../../lib/maintenance/world-lock.ts';
+import { envelopeOf, routeKit } from '../../lib/testing/route-kit.ts';
 import { worldLockRoutes } from './app.ts';
 
 function kit(answer: (force: boolean) => Unlocked) {

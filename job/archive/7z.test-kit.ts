@@ -14,7 +14,23 @@
 import zlib from 'node:zlib';
 import type { ForgedTar } from './forge.test-kit.ts';
 
-const K = { End: 0x00, Header: 0x01, MainStreamsInfo: 0x04, FilesInfo: 0x05, PackInfo: 0x06, UnPackInfo: 0x07, SubStreamsInfo: 0x08, Size: 0x09, CRC: 0x0a, Folder: 0x0b, CodersUnPackSize: 0x0c, EmptyStream: 0x0e, EmptyFile: 0x0f, Name: 0x11, WinAttributes: 0x15 };
+const K = {
+  End: 0x00,
+  Header: 0x01,
+  MainStreamsInfo: 0x04,
+  FilesInfo: 0x05,
+  PackInfo: 0x06,
+  UnPackInfo: 0x07,
+  SubStreamsInfo: 0x08,
+  Size: 0x09,
+  CRC: 0x0a,
+  Folder: 0x0b,
+  CodersUnPackSize: 0x0c,
+  EmptyStream: 0x0e,
+  EmptyFile: 0x0f,
+  Name: 0x11,
+  WinAttributes: 0x15,
+};
 const FILE_ATTRIBUTE_DIRECTORY = 0x10;
 const FILE_ATTRIBUTE_UNIX_EXTENSION = 0x8000;
 const S_IFMT = 0o170000;
@@ -75,7 +91,7 @@ export function forge7z(entries: ForgedTar[], opts: { coder?: Buffer } = {}): Bu
   const unpackSizes: number[] = [];
   const crcs: number[] = [];
   for (const e of entries) {
-    const raw = Buffer.isBuffer(e.name) ? e.name.toString('utf8') : e.paxPath ?? e.name;
+    const raw = Buffer.isBuffer(e.name) ? e.name.toString('utf8') : (e.paxPath ?? e.name);
     const isDir = (e.type ?? '0') === '5' || raw.endsWith('/');
     const name = isDir && raw.endsWith('/') && raw.length > 1 ? raw.slice(0, -1) : raw;
     const mode = isDir ? 0o040000 | ((e.mode ?? 0o755) & 0o7777) : unixMode(e);

@@ -11,10 +11,10 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { Result } from '../../lib/protocol/result.ts';
+import { GAME_GID, GAME_UID } from '../runtime/types.ts';
 import { fail } from '../volume/failure.ts';
 import { dir } from '../volume/pathutil.ts';
 import { errCode } from '../volume/root.ts';
-import { GAME_GID, GAME_UID } from '../runtime/types.ts';
 import { decodeName, judgeEntry } from './names.ts';
 import type { ArchivePass } from './pass.ts';
 import { ArchiveReadError } from './zip-reader.ts';

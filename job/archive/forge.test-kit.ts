@@ -6,10 +6,11 @@
  *
  * @module
  */
+
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { createHash } from 'node:crypto';
 import { LEDGER_DIR } from '../runtime/withheld.ts';
 
 export interface Forged {

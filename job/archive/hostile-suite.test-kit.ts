@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { makeWorld } from '../testing/world.ts';
 import { refused } from '../ops/unzip.test-kit.ts';
-import { forgeZip, type ForgedTar } from './forge.test-kit.ts';
+import { makeWorld } from '../testing/world.ts';
+import { type ForgedTar, forgeZip } from './forge.test-kit.ts';
 
 /**
  * What a format must be able to store for a case to apply to it. `nul-name`: a NUL inside a name,
@@ -137,7 +137,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
   },
   {
     title: 'a name that is both a file and a folder',
-    entries: [{ name: 'x', data: '1' }, { name: 'x/y', data: '2' }],
+    entries: [
+      { name: 'x', data: '1' },
+      { name: 'x/y', data: '2' },
+    ],
     code: 'archive_invalid',
     entry: 'x',
     error: /both a file and a folder/,
@@ -175,12 +178,7 @@ export function forgeZipEntries(entries: ForgedTar[]): Buffer {
  * Registers one test per case `carries` allows, each extracting `h<ending>` made by `forge` in a
  * fresh world and asserting the refusal, its entry and message, and that nothing changed.
  */
-export function hostileSuite(
-  format: string,
-  ending: string,
-  forge: (entries: ForgedTar[]) => Promise<Buffer> | Buffer,
-  carries: ReadonlySet<string>,
-): void {
+export function hostileSuite(format: string, ending: string, forge: (entries: ForgedTar[]) => Promise<Buffer> | Buffer, carries: ReadonlySet<string>): void {
   for (const c of HOSTILE_CASES) {
     if (!(c.needs ?? []).every((n) => carries.has(n))) continue;
     test(`${format}: ${c.title} → ${c.code}; nothing changes`, async () => {

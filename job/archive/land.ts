@@ -11,10 +11,10 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
-import { atPath, errCode } from '../volume/root.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
 import { TEMP_PREFIX } from '../runtime/working-files.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
+import { atPath, errCode } from '../volume/root.ts';
 import { endWritable } from './pack.ts';
 import { FileSpill, type Spill } from './zip-writer.ts';
 

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { decodeName, entryKind, entryPathMax, fileMode, isUnsafeName, judgeEntry, WORK_SPELLING_BYTES } from './names.ts';
 
 const unix = (3 << 8) | 20;
@@ -65,7 +65,7 @@ test('judging: a NUL, a name part over 255 bytes (in UTF-8, after decoding), a p
   assert.equal(judgeEntry(Buffer.from('odd\u0007\u202e.txt'), unix, 0).action, 'file');
 });
 
-test('an entry may have the path PATH_MAX leaves where it lands, less the extraction\'s own spelling of it', () => {
+test("an entry may have the path PATH_MAX leaves where it lands, less the extraction's own spelling of it", () => {
   assert.equal(entryPathMax('.'), 4096 - WORK_SPELLING_BYTES);
   assert.equal(entryPathMax('a'), 4096 - WORK_SPELLING_BYTES);
   assert.equal(entryPathMax('x'.repeat(100)), 4096 - 101);

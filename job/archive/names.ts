@@ -13,8 +13,8 @@
  * @module
  */
 import { NAME_MAX, PATH_MAX, shownName } from '../../lib/protocol/names.ts';
-import { clean, leadsOutside } from '../volume/pathutil.ts';
 import { isWorkingName } from '../runtime/working-files.ts';
+import { clean, leadsOutside } from '../volume/pathutil.ts';
 import { isWorkFolderName } from '../volume/work-folder.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -125,7 +125,12 @@ const SHOWN_BYTES = 200;
 
 function clipped(entry: string): string {
   const b = Buffer.from(entry);
-  return b.length <= SHOWN_BYTES ? entry : `${b.subarray(0, SHOWN_BYTES).toString().replace(/\uFFFD$/, '')}…`;
+  return b.length <= SHOWN_BYTES
+    ? entry
+    : `${b
+        .subarray(0, SHOWN_BYTES)
+        .toString()
+        .replace(/\uFFFD$/, '')}…`;
 }
 
 /** Why the volume cannot hold the clean name `name` below the destination, or undefined. */

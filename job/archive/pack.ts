@@ -15,21 +15,22 @@
  *
  * @module
  */
-import fs from 'node:fs';
+
 import { once } from 'node:events';
+import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import { MemorySpill, ZipWriter, type EntryMeta, type Spill } from './zip-writer.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { MAX_READ_BYTES } from '../runtime/types.ts';
+import { withheldRule } from '../runtime/withheld.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
+import { type PackInput, packedRoom } from '../trash/room.ts';
 import { fail, failure } from '../volume/failure.ts';
 import { propertiesIdentity, redactProperties } from '../volume/guard.ts';
-import { withheldRule } from '../runtime/withheld.ts';
 import { clean, leadsOutside } from '../volume/pathutil.ts';
 import { readCapped } from '../volume/read-capped.ts';
-import { errCode, fdPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../volume/root.ts';
-import { MAX_READ_BYTES } from '../runtime/types.ts';
-import { isWorkingName } from '../runtime/working-files.ts';
+import { errCode, fdPath, type Identity, identityOf, sameIdentity, type WorldRoot } from '../volume/root.ts';
 import { isWorkFolderName } from '../volume/work-folder.ts';
-import { packedRoom, type PackInput } from '../trash/room.ts';
+import { type EntryMeta, MemorySpill, type Spill, ZipWriter } from './zip-writer.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 /** Files smaller than this are read synchronously in one go. */
@@ -308,13 +309,7 @@ export async function packSources(
   return inWorld(() => packWalked(root, sources, zip, onProgress, hooks));
 }
 
-async function packWalked(
-  root: WorldRoot,
-  sources: readonly Source[],
-  zip: EntrySink,
-  onProgress: (done: number, total: number) => void,
-  hooks: PackHooks,
-): Promise<PackStats> {
+async function packWalked(root: WorldRoot, sources: readonly Source[], zip: EntrySink, onProgress: (done: number, total: number) => void, hooks: PackHooks): Promise<PackStats> {
   const rule = withheldRule(root);
   const props = propertiesIdentity(root);
   const guarded = (id: Identity) => rule.isIdentity(id);
@@ -325,67 +320,68 @@ async function packWalked(
   const stats: PackStats = { files: 0, dirs: 0, skipped: 0, withheld: 0, bytesRead: 0 };
   onProgress(0, total);
 
-  for (const src of sources) for (const it of items(root, src)) {
-    if (it.kind === 'skip') {
-      stats.skipped++;
-      continue;
-    }
-    const meta = { name: it.entry, mtime: time(it.st), mode: Number(it.st.mode) };
-    if (it.kind === 'dir') {
-      await zip.addDirectory(meta);
-      stats.dirs++;
-      continue;
-    }
-    const id = identityOf(it.st);
-    if (guarded(id)) {
-      stats.withheld++;
-      continue;
-    }
-    const size = Number(it.st.size);
-    // Opened now, while the walk holds the file's folder; read before the walk moves on.
-    hooks.beforeOpen?.(it.entry);
-    const opened = openPlanned(it);
-    if (opened === undefined) {
-      stats.skipped++;
-      continue;
-    }
-    const { fd } = opened;
-    try {
-      // A file holding a withheld content (a link left behind by a replace) is left out too,
-      // judged on the bytes that would be packed, by what is open (not what was looked at).
-      const verdict = rule.judge(fd, opened.st);
-      if (verdict.withheld) {
+  for (const src of sources)
+    for (const it of items(root, src)) {
+      if (it.kind === 'skip') {
+        stats.skipped++;
+        continue;
+      }
+      const meta = { name: it.entry, mtime: time(it.st), mode: Number(it.st.mode) };
+      if (it.kind === 'dir') {
+        await zip.addDirectory(meta);
+        stats.dirs++;
+        continue;
+      }
+      const id = identityOf(it.st);
+      if (guarded(id)) {
         stats.withheld++;
         continue;
       }
-      if (verdict.bytes && !sameIdentity(id, props)) {
-        stats.bytesRead += verdict.bytes.length;
-        await zip.addFile(meta, [verdict.bytes], compressionLevelFor(it.entry, verdict.bytes.length), verdict.bytes.length);
-      } else if (sameIdentity(id, props)) {
-        const raw = readCapped(fd, MAX_READ_BYTES + 1);
-        if (raw.length > MAX_READ_BYTES) {
+      const size = Number(it.st.size);
+      // Opened now, while the walk holds the file's folder; read before the walk moves on.
+      hooks.beforeOpen?.(it.entry);
+      const opened = openPlanned(it);
+      if (opened === undefined) {
+        stats.skipped++;
+        continue;
+      }
+      const { fd } = opened;
+      try {
+        // A file holding a withheld content (a link left behind by a replace) is left out too,
+        // judged on the bytes that would be packed, by what is open (not what was looked at).
+        const verdict = rule.judge(fd, opened.st);
+        if (verdict.withheld) {
           stats.withheld++;
           continue;
         }
-        stats.bytesRead += raw.length;
-        const redacted = redactProperties(raw);
-        await zip.addFile(meta, [redacted], LEVEL, redacted.length);
-      } else {
-        const counted = async function* () {
-          for await (const c of fileChunks(fd, size)) {
-            stats.bytesRead += c.length;
-            onProgress(stats.bytesRead, total);
-            yield c;
+        if (verdict.bytes && !sameIdentity(id, props)) {
+          stats.bytesRead += verdict.bytes.length;
+          await zip.addFile(meta, [verdict.bytes], compressionLevelFor(it.entry, verdict.bytes.length), verdict.bytes.length);
+        } else if (sameIdentity(id, props)) {
+          const raw = readCapped(fd, MAX_READ_BYTES + 1);
+          if (raw.length > MAX_READ_BYTES) {
+            stats.withheld++;
+            continue;
           }
-        };
-        await zip.addFile(meta, counted(), compressionLevelFor(it.entry, size), size);
+          stats.bytesRead += raw.length;
+          const redacted = redactProperties(raw);
+          await zip.addFile(meta, [redacted], LEVEL, redacted.length);
+        } else {
+          const counted = async function* () {
+            for await (const c of fileChunks(fd, size)) {
+              stats.bytesRead += c.length;
+              onProgress(stats.bytesRead, total);
+              yield c;
+            }
+          };
+          await zip.addFile(meta, counted(), compressionLevelFor(it.entry, size), size);
+        }
+      } finally {
+        fs.closeSync(fd);
       }
-    } finally {
-      fs.closeSync(fd);
+      stats.files++;
+      onProgress(stats.bytesRead, total);
     }
-    stats.files++;
-    onProgress(stats.bytesRead, total);
-  }
   await zip.finish();
   return stats;
 }

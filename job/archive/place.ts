@@ -13,8 +13,8 @@
  * @module
  */
 import fs from 'node:fs';
-import { atPath, isNotExist } from '../volume/root.ts';
 import type { Journal } from '../journal/journal.ts';
+import { atPath, isNotExist } from '../volume/root.ts';
 
 export class PlacementError extends Error {
   constructor(message: string, options?: ErrorOptions) {

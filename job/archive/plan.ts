@@ -13,10 +13,10 @@
  * @module
  */
 import type { Result } from '../../lib/protocol/result.ts';
+import { ExternalSorter } from '../listing/external-sort.ts';
 import { fail } from '../volume/failure.ts';
 import { dir } from '../volume/pathutil.ts';
-import { ExternalSorter } from '../listing/external-sort.ts';
-import { judgeEntry, decodeName } from './names.ts';
+import { decodeName, judgeEntry } from './names.ts';
 import type { ArchivePass } from './pass.ts';
 
 export const KIND_DIR = 0x44; // 'D'

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { decodeRar4Unicode, rar4NulName } from './rar4-modes.ts';
 
 const UNICODE = 0x200;

@@ -135,7 +135,7 @@ export class Rar4Headers {
         }
         const nameAt = flags & LARGE ? 40 : 32;
         const nameSize = this.#buf.readUInt16LE(26);
-        if (nameAt + nameSize > headSize) throw new ArchiveReadError('a RAR 4 file header\'s name runs past the header');
+        if (nameAt + nameSize > headSize) throw new ArchiveReadError("a RAR 4 file header's name runs past the header");
         const raw = Buffer.alloc(nameSize);
         if (fs.readSync(this.#fd, raw, 0, nameSize, this.#at + nameAt) !== nameSize) throw new ArchiveReadError('a RAR 4 file header is cut short');
         const nulName = rar4NulName(raw, flags);

@@ -15,10 +15,10 @@
 import fs from 'node:fs';
 import type { EntryKind } from './names.ts';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
-import { HEAP_MAX, SevenZipRun, type SevenZipEnd } from './sevenzip.ts';
-import { ArchiveReadError } from './zip-reader.ts';
 import { Rar4Headers, rar4Kind } from './rar4-modes.ts';
 import { Rar5Headers } from './rar5-headers.ts';
+import { HEAP_MAX, type SevenZipEnd, SevenZipRun } from './sevenzip.ts';
+import { ArchiveReadError } from './zip-reader.ts';
 
 export type SevenZipFormat = '7z' | 'rar';
 
@@ -90,7 +90,75 @@ class Lines {
   }
 }
 
-const KEYS = new Set(['Path', 'Folder', 'Size', 'Packed Size', 'Modified', 'Created', 'Accessed', 'Attributes', 'CRC', 'Encrypted', 'Method', 'Block', 'Host OS', 'Version', 'Volume Index', 'Offset', 'Characteristics', 'Solid', 'Split Before', 'Split After', 'Comment', 'Symbolic Link', 'Hard Link', 'Copy Link', 'Alternate Stream', 'Checksum', 'Commented', 'Anti', 'Link', 'N-Bits', 'Position', 'Minimum Version', 'Compressed', 'Error', 'Warning', 'Open Warning', 'Open Error', 'Physical Size', 'Type', 'Tail Size', 'Headers Size', 'Blocks', 'Multivolume', 'Volumes', 'Is Volume', 'Encrypted Headers', 'Locked', 'Recovery', 'First Volume', 'Headers Encrypted', 'Hard Link Count', 'ID', 'Read-only', 'INode', 'Name', 'Total Physical Size', 'Dictionary Size', 'Unpack Version', 'Tail', 'Codepage', 'SFX', 'Creator Application', 'Header Type', 'Short Name', 'Number of Links', 'NT Security', 'Warnings']);
+const KEYS = new Set([
+  'Path',
+  'Folder',
+  'Size',
+  'Packed Size',
+  'Modified',
+  'Created',
+  'Accessed',
+  'Attributes',
+  'CRC',
+  'Encrypted',
+  'Method',
+  'Block',
+  'Host OS',
+  'Version',
+  'Volume Index',
+  'Offset',
+  'Characteristics',
+  'Solid',
+  'Split Before',
+  'Split After',
+  'Comment',
+  'Symbolic Link',
+  'Hard Link',
+  'Copy Link',
+  'Alternate Stream',
+  'Checksum',
+  'Commented',
+  'Anti',
+  'Link',
+  'N-Bits',
+  'Position',
+  'Minimum Version',
+  'Compressed',
+  'Error',
+  'Warning',
+  'Open Warning',
+  'Open Error',
+  'Physical Size',
+  'Type',
+  'Tail Size',
+  'Headers Size',
+  'Blocks',
+  'Multivolume',
+  'Volumes',
+  'Is Volume',
+  'Encrypted Headers',
+  'Locked',
+  'Recovery',
+  'First Volume',
+  'Headers Encrypted',
+  'Hard Link Count',
+  'ID',
+  'Read-only',
+  'INode',
+  'Name',
+  'Total Physical Size',
+  'Dictionary Size',
+  'Unpack Version',
+  'Tail',
+  'Codepage',
+  'SFX',
+  'Creator Application',
+  'Header Type',
+  'Short Name',
+  'Number of Links',
+  'NT Security',
+  'Warnings',
+]);
 
 function parseLine(line: Buffer): [string, Buffer] | null {
   const eq = line.indexOf(' = ');
@@ -143,7 +211,12 @@ function wrapEnd(end: SevenZipEnd, what: string): Error | null {
   }
   if (/wrong password|encrypted/i.test(end.stderr)) return new ArchiveEncryptedError('it is password-protected');
   if (end.code !== 0) {
-    const why = end.stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^(7-Zip|Scanning|Open archive|--|Path =|Type =|ERRORS?:?$|Sub items Errors|Archives with Errors)/.test(l)).slice(0, 3).join('; ');
+    const why = end.stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !/^(7-Zip|Scanning|Open archive|--|Path =|Type =|ERRORS?:?$|Sub items Errors|Archives with Errors)/.test(l))
+      .slice(0, 3)
+      .join('; ');
     return new ArchiveReadError(`7-Zip could not ${what} it${why ? `: ${why}` : ''}`);
   }
   return null;
@@ -258,7 +331,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
       if (!kv || rec.has(kv[0]) || (rec.size === 0 && kv[0] !== 'Path')) {
         // 7-Zip's closing report of errors ends the records; anything else is not a record's shape.
         if (rec.size === 0 && /^(Errors|Warnings|ERROR|WARNING)/i.test(line.toString('latin1'))) continue;
-        this.#fail(new ArchiveReadError('7-Zip\'s listing of it has an unexpected shape'));
+        this.#fail(new ArchiveReadError("7-Zip's listing of it has an unexpected shape"));
       }
       rec.set(kv[0], Buffer.from(kv[1]));
     }
@@ -289,7 +362,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
       let { kind, perm } = attributesKind(text('Attributes'));
       if (this.#rar4) {
         const h = this.#rar4.next();
-        if (!h || (text('Folder') !== '+' && h.unpackedSize !== size)) this.#fail(new ArchiveReadError('its headers and 7-Zip\'s listing of them disagree'));
+        if (!h || (text('Folder') !== '+' && h.unpackedSize !== size)) this.#fail(new ArchiveReadError("its headers and 7-Zip's listing of them disagree"));
         const stated = rar4Kind(h);
         if (stated) ({ kind, perm } = stated);
         if (h.nulName) rawName = h.nulName; // judged as stored, and refused
@@ -300,7 +373,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
         const isDir = text('Folder') === '+';
         const linked = text('Symbolic Link') !== '' || text('Hard Link') !== '' || text('Copy Link') !== '';
         if (!h || h.isDir !== isDir || (!isDir && !linked && h.unpackedSize !== undefined && h.unpackedSize !== size)) {
-          this.#fail(new ArchiveReadError('its headers and 7-Zip\'s listing of them disagree'));
+          this.#fail(new ArchiveReadError("its headers and 7-Zip's listing of them disagree"));
         }
         if (h.name.includes(0)) rawName = h.name; // judged as stored, and refused
       }
@@ -313,7 +386,11 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
       const encrypted = text('Encrypted') === '+';
       const need = methodMemory(text('Method'));
       if (kind === 'file' && need > MAX_DICTIONARY) {
-        this.#fail(new ArchiveTooLargeError(`${rawName.toString('utf8')} is compressed with a ${Math.round(need / (1 << 20))} MiB dictionary or model; at most ${MAX_DICTIONARY >> 20} MiB fits in the Job's memory`));
+        this.#fail(
+          new ArchiveTooLargeError(
+            `${rawName.toString('utf8')} is compressed with a ${Math.round(need / (1 << 20))} MiB dictionary or model; at most ${MAX_DICTIONARY >> 20} MiB fits in the Job's memory`,
+          ),
+        );
       }
       // Everything but a folder has bytes in the data run (a link's are its target).
       const streamBytes = kind === 'dir' ? 0 : size;
@@ -376,7 +453,7 @@ export class SevenZipPass implements ArchivePass<SevenZipEntry> {
   }
 
   async openData(e: SevenZipEntry): Promise<AsyncIterable<Buffer>> {
-    if (e !== this.#current) throw new ArchiveReadError('an entry\'s data was asked for after the next entry was read');
+    if (e !== this.#current) throw new ArchiveReadError("an entry's data was asked for after the next entry was read");
     return {
       [Symbol.asyncIterator]: async function* (this: SevenZipPass) {
         while (this.#owed > 0) {

@@ -21,8 +21,8 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { sevenZipGluePath } from './wasm.ts';
 import { sevenZipModule } from './sevenzip-wasm.ts';
+import { sevenZipGluePath } from './wasm.ts';
 
 /** The most a 7-Zip heap (WebAssembly memory) may grow to. Two run at once during an extraction. */
 export const HEAP_MAX = 64 << 20;

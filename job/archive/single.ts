@@ -13,11 +13,11 @@
  * @module
  */
 import fs from 'node:fs';
+import { type ArchiveFormat, singleFileTarget } from '../../lib/files/archive-names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { singleFileTarget, type ArchiveFormat } from '../../lib/files/archive-names.ts';
+import { GAME_GID, GAME_UID } from '../runtime/types.ts';
 import { fail } from '../volume/failure.ts';
 import { errCode } from '../volume/root.ts';
-import { GAME_GID, GAME_UID } from '../runtime/types.ts';
 import { filledUp } from './extract.ts';
 import { judgeEntry } from './names.ts';
 import { OutOfRoom } from './open-pass.ts';
@@ -120,7 +120,10 @@ export async function stageSingle(job: SingleJob): Promise<Result> {
     const c = errCode(e);
     if (c === 'ENOSPC' || c === 'EDQUOT') return filledUp();
     if (e instanceof ArchiveReadError || c === undefined || c.startsWith('Z_') || c.startsWith('ERR_')) {
-      return fail('archive_invalid', `${job.name} is not a readable ${job.format === 'gz' ? 'gzip' : job.format === 'bz2' ? 'bzip2' : job.format === 'xz' ? 'xz' : 'zstd'} file: ${(e as Error).message}; nothing was changed`);
+      return fail(
+        'archive_invalid',
+        `${job.name} is not a readable ${job.format === 'gz' ? 'gzip' : job.format === 'bz2' ? 'bzip2' : job.format === 'xz' ? 'xz' : 'zstd'} file: ${(e as Error).message}; nothing was changed`,
+      );
     }
     throw e;
   } finally {

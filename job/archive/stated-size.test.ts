@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { compress } from './codec.test-kit.ts';
 import { xzStatedSize, zstdContentSize, zstdStatedSize } from './stated-size.ts';
@@ -34,7 +34,9 @@ test('a zstd frame that states no size, or what is not zstd, states nothing', as
   const streamed = await new Promise<Buffer>((resolve, reject) => {
     const c = zlib.createZstdCompress();
     const out: Buffer[] = [];
-    c.on('data', (b: Buffer) => out.push(b)).on('end', () => resolve(Buffer.concat(out))).on('error', reject);
+    c.on('data', (b: Buffer) => out.push(b))
+      .on('end', () => resolve(Buffer.concat(out)))
+      .on('error', reject);
     c.end(Buffer.alloc(300_000));
   });
   assert.equal(zstdContentSize(streamed), undefined);

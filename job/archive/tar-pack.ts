@@ -18,10 +18,10 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import type { PackFormat } from '../../lib/protocol/pack-format.ts';
-import type { EntrySink } from './pack.ts';
-import type { EntryMeta } from './zip-writer.ts';
 import { GAME_GID, GAME_UID } from '../runtime/types.ts';
+import type { EntrySink } from './pack.ts';
 import { readWasm } from './wasm.ts';
+import type { EntryMeta } from './zip-writer.ts';
 
 export type TarFormat = Exclude<PackFormat, 'zip'>;
 

@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { test } from 'node:test';
 import zlib from 'node:zlib';
-import { randomBytes } from 'node:crypto';
 import { forgeTar } from './forge.test-kit.ts';
-import { TarPass, type TarEntry } from './tar-reader.ts';
+import { type TarEntry, TarPass } from './tar-reader.ts';
 import { ArchiveReadError } from './zip-reader.ts';
 
 async function collect(data: AsyncIterable<Buffer>): Promise<Buffer> {
@@ -68,7 +68,10 @@ test('a pass gives raw names, kinds, modes and sizes in archive order; unread da
 });
 
 test('data asked for after the next entry, data cut short and a damaged gzip are ArchiveReadErrors', async (t) => {
-  const tar = forgeTar([{ name: 'a', data: 'aaa' }, { name: 'b', data: randomBytes(100_000) }]);
+  const tar = forgeTar([
+    { name: 'a', data: 'aaa' },
+    { name: 'b', data: randomBytes(100_000) },
+  ]);
   let pass = await TarPass.open(open(t, tar));
   const a = (await pass.next())!;
   await pass.next();

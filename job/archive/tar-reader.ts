@@ -16,10 +16,10 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { fdPath } from '../volume/root.ts';
+import { openDecoded, type StreamCodec } from './decoded.ts';
 import type { EntryKind } from './names.ts';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
 import { ArchiveReadError } from './zip-reader.ts';
-import { openDecoded, type StreamCodec } from './decoded.ts';
 
 /** Reads from the archive file in pieces of this size. */
 const READ_CHUNK = 256 << 10;
@@ -133,7 +133,7 @@ export class TarPass implements ArchivePass<TarEntry> {
   }
 
   async openData(e: TarEntry): Promise<AsyncIterable<Buffer>> {
-    if (e.stream !== this.#current) throw new ArchiveReadError('an entry\'s data was asked for after the next entry was read');
+    if (e.stream !== this.#current) throw new ArchiveReadError("an entry's data was asked for after the next entry was read");
     const stream = e.stream;
     const failed = () => this.#failed;
     return {

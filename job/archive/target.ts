@@ -10,10 +10,10 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
+import { linkedMessage, type WithheldEntry } from '../runtime/withheld.ts';
 import { fail } from '../volume/failure.ts';
 import { dir, join } from '../volume/pathutil.ts';
 import { atPath, identityOf, isNotExist, sameIdentity } from '../volume/root.ts';
-import { linkedMessage, type WithheldEntry } from '../runtime/withheld.ts';
 
 /** At most this many names in `conflicts`, ... */
 export const MAX_CONFLICTS = 200;

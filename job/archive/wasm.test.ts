@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { WASM_MODULES, wasmPath, type WasmModule } from './wasm.ts';
+import { WASM_MODULES, type WasmModule, wasmPath } from './wasm.ts';
 
 test('every WebAssembly module is found from source, and starts with the wasm magic', () => {
   for (const name of Object.keys(WASM_MODULES) as WasmModule[]) {

@@ -19,8 +19,8 @@ import {
   LZMA_OPTIONS_ERROR,
   LZMA_RUN,
   LZMA_STREAM_END,
-  WasmLzmaStream,
   type LZMAModule,
+  WasmLzmaStream,
 } from 'node-liblzma/wasm';
 import { readWasm } from './wasm.ts';
 import { ArchiveReadError } from './zip-reader.ts';

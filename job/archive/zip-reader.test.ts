@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { forgeZip, type Forged } from './forge.test-kit.ts';
+import { test } from 'node:test';
+import { type Forged, forgeZip } from './forge.test-kit.ts';
 import { ZipPass } from './zip-reader.ts';
 
 test('after a large entry has streamed, the pass still reads the entries behind it, and closing it closes only its own descriptors', async (t) => {

@@ -9,10 +9,10 @@
  * @module
  */
 import fs from 'node:fs';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { fdPath } from '../volume/root.ts';
-import { PassThrough, pipeline, type Readable } from 'node:stream';
 import type { ArchiveEntry, ArchivePass } from './pass.ts';
 
 export class ArchiveReadError extends Error {
@@ -196,16 +196,11 @@ export class ZipPass implements ArchivePass<ZipEntry> {
     const reader = new WindowReader(own);
     const size = fs.fstatSync(own).size;
     return new Promise((resolve, reject) => {
-      yauzl.fromRandomAccessReader(
-        reader,
-        size,
-        { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false },
-        (err, zf) => {
-          if (!err) return resolve(new ZipPass(zf, reader));
-          reader.close(() => {});
-          reject(wrap(err));
-        },
-      );
+      yauzl.fromRandomAccessReader(reader, size, { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false }, (err, zf) => {
+        if (!err) return resolve(new ZipPass(zf, reader));
+        reader.close(() => {});
+        reject(wrap(err));
+      });
     });
   }
 

@@ -1,14 +1,14 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { FileSpill, MemorySpill, ZIP64_ENTRY_FROM, ZipWriter, type Spill } from './zip-writer.ts';
+import { test } from 'node:test';
+import zlib from 'node:zlib';
 import { ZipPass } from './zip-reader.ts';
+import { FileSpill, MemorySpill, type Spill, ZIP64_ENTRY_FROM, ZipWriter } from './zip-writer.ts';
 
 const hasInfoZip = spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status === 0;
 
@@ -59,7 +59,15 @@ test('stored and deflated files, folders with their modes, UTF-8 names: read bac
     await z.addFile({ name: 'w/空.txt', mtime, mode: 0o100644 }, [], 0, 0);
   });
   const got = await readAll(file);
-  assert.deepEqual(got.map((g) => [g.name, g.size]), [['w/', 0], ['w/stored.txt', 11], ['w/deflated.txt', big.length], ['w/空.txt', 0]]);
+  assert.deepEqual(
+    got.map((g) => [g.name, g.size]),
+    [
+      ['w/', 0],
+      ['w/stored.txt', 11],
+      ['w/deflated.txt', big.length],
+      ['w/空.txt', 0],
+    ],
+  );
   assert.equal(got[1].data!.toString(), 'hello world');
   assert.ok(got[2].data!.equals(big));
   assert.ok(fs.statSync(file).size < big.length / 10, 'the large file was deflated');
@@ -124,7 +132,13 @@ test('an entry that may pass 4 GiB gets zip64 sizes in its local header, descrip
   assert.equal(bytes.readUInt32LE(18), 0xffffffff);
   assert.equal(bytes.readUInt16LE(30 + 'huge.bin'.length), 0x0001, 'zip64 extra field');
   const got = await readAll(file);
-  assert.deepEqual(got.map((g) => [g.name, g.size]), [['huge.bin', 5000], ['small.bin', 5000]]);
+  assert.deepEqual(
+    got.map((g) => [g.name, g.size]),
+    [
+      ['huge.bin', 5000],
+      ['small.bin', 5000],
+    ],
+  );
   assert.ok(got[0].data!.equals(data));
   if (hasInfoZip) assert.equal(spawnSync('unzip', ['-tq', file]).status, 0);
 });

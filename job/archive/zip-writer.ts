@@ -12,10 +12,11 @@
  *
  * @module
  */
-import fs from 'node:fs';
-import zlib from 'node:zlib';
+
 import { once } from 'node:events';
+import fs from 'node:fs';
 import type { Writable } from 'node:stream';
+import zlib from 'node:zlib';
 
 const LOCAL_SIG = 0x04034b50;
 const DESCRIPTOR_SIG = 0x08074b50;

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { execute, type OpRequest } from './execute.ts';
-import { stagingName } from '../upload/session.ts';
+import { test } from 'node:test';
 import { makeWorld, openFds, snapshot, writeReq } from '../testing/world.ts';
+import { stagingName } from '../upload/session.ts';
+import { execute, type OpRequest } from './execute.ts';
 
 /** A request whose op the types would refuse, as a command line may still carry one. */
 const unchecked = (op: string, path: string, worldsRoot: string) => ({ op, path, worldsRoot }) as unknown as OpRequest;
@@ -46,7 +46,6 @@ test('every op on success and failure releases every fd it opened', async () => 
   }
   assert.equal(openFds(), before);
 });
-
 
 test('a mutation removes upload sessions abandoned past their own idle period; fresh ones, links and unreadable states stay; a read or a refused op sweeps nothing', async () => {
   const w = makeWorld();

@@ -5,33 +5,34 @@
  *
  * @module
  */
-import type { Result } from '../../lib/protocol/result.ts';
+
 import { holdsWorld, isOp, mutates, type Op } from '../../lib/job-spec/ops.ts';
 import { opHas } from '../../lib/protocol/ops.ts';
-import { openContext, recoverWorld, reportRecovered } from '../ops/context.ts';
+import type { Result } from '../../lib/protocol/result.ts';
 import type { Recovered } from '../journal/recover.ts';
-import { rememberWithheld } from '../runtime/withheld.ts';
-import { refuseWorkingName } from '../runtime/working-files.ts';
-import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from '../upload/session.ts';
-import type { ExecuteOptions, OpContext, OpRequest, OpRequestOf } from '../runtime/types.ts';
-import { list } from '../ops/list.ts';
-import { read } from '../ops/read.ts';
-import { write } from '../ops/write.ts';
-import { mkdir } from '../ops/mkdir.ts';
-import { deleteOp } from '../ops/delete.ts';
-import { rename } from '../ops/rename.ts';
-import { unzip } from '../ops/unzip.ts';
-import { zip } from '../ops/zip.ts';
-import { search } from '../ops/search.ts';
-import { copy } from '../ops/copy.ts';
+import { chmodMany } from '../ops/batch-chmod.ts';
 import { deleteMany } from '../ops/batch-delete.ts';
 import { moveMany } from '../ops/batch-move.ts';
-import { chmodMany } from '../ops/batch-chmod.ts';
 import { compress } from '../ops/compress.ts';
+import { openContext, recoverWorld, reportRecovered } from '../ops/context.ts';
+import { copy } from '../ops/copy.ts';
+import { deleteOp } from '../ops/delete.ts';
+import { list } from '../ops/list.ts';
+import { mkdir } from '../ops/mkdir.ts';
 import { pullPlace } from '../ops/pull-place.ts';
 import { sweepExpiredPulls } from '../ops/pull-staging.ts';
+import { read } from '../ops/read.ts';
+import { rename } from '../ops/rename.ts';
+import { search } from '../ops/search.ts';
+import { unzip } from '../ops/unzip.ts';
+import { write } from '../ops/write.ts';
+import { zip } from '../ops/zip.ts';
+import type { ExecuteOptions, OpContext, OpRequest, OpRequestOf } from '../runtime/types.ts';
+import { rememberWithheld } from '../runtime/withheld.ts';
+import { refuseWorkingName } from '../runtime/working-files.ts';
 import { trashList, trashPurge, trashRestore } from '../trash/ops.ts';
 import { roomToRunAgain } from '../trash/room.ts';
+import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from '../upload/session.ts';
 
 export type { ExecuteOptions, OpCall, OpRequest, OpRequestOf } from '../runtime/types.ts';
 

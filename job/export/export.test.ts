@@ -1,18 +1,18 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import type http from 'node:http';
 import { request } from 'node:http';
-import { EventEmitter } from 'node:events';
 import path from 'node:path';
+import { test } from 'node:test';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { runCli } from '../cli.ts';
 import { makeWorld, OUTSIDE_TEXT, SECRET_TEXT, sha256 } from '../testing/world.ts';
-import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { parseExportFlags } from './run.ts';
-import type { ExportServing } from './server.ts';
 import { drained, watchDelivery } from './send.ts';
+import type { ExportServing } from './server.ts';
 
 const KEY = Buffer.alloc(32, 9);
 const JOB = 'export-survival-0123456789abcdef';
@@ -322,7 +322,14 @@ test('delivery: finish, or a clean hang-up after the end was handed over, is del
 });
 
 test('waiting for room: a receiver that went away while a read was pending (its close already emitted) ends the wait at once', async () => {
-  const within = (p: Promise<void>) => Promise.race([p.then(() => 'drained', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('still waiting'), 500))]);
+  const within = (p: Promise<void>) =>
+    Promise.race([
+      p.then(
+        () => 'drained',
+        (e: Error) => e.message,
+      ),
+      new Promise((r) => setTimeout(() => r('still waiting'), 500)),
+    ]);
   // Closed before the wait began: no 'drain' and no second 'close' will come.
   const closed = Object.assign(new EventEmitter(), { destroyed: true, closed: true });
   assert.equal(await within(drained(closed as unknown as http.ServerResponse, new AbortController().signal)), 'the receiver went away');
@@ -368,7 +375,11 @@ test('a file range: 206 with Content-Range, exactly those bytes, its ETag, and t
   assert.match(etag, /^"[^"]+"$/);
   assert.equal((await r0.done).code, 0);
   const cut = 1_234_567;
-  for (const [h, start, end] of [[`bytes=${cut}-`, cut, data.length - 1], ['bytes=10-19', 10, 19], ['bytes=-100', data.length - 100, data.length - 1]] as const) {
+  for (const [h, start, end] of [
+    [`bytes=${cut}-`, cut, data.length - 1],
+    ['bytes=10-19', 10, 19],
+    ['bytes=-100', data.length - 100, data.length - 1],
+  ] as const) {
     const r = await runExportCli(w.root, ['--path', 'big.bin']);
     const a = await call(r.serving, { headers: { range: h, 'if-range': etag } });
     assert.equal(a.status, 206, h);

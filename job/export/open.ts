@@ -12,17 +12,17 @@
  * @module
  */
 import fs from 'node:fs';
+import { fileEtag } from '../../lib/protocol/range.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { resolveSource, type Source } from '../archive/pack.ts';
+import { MAX_READ_BYTES } from '../runtime/types.ts';
+import { withheldRule } from '../runtime/withheld.ts';
+import { pathHasWorkingName } from '../runtime/working-files.ts';
 import { fail, failure, msg } from '../volume/failure.ts';
 import { propertiesIdentity, redactProperties } from '../volume/guard.ts';
-import { withheldRule } from '../runtime/withheld.ts';
 import { readCapped } from '../volume/read-capped.ts';
 import { identityOf, sameIdentity, type WorldRoot } from '../volume/root.ts';
-import { MAX_READ_BYTES } from '../runtime/types.ts';
-import { pathHasWorkingName } from '../runtime/working-files.ts';
 import { isWorkFolderName } from '../volume/work-folder.ts';
-import { fileEtag } from '../../lib/protocol/range.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 

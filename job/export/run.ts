@@ -17,12 +17,12 @@
  * 0 otherwise.
  * @module
  */
-import { printResult, type CliIO } from '../program/exit.ts';
-import { WorldRoot } from '../volume/root.ts';
+import { type CliIO, printResult } from '../program/exit.ts';
 import { listenEnv, seconds } from '../serve/env.ts';
-import { sendDownload } from './send.ts';
-import { startExportServing, type ExportServing } from './server.ts';
 import { listening } from '../serve/start.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { sendDownload } from './send.ts';
+import { type ExportServing, startExportServing } from './server.ts';
 
 export const DEFAULT_EXPORT_IDLE_SECONDS = 60;
 const PREFIX = 'felis export: ';

@@ -8,17 +8,18 @@
  * `Accept-Ranges: bytes`; a folder's zip, made as it is walked, says `Accept-Ranges: none`.
  * @module
  */
+
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type http from 'node:http';
-import { PassThrough } from 'node:stream';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { bytesEtag, contentRange, decideRange, type RangeAsk, type RangeDecision } from '../../lib/protocol/range.ts';
 import { packToStream, type Source } from '../archive/pack.ts';
 import { FileSpill, MemorySpill, type Spill } from '../archive/zip-writer.ts';
 import type { WorldRoot } from '../volume/root.ts';
 import { FILE_TYPE, isRefusal, openDownload, ZIP_TYPE } from './open.ts';
-import { sendRefusal, type DownloadOutcome } from './server.ts';
-import { bytesEtag, contentRange, decideRange, type RangeAsk, type RangeDecision } from '../../lib/protocol/range.ts';
+import { type DownloadOutcome, sendRefusal } from './server.ts';
 
 /** Reads of 1 MiB: a download is one long sequential read, and fewer, larger writes cost less per byte. */
 const CHUNK = 1 << 20;
@@ -78,8 +79,7 @@ export function drained(res: http.ServerResponse, signal: AbortSignal): Promise<
  * than `count` when the file shrank meanwhile (the response is then left unended, to be cut off).
  */
 async function sendRange(fd: number, start: number, count: number, res: http.ServerResponse, signal: AbortSignal): Promise<number> {
-  const read = (b: Buffer, at: number) =>
-    new Promise<number>((resolve, reject) => fs.read(fd, b, 0, b.length, at, (err, n) => (err ? reject(err) : resolve(n))));
+  const read = (b: Buffer, at: number) => new Promise<number>((resolve, reject) => fs.read(fd, b, 0, b.length, at, (err, n) => (err ? reject(err) : resolve(n))));
   if (count === 0) res.end();
   let sent = 0;
   while (sent < count) {
@@ -123,15 +123,7 @@ function openSpill(scratch: string): { fd: number; spill: Spill } {
  * `scratch`: a folder of the Pod's own for a folder's central directory (without one it is kept
  * in memory, about 100 bytes a file).
  */
-export async function sendDownload(
-  root: WorldRoot,
-  path: string,
-  dir: boolean,
-  res: http.ServerResponse,
-  signal: AbortSignal,
-  scratch?: string,
-  ask: RangeAsk = {},
-): Promise<DownloadOutcome> {
+export async function sendDownload(root: WorldRoot, path: string, dir: boolean, res: http.ServerResponse, signal: AbortSignal, scratch?: string, ask: RangeAsk = {}): Promise<DownloadOutcome> {
   const d = openDownload(root, path, dir);
   if (isRefusal(d)) {
     sendRefusal(res, d);
@@ -185,14 +177,7 @@ export async function sendDownload(
   }
 }
 
-async function sendFolder(
-  root: WorldRoot,
-  source: Source,
-  res: http.ServerResponse,
-  signal: AbortSignal,
-  common: Record<string, string>,
-  spill: Spill,
-): Promise<DownloadOutcome> {
+async function sendFolder(root: WorldRoot, source: Source, res: http.ServerResponse, signal: AbortSignal, common: Record<string, string>, spill: Spill): Promise<DownloadOutcome> {
   // A zip is made as it is walked, never the same bytes twice: no ranges, and it says so.
   res.writeHead(200, { ...common, 'content-type': ZIP_TYPE, 'accept-ranges': 'none' });
   const delivered = watchDelivery(res);

@@ -15,8 +15,8 @@
  */
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type RangeAsk, rangeAsk } from '../../lib/protocol/range.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { rangeAsk, type RangeAsk } from '../../lib/protocol/range.ts';
 import { resultBody, send } from '../http/answer.ts';
 import { carriesBody } from '../http/body.ts';
 import type { StopReason } from '../http/lifecycle.ts';
@@ -47,7 +47,6 @@ export interface ExportServing {
   stopped: Promise<{ reason: ExportStopReason; outcome?: DownloadOutcome }>;
   stop(reason?: ExportStopReason): void;
 }
-
 
 /** Sends a refusal Result (`code`, `error`) as the Job would print it. */
 export function sendRefusal(res: http.ServerResponse, r: Result): void {

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
+import { test } from 'node:test';
 import { Lifecycle } from './lifecycle.ts';
 import { listenOn } from './listen.ts';
 

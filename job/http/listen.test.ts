@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { test } from 'node:test';
 import { send } from './answer.ts';
-import { PodServer, whenAnswered, type PodServerOptions } from './listen.ts';
+import { PodServer, type PodServerOptions, whenAnswered } from './listen.ts';
 
 const TOKEN = 'the-job-token';
 const DIGEST = createHash('sha256').update(TOKEN).digest('hex');

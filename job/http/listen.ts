@@ -11,7 +11,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Lifecycle, type LifecycleOptions, type StopReason } from './lifecycle.ts';
-import { Router, type Handler, type RouterOptions } from './router.ts';
+import { type Handler, Router, type RouterOptions } from './router.ts';
 
 export interface PodServerOptions<R extends string> extends RouterOptions {
   /** How long a request may take from its first byte to its answer (0: no bound; see socketIdleMs). */

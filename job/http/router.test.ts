@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { send } from './answer.ts';
 import { PodServer } from './listen.ts';
 import type { RouterOptions } from './router.ts';
@@ -93,7 +93,12 @@ test('the guard comes first: without the right token every request is 401 and le
   try {
     const wrong = [null, 'Bearer nope', TOKEN, `bearer ${TOKEN}`, `Bearer ${DIGEST}`];
     for (const auth of wrong) {
-      for (const [method, path] of [['GET', '/thing'], ['GET', '/nowhere'], ['DELETE', '/thing'], ['POST', '/boom']] as const) {
+      for (const [method, path] of [
+        ['GET', '/thing'],
+        ['GET', '/nowhere'],
+        ['DELETE', '/thing'],
+        ['POST', '/boom'],
+      ] as const) {
         const a = await call(s.address, method, path, { auth });
         assert.deepEqual([a.status, a.body], [401, '{"error":"unauthorized"}'], `${auth} ${method} ${path}`);
       }

@@ -27,31 +27,36 @@ let progressed = false;
 const stopHere = () => process.kill(process.pid, signal === 'KILL' ? 'SIGKILL' : 'SIGTERM');
 
 process.stdout.on('error', () => {});
-process.exitCode = await runCli(process.argv.slice(2), process.env, {
-  stdout: (text) => new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve()))),
-  stderr: (text) => {
-    process.stderr.write(text);
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  process.env,
+  {
+    stdout: (text) => new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve()))),
+    stderr: (text) => {
+      process.stderr.write(text);
+    },
   },
-}, {
-  onSignal: (stop) => {
-    process.once('SIGTERM', stop);
+  {
+    onSignal: (stop) => {
+      process.once('SIGTERM', stop);
+    },
+    journalStep: (name) => {
+      steps++;
+      if (stepsFile) fs.appendFileSync(stepsFile, `${name}\n`);
+      if (String(steps) === stopAt) stopHere();
+      if (killAfter.has(name)) process.kill(process.pid, 'SIGKILL');
+    },
+    rename: (from, to) => {
+      if (++renames === killRename) process.kill(process.pid, 'SIGKILL');
+      if (renames === failRename) throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
+      fs.renameSync(from, to);
+    },
+    progress: (line) => {
+      if (stopAt === 'progress' && !progressed) {
+        progressed = true;
+        stopHere();
+      }
+      process.stdout.write(line);
+    },
   },
-  journalStep: (name) => {
-    steps++;
-    if (stepsFile) fs.appendFileSync(stepsFile, `${name}\n`);
-    if (String(steps) === stopAt) stopHere();
-    if (killAfter.has(name)) process.kill(process.pid, 'SIGKILL');
-  },
-  rename: (from, to) => {
-    if (++renames === killRename) process.kill(process.pid, 'SIGKILL');
-    if (renames === failRename) throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
-    fs.renameSync(from, to);
-  },
-  progress: (line) => {
-    if (stopAt === 'progress' && !progressed) {
-      progressed = true;
-      stopHere();
-    }
-    process.stdout.write(line);
-  },
-});
+);

@@ -4,10 +4,11 @@
  * Test-only.
  * @module
  */
+
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { after } from 'node:test';
 
 export const CRASH_CHILD = path.join(import.meta.dirname, 'crash-child.test-kit.ts');

@@ -4,12 +4,13 @@
  * then again at every step of the recovery the next Job makes; the whole tree is hashed before and
  * after, and must be exactly the tree before the extraction or exactly the tree after it.
  */
-import { describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit, type Run } from './crash.test-kit.ts';
+import { describe, test } from 'node:test';
 import { forgeTar, forgeZip, treeDigest } from '../archive/forge.test-kit.ts';
+import { crashKit, type Run } from './crash.test-kit.ts';
 
 // The journal's own steps, without the undo trash (job/trash/crash.test.ts kills an overwrite with it).
 const { base, child } = crashKit('felis-crash-', { FELIS_TRASH: 'off' });
@@ -110,18 +111,19 @@ for (const c of cases) {
 
     // The same stops as after each step, by another hook: this one also runs the Job program of
     // before the journal (which fails it, leaving the working folder and a mix). Once is enough.
-    if (c === cases[1]) test('SIGKILL just before every rename: the next op finds the old or the new tree', () => {
-      for (let n = 1; n <= c.moves; n++) {
-        const root = fresh(c.template);
-        const r = child(root, c.args, { FELIS_TEST_KILL_RENAME: String(n) });
-        assert.equal(r.signal, 'SIGKILL', `rename ${n}: ${r.stderr}`);
-        const next = nextOp(root);
-        assert.equal(next.status, 0, next.stderr);
-        const digest = treeDigest(root);
-        assert.ok(digest === c.old || digest === c.new, `killed before rename ${n}: a mix of old and new (${leftovers(root).join(', ')})`);
-        assert.deepEqual(leftovers(root), [], `killed before rename ${n}`);
-      }
-    });
+    if (c === cases[1])
+      test('SIGKILL just before every rename: the next op finds the old or the new tree', () => {
+        for (let n = 1; n <= c.moves; n++) {
+          const root = fresh(c.template);
+          const r = child(root, c.args, { FELIS_TEST_KILL_RENAME: String(n) });
+          assert.equal(r.signal, 'SIGKILL', `rename ${n}: ${r.stderr}`);
+          const next = nextOp(root);
+          assert.equal(next.status, 0, next.stderr);
+          const digest = treeDigest(root);
+          assert.ok(digest === c.old || digest === c.new, `killed before rename ${n}: a mix of old and new (${leftovers(root).join(', ')})`);
+          assert.deepEqual(leftovers(root), [], `killed before rename ${n}`);
+        }
+      });
 
     test('SIGKILL after every step: the next op finds the old or the new tree, never a mix', () => {
       for (let n = 1; n <= c.steps.length; n++) {
@@ -165,26 +167,27 @@ for (const c of cases) {
     });
 
     // Recovery is the same code whatever the format: run it for the cases with asides in their moves.
-    if (c.moves > 3) test('SIGKILL after every step of the recovery too: the next op after that still finds old or new', () => {
-      // Recovery of each kind: all moves ahead (just placing), half of them, none (committed).
-      const placing = c.steps.indexOf('state:placing') + 1;
-      const points = [placing, placing + Math.ceil(c.moves / 2), c.steps.indexOf('state:committed') + 1];
-      for (const n of points) {
-        const dry = fresh(c.template);
-        assert.equal(child(dry, c.args, { FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
-        const recovery = nextOp(dry).steps;
-        assert.ok(recovery.length > 0);
-        for (let m = 1; m <= recovery.length; m++) {
-          const root = fresh(c.template);
-          assert.equal(child(root, c.args, { FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
-          const r = nextOp(root, { FELIS_TEST_STOP_AT: `${m}:KILL` });
-          assert.equal(r.signal, 'SIGKILL', `recovery step ${m}`);
-          const last = nextOp(root);
-          assert.equal(last.status, 0, last.stderr);
-          oldOrNew(c, root, expected(c, n), `killed after ${c.steps[n - 1]}, then its recovery after ${recovery[m - 1]}`);
+    if (c.moves > 3)
+      test('SIGKILL after every step of the recovery too: the next op after that still finds old or new', () => {
+        // Recovery of each kind: all moves ahead (just placing), half of them, none (committed).
+        const placing = c.steps.indexOf('state:placing') + 1;
+        const points = [placing, placing + Math.ceil(c.moves / 2), c.steps.indexOf('state:committed') + 1];
+        for (const n of points) {
+          const dry = fresh(c.template);
+          assert.equal(child(dry, c.args, { FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
+          const recovery = nextOp(dry).steps;
+          assert.ok(recovery.length > 0);
+          for (let m = 1; m <= recovery.length; m++) {
+            const root = fresh(c.template);
+            assert.equal(child(root, c.args, { FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
+            const r = nextOp(root, { FELIS_TEST_STOP_AT: `${m}:KILL` });
+            assert.equal(r.signal, 'SIGKILL', `recovery step ${m}`);
+            const last = nextOp(root);
+            assert.equal(last.status, 0, last.stderr);
+            oldOrNew(c, root, expected(c, n), `killed after ${c.steps[n - 1]}, then its recovery after ${recovery[m - 1]}`);
+          }
         }
-      }
-    });
+      });
   });
 }
 
@@ -217,7 +220,7 @@ describe('a placement that fails and rolls back', () => {
 
 describe('what recovery reports', () => {
   const c = cases[0];
-  test("the next op names the interrupted op (its FELIS_OP_ID) and the tree it left, before its own result", () => {
+  test('the next op names the interrupted op (its FELIS_OP_ID) and the tree it left, before its own result', () => {
     const id = '0123456789abcdef';
     const placing = c.steps.indexOf('state:placing') + 1;
     for (const [n, now] of [

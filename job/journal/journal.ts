@@ -38,11 +38,12 @@
  *
  * @module
  */
+
+import fs from 'node:fs';
 import { OP_ID } from '../../lib/protocol/recovered.ts';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
-import fs from 'node:fs';
 import { atPath, canonicalRel, errCode, fdPath, isNotExist } from '../volume/root.ts';
-import { WORK_PREFIX, isWorkFolderName } from '../volume/work-folder.ts';
+import { isWorkFolderName, WORK_PREFIX } from '../volume/work-folder.ts';
 
 /** Moves a segment holds at most, and characters of their paths: each segment is one write and one fsync. */
 export const SEGMENT_MOVES = 8192;
@@ -141,12 +142,21 @@ function isCleanRel(p: unknown): p is string {
 export function validHeader(h: unknown): h is JournalHeader {
   const j = h as JournalHeader;
   return (
-    typeof j === 'object' && j !== null && j.v === 1 && typeof j.op === 'string' &&
+    typeof j === 'object' &&
+    j !== null &&
+    j.v === 1 &&
+    typeof j.op === 'string' &&
     (j.id === undefined || (typeof j.id === 'string' && OP_ID.test(j.id))) &&
-    (j.base === '' || isCleanRel(j.base)) && typeof j.baseId === 'string' && /^\d+:\d+$/.test(j.baseId) &&
-    typeof j.work === 'string' && isWorkFolderName(j.work) &&
+    (j.base === '' || isCleanRel(j.base)) &&
+    typeof j.baseId === 'string' &&
+    /^\d+:\d+$/.test(j.baseId) &&
+    typeof j.work === 'string' &&
+    isWorkFolderName(j.work) &&
     ['staging', 'placing', 'committed', 'undoing', 'undone'].includes(j.state) &&
-    Number.isSafeInteger(j.segments) && j.segments >= 0 && Number.isSafeInteger(j.moves) && j.moves >= 0 &&
+    Number.isSafeInteger(j.segments) &&
+    j.segments >= 0 &&
+    Number.isSafeInteger(j.moves) &&
+    j.moves >= 0 &&
     (j.trash === undefined || (typeof j.trash === 'string' && TRASH_ID.test(j.trash)))
   );
 }

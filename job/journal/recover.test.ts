@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, type World } from '../testing/world.ts';
+import { test } from 'node:test';
 import { treeDigest } from '../archive/forge.test-kit.ts';
+import { makeWorld, type World } from '../testing/world.ts';
+import { WorldRoot } from '../volume/root.ts';
 import { Journal, type JournalHooks } from './journal.ts';
 import { recoverAll } from './recover.ts';
-import { WorldRoot } from '../volume/root.ts';
 
 const hooks: JournalHooks = { rename: fs.renameSync, fsync: fs.fsyncSync, syncfs: () => {} };
 const WORK = '.felis-unzip-0123456789ab';
@@ -22,7 +22,12 @@ function placingJournal(w: World, opts: { made?: boolean } = {}): string {
   const sub = root.openDir('sub');
   try {
     // A throw at the `placing` step stands for the kill: it leaves before the first move.
-    const j = Journal.begin(root.fd, sub, 'unzip', WORK, 'fedcba987654', { ...hooks, step: (s) => { if (s === 'state:placing') throw new Error('stopped'); } });
+    const j = Journal.begin(root.fd, sub, 'unzip', WORK, 'fedcba987654', {
+      ...hooks,
+      step: (s) => {
+        if (s === 'state:placing') throw new Error('stopped');
+      },
+    });
     j.add(['in', `${WORK}/new/n.txt`, 'n.txt']);
     assert.throws(() => j.place(), /stopped/);
     assert.equal(j.state, 'placing');
@@ -49,7 +54,10 @@ test('a journal left placing is rolled forward, whether its move was made or not
     const name = placingJournal(w, { made });
     assert.equal(fs.existsSync(w.p('sub/n.txt')), made);
     const r = recover(w);
-    assert.deepEqual(r.map((x) => [x.journal, x.was, x.now]), [[name, 'placing', 'new']]);
+    assert.deepEqual(
+      r.map((x) => [x.journal, x.was, x.now]),
+      [[name, 'placing', 'new']],
+    );
     assert.equal(fs.readFileSync(w.p('sub/n.txt'), 'utf8'), 'new');
     assert.deepEqual(fs.readdirSync(w.p('sub')), ['n.txt']);
     assert.equal(fs.existsSync(w.p(name)), false);
@@ -62,7 +70,10 @@ test('a journal whose staged source is gone, or whose target is taken, is rolled
   const name = placingJournal(w);
   fs.writeFileSync(w.p('sub/n.txt'), 'someone else');
   const before = treeDigest(w.p('sub'), (r) => r.startsWith('.felis-'));
-  assert.deepEqual(recover(w).map((x) => x.now), ['old']);
+  assert.deepEqual(
+    recover(w).map((x) => x.now),
+    ['old'],
+  );
   assert.equal(treeDigest(w.p('sub')), before);
   assert.equal(fs.existsSync(w.p(name)), false);
 });
@@ -111,7 +122,10 @@ test('a journal whose base folder is gone is removed; one whose base is another 
   assert.throws(() => recover(w), /names a folder that has been replaced; it was left as it is/);
   assert.ok(fs.existsSync(w.p(name)));
   fs.rmdirSync(w.p('sub'));
-  assert.deepEqual(recover(w).map((x) => x.now), ['gone']);
+  assert.deepEqual(
+    recover(w).map((x) => x.now),
+    ['gone'],
+  );
   assert.equal(fs.existsSync(w.p(name)), false);
 });
 

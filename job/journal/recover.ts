@@ -12,10 +12,10 @@
  * @module
  */
 import fs from 'node:fs';
-import { atPath, errCode, fdPath, isNotExist } from '../volume/root.ts';
 import type { WorldRoot } from '../volume/root.ts';
+import { atPath, errCode, fdPath, isNotExist } from '../volume/root.ts';
 import { WORK_PREFIX } from '../volume/work-folder.ts';
-import { Journal, JournalError, folderId, type JournalHeader, type JournalHooks, type JournalState } from './journal.ts';
+import { folderId, Journal, JournalError, type JournalHeader, type JournalHooks, type JournalState } from './journal.ts';
 
 export interface Recovered {
   journal: string;

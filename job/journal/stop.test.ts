@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { StopGate } from './stop.ts';
 
 test('a stop ends the Job at once only while an op stages, after its cleanup; otherwise it waits for the result', () => {

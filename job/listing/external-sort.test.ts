@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { test } from 'node:test';
 import { ExternalSorter, FAN_IN, MAX_CHUNK_RECORDS } from './external-sort.ts';
 
 function tmp(t: { after: (fn: () => void) => void }): string {
@@ -37,7 +37,13 @@ test('a sort that fits in one chunk writes no file; records longer than the read
   big.add(Buffer.alloc(200_000, 'z'));
   big.add(Buffer.alloc(100_000, 'y'));
   const got = [...big.sorted()];
-  assert.deepEqual(got.map((b) => [b.length, b[0]]), [[100_000, 0x79], [200_000, 0x7a]]);
+  assert.deepEqual(
+    got.map((b) => [b.length, b[0]]),
+    [
+      [100_000, 0x79],
+      [200_000, 0x7a],
+    ],
+  );
 });
 
 test('short records spill by count, not only by bytes: a chunk never indexes more than MAX_CHUNK_RECORDS', (t) => {

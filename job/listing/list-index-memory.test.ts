@@ -3,12 +3,13 @@
  * what 200,000 names take lists a page of a folder of 200,000 empty files, builds its index (the
  * external sort, in bounded chunks), and answers the next page from it.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const COUNT = 200_000;

@@ -1,11 +1,11 @@
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeWorld } from '../testing/world.ts';
-import { ListIndexes, RACY_NS, type ListIndexesOptions } from './list-index.ts';
+import { after, test } from 'node:test';
 import type { Result } from '../../lib/protocol/result.ts';
+import { makeWorld } from '../testing/world.ts';
+import { ListIndexes, type ListIndexesOptions, RACY_NS } from './list-index.ts';
 
 /** A fixed free space: the machine's changes between two listings compared. */
 const statfs = () => ({ bavail: 1n, bsize: 4096n });
@@ -38,7 +38,12 @@ function bigWorld(n = 700) {
   fs.mkdirSync(path.join(d, 'a-folder'));
   fs.symlinkSync('f1.txt', path.join(d, 'a-link'));
   fs.writeFileSync(path.join(d, '.felis-edit-working'), '');
-  for (const raw of [[0xff, 0x41], [0x41, 0xff], [0x66, 0x31, 0xfe]]) fs.writeFileSync(Buffer.concat([Buffer.from(d + '/'), Buffer.from(raw)]), '');
+  for (const raw of [
+    [0xff, 0x41],
+    [0x41, 0xff],
+    [0x66, 0x31, 0xfe],
+  ])
+    fs.writeFileSync(Buffer.concat([Buffer.from(d + '/'), Buffer.from(raw)]), '');
   return w;
 }
 
@@ -55,14 +60,21 @@ async function allPages(run: (q: { limit: number; after?: string; q?: string }) 
   }
 }
 
-test('pages from an index equal the scan\'s: every page, afters, q', async () => {
+test("pages from an index equal the scan's: every page, afters, q", async () => {
   const w = bigWorld();
   const ix = indexes();
   const scan = (q: object) => w.run({ op: 'list', path: 'd', ...q }, { statfs });
   const fromIndex = (q: object) => runIx(w, ix, { op: 'list', path: 'd', ...q });
   await fromIndex({ limit: 10 }); // builds it
   assert.equal(ix.stats.built, 1);
-  for (const [limit, q] of [[37, undefined], [1000, undefined], [1, 'A-F'], [50, 'é'], [20, 'f1'], [5, 'zzz-nothing']] as const) {
+  for (const [limit, q] of [
+    [37, undefined],
+    [1000, undefined],
+    [1, 'A-F'],
+    [50, 'é'],
+    [20, 'f1'],
+    [5, 'zzz-nothing'],
+  ] as const) {
     const hits = ix.stats.hits;
     const a = await allPages(fromIndex, limit, q);
     assert.ok(ix.stats.hits > hits, 'served from the index');
@@ -81,11 +93,7 @@ test('a change to the folder (add, delete, rename inside) is seen on the next pa
   const q = { limit: 1000 };
   const fromIndex = () => runIx(w, ix, { op: 'list', path: 'd', ...q });
   const scan = () => w.run({ op: 'list', path: 'd', ...q }, { statfs });
-  for (const change of [
-    () => fs.writeFileSync(w.p('d/0-new'), ''),
-    () => fs.rmSync(w.p('d/f0.txt')),
-    () => fs.renameSync(w.p('d/a-folder'), w.p('d/b-folder')),
-  ]) {
+  for (const change of [() => fs.writeFileSync(w.p('d/0-new'), ''), () => fs.rmSync(w.p('d/f0.txt')), () => fs.renameSync(w.p('d/a-folder'), w.p('d/b-folder'))]) {
     await fromIndex(); // builds an index (or uses it)
     assert.equal(ix.size, 1);
     const dropped = ix.stats.dropped;
@@ -103,7 +111,7 @@ test('a change to the folder (add, delete, rename inside) is seen on the next pa
 
 const names = (r: Result) => r.entries!.map((e) => e.name);
 
-test('racy: an index whose scan began within 2 s of the folder\'s mtime is not trusted', async () => {
+test("racy: an index whose scan began within 2 s of the folder's mtime is not trusted", async () => {
   const w = bigWorld();
   const mtime = fs.statSync(w.p('d'), { bigint: true }).mtimeNs;
   let now = mtime + RACY_NS - 1n;

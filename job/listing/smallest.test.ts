@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Smallest } from './smallest.ts';
 
 /** A small deterministic generator (no Math.random: a failure must repeat). */
@@ -39,7 +39,10 @@ test('never holds more than its capacity, and the top is the largest kept', () =
 test('orders by the comparator given: raw bytes with Buffer.compare', () => {
   const s = new Smallest<Buffer>(2, Buffer.compare);
   for (const n of ['é', 'z', 'Z', 'a']) s.offer(Buffer.from(n));
-  assert.deepEqual(s.drainSorted().map((b) => b.toString()), ['Z', 'a']);
+  assert.deepEqual(
+    s.drainSorted().map((b) => b.toString()),
+    ['Z', 'a'],
+  );
 });
 
 test('a capacity below 1 or not whole is refused', () => {

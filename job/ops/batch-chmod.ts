@@ -11,14 +11,14 @@
 import fs from 'node:fs';
 import { MODE, type ModeChange } from '../../lib/protocol/batch-env.ts';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { fail, failure } from '../volume/failure.ts';
-import { isOpened, openEntry } from '../volume/entry.ts';
-import { isSecretName, secretMessage } from '../volume/guard.ts';
-import { clean } from '../volume/pathutil.ts';
-import { errCode, identityOf, type Identity } from '../volume/root.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { withheldRule } from '../runtime/withheld.ts';
 import { refuseWorkingPath } from '../runtime/working-files.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { isOpened, openEntry } from '../volume/entry.ts';
+import { fail, failure } from '../volume/failure.ts';
+import { isSecretName, secretMessage } from '../volume/guard.ts';
+import { clean } from '../volume/pathutil.ts';
+import { errCode, type Identity, identityOf } from '../volume/root.ts';
 import { changedSince, conflict, diskFailure, outcome, placeOf, refusal, sameEntry } from './batch-common.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;

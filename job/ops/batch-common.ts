@@ -12,10 +12,10 @@
  */
 import fs from 'node:fs';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { fail, writeFailure } from '../volume/failure.ts';
-import { identityOf, type Identity, type Parent, type WorldRoot } from '../volume/root.ts';
-import { sweepStale } from '../runtime/working-files.ts';
 import { foldersAbove } from '../runtime/withheld-entry.ts';
+import { sweepStale } from '../runtime/working-files.ts';
+import { fail, writeFailure } from '../volume/failure.ts';
+import { type Identity, identityOf, type Parent, type WorldRoot } from '../volume/root.ts';
 
 /** The refusal of a batch: the item's Result, with the path it is about in `entry`. */
 export function refusal(path: string, r: Result): Result {

@@ -7,14 +7,15 @@
  * batch deleted is in exactly one held record, or (the old tree) in none. The recovery is killed
  * after every one of its own steps too.
  */
-import { describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit } from '../journal/crash.test-kit.ts';
-import { treeDigest } from '../archive/forge.test-kit.ts';
-import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
+import { describe, test } from 'node:test';
+import { type Batch, encodeBatchEnv } from '../../lib/protocol/batch-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { treeDigest } from '../archive/forge.test-kit.ts';
+import { crashKit } from '../journal/crash.test-kit.ts';
 
 const { base, child } = crashKit('felis-batch-crash-', { FELIS_TRASH: 'off' });
 
@@ -66,21 +67,29 @@ interface Case {
 }
 
 const DELETED = ['a.txt', 'd1', 'b.txt', 'd2'];
-const MOVES = [{ from: 'a.txt', to: 'moved/a.txt' }, { from: 'd1', to: 'moved/d1' }, { from: 'b.txt', to: 'b2.txt' }];
+const MOVES = [
+  { from: 'a.txt', to: 'moved/a.txt' },
+  { from: 'd1', to: 'moved/d1' },
+  { from: 'b.txt', to: 'b2.txt' },
+];
 
 function makeCase(op: 'delete-many' | 'move-many', trash: 'on' | 'off'): Case {
   const env = { ...batchEnv(op === 'delete-many' ? { paths: DELETED } : { moves: MOVES }), FELIS_TRASH: trash };
   const args = ['--op', op, '--path', '.'];
   const template = world();
-  const held: [string, string][] = op === 'delete-many' && trash === 'on'
-    ? DELETED.map((n) => [n, fs.lstatSync(path.join(template, n)).isDirectory() ? treeDigest(path.join(template, n)) : fs.readFileSync(path.join(template, n), 'utf8')])
-    : [];
+  const held: [string, string][] =
+    op === 'delete-many' && trash === 'on'
+      ? DELETED.map((n) => [n, fs.lstatSync(path.join(template, n)).isDirectory() ? treeDigest(path.join(template, n)) : fs.readFileSync(path.join(template, n), 'utf8')])
+      : [];
   const root = world();
   const clean = child(root, args, env);
   assert.equal(clean.status, 0, clean.stderr);
   const done = op === 'delete-many' ? DELETED : MOVES.map((m) => m.from);
   assert.ok(clean.stdout.includes(`FELIS-FILES-RESULT: {"done":${JSON.stringify(done)}`), clean.stdout);
-  assert.deepEqual(records(root).map((r) => [r.state, r.items]), held.length ? [['held', held]] : []);
+  assert.deepEqual(
+    records(root).map((r) => [r.state, r.items]),
+    held.length ? [['held', held]] : [],
+  );
   const renames = op === 'move-many' ? MOVES.length : DELETED.length * (trash === 'on' ? 2 : 1);
   return { label: `${op} with the trash ${trash}`, args, env, old: digest(template), new: digest(root), held, steps: clean.steps, renames };
 }
@@ -154,7 +163,10 @@ for (const c of cases) {
 test('the next op names the interrupted batch (its FELIS_OP_ID) and the tree it left', () => {
   const id = '0123456789abcdef';
   const c = cases[1]!;
-  for (const [n, now] of [[1, 'old'], [c.steps.indexOf('state:placing') + 1, 'new']] as const) {
+  for (const [n, now] of [
+    [1, 'old'],
+    [c.steps.indexOf('state:placing') + 1, 'new'],
+  ] as const) {
     const root = world();
     assert.equal(child(root, c.args, { ...c.env, FELIS_OP_ID: id, FELIS_TEST_STOP_AT: `${n}:KILL` }).signal, 'SIGKILL');
     const next = child(root, ['--op', 'delete', '--path', 'no-such-file'], { FELIS_OP_ID: 'fedcba9876543210' });

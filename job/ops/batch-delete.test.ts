@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { makeWorld, snapshot, tree, TRASH_ON, type World } from '../testing/world.ts';
+import { test } from 'node:test';
 import { LEDGER_DIR, UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { makeWorld, snapshot, TRASH_ON, tree, type World } from '../testing/world.ts';
 import { removeStaleTrash } from '../volume/batch-trash.ts';
 
 const del = (w: World, paths: string[]) => w.run({ op: 'delete-many', path: '.', batch: { paths } });
@@ -59,7 +59,10 @@ test('delete-many: the withheld file with other links is refused (withheld_linke
 
 test('delete-many: a path inside a folder the batch also deletes is allowed and done', async () => {
   const w = filled();
-  for (const paths of [['logs/old/a.log', 'logs/old'], ['logs/old', 'logs/old/a.log']]) {
+  for (const paths of [
+    ['logs/old/a.log', 'logs/old'],
+    ['logs/old', 'logs/old/a.log'],
+  ]) {
     fs.mkdirSync(w.p('logs/old'), { recursive: true });
     fs.writeFileSync(w.p('logs/old/a.log'), 'a');
     assert.deepEqual(await del(w, paths), { done: paths, failed: [] });
@@ -71,33 +74,45 @@ test('delete-many moves every item aside into one working folder at the root, wr
   const w = filled();
   const renames: string[] = [];
   const steps: string[] = [];
-  const r = await w.run({ op: 'delete-many', path: 'logs', batch: { paths: ['logs/old', 'logs/0.log'] } }, {
-    rename: (from, to) => {
-      renames.push(to.replace(/.*\/(\.felis-unzip-[0-9a-f]{12})\//, '$1/'));
-      fs.renameSync(from, to);
+  const r = await w.run(
+    { op: 'delete-many', path: 'logs', batch: { paths: ['logs/old', 'logs/0.log'] } },
+    {
+      rename: (from, to) => {
+        renames.push(to.replace(/.*\/(\.felis-unzip-[0-9a-f]{12})\//, '$1/'));
+        fs.renameSync(from, to);
+      },
+      journalStep: (s) => void steps.push(s),
     },
-    journalStep: (s) => void steps.push(s),
-  });
+  );
   assert.deepEqual(r, { done: ['logs/old', 'logs/0.log'], failed: [] });
   assert.equal(renames.length, 2);
   assert.match(renames[0]!, /^\.felis-unzip-[0-9a-f]{12}\/old\/0$/);
   assert.match(renames[1]!, /^\.felis-unzip-[0-9a-f]{12}\/old\/1$/);
   // Both moves are written down before the first is made, and committed before anything is removed.
   assert.deepEqual(steps, ['state:staging', 'state:placing', 'move:1', 'move:2', 'state:committed', 'work-removed', 'journal-removed']);
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR), []);
-  assert.deepEqual(fs.readdirSync(w.p('logs')).filter((n) => n.startsWith('.felis-')), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR),
+    [],
+  );
+  assert.deepEqual(
+    fs.readdirSync(w.p('logs')).filter((n) => n.startsWith('.felis-')),
+    [],
+  );
 });
 
-test('delete-many: a rename the disk refuses undoes the batch: refused with that item\'s code and path, nothing changed', async () => {
+test("delete-many: a rename the disk refuses undoes the batch: refused with that item's code and path, nothing changed", async () => {
   const w = filled();
   const before = snapshot(w.root);
   let n = 0;
-  const r = await w.run({ op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old', 'logs/1.log'] } }, {
-    rename: (from, to) => {
-      if (++n === 2) throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
-      fs.renameSync(from, to);
+  const r = await w.run(
+    { op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old', 'logs/1.log'] } },
+    {
+      rename: (from, to) => {
+        if (++n === 2) throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
+        fs.renameSync(from, to);
+      },
     },
-  });
+  );
   assert.deepEqual(r, { code: 'no_space', error: "the server's volume is full; logs/old was left unchanged; nothing of the batch was changed", entry: 'logs/old' });
   assert.equal(n, 3, 'the first move was undone');
   assert.deepEqual(snapshot(w.root), before);
@@ -106,21 +121,31 @@ test('delete-many: a rename the disk refuses undoes the batch: refused with that
 test('delete-many whose journal cannot be written (a full volume) removes item by item, as before the journal', async () => {
   const w = filled();
   const refused: string[] = [];
-  const r = await w.run({ op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old'] } }, {
-    fsync: (fd) => {
-      // The journal is written first: its file's fsync is the op's first, and fails.
-      if (refused.length === 0) {
-        refused.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
-        throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
-      }
-      fs.fsyncSync(fd);
+  const r = await w.run(
+    { op: 'delete-many', path: '.', batch: { paths: ['logs/0.log', 'logs/old'] } },
+    {
+      fsync: (fd) => {
+        // The journal is written first: its file's fsync is the op's first, and fails.
+        if (refused.length === 0) {
+          refused.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+          throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
+        }
+        fs.fsyncSync(fd);
+      },
     },
-  });
+  );
   assert.match(refused[0] ?? '', /\/\.felis-unzip-[0-9a-f]{12}\/journal\.json\.tmp$/);
   assert.deepEqual(r, { done: ['logs/0.log', 'logs/old'], failed: [] });
   assert.equal(fs.existsSync(w.p('logs/old')), false);
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR), [], 'the journal that could not be written is gone');
-  assert.deepEqual(fs.readdirSync(w.p('logs')).filter((n) => n.startsWith('.felis-')), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR),
+    [],
+    'the journal that could not be written is gone',
+  );
+  assert.deepEqual(
+    fs.readdirSync(w.p('logs')).filter((n) => n.startsWith('.felis-')),
+    [],
+  );
 });
 
 test('delete-many with the trash on: every item in one record, whose id is answered; nothing of the journal left', async () => {
@@ -134,9 +159,19 @@ test('delete-many with the trash on: every item in one record, whose id is answe
   assert.equal(record.state, 'held');
   assert.equal(record.actor, 'alice');
   // What is inside a deleted folder goes with it, in its slot.
-  assert.deepEqual(record.items.map((i: { path: string; slot: number }) => [i.path, i.slot]), [['logs/0.log', 0], ['logs/old', 1], ['logs/cfg-link', 2]]);
+  assert.deepEqual(
+    record.items.map((i: { path: string; slot: number }) => [i.path, i.slot]),
+    [
+      ['logs/0.log', 0],
+      ['logs/old', 1],
+      ['logs/cfg-link', 2],
+    ],
+  );
   assert.equal(fs.readFileSync(w.p(`${UNDO_DIR}/${r.trash_id}/1/a.log`), 'utf8'), 'a');
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== UNDO_DIR && n !== LEDGER_DIR), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== UNDO_DIR && n !== LEDGER_DIR),
+    [],
+  );
 });
 
 test('stale trash is removed by the next sweep, only when it is ours', async () => {

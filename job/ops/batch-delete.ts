@@ -19,18 +19,18 @@
  */
 import fs from 'node:fs';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { bestEffort } from '../volume/failure.ts';
-import { isOpened, openEntry } from '../volume/entry.ts';
-import { atPath, identityOf, isNotExist, type Identity } from '../volume/root.ts';
-import { removeAllAt } from '../volume/remove-all.ts';
-import { refuseWorkingPath } from '../runtime/working-files.ts';
 import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { refuseWorkingPath } from '../runtime/working-files.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
-import { startIntake, type Intake } from '../trash/store.ts';
-import { judgeDelete, ROOT_DELETE } from './delete.ts';
+import { type Intake, startIntake } from '../trash/store.ts';
 import { makeTrash } from '../volume/batch-trash.ts';
-import { applyJournaled } from './batch-journal.ts';
+import { isOpened, openEntry } from '../volume/entry.ts';
+import { bestEffort } from '../volume/failure.ts';
+import { removeAllAt } from '../volume/remove-all.ts';
+import { atPath, type Identity, identityOf, isNotExist } from '../volume/root.ts';
 import { changedSince, conflict, diskFailure, idKey, outcome, placeOf, refusal, sameEntry, sweeper } from './batch-common.ts';
+import { applyJournaled } from './batch-journal.ts';
+import { judgeDelete, ROOT_DELETE } from './delete.ts';
 
 interface Item {
   path: string;
@@ -143,7 +143,12 @@ export function deleteMany(ctx: OpContext, req: OpRequestOf<'delete-many'>): Res
   const applied =
     journaled.length === 0
       ? {}
-      : applyJournaled(ctx, 'delete-many', journaled.map((i) => ({ item: i.path, from: i.canonical })), journaled.map((i) => ({ path: i.canonical, st: i.st })));
+      : applyJournaled(
+          ctx,
+          'delete-many',
+          journaled.map((i) => ({ item: i.path, from: i.canonical })),
+          journaled.map((i) => ({ path: i.canonical, st: i.st })),
+        );
   if (applied === null) return deleteEach(ctx, checked);
   if ('refusal' in applied) return applied.refusal;
   const gone = new Set(journaled);
@@ -164,7 +169,12 @@ function deleteEach(ctx: OpContext, checked: Item[]): Result {
   const done: string[] = [];
   const failed: BatchFailure[] = [];
   // One record for the whole batch: one restore puts back all it removed.
-  const intake = startIntake(ctx, 'delete-many', false, checked.map((i) => ({ path: i.canonical, st: i.st })));
+  const intake = startIntake(
+    ctx,
+    'delete-many',
+    false,
+    checked.map((i) => ({ path: i.canonical, st: i.st })),
+  );
   let trashId: string | undefined;
   try {
     checked.forEach((item, k) => {

@@ -22,13 +22,13 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
+import { Journal, type JournalHooks, type Move, UndoError } from '../journal/journal.ts';
+import type { OpContext } from '../runtime/types.ts';
+import { beginRecord, type Incoming, resumeIntake } from '../trash/store.ts';
 import { bestEffort, writeFailure } from '../volume/failure.ts';
-import { Journal, UndoError, type JournalHooks, type Move } from '../journal/journal.ts';
-import { journalHooks } from './context.ts';
 import { atPath } from '../volume/root.ts';
 import { WORK_PREFIX } from '../volume/work-folder.ts';
-import { beginRecord, resumeIntake, type Incoming } from '../trash/store.ts';
-import type { OpContext } from '../runtime/types.ts';
+import { journalHooks } from './context.ts';
 
 /** One item of a batch as the journal moves it. */
 export interface BatchMove {

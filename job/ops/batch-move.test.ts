@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { test } from 'node:test';
+import type { Move } from '../../lib/protocol/batch-env.ts';
 import { LEDGER_DIR } from '../../lib/protocol/working-names.ts';
 import { makeWorld, snapshot, type World } from '../testing/world.ts';
-import type { Move } from '../../lib/protocol/batch-env.ts';
 
 const move = (w: World, moves: Move[], opts?: Parameters<World['run']>[1]) => w.run({ op: 'move-many', path: '.', batch: { moves } }, opts);
 
@@ -42,9 +42,30 @@ test('move-many: the first bad move is refused with its code and path, and nothi
     [[ok, { from: 'plugins/y.jar', to: 'plugins/b' }], 'exists', 'plugins/b'],
     [[ok, { from: 'plugins/y.jar', to: 'archive/x.jar' }], 'batch_conflict', 'archive/x.jar'],
     [[ok, { from: 'plugins//x.jar', to: 'archive/z.jar' }], 'batch_conflict', 'plugins//x.jar'],
-    [[{ from: 'plugins/a', to: 'archive/a' }, { from: 'plugins/a/data', to: 'archive/data' }], 'batch_conflict', 'plugins/a/data'],
-    [[{ from: 'plugins/a/data', to: 'archive/data' }, { from: 'plugins/a', to: 'archive/a' }], 'batch_conflict', 'plugins/a'],
-    [[{ from: 'plugins/a', to: 'archive/a' }, { from: 'plugins/x.jar', to: 'plugins/a/x.jar' }], 'batch_conflict', 'plugins/a/x.jar'],
+    [
+      [
+        { from: 'plugins/a', to: 'archive/a' },
+        { from: 'plugins/a/data', to: 'archive/data' },
+      ],
+      'batch_conflict',
+      'plugins/a/data',
+    ],
+    [
+      [
+        { from: 'plugins/a/data', to: 'archive/data' },
+        { from: 'plugins/a', to: 'archive/a' },
+      ],
+      'batch_conflict',
+      'plugins/a',
+    ],
+    [
+      [
+        { from: 'plugins/a', to: 'archive/a' },
+        { from: 'plugins/x.jar', to: 'plugins/a/x.jar' },
+      ],
+      'batch_conflict',
+      'plugins/a/x.jar',
+    ],
     [[ok, { from: 'plugins/a', to: 'plugins/a/data/a' }], 'bad_path', 'plugins/a/data/a'],
     [[ok, { from: 'config', to: 'archive/config' }], 'bad_path', 'config'],
     [[ok, { from: 'server.properties', to: 'archive/sp' }], 'bad_path', 'server.properties'],
@@ -62,20 +83,24 @@ test('move-many: the first bad move is refused with its code and path, and nothi
   }
 });
 
-test('move-many: a rename the disk refuses undoes the batch: refused with that move\'s code and path, nothing changed', async () => {
+test("move-many: a rename the disk refuses undoes the batch: refused with that move's code and path, nothing changed", async () => {
   const w = filled();
   const before = snapshot(w.root);
   let n = 0;
-  const r = await move(w, [
-    { from: 'plugins/x.jar', to: 'archive/x.jar' },
-    { from: 'plugins/a', to: 'archive/a' },
-    { from: 'plugins/y.jar', to: 'archive/y.jar' },
-  ], {
-    rename: (from, to) => {
-      if (++n === 2) throw Object.assign(new Error('injected'), { code: 'EIO' });
-      fs.renameSync(from, to);
+  const r = await move(
+    w,
+    [
+      { from: 'plugins/x.jar', to: 'archive/x.jar' },
+      { from: 'plugins/a', to: 'archive/a' },
+      { from: 'plugins/y.jar', to: 'archive/y.jar' },
+    ],
+    {
+      rename: (from, to) => {
+        if (++n === 2) throw Object.assign(new Error('injected'), { code: 'EIO' });
+        fs.renameSync(from, to);
+      },
     },
-  });
+  );
   assert.equal(r.code, 'bad_path');
   assert.equal(r.entry, 'plugins/a');
   assert.match(r.error ?? '', /input\/output error.*; nothing of the batch was changed$/);
@@ -88,18 +113,36 @@ test('move-many writes every move down before the first, as the kernel names its
   fs.symlinkSync('plugins', w.p('pl'));
   const steps: string[] = [];
   const journals: string[] = [];
-  const r = await move(w, [{ from: 'pl/x.jar', to: 'archive/x.jar' }, { from: 'plugins/y.jar', to: 'pl/b/y.jar' }], {
-    journalStep: (s) => {
-      steps.push(s);
-      if (s !== 'state:placing') return;
-      for (const n of fs.readdirSync(w.root).filter((x) => x.startsWith('.felis-unzip-'))) journals.push(fs.readFileSync(w.p(`${n}/moves-0.json`), 'utf8'));
+  const r = await move(
+    w,
+    [
+      { from: 'pl/x.jar', to: 'archive/x.jar' },
+      { from: 'plugins/y.jar', to: 'pl/b/y.jar' },
+    ],
+    {
+      journalStep: (s) => {
+        steps.push(s);
+        if (s !== 'state:placing') return;
+        for (const n of fs.readdirSync(w.root).filter((x) => x.startsWith('.felis-unzip-'))) journals.push(fs.readFileSync(w.p(`${n}/moves-0.json`), 'utf8'));
+      },
     },
-  });
+  );
   assert.deepEqual(r, { done: ['pl/x.jar', 'plugins/y.jar'], failed: [] });
-  assert.deepEqual(journals.map((j) => JSON.parse(j)), [[['move', 'plugins/x.jar', 'archive/x.jar'], ['move', 'plugins/y.jar', 'plugins/b/y.jar']]]);
+  assert.deepEqual(
+    journals.map((j) => JSON.parse(j)),
+    [
+      [
+        ['move', 'plugins/x.jar', 'archive/x.jar'],
+        ['move', 'plugins/y.jar', 'plugins/b/y.jar'],
+      ],
+    ],
+  );
   assert.deepEqual(steps, ['state:staging', 'state:placing', 'move:1', 'move:2', 'state:committed', 'work-removed', 'journal-removed']);
   assert.equal(fs.readFileSync(w.p('plugins/b/y.jar'), 'utf8'), 'y');
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-') && n !== LEDGER_DIR),
+    [],
+  );
 });
 
 test('move-many: a relative link taken where it leads above the root refuses the whole batch, even as its third move; links that stay inside move', async () => {
@@ -113,7 +156,11 @@ test('move-many: a relative link taken where it leads above the root refuses the
   const ok1 = { from: 'plugins/x.jar', to: 'archive/x.jar' };
   const ok2 = { from: 'plugins/y.jar', to: 'y.jar' };
   const cases: Array<[Move[], string, RegExp]> = [
-    [[ok1, ok2, { from: 'plugins/links/secret-sym', to: 'secret-sym' }], 'plugins/links/secret-sym', /^plugins\/links\/secret-sym is a link that would lead outside the world from secret-sym; nothing was moved$/],
+    [
+      [ok1, ok2, { from: 'plugins/links/secret-sym', to: 'secret-sym' }],
+      'plugins/links/secret-sym',
+      /^plugins\/links\/secret-sym is a link that would lead outside the world from secret-sym; nothing was moved$/,
+    ],
     [[ok1, ok2, { from: 'plugins/links', to: 'links' }], 'plugins/links', /^plugins\/links\/secret-sym is a link that would lead outside the world from links\/secret-sym;/],
   ];
   for (const [moves, path, message] of cases) {
@@ -140,7 +187,10 @@ test('move-many: a tree too deep to look through for links is too_large, and not
   const deep = `plugins/a/${Array.from({ length: 513 }, () => 'd').join('/')}`;
   fs.mkdirSync(w.p(deep), { recursive: true });
   const before = snapshot(w.root);
-  const r = await move(w, [{ from: 'plugins/x.jar', to: 'archive/x.jar' }, { from: 'plugins/a', to: 'a' }]);
+  const r = await move(w, [
+    { from: 'plugins/x.jar', to: 'archive/x.jar' },
+    { from: 'plugins/a', to: 'a' },
+  ]);
   assert.equal(r.code, 'too_large', JSON.stringify(r));
   assert.equal(r.entry, 'plugins/a');
   assert.match(r.error!, /^the links in plugins\/a could not be checked: it holds folders more than 512 levels deep; nothing was moved$/);

@@ -18,18 +18,18 @@
 import fs from 'node:fs';
 import type { Move } from '../../lib/protocol/batch-env.ts';
 import type { BatchFailure, Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail } from '../volume/failure.ts';
-import { isOpened, openEntry, type OpenedEntry } from '../volume/entry.ts';
-import { clean } from '../volume/pathutil.ts';
-import { identityOf, isNotExist, Parent, type Identity } from '../volume/root.ts';
-import { refuseWorkingPath, sweepStale } from '../runtime/working-files.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { LinkBudget } from '../runtime/moved-links.ts';
-import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
-import { entryPath } from '../trash/paths.ts';
-import { applyJournaled } from './batch-journal.ts';
 import { freeLandingRefused } from '../runtime/redacted-values.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { refuseWorkingPath, sweepStale } from '../runtime/working-files.ts';
+import { entryPath } from '../trash/paths.ts';
+import { isOpened, type OpenedEntry, openEntry } from '../volume/entry.ts';
+import { bestEffort, fail } from '../volume/failure.ts';
+import { clean } from '../volume/pathutil.ts';
+import { type Identity, identityOf, isNotExist, Parent } from '../volume/root.ts';
 import { changedSince, conflict, diskFailure, failedItem, idKey, outcome, placeOf, refusal, sameEntry, sweeper } from './batch-common.ts';
+import { applyJournaled } from './batch-journal.ts';
+import { judgeMoveLinks, judgeMoveSource, judgeTargetFree, missingFolder, openMoveTarget, ROOT_MESSAGE } from './rename.ts';
 
 interface Item {
   from: string;
@@ -162,10 +162,17 @@ export function moveMany(ctx: OpContext, req: OpRequestOf<'move-many'>): Result 
   const checked = checkMoves(ctx, moves);
   if (!Array.isArray(checked)) return checked;
   sweepFolders(ctx, checked);
-  const applied = applyJournaled(ctx, 'move-many', checked.map((i) => ({ item: i.from, from: i.canonicalFrom, to: i.canonicalTo })));
+  const applied = applyJournaled(
+    ctx,
+    'move-many',
+    checked.map((i) => ({ item: i.from, from: i.canonicalFrom, to: i.canonicalTo })),
+  );
   if (applied === null) return moveEach(ctx, checked);
   if ('refusal' in applied) return applied.refusal;
-  return outcome(checked.map((i) => i.from), []);
+  return outcome(
+    checked.map((i) => i.from),
+    [],
+  );
 }
 
 /** The stale working files of every folder a move leaves or enters, as the single rename sweeps its own. */

@@ -1,20 +1,19 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { execFileSync } from 'node:child_process';
-import zlib from 'node:zlib';
+import { test } from 'node:test';
+import zlib, { gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
-import { gzipSync } from 'node:zlib';
-import { makeWorld, PROPS, SECRET_TEXT, type World } from '../testing/world.ts';
-import { LEDGER_DIR } from '../runtime/withheld.ts';
-import { ZipPass } from '../archive/zip-reader.ts';
+import { PACK_FORMATS, type PackFormat } from '../../lib/files/pack-names.ts';
 import { compressorFor, TarSink } from '../archive/tar-pack.ts';
+import { ZipPass } from '../archive/zip-reader.ts';
+import type { OpCall, OpRequestOf } from '../runtime/types.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
+import { makeWorld, PROPS, SECRET_TEXT, type World } from '../testing/world.ts';
 import { compress } from './compress.ts';
 import { openContext } from './context.ts';
-import { PACK_FORMATS, type PackFormat } from '../../lib/files/pack-names.ts';
-import type { OpCall, OpRequestOf } from '../runtime/types.ts';
 
 interface Got {
   dir: boolean;
@@ -106,7 +105,11 @@ for (const format of PACK_FORMATS) {
     assert.equal(r.files, 4);
     const file = w.p(`plugins/${name}`);
     assert.equal(r.bytes, fs.statSync(file).size);
-    const total = fs.readdirSync(w.p('plugins/Essentials'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).reduce((n, e) => n + fs.statSync(path.join(e.parentPath, e.name)).size, 0) + 6;
+    const total =
+      fs
+        .readdirSync(w.p('plugins/Essentials'), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .reduce((n, e) => n + fs.statSync(path.join(e.parentPath, e.name)).size, 0) + 6;
     assert.deepEqual(JSON.parse(lines.at(-1)!.replace(/^FELIS-FILES-PROGRESS: /, '')), { done: total, total });
     const got = await readBack(file, format);
     const long = fs.readdirSync(w.p('plugins/Essentials')).find((n) => n.endsWith('.txt'))!;
@@ -204,17 +207,25 @@ test('a failure part way (a crash before the archive lands) leaves no archive an
     const ctx = openContext(w.root, {});
     try {
       await assert.rejects(
-        compress(ctx, { ...req(['plugins/Essentials'], format, `c.${format}`), worldsRoot: w.root }, {
-          beforeLand: () => {
-            throw new Error('crash');
+        compress(
+          ctx,
+          { ...req(['plugins/Essentials'], format, `c.${format}`), worldsRoot: w.root },
+          {
+            beforeLand: () => {
+              throw new Error('crash');
+            },
           },
-        }),
+        ),
         /crash/,
       );
     } finally {
       ctx.root.close();
     }
-    assert.deepEqual(fs.readdirSync(w.p('plugins')).filter((n) => n.startsWith('c.') || n.startsWith('.felis')), [], format);
+    assert.deepEqual(
+      fs.readdirSync(w.p('plugins')).filter((n) => n.startsWith('c.') || n.startsWith('.felis')),
+      [],
+      format,
+    );
   }
 });
 

@@ -16,15 +16,15 @@
 import fs from 'node:fs';
 import { DomainError } from '../../lib/errors.ts';
 import { BadNameError } from '../../lib/files/name-field.ts';
-import { checkArchiveName, defaultArchiveName, isPackFormat, selectionOf, type PackFormat, type Selection } from '../../lib/files/pack-names.ts';
+import { checkArchiveName, defaultArchiveName, isPackFormat, type PackFormat, type Selection, selectionOf } from '../../lib/files/pack-names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { landArchive } from '../archive/land.ts';
+import { type EntrySink, type PackHooks, packSources, resolveSource, type Source, withPackNeed } from '../archive/pack.ts';
+import { MemorySpill, ZipWriter } from '../archive/zip-writer.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { fail, failure, msg } from '../volume/failure.ts';
 import { join } from '../volume/pathutil.ts';
 import { existsAt } from '../volume/root.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
-import { packSources, resolveSource, withPackNeed, type EntrySink, type PackHooks, type Source } from '../archive/pack.ts';
-import { landArchive } from '../archive/land.ts';
-import { MemorySpill, ZipWriter } from '../archive/zip-writer.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 
@@ -85,7 +85,8 @@ export async function compress(ctx: OpContext, req: OpRequestOf<'compress'>, hoo
     }
     const landed = await landArchive(ctx, { dirFd, name, final, readName: folder, spill: format === 'zip', beforeLand: hooks.beforeLand }, async (out, spill, progress) => {
       let sink: EntrySink;
-      if (format === 'zip') sink = new ZipWriter(out, spill ?? new MemorySpill()); // the spill file is asked for a zip
+      if (format === 'zip')
+        sink = new ZipWriter(out, spill ?? new MemorySpill()); // the spill file is asked for a zip
       else {
         const { compressorFor, TarSink } = await import('../archive/tar-pack.ts');
         sink = new TarSink(await compressorFor(format), out);

@@ -3,18 +3,19 @@
  * same ones). `execute` and the upload receiver both open it here.
  * @module
  */
-import fs from 'node:fs';
-import { DEFAULT_TRASH_SECONDS } from '../../lib/protocol/trash-env.ts';
+
 import { randomBytes } from 'node:crypto';
-import { syncVolume } from '../volume/sync-volume.ts';
-import { WorldRoot } from '../volume/root.ts';
-import { StopGate, exitStopped } from '../journal/stop.ts';
-import { recoverAll, type Recovered } from '../journal/recover.ts';
+import fs from 'node:fs';
+import { formatRecoveredLine } from '../../lib/protocol/recovered.ts';
+import { DEFAULT_TRASH_SECONDS } from '../../lib/protocol/trash-env.ts';
 import type { JournalHooks } from '../journal/journal.ts';
+import { type Recovered, recoverAll } from '../journal/recover.ts';
+import { exitStopped, StopGate } from '../journal/stop.ts';
+import type { ExecuteOptions, OpContext } from '../runtime/types.ts';
 import { recoverTrash } from '../trash/recover.ts';
 import { keepReplaced } from '../trash/replaced.ts';
-import type { ExecuteOptions, OpContext } from '../runtime/types.ts';
-import { formatRecoveredLine } from '../../lib/protocol/recovered.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { syncVolume } from '../volume/sync-volume.ts';
 
 /** Opens the root; throws (an infrastructure failure) when it cannot. Close `ctx.root` when done. */
 export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpContext {

@@ -12,9 +12,10 @@
  *
  * @module
  */
+
+import type { WithheldRule } from '../runtime/withheld.ts';
 import { targetPath } from '../volume/link-reach.ts';
 import { identityOf, type WorldRoot } from '../volume/root.ts';
-import type { WithheldRule } from '../runtime/withheld.ts';
 
 export interface LinkPlace {
   /** Root-relative path of the link in the original tree, its folders as the kernel names them. */

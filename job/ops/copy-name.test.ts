@@ -1,13 +1,19 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { copyName, freeCopyName, splitEnding } from './copy-name.ts';
 
 test('a file copy is named `<name> copy<.ext>`, then numbered', () => {
   assert.equal(copyName('a.txt', false, 1), 'a copy.txt');
   assert.equal(copyName('a.txt', false, 2), 'a copy 2.txt');
   const taken = new Set(['a copy.txt', 'a copy 2.txt']);
-  assert.equal(freeCopyName('a.txt', false, (c) => taken.has(c)), 'a copy 3.txt');
-  assert.equal(freeCopyName('a.txt', false, () => false), 'a copy.txt');
+  assert.equal(
+    freeCopyName('a.txt', false, (c) => taken.has(c)),
+    'a copy 3.txt',
+  );
+  assert.equal(
+    freeCopyName('a.txt', false, () => false),
+    'a copy.txt',
+  );
 });
 
 test('a .tar.gz-style double ending counts as one ending', () => {
@@ -30,6 +36,12 @@ test('a folder and a dotfile have no ending', () => {
 });
 
 test('no name when every numbered one is taken or the name grows too long', () => {
-  assert.equal(freeCopyName('a.txt', false, () => true), undefined);
-  assert.equal(freeCopyName('a'.repeat(251) + '.txt', false, () => false), undefined);
+  assert.equal(
+    freeCopyName('a.txt', false, () => true),
+    undefined,
+  );
+  assert.equal(
+    freeCopyName('a'.repeat(251) + '.txt', false, () => false),
+    undefined,
+  );
 });

@@ -11,16 +11,16 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
+import { realFolder } from '../runtime/moved-links.ts';
+import { GAME_GID, GAME_UID, MAX_READ_BYTES, type OpContext } from '../runtime/types.ts';
+import { type WithheldRule, withheldRule } from '../runtime/withheld.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
 import { failure } from '../volume/failure.ts';
 import { propertiesIdentity, redactProperties } from '../volume/guard.ts';
 import { join } from '../volume/pathutil.ts';
 import { readCapped } from '../volume/read-capped.ts';
-import { atPath, errCode, fdPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../volume/root.ts';
-import { GAME_GID, GAME_UID, MAX_READ_BYTES, type OpContext } from '../runtime/types.ts';
-import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
-import { isWorkingName } from '../runtime/working-files.ts';
+import { atPath, errCode, fdPath, type Identity, identityOf, sameIdentity, type WorldRoot } from '../volume/root.ts';
 import { keepsLink } from './copy-links.ts';
-import { realFolder } from '../runtime/moved-links.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 const COPY_FLAGS = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE;

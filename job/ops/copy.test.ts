@@ -1,13 +1,13 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { test } from 'node:test';
+import type { OpRequestOf } from '../runtime/types.ts';
 import { errnoError, makeWorld, OUTSIDE_TEXT, sha256, snapshot, tree, type World } from '../testing/world.ts';
 import { openContext } from './context.ts';
-import { copyWith, type CopyHooks } from './copy.ts';
-import type { OpRequestOf } from '../runtime/types.ts';
+import { type CopyHooks, copyWith } from './copy.ts';
 
 const WORKING = /^\.felis-(edit|unzip)-[0-9a-f]{12}$/;
 
@@ -29,7 +29,12 @@ function hashes(dir: string): Record<string, string> {
 
 /** Names anywhere under the root that are working names (what a failed copy must not leave). */
 function workingLeft(root: string): string[] {
-  return tree(root).filter((r) => r.replace(/\/$/, '').split('/').some((c) => WORKING.test(c)));
+  return tree(root).filter((r) =>
+    r
+      .replace(/\/$/, '')
+      .split('/')
+      .some((c) => WORKING.test(c)),
+  );
 }
 
 async function copyHooked(w: World, req: Omit<OpRequestOf<'copy'>, 'worldsRoot' | 'op'>, hooks: CopyHooks, opts: Parameters<typeof openContext>[1] = {}) {
@@ -223,16 +228,29 @@ test('all or nothing: a failure mid-copy leaves nothing at to and no working fil
   plugins(w);
   const before = snapshot(w.root);
   let n = 0;
-  const r = await copyHooked(w, { path: 'plugins', to: 'plugins-2' }, {
-    afterFile: () => {
-      if (++n === 2) throw errnoError('EIO');
+  const r = await copyHooked(
+    w,
+    { path: 'plugins', to: 'plugins-2' },
+    {
+      afterFile: () => {
+        if (++n === 2) throw errnoError('EIO');
+      },
     },
-  });
+  );
   assert.equal(r.code, 'bad_path', JSON.stringify(r));
   assert.equal(n, 2);
   assert.deepEqual(snapshot(w.root), before);
   assert.deepEqual(workingLeft(w.root), []);
-  const full = await copyHooked(w, { path: 'plugins/a.jar', to: 'a2.jar' }, { afterFile: () => void (() => { throw errnoError('ENOSPC'); })() });
+  const full = await copyHooked(
+    w,
+    { path: 'plugins/a.jar', to: 'a2.jar' },
+    {
+      afterFile: () =>
+        void (() => {
+          throw errnoError('ENOSPC');
+        })(),
+    },
+  );
   assert.equal(full.code, 'no_space');
   assert.deepEqual(snapshot(w.root), before);
 });
@@ -243,18 +261,26 @@ test('a copy the Job died in leaves only a hidden working folder, which the next
   const saved = path.join(w.base, 'saved');
   let work = '';
   // Stand-in for a kill just before the rename: keep the working folder as it was then.
-  await copyHooked(w, { path: 'plugins' }, {
-    beforeRename: () => {
-      work = fs.readdirSync(w.root).find((n) => WORKING.test(n))!;
-      fs.cpSync(w.p(work), saved, { recursive: true });
+  await copyHooked(
+    w,
+    { path: 'plugins' },
+    {
+      beforeRename: () => {
+        work = fs.readdirSync(w.root).find((n) => WORKING.test(n))!;
+        fs.cpSync(w.p(work), saved, { recursive: true });
+      },
     },
-  });
+  );
   assert.match(work, WORKING);
   fs.rmSync(w.p('plugins copy'), { recursive: true });
   fs.renameSync(saved, w.p(work));
   fs.chmodSync(w.p(work), 0o700);
   const l = await w.run({ op: 'list', path: '' });
-  assert.deepEqual(l.entries!.filter((e) => WORKING.test(e.name)), [], 'hidden from listings');
+  assert.deepEqual(
+    l.entries!.filter((e) => WORKING.test(e.name)),
+    [],
+    'hidden from listings',
+  );
   assert.equal((await w.run({ op: 'mkdir', path: 'new-folder' })).code, undefined);
   assert.equal(fs.existsSync(w.p(work)), false, 'swept by the next mutation in that folder');
 });
@@ -296,16 +322,21 @@ test('a file that grew since the plan counts no further than the total; a file l
   plugins(w);
   const lines: string[] = [];
   let first = true;
-  const r = await copyHooked(w, { path: 'plugins' }, {
-    afterFile: (rel) => {
-      // After the plan, before the other two files are copied: one grows, one goes.
-      if (!first) return;
-      first = false;
-      const rest = ['a.jar', 'Essentials/config.yml', 'Essentials/data/u.yml'].filter((f) => f !== rel);
-      fs.appendFileSync(w.p(`plugins/${rest[0]}`), 'y'.repeat(100));
-      fs.unlinkSync(w.p(`plugins/${rest[1]}`));
+  const r = await copyHooked(
+    w,
+    { path: 'plugins' },
+    {
+      afterFile: (rel) => {
+        // After the plan, before the other two files are copied: one grows, one goes.
+        if (!first) return;
+        first = false;
+        const rest = ['a.jar', 'Essentials/config.yml', 'Essentials/data/u.yml'].filter((f) => f !== rel);
+        fs.appendFileSync(w.p(`plugins/${rest[0]}`), 'y'.repeat(100));
+        fs.unlinkSync(w.p(`plugins/${rest[1]}`));
+      },
     },
-  }, { progress: (l) => lines.push(l) });
+    { progress: (l) => lines.push(l) },
+  );
   assert.equal(r.code, undefined, JSON.stringify(r));
   const p = progressOf(lines);
   for (const l of p) assert.ok(l.done <= l.total, lines.join(''));

@@ -19,23 +19,24 @@
  *
  * @module
  */
-import fs from 'node:fs';
+
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
+import { resolveSource } from '../archive/pack.ts';
+import { realFolder } from '../runtime/moved-links.ts';
+import { landsOnProperties, placeholderRefused } from '../runtime/redacted-values.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
+import { freeBytes, roomFor } from '../trash/room.ts';
 import { bestEffort, fail, failure, msg } from '../volume/failure.ts';
 import { clean, dir, join, leadsOutside } from '../volume/pathutil.ts';
 import { atPath, errCode, existsAt, isNotExist, type Parent } from '../volume/root.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
-import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
-import { resolveSource } from '../archive/pack.ts';
 import { WORK_PREFIX } from '../volume/work-folder.ts';
-import { freeBytes, roomFor } from '../trash/room.ts';
-import { landsOnProperties, placeholderRefused } from '../runtime/redacted-values.ts';
 import { freeCopyName } from './copy-name.ts';
-import { copyTree, planTree, type CopyHooks, type CopyStats } from './copy-walk.ts';
-import { realFolder } from '../runtime/moved-links.ts';
+import { type CopyHooks, type CopyStats, copyTree, planTree } from './copy-walk.ts';
 
 export type { CopyHooks } from './copy-walk.ts';
 

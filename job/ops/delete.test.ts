@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, snapshot, tree, openFds } from '../testing/world.ts';
+import { test } from 'node:test';
+import { makeWorld, openFds, snapshot, tree } from '../testing/world.ts';
 
 test('delete removes a file, or a folder recursively', async () => {
   const w = makeWorld();

@@ -6,15 +6,15 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure } from '../volume/failure.ts';
-import { isOpened, openEntry } from '../volume/entry.ts';
-import { identityOf, type Parent } from '../volume/root.ts';
-import { removeAllAt } from '../volume/remove-all.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { holdsEntry, isEntry, linkedEntry, linkedMessage } from '../runtime/withheld.ts';
 import { sweepStale } from '../runtime/working-files.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { crossesVolume, entryPath } from '../trash/paths.ts';
 import { startIntake } from '../trash/store.ts';
+import { isOpened, openEntry } from '../volume/entry.ts';
+import { bestEffort, fail, failure } from '../volume/failure.ts';
+import { removeAllAt } from '../volume/remove-all.ts';
+import { identityOf, type Parent } from '../volume/root.ts';
 
 export const ROOT_DELETE = "the server's root folder cannot be deleted";
 

@@ -3,12 +3,13 @@
  * capped well below what 200,000 names take, over a folder of 200,000 empty files, and answers;
  * the same scan keeping every name (the op without its bound) dies under the same cap.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { makeWorld } from '../testing/world.ts';
+import { test } from 'node:test';
 import type { Result } from '../../lib/protocol/result.ts';
+import { makeWorld } from '../testing/world.ts';
 import { foldName, modeDigits, orderKey } from './list.ts';
 
 const names = (r: Result) => r.entries!.map((e) => e.name);
@@ -45,7 +45,10 @@ test('a paged listing is in byte order of name, a page at a time: each name once
 
 test('after need not exist: the page starts at the first name above it; past the last name the page is empty', async () => {
   const w = worldWith(MIXED);
-  assert.deepEqual(names(await w.run({ op: 'list', path: 'd', after: 'a0' })), byteSorted(MIXED).filter((n) => Buffer.compare(Buffer.from(n), Buffer.from('a0')) > 0));
+  assert.deepEqual(
+    names(await w.run({ op: 'list', path: 'd', after: 'a0' })),
+    byteSorted(MIXED).filter((n) => Buffer.compare(Buffer.from(n), Buffer.from('a0')) > 0),
+  );
   assert.deepEqual(names(await w.run({ op: 'list', path: 'd', after: 'b', limit: 2 })), ['zz', 'ä']);
   const end = await w.run({ op: 'list', path: 'd', after: '\u{10ffff}' });
   assert.deepEqual(end.entries ?? [], []);
@@ -120,7 +123,11 @@ test('every entry carries its permission bits and whether it is a link; a link i
     assert.deepEqual([by.plain!.mode, by.plain!.is_symlink, by.plain!.size], ['640', false, 5]);
     assert.equal(by.setuid!.mode, '755', 'the setuid bit is not a permission digit');
     assert.deepEqual([by.sub!.mode, by.sub!.is_dir, by.sub!.is_symlink], ['755', true, false]);
-    for (const [n, target] of [['to-sub', 'sub'], ['to-outside', '/etc/passwd'], ['dangling', 'missing']] as const) {
+    for (const [n, target] of [
+      ['to-sub', 'sub'],
+      ['to-outside', '/etc/passwd'],
+      ['dangling', 'missing'],
+    ] as const) {
       assert.deepEqual([by[n]!.is_symlink, by[n]!.is_dir, by[n]!.size, by[n]!.mode], [true, false, target.length, '777'], n);
     }
   }
@@ -129,7 +136,7 @@ test('every entry carries its permission bits and whether it is a link; a link i
   assert.equal(modeDigits(0o40000n | 0o1777n), '777');
 });
 
-test('the editor\'s working names are never listed in a page, and the withheld file keeps size 0', async () => {
+test("the editor's working names are never listed in a page, and the withheld file keeps size 0", async () => {
   const w = makeWorld();
   fs.writeFileSync(w.p('config/.felis-edit-0123456789ab'), 'temp');
   fs.mkdirSync(w.p('config/.felis-unzip-0123456789ab'));
@@ -145,7 +152,7 @@ test('the editor\'s working names are never listed in a page, and the withheld f
   assert.equal(one.truncated, true);
 });
 
-test('paged refusals are the listing\'s: a file, a missing folder, an escape', async () => {
+test("paged refusals are the listing's: a file, a missing folder, an escape", async () => {
   const w = makeWorld();
   assert.equal((await w.run({ op: 'list', path: 'server.properties', limit: 5 })).code, 'bad_path');
   assert.equal((await w.run({ op: 'list', path: 'nope', q: 'x' })).code, 'not_found');

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatModTime, ZERO_TIME, availBytes, entryOf } from './list.ts';
+import { test } from 'node:test';
 import { formatResultLine } from '../../lib/protocol/result.ts';
-import { makeWorld, errnoError, PROPS } from '../testing/world.ts';
+import { errnoError, makeWorld, PROPS } from '../testing/world.ts';
+import { availBytes, entryOf, formatModTime, ZERO_TIME } from './list.ts';
 
 const fixedStatfs = (bavail: bigint) => () => ({ bavail, bsize: 1n });
 
@@ -19,7 +19,10 @@ test('the root shows server.properties with its size and config as a folder; con
   assert.equal(byName['server.properties'].is_dir, false);
   assert.equal(byName.config.is_dir, true);
   const c = await w.run({ op: 'list', path: 'config' });
-  assert.deepEqual(c.entries!.map((e) => e.name), ['paper.yml']);
+  assert.deepEqual(
+    c.entries!.map((e) => e.name),
+    ['paper.yml'],
+  );
   assert.equal(c.truncated, false);
   // "." and "./" are the root too.
   assert.deepEqual((await w.run({ op: 'list', path: '.' })).entries!.length, 2);
@@ -37,7 +40,10 @@ test('entries come in OS directory order, not sorted', async () => {
   d.closeSync();
   assert.notDeepEqual(osOrder, [...osOrder].sort(), 'precondition: this filesystem returns an unsorted order');
   const r = await w.run({ op: 'list', path: 'many' });
-  assert.deepEqual(r.entries!.map((e) => e.name), osOrder);
+  assert.deepEqual(
+    r.entries!.map((e) => e.name),
+    osOrder,
+  );
 });
 
 test('more than 2000 entries: the first 2000 and truncated; exactly 2000 is not truncated', async () => {
@@ -104,10 +110,20 @@ test('avail from statfs(root): as is, capped to MaxInt64, 0, and -1 on error', a
   const r3 = await w.run({ op: 'list', path: '' }, { statfs: fixedStatfs(0n) });
   assert.equal(r3.avail, 0);
   assert.doesNotMatch(formatResultLine(r3), /avail/);
-  const r4 = await w.run({ op: 'list', path: '' }, { statfs: () => { throw errnoError('ENOSYS'); } });
+  const r4 = await w.run(
+    { op: 'list', path: '' },
+    {
+      statfs: () => {
+        throw errnoError('ENOSYS');
+      },
+    },
+  );
   assert.equal(r4.avail, -1);
   assert.equal(r4.entries!.length, 2);
-  assert.equal(availBytes(() => ({ bavail: 3, bsize: 4096 }), '/'), 12288);
+  assert.equal(
+    availBytes(() => ({ bavail: 3, bsize: 4096 }), '/'),
+    12288,
+  );
   // The real statfs gives some non-negative figure.
   assert.ok((await w.run({ op: 'list', path: '' })).avail! >= 0);
 });

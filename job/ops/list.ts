@@ -16,16 +16,16 @@
  */
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
-import { trashBytes } from '../trash/room.ts';
-import type { Entry, Result } from '../../lib/protocol/result.ts';
-import { failure } from '../volume/failure.ts';
-import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
-import { isWorkingName } from '../runtime/working-files.ts';
-import { atPath, fdPath } from '../volume/root.ts';
-import { MAX_ENTRIES, type OpContext, type OpRequestOf, type StatfsLike } from '../runtime/types.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
+import type { Entry, Result } from '../../lib/protocol/result.ts';
+import { type IndexedName, type ListIndexes, stampOf } from '../listing/list-index.ts';
 import { Smallest } from '../listing/smallest.ts';
-import { stampOf, type IndexedName, type ListIndexes } from '../listing/list-index.ts';
+import { MAX_ENTRIES, type OpContext, type OpRequestOf, type StatfsLike } from '../runtime/types.ts';
+import { type WithheldRule, withheldRule } from '../runtime/withheld.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
+import { trashBytes } from '../trash/room.ts';
+import { failure } from '../volume/failure.ts';
+import { atPath, fdPath } from '../volume/root.ts';
 
 const MAX_INT64 = (1n << 63n) - 1n;
 /** Go's zero time.Time as JSON. */
@@ -77,9 +77,7 @@ export function list(ctx: OpContext, req: OpRequestOf<'list'>): Result {
       // that is not valid UTF-8 can still be stat'ed. A paged listing reads every name of the
       // folder: as latin1 text (one character per byte, so as raw, and several times cheaper to
       // make than a buffer each), in bigger batches.
-      dir = isPaged(req)
-        ? fs.opendirSync(fdPath(fd), { encoding: 'latin1', bufferSize: 1024 })
-        : fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+      dir = isPaged(req) ? fs.opendirSync(fdPath(fd), { encoding: 'latin1', bufferSize: 1024 }) : fs.opendirSync(fdPath(fd), { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
     } catch (e) {
       return failure(name, e, 'readdirent');
     }
@@ -219,7 +217,9 @@ function indexedPage(fd: number, ix: NonNullable<ReturnType<ListIndexes['lookup'
 
 /** Permission bits as three octal digits (`644`); the file type and setuid/setgid/sticky bits left out. */
 export function modeDigits(mode: number | bigint): string {
-  return (Number(BigInt(mode) & 0o777n)).toString(8).padStart(3, '0');
+  return Number(BigInt(mode) & 0o777n)
+    .toString(8)
+    .padStart(3, '0');
 }
 
 /**

@@ -1,19 +1,22 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeWorld, errnoError, snapshot } from '../testing/world.ts';
+import { test } from 'node:test';
+import { errnoError, makeWorld, snapshot } from '../testing/world.ts';
 
 test('mkdir config/sub/ works (trailing slash) with one chown on config/sub whose failure is ignored', async () => {
   const w = makeWorld();
   const chowns: string[] = [];
-  const r = await w.run({ op: 'mkdir', path: 'config/sub/' }, {
-    chown: (p, uid, gid) => {
-      chowns.push(fs.realpathSync(p));
-      assert.deepEqual([uid, gid], [1000, 1000]);
-      throw errnoError('EPERM');
+  const r = await w.run(
+    { op: 'mkdir', path: 'config/sub/' },
+    {
+      chown: (p, uid, gid) => {
+        chowns.push(fs.realpathSync(p));
+        assert.deepEqual([uid, gid], [1000, 1000]);
+        throw errnoError('EPERM');
+      },
     },
-  });
+  );
   assert.deepEqual(r, {});
   assert.ok(fs.statSync(w.p('config/sub')).isDirectory());
   assert.deepEqual(chowns, [w.p('config/sub')]);

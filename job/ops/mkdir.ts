@@ -9,11 +9,11 @@
 import fs from 'node:fs';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime/types.ts';
+import { pathHasWorkingName, reservedMessage, sweepStale } from '../runtime/working-files.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
 import { clean, dir } from '../volume/pathutil.ts';
 import { errCode, type Parent } from '../volume/root.ts';
-import { pathHasWorkingName, reservedMessage, sweepStale } from '../runtime/working-files.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime/types.ts';
 
 /** Creates the entry `parent` names as a 0755 folder of the game's uid; 'exists' when something is there. */
 function createFolder(ctx: OpContext, parent: Parent, name: string, missingParent: () => Result): Result | 'exists' | undefined {

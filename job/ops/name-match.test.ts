@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { globMatch, isGlob, nameMatcher, queryLength } from './name-match.ts';
 
 const m = (q: string, name: string) => nameMatcher(q)(name);

@@ -3,13 +3,14 @@
  * with `bad_path` when a name in it holds a control or bidirectional control character; an
  * existing file with such a name stays readable, writable, movable and deletable.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
+import { test } from 'node:test';
 import { makeWorld, sha256, snapshot } from '../testing/world.ts';
-import { openContext } from './context.ts';
 import { landUpload } from '../upload/land.ts';
+import { openContext } from './context.ts';
 
 const BAD = ['bell\u0007.txt', 'line\nbreak.txt', 'c1\u0085.txt', 'evil\u202egpj.txt', 'lrm\u200e.txt', 'iso\u2066.txt'];
 

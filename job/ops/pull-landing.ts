@@ -7,12 +7,12 @@
  */
 import { newNameRefusal, shownName } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import type { OpContext } from '../runtime/types.ts';
+import { isWithheldName } from '../runtime/withheld.ts';
+import { isWorkingName, reservedMessage } from '../runtime/working-files.ts';
 import { fail, msg } from '../volume/failure.ts';
 import { join } from '../volume/pathutil.ts';
 import { existsAt } from '../volume/root.ts';
-import type { OpContext } from '../runtime/types.ts';
-import { isWorkingName, reservedMessage } from '../runtime/working-files.ts';
-import { isWithheldName } from '../runtime/withheld.ts';
 
 /**
  * The refusal of a name the pull would create, or null when it may: one new file's name by the
@@ -20,7 +20,8 @@ import { isWithheldName } from '../runtime/withheld.ts';
  * the server suggested it), not the withheld file (`bad_path`), not taken (`exists`).
  */
 export function checkName(ctx: OpContext, dirFd: number, folder: string, name: string, from: string): Result | null {
-  const badName = newNameRefusal(`the name (from ${from})`, name) ?? (name.includes('\\') ? `the name (from ${from}) ${JSON.stringify(shownName(name))} must be one name, without a backslash` : undefined);
+  const badName =
+    newNameRefusal(`the name (from ${from})`, name) ?? (name.includes('\\') ? `the name (from ${from}) ${JSON.stringify(shownName(name))} must be one name, without a backslash` : undefined);
   if (badName) return fail('bad_name', `${badName}; nothing was placed`);
   if (isWorkingName(name)) return fail('bad_name', `${reservedMessage(name)} (from ${from}); nothing was placed`);
   const final = join(folder, name);

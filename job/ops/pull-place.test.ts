@@ -1,12 +1,12 @@
-import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
 import { makeWorld, sha256, snapshot, type World } from '../testing/world.ts';
+import { REDACTED } from '../volume/guard.ts';
 import { landingOf, newOpId } from './pull.test-kit.ts';
 import { EXPIRY_MARGIN_MS, stagingName } from './pull-staging.ts';
-import { REDACTED } from '../volume/guard.ts';
 
 const body = Buffer.alloc(70_000, 5);
 

@@ -14,11 +14,11 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
+import { freeLandingRefused } from '../runtime/redacted-values.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
 import { clean, join } from '../volume/pathutil.ts';
 import { atPath, errCode, identityOf, sameIdentity } from '../volume/root.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
-import { freeLandingRefused } from '../runtime/redacted-values.ts';
 import { checkName } from './pull-landing.ts';
 import { DATA, isOpId, PullStaging, StagingNotOurs } from './pull-staging.ts';
 
@@ -27,7 +27,7 @@ const { O_RDONLY, O_DIRECTORY } = fs.constants;
 export function pullPlace(ctx: OpContext, req: OpRequestOf<'pull-place'>): Result {
   const opId = req.pullOp;
   const name = req.to ?? '';
-  if (!isOpId(opId) || name === '') return fail('bad_path', 'a placement needs the pull\'s op id and the name it lands as');
+  if (!isOpId(opId) || name === '') return fail('bad_path', "a placement needs the pull's op id and the name it lands as");
   const folder = clean(req.path);
   const final = join(folder, name);
   const gone = (why: string) => fail('not_found', `the file pull ${opId} downloaded is no longer staged (${why}); nothing was placed: pull it again`);

@@ -25,11 +25,11 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { TEMP_PREFIX } from '../runtime/working-files.ts';
 import { isEditName } from '../../lib/protocol/working-names.ts';
+import { TEMP_PREFIX } from '../runtime/working-files.ts';
+import { bestEffort } from '../volume/failure.ts';
 import { atPath, fdPath } from '../volume/root.ts';
 import { StagingFolder, StagingMissing, type StagingTerms } from '../volume/staging-folder.ts';
-import { bestEffort } from '../volume/failure.ts';
 
 const { O_RDONLY, O_WRONLY } = fs.constants;
 

@@ -1,12 +1,12 @@
-import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
-import type { ExecuteOptions, OpCall, OpRequestOf } from '../runtime/types.ts';
+import { after, test } from 'node:test';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Request } from '../pull/connect.ts';
+import type { ExecuteOptions, OpCall, OpRequestOf } from '../runtime/types.ts';
+import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
 import { newOpId, pulled } from './pull.test-kit.ts';
 import { stagingName } from './pull-staging.ts';
 
@@ -39,7 +39,11 @@ function pullReq(url: string, folder = 'config', extra: Partial<OpRequestOf<'pul
   return { op: 'pull', path: folder, pull: { url, env: { ...ALLOW, ...env } }, ...rest };
 }
 
-const noWorkingFiles = (root: string) => assert.deepEqual(tree(root).filter((p) => /\.felis-edit-[0-9a-f]{12}/.test(p)), []);
+const noWorkingFiles = (root: string) =>
+  assert.deepEqual(
+    tree(root).filter((p) => /\.felis-edit-[0-9a-f]{12}/.test(p)),
+    [],
+  );
 
 test('a pull lands under the URL path name, fsynced, chowned, with its bytes and progress', async () => {
   const o = await origin({ '/mods/Some%20Mod.jar': (_q, res) => res.writeHead(200, { 'content-length': body.length }).end(body) });
@@ -102,7 +106,7 @@ test("a server's name is held to the name rule: not UTF-8, a control or a bidire
   const named = (disposition: string) => (_q: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200, { 'content-disposition': disposition, 'content-length': 1 }).end(Buffer.from('x'));
   const o = await origin({
     '/latin1.jar': named('attachment; filename="caf\xe9.jar"'),
-    '/ext.jar': named("attachment; filename=\"fallback.jar\"; filename*=UTF-8''caf%E9.jar"),
+    '/ext.jar': named('attachment; filename="fallback.jar"; filename*=UTF-8\'\'caf%E9.jar'),
     '/bidi.jar': named(`attachment; filename="${raw('evil\u202egpj.jar')}"`),
     '/bidi-ext.jar': named("attachment; filename*=UTF-8''evil%E2%80%AEgpj.jar"),
     '/bell.jar': named("attachment; filename*=UTF-8''ring%07.jar"),
@@ -122,7 +126,7 @@ test("a server's name is held to the name rule: not UTF-8, a control or a bidire
     assert.equal(r.code, 'bad_name', `${path}: ${JSON.stringify(r)}`);
     assert.match(r.error!, why, path);
   }
-  assert.deepEqual(snapshot(w.root), before, 'nothing placed, not even under the URL\'s name');
+  assert.deepEqual(snapshot(w.root), before, "nothing placed, not even under the URL's name");
   noWorkingFiles(w.root);
   assert.equal((await pulled(w, pullReq(`${o.base}/utf8`))).to, 'config/été.jar');
   assert.equal((await pulled(w, pullReq(`${o.base}/bare.jar`))).to, 'config/bare.jar', 'a disposition without a name: the URL names it');
@@ -274,7 +278,11 @@ test('a pull stages without placing: its staging at the root holds the bytes and
   assert.deepEqual(JSON.parse(fs.readFileSync(`${staging}/pull.json`, 'utf8')), { v: 1, op: opId, path: 'config', name: 'x.jar', expires: now + 600_000 });
   assert.equal(fs.statSync(staging).mode & 0o777, 0o700);
   const listed = await w.run({ op: 'list', path: '' });
-  assert.equal(listed.entries!.some((e) => e.name.startsWith('.felis-edit-')), false, 'a listing skips it');
+  assert.equal(
+    listed.entries!.some((e) => e.name.startsWith('.felis-edit-')),
+    false,
+    'a listing skips it',
+  );
   // Without its op id a pull could never be placed: it does not run.
   await assert.rejects(w.run(pullReq(`${o.base}/x.jar`, 'config', { to: 'y.jar' })), /op id/);
 });

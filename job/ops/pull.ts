@@ -22,17 +22,17 @@
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
 import { formatProgressLine } from '../../lib/protocol/result.ts';
+import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, openPull, PullFailed } from '../pull/connect.ts';
+import { PolicyError, PullRefused, policyFromEnv } from '../pull/guard.ts';
+import { suggestedName } from '../pull/name.ts';
+import { FileSink } from '../pull/sink.ts';
+import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime/types.ts';
+import { freeBytes, trashBytes } from '../trash/room.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
 import { clean, join } from '../volume/pathutil.ts';
 import { errCode } from '../volume/root.ts';
-import { GAME_GID, GAME_UID, type OpContext, type OpRequestOf } from '../runtime/types.ts';
-import { freeBytes, trashBytes } from '../trash/room.ts';
 import { checkName } from './pull-landing.ts';
-import { isOpId, keepSecondsFrom, PullStaging, DATA } from './pull-staging.ts';
-import { openPull, PullFailed, CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../pull/connect.ts';
-import { policyFromEnv, PolicyError, PullRefused } from '../pull/guard.ts';
-import { suggestedName } from '../pull/name.ts';
-import { FileSink } from '../pull/sink.ts';
+import { DATA, isOpId, keepSecondsFrom, PullStaging } from './pull-staging.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 

@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
 import { formatResultLine, RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
-import { makeWorld, content, sha256, OUTSIDE_TEXT, SECRET_TEXT, PROPS } from '../testing/world.ts';
+import { content, makeWorld, OUTSIDE_TEXT, PROPS, SECRET_TEXT, sha256 } from '../testing/world.ts';
 
 test('a read returns the bytes, binary-safe through the result line', async () => {
   const w = makeWorld();

@@ -4,14 +4,15 @@
  *
  * @module
  */
-import fs from 'node:fs';
+
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
+import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../runtime/types.ts';
+import { withheldRule } from '../runtime/withheld.ts';
 import { fail, failure, msg } from '../volume/failure.ts';
 import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../volume/guard.ts';
-import { withheldRule } from '../runtime/withheld.ts';
 import { identityOf, sameIdentity } from '../volume/root.ts';
-import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../runtime/types.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { test } from 'node:test';
 import { makeWorld, snapshot } from '../testing/world.ts';
 
 const mv = (path: string, to: string) => ({ op: 'rename' as const, path, to });
@@ -48,7 +48,15 @@ test('an existing destination is exists and both stay; a missing destination fol
 
 test('the root on either side is bad_path', async () => {
   const w = makeWorld();
-  for (const [from, to] of [['', 'x'], ['.', 'x'], ['./', 'x'], ['config/..', 'x'], ['config', ''], ['config', '.'], ['server.properties', 'config/..']]) {
+  for (const [from, to] of [
+    ['', 'x'],
+    ['.', 'x'],
+    ['./', 'x'],
+    ['config/..', 'x'],
+    ['config', ''],
+    ['config', '.'],
+    ['server.properties', 'config/..'],
+  ]) {
     assert.deepEqual(await w.run(mv(from, to)), { code: 'bad_path', error: "the server's root folder cannot be moved" }, `${from} -> ${to}`);
   }
 });

@@ -8,16 +8,16 @@
 import fs from 'node:fs';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg } from '../volume/failure.ts';
+import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../runtime/moved-links.ts';
+import { freeLandingRefused } from '../runtime/redacted-values.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { holdsEntry, withheldEntry } from '../runtime/withheld.ts';
+import { sweepStale } from '../runtime/working-files.ts';
 import { isOpened, openEntry } from '../volume/entry.ts';
+import { bestEffort, fail, failure, msg } from '../volume/failure.ts';
 import { isGuarded, managedMessage, renameGuardIdentities } from '../volume/guard.ts';
 import { clean, dir } from '../volume/pathutil.ts';
 import { errCode, identityOf, isNotExist, Parent } from '../volume/root.ts';
-import { holdsEntry, withheldEntry } from '../runtime/withheld.ts';
-import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../runtime/moved-links.ts';
-import { sweepStale } from '../runtime/working-files.ts';
-import { freeLandingRefused } from '../runtime/redacted-values.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 
 export const ROOT_MESSAGE = "the server's root folder cannot be moved";
 

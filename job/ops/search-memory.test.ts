@@ -4,12 +4,13 @@
  * folder of 200,000 empty files beside a few nested ones, and answers, whether almost nothing
  * matches or everything does.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 
@@ -34,7 +35,11 @@ after(() => {
 });
 
 function search(q: string, limit: string): Result {
-  const r = spawnSync(process.execPath, [...HEAP, MAIN, 'files', '--op', 'search', '--path', '', '--worlds-root', root, '--q', q, '--limit', limit], { encoding: 'utf8', maxBuffer: 16 << 20, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...HEAP, MAIN, 'files', '--op', 'search', '--path', '', '--worlds-root', root, '--q', q, '--limit', limit], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, r.stderr.slice(0, 2000));
   const line = r.stdout.split('\n').find((l) => l.startsWith(RESULT_PREFIX))!;
   return JSON.parse(line.slice(RESULT_PREFIX.length)) as Result;
@@ -42,7 +47,10 @@ function search(q: string, limit: string): Result {
 
 test('a search of a 200,000-entry folder is answered with a 16 MiB heap: few matches', { timeout: 90_000 }, () => {
   const res = search('needle', '1000');
-  assert.deepEqual(res.matches!.map((m) => m.path), ['big/Needle.txt', 'big/name-1.d/deeper/needle.dat']);
+  assert.deepEqual(
+    res.matches!.map((m) => m.path),
+    ['big/Needle.txt', 'big/name-1.d/deeper/needle.dat'],
+  );
   assert.equal(res.truncated, undefined);
   assert.equal(res.scanned, COUNT + 5);
 });

@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { test } from 'node:test';
+import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT } from '../../lib/protocol/limits.ts';
 import { formatResultLine } from '../../lib/protocol/result.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
-import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT } from '../../lib/protocol/limits.ts';
-import { WorldRoot } from '../volume/root.ts';
 import { makeWorld, openFds, type World } from '../testing/world.ts';
+import { WorldRoot } from '../volume/root.ts';
 import { searchTree } from './search.ts';
 
 const paths = (r: { matches?: { path: string }[] }) => (r.matches ?? []).map((m) => m.path);
@@ -131,13 +131,16 @@ test('a link is a match by its own name but never descended, inside the world or
   assert.deepEqual(paths(r), ['level-link', 'real/level.dat']);
   const links = await w.run({ op: 'search', path: '', q: '*link' } as never);
   assert.deepEqual(paths(links), ['in-link', 'level-link', 'out-link']);
-  assert.ok(links.matches!.every((m) => m.is_dir === false), 'a link is not a folder');
+  assert.ok(
+    links.matches!.every((m) => m.is_dir === false),
+    'a link is not a folder',
+  );
   // The search path itself may go through a link inside (as a listing's does); never out.
   assert.deepEqual(paths(await w.run({ op: 'search', path: 'in-link', q: 'level' } as never)), ['in-link/level.dat']);
   assert.equal((await w.run({ op: 'search', path: 'out-link', q: 'level' } as never)).code, 'bad_path');
 });
 
-test('the ops\' working files and folders are never shown nor entered', async () => {
+test("the ops' working files and folders are never shown nor entered", async () => {
   const w = makeWorld();
   write(w, 'world/.felis-edit-0123456789ab', 'temp');
   write(w, '.felis-unzip-0123456789ab/level.dat');
@@ -198,11 +201,15 @@ test('names that are not UTF-8: sorted by their bytes, shown as a listing decode
   fs.writeFileSync(at(Buffer.from([0x64, 0xfe]), Buffer.from('/x.log')), 'xx');
   const r = await w.run({ op: 'search', path: 'raw', q: '.log' } as never);
   assert.deepEqual(paths(r), ['raw/d\uFFFD/x.log', 'raw/f\uFFFD.log', 'raw/z.log', 'raw/é.log']);
-  assert.deepEqual(r.matches!.map((m) => m.size), [2, 0, 0, 2], 'each stat\'ed by its own bytes');
+  assert.deepEqual(
+    r.matches!.map((m) => m.size),
+    [2, 0, 0, 2],
+    "each stat'ed by its own bytes",
+  );
   assert.deepEqual(paths(await w.run({ op: 'search', path: 'raw', q: 'É.L' } as never)), ['raw/é.log']);
 });
 
-test('a long walk lets the event loop turn (a browse Pod\'s other requests do not wait for it)', async () => {
+test("a long walk lets the event loop turn (a browse Pod's other requests do not wait for it)", async () => {
   const w = makeWorld();
   for (let i = 0; i < 1000; i++) write(w, `big/${i}.dat`);
   const root = WorldRoot.open(w.root);

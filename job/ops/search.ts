@@ -25,14 +25,14 @@
  * @module
  */
 import fs from 'node:fs';
-import type { Result, SearchMatch } from '../../lib/protocol/result.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';
+import type { Result, SearchMatch } from '../../lib/protocol/result.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { type WithheldRule, withheldRule } from '../runtime/withheld.ts';
+import { isWorkingName } from '../runtime/working-files.ts';
 import { fail, failure } from '../volume/failure.ts';
 import { clean } from '../volume/pathutil.ts';
 import { atPath, fdPath, type WorldRoot } from '../volume/root.ts';
-import { withheldRule, type WithheldRule } from '../runtime/withheld.ts';
-import { isWorkingName } from '../runtime/working-files.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
 import { entryOf } from './list.ts';
 import { nameMatcher, queryLength } from './name-match.ts';
 

@@ -1,19 +1,19 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { test } from 'node:test';
 import type { SevenZipModuleFactory } from '7z-wasm';
-import { makeWorld, type World } from '../testing/world.ts';
-import type { ForgedTar } from '../archive/forge.test-kit.ts';
 import { forge7z } from '../archive/7z.test-kit.ts';
+import type { ForgedTar } from '../archive/forge.test-kit.ts';
+import { hostileSuite } from '../archive/hostile-suite.test-kit.ts';
 import { forgeRar, forgeRar4, forgeRar5 } from '../archive/rar.test-kit.ts';
 import { IN_FLIGHT, OUT_CHUNK, SevenZipRun } from '../archive/sevenzip.ts';
-import { readWasm } from '../archive/wasm.ts';
 import { ArchiveTooLargeError, attributesKind, MAX_ENTRIES, methodMemory, SevenZipPass } from '../archive/sevenzip-pass.ts';
+import { readWasm } from '../archive/wasm.ts';
+import { makeWorld, type World } from '../testing/world.ts';
 import { refused, unzip } from './unzip.test-kit.ts';
-import { hostileSuite } from '../archive/hostile-suite.test-kit.ts';
 
 /** 7zz.wasm as the ArrayBuffer the factory takes. */
 function wasmBytes(): ArrayBuffer {
@@ -60,22 +60,54 @@ for (const [label, ending, forge] of FORMATS) {
     assert.equal(fs.readFileSync(w.p('empty.txt')).length, 0);
     assert.ok(fs.statSync(w.p('empty')).isDirectory());
     assert.equal(fs.statSync(w.p('run.sh')).mode & 0o777, 0o755, label);
-    assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-unzip-')), [], 'no working folder left');
+    assert.deepEqual(
+      fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-unzip-')),
+      [],
+      'no working folder left',
+    );
   });
 
   test(`${label}: hostile entries are refused with the zip codes and nothing changes`, async () => {
     const cases: [string, ForgedTar[], string][] = [
-      ['slip', [{ name: 'ok.txt', data: 'x' }, { name: '../evil.txt', data: 'x' }], 'archive_unsafe'],
+      [
+        'slip',
+        [
+          { name: 'ok.txt', data: 'x' },
+          { name: '../evil.txt', data: 'x' },
+        ],
+        'archive_unsafe',
+      ],
       ['deep slip', [{ name: 'a/../../evil.txt', data: 'x' }], 'archive_unsafe'],
       ['backslash slip', [{ name: '..\\evil.txt', data: 'x' }], 'archive_unsafe'],
       ['absolute', [{ name: '/etc/evil', data: 'x' }], 'archive_unsafe'],
       ['drive', [{ name: 'C:/evil', data: 'x' }], 'archive_unsafe'],
       ['working name', [{ name: 'plugins/.felis-edit-0123456789ab', data: 'x' }], 'archive_unsafe'],
-      ['duplicate', [{ name: 'a.txt', data: 'x' }, { name: 'a.txt', data: 'y' }], 'archive_invalid'],
-      ['file/folder clash', [{ name: 'a', data: 'x' }, { name: 'a/b', data: 'y' }], 'archive_invalid'],
+      [
+        'duplicate',
+        [
+          { name: 'a.txt', data: 'x' },
+          { name: 'a.txt', data: 'y' },
+        ],
+        'archive_invalid',
+      ],
+      [
+        'file/folder clash',
+        [
+          { name: 'a', data: 'x' },
+          { name: 'a/b', data: 'y' },
+        ],
+        'archive_invalid',
+      ],
       ['damaged data (CRC)', [{ name: 'a.txt', data: 'hello', badChecksum: true }], 'archive_invalid'],
     ];
-    cases.push(['symlink', [{ name: 'ok', data: 'x' }, { name: 'ln', type: '2', linkname: '../../etc/passwd' }], 'archive_symlink']);
+    cases.push([
+      'symlink',
+      [
+        { name: 'ok', data: 'x' },
+        { name: 'ln', type: '2', linkname: '../../etc/passwd' },
+      ],
+      'archive_symlink',
+    ]);
     cases.push(['FIFO', [{ name: 'fifo', type: '6' }], 'archive_unsafe']);
     cases.push(['char device', [{ name: 'dev', type: '3', mode: 0o020644 }], 'archive_unsafe']);
     if (label === 'rar5') cases.push(['hard link', [{ name: 'hl', type: '1', linkname: 'server.properties' }], 'archive_unsafe']);
@@ -89,7 +121,16 @@ for (const [label, ending, forge] of FORMATS) {
 
   test(`${label}: __MACOSX entries are skipped (their data too); a clash with the server and a full volume are refused`, async () => {
     const w = makeWorld();
-    put(w, `m${ending}`, forge([{ name: '__MACOSX/._a', data: 'fork' }, { name: 'a.txt', data: 'aaa' }, { name: '__MACOSX/._b', data: 'fork2' }, { name: 'b.txt', data: 'bb' }]));
+    put(
+      w,
+      `m${ending}`,
+      forge([
+        { name: '__MACOSX/._a', data: 'fork' },
+        { name: 'a.txt', data: 'aaa' },
+        { name: '__MACOSX/._b', data: 'fork2' },
+        { name: 'b.txt', data: 'bb' },
+      ]),
+    );
     assert.deepEqual(await unzip(w, `m${ending}`), { files: 2, bytes: 5 });
     assert.equal(fs.readFileSync(w.p('a.txt'), 'utf8'), 'aaa');
     assert.equal(fs.readFileSync(w.p('b.txt'), 'utf8'), 'bb');
@@ -104,7 +145,10 @@ for (const [label, ending, forge] of FORMATS) {
 
   test(`${label}: a truncated archive and a lying size are archive_invalid, nothing changed`, async () => {
     const w = makeWorld();
-    const whole = forge([{ name: 'a.bin', data: randomBytes(50_000) }, { name: 'b.txt', data: 'b' }]);
+    const whole = forge([
+      { name: 'a.bin', data: randomBytes(50_000) },
+      { name: 'b.txt', data: 'b' },
+    ]);
     put(w, `t${ending}`, whole.subarray(0, whole.length - 30_000));
     assert.equal((await refused(w, `t${ending}`)).code, 'archive_invalid');
     put(w, `s${ending}`, forge([{ name: 'a.txt', data: 'hello', declaredSize: 3 }]));
@@ -142,7 +186,7 @@ test('a 7z made by 7-Zip itself (LZMA2, solid) extracts to the same bytes', asyn
   for (const [f, b] of Object.entries(files)) assert.deepEqual(fs.readFileSync(w.p(`x/${f}`)), b, f);
 });
 
-test('7-Zip\'s attributes and methods are read as stated', () => {
+test("7-Zip's attributes and methods are read as stated", () => {
   assert.deepEqual(attributesKind('D drwxr-xr-x'), { kind: 'dir', perm: 0o755 });
   assert.deepEqual(attributesKind(' -rwsr-x--T'), { kind: 'file', perm: 0o4750 & 0o777 });
   assert.deepEqual(attributesKind('A lrwxrwxrwx'), { kind: 'symlink', perm: 0o777 });
@@ -227,15 +271,30 @@ test('one volume of a multi-volume RAR (4 or 5) is archive_invalid', async () =>
 
 test('an archive listing more entries than the limit is refused as too large, at the first entry past it', async (t) => {
   const w = makeWorld();
-  for (const [ending, bytes] of [['7z', forge7z], ['rar', forgeRar5]] as const) {
-    put(w, `many.${ending}`, bytes([{ name: 'a', data: 'a' }, { name: 'b', data: 'b' }, { name: 'c', data: 'c' }, { name: 'd', data: 'd' }]));
+  for (const [ending, bytes] of [
+    ['7z', forge7z],
+    ['rar', forgeRar5],
+  ] as const) {
+    put(
+      w,
+      `many.${ending}`,
+      bytes([
+        { name: 'a', data: 'a' },
+        { name: 'b', data: 'b' },
+        { name: 'c', data: 'c' },
+        { name: 'd', data: 'd' },
+      ]),
+    );
     const fd = fs.openSync(w.p(`many.${ending}`), 'r');
     t.after(() => fs.closeSync(fd));
     const pass = SevenZipPass.open(fd, ending, false, 3);
     let seen = 0;
-    await assert.rejects(async () => {
-      for (let e = await pass.next(); e; e = await pass.next()) seen++;
-    }, (e) => e instanceof ArchiveTooLargeError && /more than 3 entries/.test(e.message));
+    await assert.rejects(
+      async () => {
+        for (let e = await pass.next(); e; e = await pass.next()) seen++;
+      },
+      (e) => e instanceof ArchiveTooLargeError && /more than 3 entries/.test(e.message),
+    );
     pass.close();
     assert.equal(seen, 3);
   }
@@ -244,7 +303,10 @@ test('an archive listing more entries than the limit is refused as too large, at
 test('a 7z or rar of one entry more than MAX_ENTRIES (150,000) is too_large, naming the limit, and nothing changes', { timeout: 300_000 }, async () => {
   assert.equal(MAX_ENTRIES, 150_000, 'the stated limit of docs/archives.md');
   const many = Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `d${Math.floor(i / 1000)}/f${i}`, data: '' }));
-  for (const [ending, forge] of [['7z', forge7z], ['rar', forgeRar5]] as const) {
+  for (const [ending, forge] of [
+    ['7z', forge7z],
+    ['rar', forgeRar5],
+  ] as const) {
     const w = makeWorld();
     put(w, `many.${ending}`, forge(many));
     const r = await refused(w, `many.${ending}`);

@@ -2,14 +2,15 @@
  * Every tar format (plain and in each compression) against the hostile-entry suite, and the
  * formats' own round trips and damage.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { makeWorld } from '../testing/world.ts';
-import { forgeTar, type ForgedTar } from '../archive/forge.test-kit.ts';
-import { compress, type Codec } from '../archive/codec.test-kit.ts';
+import fs from 'node:fs';
+import { test } from 'node:test';
+import { type Codec, compress } from '../archive/codec.test-kit.ts';
+import { type ForgedTar, forgeTar } from '../archive/forge.test-kit.ts';
 import { hostileSuite } from '../archive/hostile-suite.test-kit.ts';
+import { makeWorld } from '../testing/world.ts';
 import { extractInChild, refused, unzip } from './unzip.test-kit.ts';
 
 const TAR_CARRIES = new Set(['symlink', 'hardlink', 'special', 'raw-name', 'pax', 'dir-entry', 'nul-name']);
@@ -44,7 +45,10 @@ for (const [format, ending, codec] of TARS.slice(1)) {
       const at = (f: string) => w.p(rel.includes('/') ? `sub/${f}` : f);
       assert.deepEqual(fs.readFileSync(at('big.bin')), tree[3]!.data);
       assert.equal(fs.statSync(at('run.sh')).mode & 0o777, 0o755);
-      assert.deepEqual(fs.readdirSync(w.p(rel.includes('/') ? 'sub' : '.')).filter((n) => n.startsWith('.felis-unzip')), []);
+      assert.deepEqual(
+        fs.readdirSync(w.p(rel.includes('/') ? 'sub' : '.')).filter((n) => n.startsWith('.felis-unzip')),
+        [],
+      );
     }
   });
 
@@ -212,7 +216,10 @@ test('50,000 entries of a tar.xz and a tar.zst extract with the peak memory of t
   const entries: ForgedTar[] = [];
   for (let i = 0; i < 50_000; i++) entries.push({ name: `d${i % 100}/f${i}.txt`, data: `file ${i}\n` });
   const tar = forgeTar(entries);
-  for (const [ending, codec] of [['.tar.xz', 'xz'], ['.tar.zst', 'zstd']] as const) {
+  for (const [ending, codec] of [
+    ['.tar.xz', 'xz'],
+    ['.tar.zst', 'zstd'],
+  ] as const) {
     const w = makeWorld();
     fs.writeFileSync(w.p(`big${ending}`), await compress(codec, tar));
     const { result, maxRssMiB } = await extractInChild(w, `big${ending}`);

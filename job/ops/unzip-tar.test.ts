@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import zlib from 'node:zlib';
+import { type ForgedTar, forgeTar } from '../archive/forge.test-kit.ts';
 import { makeWorld, openFds, type World } from '../testing/world.ts';
-import { forgeTar, type ForgedTar } from '../archive/forge.test-kit.ts';
 import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
 
 /** Writes a forged tar at `rel`, gzipped when the name says so. */
@@ -52,7 +52,10 @@ test('a tree packed by the tar tool (GNU long names, gzip) extracts to the same 
   fs.writeFileSync(path.join(src, 'level.dat'), randomBytes(700_000));
   fs.writeFileSync(path.join(src, 'ünï.txt'), 'utf8\n');
   fs.writeFileSync(path.join(src, 'empty.txt'), '');
-  for (const [rel, flags] of [['gnu.tar', ['--format=gnu', '-cf']], ['pax.tar.gz', ['--format=pax', '-czf']]] as const) {
+  for (const [rel, flags] of [
+    ['gnu.tar', ['--format=gnu', '-cf']],
+    ['pax.tar.gz', ['--format=pax', '-czf']],
+  ] as const) {
     execFileSync('tar', ['-C', src, ...flags, w.p(rel), '.']);
     const mine = path.join(w.base, `mine-${rel}`);
     fs.mkdirSync(mine);
@@ -68,11 +71,14 @@ test('a tree packed by the tar tool (GNU long names, gzip) extracts to the same 
   }
 });
 
-test('a pax path (long, UTF-8) is honoured and judged; a GBK name in a ustar header is decoded as a zip\'s is', async () => {
+test("a pax path (long, UTF-8) is honoured and judged; a GBK name in a ustar header is decoded as a zip's is", async () => {
   const w = makeWorld();
   const long = `mods/${'m'.repeat(200)}.jar`;
   const gbk = Buffer.from([0xb4, 0xe6, 0xb5, 0xb5, 0x2f, 0xcb, 0xb5, 0xc3, 0xf7, 0x2e, 0x74, 0x78, 0x74]); // 存档/说明.txt
-  put(w, 'p.tar', [{ name: 'ignored', paxPath: long, data: 'jar' }, { name: gbk, data: 'gbk' }]);
+  put(w, 'p.tar', [
+    { name: 'ignored', paxPath: long, data: 'jar' },
+    { name: gbk, data: 'gbk' },
+  ]);
   assert.deepEqual(await unzip(w, 'p.tar'), { files: 2, bytes: 6 });
   assert.equal(fs.readFileSync(w.p(long), 'utf8'), 'jar');
   assert.equal(fs.readFileSync(w.p('存档/说明.txt'), 'utf8'), 'gbk');
@@ -82,7 +88,7 @@ test('a pax path (long, UTF-8) is honoured and judged; a GBK name in a ustar hea
   assert.deepEqual([r.code, r.entry], ['archive_unsafe', '../../evil.txt']);
 });
 
-test('tar-slip in every spelling, __MACOSX and the editor\'s working names are judged as in a zip; nothing changes', async () => {
+test("tar-slip in every spelling, __MACOSX and the editor's working names are judged as in a zip; nothing changes", async () => {
   const cases: [string | Buffer, string][] = [
     ['../evil.txt', '../evil.txt'],
     ['a/../../evil.txt', 'a/../../evil.txt'],
@@ -96,7 +102,10 @@ test('tar-slip in every spelling, __MACOSX and the editor\'s working names are j
   const w = makeWorld();
   for (const [name, entry] of cases) {
     for (const rel of ['slip.tar', 'slip.tgz']) {
-      put(w, rel, [{ name: 'fine.txt', data: 'ok' }, { name, data: 'evil' }]);
+      put(w, rel, [
+        { name: 'fine.txt', data: 'ok' },
+        { name, data: 'evil' },
+      ]);
       const r = await refused(w, rel);
       assert.deepEqual([r.code, r.entry], ['archive_unsafe', entry], `${rel} ${String(name)}`);
       assert.match(r.error!, /leads outside the folder/);
@@ -109,7 +118,10 @@ test('tar-slip in every spelling, __MACOSX and the editor\'s working names are j
   assert.equal((await refused(w, 'self.tar')).code, 'archive_unsafe');
   put(w, 'work.tar', [{ name: 'x/.felis-unzip-0123456789ab/new/a', data: 'x' }]);
   assert.match((await refused(w, 'work.tar')).error!, /reserved for the editor's working files/);
-  put(w, 'mac.tar', [{ name: '__MACOSX/._a', data: 'x' }, { name: 'a', data: 'a' }]);
+  put(w, 'mac.tar', [
+    { name: '__MACOSX/._a', data: 'x' },
+    { name: 'a', data: 'a' },
+  ]);
   assert.deepEqual(await unzip(w, 'mac.tar'), { files: 1, bytes: 1 });
   assert.equal(fs.existsSync(w.p('__MACOSX')), false);
 });
@@ -136,12 +148,23 @@ test('a symlink is archive_symlink; a hard link, a device, a FIFO or an unknown 
 test('damaged tars and gzip streams are archive_invalid; nothing changes', async () => {
   const w = makeWorld();
   const large = randomBytes(600_000);
-  const good = forgeTar([{ name: 'ok.txt', data: 'fine' }, { name: 'a.bin', data: large }]);
+  const good = forgeTar([
+    { name: 'ok.txt', data: 'fine' },
+    { name: 'a.bin', data: large },
+  ]);
   const cases: [string, string, Buffer, RegExp][] = [
     ['data cut short', 't.tar', good.subarray(0, 512 * 3 + 100_000), /not a readable tar archive: Unexpected end of data/],
     ['a size that lies (more than the data)', 't.tar', forgeTar([{ name: 'a.bin', data: 'abc', declaredSize: 100_000 }]), /not a readable tar archive/],
     ['a header cut short', 't.tar', good.subarray(0, 1024 + 300), /not a readable tar archive/],
-    ['a bad header checksum', 't.tar', forgeTar([{ name: 'ok.txt', data: 'x' }, { name: 'a', data: 'y', badChecksum: true }]), /not a readable tar archive: Invalid tar header/],
+    [
+      'a bad header checksum',
+      't.tar',
+      forgeTar([
+        { name: 'ok.txt', data: 'x' },
+        { name: 'a', data: 'y', badChecksum: true },
+      ]),
+      /not a readable tar archive: Invalid tar header/,
+    ],
     ['not a tar at all', 't.tar', Buffer.alloc(4096, 'not a tar '), /not a readable tar archive/],
     ['a gzip stream cut short', 't.tgz', zlib.gzipSync(good).subarray(0, 200_000), /not a readable gzipped tar archive/],
     ['a corrupt gzip stream', 't.tar.gz', Buffer.concat([zlib.gzipSync(good).subarray(0, 100), Buffer.alloc(5000, 0xa5)]), /not a readable gzipped tar archive/],
@@ -156,9 +179,34 @@ test('damaged tars and gzip streams are archive_invalid; nothing changes', async
     assert.match(r.error!, /nothing was changed$/, what);
   }
   for (const [what, entries, entry, re] of [
-    ['the same file twice', [{ name: 'x/a', data: '1' }, { name: 'x/b', data: '2' }, { name: 'x\\a', data: '3' }], 'x/a', /twice/],
-    ['a file and a folder of one name', [{ name: 'a', data: '1' }, { name: 'a/b', data: '2' }], 'a', /both a file and a folder/],
-    ['a file and a folder entry of one name', [{ name: 'a/', type: '5' }, { name: './a', data: '2' }], 'a', /both a file and a folder/],
+    [
+      'the same file twice',
+      [
+        { name: 'x/a', data: '1' },
+        { name: 'x/b', data: '2' },
+        { name: 'x\\a', data: '3' },
+      ],
+      'x/a',
+      /twice/,
+    ],
+    [
+      'a file and a folder of one name',
+      [
+        { name: 'a', data: '1' },
+        { name: 'a/b', data: '2' },
+      ],
+      'a',
+      /both a file and a folder/,
+    ],
+    [
+      'a file and a folder entry of one name',
+      [
+        { name: 'a/', type: '5' },
+        { name: './a', data: '2' },
+      ],
+      'a',
+      /both a file and a folder/,
+    ],
     ['an empty archive', [], '', /nothing to extract/],
     ['only __MACOSX', [{ name: '__MACOSX/._a', data: 'x' }], '', /nothing to extract/],
   ] as [string, ForgedTar[], string, RegExp][]) {
@@ -172,13 +220,20 @@ test('damaged tars and gzip streams are archive_invalid; nothing changes', async
 
 test('an honest tar too big for the volume is no_space by the same sum; type conflicts and exists as for a zip', async () => {
   const w = makeWorld();
-  put(w, 's.tar', [{ name: 'd/a.txt', data: 'aaaa' }, { name: 'd/b.txt', data: 'bb' }]);
+  put(w, 's.tar', [
+    { name: 'd/a.txt', data: 'aaaa' },
+    { name: 'd/b.txt', data: 'bb' },
+  ]);
   const need = 6 + 3 * 4096;
   const short = await refused(w, 's.tar', {}, { statfs: () => ({ bavail: need - 1, bsize: 1 }) });
   assert.deepEqual([short.code, short.need, short.avail], ['no_space', need, need - 1]);
   assert.deepEqual(await unzip(w, 's.tar', {}, { statfs: () => ({ bavail: need, bsize: 1 }) }), { files: 2, bytes: 6 });
 
-  put(w, 'c.tgz', [{ name: 'server.properties', data: 'new' }, { name: 'config/paper.yml', data: 'new' }, { name: 'fresh', data: 'x' }]);
+  put(w, 'c.tgz', [
+    { name: 'server.properties', data: 'new' },
+    { name: 'config/paper.yml', data: 'new' },
+    { name: 'fresh', data: 'x' },
+  ]);
   const ex = await refused(w, 'c.tgz');
   assert.equal(ex.code, 'exists');
   assert.deepEqual(ex.conflicts, ['config/paper.yml', 'server.properties']);
@@ -195,11 +250,15 @@ test('a rename failure during placement of a tar rolls the tree back; descriptor
     { name: 'config/paper.yml', data: 'new paper' },
     { name: 'plugins/a.jar', data: randomBytes(300_000) },
   ];
-  await assertRollsBackAtEveryMove(() => {
-    const w = makeWorld();
-    put(w, 'u.tar.gz', entries);
-    return w;
-  }, 'u.tar.gz', 4);
+  await assertRollsBackAtEveryMove(
+    () => {
+      const w = makeWorld();
+      put(w, 'u.tar.gz', entries);
+      return w;
+    },
+    'u.tar.gz',
+    4,
+  );
   const w = makeWorld();
   put(w, 'u.tar.gz', entries);
   const fds = openFds();
@@ -221,7 +280,10 @@ test('a rename failure during placement of a tar rolls the tree back; descriptor
 
 test('progress for a tar ends at the total declared bytes and never goes backwards', async () => {
   const w = makeWorld();
-  put(w, 'p.tar', [{ name: 'a.bin', data: Buffer.alloc(100 << 10, 1) }, { name: 'b.bin', data: Buffer.alloc(100 << 10, 2) }]);
+  put(w, 'p.tar', [
+    { name: 'a.bin', data: Buffer.alloc(100 << 10, 1) },
+    { name: 'b.bin', data: Buffer.alloc(100 << 10, 2) },
+  ]);
   const lines: string[] = [];
   assert.equal((await unzip(w, 'p.tar', {}, { progress: (l) => lines.push(l) })).bytes, 200 << 10);
   const seen = lines.map((l) => JSON.parse(l.replace(/^FELIS-FILES-PROGRESS: /, '')) as { done: number; total: number });

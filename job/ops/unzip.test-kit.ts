@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { errnoError, type World } from '../testing/world.ts';
+import type { Result } from '../../lib/protocol/result.ts';
 import { treeDigest } from '../archive/forge.test-kit.ts';
 import type { ExecuteOptions } from '../runtime/types.ts';
-import type { Result } from '../../lib/protocol/result.ts';
+import { errnoError, type World } from '../testing/world.ts';
 
 export async function unzip(w: World, rel: string, extra: { overwrite?: boolean; to?: string } = {}, opts: ExecuteOptions = {}): Promise<Result> {
   return w.run({ op: 'unzip', path: rel, ...extra }, opts);
@@ -33,12 +33,17 @@ export async function assertRollsBackAtEveryMove(fresh: () => World, rel: string
     const before = treeDigest(w.base);
     let n = 0;
     await assert.rejects(
-      unzip(w, rel, { overwrite: true }, {
-        rename: (a, b) => {
-          if (++n === failAt) throw errnoError('EIO', 'injected');
-          fs.renameSync(a, b);
+      unzip(
+        w,
+        rel,
+        { overwrite: true },
+        {
+          rename: (a, b) => {
+            if (++n === failAt) throw errnoError('EIO', 'injected');
+            fs.renameSync(a, b);
+          },
         },
-      }),
+      ),
       /injected/,
     );
     assert.equal(treeDigest(w.base), before, `failure at move ${failAt}`);

@@ -1,15 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LEDGER_DIR } from '../runtime/withheld.ts';
-import fs from 'node:fs';
-import path from 'node:path';
-import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { errnoError, makeWorld, openFds, type World } from '../testing/world.ts';
-import { forgeZip, S_IFCHR, S_IFIFO, S_IFLNK, type Forged } from '../archive/forge.test-kit.ts';
-import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import zlib from 'node:zlib';
+import { type Forged, forgeZip, S_IFCHR, S_IFIFO, S_IFLNK } from '../archive/forge.test-kit.ts';
 import { forgeZipEntries, hostileSuite } from '../archive/hostile-suite.test-kit.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
+import { errnoError, makeWorld, openFds, type World } from '../testing/world.ts';
+import { assertRollsBackAtEveryMove, extractInChild, refused, unzip } from './unzip.test-kit.ts';
 
 function put(w: World, rel: string, entries: Forged[] | Buffer): void {
   fs.mkdirSync(path.dirname(w.p(rel)), { recursive: true });
@@ -39,7 +39,10 @@ test('extracts folders, files and implied parents; backslashes become slashes; 0
   assert.equal(chowned.length, 7);
   for (const c of chowned) assert.match(c, /\/\.felis-unzip-[0-9a-f]{12}\/new\/.* 1000:1000$/);
   assert.ok(fs.existsSync(w.p('pack.zip')));
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR),
+    [],
+  );
 });
 
 test('PACK.ZIP extracts; __MACOSX is skipped; GBK names without the UTF-8 flag are decoded; valid UTF-8 without the flag is kept', async () => {
@@ -70,7 +73,7 @@ test('a file with any execute bit gets 0755, any other 0644', async () => {
   assert.equal(fs.statSync(w.p('dos.txt')).mode & 0o777, 0o644);
 });
 
-test('zip-slip in every spelling, and the editor\'s working names, are archive_unsafe naming the entry after backslash normalisation; nothing changes', async () => {
+test("zip-slip in every spelling, and the editor's working names, are archive_unsafe naming the entry after backslash normalisation; nothing changes", async () => {
   const cases: [string | Buffer, string][] = [
     ['../evil.txt', '../evil.txt'],
     ['a/../../evil.txt', 'a/../../evil.txt'],
@@ -89,7 +92,10 @@ test('zip-slip in every spelling, and the editor\'s working names, are archive_u
   ];
   const w = makeWorld();
   for (const [name, entry] of cases) {
-    put(w, 'slip.zip', [{ name: 'fine.txt', data: 'ok' }, { name, data: 'evil' }]);
+    put(w, 'slip.zip', [
+      { name: 'fine.txt', data: 'ok' },
+      { name, data: 'evil' },
+    ]);
     const r = await refused(w, 'slip.zip');
     assert.equal(r.code, 'archive_unsafe', String(name));
     assert.equal(r.entry, entry, String(name));
@@ -116,18 +122,24 @@ test('a name the volume cannot hold is archive_unsafe with the entry before anyt
   const long = `d/${'n'.repeat(300)}.txt`;
   for (const folder of ['new', 'd']) {
     const name = folder === 'd' ? long : `new/${'n'.repeat(300)}.txt`;
-    put(w, 'n.zip', [{ name: 'ok.txt', data: 'ok' }, { name, data: 'x' }]);
+    put(w, 'n.zip', [
+      { name: 'ok.txt', data: 'ok' },
+      { name, data: 'x' },
+    ]);
     const r = await refused(w, 'n.zip');
     assert.deepEqual([r.code, r.entry], ['archive_unsafe', name], folder);
     assert.match(r.error!, /has a name of 304 bytes; a file or folder name has at most 255/);
   }
-  put(w, 'nul.zip', [{ name: 'fine.txt', data: 'ok' }, { name: Buffer.from('nul\0.txt'), data: 'x' }]);
+  put(w, 'nul.zip', [
+    { name: 'fine.txt', data: 'ok' },
+    { name: Buffer.from('nul\0.txt'), data: 'x' },
+  ]);
   const nul = await refused(w, 'nul.zip');
   assert.deepEqual([nul.code, nul.entry], ['archive_unsafe', 'nul\0.txt']);
   assert.match(nul.error!, /^nul<U\+0000>\.txt has a NUL byte in its name/);
 });
 
-test('a path fits PATH_MAX where it lands: the world path of every entry and the extraction\'s own spelling of it', async () => {
+test("a path fits PATH_MAX where it lands: the world path of every entry and the extraction's own spelling of it", async () => {
   const w = makeWorld();
   const part = (i: number) => String(i).padStart(2, '0').padEnd(200, 'p');
   const parts = (n: number) => Array.from({ length: n }, (_, i) => part(i)).join('/');
@@ -148,7 +160,10 @@ test('a path fits PATH_MAX where it lands: the world path of every entry and the
 
 test('a symlink entry is archive_symlink; a pipe or a device is archive_unsafe; nothing changes', async () => {
   const w = makeWorld();
-  put(w, 'l.zip', [{ name: 'ok.txt', data: 'x' }, { name: 'odd', data: '../outside/secret.txt', mode: S_IFLNK | 0o777 }]);
+  put(w, 'l.zip', [
+    { name: 'ok.txt', data: 'x' },
+    { name: 'odd', data: '../outside/secret.txt', mode: S_IFLNK | 0o777 },
+  ]);
   const r = await refused(w, 'l.zip');
   assert.equal(r.code, 'archive_symlink');
   assert.equal(r.entry, 'odd');
@@ -172,15 +187,48 @@ test('damaged or self-contradicting archives are archive_invalid with the entry;
     ['truncated deflate data, streamed', [{ name: 'a.bin', data: large, raw: zlib.deflateRawSync(randomBytes(600_000)).subarray(0, 300_000) }], 'a.bin', /damaged/],
     ['more bytes than declared', [{ name: 'a.bin', data, declaredSize: 9_000 }], 'a.bin', /damaged/],
     ['fewer bytes than declared', [{ name: 'a.bin', data, declaredSize: 11_000 }], 'a.bin', /damaged/],
-    ['a bad CRC', [{ name: 'ok.txt', data: 'fine' }, { name: 'a.bin', data, crc: 1234 }], 'a.bin', /CRC-32/],
+    [
+      'a bad CRC',
+      [
+        { name: 'ok.txt', data: 'fine' },
+        { name: 'a.bin', data, crc: 1234 },
+      ],
+      'a.bin',
+      /CRC-32/,
+    ],
     ['a bad CRC, stored', [{ name: 'a.bin', data, method: 0, crc: 99 }], 'a.bin', /CRC-32/],
     ['garbage deflate data', [{ name: 'a.bin', data, raw: Buffer.alloc(64, 0xff) }], 'a.bin', /damaged/],
-    ['the same file twice', [{ name: 'x/a', data: '1' }, { name: 'x/b', data: '2' }, { name: 'x\\a', data: '3' }], 'x/a', /twice/],
-    ['a file and a folder of one name', [{ name: 'a', data: '1' }, { name: 'a/b', data: '2' }], 'a', /both a file and a folder/],
+    [
+      'the same file twice',
+      [
+        { name: 'x/a', data: '1' },
+        { name: 'x/b', data: '2' },
+        { name: 'x\\a', data: '3' },
+      ],
+      'x/a',
+      /twice/,
+    ],
+    [
+      'a file and a folder of one name',
+      [
+        { name: 'a', data: '1' },
+        { name: 'a/b', data: '2' },
+      ],
+      'a',
+      /both a file and a folder/,
+    ],
     ['a file and a folder entry of one name', [{ name: 'a/' }, { name: './a', data: '2' }], 'a', /both a file and a folder/],
     ['an empty archive', [], '', /nothing to extract/],
     ['only __MACOSX', [{ name: '__MACOSX/._a', data: 'x' }], '', /nothing to extract/],
-    ['overlapping entries', [{ name: 'a.bin', data }, { name: 'b.bin', data, sameDataAs: 0 }], 'b.bin', /overlaps/],
+    [
+      'overlapping entries',
+      [
+        { name: 'a.bin', data },
+        { name: 'b.bin', data, sameDataAs: 0 },
+      ],
+      'b.bin',
+      /overlaps/,
+    ],
     ['an encrypted entry', [{ name: 'a.bin', data, extraFlags: 1 }], 'a.bin', /encrypted/],
   ];
   for (const [what, entries, entry, re] of cases) {
@@ -295,7 +343,10 @@ test('overwrite replaces files, merges folders, keeps unrelated files and adds n
   assert.equal(fs.readFileSync(w.p('plugins/new.jar'), 'utf8'), 'jar');
   assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), 'motd=new\n');
   assert.equal(fs.readFileSync(w.p('fresh/a/b.txt'), 'utf8'), 'b');
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR),
+    [],
+  );
 });
 
 test('type conflicts refuse even with overwrite, naming the server path; nothing inside or outside changes', async () => {
@@ -325,7 +376,10 @@ test('type conflicts refuse even with overwrite, naming the server path; nothing
 
 test('the space check needs exactly bytes + 4096 per file and folder', async () => {
   const w = makeWorld();
-  put(w, 's.zip', [{ name: 'd/a.txt', data: 'aaaa' }, { name: 'd/b.txt', data: 'bb' }]);
+  put(w, 's.zip', [
+    { name: 'd/a.txt', data: 'aaaa' },
+    { name: 'd/b.txt', data: 'bb' },
+  ]);
   const need = 6 + 3 * 4096;
   const short = await refused(w, 's.zip', {}, { statfs: () => ({ bavail: need - 1, bsize: 1 }) });
   assert.deepEqual([short.code, short.need, short.avail], ['no_space', need, need - 1]);
@@ -334,22 +388,46 @@ test('the space check needs exactly bytes + 4096 per file and folder', async () 
 
 test('when one syncfs is not available, every file is fsynced; ENOSPC at the second file is no_space and nothing changes', async () => {
   const w = makeWorld();
-  put(w, 'f.zip', [{ name: 'a.txt', data: 'a' }, { name: 'b.txt', data: 'b' }, { name: 'c.txt', data: 'c' }]);
+  put(w, 'f.zip', [
+    { name: 'a.txt', data: 'a' },
+    { name: 'b.txt', data: 'b' },
+    { name: 'c.txt', data: 'c' },
+  ]);
   // The extracted files, not the journal's own (which are fsynced whatever the volume offers).
   const staged = (fd: number) => fs.fstatSync(fd).isFile() && fs.readlinkSync(`/proc/self/fd/${fd}`).includes('/new/');
   let files = 0;
-  const r = await refused(w, 'f.zip', {}, {
-    syncfs: () => {
-      throw new Error('no syncfs here');
+  const r = await refused(
+    w,
+    'f.zip',
+    {},
+    {
+      syncfs: () => {
+        throw new Error('no syncfs here');
+      },
+      fsync: (fd) => {
+        if (staged(fd) && ++files === 2) throw errnoError('ENOSPC');
+      },
     },
-    fsync: (fd) => {
-      if (staged(fd) && ++files === 2) throw errnoError('ENOSPC');
-    },
-  });
+  );
   assert.equal(r.code, 'no_space');
   assert.match(r.error!, /filled up while extracting; nothing was changed/);
   let synced = 0;
-  assert.equal((await unzip(w, 'f.zip', {}, { syncfs: () => { throw new Error('no'); }, fsync: (fd) => void (staged(fd) && synced++) })).files, 3);
+  assert.equal(
+    (
+      await unzip(
+        w,
+        'f.zip',
+        {},
+        {
+          syncfs: () => {
+            throw new Error('no');
+          },
+          fsync: (fd) => void (staged(fd) && synced++),
+        },
+      )
+    ).files,
+    3,
+  );
   assert.equal(synced, 3);
 });
 
@@ -365,11 +443,15 @@ test('a rename failure at any placement move rolls the whole tree back; a clean 
   let moves = 0;
   assert.equal((await unzip(count, 'u.zip', { overwrite: true }, { rename: (a, b) => (moves++, fs.renameSync(a, b)) })).files, 4);
   assert.equal(moves, 6);
-  await assertRollsBackAtEveryMove(() => {
-    const w = makeWorld();
-    put(w, 'u.zip', entries);
-    return w;
-  }, 'u.zip', 6);
+  await assertRollsBackAtEveryMove(
+    () => {
+      const w = makeWorld();
+      put(w, 'u.zip', entries);
+      return w;
+    },
+    'u.zip',
+    6,
+  );
 });
 
 test('stale working folders are removed; lookalikes stay', async () => {
@@ -381,7 +463,10 @@ test('stale working folders are removed; lookalikes stay', async () => {
   put(w, 'ok.zip', [{ name: 'x.txt', data: 'x' }]);
   assert.equal((await unzip(w, 'ok.zip')).files, 1);
   assert.deepEqual(
-    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-unzip-')).sort(),
+    fs
+      .readdirSync(w.root)
+      .filter((n) => n.startsWith('.felis-unzip-'))
+      .sort(),
     ['.felis-unzip-0123456789', '.felis-unzip-0123456789abcd', '.felis-unzip-zzzzzzzzzzzz'],
   );
 });
@@ -389,7 +474,11 @@ test('stale working folders are removed; lookalikes stay', async () => {
 test('large entries stream from the archive; every descriptor is released and nothing else is closed', async () => {
   const w = makeWorld();
   const big = Buffer.from(Array.from({ length: 3 << 20 }, (_, i) => (i * 2654435761) >>> 24)); // incompressible enough
-  put(w, 'l.zip', [{ name: 'a.bin', data: big }, { name: 'b.bin', data: big.subarray(1 << 20) }, { name: 'c.txt', data: 'c' }]);
+  put(w, 'l.zip', [
+    { name: 'a.bin', data: big },
+    { name: 'b.bin', data: big.subarray(1 << 20) },
+    { name: 'c.txt', data: 'c' },
+  ]);
   const keep = fs.openSync(w.p('server.properties'), 'r');
   const fds = openFds();
   assert.equal((await unzip(w, 'l.zip')).files, 3);
@@ -402,7 +491,10 @@ test('large entries stream from the archive; every descriptor is released and no
 
 test('progress never goes backwards, ends at the total declared bytes, and prints at least twice', async () => {
   const w = makeWorld();
-  put(w, 'p.zip', [{ name: 'a.bin', data: Buffer.alloc(100 << 10, 1) }, { name: 'b.bin', data: Buffer.alloc(100 << 10, 2) }]);
+  put(w, 'p.zip', [
+    { name: 'a.bin', data: Buffer.alloc(100 << 10, 1) },
+    { name: 'b.bin', data: Buffer.alloc(100 << 10, 2) },
+  ]);
   const lines: string[] = [];
   assert.equal((await unzip(w, 'p.zip', {}, { progress: (l) => lines.push(l) })).bytes, 200 << 10);
   const seen = lines.map((l) => JSON.parse(l.replace(/^FELIS-FILES-PROGRESS: /, '')) as { done: number; total: number });

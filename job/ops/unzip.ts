@@ -7,32 +7,34 @@
  *
  * @module
  */
-import { formatRecoveredLine } from '../../lib/protocol/recovered.ts';
+
 import fs from 'node:fs';
+import { type ArchiveFormat, archiveFormat, SINGLE_FILE_FORMATS, UNSUPPORTED_ARCHIVE_MESSAGE } from '../../lib/files/archive-names.ts';
+import { formatRecoveredLine } from '../../lib/protocol/recovered.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
-import { secretMessage } from '../volume/guard.ts';
-import { linkedEntry, withheldRule } from '../runtime/withheld.ts';
-import { clean, dir } from '../volume/pathutil.ts';
-import { atPath } from '../volume/root.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
-import { pathHasWorkingName } from '../runtime/working-files.ts';
 import { extractAll, filledUp, fsyncTree } from '../archive/extract.ts';
 import { entryPathMax } from '../archive/names.ts';
-import { isRefusal, planArchive } from '../archive/plan.ts';
+import { FORMAT_NAMES, OutOfRoom, openPass, type PassScratch } from '../archive/open-pass.ts';
+import type { ArchivePass } from '../archive/pass.ts';
 import { place } from '../archive/place.ts';
-import { Journal } from '../journal/journal.ts';
-import { journalHooks } from './context.ts';
+import { isRefusal, planArchive } from '../archive/plan.ts';
 import { TargetCheck } from '../archive/target.ts';
 import { ArchiveReadError, ZipPass } from '../archive/zip-reader.ts';
-import type { ArchivePass } from '../archive/pass.ts';
-import { FORMAT_NAMES, OutOfRoom, openPass, type PassScratch } from '../archive/open-pass.ts';
-import { archiveFormat, SINGLE_FILE_FORMATS, UNSUPPORTED_ARCHIVE_MESSAGE, type ArchiveFormat } from '../../lib/files/archive-names.ts';
-import { WORK_PREFIX, removeStaleWorkFolders } from '../volume/work-folder.ts';
+import { Journal } from '../journal/journal.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { linkedEntry, withheldRule } from '../runtime/withheld.ts';
+import { pathHasWorkingName } from '../runtime/working-files.ts';
 import { freeBytes, PER_ITEM_BYTES, roomFor, trashBytes } from '../trash/room.ts';
+import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
+import { secretMessage } from '../volume/guard.ts';
+import { clean, dir } from '../volume/pathutil.ts';
+import { atPath } from '../volume/root.ts';
+import { removeStaleWorkFolders, WORK_PREFIX } from '../volume/work-folder.ts';
+import { journalHooks } from './context.ts';
 
 const { O_RDONLY, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+
 import { settleExtracted } from '../runtime/redacted-values.ts';
 
 /** Opens the destination folder: `to` when given, else the archive's own folder. */
@@ -76,15 +78,7 @@ export async function unzip(ctx: OpContext, req: OpRequestOf<'unzip'>): Promise<
   }
 }
 
-async function extractInto(
-  ctx: OpContext,
-  req: OpRequestOf<'unzip'>,
-  name: string,
-  format: ArchiveFormat,
-  archiveFd: number,
-  destFd: number,
-  destRel: string,
-): Promise<Result> {
+async function extractInto(ctx: OpContext, req: OpRequestOf<'unzip'>, name: string, format: ArchiveFormat, archiveFd: number, destFd: number, destRel: string): Promise<Result> {
   const unreadable = (e: ArchiveReadError) =>
     e.name === 'ArchiveTooLargeError'
       ? fail('too_large', `${name} cannot be extracted: ${e.message}; nothing was changed`)
@@ -170,7 +164,16 @@ async function extractInto(
 }
 
 /** A single compressed file, decoded into `new/` (single.ts). */
-async function stageSingleFile(ctx: OpContext, req: OpRequestOf<'unzip'>, name: string, format: ArchiveFormat, archiveFd: number, newDir: string, check: TargetCheck, destRel: string): Promise<Result> {
+async function stageSingleFile(
+  ctx: OpContext,
+  req: OpRequestOf<'unzip'>,
+  name: string,
+  format: ArchiveFormat,
+  archiveFd: number,
+  newDir: string,
+  check: TargetCheck,
+  destRel: string,
+): Promise<Result> {
   const { stageSingle } = await import('../archive/single.ts');
   const throttle = new ProgressThrottle(ctx.progress);
   const room = freeBytes(ctx);
@@ -270,4 +273,3 @@ async function stageArchive(
   if (bad) return bad;
   return { files: plan.files, bytes: plan.bytes };
 }
-

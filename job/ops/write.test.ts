@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LEDGER_DIR } from '../runtime/withheld.ts';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { makeWorld, sha256, writeReq, errnoError, snapshot, OUTSIDE_TEXT, tree, openFds } from '../testing/world.ts';
+import { test } from 'node:test';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
+import { errnoError, makeWorld, OUTSIDE_TEXT, openFds, sha256, snapshot, tree, writeReq } from '../testing/world.ts';
 
 const TEMP = /^\.felis-edit-[0-9a-f]{12}$/;
 const noTemps = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith('.felis-edit-') && n !== LEDGER_DIR);
@@ -86,13 +86,21 @@ test('ENOSPC from fsync → no_space, original intact, no temp left; EDQUOT too'
   const w = makeWorld();
   const before = fs.readFileSync(w.p('server.properties'));
   for (const code of ['ENOSPC', 'EDQUOT']) {
-    const r = await w.run(writeReq('server.properties', 'replacement'), { fsync: () => { throw errnoError(code); } });
+    const r = await w.run(writeReq('server.properties', 'replacement'), {
+      fsync: () => {
+        throw errnoError(code);
+      },
+    });
     assert.deepEqual(r, { code: 'no_space', error: "the server's volume is full; server.properties was left unchanged" });
     assert.deepEqual(fs.readFileSync(w.p('server.properties')), before);
     assert.deepEqual(noTemps(w.root), []);
   }
   // Another fsync failure is bad_path (fail closed), also cleaned up.
-  const eio = await w.run(writeReq('server.properties', 'x'), { fsync: () => { throw errnoError('EIO'); } });
+  const eio = await w.run(writeReq('server.properties', 'x'), {
+    fsync: () => {
+      throw errnoError('EIO');
+    },
+  });
   assert.equal(eio.code, 'bad_path');
   assert.deepEqual(noTemps(w.root), []);
 });
@@ -264,7 +272,11 @@ test('create_only creates a new file; an existing file, folder or dangling link 
 
 test('temp file naming: random bytes failure is bad_path; the temp is created beside the target and removed on failure', async () => {
   const w = makeWorld();
-  const r = await w.run(writeReq('server.properties', 'x'), { randomBytes: () => { throw new Error('no entropy'); } });
+  const r = await w.run(writeReq('server.properties', 'x'), {
+    randomBytes: () => {
+      throw new Error('no entropy');
+    },
+  });
   assert.equal(r.code, 'bad_path');
   assert.match(r.error!, /no entropy/);
   let seenTemp = '';
@@ -281,7 +293,10 @@ test('temp file naming: random bytes failure is bad_path; the temp is created be
   const clash = await w.run(writeReq('server.properties', 'z'), { randomBytes: () => Buffer.alloc(6) });
   assert.equal(clash.code, 'bad_path');
   assert.equal(fs.readFileSync(w.p('.felis-edit-000000000000'), 'utf8'), 'keep');
-  assert.deepEqual(tree(w.root).filter((n) => n.startsWith('.felis-edit-')), ['.felis-edit-000000000000']);
+  assert.deepEqual(
+    tree(w.root).filter((n) => n.startsWith('.felis-edit-')),
+    ['.felis-edit-000000000000'],
+  );
 });
 
 test('NUL bytes in a write path are bad_path, and writes leak no fds', async () => {

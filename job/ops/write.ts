@@ -8,23 +8,15 @@
 import fs from 'node:fs';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { valuesKept } from '../runtime/redacted-values.ts';
+import { GAME_GID, GAME_UID, MAX_READ_BYTES, MAX_WRITE_BYTES, MAX_WRITE_LINK_HOPS, type OpContext, type OpRequestOf } from '../runtime/types.ts';
+import { isEntry, isWithheldName, linkedEntry, linkedMessage } from '../runtime/withheld.ts';
+import { sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
+import { replaceKeeping } from '../trash/replace.ts';
 import { bestEffort, fail, failure, msg, writeFailure } from '../volume/failure.ts';
 import { dir, join, leadsOutside } from '../volume/pathutil.ts';
 import { isNotExist, type Parent } from '../volume/root.ts';
-import {
-  GAME_GID,
-  GAME_UID,
-  MAX_READ_BYTES,
-  MAX_WRITE_BYTES,
-  MAX_WRITE_LINK_HOPS,
-  type OpContext,
-  type OpRequestOf,
-} from '../runtime/types.ts';
 import { readCapped, sha256Hex } from './read.ts';
-import { replaceKeeping } from '../trash/replace.ts';
-import { valuesKept } from '../runtime/redacted-values.ts';
-import { isEntry, isWithheldName, linkedEntry, linkedMessage } from '../runtime/withheld.ts';
-import { sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 

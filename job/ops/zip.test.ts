@@ -1,13 +1,13 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LEDGER_DIR } from '../runtime/withheld.ts';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { errnoError, makeWorld, PROPS, SECRET_TEXT } from '../testing/world.ts';
+import { test } from 'node:test';
 import { treeDigest } from '../archive/forge.test-kit.ts';
 import { packToStream, resolveSource } from '../archive/pack.ts';
+import { LEDGER_DIR } from '../runtime/withheld.ts';
+import { errnoError, makeWorld, PROPS, SECRET_TEXT } from '../testing/world.ts';
 import { WorldRoot } from '../volume/root.ts';
 
 const hasInfoZip = spawnSync('unzip', ['-v'], { stdio: 'ignore' }).status === 0;
@@ -33,7 +33,10 @@ test('pack a folder, extract it elsewhere: the trees are equal; the archive land
   fs.mkdirSync(w.p('copy'));
   assert.equal((await w.run({ op: 'unzip', path: 'world.zip', to: 'copy' })).files, 3);
   assert.equal(treeDigest(w.p('copy/world')), treeDigest(w.p('world')));
-  assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR), []);
+  assert.deepEqual(
+    fs.readdirSync(w.root).filter((n) => n.startsWith('.felis') && n !== LEDGER_DIR),
+    [],
+  );
 });
 
 test('a taken name moves on to "<name> (2).zip"; --to names the archive; an existing --to is exists; a --to that is no new name is bad_name', async () => {
@@ -46,7 +49,8 @@ test('a taken name moves on to "<name> (2).zip"; --to names the archive; an exis
   assert.ok(fs.existsSync(w.p('world/backup.zip')));
   const before = treeDigest(w.base);
   assert.equal((await w.run({ op: 'zip', path: 'world', to: 'world.zip' })).code, 'exists');
-  for (const to of ['a/b.zip', '..', '.felis-edit-0123456789ab', 'tab\t.zip', 'evil\u202epiz.zip', `${'n'.repeat(252)}.zip`]) assert.equal((await w.run({ op: 'zip', path: 'world', to })).code, 'bad_name', to);
+  for (const to of ['a/b.zip', '..', '.felis-edit-0123456789ab', 'tab\t.zip', 'evil\u202epiz.zip', `${'n'.repeat(252)}.zip`])
+    assert.equal((await w.run({ op: 'zip', path: 'world', to })).code, 'bad_name', to);
   assert.equal(treeDigest(w.base), before);
 });
 
@@ -84,7 +88,16 @@ test('the root (also through a link), a missing path and the secret itself canno
   fs.symlinkSync('..', w.p('world/up'));
   fs.symlinkSync('../outside', w.p('out'));
   const before = treeDigest(w.base);
-  for (const [p, code] of [['', 'bad_path'], ['.', 'bad_path'], ['world/up', 'bad_path'], ['world/..', 'bad_path'], ['out', 'bad_path'], ['../outside', 'bad_path'], ['nope', 'not_found'], ['config/paper-global.yml', 'bad_path']] as const) {
+  for (const [p, code] of [
+    ['', 'bad_path'],
+    ['.', 'bad_path'],
+    ['world/up', 'bad_path'],
+    ['world/..', 'bad_path'],
+    ['out', 'bad_path'],
+    ['../outside', 'bad_path'],
+    ['nope', 'not_found'],
+    ['config/paper-global.yml', 'bad_path'],
+  ] as const) {
     assert.equal((await w.run({ op: 'zip', path: p })).code, code, p);
   }
   assert.equal(treeDigest(w.base), before);
@@ -93,7 +106,14 @@ test('the root (also through a link), a missing path and the secret itself canno
 test('a failure while landing leaves no archive and no working file', async () => {
   const w = world();
   const before = treeDigest(w.base);
-  const r = await w.run({ op: 'zip', path: 'world' }, { fsync: () => { throw errnoError('ENOSPC'); } });
+  const r = await w.run(
+    { op: 'zip', path: 'world' },
+    {
+      fsync: () => {
+        throw errnoError('ENOSPC');
+      },
+    },
+  );
   assert.equal(r.code, 'no_space');
   assert.equal(treeDigest(w.base), before);
 });

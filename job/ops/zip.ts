@@ -9,13 +9,13 @@
 import fs from 'node:fs';
 import { NAME_MAX, newNameRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { landArchive } from '../archive/land.ts';
+import { packToStream, resolveSource, withPackNeed } from '../archive/pack.ts';
+import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { isWorkingName, reservedMessage } from '../runtime/working-files.ts';
 import { fail, failure, msg } from '../volume/failure.ts';
 import { dir, join } from '../volume/pathutil.ts';
 import { existsAt } from '../volume/root.ts';
-import type { OpContext, OpRequestOf } from '../runtime/types.ts';
-import { isWorkingName, reservedMessage } from '../runtime/working-files.ts';
-import { packToStream, resolveSource, withPackNeed } from '../archive/pack.ts';
-import { landArchive } from '../archive/land.ts';
 
 const { O_RDONLY, O_DIRECTORY } = fs.constants;
 /** Free names tried before giving up: `x.zip`, `x (2).zip`, ... `x (1000).zip`. */
@@ -58,9 +58,7 @@ export async function zip(ctx: OpContext, req: OpRequestOf<'zip'>): Promise<Resu
     if (typeof target !== 'string') return target;
     const final = join(folder, target);
 
-    const landed = await landArchive(ctx, { dirFd, name: target, final, readName: src.name, spill: true }, (out, spill, progress) =>
-      packToStream(ctx.root, src, out, progress, spill),
-    );
+    const landed = await landArchive(ctx, { dirFd, name: target, final, readName: src.name, spill: true }, (out, spill, progress) => packToStream(ctx.root, src, out, progress, spill));
     if (!('packed' in landed)) return withPackNeed(ctx.root, [src], landed);
     return { files: landed.packed.files, bytes: landed.size };
   } finally {

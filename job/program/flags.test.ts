@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags, FlagError, defaultFlags } from './flags.ts';
+import { test } from 'node:test';
+import { defaultFlags, FlagError, parseFlags } from './flags.ts';
 
 test('defaults', () => {
   const { flags } = parseFlags([]);
@@ -61,7 +61,11 @@ test('errors use Go flag messages', () => {
     [['--size', '_1'], 'invalid value "_1" for flag -size: parse error'],
   ];
   for (const [args, message] of cases) {
-    assert.throws(() => parseFlags(args), (e: unknown) => e instanceof FlagError && e.message === message, args.join(' '));
+    assert.throws(
+      () => parseFlags(args),
+      (e: unknown) => e instanceof FlagError && e.message === message,
+      args.join(' '),
+    );
   }
 });
 
@@ -83,13 +87,19 @@ test('-h and -help ask for help (not an unknown flag)', () => {
   assert.equal(parseFlags(['--help']).help, true);
 });
 
-test('a listing\'s query flags are absent unless given; given, they are read as given (an empty one too)', () => {
+test("a listing's query flags are absent unless given; given, they are read as given (an empty one too)", () => {
   const none = parseFlags(['--op', 'list', '--path', 'world']).flags;
   assert.equal('limit' in none || 'after' in none || 'q' in none, false);
   const { flags } = parseFlags(['--op', 'list', '--limit', '500', '--after', '-dash', '--q=']);
   assert.equal(flags.limit, 500);
   assert.equal(flags.after, '-dash');
   assert.equal(flags.q, '');
-  assert.throws(() => parseFlags(['--limit', 'ten']), (e: unknown) => e instanceof FlagError && e.message === 'invalid value "ten" for flag -limit: parse error');
-  assert.throws(() => parseFlags(['--after']), (e: unknown) => e instanceof FlagError && e.message === 'flag needs an argument: -after');
+  assert.throws(
+    () => parseFlags(['--limit', 'ten']),
+    (e: unknown) => e instanceof FlagError && e.message === 'invalid value "ten" for flag -limit: parse error',
+  );
+  assert.throws(
+    () => parseFlags(['--after']),
+    (e: unknown) => e instanceof FlagError && e.message === 'flag needs an argument: -after',
+  );
 });

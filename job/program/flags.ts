@@ -52,7 +52,12 @@ export interface FilesFlags {
 type Kind = 'string' | 'bool' | 'int';
 
 const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
-  op: { key: 'op', kind: 'string', usage: 'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull, pull-place, trash-list, trash-restore, trash-purge' },
+  op: {
+    key: 'op',
+    kind: 'string',
+    usage:
+      'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull, pull-place, trash-list, trash-restore, trash-purge',
+  },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
   'worlds-root': { key: 'worldsRoot', kind: 'string', usage: 'mount path of the world PVC' },
@@ -65,7 +70,11 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   overwrite: { key: 'overwrite', kind: 'bool', usage: 'upload or unzip may replace files' },
   serve: { key: 'serve', kind: 'bool', usage: 'serve list and read on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*)' },
   edit: { key: 'edit', kind: 'bool', usage: 'with --serve: make one small change per call for a caller holding the world lock (POST /op), instead of serving list and read' },
-  receive: { key: 'receive', kind: 'bool', usage: 'receive uploads on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*, FELIS_RECEIVE_ONCE); with --op write, receive the content there instead of from FELIS_FILE_CONTENT_*' },
+  receive: {
+    key: 'receive',
+    kind: 'bool',
+    usage: 'receive uploads on the Pod address until idle (env FELIS_POD_IP, FELIS_SERVE_*, FELIS_RECEIVE_ONCE); with --op write, receive the content there instead of from FELIS_FILE_CONTENT_*',
+  },
   limit: { key: 'limit', kind: 'int', usage: 'list: at most this many entries, in byte order of name (a paged listing); search: at most this many matches' },
   after: { key: 'after', kind: 'string', usage: 'list: start strictly after this name (a paged listing)' },
   q: { key: 'q', kind: 'string', usage: 'list: only names containing this text, any case (a paged listing); search: the name or glob to find' },

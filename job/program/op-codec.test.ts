@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type JobParams, renderFilesJob } from '../../lib/job-spec/render.ts';
 import { CONTRACTS, contractOf, OPS, type Op, type OpFields } from '../../lib/protocol/ops.ts';
-import { renderFilesJob, type JobParams } from '../../lib/job-spec/render.ts';
 import { parseFlags } from './flags.ts';
 
 /**
@@ -23,18 +23,33 @@ const SAMPLES: { [K in Op]: OpFields<K>[] } = {
     { sourceUrl: 'http://10.0.0.1:8420/x', size: 12, sha256: 'c'.repeat(64), overwrite: false },
     { sourceUrl: 'http://10.0.0.1:8420/x', size: -1, sha256: '', overwrite: true },
   ],
-  unzip: [{ overwrite: false, to: '' }, { overwrite: true, to: 'out/dir' }],
+  unzip: [
+    { overwrite: false, to: '' },
+    { overwrite: true, to: 'out/dir' },
+  ],
   zip: [{ to: '' }, { to: 'a.zip' }],
   search: [{}, { q: '*.yml' }, { q: 'x', limit: 10 }],
   copy: [{ to: '' }, { to: 'b copy' }, { to: '', maxSize: 0 }, { to: 'c', maxSize: 1 << 26 }],
   'delete-many': [{}],
   'move-many': [{}],
   'chmod-many': [{}],
-  pull: [{ url: 'https://example.com/a.jar', to: '' }, { url: 'https://example.com/a', to: 'b.jar' }],
-  compress: [{ format: 'zip', to: '' }, { format: 'tar.gz', to: 'x.tar.gz' }],
+  pull: [
+    { url: 'https://example.com/a.jar', to: '' },
+    { url: 'https://example.com/a', to: 'b.jar' },
+  ],
+  compress: [
+    { format: 'zip', to: '' },
+    { format: 'tar.gz', to: 'x.tar.gz' },
+  ],
   'trash-list': [{}, { after: '0123456789abcdef', limit: 20 }],
-  'trash-restore': [{ trashId: '0123456789abcdef', to: '' }, { trashId: '0123456789abcdef', to: 'back/here' }],
-  'trash-purge': [{ trashId: '0123456789abcdef', all: false }, { trashId: '', all: true }],
+  'trash-restore': [
+    { trashId: '0123456789abcdef', to: '' },
+    { trashId: '0123456789abcdef', to: 'back/here' },
+  ],
+  'trash-purge': [
+    { trashId: '0123456789abcdef', all: false },
+    { trashId: '', all: true },
+  ],
   'pull-place': [{ to: 'a.jar', pullOp: 'fedcba9876543210' }],
 };
 
@@ -51,7 +66,10 @@ function decoded(op: Op, argv: string[]): object {
 }
 
 test('every op has one contract, and the op list is theirs in order', () => {
-  assert.deepEqual(OPS, CONTRACTS.map((c) => c.name));
+  assert.deepEqual(
+    OPS,
+    CONTRACTS.map((c) => c.name),
+  );
   assert.equal(new Set(OPS).size, OPS.length);
   assert.deepEqual(Object.keys(SAMPLES).sort(), [...OPS].sort());
 });

@@ -1,9 +1,9 @@
-import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
 import { listenForCancel } from '../serve/cancel-server.ts';
 
 async function listen(handler: http.RequestListener): Promise<{ port: number; hits: string[] }> {
@@ -38,12 +38,20 @@ test("the environment's proxy changes nothing (NODE_USE_ENV_PROXY, HTTP_PROXY); 
     const control = await new Promise((resolve) => http.get(${JSON.stringify(`${url}?control`)}, (r) => { let b = ''; r.on('data', (c) => (b += c)); r.on('end', () => resolve(b)); }).on('error', (e) => resolve(String(e))));
     console.log(JSON.stringify({ body, control }));
   `;
-  const env: Record<string, string | undefined> = { ...process.env, NODE_USE_ENV_PROXY: '1', HTTP_PROXY: `http://127.0.0.1:${proxy.port}`, http_proxy: `http://127.0.0.1:${proxy.port}`, HTTPS_PROXY: `http://127.0.0.1:${proxy.port}` };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_USE_ENV_PROXY: '1',
+    HTTP_PROXY: `http://127.0.0.1:${proxy.port}`,
+    http_proxy: `http://127.0.0.1:${proxy.port}`,
+    HTTPS_PROXY: `http://127.0.0.1:${proxy.port}`,
+  };
   delete env.NO_PROXY;
   delete env.no_proxy;
   // Not execFileSync: the servers of this process must keep answering meanwhile.
   const out = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    execFile(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    ),
   );
   const got = JSON.parse(out.trim().split('\n').at(-1)!);
   assert.equal(got.body, 'direct');

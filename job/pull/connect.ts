@@ -11,8 +11,8 @@ import dns from 'node:dns';
 import type http from 'node:http';
 import type https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { checkAddresses, checkUrl, PullRefused, type PullPolicy } from './guard.ts';
-import { parseAddress, type Address } from './ranges.ts';
+import { checkAddresses, checkUrl, type PullPolicy, PullRefused } from './guard.ts';
+import { type Address, parseAddress } from './ranges.ts';
 
 export const MAX_REDIRECTS = 5;
 export const CONNECT_TIMEOUT_MS = 15_000;

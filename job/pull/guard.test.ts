@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import ipaddr from 'ipaddr.js';
-import { REFUSED_V4, REFUSED_V6, refusedReason, parseAddress } from './ranges.ts';
-import { checkAddresses, checkUrl, policyFromEnv, PolicyError, PullRefused } from './guard.ts';
 import { openPull, PullFailed, type Request, type Resolve } from './connect.ts';
+import { checkAddresses, checkUrl, PolicyError, PullRefused, policyFromEnv } from './guard.ts';
+import { parseAddress, REFUSED_V4, REFUSED_V6, refusedReason } from './ranges.ts';
 
 const none = policyFromEnv({});
 
@@ -62,7 +62,12 @@ test('IPv4-mapped, 6to4 forms of a refused IPv4 are refused; NAT64 and Teredo al
 });
 
 test('URL checks: scheme, userinfo, ports; decimal, octal and hex IPv4 literals are the loopback they mean', () => {
-  const refused = (u: string, re: RegExp, p = none) => assert.throws(() => checkUrl(u, p), (e: unknown) => e instanceof PullRefused && re.test(e.reason), u);
+  const refused = (u: string, re: RegExp, p = none) =>
+    assert.throws(
+      () => checkUrl(u, p),
+      (e: unknown) => e instanceof PullRefused && re.test(e.reason),
+      u,
+    );
   refused('ftp://example.com/x', /scheme ftp/);
   refused('file:///etc/passwd', /scheme file/);
   refused('gopher://example.com/', /scheme/);
@@ -141,7 +146,18 @@ test('the address checked is the address connected: a resolver that changes its 
 
 test('refused literals and names never reach the request function', async () => {
   const s = spies({ 'meta.test': ['169.254.169.254'], 'v6.test': ['::ffff:7f00:1'], 'nat.test': ['64:ff9b::a9fe:a9fe'] });
-  for (const u of ['http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f.1/', 'http://169.254.169.254/', 'http://[::ffff:127.0.0.1]/', 'http://meta.test/', 'http://v6.test/', 'http://nat.test/', 'http://192.0.2.1/', 'http://198.51.100.7/']) {
+  for (const u of [
+    'http://2130706433/',
+    'http://0177.0.0.1/',
+    'http://0x7f.1/',
+    'http://169.254.169.254/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://meta.test/',
+    'http://v6.test/',
+    'http://nat.test/',
+    'http://192.0.2.1/',
+    'http://198.51.100.7/',
+  ]) {
     await assert.rejects(openPull(u, { policy: none, ...s }), PullRefused, u);
   }
   await assert.rejects(openPull('http://unknown.test/', { policy: none, ...s }), PullFailed);

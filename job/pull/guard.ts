@@ -11,7 +11,7 @@
  * @module
  */
 import type ipaddr from 'ipaddr.js';
-import { parseAddress, PolicyError, readPullPorts, readPullRules, type Address } from '../../lib/protocol/pull-rules.ts';
+import { type Address, PolicyError, parseAddress, readPullPorts, readPullRules } from '../../lib/protocol/pull-rules.ts';
 import { refusedReason } from './ranges.ts';
 
 export { PolicyError };
@@ -78,7 +78,10 @@ export function checkUrl(raw: string | URL, policy: PullPolicy): Destination {
   if (url.username !== '' || url.password !== '') throw new PullRefused('a URL with credentials (user:password@) is not allowed');
   const tls = url.protocol === 'https:';
   const port = url.port === '' ? (tls ? 443 : 80) : Number(url.port);
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (host === '') throw new PullRefused('the URL has no host');
   const literal = parseAddress(host);
   const named = literal === undefined;

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { suggestedName } from './name.ts';
 
 const url = new URL('https://example.com/files/from-url.jar?x=1');

@@ -44,7 +44,10 @@ function decodeExt(v: string): Decoded {
   const charset = m[1].toLowerCase();
   if (charset !== 'utf-8' && charset !== 'iso-8859-1') return undefined;
   if (/%(?![0-9A-Fa-f]{2})/.test(m[2])) return { fault: 'is not valid percent-encoding' };
-  const bytes = Buffer.from(m[2].replace(/%([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+  const bytes = Buffer.from(
+    m[2].replace(/%([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+    'latin1',
+  );
   if (charset === 'iso-8859-1') return { name: bytes.toString('latin1') };
   const name = strictUtf8(bytes);
   return name === undefined ? { fault: 'is not valid UTF-8 once percent-decoded' } : { name };

@@ -11,7 +11,7 @@ import ipaddr from 'ipaddr.js';
 
 import type { Address } from '../../lib/protocol/pull-rules.ts';
 
-export { parseAddress, type Address } from '../../lib/protocol/pull-rules.ts';
+export { type Address, parseAddress } from '../../lib/protocol/pull-rules.ts';
 
 export interface RefusedRange {
   cidr: string;

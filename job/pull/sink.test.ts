@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { test } from 'node:test';
 import { FileSink } from './sink.ts';
 
 function withFile(run: (fd: number, file: string) => Promise<void>): Promise<void> {

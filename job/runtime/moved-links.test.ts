@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { test } from 'node:test';
 import { makeWorld } from '../testing/world.ts';
 import { judgeMovedLinks, LinkBudget } from './moved-links.ts';
 

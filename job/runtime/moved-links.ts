@@ -21,8 +21,8 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
-import { fail, failure } from '../volume/failure.ts';
 import { canonicalRel } from '../journal/journal.ts';
+import { fail, failure } from '../volume/failure.ts';
 import { climbsOut } from '../volume/link-reach.ts';
 import { dir } from '../volume/pathutil.ts';
 import { atPath, errCode, fdPath, type WorldRoot } from '../volume/root.ts';
@@ -95,11 +95,7 @@ export function judgeMovedLinks(e: MovedEntry, budget: LinkBudget): Result | nul
     return null; // gone: the move itself answers for it
   }
   try {
-    const found = st.isSymbolicLink()
-      ? linkClimbing(e.dirFd, Buffer.from(e.name), e.lands, '')
-      : st.isDirectory()
-        ? walk(e.dirFd, Buffer.from(e.name), e.lands, '', 1, budget)
-        : null;
+    const found = st.isSymbolicLink() ? linkClimbing(e.dirFd, Buffer.from(e.name), e.lands, '') : st.isDirectory() ? walk(e.dirFd, Buffer.from(e.name), e.lands, '', 1, budget) : null;
     if (found === null) return null;
     const inside = (p: string) => (found === '' ? p : `${p}/${found}`);
     if (e.shown === undefined) return fail('bad_path', `${inside(e.shownAfter)} would be a link leading outside the world; ${e.unchanged}`);
@@ -152,11 +148,7 @@ function walk(dirFd: number, name: Buffer, lands: string, rel: string, depth: nu
         const shown = bytes.toString();
         const entLands = `${lands}/${shown}`;
         const entRel = rel === '' ? shown : `${rel}/${shown}`;
-        const found = ent.isSymbolicLink()
-          ? linkClimbing(fd, bytes, entLands, entRel)
-          : ent.isDirectory()
-            ? walk(fd, bytes, entLands, entRel, depth + 1, budget)
-            : null;
+        const found = ent.isSymbolicLink() ? linkClimbing(fd, bytes, entLands, entRel) : ent.isDirectory() ? walk(fd, bytes, entLands, entRel, depth + 1, budget) : null;
         if (found !== null) return found;
       }
     } finally {

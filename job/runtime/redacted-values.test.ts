@@ -3,21 +3,22 @@
  * the write op (what a one-shot Job, an edit session and the env fallback all run), a single upload,
  * an upload session's commit, an extraction, a pull and a trash restore.
  */
-import { test, after } from 'node:test';
+
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import { Readable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { content, makeWorld, PROPS, sha256, TRASH_ON, writeReq, type World } from '../testing/world.ts';
-import { keepRedactedValues, REDACTED } from '../volume/guard.ts';
-import { pulled } from '../ops/pull.test-kit.ts';
+import { Readable } from 'node:stream';
+import { after, test } from 'node:test';
+import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { forgeZip } from '../archive/forge.test-kit.ts';
 import { openContext } from '../ops/context.ts';
+import { pulled } from '../ops/pull.test-kit.ts';
+import { content, makeWorld, PROPS, sha256, TRASH_ON, type World, writeReq } from '../testing/world.ts';
+import { RECORD_FILE } from '../trash/record.ts';
 import { landUpload } from '../upload/land.ts';
 import { UploadSession } from '../upload/session.ts';
-import { forgeZip } from '../archive/forge.test-kit.ts';
-import { RECORD_FILE } from '../trash/record.ts';
-import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { keepRedactedValues, REDACTED } from '../volume/guard.ts';
 
 const keep = (disk: string | null, sent: string) => {
   const r = keepRedactedValues(disk === null ? null : Buffer.from(disk), Buffer.from(sent));
@@ -113,7 +114,11 @@ test('a single upload of the shown text keeps the password and answers the diges
     const l2 = await landUpload(ctx, { path: 'server.properties', size: refused.length, sha256: sha256(refused), overwrite: true }, Readable.from([refused]));
     assert.equal((l2 as { result: { code?: string } }).result.code, 'redacted_value_unknown');
     assert.equal(fs.readFileSync(w.p('server.properties')).toString(), PROPS.replace('25565', '25566'));
-    assert.deepEqual(fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-edit-') && n !== UNDO_DIR && !n.includes('withheld')), [], 'no working file is left');
+    assert.deepEqual(
+      fs.readdirSync(w.root).filter((n) => n.startsWith('.felis-edit-') && n !== UNDO_DIR && !n.includes('withheld')),
+      [],
+      'no working file is left',
+    );
   } finally {
     ctx.root.close();
   }
@@ -139,11 +144,23 @@ test('an upload session committed onto server.properties keeps the password', as
 test('an extraction over server.properties keeps the password; one with a value it cannot keep places nothing', async () => {
   const w = makeWorld();
   const shown = await shownProps(w, 'motd=hi', 'motd=from-zip');
-  fs.writeFileSync(w.p('pack.zip'), forgeZip([{ name: 'server.properties', data: shown }, { name: 'extra.txt', data: 'x' }]));
+  fs.writeFileSync(
+    w.p('pack.zip'),
+    forgeZip([
+      { name: 'server.properties', data: shown },
+      { name: 'extra.txt', data: 'x' },
+    ]),
+  );
   const r = await w.run({ op: 'unzip', path: 'pack.zip', overwrite: true });
   assert.equal(r.code, undefined, r.error);
   assert.equal(fs.readFileSync(w.p('server.properties'), 'utf8'), PROPS.replace('motd=hi', 'motd=from-zip'));
-  fs.writeFileSync(w.p('bad.zip'), forgeZip([{ name: 'server.properties', data: `forwarding-secrets=${REDACTED}\n` }, { name: 'other.txt', data: 'y' }]));
+  fs.writeFileSync(
+    w.p('bad.zip'),
+    forgeZip([
+      { name: 'server.properties', data: `forwarding-secrets=${REDACTED}\n` },
+      { name: 'other.txt', data: 'y' },
+    ]),
+  );
   const bad = await w.run({ op: 'unzip', path: 'bad.zip', overwrite: true });
   assert.equal(bad.code, 'redacted_value_unknown');
   assert.equal(bad.entry, 'server.properties');
@@ -204,7 +221,16 @@ test('a many-file move onto a free server.properties of a file with a placeholde
   fs.unlinkSync(w.p('server.properties'));
   fs.writeFileSync(w.p('config/shown.properties'), `rcon.password=${REDACTED}\n`);
   fs.writeFileSync(w.p('a.txt'), 'a');
-  const r = await w.run({ op: 'move-many', path: '', batch: { moves: [{ from: 'a.txt', to: 'config/a.txt' }, { from: 'config/shown.properties', to: 'server.properties' }] } });
+  const r = await w.run({
+    op: 'move-many',
+    path: '',
+    batch: {
+      moves: [
+        { from: 'a.txt', to: 'config/a.txt' },
+        { from: 'config/shown.properties', to: 'server.properties' },
+      ],
+    },
+  });
   assert.equal(r.code, 'redacted_value_unknown');
   assert.ok(fs.existsSync(w.p('a.txt')), 'nothing of the batch moved');
   assert.equal(fs.existsSync(w.p('server.properties')), false);

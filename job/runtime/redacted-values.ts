@@ -12,13 +12,14 @@
  *
  * @module
  */
+
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
 import type { Result } from '../../lib/protocol/result.ts';
 import { bestEffort, fail } from '../volume/failure.ts';
 import { keepRedactedValues, mayHoldPlaceholder, PROPERTIES_PATH, propertiesIdentity, REDACTED } from '../volume/guard.ts';
-import { atPath, canonicalRel, identityOf, sameIdentity, type Parent, type WorldRoot } from '../volume/root.ts';
+import { atPath, canonicalRel, identityOf, type Parent, sameIdentity, type WorldRoot } from '../volume/root.ts';
 import { GAME_GID, GAME_UID, MAX_READ_BYTES, type OpContext } from './types.ts';
 import { readFrom0 } from './withheld-ledger.ts';
 import { TEMP_PREFIX } from './working-files.ts';
@@ -71,10 +72,7 @@ function onDisk(root: WorldRoot): Buffer | null {
 }
 
 export function unknownValue(name: string, key: string): Result {
-  return fail(
-    'redacted_value_unknown',
-    `${name}: ${key}=${REDACTED} stands for the value on disk, and ${PROPERTIES_PATH} has no ${key} line to keep; nothing was written. Send the value itself`,
-  );
+  return fail('redacted_value_unknown', `${name}: ${key}=${REDACTED} stands for the value on disk, and ${PROPERTIES_PATH} has no ${key} line to keep; nothing was written. Send the value itself`);
 }
 
 /** `sent` with the placeholders given their values on disk, or the refusal (for content that lands on the properties). */

@@ -4,13 +4,14 @@
  *
  * @module
  */
-import type { WorldRoot } from '../volume/root.ts';
-import type { StopGate } from '../journal/stop.ts';
+
 import type { Batch } from '../../lib/protocol/batch-env.ts';
+import type { ItemsOp, Op, OpFields } from '../../lib/protocol/ops.ts';
+import type { TrashSettings } from '../../lib/protocol/trash-env.ts';
+import type { StopGate } from '../journal/stop.ts';
 import type { ListIndexes } from '../listing/list-index.ts';
 import type { PullSettings } from '../pull/settings.ts';
-import type { TrashSettings } from '../../lib/protocol/trash-env.ts';
-import type { ItemsOp, Op, OpFields } from '../../lib/protocol/ops.ts';
+import type { WorldRoot } from '../volume/root.ts';
 
 /**
  * One `felis files` invocation, as `execute` takes it: one op's request, its fields those its

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { SECRET_PATH } from '../volume/guard.ts';
 import { dir, join, leadsOutside } from '../volume/pathutil.ts';
-import { atPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../volume/root.ts';
+import { atPath, type Identity, identityOf, sameIdentity, type WorldRoot } from '../volume/root.ts';
 import { MAX_WRITE_LINK_HOPS } from './types.ts';
 
 /** Folders above the file's own looked at when judging whether a folder holds it. */

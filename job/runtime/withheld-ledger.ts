@@ -10,8 +10,9 @@
  *
  * @module
  */
-import fs from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { bestEffort } from '../volume/failure.ts';
 import { removeAllAt } from '../volume/remove-all.ts';
 import { atPath, errCode, type WorldRoot } from '../volume/root.ts';
@@ -20,6 +21,7 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY
 
 /** The ledger's folder at the world's root (a working name: see working-files.ts) and its file. */
 export { LEDGER_DIR } from '../../lib/protocol/working-names.ts';
+
 import { LEDGER_DIR } from '../../lib/protocol/working-names.ts';
 export const LEDGER_FILE = 'ledger';
 /** Contents remembered; the oldest goes first. */

@@ -3,18 +3,19 @@
  * an API delete or replace, before a game-side atomic save (write a temp file, rename it over), a
  * hard link inside a folder being zipped or downloaded, a tampered ledger.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { makeWorld, SECRET_TEXT, content, sha256, writeReq, type World } from '../testing/world.ts';
-import { WorldRoot } from '../volume/root.ts';
-import { openDownload, isRefusal } from '../export/open.ts';
-import { packToStream, resolveSource } from '../archive/pack.ts';
-import { LEDGER_DIR, LEDGER_FILE, MAX_LEDGER_ENTRIES, parseLedger } from './withheld.ts';
+import { test } from 'node:test';
 import { forgeZip } from '../archive/forge.test-kit.ts';
+import { packToStream, resolveSource } from '../archive/pack.ts';
+import { isRefusal, openDownload } from '../export/open.ts';
+import { content, makeWorld, SECRET_TEXT, sha256, type World, writeReq } from '../testing/world.ts';
+import { WorldRoot } from '../volume/root.ts';
+import { LEDGER_DIR, LEDGER_FILE, MAX_LEDGER_ENTRIES, parseLedger } from './withheld.ts';
 
 const SECRET = 'config/paper-global.yml';
 const ROTATED = 'proxies:\n  velocity:\n    secret: "rotated-QWERTY"\n';
@@ -149,7 +150,10 @@ test('the ledger is not addressable, and one planted as a symlink, a hard link t
   assert.ok(fs.lstatSync(ledger).isFile());
   assert.doesNotMatch(fs.readFileSync(ledger, 'utf8'), /XYZZY/);
   assert.equal((await w.run({ op: 'read', path: `${LEDGER_DIR}/${LEDGER_FILE}` })).code, 'not_found');
-  assert.equal((await w.run({ op: 'list', path: '' })).entries!.some((e) => e.name === LEDGER_DIR), false);
+  assert.equal(
+    (await w.run({ op: 'list', path: '' })).entries!.some((e) => e.name === LEDGER_DIR),
+    false,
+  );
   assert.equal((await w.run({ op: 'delete', path: LEDGER_DIR })).code, 'not_found');
 
   const outsideTarget = path.join(w.outside, 'target.txt');
@@ -159,10 +163,13 @@ test('the ledger is not addressable, and one planted as a symlink, a hard link t
     ['a symlink to the secret', () => fs.symlinkSync('../config/paper-global.yml', ledger)],
     ['a hard link to the secret', () => fs.linkSync(w.p(SECRET), ledger)],
     ['a FIFO', () => execFileSync('mkfifo', [ledger])],
-    ['a folder holding a link out', () => {
-      fs.mkdirSync(ledger);
-      fs.symlinkSync(w.outside, path.join(ledger, 'out'));
-    }],
+    [
+      'a folder holding a link out',
+      () => {
+        fs.mkdirSync(ledger);
+        fs.symlinkSync(w.outside, path.join(ledger, 'out'));
+      },
+    ],
     ['garbage', () => fs.writeFileSync(ledger, '{"v":1,"contents":[{"size":"x"}]}')],
   ];
   for (const [what, plant] of plants) {
@@ -203,7 +210,13 @@ test('rename of the withheld file or of a folder holding it is refused; rename o
 test('an unzip entry landing on the withheld file is withheld_linked while it has other links, even with overwrite; nothing changes', async () => {
   const w = makeWorld();
   fs.linkSync(w.p(SECRET), w.p('stolen.yml'));
-  fs.writeFileSync(w.p('a.zip'), forgeZip([{ name: 'config/paper-global.yml', data: ROTATED }, { name: 'config/new.txt', data: 'new\n' }]));
+  fs.writeFileSync(
+    w.p('a.zip'),
+    forgeZip([
+      { name: 'config/paper-global.yml', data: ROTATED },
+      { name: 'config/new.txt', data: 'new\n' },
+    ]),
+  );
   const r = await w.run({ op: 'unzip', path: 'a.zip', overwrite: true });
   assert.equal(r.code, 'withheld_linked', JSON.stringify(r));
   assert.equal(fs.readFileSync(w.p(SECRET), 'utf8'), SECRET_TEXT);

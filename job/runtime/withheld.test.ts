@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { test } from 'node:test';
 import { makeWorld, SECRET_TEXT, sha256, snapshot, writeReq } from '../testing/world.ts';
 
 const SECRET = 'config/paper-global.yml';

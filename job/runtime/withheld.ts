@@ -21,16 +21,17 @@
  *
  * @module
  */
-import fs from 'node:fs';
+
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { bestEffort } from '../volume/failure.ts';
 import { isSecretName, SECRET_PATH } from '../volume/guard.ts';
-import { atPath, identityOf, sameIdentity, type Identity, type WorldRoot } from '../volume/root.ts';
+import { atPath, type Identity, identityOf, sameIdentity, type WorldRoot } from '../volume/root.ts';
 import { MAX_READ_BYTES } from './types.ts';
-import { MAX_LEDGER_ENTRIES, readFrom0, readLedger, writeLedger, type Content } from './withheld-ledger.ts';
+import { type Content, MAX_LEDGER_ENTRIES, readFrom0, readLedger, writeLedger } from './withheld-ledger.ts';
 
-export { LEDGER_DIR, LEDGER_FILE, MAX_LEDGER_ENTRIES, parseLedger, type Content } from './withheld-ledger.ts';
-export { holdsEntry, isEntry, linkedEntry, linkedMessage, withheldEntry, type WithheldEntry } from './withheld-entry.ts';
+export { holdsEntry, isEntry, linkedEntry, linkedMessage, type WithheldEntry, withheldEntry } from './withheld-entry.ts';
+export { type Content, LEDGER_DIR, LEDGER_FILE, MAX_LEDGER_ENTRIES, parseLedger } from './withheld-ledger.ts';
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { test } from 'node:test';
 import { makeWorld, snapshot, writeReq } from '../testing/world.ts';
 import { isWorkingName, pathHasWorkingName, STALE_AFTER_MS, sweepStale } from './working-files.ts';
 
@@ -117,7 +117,7 @@ function withWorkingFolders() {
   return w;
 }
 
-test('working names: the editor\'s and an upload\'s (.felis-edit-<12 hex>) and an extraction\'s (.felis-unzip-<12 hex>), exactly', () => {
+test("working names: the editor's and an upload's (.felis-edit-<12 hex>) and an extraction's (.felis-unzip-<12 hex>), exactly", () => {
   assert.equal(isWorkingName(UNZIP), true);
   assert.equal(isWorkingName(STAGING), true);
   for (const n of ['.felis-unzip-0123456789abc', '.felis-unzip-0123456789a', '.felis-unzip-0123456789AB', '.felis-unzip-', 'x.felis-unzip-0123456789ab']) assert.equal(isWorkingName(n), false, n);
@@ -149,7 +149,15 @@ test('no working folder is listed, and none can be read, deleted, renamed, writt
   const { WorldRoot } = await import('../volume/root.ts');
   const root = WorldRoot.open(w.root);
   try {
-    for (const [p, dir] of [[`${UNZIP}/new/f.txt`, false], ['via-file', false], ['via/new/f.txt', false], ['via', true], [UNZIP, true], ['via-staging', true], ['via-staging/data', false]] as const) {
+    for (const [p, dir] of [
+      [`${UNZIP}/new/f.txt`, false],
+      ['via-file', false],
+      ['via/new/f.txt', false],
+      ['via', true],
+      [UNZIP, true],
+      ['via-staging', true],
+      ['via-staging/data', false],
+    ] as const) {
       const d = openDownload(root, p, dir);
       assert.equal('code' in d ? d.code : 'opened', 'not_found', `download ${p}`);
       if ('fd' in d) fs.closeSync(d.fd);
@@ -162,7 +170,7 @@ test('no working folder is listed, and none can be read, deleted, renamed, writt
   assert.ok(!fs.readFileSync(w.p('c.zip')).includes('new/f.txt'));
 });
 
-test('the next mutation removes an extraction\'s stale working folder in its folder; a folder of the world with a lookalike or a reserved name made by someone else stays', async () => {
+test("the next mutation removes an extraction's stale working folder in its folder; a folder of the world with a lookalike or a reserved name made by someone else stays", async () => {
   const w = withWorkingFolders();
   // A folder with the exact reserved name that is not ours (not 0700): hidden, never destroyed.
   fs.mkdirSync(w.p('config/.felis-unzip-fedcba987654'), { mode: 0o755 });
@@ -177,5 +185,5 @@ test('the next mutation removes an extraction\'s stale working folder in its fol
   assert.equal((await w.run({ op: 'mkdir', path: 'newdir' })).code, undefined);
   assert.ok(!fs.existsSync(w.p(UNZIP)), 'removed by the mkdir in the root');
   assert.equal(fs.readFileSync(w.p('.felis-unzip-0123456789abc/mine.txt'), 'utf8'), 'mine', 'the lookalike stays');
-  assert.ok(fs.lstatSync(w.p('via')).isSymbolicLink(), 'links to it are the world\'s: they stay');
+  assert.ok(fs.lstatSync(w.p('via')).isSymbolicLink(), "links to it are the world's: they stay");
 });

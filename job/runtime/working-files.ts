@@ -27,13 +27,13 @@
  */
 import fs from 'node:fs';
 import type { Result } from '../../lib/protocol/result.ts';
+import { EDIT_PREFIX, isEditName, isWorkingName as isWorkingText } from '../../lib/protocol/working-names.ts';
+import { removeStaleTrash } from '../volume/batch-trash.ts';
 import { bestEffort, fail, msg } from '../volume/failure.ts';
 import { clean } from '../volume/pathutil.ts';
 import { atPath, fdPath } from '../volume/root.ts';
-import type { OpRequest } from './types.ts';
 import { removeStaleWorkFolders, WORK_PREFIX } from '../volume/work-folder.ts';
-import { removeStaleTrash } from '../volume/batch-trash.ts';
-import { EDIT_PREFIX, isEditName, isWorkingName as isWorkingText } from '../../lib/protocol/working-names.ts';
+import type { OpRequest } from './types.ts';
 
 export const TEMP_PREFIX = EDIT_PREFIX;
 
@@ -50,7 +50,9 @@ export function isWorkingName(name: string | Buffer): boolean {
 
 /** True when any component of the path is a working name. */
 export function pathHasWorkingName(path: string): boolean {
-  return clean(path).split('/').some((c) => isWorkingName(c));
+  return clean(path)
+    .split('/')
+    .some((c) => isWorkingName(c));
 }
 
 /**

@@ -5,9 +5,10 @@
  * token is 401, anything else 404 or 405 (job/http/router.ts). The listener closes when the op ends.
  * @module
  */
-import { listenEnv } from './env.ts';
-import { PodServer } from '../http/listen.ts';
+
 import { send } from '../http/answer.ts';
+import { PodServer } from '../http/listen.ts';
+import { listenEnv } from './env.ts';
 
 export const CANCEL_PATH = '/cancel';
 

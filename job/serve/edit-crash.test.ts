@@ -6,20 +6,20 @@
  * session, recovers the world first, and the whole tree is then exactly the tree before the batch
  * or exactly the tree after it; with the trash on, what was deleted is in one held record.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { request } from 'node:http';
-import { spawn } from 'node:child_process';
-import { after } from 'node:test';
-import { treeDigest } from '../archive/forge.test-kit.ts';
-import { encodeBatchEnv, type Batch } from '../../lib/protocol/batch-env.ts';
+import { after, test } from 'node:test';
+import { type Batch, encodeBatchEnv } from '../../lib/protocol/batch-env.ts';
 import { encodeEditCall } from '../../lib/protocol/edit-call.ts';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { lockValue } from '../../lib/protocol/lock-value.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { treeDigest } from '../archive/forge.test-kit.ts';
 
 const CHILD = path.join(import.meta.dirname, '..', 'journal', 'crash-child.test-kit.ts');
 const TOKEN = jobToken(Buffer.alloc(32, 7), 'files-survival-e0002');
@@ -105,7 +105,21 @@ const heldRecords = (root: string) =>
 
 const cases: { label: string; argv: string[]; env: Record<string, string>; deleted: string[] }[] = [
   { label: 'delete-many, trash on', argv: ['--op', 'delete-many', '--path', '.'], env: { ...env({ paths: ['a.txt', 'd1', 'd2'] }), FELIS_TRASH: 'on' }, deleted: ['a.txt', 'd1', 'd2'] },
-  { label: 'move-many', argv: ['--op', 'move-many', '--path', '.'], env: { ...env({ moves: [{ from: 'a.txt', to: 'moved/a.txt' }, { from: 'd1', to: 'moved/d1' }, { from: 'd2', to: 'd3' }] }), FELIS_TRASH: 'off' }, deleted: [] },
+  {
+    label: 'move-many',
+    argv: ['--op', 'move-many', '--path', '.'],
+    env: {
+      ...env({
+        moves: [
+          { from: 'a.txt', to: 'moved/a.txt' },
+          { from: 'd1', to: 'moved/d1' },
+          { from: 'd2', to: 'd3' },
+        ],
+      }),
+      FELIS_TRASH: 'off',
+    },
+    deleted: [],
+  },
 ];
 
 function env(b: Batch): Record<string, string> {
@@ -143,7 +157,11 @@ for (const c of cases) {
       seen.add(d === old ? 'old' : 'new');
       const records = heldRecords(root);
       if (d === fresh && c.deleted.length) {
-        assert.deepEqual(records.map((x) => [x.state, x.items.map((i) => i.path)]), [['held', c.deleted]], `killed after ${steps[n - 1]}: one record`);
+        assert.deepEqual(
+          records.map((x) => [x.state, x.items.map((i) => i.path)]),
+          [['held', c.deleted]],
+          `killed after ${steps[n - 1]}: one record`,
+        );
       } else {
         assert.deepEqual(records, [], `killed after ${steps[n - 1]}: no record`);
       }

@@ -7,11 +7,11 @@
  * Exit 2 for a wrong environment, 1 when the world or the address cannot be had, 0 after a stop.
  * @module
  */
-import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../program/exit.ts';
+import { type CliIO, EXIT_INFRA as INFRA, printResult, EXIT_USAGE as USAGE } from '../program/exit.ts';
+import { type RunProgram, startEditServing } from './edit-server.ts';
 import { sessionEnv } from './env.ts';
-import { startEditServing, type RunProgram } from './edit-server.ts';
-import type { Serving } from './server.ts';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
+import type { Serving } from './server.ts';
 import { listening, worldRootOpens } from './start.ts';
 
 const PREFIX = 'felis files: ';

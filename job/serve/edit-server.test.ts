@@ -1,16 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { request } from 'node:http';
-import { createHash } from 'node:crypto';
-import { runCli } from '../cli.ts';
-import { makeWorld, snapshot } from '../testing/world.ts';
-import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import { test } from 'node:test';
 import { encodeContentEnv } from '../../lib/protocol/content-env.ts';
 import { encodeEditCall, LEASE_MARGIN_MS } from '../../lib/protocol/edit-call.ts';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { GRACE_MS, lockValue } from '../../lib/protocol/lock-value.ts';
-import { startEditServing, type EditServeOptions, type RunProgram } from './edit-server.ts';
+import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { runCli } from '../cli.ts';
+import { makeWorld, snapshot } from '../testing/world.ts';
+import { type EditServeOptions, type RunProgram, startEditServing } from './edit-server.ts';
 import type { Serving } from './server.ts';
 
 const KEY = Buffer.alloc(32, 9);
@@ -62,7 +62,7 @@ async function oneShot(argv: string[], env: Record<string, string>): Promise<str
   return out.slice(out.indexOf(RESULT_PREFIX) + RESULT_PREFIX.length).trimEnd();
 }
 
-test('a call holding the lock writes the file and answers the one-shot Job\'s result line', async () => {
+test("a call holding the lock writes the file and answers the one-shot Job's result line", async () => {
   const w = makeWorld();
   const s = await serve(w.root);
   try {
@@ -131,7 +131,7 @@ test('only a session op on this world, with a carried env of its own kind: anyth
   }
 });
 
-test('a call runs on the Pod\'s own world root, whatever root it names', async () => {
+test("a call runs on the Pod's own world root, whatever root it names", async () => {
   const w = makeWorld();
   const s = await serve(w.root);
   try {
@@ -163,7 +163,10 @@ test('calls run one at a time, in arrival order', async () => {
   try {
     const names = ['a.txt', 'b.txt', 'c.txt', 'd.txt'];
     const answers = await Promise.all(names.map((n) => post(s, writeCall(w.root, n, n))));
-    assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200],
+    );
     assert.equal(most, 1);
     assert.deepEqual(order, names);
     for (const n of names) assert.equal(fs.readFileSync(w.p(n), 'utf8'), n);
@@ -199,7 +202,12 @@ test('the CLI runs the edit session from its env and stops with the usual result
   const w = makeWorld();
   let out = '';
   let serving: Serving | undefined;
-  const done = runCli(['files', '--serve', '--edit', '--worlds-root', w.root], { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_PORT: '0', FELIS_SERVE_TOKEN_SHA256: tokenDigest(TOKEN) }, { stdout: (t) => void (out += t), stderr: () => {} }, { onListening: (s) => (serving = s) });
+  const done = runCli(
+    ['files', '--serve', '--edit', '--worlds-root', w.root],
+    { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_PORT: '0', FELIS_SERVE_TOKEN_SHA256: tokenDigest(TOKEN) },
+    { stdout: (t) => void (out += t), stderr: () => {} },
+    { onListening: (s) => (serving = s) },
+  );
   while (!serving) await new Promise((r) => setTimeout(r, 5));
   const r = await post(serving, writeCall(w.root, 'motd.txt', 'via cli\n'));
   assert.equal(r.status, 200, r.body);

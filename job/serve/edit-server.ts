@@ -19,10 +19,10 @@
  */
 import { decodeEditCall, EDIT_PATH, END_PATH, isEditOp, leaseHolds, MAX_EDIT_BODY_BYTES } from '../../lib/protocol/edit-call.ts';
 import { RESULT_PREFIX, ResultLineScanner } from '../../lib/protocol/result.ts';
-import { parseFlags } from '../program/flags.ts';
 import { errorBody, send } from '../http/answer.ts';
 import { readBody } from '../http/body.ts';
 import { PodServer } from '../http/listen.ts';
+import { parseFlags } from '../program/flags.ts';
 import type { Serving } from './server.ts';
 
 /** One run of the Job program, as a one-shot Job's container would run it. */

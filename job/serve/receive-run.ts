@@ -16,14 +16,14 @@
  * @module
  */
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { printResult, type CliIO } from '../program/exit.ts';
-import type { ExecuteOptions } from '../runtime/types.ts';
 import { openWritableContext } from '../ops/context.ts';
+import { type CliIO, printResult } from '../program/exit.ts';
+import type { ExecuteOptions } from '../runtime/types.ts';
 import { landUpload } from '../upload/land.ts';
-import { startReceiving, type Receiving } from './receive.ts';
-import { startSessionReceiving, type SessionReceiving } from './receive-session.ts';
-import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
 import { listenEnv, seconds } from './env.ts';
+import { type Receiving, startReceiving } from './receive.ts';
+import { type SessionReceiving, startSessionReceiving } from './receive-session.ts';
+import { DEFAULT_IDLE_SECONDS, DEFAULT_LIFETIME_SECONDS } from './run.ts';
 import { listening, worldRootOpens } from './start.ts';
 
 const PREFIX = 'felis files: ';

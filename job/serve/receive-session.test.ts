@@ -1,14 +1,14 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
-import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
+import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { lockValue } from '../../lib/protocol/lock-value.ts';
 import { SESSION_LOCK_HEADER } from '../../lib/protocol/session-lock.ts';
 import { openContext } from '../ops/context.ts';
+import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
-import { endedWith, startSessionReceiving, type SessionReceiving } from './receive-session.ts';
+import { endedWith, type SessionReceiving, startSessionReceiving } from './receive-session.ts';
 
 const KEY = Buffer.alloc(32, 5);
 const ID = '0123456789abcdef0123456789abcdef';
@@ -112,7 +112,11 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   assert.equal(incomplete.status, 409);
   assert.equal(incomplete.body.code, 'upload_incomplete');
   const last = await part(r2, 2048, p3);
-  assert.deepEqual(last.body.parts, [{ size: 1024, sha256: sha256(p1) }, { size: 1024, sha256: sha256(p2) }, { size: p3.length, sha256: sha256(p3) }]);
+  assert.deepEqual(last.body.parts, [
+    { size: 1024, sha256: sha256(p1) },
+    { size: 1024, sha256: sha256(p2) },
+    { size: p3.length, sha256: sha256(p3) },
+  ]);
   assert.equal((await call(r2, 'POST', `/commit?sha256=${sha256('x')}`)).body.code, 'digest_mismatch');
   const done = await call(r2, 'POST', `/commit?sha256=${sha256(data)}`);
   assert.equal(done.status, 200);
@@ -120,7 +124,12 @@ test('begin, parts, a refused part resent, commit: the file lands whole and the 
   assert.deepEqual(fs.readFileSync(w.p('plugins/pack.zip')), data);
   assert.deepEqual(await r2.stopped, { reason: 'committed', result: done.body });
   // Progress after the begin and after each accepted part; refused parts report nothing.
-  assert.deepEqual(progress, [[0, data.length], [1024, data.length], [2048, data.length], [data.length, data.length]]);
+  assert.deepEqual(progress, [
+    [0, data.length],
+    [1024, data.length],
+    [2048, data.length],
+    [data.length, data.length],
+  ]);
   assert.ok(!tree(w.root).some((p) => p.includes('.felis-edit-')), 'no staging left');
 });
 
@@ -191,7 +200,11 @@ test('a receiver clears stale staging folders of other sessions killed long ago,
   const freshId = 'e'.repeat(32);
   // Its own receiver, on a node whose clock runs a little behind, may still be serving it.
   const justPastId = 'd'.repeat(32);
-  for (const [id, touched] of [[staleId, Date.now() - 3_600_000], [freshId, Date.now()], [justPastId, Date.now() - 60_000 - 10_000]] as const) {
+  for (const [id, touched] of [
+    [staleId, Date.now() - 3_600_000],
+    [freshId, Date.now()],
+    [justPastId, Date.now() - 60_000 - 10_000],
+  ] as const) {
     fs.mkdirSync(w.p(stagingName(id)));
     fs.writeFileSync(`${w.p(stagingName(id))}/data`, 'x');
     fs.writeFileSync(`${w.p(stagingName(id))}/state.json`, JSON.stringify({ id, path: 'x', size: 2, received: 1, parts: [], touched }));
@@ -303,8 +316,7 @@ function victim(w: ReturnType<typeof makeWorld>) {
   return { p, before: look(), look };
 }
 
-const withTimeout = <T,>(p: Promise<T>, ms = 5_000): Promise<T | 'timeout'> =>
-  Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms).unref())]);
+const withTimeout = <T>(p: Promise<T>, ms = 5_000): Promise<T | 'timeout'> => Promise.race([p, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms).unref())]);
 
 test('a symlink planted at <staging>/data: the part is refused as tampering, the file outside is untouched, nothing is placed', async () => {
   const w = makeWorld();
@@ -418,7 +430,7 @@ test('a FIFO or a socket planted as data: refused at once, no hang', async () =>
       if (kind === 'fifo-resumed') {
         r.stop('signal');
         await r.stopped;
-        target = await withTimeout(receiver(w.root)) as SessionReceiving;
+        target = (await withTimeout(receiver(w.root))) as SessionReceiving;
         assert.notEqual(target, 'timeout', 'a resumed receiver does not hang on the FIFO');
         const s = await withTimeout(call(target, 'GET', '/session'));
         assert.notEqual(s, 'timeout');
@@ -539,7 +551,11 @@ test('a call no route takes is judged as a status call: without a session it end
   const r = await receiver(w.root);
   try {
     assert.equal((await call(r, 'POST', '/begin?path=a.bin&size=4')).status, 201);
-    for (const [method, path] of [['GET', '/nowhere'], ['GET', '/part'], ['PUT', '/session']]) {
+    for (const [method, path] of [
+      ['GET', '/nowhere'],
+      ['GET', '/part'],
+      ['PUT', '/session'],
+    ]) {
       const b = await call(r, method, path);
       assert.deepEqual([b.status, b.body], [404, { error: 'not found' }], `${method} ${path}`);
     }

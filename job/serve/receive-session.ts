@@ -37,15 +37,15 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import type { OpContext } from '../runtime/types.ts';
-import { TransferError } from '../upload/land.ts';
-import { SessionError, stagingName, sweepStaleSessions, TAMPERED, UploadSession, viewOf } from '../upload/session.ts';
-import { bestEffort } from '../volume/failure.ts';
 import { SESSION_LOCK_HEADER, sessionLockHolds } from '../../lib/protocol/session-lock.ts';
 import { resultBody, send } from '../http/answer.ts';
 import type { StopReason } from '../http/lifecycle.ts';
 import { PodServer, whenAnswered } from '../http/listen.ts';
 import type { Handler } from '../http/router.ts';
+import type { OpContext } from '../runtime/types.ts';
+import { TransferError } from '../upload/land.ts';
+import { SessionError, stagingName, sweepStaleSessions, TAMPERED, UploadSession, viewOf } from '../upload/session.ts';
+import { bestEffort } from '../volume/failure.ts';
 
 export interface SessionReceiveOptions {
   host: string;
@@ -74,7 +74,6 @@ export interface SessionReceiving {
 const HEX64 = /^[0-9a-f]{64}$/;
 const NO_LOCK = 'this call to the upload session carries no world lock that holds now (it came too late, or not from a function holding the world); nothing was changed: retry it';
 const COUNT = /^(0|[1-9]\d{0,15})$/;
-
 
 /** A tampered staging folder ends the session: its Result is the refusal. */
 function endsSessionWith(set: (e: SessionError) => void) {
@@ -245,96 +244,125 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
     send(res, 200, '{}');
   });
 
-  pod.route('POST', '/begin', writing((_req, res, url) => {
-    const size = count(url.searchParams.get('size'));
-    const path = url.searchParams.get('path') ?? '';
-    if (size === undefined || path === '') return refusal(res, 400, 'bad_request', 'path and size are required');
-    if (!session && refused) {
-      refusal(res, refused.status, refused.code, refused.message);
-      return after(res, 'gone');
-    }
-    if (session) {
-      if (session.state.path !== path || session.state.size !== size) return refusal(res, 409, 'upload_busy', 'the session was begun for another file');
-      return send(res, 200, JSON.stringify(viewOf(session.state)));
-    }
-    const ctx = o.context();
-    try {
-      session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs, parents: url.searchParams.get('parents') === 'true' });
-    } catch (e) {
-      if (!(e instanceof SessionError)) throw e;
-      refused = e;
-      refusal(res, e.status, e.code, e.message);
-      return after(res, 'gone');
-    } finally {
-      ctx.root.close();
-    }
-    send(res, 201, JSON.stringify(viewOf(session.state)));
-    progress();
-  }));
+  pod.route(
+    'POST',
+    '/begin',
+    writing((_req, res, url) => {
+      const size = count(url.searchParams.get('size'));
+      const path = url.searchParams.get('path') ?? '';
+      if (size === undefined || path === '') return refusal(res, 400, 'bad_request', 'path and size are required');
+      if (!session && refused) {
+        refusal(res, refused.status, refused.code, refused.message);
+        return after(res, 'gone');
+      }
+      if (session) {
+        if (session.state.path !== path || session.state.size !== size) return refusal(res, 409, 'upload_busy', 'the session was begun for another file');
+        return send(res, 200, JSON.stringify(viewOf(session.state)));
+      }
+      const ctx = o.context();
+      try {
+        session = UploadSession.begin(ctx, o.id, path, size, { idleMs: o.idleMs, parents: url.searchParams.get('parents') === 'true' });
+      } catch (e) {
+        if (!(e instanceof SessionError)) throw e;
+        refused = e;
+        refusal(res, e.status, e.code, e.message);
+        return after(res, 'gone');
+      } finally {
+        ctx.root.close();
+      }
+      send(res, 201, JSON.stringify(viewOf(session.state)));
+      progress();
+    }),
+  );
 
   pod.route('GET', '/session', reading(needsSession((s, _req, res) => send(res, 200, JSON.stringify(viewOf(s.state))))));
 
-  pod.route('DELETE', '/session', writing(needsSession(notBusy((s, _req, res) => {
-    const ctx = o.context();
-    try {
-      s.remove(ctx);
-    } finally {
-      ctx.root.close();
-    }
-    res.writeHead(204, { 'cache-control': 'no-store' });
-    res.end();
-    return after(res, 'cancelled');
-  }))));
+  pod.route(
+    'DELETE',
+    '/session',
+    writing(
+      needsSession(
+        notBusy((s, _req, res) => {
+          const ctx = o.context();
+          try {
+            s.remove(ctx);
+          } finally {
+            ctx.root.close();
+          }
+          res.writeHead(204, { 'cache-control': 'no-store' });
+          res.end();
+          return after(res, 'cancelled');
+        }),
+      ),
+    ),
+  );
 
-  pod.route('POST', '/commit', writing(needsSession(notBusy(async (s, _req, res, url) => {
-    const sha = url.searchParams.get('sha256');
-    if (sha !== null && !HEX64.test(sha)) return refusal(res, 400, 'bad_request', 'sha256 must be 64 lowercase hex characters');
-    const ctx = o.context();
-    let result: Result;
-    s.busy = true;
-    try {
-      result = await s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
-    } catch (e) {
-      if (!(e instanceof SessionError)) throw e;
-      refusal(res, e.status, e.code, e.message);
-      return after(res, endsSession(e));
-    } finally {
-      s.busy = false;
-      ctx.root.close();
-    }
-    send(res, 200, resultBody(result));
-    if (result.code) return;
-    final = result;
-    return after(res, 'committed');
-  }))));
+  pod.route(
+    'POST',
+    '/commit',
+    writing(
+      needsSession(
+        notBusy(async (s, _req, res, url) => {
+          const sha = url.searchParams.get('sha256');
+          if (sha !== null && !HEX64.test(sha)) return refusal(res, 400, 'bad_request', 'sha256 must be 64 lowercase hex characters');
+          const ctx = o.context();
+          let result: Result;
+          s.busy = true;
+          try {
+            result = await s.commit(ctx, url.searchParams.get('overwrite') === 'true', sha ?? undefined);
+          } catch (e) {
+            if (!(e instanceof SessionError)) throw e;
+            refusal(res, e.status, e.code, e.message);
+            return after(res, endsSession(e));
+          } finally {
+            s.busy = false;
+            ctx.root.close();
+          }
+          send(res, 200, resultBody(result));
+          if (result.code) return;
+          final = result;
+          return after(res, 'committed');
+        }),
+      ),
+    ),
+  );
 
   // A part's body is read by the session, never drained here.
-  pod.route('PUT', '/part', writing(needsSession(notBusy(async (s, req, res, url) => {
-    const offset = count(url.searchParams.get('offset'));
-    const size = count(url.searchParams.get('size'));
-    const sha = url.searchParams.get('sha256') ?? '';
-    const length = req.headers['content-length'];
-    if (offset === undefined || size === undefined || !HEX64.test(sha) || length !== String(size)) {
-      req.resume();
-      return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
-    }
-    s.busy = true;
-    const ctx = o.context();
-    try {
-      await s.append(ctx, offset, size, sha, req);
-    } catch (e) {
-      req.resume();
-      if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
-      else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);
-      else refusal(res, 500, 'internal', e instanceof Error ? e.message : String(e));
-      return after(res, e instanceof SessionError ? endsSession(e) : undefined);
-    } finally {
-      s.busy = false;
-      ctx.root.close();
-    }
-    send(res, 200, JSON.stringify(viewOf(s.state)));
-    progress();
-  })), false));
+  pod.route(
+    'PUT',
+    '/part',
+    writing(
+      needsSession(
+        notBusy(async (s, req, res, url) => {
+          const offset = count(url.searchParams.get('offset'));
+          const size = count(url.searchParams.get('size'));
+          const sha = url.searchParams.get('sha256') ?? '';
+          const length = req.headers['content-length'];
+          if (offset === undefined || size === undefined || !HEX64.test(sha) || length !== String(size)) {
+            req.resume();
+            return refusal(res, 400, 'bad_request', 'offset, size, sha256 and a Content-Length equal to size are required');
+          }
+          s.busy = true;
+          const ctx = o.context();
+          try {
+            await s.append(ctx, offset, size, sha, req);
+          } catch (e) {
+            req.resume();
+            if (e instanceof SessionError) refusal(res, e.status, e.code, e.message);
+            else if (e instanceof TransferError) refusal(res, TRANSFER[e.reason][0], TRANSFER[e.reason][1], e.message);
+            else refusal(res, 500, 'internal', e instanceof Error ? e.message : String(e));
+            return after(res, e instanceof SessionError ? endsSession(e) : undefined);
+          } finally {
+            s.busy = false;
+            ctx.root.close();
+          }
+          send(res, 200, JSON.stringify(viewOf(s.state)));
+          progress();
+        }),
+      ),
+      false,
+    ),
+  );
 
   const stopped = pod.stopped.then((reason) => ({ reason, result: result! }));
   const address = await pod.listen(o.port, o.host);

@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
-import { runCli } from '../cli.ts';
-import { makeWorld, sha256, snapshot, tree, SECRET_TEXT } from '../testing/world.ts';
-import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { runCli } from '../cli.ts';
 import { MAX_WRITE_BYTES } from '../runtime/types.ts';
+import { makeWorld, SECRET_TEXT, sha256, snapshot, tree } from '../testing/world.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';
 
 const KEY = Buffer.alloc(32, 5);
@@ -19,11 +19,7 @@ interface Answer {
 }
 
 /** One PUT; `cut` sends that many bytes of the body and then breaks the connection. */
-function put(
-  a: { address: string; port: number },
-  body: Buffer,
-  o: { token?: string | null; path?: string; method?: string; length?: number | null; cut?: number } = {},
-): Promise<Answer | 'cut'> {
+function put(a: { address: string; port: number }, body: Buffer, o: { token?: string | null; path?: string; method?: string; length?: number | null; cut?: number } = {}): Promise<Answer | 'cut'> {
   const headers: Record<string, string> = {};
   if (o.token !== null) headers.authorization = `Bearer ${o.token ?? TOKEN}`;
   if (o.length !== null) headers['content-length'] = String(o.length ?? body.length);
@@ -136,7 +132,7 @@ test('a received body that does not hash to --sha256 is digest_mismatch, and not
   assert.deepEqual(snapshot(w.root), before);
 });
 
-test('the withheld-file rules are the write op\'s: a condition is refused, a plain overwrite lands', async () => {
+test("the withheld-file rules are the write op's: a condition is refused, a plain overwrite lands", async () => {
   const w = makeWorld();
   const fresh = Buffer.from('proxies:\n  velocity:\n    secret: new\n');
   for (const cond of [['--expect-sha256', sha256(SECRET_TEXT)], ['--create-only']]) {

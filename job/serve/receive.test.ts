@@ -1,14 +1,14 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
-import { runCli } from '../cli.ts';
-import { makeWorld, PROPS, sha256, snapshot, tree } from '../testing/world.ts';
-import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { runCli } from '../cli.ts';
 import { openContext } from '../ops/context.ts';
+import { makeWorld, PROPS, sha256, snapshot, tree } from '../testing/world.ts';
 import { landUpload } from '../upload/land.ts';
-import { startReceiving, type Receiving } from './receive.ts';
+import { type Receiving, startReceiving } from './receive.ts';
 import { runReceive } from './receive-run.ts';
 
 const KEY = Buffer.alloc(32, 9);
@@ -20,11 +20,7 @@ interface Answer {
 }
 
 /** One call; `body` chunks are written with a pause between them, `cut` ends the socket early. */
-function call(
-  r: Receiving,
-  path: string,
-  o: { token?: string | null; method?: string; body?: Buffer[]; length?: number; cut?: boolean } = {},
-): Promise<Answer> {
+function call(r: Receiving, path: string, o: { token?: string | null; method?: string; body?: Buffer[]; length?: number; cut?: boolean } = {}): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (o.token !== null) headers.authorization = `Bearer ${o.token ?? TOKEN}`;
   if (o.length !== undefined) headers['content-length'] = String(o.length);
@@ -211,7 +207,7 @@ test('targets refused before a byte is read: folder, escape, link out, working n
   }
 });
 
-test('the token comes first: none, a wrong one, another Job\'s are refused and nothing lands', async () => {
+test("the token comes first: none, a wrong one, another Job's are refused and nothing lands", async () => {
   const w = makeWorld();
   let landed = 0;
   const r = await receiver(w.root, {

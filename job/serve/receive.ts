@@ -21,10 +21,10 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Result } from '../../lib/protocol/result.ts';
-import type { Landing, UploadRequest } from '../upload/land.ts';
 import { errorBody, resultBody, send } from '../http/answer.ts';
 import type { StopReason } from '../http/lifecycle.ts';
 import { PodServer, whenAnswered } from '../http/listen.ts';
+import type { Landing, UploadRequest } from '../upload/land.ts';
 
 export interface ReceiveOptions {
   host: string;
@@ -50,7 +50,6 @@ export interface Receiving {
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const SIZE = /^(0|[1-9]\d{0,15})$/;
-
 
 /** The Result as the result line carries it; a transfer error as its own small JSON. */
 export function landingAnswer(l: Landing): { status: number; body: string } {

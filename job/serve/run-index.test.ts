@@ -1,17 +1,17 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { request } from 'node:http';
-import { runCli } from '../cli.ts';
-import { makeWorld } from '../testing/world.ts';
+import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
+import { runCli } from '../cli.ts';
 import { INDEX_MIN_ENTRIES } from '../listing/list-index.ts';
-import type { Serving } from './server.ts';
+import { makeWorld } from '../testing/world.ts';
 import { runServe } from './run.ts';
+import type { Serving } from './server.ts';
 
 const TOKEN = jobToken(Buffer.alloc(32, 7), 'files-survival-b0001');
 const digest = tokenDigest(TOKEN);
@@ -33,12 +33,16 @@ const quiet = { stdout: () => {}, stderr: () => {} };
 test('FELIS_SCRATCH_DIR must be absolute', async () => {
   const w = makeWorld();
   let err = '';
-  const code = await runCli(['files', '--serve', '--worlds-root', w.root], { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_TOKEN_SHA256: digest, FELIS_SCRATCH_DIR: 'scratch' }, { stdout: () => {}, stderr: (t) => void (err += t) });
+  const code = await runCli(
+    ['files', '--serve', '--worlds-root', w.root],
+    { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_TOKEN_SHA256: digest, FELIS_SCRATCH_DIR: 'scratch' },
+    { stdout: () => {}, stderr: (t) => void (err += t) },
+  );
   assert.equal(code, 2);
   assert.match(err, /FELIS_SCRATCH_DIR/);
 });
 
-test('with FELIS_SCRATCH_DIR, serving keeps a big folder\'s index there (not in the world), pages equal the one-shot Job\'s, and it is gone at the stop', { timeout: 120_000 }, async () => {
+test("with FELIS_SCRATCH_DIR, serving keeps a big folder's index there (not in the world), pages equal the one-shot Job's, and it is gone at the stop", { timeout: 120_000 }, async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('big'));
   const made = spawnSync('sh', ['-c', `seq -f 'n-%06g' 0 ${INDEX_MIN_ENTRIES} | xargs touch`], { cwd: w.p('big') });

@@ -16,11 +16,12 @@
  *
  * @module
  */
-import { EXIT_INFRA as INFRA, EXIT_USAGE as USAGE, printResult, type CliIO } from '../program/exit.ts';
-import { execute, type ExecuteOptions } from '../dispatch/execute.ts';
+
+import { type ExecuteOptions, execute } from '../dispatch/execute.ts';
 import { ListIndexes } from '../listing/list-index.ts';
-import { sessionEnv, SERVE_PORT } from './env.ts';
-import { startServing, type Serving } from './server.ts';
+import { type CliIO, EXIT_INFRA as INFRA, printResult, EXIT_USAGE as USAGE } from '../program/exit.ts';
+import { SERVE_PORT, sessionEnv } from './env.ts';
+import { type Serving, startServing } from './server.ts';
 import { listening, worldRootOpens } from './start.ts';
 
 export { SERVE_PORT };

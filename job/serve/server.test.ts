@@ -1,14 +1,14 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { request } from 'node:http';
+import { test } from 'node:test';
+import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import { RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 import { runCli } from '../cli.ts';
 import { execute } from '../dispatch/execute.ts';
 import { makeWorld, snapshot } from '../testing/world.ts';
-import { RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
-import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
-import { startServing, type ServeOp, type Serving } from './server.ts';
 import { runServe } from './run.ts';
+import { type ServeOp, type Serving, startServing } from './server.ts';
 
 const KEY = Buffer.alloc(32, 7);
 const TOKEN = jobToken(KEY, 'files-survival-b0001');
@@ -57,7 +57,7 @@ async function oneShot(root: string, op: string, path: string): Promise<string> 
   return out.slice(RESULT_PREFIX.length, -1);
 }
 
-test('a request without the token, with a wrong one, or with another Job\'s token is refused before anything runs', async () => {
+test("a request without the token, with a wrong one, or with another Job's token is refused before anything runs", async () => {
   const w = makeWorld();
   let ran = 0;
   const s = await serve(w.root, {
@@ -91,7 +91,7 @@ test('a request without the token, with a wrong one, or with another Job\'s toke
   }
 });
 
-test('a read or list through serving equals the one-shot Job\'s result byte for byte, redaction and guarded files included', async () => {
+test("a read or list through serving equals the one-shot Job's result byte for byte, redaction and guarded files included", async () => {
   const w = makeWorld();
   fs.writeFileSync(w.p('bin.dat'), Buffer.from([0, 0xff, 0x80, 0x0a, 0x22]));
   fs.writeFileSync(w.p('a b+c%20ü&x=1.txt'), 'odd name\n');
@@ -275,7 +275,7 @@ test('a browse read of a hard link left holding the secret after the game replac
   }
 });
 
-test('an op\'s query rides beside the path: limit, after and q reach the op as given; a limit that is not a whole number of at least 1 is a 400', async () => {
+test("an op's query rides beside the path: limit, after and q reach the op as given; a limit that is not a whole number of at least 1 is a 400", async () => {
   const w = makeWorld();
   const seen: unknown[] = [];
   const s = await serve(w.root, {
@@ -301,7 +301,7 @@ test('an op\'s query rides beside the path: limit, after and q reach the op as g
   }
 });
 
-test('a search through serving equals the one-shot Job\'s result byte for byte, query and all', async () => {
+test("a search through serving equals the one-shot Job's result byte for byte, query and all", async () => {
   const w = makeWorld();
   fs.mkdirSync(w.p('world/region'), { recursive: true });
   fs.writeFileSync(w.p('world/level.dat'), 'L');
@@ -321,12 +321,19 @@ test('a search through serving equals the one-shot Job\'s result byte for byte, 
       const r = await call(s, `/search?path=${encodeURIComponent(path)}&q=${encodeURIComponent(q)}${limit ? `&limit=${limit}` : ''}`);
       assert.equal(r.status, 200, `${path} ${q}: ${r.body}`);
       let out = '';
-      const code = await runCli(['files', '--op', 'search', '--path', path, '--worlds-root', w.root, '--q', q, ...(limit ? ['--limit', limit] : [])], {}, { stdout: (t) => void (out += t), stderr: () => {} });
+      const code = await runCli(
+        ['files', '--op', 'search', '--path', path, '--worlds-root', w.root, '--q', q, ...(limit ? ['--limit', limit] : [])],
+        {},
+        { stdout: (t) => void (out += t), stderr: () => {} },
+      );
       assert.equal(code, 0);
       assert.equal(r.body, out.slice(RESULT_PREFIX.length, -1), `${path} ${q}`);
     }
     const level = JSON.parse((await call(s, '/search?path=&q=level')).body) as Result;
-    assert.deepEqual(level.matches!.map((m) => m.path), ['world/level.dat']);
+    assert.deepEqual(
+      level.matches!.map((m) => m.path),
+      ['world/level.dat'],
+    );
     assert.deepEqual(JSON.parse((await call(s, '/search?path=&q=secret')).body), { scanned: 9 }, 'nothing through the link out: 9 entries, the link one of them');
   } finally {
     s.stop();

@@ -20,8 +20,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { OpQuery } from '../../lib/protocol/op-query.ts';
-import type { Result } from '../../lib/protocol/result.ts';
 import { SERVE_OPS, type ServeOp } from '../../lib/protocol/ops.ts';
+import type { Result } from '../../lib/protocol/result.ts';
 import { errorBody, resultBody, send } from '../http/answer.ts';
 import { carriesBody } from '../http/body.ts';
 import type { StopReason } from '../http/lifecycle.ts';
@@ -69,7 +69,6 @@ export interface ServeOptions {
   /** How long a request may take from its first byte to its answer. */
   requestTimeoutMs?: number;
 }
-
 
 export interface Serving {
   /** Where it listens (the port is the one asked for, or the one picked for port 0). */

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { listening, worldRootOpens } from './start.ts';
 
 function io() {
@@ -30,13 +30,28 @@ test('a listener that starts is given its stop on a signal; one that cannot star
   const serving = { address: { address: '127.0.0.1', family: 'IPv4', port: 1 } as AddressInfo, stop: (r: 'signal') => void stops.push(r) };
   let handler: (() => void) | undefined;
   const a = io();
-  assert.equal(await listening(async () => serving, 'listen on x', a, 'p: ', (stop) => (handler = stop)), serving);
+  assert.equal(
+    await listening(
+      async () => serving,
+      'listen on x',
+      a,
+      'p: ',
+      (stop) => (handler = stop),
+    ),
+    serving,
+  );
   handler!();
   assert.deepEqual(stops, ['signal']);
 
   handler = undefined;
   const b = io();
-  const failed = await listening(() => Promise.reject(new Error('EADDRINUSE')), 'listen on 10.0.0.1:8420', b, 'felis files: ', (stop) => (handler = stop));
+  const failed = await listening(
+    () => Promise.reject(new Error('EADDRINUSE')),
+    'listen on 10.0.0.1:8420',
+    b,
+    'felis files: ',
+    (stop) => (handler = stop),
+  );
   assert.equal(failed, undefined);
   assert.equal(handler, undefined);
   assert.equal(b.err, 'felis files: listen on 10.0.0.1:8420: EADDRINUSE\n');

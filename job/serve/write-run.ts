@@ -12,16 +12,16 @@
  * Exit 2 for a wrong environment.
  * @module
  */
-import { printResult, EXIT_INFRA, EXIT_USAGE, type CliIO } from '../program/exit.ts';
-import { execute } from '../dispatch/execute.ts';
-import { MAX_WRITE_BYTES, type ExecuteOptions } from '../runtime/types.ts';
+
 import { WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../../lib/protocol/content-env.ts';
+import { execute } from '../dispatch/execute.ts';
+import { type CliIO, EXIT_INFRA, EXIT_USAGE, printResult } from '../program/exit.ts';
+import { type ExecuteOptions, MAX_WRITE_BYTES } from '../runtime/types.ts';
 import { listenEnv, seconds } from './env.ts';
 import { startWriteReceiving, type WriteReceiving } from './receive-write.ts';
 import { listening, worldRootOpens } from './start.ts';
 
 const PREFIX = 'felis files: ';
-
 
 export interface WriteRequestFlags {
   path: string;

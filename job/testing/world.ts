@@ -5,14 +5,15 @@
  *
  * @module
  */
+
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { DEFAULT_TRASH_SECONDS, type TrashSettings } from '../../lib/protocol/trash-env.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
-import { createHash } from 'node:crypto';
-import { execute, type ExecuteOptions, type OpCall, type OpRequestOf } from '../dispatch/execute.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { DEFAULT_TRASH_SECONDS, type TrashSettings } from '../../lib/protocol/trash-env.ts';
+import { type ExecuteOptions, execute, type OpCall, type OpRequestOf } from '../dispatch/execute.ts';
 import { LEDGER_DIR } from '../runtime/withheld.ts';
 
 export interface World {

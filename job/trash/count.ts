@@ -13,11 +13,11 @@
  * @module
  */
 import fs from 'node:fs';
+import type { OpContext } from '../runtime/types.ts';
+import { type Content, contentAt, type WithheldRule, withheldEntry, withheldRule } from '../runtime/withheld.ts';
 import { bestEffort } from '../volume/failure.ts';
 import { propertiesIdentity } from '../volume/guard.ts';
-import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../volume/root.ts';
-import { contentAt, withheldEntry, withheldRule, type Content, type WithheldRule } from '../runtime/withheld.ts';
-import type { OpContext } from '../runtime/types.ts';
+import { atPath, fdPath, type Identity, identityOf, sameIdentity } from '../volume/root.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 /** Folders deeper than this are counted as entries only: a hostile tree costs a bounded stack. */

@@ -5,15 +5,16 @@
  * mutation of the world (which settles what the killed one left), every path is where it was, with
  * what it held, or in the trash under a held record — never gone, never both.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { crashKit } from '../journal/crash.test-kit.ts';
-import { forgeZip, treeDigest } from '../archive/forge.test-kit.ts';
+import { test } from 'node:test';
 import { encodeBatchEnv } from '../../lib/protocol/batch-env.ts';
 import { encodeContentEnv } from '../../lib/protocol/content-env.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { forgeZip, treeDigest } from '../archive/forge.test-kit.ts';
+import { crashKit } from '../journal/crash.test-kit.ts';
 import { sha256 } from '../testing/world.ts';
 
 const kit = crashKit('felis-trash-crash-', { FELIS_TRASH: 'on', FELIS_ACTOR: 'crash-test' });
@@ -67,7 +68,10 @@ function trashOf(root: string): Held[] {
     assert.match(id, /^[0-9a-f]{16}$/, `only records are left in the trash: ${id}`);
     const r = JSON.parse(fs.readFileSync(path.join(dir, id, 'record.json'), 'utf8'));
     assert.equal(r.state, 'held', `record ${id} is settled`);
-    const slots = fs.readdirSync(path.join(dir, id)).filter((n) => n !== 'record.json').sort();
+    const slots = fs
+      .readdirSync(path.join(dir, id))
+      .filter((n) => n !== 'record.json')
+      .sort();
     assert.deepEqual(slots, r.items.map((i: { slot: number }) => String(i.slot)).sort(), `record ${id} holds exactly its slots`);
     for (const item of r.items) out.push({ id, path: item.path, digest: digestOf(path.join(dir, id, String(item.slot))) });
   }
@@ -83,10 +87,7 @@ function settle(root: string): void {
 
 /** Every kill: after each step of a clean run, and just before each rename. */
 function kills(clean: { steps: string[] }, renames: number): Record<string, string>[] {
-  return [
-    ...clean.steps.map((_, i) => ({ FELIS_TEST_STOP_AT: `${i + 1}:KILL` })),
-    ...Array.from({ length: renames }, (_, i) => ({ FELIS_TEST_KILL_RENAME: String(i + 1) })),
-  ];
+  return [...clean.steps.map((_, i) => ({ FELIS_TEST_STOP_AT: `${i + 1}:KILL` })), ...Array.from({ length: renames }, (_, i) => ({ FELIS_TEST_KILL_RENAME: String(i + 1) }))];
 }
 
 /**
@@ -152,7 +153,11 @@ test('an overwrite killed at every step: the old content is at its name or in th
       assert.deepEqual(trash, [], `${JSON.stringify(kill)}: nothing replaced, nothing kept`);
     } else {
       assert.equal(now, 'motd=new\n');
-      assert.deepEqual(trash.map((t) => [t.path, t.digest]), [['server.properties', sha256('motd=old\n')]], JSON.stringify(kill));
+      assert.deepEqual(
+        trash.map((t) => [t.path, t.digest]),
+        [['server.properties', sha256('motd=old\n')]],
+        JSON.stringify(kill),
+      );
       landed++;
     }
   }
@@ -204,7 +209,11 @@ test('a purge killed at every step leaves the record whole or gone, never half l
     settle(root);
     const left = trashOf(root);
     assert.ok(left.length === 0 || (left.length === 1 && left[0]!.id === id && left[0]!.digest === digestOf(path.join(world(), 'd1'))), JSON.stringify(kill));
-    assert.deepEqual(fs.readdirSync(path.join(root, UNDO_DIR)).filter((n) => !/^[0-9a-f]{16}$/.test(n)), [], 'nothing half purged is left');
+    assert.deepEqual(
+      fs.readdirSync(path.join(root, UNDO_DIR)).filter((n) => !/^[0-9a-f]{16}$/.test(n)),
+      [],
+      'nothing half purged is left',
+    );
   }
 });
 
@@ -237,7 +246,11 @@ test('an extraction with overwrite killed at every step: each replaced file hold
       if (now === oldText) assert.equal(inTrash.length, 0, `${JSON.stringify(kill)}: ${p} unreplaced, nothing kept`);
       else {
         assert.equal(now, newText, `${JSON.stringify(kill)}: ${p}`);
-        assert.deepEqual(inTrash.map((t) => t.digest), [sha256(oldText!)], `${JSON.stringify(kill)}: the old ${p} is kept once`);
+        assert.deepEqual(
+          inTrash.map((t) => t.digest),
+          [sha256(oldText!)],
+          `${JSON.stringify(kill)}: the old ${p} is kept once`,
+        );
         kept++;
       }
     }

@@ -4,14 +4,15 @@
  * without its bytes, and is withheld again once back, however many contents the ledger has
  * remembered since.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { content, makeWorld, PROPS, SECRET_TEXT, TRASH_ON, writeReq, type World } from '../testing/world.ts';
+import { test } from 'node:test';
+import type { Result } from '../../lib/protocol/result.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 import type { ExecuteOptions, OpCall } from '../runtime/types.ts';
-import type { Result } from '../../lib/protocol/result.ts';
 import { MAX_LEDGER_ENTRIES } from '../runtime/withheld.ts';
+import { content, makeWorld, PROPS, SECRET_TEXT, TRASH_ON, type World, writeReq } from '../testing/world.ts';
 import { RECORD_FILE } from './record.ts';
 
 function on(w: World, req: OpCall, opts: ExecuteOptions = {}): Promise<Result> {

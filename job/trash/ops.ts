@@ -4,12 +4,13 @@
  * trash holds whatever FELIS_TRASH says: turning it off stops new records, not access to old ones.
  * @module
  */
+
+import fs from 'node:fs';
 import type { Result, TrashItem } from '../../lib/protocol/result.ts';
-import { fail } from '../volume/failure.ts';
 import type { OpContext, OpRequestOf } from '../runtime/types.ts';
+import { fail } from '../volume/failure.ts';
 import { restoreRecord } from './restore.ts';
 import { Trash } from './store.ts';
-import fs from 'node:fs';
 
 /** A page of trash-list, as listings page: the default and the most one page holds. */
 export const DEFAULT_TRASH_PAGE = 1000;

@@ -5,8 +5,8 @@
  * @module
  */
 import { canonicalRel } from '../journal/journal.ts';
-import { errCode } from '../volume/root.ts';
 import type { OpContext } from '../runtime/types.ts';
+import { errCode } from '../volume/root.ts';
 
 /** `<folder>/<name>` from the root, the folder as the kernel names it; the name as given. */
 export function entryPath(ctx: OpContext, parent: { fd: number; name: string }): string {

@@ -12,8 +12,8 @@
  */
 import fs from 'node:fs';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
-import { atPath, errCode, isNotExist } from '../volume/root.ts';
 import type { Content } from '../runtime/withheld.ts';
+import { atPath, errCode, isNotExist } from '../volume/root.ts';
 import type { Guard } from './count.ts';
 
 export const RECORD_FILE = 'record.json';
@@ -86,10 +86,19 @@ const KINDS = ['file', 'dir', 'link', 'other'];
 function validItem(i: unknown): i is RecordItem {
   const it = i as RecordItem;
   return (
-    typeof it === 'object' && it !== null && isCleanRel(it.path) && KINDS.includes(it.kind) &&
-    typeof it.id === 'string' && /^\d+:\d+$/.test(it.id) &&
-    Number.isSafeInteger(it.bytes) && it.bytes >= 0 && Number.isSafeInteger(it.entries) && it.entries >= 0 &&
-    Number.isSafeInteger(it.slot) && it.slot >= 0 && it.slot < 100_000 &&
+    typeof it === 'object' &&
+    it !== null &&
+    isCleanRel(it.path) &&
+    KINDS.includes(it.kind) &&
+    typeof it.id === 'string' &&
+    /^\d+:\d+$/.test(it.id) &&
+    Number.isSafeInteger(it.bytes) &&
+    it.bytes >= 0 &&
+    Number.isSafeInteger(it.entries) &&
+    it.entries >= 0 &&
+    Number.isSafeInteger(it.slot) &&
+    it.slot >= 0 &&
+    it.slot < 100_000 &&
     (it.guard === undefined || GUARDS.includes(it.guard)) &&
     (it.withheld === undefined || (Array.isArray(it.withheld) && it.withheld.length <= 64 && it.withheld.every(validContent)))
   );

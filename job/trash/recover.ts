@@ -13,10 +13,10 @@
  */
 import fs from 'node:fs';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
+import type { OpContext } from '../runtime/types.ts';
 import { bestEffort } from '../volume/failure.ts';
 import { atPath, identityOf, isNotExist, type Parent } from '../volume/root.ts';
-import type { OpContext } from '../runtime/types.ts';
-import { readRecord, writeRecord, type TrashRecord } from './record.ts';
+import { readRecord, type TrashRecord, writeRecord } from './record.ts';
 import { idText, sealRecord, Trash } from './store.ts';
 
 /** The entry at a root-relative path: its folder (close it) and lstat, or null when it is not there. */

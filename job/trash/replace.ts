@@ -8,8 +8,8 @@
  * @module
  */
 import fs from 'node:fs';
-import { isNotExist, type Parent } from '../volume/root.ts';
 import type { OpContext } from '../runtime/types.ts';
+import { isNotExist, type Parent } from '../volume/root.ts';
 import { entryPath } from './paths.ts';
 import { startIntake } from './store.ts';
 

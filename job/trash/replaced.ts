@@ -17,9 +17,9 @@
  */
 import fs from 'node:fs';
 import { asideSlot, type JournalHeader, type Move } from '../journal/journal.ts';
-import { atPath, identityOf } from '../volume/root.ts';
 import type { OpContext } from '../runtime/types.ts';
-import { idText, resumeIntake, startIntake, type Incoming } from './store.ts';
+import { atPath, identityOf } from '../volume/root.ts';
+import { type Incoming, idText, resumeIntake, startIntake } from './store.ts';
 
 export const RECORD_ITEMS = 10_000;
 

@@ -15,18 +15,18 @@
 import fs from 'node:fs';
 import { pathLimitFault } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
+import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../runtime/moved-links.ts';
+import { placeholderRefused } from '../runtime/redacted-values.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
+import { rememberContents } from '../runtime/withheld.ts';
+import { pathHasWorkingName, reservedMessage } from '../runtime/working-files.ts';
 import { bestEffort, fail, msg } from '../volume/failure.ts';
+import { PROPERTIES_PATH } from '../volume/guard.ts';
 import { clean, dir, join } from '../volume/pathutil.ts';
 import { atPath } from '../volume/root.ts';
-import { depthOf, judgeMovedLinks, LinkBudget, realFolder } from '../runtime/moved-links.ts';
-import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
-import { pathHasWorkingName, reservedMessage } from '../runtime/working-files.ts';
-import { writeRecord, type TrashRecord } from './record.ts';
+import { countTree, type Guard, judgeOf } from './count.ts';
+import { type TrashRecord, writeRecord } from './record.ts';
 import { entryAt, removeMade } from './recover.ts';
-import { countTree, judgeOf, type Guard } from './count.ts';
-import { PROPERTIES_PATH } from '../volume/guard.ts';
-import { placeholderRefused } from '../runtime/redacted-values.ts';
-import { rememberContents } from '../runtime/withheld.ts';
 import type { Trash } from './store.ts';
 
 function depth(p: string): number {
@@ -79,9 +79,7 @@ function plan(ctx: OpContext, r: TrashRecord, dest: string[], order: number[]): 
 }
 
 function guardMessage(path: string, guard: Guard): string {
-  return guard === 'secret'
-    ? `${path} held the proxy forwarding secret when it went to the trash`
-    : `${path} was the server's ${PROPERTIES_PATH}, with its RCON password, when it went to the trash`;
+  return guard === 'secret' ? `${path} held the proxy forwarding secret when it went to the trash` : `${path} was the server's ${PROPERTIES_PATH}, with its RCON password, when it went to the trash`;
 }
 
 /**
@@ -115,7 +113,10 @@ function keepGuarded(ctx: OpContext, fd: number, r: TrashRecord, dest: string[],
     }
   }
   try {
-    rememberContents(ctx.root, items.flatMap((i) => (i.guard === 'secret' ? (i.withheld ?? []) : [])));
+    rememberContents(
+      ctx.root,
+      items.flatMap((i) => (i.guard === 'secret' ? (i.withheld ?? []) : [])),
+    );
   } catch (e) {
     return fail('bad_path', `the withheld contents of ${r.id} could not be recorded before it is put back (${(e as Error).message}); nothing was restored`);
   }

@@ -1,19 +1,19 @@
-import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeWorld, sha256, TRASH_ON, writeReq, type World } from '../testing/world.ts';
-import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import type { ExecuteOptions, OpCall, StatfsLike } from '../runtime/types.ts';
+import { after, test } from 'node:test';
 import type { Result } from '../../lib/protocol/result.ts';
+import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
+import { compress } from '../archive/codec.test-kit.ts';
+import { forgeZip } from '../archive/forge.test-kit.ts';
 import { openContext } from '../ops/context.ts';
+import { pulled } from '../ops/pull.test-kit.ts';
+import type { ExecuteOptions, OpCall, StatfsLike } from '../runtime/types.ts';
+import { makeWorld, sha256, TRASH_ON, type World, writeReq } from '../testing/world.ts';
 import { landUpload } from '../upload/land.ts';
 import { SessionError, UploadSession } from '../upload/session.ts';
-import { forgeZip } from '../archive/forge.test-kit.ts';
-import { compress } from '../archive/codec.test-kit.ts';
 import { PER_ITEM_BYTES, roomFor } from './room.ts';
-import { pulled } from '../ops/pull.test-kit.ts';
 
 const T0 = Date.now();
 
@@ -104,7 +104,7 @@ async function claiming(length: number): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/claim`;
 }
 
-test("a pull whose Content-Length is past FELIS_PULL_MAX_BYTES or past the free space is refused, and never touches the trash: it holds no world", async () => {
+test('a pull whose Content-Length is past FELIS_PULL_MAX_BYTES or past the free space is refused, and never touches the trash: it holds no world', async () => {
   const w = makeWorld();
   const ids = await trashed(w, 2, 3000);
   const opts = { statfs: volume(w, 1000, 3000) };

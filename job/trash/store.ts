@@ -17,17 +17,17 @@
  * @module
  */
 import fs from 'node:fs';
-import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
-import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 import type { TrashItem } from '../../lib/protocol/result.ts';
-import { bestEffort } from '../volume/failure.ts';
-import { removeAllAt } from '../volume/remove-all.ts';
-import { atPath, errCode, existsAt, fdPath, identityOf, isNotExist, type Identity } from '../volume/root.ts';
+import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
+import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 import type { OpContext } from '../runtime/types.ts';
-import { idTime, newId, readRecord, writeRecord, type RecordItem, type TrashRecord } from './record.ts';
-import { countTree, judgeOf, type Guard } from './count.ts';
-import { PROPERTIES_PATH, SECRET_PATH } from '../volume/guard.ts';
 import { withheldRule } from '../runtime/withheld.ts';
+import { bestEffort } from '../volume/failure.ts';
+import { PROPERTIES_PATH, SECRET_PATH } from '../volume/guard.ts';
+import { removeAllAt } from '../volume/remove-all.ts';
+import { atPath, errCode, existsAt, fdPath, type Identity, identityOf, isNotExist } from '../volume/root.ts';
+import { countTree, type Guard, judgeOf } from './count.ts';
+import { idTime, newId, type RecordItem, readRecord, type TrashRecord, writeRecord } from './record.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const PURGE_PREFIX = '.purge-';

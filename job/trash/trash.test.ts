@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { makeWorld, sha256, SECRET_TEXT, snapshot, TRASH_OFF, TRASH_ON, writeReq, type World } from '../testing/world.ts';
+import fs from 'node:fs';
+import { test } from 'node:test';
+import type { Result } from '../../lib/protocol/result.ts';
 import { UNDO_DIR } from '../../lib/protocol/working-names.ts';
 import type { ExecuteOptions, OpCall } from '../runtime/types.ts';
-import type { Result } from '../../lib/protocol/result.ts';
+import { makeWorld, SECRET_TEXT, sha256, snapshot, TRASH_OFF, TRASH_ON, type World, writeReq } from '../testing/world.ts';
 import { removeWithin } from './store.ts';
 
 /** Runs an op with the trash on (unless the options say otherwise). */
@@ -301,12 +301,21 @@ test('trash-list pages newest first, `after` an id', async () => {
     ids.push((await on(w, { op: 'delete', path: `f${i}` }, { now: () => Date.now() - (5 - i) * 60_000 })).trash_id!);
   }
   const p1 = await on(w, { op: 'trash-list', path: '', limit: 2 });
-  assert.deepEqual(p1.trash_items!.map((i) => i.id), [ids[4], ids[3]]);
+  assert.deepEqual(
+    p1.trash_items!.map((i) => i.id),
+    [ids[4], ids[3]],
+  );
   assert.equal(p1.trash_next, ids[3]);
   const p2 = await on(w, { op: 'trash-list', path: '', limit: 2, after: p1.trash_next });
-  assert.deepEqual(p2.trash_items!.map((i) => i.id), [ids[2], ids[1]]);
+  assert.deepEqual(
+    p2.trash_items!.map((i) => i.id),
+    [ids[2], ids[1]],
+  );
   const p3 = await on(w, { op: 'trash-list', path: '', limit: 2, after: p2.trash_next });
-  assert.deepEqual(p3.trash_items!.map((i) => i.id), [ids[0]]);
+  assert.deepEqual(
+    p3.trash_items!.map((i) => i.id),
+    [ids[0]],
+  );
   assert.equal(p3.trash_next, undefined);
   assert.equal(p3.trash_bytes, 5);
   const all = await on(w, { op: 'trash-purge', path: '', all: true });

@@ -1,10 +1,10 @@
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FileHandle } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { after, test } from 'node:test';
 import { BLOCK_BYTES, BlockWriter, blocks } from './batch.ts';
 
 async function* chunksOf(sizes: number[]): AsyncGenerator<Buffer> {
@@ -20,7 +20,14 @@ async function* chunksOf(sizes: number[]): AsyncGenerator<Buffer> {
 test('blocks gathers chunks into groups of at least the block size without copying them, the rest last', async () => {
   const got: { chunks: Buffer[]; bytes: number }[] = [];
   for await (const b of blocks(chunksOf([3, 0, 4, 2, 5, 1]), 6)) got.push(b);
-  assert.deepEqual(got.map((b) => [b.chunks.map((c) => c.length), b.bytes]), [[[3, 4], 7], [[2, 5], 7], [[1], 1]]);
+  assert.deepEqual(
+    got.map((b) => [b.chunks.map((c) => c.length), b.bytes]),
+    [
+      [[3, 4], 7],
+      [[2, 5], 7],
+      [[1], 1],
+    ],
+  );
 });
 
 function tmpFile(): string {
@@ -177,7 +184,10 @@ test('receive writes the stream from its start, feeds every hash, and refuses a 
     assert.equal(b.digest('hex'), sum);
 
     const over = new BlockWriter(fh, 0);
-    await assert.rejects(over.receive(chunksOf([BLOCK_BYTES, BLOCK_BYTES]), BLOCK_BYTES + 1, [], () => new Error('too long')), /too long/);
+    await assert.rejects(
+      over.receive(chunksOf([BLOCK_BYTES, BLOCK_BYTES]), BLOCK_BYTES + 1, [], () => new Error('too long')),
+      /too long/,
+    );
     await over.settle();
     assert.equal(over.received, BLOCK_BYTES, 'the block past the limit was not handed over');
   } finally {

@@ -13,16 +13,16 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
-import { replaceKeeping } from '../trash/replace.ts';
-import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
-import { freeBytes } from '../trash/room.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort, fail, msg, writeFailure } from '../volume/failure.ts';
-import { resolveTarget, type Target } from '../ops/write.ts';
-import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
-import { BlockWriter } from './batch.ts';
 import { makeParents } from '../ops/mkdir.ts';
+import { resolveTarget, type Target } from '../ops/write.ts';
+import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
+import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';
+import { replaceKeeping } from '../trash/replace.ts';
+import { freeBytes } from '../trash/room.ts';
+import { bestEffort, fail, msg, writeFailure } from '../volume/failure.ts';
+import { BlockWriter } from './batch.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
@@ -52,7 +52,6 @@ export class TransferError extends Error {
     this.reason = reason;
   }
 }
-
 
 function noSpace(name: string, size: number, avail: number): Result {
   return { ...fail('no_space', `${name} is ${size} bytes and the server's volume has ${avail} free; nothing was changed`), need: size, avail };

@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
+import { test } from 'node:test';
 import { openContext } from '../ops/context.ts';
 import type { ExecuteOptions } from '../runtime/types.ts';
-import { landUpload, type Landing, type UploadRequest } from './land.ts';
+import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
+import { type Landing, landUpload, type UploadRequest } from './land.ts';
 
 /** Lands `body` at `path` with `parents=true` (unless told otherwise) in a fresh context. */
 async function land(root: string, path: string, body: Buffer, o: Partial<UploadRequest> & { opts?: ExecuteOptions; sha?: string } = {}): Promise<Landing> {
@@ -27,7 +27,13 @@ test('parents=true makes every missing folder of a deep path, 0755 and handed to
   const old = process.umask(0o022);
   let l: Landing;
   try {
-    l = await land(w.root, 'plugins/Pack/data/deep/a.yml', body, { opts: { chown: (p, uid, gid) => { chowns.push(`${fs.realpathSync(p)}:${uid}:${gid}`); } } });
+    l = await land(w.root, 'plugins/Pack/data/deep/a.yml', body, {
+      opts: {
+        chown: (p, uid, gid) => {
+          chowns.push(`${fs.realpathSync(p)}:${uid}:${gid}`);
+        },
+      },
+    });
   } finally {
     process.umask(old);
   }
@@ -35,7 +41,10 @@ test('parents=true makes every missing folder of a deep path, 0755 and handed to
   assert.deepEqual(fs.readFileSync(w.p('plugins/Pack/data/deep/a.yml')), body);
   for (const d of ['plugins', 'plugins/Pack', 'plugins/Pack/data', 'plugins/Pack/data/deep']) assert.equal(fs.statSync(w.p(d)).mode & 0o777, 0o755, d);
   // Each new folder once, top down, then the file; an existing folder is not touched.
-  assert.deepEqual(chowns.slice(0, 4), ['plugins', 'plugins/Pack', 'plugins/Pack/data', 'plugins/Pack/data/deep'].map((d) => `${w.p(d)}:1000:1000`));
+  assert.deepEqual(
+    chowns.slice(0, 4),
+    ['plugins', 'plugins/Pack', 'plugins/Pack/data', 'plugins/Pack/data/deep'].map((d) => `${w.p(d)}:1000:1000`),
+  );
   assert.equal(chowns.length, 5);
 });
 
@@ -89,7 +98,7 @@ test('a link in the middle: leading out, to nothing or to a file is refused and 
   assert.deepEqual(snapshot(w.outside), outside, 'nothing outside the world was made or written');
   const dangling = await land(w.root, 'dangling/new/a.txt', Buffer.from('x'));
   assert.deepEqual(dangling, { kind: 'result', result: { code: 'bad_path', error: 'dangling is a link to nothing; no folder is created through a link' } });
-  assert.equal(fs.existsSync(w.p('nowhere')), false, 'the link\'s target is not created');
+  assert.equal(fs.existsSync(w.p('nowhere')), false, "the link's target is not created");
   const toFile = await land(w.root, 'to-file/new/a.txt', Buffer.from('x'));
   assert.deepEqual(toFile, { kind: 'result', result: { code: 'bad_path', error: 'to-file is a link to a file, not a folder' } });
   assert.equal(code(await land(w.root, 'to-config/sub/a.txt', Buffer.from('in'))), undefined);
@@ -117,7 +126,11 @@ test('an upload the volume cannot hold makes no folder; one whose bytes are wron
   assert.deepEqual(tree(w.root), before, 'refused before any folder was made');
   const lie = await land(w.root, 'kept/dir/a.bin', Buffer.from('abc'), { sha: sha256('abd') });
   assert.equal(code(lie), 'transfer:digest');
-  assert.deepEqual(tree(w.root).filter((p) => p.startsWith('kept')), ['kept/', 'kept/dir/'], 'the folders stay (mkdir -p), the file was never placed');
+  assert.deepEqual(
+    tree(w.root).filter((p) => p.startsWith('kept')),
+    ['kept/', 'kept/dir/'],
+    'the folders stay (mkdir -p), the file was never placed',
+  );
   // The retry lands in them.
   assert.equal(code(await land(w.root, 'kept/dir/a.bin', Buffer.from('abc'))), undefined);
   assert.equal(fs.readFileSync(w.p('kept/dir/a.bin'), 'utf8'), 'abc');

@@ -19,17 +19,17 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
-import { replaceKeeping } from '../trash/replace.ts';
-import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { bestEffort } from '../volume/failure.ts';
+import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
+import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
 import { isWorkingName, TEMP_PREFIX } from '../runtime/working-files.ts';
-import { atPath, fdPath, identityOf, sameIdentity, type Identity } from '../volume/root.ts';
-import { TransferError, uploadTarget } from './land.ts';
+import { replaceKeeping } from '../trash/replace.ts';
+import { bestEffort } from '../volume/failure.ts';
+import { atPath, fdPath, type Identity, identityOf, sameIdentity } from '../volume/root.ts';
 import { StagingFolder, StagingMissing, type StagingTerms } from '../volume/staging-folder.ts';
 import { BlockWriter } from './batch.ts';
-import { DEFAULT_UPLOAD_CONFIG } from '../../lib/uploads/config.ts';
+import { TransferError, uploadTarget } from './land.ts';
 
 export const PART_MAX_BYTES = 32 << 20;
 const STATE = 'state.json';
@@ -300,7 +300,10 @@ export class UploadSession {
       try {
         if (st.size !== BigInt(s.size)) throw new StagingTampered(`the upload's data is ${st.size} bytes, not the ${s.size} received`);
         // Room is already taken: the bytes are on the volume. Only the target rules are checked.
-        const t = uploadTarget({ ...ctx, statfs: () => ({ bavail: BigInt(Number.MAX_SAFE_INTEGER), bsize: 1n }) }, { path: s.path, size: s.size, sha256: sum, overwrite, ...(s.parents ? { parents: true } : {}) });
+        const t = uploadTarget(
+          { ...ctx, statfs: () => ({ bavail: BigInt(Number.MAX_SAFE_INTEGER), bsize: 1n }) },
+          { path: s.path, size: s.size, sha256: sum, overwrite, ...(s.parents ? { parents: true } : {}) },
+        );
         if (!('parent' in t)) return t;
         try {
           fs.fchmodSync(fd, t.mode);

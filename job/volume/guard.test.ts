@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { isSecretName, redactProperties, renameGuardIdentities, secretIdentity, propertiesIdentity } from './guard.ts';
-import { WorldRoot, sameIdentity } from './root.ts';
+import { test } from 'node:test';
 import { makeWorld } from '../testing/world.ts';
+import { isSecretName, propertiesIdentity, redactProperties, renameGuardIdentities, secretIdentity } from './guard.ts';
+import { sameIdentity, WorldRoot } from './root.ts';
 
 const r = (s: string) => redactProperties(Buffer.from(s)).toString();
 

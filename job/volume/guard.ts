@@ -11,7 +11,7 @@
  * @module
  */
 import { clean } from './pathutil.ts';
-import { sameIdentity, type Identity, type WorldRoot } from './root.ts';
+import { type Identity, sameIdentity, type WorldRoot } from './root.ts';
 
 export const SECRET_PATH = 'config/paper-global.yml';
 export const PROPERTIES_PATH = 'server.properties';

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { clean, dir, join, leadsOutside } from './pathutil.ts';
 
 test('clean matches Go path.Clean', () => {

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { WorldRoot, FsError, ESCAPE, MAX_SYMLINK_HOPS, isNotExist, errCode } from './root.ts';
-import { makeWorld, openFds, OUTSIDE_TEXT, writeReq, content, snapshot } from '../testing/world.ts';
+import { content, makeWorld, OUTSIDE_TEXT, openFds, snapshot, writeReq } from '../testing/world.ts';
+import { ESCAPE, errCode, FsError, isNotExist, MAX_SYMLINK_HOPS, WorldRoot } from './root.ts';
 
 const { O_RDONLY } = fs.constants;
 
@@ -46,8 +46,14 @@ test('resolves plain paths, `.` and lexical `..` beneath the root', () => {
       parent.close();
     }
     fs.symlinkSync('server.properties', w.p('file-link'));
-    assert.equal(codeOf(() => root.parentOf('file-link/.')), 'ENOTDIR');
-    assert.equal(codeOf(() => root.openFile('server.properties/.', O_RDONLY)), 'ENOTDIR');
+    assert.equal(
+      codeOf(() => root.parentOf('file-link/.')),
+      'ENOTDIR',
+    );
+    assert.equal(
+      codeOf(() => root.openFile('server.properties/.', O_RDONLY)),
+      'ENOTDIR',
+    );
     const self = root.parentOf('a/b/.');
     try {
       assert.equal(self.name, null);
@@ -65,16 +71,37 @@ test('refuses escapes: leading `..`, climbing past the root, absolute paths, NUL
   const root = WorldRoot.open(w.root);
   try {
     for (const p of ['..', '../outside/secret.txt', 'config/../../outside/secret.txt', '../../../../../../etc/passwd', 'config/../..']) {
-      assert.equal(codeOf(() => root.openFile(p, O_RDONLY)), ESCAPE, p);
-      assert.equal(codeOf(() => root.parentOf(p)), ESCAPE, p);
+      assert.equal(
+        codeOf(() => root.openFile(p, O_RDONLY)),
+        ESCAPE,
+        p,
+      );
+      assert.equal(
+        codeOf(() => root.parentOf(p)),
+        ESCAPE,
+        p,
+      );
     }
     // Like Go's os.Root, components are opened in order: a missing one is reported first.
-    assert.equal(codeOf(() => root.openFile('missing/../..', O_RDONLY)), 'ENOENT');
+    assert.equal(
+      codeOf(() => root.openFile('missing/../..', O_RDONLY)),
+      'ENOENT',
+    );
     for (const p of ['/etc/passwd', `${w.outside}/secret.txt`, '/']) {
-      assert.equal(codeOf(() => root.openFile(p, O_RDONLY)), ESCAPE, p);
+      assert.equal(
+        codeOf(() => root.openFile(p, O_RDONLY)),
+        ESCAPE,
+        p,
+      );
     }
-    assert.equal(codeOf(() => root.openFile('config/pa\0per.yml', O_RDONLY)), 'EINVAL');
-    assert.equal(codeOf(() => root.parentOf('\0')), 'EINVAL');
+    assert.equal(
+      codeOf(() => root.openFile('config/pa\0per.yml', O_RDONLY)),
+      'EINVAL',
+    );
+    assert.equal(
+      codeOf(() => root.parentOf('\0')),
+      'EINVAL',
+    );
     // The message names the caller's path, never the internal /proc spelling.
     try {
       root.openFile('../outside/secret.txt', O_RDONLY);
@@ -116,12 +143,23 @@ test('follows links that stay inside; refuses absolute targets and relative ones
     assert.ok(root.lstat('cfg-link').isSymbolicLink());
     assert.ok(root.stat('cfg-link').isDirectory());
     for (const p of ['abs-inside.yml', 'rel-out/secret.txt', 'abs-out/secret.txt', 'config/climb.txt', 'rel-out', 'abs-out']) {
-      assert.equal(codeOf(() => root.openFile(p, O_RDONLY)), ESCAPE, p);
-      assert.equal(codeOf(() => root.stat(p)), ESCAPE, p);
+      assert.equal(
+        codeOf(() => root.openFile(p, O_RDONLY)),
+        ESCAPE,
+        p,
+      );
+      assert.equal(
+        codeOf(() => root.stat(p)),
+        ESCAPE,
+        p,
+      );
     }
     // lstat and parentOf do not follow the final component, so they see the link itself.
     assert.ok(root.lstat('abs-out').isSymbolicLink());
-    assert.equal(codeOf(() => root.parentOf('abs-out/secret.txt')), ESCAPE);
+    assert.equal(
+      codeOf(() => root.parentOf('abs-out/secret.txt')),
+      ESCAPE,
+    );
   } finally {
     root.close();
   }
@@ -138,9 +176,18 @@ test(`link hops: a chain of ${MAX_SYMLINK_HOPS} resolves, one more is ELOOP, a l
   const root = WorldRoot.open(w.root);
   try {
     assert.equal(readVia(root, `l${MAX_SYMLINK_HOPS}`), 'T');
-    assert.equal(codeOf(() => root.openFile(`l${MAX_SYMLINK_HOPS + 1}`, O_RDONLY)), 'ELOOP');
-    assert.equal(codeOf(() => root.openFile('loop-a', O_RDONLY)), 'ELOOP');
-    assert.equal(codeOf(() => root.openDir('loop-a')), 'ELOOP');
+    assert.equal(
+      codeOf(() => root.openFile(`l${MAX_SYMLINK_HOPS + 1}`, O_RDONLY)),
+      'ELOOP',
+    );
+    assert.equal(
+      codeOf(() => root.openFile('loop-a', O_RDONLY)),
+      'ELOOP',
+    );
+    assert.equal(
+      codeOf(() => root.openDir('loop-a')),
+      'ELOOP',
+    );
   } finally {
     root.close();
   }
@@ -151,16 +198,28 @@ test('trailing slash: the final component must be a directory (links to one are 
   fs.symlinkSync('config', w.p('cfg-link'));
   const root = WorldRoot.open(w.root);
   try {
-    assert.equal(codeOf(() => root.openFile('server.properties/', O_RDONLY)), 'ENOTDIR');
+    assert.equal(
+      codeOf(() => root.openFile('server.properties/', O_RDONLY)),
+      'ENOTDIR',
+    );
     const fd = root.openFile('cfg-link/', O_RDONLY);
     assert.ok(fs.fstatSync(fd).isDirectory());
     fs.closeSync(fd);
-    assert.equal(codeOf(() => root.openDir('server.properties')), 'ENOTDIR');
+    assert.equal(
+      codeOf(() => root.openDir('server.properties')),
+      'ENOTDIR',
+    );
     // A link whose target ends in "/" or "/." names a directory: a file there is ENOTDIR.
     fs.symlinkSync('server.properties/', w.p('slash-link'));
     fs.symlinkSync('server.properties/.', w.p('dot-link'));
-    assert.equal(codeOf(() => root.openFile('slash-link', O_RDONLY)), 'ENOTDIR');
-    assert.equal(codeOf(() => root.openFile('dot-link', O_RDONLY)), 'ENOTDIR');
+    assert.equal(
+      codeOf(() => root.openFile('slash-link', O_RDONLY)),
+      'ENOTDIR',
+    );
+    assert.equal(
+      codeOf(() => root.openFile('dot-link', O_RDONLY)),
+      'ENOTDIR',
+    );
     fs.symlinkSync('config/.', w.p('cfg-dot'));
     assert.ok(root.stat('cfg-dot').isDirectory());
   } finally {
@@ -175,8 +234,14 @@ test('255-byte names work, 256-byte names are an OS error, 100 nested folders re
     const ok = 'n'.repeat(255);
     fs.writeFileSync(w.p(ok), 'long');
     assert.equal(readVia(root, ok), 'long');
-    assert.equal(codeOf(() => root.openFile('n'.repeat(256), O_RDONLY)), 'ENAMETOOLONG');
-    assert.equal(codeOf(() => root.parentOf(`${'d'.repeat(256)}/x`)), 'ENAMETOOLONG');
+    assert.equal(
+      codeOf(() => root.openFile('n'.repeat(256), O_RDONLY)),
+      'ENAMETOOLONG',
+    );
+    assert.equal(
+      codeOf(() => root.parentOf(`${'d'.repeat(256)}/x`)),
+      'ENAMETOOLONG',
+    );
 
     const deep = Array.from({ length: 100 }, (_, i) => `d${i}`).join('/');
     fs.mkdirSync(w.p(deep), { recursive: true });
@@ -189,7 +254,10 @@ test('255-byte names work, 256-byte names are an OS error, 100 nested folders re
     // `..` all the way back up, lexically, and down again.
     const up = Array.from({ length: 100 }, () => '..').join('/');
     assert.equal(readVia(root, `${deep}/${up}/server.properties`).startsWith('motd'), true);
-    assert.equal(codeOf(() => root.openFile(`${deep}/${up}/../x`, O_RDONLY)), ESCAPE);
+    assert.equal(
+      codeOf(() => root.openFile(`${deep}/${up}/../x`, O_RDONLY)),
+      ESCAPE,
+    );
     assert.equal(openFds(), before);
   } finally {
     root.close();
@@ -247,7 +315,10 @@ test('a directory swapped for a link to outside BETWEEN two steps: the walk keep
     assert.equal(readVia(root, 'a/x'), 'inside');
     assert.ok(swapped);
     // A fresh resolution sees the link and refuses it.
-    assert.equal(codeOf(() => root.openFile('a/x', O_RDONLY)), ESCAPE);
+    assert.equal(
+      codeOf(() => root.openFile('a/x', O_RDONLY)),
+      ESCAPE,
+    );
   } finally {
     root.close();
   }
@@ -270,7 +341,11 @@ test('a directory swapped for a link BEFORE its step is seen as a link and refus
       },
     });
     try {
-      assert.equal(codeOf(() => root.openFile('a/x', O_RDONLY)), ESCAPE, target);
+      assert.equal(
+        codeOf(() => root.openFile('a/x', O_RDONLY)),
+        ESCAPE,
+        target,
+      );
     } finally {
       root.close();
     }

@@ -295,13 +295,7 @@ export class WorldRoot {
    * path designates a directory itself. Intermediate components must be directories (links are
    * followed). On success the caller owns `fds`; on failure they are closed here.
    */
-  #walk<T>(
-    path: string,
-    op: string,
-    onName: (dirFd: number, name: string) => Step<T>,
-    onDir: (dirFd: number) => T,
-    finalMustBeDir = false,
-  ): Walked<T> {
+  #walk<T>(path: string, op: string, onName: (dirFd: number, name: string) => Step<T>, onDir: (dirFd: number) => T, finalMustBeDir = false): Walked<T> {
     if (this.#closed) throw new Error('world root is closed');
     if (path.includes('\0')) throw new FsError('EINVAL', op, path, 'invalid argument');
     if (path === '') throw new FsError('EINVAL', op, path, 'empty path');

@@ -32,8 +32,8 @@
  * @module
  */
 import fs from 'node:fs';
-import { atPath, errCode, identityOf, sameIdentity, type Identity } from './root.ts';
 import { removeAllAt } from './remove-all.ts';
+import { atPath, errCode, type Identity, identityOf, sameIdentity } from './root.ts';
 
 const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -45,7 +45,9 @@ export interface StagingTerms {
   /** A file in the folder, as a refusal names it: `the upload's ${name}`. */
   file(name: string): string;
   /** The caller's error for a folder or file at its names that is not its own, made with the refusal's message. */
-  notOurs: new (message: string) => Error;
+  notOurs: new (
+    message: string,
+  ) => Error;
 }
 
 /** The staging folder does not exist (never made, or removed). */

@@ -14,6 +14,7 @@ import { bestEffort } from './failure.ts';
 import { atPath, fdPath } from './root.ts';
 
 export { isWorkFolderName, WORK_PREFIX } from '../../lib/protocol/working-names.ts';
+
 import { isWorkFolderName } from '../../lib/protocol/working-names.ts';
 
 /** A working folder as an extraction makes it: a folder, 0700, the Job user's. */

@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { routeKit } from '../testing/route-kit.ts';
-import { acceptedEvents } from '../http/event-entry.ts';
-import type { RouteModule } from '../http/serve.ts';
-import { EVENT_PERMISSIONS } from './actions.ts';
-import { permissionFor, ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
+import { test } from 'node:test';
 import { FUNCTIONS } from '../../functions/index.ts';
+import { acceptedEvents } from '../http/event-entry.ts';
+import { permissionFor, ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
+import type { RouteModule } from '../http/serve.ts';
+import { routeKit } from '../testing/route-kit.ts';
+import { EVENT_PERMISSIONS } from './actions.ts';
 
 const all: RouteModule = (deps) => (app) => {
   for (const m of Object.values(FUNCTIONS)) m(deps)(app);
@@ -34,9 +34,14 @@ test('the check above can fail: a route outside the table is found', () => {
 
 test('every event a function handles directly (not through a route) has a permission', () => {
   const { app } = routeKit(all);
-  const open = acceptedEvents(app).filter((e) => e.kind === 'open').map((e) => e.type);
+  const open = acceptedEvents(app)
+    .filter((e) => e.kind === 'open')
+    .map((e) => e.type);
   assert.ok(open.length > 0);
-  assert.deepEqual(open.filter((t) => !EVENT_PERMISSIONS[t]), []);
+  assert.deepEqual(
+    open.filter((t) => !EVENT_PERMISSIONS[t]),
+    [],
+  );
 });
 
 test('reads of a world are get files, every change to it is update files; no server route grants settling', () => {

@@ -9,9 +9,9 @@
  */
 
 import { JOB_CHANGE_TYPES, PING_TYPE } from '../events/settle-events.ts';
-import { SETTLE, type Permission } from './permission.ts';
+import { type Permission, SETTLE } from './permission.ts';
 
-export { SETTLE, SETTLE_URL, type Permission } from './permission.ts';
+export { type Permission, SETTLE, SETTLE_URL } from './permission.ts';
 
 export const API_GROUP = 'felis.lolicon.best';
 export const RESOURCE = 'minecraftservers';
@@ -47,6 +47,4 @@ export function describePermission(a: Attributes): string {
  * In kubernetes mode each needs its permission from the delivery's token; a type missing here is
  * refused.
  */
-export const EVENT_PERMISSIONS: Readonly<Record<string, Permission>> = Object.fromEntries(
-  [PING_TYPE, ...JOB_CHANGE_TYPES].map((t) => [t, SETTLE]),
-);
+export const EVENT_PERMISSIONS: Readonly<Record<string, Permission>> = Object.fromEntries([PING_TYPE, ...JOB_CHANGE_TYPES].map((t) => [t, SETTLE]));

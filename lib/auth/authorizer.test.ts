@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attributesOf, describePermission, SETTLE, type Permission } from './actions.ts';
-import { ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
+import { test } from 'node:test';
 import { actorOf } from '../actor.ts';
+import { ROUTE_PERMISSIONS } from '../http/routes/permissions.ts';
+import { attributesOf, describePermission, type Permission, SETTLE } from './actions.ts';
 import { KubeAuthorizer } from './authorizer.ts';
 import { FakeReviewer } from './fake-reviewer.test-kit.ts';
 import { AuthUnavailableError } from './reviewer.ts';

@@ -8,8 +8,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { actorOf, type Actor } from '../actor.ts';
-import { attributesKey, describePermission, type Attributes } from './actions.ts';
+import { type Actor, actorOf } from '../actor.ts';
+import { type Attributes, attributesKey, describePermission } from './actions.ts';
 import { DecisionCache } from './cache.ts';
 import type { Reviewer } from './reviewer.ts';
 

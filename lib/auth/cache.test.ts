@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { DecisionCache } from './cache.ts';
 
 test('a decision expires after its TTL, not before', () => {

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { authConfigFromEnv } from './config.ts';
 
 test('token mode is the default; kubernetes mode takes an audience, TTLs and a cache size', () => {

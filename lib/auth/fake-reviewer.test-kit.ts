@@ -5,9 +5,10 @@
  * apiserver that is down. Grants can change between calls, as a binding is revoked.
  * @module
  */
+
+import { sleep } from '../sleep.ts';
 import type { Attributes } from './actions.ts';
 import { AuthUnavailableError, type Identity, type Reviewer } from './reviewer.ts';
-import { sleep } from '../sleep.ts';
 
 export interface FakeGrant {
   /** `get minecraftservers/files`, `post /felis-world/settle`. */
@@ -53,8 +54,6 @@ export class FakeReviewer implements Reviewer {
     this.reviews.access++;
     await this.#wait();
     const want = a.kind === 'nonresource' ? `${a.verb} ${a.path}` : `${a.verb} ${a.resource}/${a.subresource}`;
-    return (this.grants.get(who.username) ?? []).some(
-      (g) => g.permission === want && (a.kind === 'nonresource' || !g.servers || g.servers.includes(a.name)),
-    );
+    return (this.grants.get(who.username) ?? []).some((g) => g.permission === want && (a.kind === 'nonresource' || !g.servers || g.servers.includes(a.name)));
   }
 }

@@ -2,10 +2,11 @@
  * The client-node reviewer against a stub apiserver on loopback: what it sends, how it reads the
  * answers, and that an apiserver which errs, hangs or answers for another audience is never a yes.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { AuthUnavailableError, KubeReviewer } from './reviewer.ts';
 
@@ -38,9 +39,7 @@ const json = (res: ServerResponse, code: number, body: unknown) => {
 
 test('a TokenReview asks for the audience as the function, and a user comes back only when the audience is confirmed', async (t) => {
   let audiences: string[] | undefined = ['felis-world'];
-  const s = await stub((_p, body, res) =>
-    json(res, 201, { ...body, status: { authenticated: true, user: { username: 'alice', uid: 'u1', groups: ['g'] }, ...(audiences ? { audiences } : {}) } }),
-  );
+  const s = await stub((_p, body, res) => json(res, 201, { ...body, status: { authenticated: true, user: { username: 'alice', uid: 'u1', groups: ['g'] }, ...(audiences ? { audiences } : {}) } }));
   t.after(() => s.close());
   const r = new KubeReviewer(s.kc);
   assert.deepEqual(await r.authenticate('alice-token', 'felis-world'), { username: 'alice', uid: 'u1', groups: ['g'], extra: undefined });

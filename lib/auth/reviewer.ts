@@ -113,11 +113,7 @@ export class KubeReviewer implements Reviewer {
     };
     let status;
     try {
-      const r = await bounded(
-        authz.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } }),
-        this.#timeoutMs,
-        'SubjectAccessReview',
-      );
+      const r = await bounded(authz.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec } }), this.#timeoutMs, 'SubjectAccessReview');
       status = r.status;
     } catch (err) {
       if (err instanceof AuthUnavailableError) throw err;

@@ -6,9 +6,9 @@
  * @module
  */
 import http from 'node:http';
-import { queryString, type OpQuery } from '../protocol/op-query.ts';
-import { MAX_LOG_BYTES } from '../protocol/result.ts';
+import { type OpQuery, queryString } from '../protocol/op-query.ts';
 import type { ServeOp } from '../protocol/ops.ts';
+import { MAX_LOG_BYTES } from '../protocol/result.ts';
 
 /** The ops a browse Pod answers (their contracts' `serve`). */
 export type BrowseOp = ServeOp;

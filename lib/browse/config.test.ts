@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { configFromEnv } from '../config.ts';
 
 test('browse sessions are on only with a key file; their settings have defaults and are checked at start', () => {

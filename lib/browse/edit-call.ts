@@ -7,7 +7,7 @@
  * @module
  */
 import http from 'node:http';
-import { EDIT_PATH, encodeEditCall, END_PATH, type EditCall } from '../protocol/edit-call.ts';
+import { EDIT_PATH, type EditCall, END_PATH, encodeEditCall } from '../protocol/edit-call.ts';
 import { MAX_LOG_BYTES } from '../protocol/result.ts';
 
 export type EditOutcome =

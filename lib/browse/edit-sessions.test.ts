@@ -1,16 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import { configFromEnv } from '../config.ts';
-import { jobKind } from '../maintenance/holder.ts';
+import { EditLostError } from '../files/edit-channel.ts';
 import { LABEL_FILES_EDIT } from '../job-spec/render.ts';
-import { JobLostError } from '../runner/errors.ts';
+import { jobKind } from '../maintenance/holder.ts';
 import { jobToken, tokenDigest } from '../protocol/job-token.ts';
+import { JobLostError } from '../runner/errors.ts';
 import type { BrowseConfig } from './config.ts';
 import type { EditCallOptions, EditOutcome } from './edit-call.ts';
 import { EditSessions } from './edit-sessions.ts';
-import { EditLostError } from '../files/edit-channel.ts';
 
 const KEY = Buffer.alloc(32, 5);
 const NOW = Date.parse('2026-12-01T06:00:00Z');
@@ -49,7 +49,7 @@ function fake(pods: () => V1Pod[], answer: (o: EditCallOptions) => EditOutcome =
   return { sessions, created, calls, ended, lists: () => lists };
 }
 
-test('a serving edit Pod gets the call with its Job\'s token; the next call goes straight to it, with no API request', async () => {
+test("a serving edit Pod gets the call with its Job's token; the next call goes straight to it, with no API request", async () => {
   const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9' })]);
   assert.equal(await f.sessions.run(target, CALL, signal()), '{}');
   assert.equal(f.calls[0]!.token, jobToken(KEY, 'files-survival-e1'));
@@ -77,25 +77,40 @@ test('no edit Pod: one is started (a Job that never holds the world, mounting it
 });
 
 test('a refusal before the program ran (token, lease, busy) or an unreachable Pod: nothing changed, the one-shot Job decides', async () => {
-  for (const out of [{ kind: 'refused', status: 409, detail: 'lease' }, { kind: 'refused', status: 401, detail: '' }] as EditOutcome[]) {
-    const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9' })], () => out);
+  for (const out of [
+    { kind: 'refused', status: 409, detail: 'lease' },
+    { kind: 'refused', status: 401, detail: '' },
+  ] as EditOutcome[]) {
+    const f = fake(
+      () => [pod('files-survival-e1', { ip: '127.1.0.9' })],
+      () => out,
+    );
     assert.equal(await f.sessions.run(target, CALL, signal()), undefined);
     assert.equal(f.calls.length, 1);
   }
   // Unreachable and up for a while: not waited for.
-  const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9', startedAgoMs: 60_000 })], () => ({ kind: 'unsent', detail: 'ECONNREFUSED' }));
+  const f = fake(
+    () => [pod('files-survival-e1', { ip: '127.1.0.9', startedAgoMs: 60_000 })],
+    () => ({ kind: 'unsent', detail: 'ECONNREFUSED' }),
+  );
   assert.equal(await f.sessions.run(target, CALL, signal()), undefined);
   assert.equal(f.created.length, 0);
 });
 
 test('a call that reached the program and got no result is JobLostError: the change may have been made, so it is never made again by a Job', async () => {
-  const f = fake(() => [pod('files-survival-e1', { ip: '127.1.0.9' })], () => ({ kind: 'lost', detail: 'ECONNRESET', inFlight: true }));
+  const f = fake(
+    () => [pod('files-survival-e1', { ip: '127.1.0.9' })],
+    () => ({ kind: 'lost', detail: 'ECONNRESET', inFlight: true }),
+  );
   await assert.rejects(f.sessions.run(target, CALL, signal()), (err: unknown) => err instanceof EditLostError && err instanceof JobLostError && err.inFlight && /ECONNRESET/.test(err.message));
 });
 
 test('a hint that no longer answers is dropped and the Pods listed again; a Pod of another world is never called', async () => {
   let pods = [pod('files-survival-e1', { ip: '127.1.0.9' })];
-  const f = fake(() => pods, (o) => (o.ip === '127.1.0.9' && pods[0]!.status!.podIP !== '127.1.0.9' ? { kind: 'unsent', detail: 'ECONNREFUSED' } : { kind: 'ok', body: `{"via":"${o.ip}"}` }));
+  const f = fake(
+    () => pods,
+    (o) => (o.ip === '127.1.0.9' && pods[0]!.status!.podIP !== '127.1.0.9' ? { kind: 'unsent', detail: 'ECONNREFUSED' } : { kind: 'ok', body: `{"via":"${o.ip}"}` }),
+  );
   assert.equal(await f.sessions.run(target, CALL, signal()), '{"via":"127.1.0.9"}');
   pods = [pod('files-survival-e2', { ip: '127.1.0.10' })];
   assert.equal(await f.sessions.run(target, CALL, signal()), '{"via":"127.1.0.10"}');

@@ -17,16 +17,17 @@
  * for the op: lib/files/lost-change.ts).
  * @module
  */
-import type { Target, JobSettings } from '../job-spec/types.ts';
+
+import { type EditChannel, EditLostError } from '../files/edit-channel.ts';
 import { BROWSE_PORT, LABEL_FILES_EDIT, renderEditJob } from '../job-spec/render.ts';
-import { jobToken } from '../protocol/job-token.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import type { EditCall } from '../protocol/edit-call.ts';
-import { EditLostError, type EditChannel } from '../files/edit-channel.ts';
+import { jobToken } from '../protocol/job-token.ts';
 import { JobLostError } from '../runner/errors.ts';
 import type { BrowseConfig } from './config.ts';
-import { callEdit, endEdit, type EditCallOptions, type EditOutcome } from './edit-call.ts';
+import { callEdit, type EditCallOptions, type EditOutcome, endEdit } from './edit-call.ts';
 import type { SessionPod } from './pods.ts';
-import { SessionFinder, type BrowseApi, type BrowseLog } from './session-finder.ts';
+import { type BrowseApi, type BrowseLog, SessionFinder } from './session-finder.ts';
 
 export interface EditSessionOptions {
   /** Injected in tests. */

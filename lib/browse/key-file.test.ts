@@ -1,10 +1,10 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureJobKeyFile } from './key-file.ts';
+import { test } from 'node:test';
 import { jobToken, MIN_KEY_BYTES } from '../protocol/job-token.ts';
+import { ensureJobKeyFile } from './key-file.ts';
 
 test('the job key is generated once, private, and kept across starts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'job-key-'));

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { END_MARGIN_MS, servingPods, startingPod, type SessionWant } from './pods.ts';
+import { END_MARGIN_MS, type SessionWant, servingPods, startingPod } from './pods.ts';
 
 const NOW = Date.parse('2026-12-01T06:00:00Z');
 const want: SessionWant = { claim: 'world-s-0', node: 'n1', image: 'img:1', lifetimeSeconds: 100 };

@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FILES_CONTAINER } from '../labels.ts';
 import { callableAddress, controllerJob } from '../kube/job-facts.ts';
+import { FILES_CONTAINER } from '../labels.ts';
 
 export interface SessionWant {
   claim: string;
@@ -81,5 +81,8 @@ export const BUCKET_MS = 10_000;
  */
 export function sessionOpId(prefix: string, server: string, want: SessionWant, nowMs: number): string {
   const bucket = Math.floor(nowMs / BUCKET_MS);
-  return `${prefix}${createHash('sha256').update(`${server}\n${want.claim}\n${want.node ?? ''}\n${want.image}\n${bucket}`).digest('hex').slice(0, 15)}`;
+  return `${prefix}${createHash('sha256')
+    .update(`${server}\n${want.claim}\n${want.node ?? ''}\n${want.image}\n${bucket}`)
+    .digest('hex')
+    .slice(0, 15)}`;
 }

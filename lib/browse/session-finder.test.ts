@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { LISTEN_GRACE_MS, nextStep, STUCK_AFTER_MS } from './session-finder.ts';
 
 const NOW = Date.parse('2026-12-01T06:00:00Z');

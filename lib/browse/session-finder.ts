@@ -15,15 +15,15 @@
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { filesJobName, type BrowseJobParams } from '../job-spec/render.ts';
+import { type BrowseJobParams, filesJobName } from '../job-spec/render.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
-import { LABEL_SERVER } from '../labels.ts';
 import { kubeStatus } from '../kube/errors.ts';
+import { LABEL_SERVER } from '../labels.ts';
 import { jobToken, tokenDigest } from '../protocol/job-token.ts';
-import { sleep } from '../sleep.ts';
 import { untilAnswers } from '../protocol/pod-listen.ts';
+import { sleep } from '../sleep.ts';
 import type { BrowseConfig } from './config.ts';
-import { END_MARGIN_MS, servingPods, sessionOpId, startingPod, type SessionPod, type SessionWant } from './pods.ts';
+import { END_MARGIN_MS, type SessionPod, type SessionWant, servingPods, sessionOpId, startingPod } from './pods.ts';
 import { SharedKey } from './shared-key.ts';
 
 export interface BrowseApi {

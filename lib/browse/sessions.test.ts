@@ -1,18 +1,18 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import { configFromEnv } from '../config.ts';
-import { jobKind } from '../maintenance/holder.ts';
 import { LABEL_FILES_BROWSE } from '../job-spec/render.ts';
-import type { BrowseConfig } from './config.ts';
-import type { CallOptions, CallOutcome } from './call.ts';
-import { BrowseSessions } from './sessions.ts';
-import { STUCK_AFTER_MS } from './session-finder.ts';
+import { jobKind } from '../maintenance/holder.ts';
 import { jobToken, tokenDigest } from '../protocol/job-token.ts';
+import type { CallOptions, CallOutcome } from './call.ts';
+import type { BrowseConfig } from './config.ts';
+import { STUCK_AFTER_MS } from './session-finder.ts';
+import { BrowseSessions } from './sessions.ts';
 
 const KEY = Buffer.alloc(32, 3);
 const NOW = Date.parse('2026-12-01T06:00:00Z');
@@ -117,7 +117,7 @@ test('with no session, the first request starts a read-only, non-holding browse 
   assert.equal(job.spec!.activeDeadlineSeconds, 600);
 });
 
-test('two instances starting at once create the same Job; the second one\'s AlreadyExists is absorbed', async () => {
+test("two instances starting at once create the same Job; the second one's AlreadyExists is absorbed", async () => {
   const f = fake(() => []);
   const g = new BrowseSessions(f.api, settings, cfg, { key: KEY, now: () => NOW, call: async () => ({ kind: 'ok', body: '{}' }) });
   const [a, b] = await Promise.all([f.sessions.run(target, 'list', ''), g.run(target, 'list', '')]);
@@ -134,12 +134,11 @@ test('a session that comes up within the budget answers the first request', asyn
 });
 
 test('a Pod that refuses the token, is busy or fails makes the request fall back; a starting Pod is waited for, a stuck one is not', async () => {
-  for (const outcome of [
-    { kind: 'status', status: 401, detail: '' },
-    { kind: 'status', status: 503, detail: '' },
-    { kind: 'timeout' },
-  ] as CallOutcome[]) {
-    const f = fake(() => [pod('files-survival-b1', { ip: '127.1.0.2' })], () => outcome);
+  for (const outcome of [{ kind: 'status', status: 401, detail: '' }, { kind: 'status', status: 503, detail: '' }, { kind: 'timeout' }] as CallOutcome[]) {
+    const f = fake(
+      () => [pod('files-survival-b1', { ip: '127.1.0.2' })],
+      () => outcome,
+    );
     assert.equal(await f.sessions.run(target, 'read', 'a'), undefined, JSON.stringify(outcome));
     assert.equal(f.calls.length, 1);
   }
@@ -163,12 +162,7 @@ test('a just-closed kept-alive connection is retried once on a fresh one', async
 });
 
 test('a failing Kubernetes API or a missing or short key means one-shot Jobs, never an error', async () => {
-  const broken = new BrowseSessions(
-    { createJob: async () => {}, listPods: async () => Promise.reject(new ApiException(403, 'Forbidden', '{}', {})) },
-    settings,
-    cfg,
-    { key: KEY },
-  );
+  const broken = new BrowseSessions({ createJob: async () => {}, listPods: async () => Promise.reject(new ApiException(403, 'Forbidden', '{}', {})) }, settings, cfg, { key: KEY });
   assert.equal(await broken.run(target, 'read', 'a'), undefined);
   const dir = mkdtempSync(join(tmpdir(), 'browse-key-'));
   try {
@@ -176,12 +170,7 @@ test('a failing Kubernetes API or a missing or short key means one-shot Jobs, ne
     for (const keyFile of [join(dir, 'missing'), join(dir, 'short')]) {
       let listed = false;
       const warnings: string[] = [];
-      const s = new BrowseSessions(
-        { createJob: async () => {}, listPods: async () => ((listed = true), []) },
-        settings,
-        { ...cfg, keyFile },
-        { logger: { warn: (_o, m) => void warnings.push(m) } },
-      );
+      const s = new BrowseSessions({ createJob: async () => {}, listPods: async () => ((listed = true), []) }, settings, { ...cfg, keyFile }, { logger: { warn: (_o, m) => void warnings.push(m) } });
       assert.equal(await s.run(target, 'read', 'a'), undefined);
       assert.equal(await s.run(target, 'read', 'a'), undefined);
       assert.equal(listed, false);
@@ -211,7 +200,10 @@ test('an instance calls the Pod that answered last without listing again, and li
   await f.sessions.run(target, 'read', 'b');
   await f.sessions.run(target, 'list', '');
   assert.equal(f.lists(), 1, 'warm requests make no API call of their own');
-  assert.deepEqual(f.calls.map((c) => c.path), ['a', 'b', '']);
+  assert.deepEqual(
+    f.calls.map((c) => c.path),
+    ['a', 'b', ''],
+  );
   // The session moved (a new Pod, a new address): the old address now refuses the token.
   ip = '127.1.0.10';
   assert.equal(await f.sessions.run(target, 'read', 'c'), '{"sha256":"127.1.0.10"}');
@@ -222,10 +214,16 @@ test('an instance calls the Pod that answered last without listing again, and li
 });
 
 test('a serving Pod that cannot be reached is waited for only while it may still be starting its program', async () => {
-  const young = fake(() => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 500 })], () => ({ kind: 'unreachable', detail: 'ECONNREFUSED' }));
+  const young = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 500 })],
+    () => ({ kind: 'unreachable', detail: 'ECONNREFUSED' }),
+  );
   assert.equal(await young.sessions.run(target, 'read', 'a'), undefined);
   assert.ok(young.calls.length > 1, 'a Pod just up is retried within the budget');
-  const old = fake(() => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 60_000 })], () => ({ kind: 'unreachable', detail: 'connect timeout' }));
+  const old = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.2', startedAgoMs: 60_000 })],
+    () => ({ kind: 'unreachable', detail: 'connect timeout' }),
+  );
   assert.equal(await old.sessions.run(target, 'read', 'a'), undefined);
   assert.equal(old.calls.length, 1, 'an unreachable Pod up for a minute is not waited for');
   assert.equal(old.created.length, 0);
@@ -244,13 +242,19 @@ test('a serving Pod just up that does not listen yet is asked again without list
 });
 
 test('an early call to the remembered Pod answers the request once the gates pass, with no second call and no listing', async () => {
-  const f = fake(() => [pod('files-survival-b1', { ip: '127.1.0.9' })], (o) => ({ kind: 'ok', body: `{"path":"${o.path}"}` }));
+  const f = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.9' })],
+    (o) => ({ kind: 'ok', body: `{"path":"${o.path}"}` }),
+  );
   assert.equal(f.sessions.early('survival', 'read', 'a'), undefined, 'nothing remembered yet: no early call');
   await f.sessions.run(target, 'read', 'a');
   const early = f.sessions.early('survival', 'read', 'b');
   assert.ok(early);
   // The call is already on its way before run (the gates' answer) comes.
-  assert.deepEqual(f.calls.map((c) => c.path), ['a', 'b']);
+  assert.deepEqual(
+    f.calls.map((c) => c.path),
+    ['a', 'b'],
+  );
   assert.equal(await f.sessions.run(target, 'read', 'b', undefined, early), '{"path":"b"}');
   assert.equal(f.calls.length, 2);
   assert.equal(f.lists(), 1);
@@ -288,15 +292,21 @@ test('an early call that finds the Pod gone falls back to listing; one that took
   const e = f.sessions.early('survival', 'read', 'b')!;
   assert.equal(await f.sessions.run(target, 'read', 'b', undefined, e), '{"ip":"127.1.0.5"}');
   assert.equal(f.lists(), 2);
-  const slow = fake(() => [pod('files-survival-b1', { ip: '127.1.0.9' })], (o) => (o.path === 'slow' ? { kind: 'timeout' } : { kind: 'ok', body: '{}' }));
+  const slow = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.9' })],
+    (o) => (o.path === 'slow' ? { kind: 'timeout' } : { kind: 'ok', body: '{}' }),
+  );
   await slow.sessions.run(target, 'read', 'a');
   const t = slow.sessions.early('survival', 'read', 'slow')!;
   assert.equal(await slow.sessions.run(target, 'read', 'slow', undefined, t), undefined);
   assert.equal(slow.lists(), 1, 'a Pod that timed out is not asked again for this request');
 });
 
-test('an op\'s query goes to the Pod with the call (only its set fields), and an early call for another query is not this one\'s answer', async () => {
-  const f = fake(() => [pod('files-survival-b1', { ip: '127.1.0.9' })], (o) => ({ kind: 'ok', body: JSON.stringify({ q: o.query ?? null }) }));
+test("an op's query goes to the Pod with the call (only its set fields), and an early call for another query is not this one's answer", async () => {
+  const f = fake(
+    () => [pod('files-survival-b1', { ip: '127.1.0.9' })],
+    (o) => ({ kind: 'ok', body: JSON.stringify({ q: o.query ?? null }) }),
+  );
   assert.equal(await f.sessions.run(target, 'list', 'world', undefined, undefined, { limit: 2, after: 'a', q: undefined }), '{"q":{"limit":2,"after":"a"}}');
   assert.equal(await f.sessions.run(target, 'list', 'world'), '{"q":null}', 'no query: none sent');
   const early = f.sessions.early('survival', 'list', 'world', undefined, { limit: 5 })!;

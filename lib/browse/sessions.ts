@@ -26,11 +26,11 @@
  */
 import { BROWSE_PORT, LABEL_FILES_BROWSE, renderBrowseJob } from '../job-spec/render.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
-import type { BrowseConfig } from './config.ts';
-import { callSession, type BrowseOp, type CallOptions, type CallOutcome } from './call.ts';
-import { queryKey, setQuery, type OpQuery } from '../protocol/op-query.ts';
 import { jobToken } from '../protocol/job-token.ts';
-import { SessionFinder, type BrowseApi, type BrowseLog, type Hint } from './session-finder.ts';
+import { type OpQuery, queryKey, setQuery } from '../protocol/op-query.ts';
+import { type BrowseOp, type CallOptions, type CallOutcome, callSession } from './call.ts';
+import type { BrowseConfig } from './config.ts';
+import { type BrowseApi, type BrowseLog, type Hint, SessionFinder } from './session-finder.ts';
 
 export interface BrowseOptions {
   /** Injected in tests. */

@@ -10,8 +10,11 @@
  * moment) is waited out briefly rather than refused.
  * @module
  */
-import { DomainError } from '../errors.ts';
+
 import type { V1Job } from '@kubernetes/client-node';
+import { DomainError } from '../errors.ts';
+import { MANAGED_BY_EXPORT } from '../job-spec/export-job.ts';
+import type { WorldState } from '../job-spec/types.ts';
 import { isConflict } from '../kube/errors.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { ANNOTATION_MAINTENANCE, LABEL_EXPORT_MODE, LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
@@ -20,8 +23,6 @@ import { MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from '../m
 import { holdState, jobFinished, lockValue } from '../maintenance/holder.ts';
 import { worldStateOf } from '../maintenance/running-reads.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
-import { MANAGED_BY_EXPORT } from '../job-spec/export-job.ts';
-import type { WorldState } from '../job-spec/types.ts';
 import { sleep } from '../sleep.ts';
 
 /** When a download refused as `export_busy` may try again: about when one of the others ends. */
@@ -74,7 +75,12 @@ export async function admitExport<T>(servers: ServerApi, lock: WorldLock, name: 
     const exports = jobs.filter((j) => j.metadata?.labels?.[LABEL_SERVER] === name && isRunningExport(j));
     if (exports.length >= o.maxPerServer) throw new ExportBusyError(exports.length);
     const at = now();
-    const held = holdState(name, server.metadata.annotations, jobs.filter((j) => !exports.includes(j)), at).holder;
+    const held = holdState(
+      name,
+      server.metadata.annotations,
+      jobs.filter((j) => !exports.includes(j)),
+      at,
+    ).holder;
     if (held) {
       if (held.source === 'lock' && held.kind === 'export' && Date.now() < waitEnd) {
         await sleep(100);

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { contentDisposition, downloadFilename } from './disposition.ts';
 
 test('ASCII names are quoted as they are', () => {

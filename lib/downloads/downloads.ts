@@ -10,18 +10,18 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type http from 'node:http';
-import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
-import type { JobSettings, Target, WorldState } from '../job-spec/types.ts';
 import { domainError } from '../errors.ts';
 import { EXPORT_PORT, exportCommand, exportJobName, renderExportJob } from '../job-spec/export-job.ts';
+import type { JobSettings, Target, WorldState } from '../job-spec/types.ts';
 import type { ServerApi } from '../kube/servers.ts';
 import { DEFAULT_RESTART_ANNOTATION } from '../maintenance/contracts.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
+import { jobToken, MIN_KEY_BYTES, tokenDigest } from '../protocol/job-token.ts';
+import type { RangeAsk } from '../protocol/range.ts';
 import { admitExport } from './admission.ts';
 import type { DownloadConfig } from './config.ts';
 import { requestDownload, waitForExportPod } from './pod.ts';
-import type { RangeAsk } from '../protocol/range.ts';
-import { downloadKey, signTicket, verifyTicket, type DownloadClaims } from './signing.ts';
+import { type DownloadClaims, downloadKey, signTicket, verifyTicket } from './signing.ts';
 
 export interface DownloadsOptions {
   /** The job key itself instead of reading `cfg.keyFile` (tests). */

@@ -8,12 +8,12 @@
  */
 import http from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FILES_CONTAINER } from '../labels.ts';
 import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
 import { callableAddress, containerTermination, describeTermination } from '../kube/job-facts.ts';
-import { sleep } from '../sleep.ts';
+import { FILES_CONTAINER } from '../labels.ts';
 import { connectRetryMs } from '../protocol/pod-listen.ts';
 import type { RangeAsk } from '../protocol/range.ts';
+import { sleep } from '../sleep.ts';
 
 export interface PodLister {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;

@@ -25,7 +25,7 @@ export async function refusalError(res: http.IncomingMessage, job: string): Prom
     try {
       const r = JSON.parse(text) as { code?: unknown; error?: unknown };
       const mapped = typeof r.code === 'string' ? CODES[r.code] : undefined;
-      if (mapped) return domainError(mapped, typeof r.error === 'string' ? r.error : r.code as string);
+      if (mapped) return domainError(mapped, typeof r.error === 'string' ? r.error : (r.code as string));
     } catch {
       // Not a Result: an infrastructure failure below.
     }

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { test } from 'node:test';
 import { jobToken } from '../protocol/job-token.ts';
-import { downloadKey, signTicket, verifyTicket, type DownloadClaims } from './signing.ts';
+import { type DownloadClaims, downloadKey, signTicket, verifyTicket } from './signing.ts';
 
 const JOB_KEY = Buffer.alloc(32, 3);
 const KEY = downloadKey(JOB_KEY);
@@ -25,7 +25,13 @@ test('any change to server, path, mode, expiry or namespace, or another key, is 
   const [payload, sig] = t.split('.') as [string, string];
   const forge = (o: object) => `${Buffer.from(JSON.stringify(o)).toString('base64url')}.${sig}`;
   const base = { n: 'minecraft', s: 'survival', p: claims.path, d: 0, e: claims.expires };
-  for (const changed of [{ ...base, s: 'creative' }, { ...base, p: 'server.properties' }, { ...base, d: 1 }, { ...base, e: claims.expires + 3600 }, { ...base, n: 'other' }]) {
+  for (const changed of [
+    { ...base, s: 'creative' },
+    { ...base, p: 'server.properties' },
+    { ...base, d: 1 },
+    { ...base, e: claims.expires + 3600 },
+    { ...base, n: 'other' },
+  ]) {
     assert.deepEqual(verifyTicket(KEY, forge(changed), 'minecraft', NOW), { ok: false, why: 'invalid' });
   }
   // A ticket signed for another namespace is not valid here, even with a good signature.

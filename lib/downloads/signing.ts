@@ -67,7 +67,17 @@ export function verifyTicket(key: Buffer, ticket: string, namespace: string, now
     return invalid;
   }
   const o = v as Record<string, unknown>;
-  if (typeof o !== 'object' || o === null || typeof o.n !== 'string' || typeof o.s !== 'string' || typeof o.p !== 'string' || (o.d !== 0 && o.d !== 1) || typeof o.e !== 'number' || !Number.isSafeInteger(o.e) || (o.a !== undefined && typeof o.a !== 'string')) {
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    typeof o.n !== 'string' ||
+    typeof o.s !== 'string' ||
+    typeof o.p !== 'string' ||
+    (o.d !== 0 && o.d !== 1) ||
+    typeof o.e !== 'number' ||
+    !Number.isSafeInteger(o.e) ||
+    (o.a !== undefined && typeof o.a !== 'string')
+  ) {
     return invalid;
   }
   if (o.n !== namespace) return invalid;

@@ -1,16 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { HTTP } from 'cloudevents';
 import { filesDelete } from '../../functions/files-delete/app.ts';
-import { routeKit } from '../testing/route-kit.ts';
-import { emit, MAX_IN_FLIGHT } from './emit.ts';
-import { jsonCall } from '../testing/json-call.ts';
-import { FakeReviewer } from '../auth/fake-reviewer.test-kit.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
 import type { AuthConfig } from '../auth/config.ts';
+import { FakeReviewer } from '../auth/fake-reviewer.test-kit.ts';
 import { kubernetesAuth } from '../http/auth.ts';
+import { jsonCall } from '../testing/json-call.ts';
+import { routeKit } from '../testing/route-kit.ts';
+import { emit, MAX_IN_FLIGHT } from './emit.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;

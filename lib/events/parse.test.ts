@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { EventRejected, parseEvent, parseRequestData } from './parse.ts';
 
 const binary = (extra: Record<string, string> = {}) => ({
@@ -47,7 +47,13 @@ test('event data that is not JSON is refused', () => {
 test('request data is the route parts only: unknown fields and wrong types are refused with where', () => {
   assert.deepEqual(parseRequestData({ server: 's', path: 'p', body: { to: 'x' } }), { server: 's', path: 'p', body: { to: 'x' } });
   assert.deepEqual(parseRequestData(undefined), {});
-  assert.throws(() => parseRequestData({ server: 's', extra: 1 }), (e: unknown) => e instanceof EventRejected && e.code === 'event_data_invalid');
-  assert.throws(() => parseRequestData({ server: 7 }), (e: unknown) => e instanceof EventRejected && /server/.test(e.message));
+  assert.throws(
+    () => parseRequestData({ server: 's', extra: 1 }),
+    (e: unknown) => e instanceof EventRejected && e.code === 'event_data_invalid',
+  );
+  assert.throws(
+    () => parseRequestData({ server: 7 }),
+    (e: unknown) => e instanceof EventRejected && /server/.test(e.message),
+  );
   assert.throws(() => parseRequestData('text'), rejected('event_data_invalid'));
 });

@@ -5,7 +5,7 @@
  * would defeat deduplication), and it is one event, not a batch. Pure apart from the SDK.
  * @module
  */
-import { HTTP, type CloudEvent } from 'cloudevents';
+import { type CloudEvent, HTTP } from 'cloudevents';
 import * as z from '../schema.ts';
 import { EventRejected } from './rejected.ts';
 

@@ -1,16 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { configFromEnv } from '../config.ts';
 import { FilesEditor } from '../files/editor.ts';
+import { mapDomainError } from '../http/error-map.ts';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_EVENT_REQUEST, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { RESULT_PREFIX } from '../protocol/result.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError, EventConflictError } from './errors.ts';
 import { eventKey, withEvent } from './scope.ts';
-import { mapDomainError } from '../http/error-map.ts';
 
 const SHA = 'a'.repeat(64);
 const TARGET = { server: 'survival', world: { claim: 'world-survival-0' } };
@@ -94,7 +94,10 @@ test('an event id reused for another op or server is refused 409 event_conflict 
   const e = editor(api);
   await withEvent(key, () => write(e));
   assert.equal(api.created[0]!.metadata!.labels![LABEL_FILES_MODE], 'write');
-  await assert.rejects(withEvent(key, () => e.delete(TARGET, 'a.txt')), (err: unknown) => err instanceof EventConflictError && mapDomainError(err)?.status === 409 && err.code === 'event_conflict');
+  await assert.rejects(
+    withEvent(key, () => e.delete(TARGET, 'a.txt')),
+    (err: unknown) => err instanceof EventConflictError && mapDomainError(err)?.status === 409 && err.code === 'event_conflict',
+  );
   await assert.rejects(
     withEvent(key, () => e.write({ ...TARGET, server: 'creative' }, 'a.txt', Buffer.from('hi'), { sha256: SHA })),
     (err: unknown) => err instanceof EventConflictError,

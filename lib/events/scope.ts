@@ -31,7 +31,14 @@ export function eventKey(source: string, id: string): string {
  * carries the same request, so the same digest; a sender reusing an id for another request does not.
  */
 export function requestDigest(method: string, url: string, body: string | undefined): string {
-  return createHash('sha256').update(method).update('\0').update(url).update('\0').update(body ?? '').digest('hex').slice(0, 48);
+  return createHash('sha256')
+    .update(method)
+    .update('\0')
+    .update(url)
+    .update('\0')
+    .update(body ?? '')
+    .digest('hex')
+    .slice(0, 48);
 }
 
 export function withEvent<T>(ev: string | EventScope, fn: () => T): T {

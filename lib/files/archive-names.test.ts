@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BadNameError } from './name-field.ts';
+import { test } from 'node:test';
 import { archiveFormat, checkZipName, isArchivePath, requireArchivePath, singleFileTarget } from './archive-names.ts';
+import { BadNameError } from './name-field.ts';
 
 test('an archive to extract is named by its ending, in any case, and the ending decides the format', () => {
   const formats: [string, string][] = [
@@ -53,6 +53,10 @@ test('a new archive’s name is one new .zip file name by the name rule (bad_nam
   assert.equal(checkZipName('world (2).zip'), 'world (2).zip');
   assert.equal(checkZipName(`${'é'.repeat(125)}.zip`), `${'é'.repeat(125)}.zip`, '254 bytes');
   for (const n of ['a/b.zip', '/b.zip', 'b.ZIP.txt', '.zip', '..', 'a\0.zip', `${'é'.repeat(126)}.zip`, 'tab\t.zip', 'evil\u202egpj.zip', 'c1\u0085.zip']) {
-    assert.throws(() => checkZipName(n), (e: unknown) => e instanceof BadNameError && e.code === 'bad_name', JSON.stringify(n));
+    assert.throws(
+      () => checkZipName(n),
+      (e: unknown) => e instanceof BadNameError && e.code === 'bad_name',
+      JSON.stringify(n),
+    );
   }
 });

@@ -20,19 +20,7 @@ export class ArchiveNameError extends DomainError {
  * Every format the Job program extracts. `gz`, `bz2`, `xz` and `zst` are single compressed files
  * (extracted to the name without the ending); the others are archives of entries.
  */
-export type ArchiveFormat =
-  | 'zip'
-  | 'tar'
-  | 'tar.gz'
-  | 'tar.bz2'
-  | 'tar.xz'
-  | 'tar.zst'
-  | '7z'
-  | 'rar'
-  | 'gz'
-  | 'bz2'
-  | 'xz'
-  | 'zst';
+export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz' | 'tar.bz2' | 'tar.xz' | 'tar.zst' | '7z' | 'rar' | 'gz' | 'bz2' | 'xz' | 'zst';
 
 /**
  * Each ending (lower case) and the format it names, longest first: the first that matches wins,

@@ -1,15 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { test } from 'node:test';
 import { checkResult, decodeList, decodeRead, decodeSearch, decodeWrite } from './decode.ts';
-import { FileEditError, ReadDamagedError, UnknownResultCodeError, EDIT_ERRORS } from './errors.ts';
+import { EDIT_ERRORS, FileEditError, ReadDamagedError, UnknownResultCodeError } from './errors.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 test('the seven codes become typed errors carrying the Job message', () => {
   for (const kind of Object.keys(EDIT_ERRORS)) {
-    assert.throws(() => checkResult({ code: kind, error: 'foo.yml does not exist' }), (e: Error) =>
-      e instanceof FileEditError && e.kind === kind && e.message.endsWith(': foo.yml does not exist'),
+    assert.throws(
+      () => checkResult({ code: kind, error: 'foo.yml does not exist' }),
+      (e: Error) => e instanceof FileEditError && e.kind === kind && e.message.endsWith(': foo.yml does not exist'),
     );
   }
   assert.throws(() => checkResult({ code: 'not_found', error: 'foo.yml does not exist' }), {
@@ -47,14 +48,27 @@ test('a search: absent fields are zero (nothing found, not truncated, none scann
 
 test('a batch: a refusal throws with the bad item path; failures after the check get envelope codes', async () => {
   const { decodeBatch } = await import('./decode.ts');
-  assert.throws(() => decodeBatch({ code: 'batch_conflict', error: 'two moves of the batch go to b', entry: 'b' }), (e: Error) =>
-    e instanceof FileEditError && e.code === 'batch_conflict' && (e.details as { path?: string } | undefined)?.path === 'b',
+  assert.throws(
+    () => decodeBatch({ code: 'batch_conflict', error: 'two moves of the batch go to b', entry: 'b' }),
+    (e: Error) => e instanceof FileEditError && e.code === 'batch_conflict' && (e.details as { path?: string } | undefined)?.path === 'b',
   );
   assert.throws(() => decodeBatch({ code: 'wat', error: 'x' }), UnknownResultCodeError);
-  assert.deepEqual(decodeBatch({ done: ['a'], failed: [{ path: 'b', error: { code: 'no_space', message: 'full' } }, { path: 'c', error: { code: 'wat', message: 'm' } }] }), {
-    done: ['a'],
-    failed: [{ path: 'b', error: { code: 'volume_full', message: 'full' } }, { path: 'c', error: { code: 'internal', message: 'm' } }],
-  });
+  assert.deepEqual(
+    decodeBatch({
+      done: ['a'],
+      failed: [
+        { path: 'b', error: { code: 'no_space', message: 'full' } },
+        { path: 'c', error: { code: 'wat', message: 'm' } },
+      ],
+    }),
+    {
+      done: ['a'],
+      failed: [
+        { path: 'b', error: { code: 'volume_full', message: 'full' } },
+        { path: 'c', error: { code: 'internal', message: 'm' } },
+      ],
+    },
+  );
   assert.deepEqual(decodeBatch({}), { done: [], failed: [] });
 });
 
@@ -64,11 +78,18 @@ test('trash results: a page maps items and next, a restore onto an existing path
   assert.deepEqual(decodeTrashList({ trash_items: [item], trash_next: item.id, trash_bytes: 3 }), { items: [item], next: item.id, trashBytes: 3 });
   assert.deepEqual(decodeTrashList({}), { items: [], trashBytes: 0 });
   assert.deepEqual(decodeTrashRestore({ restored: ['a', 'b/c'] }), { restored: ['a', 'b/c'] });
-  assert.throws(() => decodeTrashRestore({ code: 'exists', error: 'plugins/x exists', entry: 'plugins/x' }), (e: Error) =>
-    e instanceof FileEditError && e.kind === 'exists' && e.code === 'file_exists' && e.details?.path === 'plugins/x',
+  assert.throws(
+    () => decodeTrashRestore({ code: 'exists', error: 'plugins/x exists', entry: 'plugins/x' }),
+    (e: Error) => e instanceof FileEditError && e.kind === 'exists' && e.code === 'file_exists' && e.details?.path === 'plugins/x',
   );
-  assert.throws(() => decodeTrashRestore({ code: 'trash_not_found', error: 'no record 0190a1b2c3d4e5f6' }), (e: Error) => e instanceof FileEditError && e.code === 'trash_not_found');
-  assert.throws(() => decodeTrashPurge({ code: 'trash_not_found' }), (e: Error) => e instanceof FileEditError && e.code === 'trash_not_found');
+  assert.throws(
+    () => decodeTrashRestore({ code: 'trash_not_found', error: 'no record 0190a1b2c3d4e5f6' }),
+    (e: Error) => e instanceof FileEditError && e.code === 'trash_not_found',
+  );
+  assert.throws(
+    () => decodeTrashPurge({ code: 'trash_not_found' }),
+    (e: Error) => e instanceof FileEditError && e.code === 'trash_not_found',
+  );
   assert.deepEqual(decodeTrashPurge({ purged: 2, bytes: 10 }), { purged: 2, bytes: 10 });
   assert.deepEqual(decodeTrashPurge({}), { purged: 0, bytes: 0 });
   assert.deepEqual(decodeTrashed({ trash_id: item.id }), { trashId: item.id });

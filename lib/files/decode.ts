@@ -3,8 +3,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { Entry, Result, SearchMatch, TrashItem } from '../protocol/result.ts';
 import { EDIT_ERRORS as CODES } from '../protocol/edit-codes.ts';
+import type { Entry, Result, SearchMatch, TrashItem } from '../protocol/result.ts';
 import { FileEditError, isEditErrorKind, ReadDamagedError, UnknownResultCodeError } from './errors.ts';
 
 /** Throws the error a result code stands for; returns the Result when it is a success. */

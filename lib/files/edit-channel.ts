@@ -34,4 +34,3 @@ export class EditLostError extends JobLostError {
     this.inFlight = inFlight;
   }
 }
-

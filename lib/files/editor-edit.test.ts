@@ -1,25 +1,26 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { asActor } from '../actor.ts';
-import type { SyncRunner } from '../runner/sync-runner.ts';
 import { withEvent } from '../events/scope.ts';
+import { mapDomainError } from '../http/error-map.ts';
+import type { Target } from '../job-spec/types.ts';
+import type { Batch, BatchOp } from '../protocol/batch-env.ts';
 import { decodeContentEnv } from '../protocol/content-env.ts';
 import type { EditCall } from '../protocol/edit-call.ts';
-import type { Batch, BatchOp } from '../protocol/batch-env.ts';
-import type { Target } from '../job-spec/types.ts';
-import type { EditChannel } from './edit-channel.ts';
-import { withHeldLock } from './held-lock.ts';
-import { EditLostError } from './edit-channel.ts';
 import { JobLostError } from '../runner/errors.ts';
-import { FilesEditor } from './editor.ts';
-import { lostMessage, OutcomeUnknownError } from './lost-change.ts';
-import { mapDomainError } from '../http/error-map.ts';
+import type { SyncRunner } from '../runner/sync-runner.ts';
+import type { EditChannel } from './edit-channel.ts';
+import { EditLostError } from './edit-channel.ts';
 import { editorConfig, TARGET as T } from './editor.test-kit.ts';
+import { FilesEditor } from './editor.ts';
+import { withHeldLock } from './held-lock.ts';
+import { lostMessage, OutcomeUnknownError } from './lost-change.ts';
 
 const CFG = editorConfig({ trash: { enabled: true, seconds: 3600, actor: '' } });
 const LOCK = 'file-write@2026-12-03T17:00:00Z';
-const held = <R>(fn: () => Promise<R>, kind = 'file-write', server = 'survival', keep = () => {}) => withHeldLock({ server, kind, value: kind === 'file-write' ? LOCK : 'config-write@2026-12-03T17:00:00Z', keep }, fn);
+const held = <R>(fn: () => Promise<R>, kind = 'file-write', server = 'survival', keep = () => {}) =>
+  withHeldLock({ server, kind, value: kind === 'file-write' ? LOCK : 'config-write@2026-12-03T17:00:00Z', keep }, fn);
 
 /** `null`: the session does not answer. */
 function fakes(answer: string | null = '{}') {
@@ -43,7 +44,7 @@ function fakes(answer: string | null = '{}') {
   return { editor: new FilesEditor(CFG, runner, undefined, undefined, edits), runner, jobs, calls };
 }
 
-test('a write under a held file-write lock goes to the edit session with the one-shot Job\'s own arguments, content, trash settings and actor', async () => {
+test("a write under a held file-write lock goes to the edit session with the one-shot Job's own arguments, content, trash settings and actor", async () => {
   const f = fakes('{"sha256":"' + 'a'.repeat(64) + '"}');
   const sha = await held(() => asActor({ name: 'alice' }, () => f.editor.write(T, 'motd.txt', Buffer.from('hi\n'), { sha256: 'b'.repeat(64) })));
   assert.equal(sha, 'a'.repeat(64));
@@ -57,18 +58,21 @@ test('a write under a held file-write lock goes to the edit session with the one
   assert.equal(Object.keys(call.env).includes('NODE_OPTIONS'), false);
 });
 
-test('every small mutation asks the session; its answer is decoded as the Job\'s would be', async () => {
+test("every small mutation asks the session; its answer is decoded as the Job's would be", async () => {
   const f = fakes('{"trash_id":"0190a1b2c3d4e5f6"}');
   assert.deepEqual(await held(() => f.editor.delete(T, 'old.txt')), { trashId: '0190a1b2c3d4e5f6' });
   await held(() => f.editor.mkdir(T, 'd'));
   await held(() => f.editor.rename(T, 'a', 'b'));
   await held(() => f.editor.batch(T, 'delete-many', { paths: ['a', 'b'] }));
-  assert.deepEqual(f.calls.map((c) => c.argv[2]), ['delete', 'mkdir', 'rename', 'delete-many']);
-  assert.ok(f.calls[3]!.env.FELIS_BATCH_PARTS, 'the items travel as in the Job\'s env');
+  assert.deepEqual(
+    f.calls.map((c) => c.argv[2]),
+    ['delete', 'mkdir', 'rename', 'delete-many'],
+  );
+  assert.ok(f.calls[3]!.env.FELIS_BATCH_PARTS, "the items travel as in the Job's env");
   assert.equal(f.jobs.length, 0);
 });
 
-test('one-shot Jobs: without a held lock, for another server\'s lock, for a settings save (config-write), for a CloudEvent, when the session does not answer', async () => {
+test("one-shot Jobs: without a held lock, for another server's lock, for a settings save (config-write), for a CloudEvent, when the session does not answer", async () => {
   const cases: [string, () => Promise<unknown>][] = [];
   const f = fakes();
   cases.push(['no lock', () => f.editor.mkdir(T, 'd')]);
@@ -98,7 +102,10 @@ test('reads and the long ops never go to an edit session', async () => {
 });
 
 test('a change that may still be under way in the Pod keeps the lock until its grace; one whose program ended gives it back', async () => {
-  for (const [inFlight, kept] of [[true, true], [false, false]] as const) {
+  for (const [inFlight, kept] of [
+    [true, true],
+    [false, false],
+  ] as const) {
     let keeps = 0;
     const edits: EditChannel = {
       async run() {
@@ -106,7 +113,15 @@ test('a change that may still be under way in the Pod keeps the lock until its g
       },
     };
     const ed = new FilesEditor(CFG, fakes().runner, undefined, undefined, edits);
-    await assert.rejects(held(() => ed.mkdir(T, 'd'), 'file-write', 'survival', () => void keeps++), JobLostError);
+    await assert.rejects(
+      held(
+        () => ed.mkdir(T, 'd'),
+        'file-write',
+        'survival',
+        () => void keeps++,
+      ),
+      JobLostError,
+    );
     assert.equal(keeps, kept ? 1 : 0, `inFlight ${inFlight}`);
   }
 });
@@ -122,9 +137,18 @@ test('a batch whose session call or one-shot Job is lost without a result is 503
   for (const inFlight of [true, false]) {
     let keeps = 0;
     const ed = new FilesEditor(CFG, fakes().runner, undefined, undefined, lost(inFlight));
-    const batches: [BatchOp, Batch][] = [['delete-many', { paths: ['a', 'b'] }], ['move-many', { moves: [{ from: 'a', to: 'b' }] }], ['chmod-many', { files: [{ path: 'a', mode: '644' }] }]];
+    const batches: [BatchOp, Batch][] = [
+      ['delete-many', { paths: ['a', 'b'] }],
+      ['move-many', { moves: [{ from: 'a', to: 'b' }] }],
+      ['chmod-many', { files: [{ path: 'a', mode: '644' }] }],
+    ];
     for (const [op, batch] of batches) {
-      const err = await held(() => ed.batch(T, op, batch), 'file-write', 'survival', () => void keeps++).catch((e: unknown) => e);
+      const err = await held(
+        () => ed.batch(T, op, batch),
+        'file-write',
+        'survival',
+        () => void keeps++,
+      ).catch((e: unknown) => e);
       const opId = lostCalls.at(-1)!.env.FELIS_OP_ID!;
       assert.ok(err instanceof OutcomeUnknownError, `${op}: ${String(err)}`);
       assert.deepEqual(mapDomainError(err), { status: 503, code: 'outcome_unknown', message: lostMessage(op, opId), op: opId });
@@ -133,7 +157,10 @@ test('a batch whose session call or one-shot Job is lost without a result is 503
     // The lock rules are as before: kept while the change may still be under way in the Pod.
     assert.equal(keeps, inFlight ? 3 : 0, `inFlight ${inFlight}`);
   }
-  assert.match(lostMessage('delete-many', '0123456789abcdef'), /^the file operation 0123456789abcdef ended without a result, so its outcome is unknown: the next change of this world settles it first, all of it or none of it; check the files before running it again$/);
+  assert.match(
+    lostMessage('delete-many', '0123456789abcdef'),
+    /^the file operation 0123456789abcdef ended without a result, so its outcome is unknown: the next change of this world settles it first, all of it or none of it; check the files before running it again$/,
+  );
   // A single delete (a folder removed in place without the trash) may be half made too; a mkdir is one step.
   const one = new FilesEditor(CFG, fakes().runner, undefined, undefined, lost(false));
   assert.ok((await held(() => one.delete(T, 'd')).catch((e: unknown) => e)) instanceof OutcomeUnknownError);

@@ -1,14 +1,14 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { asActor } from '../actor.ts';
-import type { SyncRunner } from '../runner/sync-runner.ts';
-import { BackgroundOps, type BackgroundApi } from '../ops/background.ts';
-import { renderReceiverJob } from '../job-spec/upload-job.ts';
 import { callerTrash } from '../job-spec/trash.ts';
+import { renderReceiverJob } from '../job-spec/upload-job.ts';
+import { type BackgroundApi, BackgroundOps } from '../ops/background.ts';
+import type { SyncRunner } from '../runner/sync-runner.ts';
+import { editorConfig, TARGET as T } from './editor.test-kit.ts';
 import { FilesEditor } from './editor.ts';
 import { FileEditError } from './errors.ts';
-import { editorConfig, TARGET as T } from './editor.test-kit.ts';
 
 const TRASH = { enabled: false, seconds: 3600, actor: '' };
 const CFG = editorConfig({ trash: TRASH });

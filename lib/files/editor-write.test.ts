@@ -1,21 +1,21 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { makeWorld, snapshot } from '../../job/testing/world.ts';
 import { runCli } from '../../job/cli.ts';
 import type { WriteReceiving } from '../../job/serve/receive-write.ts';
+import { makeWorld, snapshot } from '../../job/testing/world.ts';
+import { withEvent } from '../events/scope.ts';
+import { mapDomainError } from '../http/error-map.ts';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
 import { FILES_CONTAINER } from '../labels.ts';
-import { SyncRunner } from '../runner/sync-runner.ts';
 import { JobLostError, RunnerError } from '../runner/errors.ts';
-import { mapDomainError } from '../http/error-map.ts';
+import { SyncRunner } from '../runner/sync-runner.ts';
+import { editorConfig, TARGET as T } from './editor.test-kit.ts';
 import { FilesEditor } from './editor.ts';
 import { FileEditError, WriteNotDeliveredError } from './errors.ts';
-import { editorConfig, TARGET as T } from './editor.test-kit.ts';
-import { withEvent } from '../events/scope.ts';
 
 const KEY = Buffer.alloc(32, 4);
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
@@ -34,17 +34,19 @@ function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string; de
   const printed: string[] = [];
   const readers = new Set<PassThrough>();
   const launch = (job: V1Job) => {
-      started = true;
-      const c = job.spec!.template.spec!.containers[0]!;
-      const env: Record<string, string> = { FELIS_POD_IP: '127.0.0.1' };
-      for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
-      env.FELIS_SERVE_PORT = '0';
-      if (o.digest) env.FELIS_SERVE_TOKEN_SHA256 = o.digest;
-      const args = c.args!.map((a) => (a === '/data' ? root : a));
-      void runCli(['files', ...args], env, { stdout: (t) => void (printed.push(t), readers.forEach((r) => void r.write(t))), stderr: () => {} }, { onWriteReceiving: (r) => (receiving = r) }).then((code) => {
+    started = true;
+    const c = job.spec!.template.spec!.containers[0]!;
+    const env: Record<string, string> = { FELIS_POD_IP: '127.0.0.1' };
+    for (const e of c.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
+    env.FELIS_SERVE_PORT = '0';
+    if (o.digest) env.FELIS_SERVE_TOKEN_SHA256 = o.digest;
+    const args = c.args!.map((a) => (a === '/data' ? root : a));
+    void runCli(['files', ...args], env, { stdout: (t) => void (printed.push(t), readers.forEach((r) => void r.write(t))), stderr: () => {} }, { onWriteReceiving: (r) => (receiving = r) }).then(
+      (code) => {
         exit = code;
         for (const r of readers) r.end();
-      });
+      },
+    );
   };
   const api: JobPodApi = {
     async createJob(_ns, job) {
@@ -64,7 +66,13 @@ function cluster(root: string, o: { pod?: 'never' | 'fails'; digest?: string; de
       // Callable once its program listens, as a kubelet reports a started container.
       if (!receiving && exit === undefined) return [{ metadata: { name: 'p' }, spec: { nodeName: 'n' }, status: { phase: 'Pending' } } as unknown as V1Pod];
       const state = exit === undefined ? { running: {} } : { terminated: { exitCode: exit } };
-      return [{ metadata: { name: 'p' }, spec: { nodeName: 'n' }, status: { phase: exit === undefined ? 'Running' : exit === 0 ? 'Succeeded' : 'Failed', podIP: '127.0.0.1', containerStatuses: [{ name: FILES_CONTAINER, state }] } } as unknown as V1Pod];
+      return [
+        {
+          metadata: { name: 'p' },
+          spec: { nodeName: 'n' },
+          status: { phase: exit === undefined ? 'Running' : exit === 0 ? 'Succeeded' : 'Failed', podIP: '127.0.0.1', containerStatuses: [{ name: FILES_CONTAINER, state }] },
+        } as unknown as V1Pod,
+      ];
     },
     async openLog(): Promise<LogOpening> {
       if (o.pod === 'fails') return { kind: 'stream', body: (async function* () {})(), close: () => {} };
@@ -105,7 +113,9 @@ test("the Job's refusals come back through its result line as before: file_chang
     ['config/paper-global.yml', { createOnly: true }, 'bad_path'],
   ] as const) {
     const before = snapshot(w.root);
-    const err = await editor(cluster(w.root)).write(T, path, content, { sha256: sha(content), ...opts }).catch((e: unknown) => e);
+    const err = await editor(cluster(w.root))
+      .write(T, path, content, { sha256: sha(content), ...opts })
+      .catch((e: unknown) => e);
     assert.ok(err instanceof FileEditError && err.kind === kind, `${path}: ${String(err)}`);
     assert.deepEqual(snapshot(w.root), before);
   }
@@ -116,7 +126,9 @@ test('a Pod that never becomes callable: 504 write_not_delivered at the deadline
   const before = snapshot(w.root);
   const c = cluster(w.root, { pod: 'never' });
   const t0 = performance.now();
-  const err = await editor(c).write(T, 'never.txt', Buffer.from('x'), { sha256: sha('x') }).catch((e: unknown) => e);
+  const err = await editor(c)
+    .write(T, 'never.txt', Buffer.from('x'), { sha256: sha('x') })
+    .catch((e: unknown) => e);
   assert.ok(err instanceof WriteNotDeliveredError, String(err));
   assert.ok(performance.now() - t0 >= 2_900, 'it waited for the whole deadline');
   assert.deepEqual(mapDomainError(err), { status: 504, code: 'write_not_delivered', message: "the write's file Job could not take its content in time; nothing was written, retry shortly" });
@@ -126,10 +138,14 @@ test('a Pod that never becomes callable: 504 write_not_delivered at the deadline
 test('a Pod that ends before it has the content is a plain retry; one that refuses the token is an error, and nothing is written', async () => {
   const w = makeWorld();
   const before = snapshot(w.root);
-  const lost = await editor(cluster(w.root, { pod: 'fails' })).write(T, 'a.txt', Buffer.from('x'), { sha256: sha('x') }).catch((e: unknown) => e);
+  const lost = await editor(cluster(w.root, { pod: 'fails' }))
+    .write(T, 'a.txt', Buffer.from('x'), { sha256: sha('x') })
+    .catch((e: unknown) => e);
   assert.ok(lost instanceof JobLostError, String(lost));
   assert.equal(lost.callerMessage, 'the file operation ended without a result; retry it');
-  const refused = await editor(cluster(w.root, { digest: 'f'.repeat(64) })).write(T, 'b.txt', Buffer.from('x'), { sha256: sha('x') }).catch((e: unknown) => e);
+  const refused = await editor(cluster(w.root, { digest: 'f'.repeat(64) }))
+    .write(T, 'b.txt', Buffer.from('x'), { sha256: sha('x') })
+    .catch((e: unknown) => e);
   assert.ok(refused instanceof RunnerError && /refused its content: 401/.test(refused.message), String(refused));
   assert.deepEqual(snapshot(w.root), before);
 });
@@ -138,7 +154,9 @@ test('without a job key the content rides in the env, as Felis carries it', asyn
   const w = makeWorld();
   const c = cluster(w.root, { pod: 'never' });
   const content = Buffer.from('envContentProbe');
-  await editor(c, false).write(T, 'e.txt', content, { sha256: sha(content) }).catch(() => {});
+  await editor(c, false)
+    .write(T, 'e.txt', content, { sha256: sha(content) })
+    .catch(() => {});
   const env = c.jobs[0]!.spec!.template.spec!.containers[0]!.env!;
   assert.deepEqual(env[0], { name: 'FELIS_FILE_CONTENT_PARTS', value: '1' });
   assert.equal(env[1]!.value, content.toString('base64'));

@@ -5,23 +5,29 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import { BROWSE_PORT, filesJobName, renderFilesJob, type JobParams } from '../job-spec/render.ts';
-import type { JobSettings, Target } from '../job-spec/types.ts';
-import { mutates, type Op } from '../job-spec/ops.ts';
-import { parseResultPayload } from '../protocol/result-parse.ts';
-import type { Result } from '../protocol/result.ts';
-import { setQuery, type OpQuery } from '../protocol/op-query.ts';
-import { COPY_SYNC_MAX_BYTES } from '../protocol/limits.ts';
-import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
-import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
-import type { SyncRunner } from '../runner/sync-runner.ts';
 import { EventAnswerGoneError } from '../events/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
 import { currentEvent } from '../events/scope.ts';
+import { mutates, type Op } from '../job-spec/ops.ts';
+import { BROWSE_PORT, filesJobName, type JobParams, renderFilesJob } from '../job-spec/render.ts';
+import { callerTrash } from '../job-spec/trash.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
-import { BackgroundOps, longJobCpu, type AsyncSettings, type BackgroundApi, type StartRequest } from '../ops/background.ts';
+import { type AsyncSettings, type BackgroundApi, BackgroundOps, longJobCpu, type StartRequest } from '../ops/background.ts';
 import type { OpView } from '../ops/view.ts';
+import { type Batch, type BatchOp, commonFolder } from '../protocol/batch-env.ts';
+import { callCarries, isEditOp } from '../protocol/edit-call.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
+import { COPY_SYNC_MAX_BYTES } from '../protocol/limits.ts';
+import { type OpQuery, setQuery } from '../protocol/op-query.ts';
+import type { Result } from '../protocol/result.ts';
+import { parseResultPayload } from '../protocol/result-parse.ts';
+import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
+import type { SyncRunner } from '../runner/sync-runner.ts';
 import {
+  type BatchOutcome,
+  type Copied,
+  checkResult,
   decodeBatch,
   decodeCopy,
   decodeList,
@@ -32,24 +38,18 @@ import {
   decodeTrashPurge,
   decodeTrashRestore,
   decodeWrite,
-  checkResult,
-  type BatchOutcome,
-  type Copied,
   type Listing,
   type ReadFile,
   type Search,
   type Trashed,
   type TrashPage,
 } from './decode.ts';
-import { callerTrash } from '../job-spec/trash.ts';
-import { commonFolder, type Batch, type BatchOp } from '../protocol/batch-env.ts';
+import { type EditChannel, EditLostError } from './edit-channel.ts';
 import { WriteNotDeliveredError } from './errors.ts';
-import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
-import { deliverContent, type PodLister } from './write-delivery.ts';
-import { EditLostError, type EditChannel } from './edit-channel.ts';
 import { heldLock } from './held-lock.ts';
 import { lostChange } from './lost-change.ts';
-import { callCarries, isEditOp } from '../protocol/edit-call.ts';
+import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
+import { deliverContent, type PodLister } from './write-delivery.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {
   /** How long a caller waits for a result before 504 files_timeout. */
@@ -177,13 +177,7 @@ export class FilesEditor {
   }
 
   /** Returns the SHA-256 of the bytes written. */
-  async write(
-    t: Target,
-    path: string,
-    content: Buffer,
-    opts: { sha256: string; expectSha256?: string; createOnly?: boolean },
-    signal?: AbortSignal,
-  ): Promise<string> {
+  async write(t: Target, path: string, content: Buffer, opts: { sha256: string; expectSha256?: string; createOnly?: boolean }, signal?: AbortSignal): Promise<string> {
     // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
     const call = { op: 'write', path, sha256: opts.sha256, expectSha256: opts.expectSha256, createOnly: opts.createOnly } as const;
     const warm = await this.#warm(t, { ...call, content });

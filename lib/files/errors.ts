@@ -4,9 +4,9 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
-import { EDIT_ERRORS, isEditErrorKind, type EditErrorKind } from '../protocol/edit-codes.ts';
+import { EDIT_ERRORS, type EditErrorKind, isEditErrorKind } from '../protocol/edit-codes.ts';
 
-export { EDIT_ERRORS, isEditErrorKind, type EditErrorKind };
+export { EDIT_ERRORS, type EditErrorKind, isEditErrorKind };
 
 /** A caller-fault outcome. Its message (the sentinel text, then the Job's own) reaches the caller. */
 export class FileEditError extends DomainError {

@@ -6,9 +6,9 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
-import { BadNameError, checkNameField } from './name-field.ts';
-import { isWorkingName } from '../protocol/working-names.ts';
 import type { PackFormat } from '../protocol/pack-format.ts';
+import { isWorkingName } from '../protocol/working-names.ts';
+import { BadNameError, checkNameField } from './name-field.ts';
 
 export { isPackFormat, PACK_FORMATS, type PackFormat } from '../protocol/pack-format.ts';
 

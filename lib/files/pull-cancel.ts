@@ -8,9 +8,9 @@
  */
 import http from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
-import { callableAddress } from '../kube/job-facts.ts';
-import { describeKubeError } from '../kube/errors.ts';
 import { DomainError } from '../errors.ts';
+import { describeKubeError } from '../kube/errors.ts';
+import { callableAddress } from '../kube/job-facts.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_SERVER } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { sleep } from '../sleep.ts';

@@ -9,8 +9,8 @@
  */
 import http from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
-import { callableAddress } from '../kube/job-facts.ts';
 import { describeKubeError } from '../kube/errors.ts';
+import { callableAddress } from '../kube/job-facts.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { WRITE_CONTENT_PATH } from '../protocol/content-env.ts';
 import { RunnerError } from '../runner/errors.ts';

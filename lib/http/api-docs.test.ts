@@ -1,11 +1,11 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createApp } from './app.ts';
+import { test } from 'node:test';
 import { createLogger } from '../log.ts';
 import { DOCS_CSP } from './api-docs.ts';
+import { createApp } from './app.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const app = createApp({ logger: createLogger('test', { LOG_LEVEL: 'silent' }), token: () => 'secret-token' }, () => {});
@@ -17,7 +17,7 @@ test('GET /openapi.json: the checked-in document, without auth', async () => {
   assert.deepEqual(await r.json(), JSON.parse(readFileSync(new URL('docs/openapi.json', ROOT), 'utf8')));
 });
 
-test('GET /docs: the page, without auth, loading only this origin\'s assets under a self-only CSP', async () => {
+test("GET /docs: the page, without auth, loading only this origin's assets under a self-only CSP", async () => {
   const r = await app.request('/docs');
   assert.equal(r.status, 200);
   assert.equal(r.headers.get('content-type'), 'text/html; charset=utf-8');
@@ -31,7 +31,7 @@ test('GET /docs: the page, without auth, loading only this origin\'s assets unde
   assert.doesNotMatch(html, /<script>|<style|style="/, 'no inline script or style (the CSP refuses them)');
 });
 
-test('/docs/assets: swagger-ui-dist\'s files with their content types', async () => {
+test("/docs/assets: swagger-ui-dist's files with their content types", async () => {
   const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const js = await app.request('/docs/assets/swagger-ui-bundle.js');
   assert.equal(js.status, 200);
@@ -45,7 +45,7 @@ test('/docs/assets: swagger-ui-dist\'s files with their content types', async ()
   assert.match(await init.text(), /SwaggerUIBundle\(\{ url: '\/openapi.json'/);
 });
 
-test('/docs/assets: a name not listed, or a path leaving the folder, is the envelope\'s 404', async () => {
+test("/docs/assets: a name not listed, or a path leaving the folder, is the envelope's 404", async () => {
   for (const p of [
     '/docs/assets/package.json',
     '/docs/assets/swagger-ui-bundle.js.map',

@@ -1,24 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, routeKit } from '../testing/route-kit.ts';
-import { EDIT_ERRORS, FileEditError, ReadDamagedError, UnknownResultCodeError, type EditErrorKind } from '../files/errors.ts';
-import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
-import { OutcomeUnknownError } from '../files/lost-change.ts';
-import { CallerGoneError } from './file-request.ts';
-import {
-  LockFreshError,
-  LockProtectedError,
-  MaintenanceBusyError,
-  NotStoppedError,
-  NoWorldVolumeError,
-  ServerNotFoundError,
-  VolumeExclusiveError,
-} from '../maintenance/errors.ts';
+import { test } from 'node:test';
 import { ExportBusyError } from '../downloads/admission.ts';
 import { DomainError } from '../errors.ts';
+import { EDIT_ERRORS, type EditErrorKind, FileEditError, ReadDamagedError, UnknownResultCodeError } from '../files/errors.ts';
+import { OutcomeUnknownError } from '../files/lost-change.ts';
+import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError, VolumeExclusiveError } from '../maintenance/errors.ts';
 import { GRACE_MS } from '../protocol/lock-value.ts';
-import { DEFAULT_RETRY_AFTER_SECONDS } from './error-map.ts';
+import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
+import { envelopeOf, routeKit } from '../testing/route-kit.ts';
 import { ApiError } from './envelope.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS } from './error-map.ts';
+import { CallerGoneError } from './file-request.ts';
 import type { RouteModule } from './serve.ts';
 
 /** A route that throws whatever the test hands it. */

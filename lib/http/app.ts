@@ -7,11 +7,11 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from '../log.ts';
-import { bindAuth, tokenAuth, type ApiAuth, type TokenSource } from './auth.ts';
+import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
+import { mountApiDocs } from './api-docs.ts';
+import { type ApiAuth, bindAuth, type TokenSource, tokenAuth } from './auth.ts';
 import { ApiError, sendError, sendJson } from './envelope.ts';
 import { mapDomainError } from './error-map.ts';
-import { mountApiDocs } from './api-docs.ts';
-import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
 import { CallerGoneError } from './file-request.ts';
 
 export interface AppOptions {
@@ -69,7 +69,8 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
     }
     const mapped = mapDomainError(err);
     // A change lost without a result: the caller is told what can be known, the log keeps how it ended.
-    if (mapped?.code === 'outcome_unknown') opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path), op: mapped.op }, 'file job ended without a result');
+    if (mapped?.code === 'outcome_unknown')
+      opts.logger.error({ request_id: c.get('requestId'), err, method: c.req.method, path: loggedPath(c.req.path), op: mapped.op }, 'file job ended without a result');
     if (mapped?.status === 408) opts.logger.info({ request_id: c.get('requestId'), method: c.req.method, path: loggedPath(c.req.path), code: mapped.code }, 'the caller stalled');
     if (mapped) {
       const r = sendError(c, mapped.status, mapped.code, mapped.message, { path: mapped.path, op: mapped.op });

@@ -3,17 +3,18 @@
  * who may call what, the codes of each refusal, the actor in audit events and log lines, and
  * events authorized as the route they reach or with the settle permission.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
-import { jsonCall } from '../testing/json-call.ts';
-import { FakeReviewer } from '../auth/fake-reviewer.test-kit.ts';
+import { test } from 'node:test';
+import { FUNCTIONS } from '../../functions/index.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
 import type { AuthConfig } from '../auth/config.ts';
+import { FakeReviewer } from '../auth/fake-reviewer.test-kit.ts';
+import type { Settler } from '../maintenance/settle.ts';
+import { jsonCall } from '../testing/json-call.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
 import { kubernetesAuth } from './auth.ts';
 import type { RouteModule } from './serve.ts';
-import type { Settler } from '../maintenance/settle.ts';
-import { FUNCTIONS } from '../../functions/index.ts';
 
 const VIEWER = 'system:serviceaccount:minecraft:viewer';
 const EDITOR = 'alice';
@@ -77,7 +78,12 @@ test('an editor of survival writes there, and touches no other server', async ()
   const k = kit();
   const ok = await k.as('editor-token', 'PUT', '/api/v1/servers/survival/file?path=a.txt', write);
   assert.equal(ok.status, 200, ok.text);
-  for (const [m, p] of [['GET', '/api/v1/servers/creative/files'], ['PUT', '/api/v1/servers/creative/file?path=a.txt'], ['DELETE', '/api/v1/servers/creative/lock'], ['GET', '/api/v1/holders']] as const) {
+  for (const [m, p] of [
+    ['GET', '/api/v1/servers/creative/files'],
+    ['PUT', '/api/v1/servers/creative/file?path=a.txt'],
+    ['DELETE', '/api/v1/servers/creative/lock'],
+    ['GET', '/api/v1/holders'],
+  ] as const) {
     const r = await k.as('editor-token', m, p, m === 'PUT' ? write : undefined);
     assert.equal(r.status, 403, `${m} ${p}: ${r.text}`);
   }
@@ -135,7 +141,10 @@ test("the request's log lines name its actor", async () => {
   await k.as('operator-token', 'DELETE', '/api/v1/servers/survival/lock');
   const lines = k.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.ok(lines.length > 0);
-  assert.ok(lines.every((l) => l.actor === OPERATOR), JSON.stringify(lines));
+  assert.ok(
+    lines.every((l) => l.actor === OPERATOR),
+    JSON.stringify(lines),
+  );
 });
 
 test('a route with no permission in the table is refused in kubernetes mode (fail closed)', async () => {

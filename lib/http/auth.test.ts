@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { tokenFromEnv, tokenMatches } from './auth.ts';
 
 test('tokens compare exactly, and an empty expected token matches nothing', () => {

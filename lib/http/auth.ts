@@ -15,18 +15,18 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { ApiError } from './envelope.ts';
-import type { Logger } from '../log.ts';
-import { attributesOf, EVENT_PERMISSIONS, type Attributes, type Permission } from '../auth/actions.ts';
-import { permissionFor } from './routes/permissions.ts';
-import { asActor, BEARER, type Actor } from '../actor.ts';
+import { type Actor, asActor, BEARER } from '../actor.ts';
+import { type Attributes, attributesOf, EVENT_PERMISSIONS, type Permission } from '../auth/actions.ts';
 import { KubeAuthorizer } from '../auth/authorizer.ts';
-import { authConfigFromEnv, type AuthConfig, type AuthMode } from '../auth/config.ts';
+import { type AuthConfig, type AuthMode, authConfigFromEnv } from '../auth/config.ts';
 import { AuthUnavailableError, KubeReviewer } from '../auth/reviewer.ts';
 import { currentEventKey } from '../events/scope.ts';
+import type { Logger } from '../log.ts';
+import { ApiError } from './envelope.ts';
+import { permissionFor } from './routes/permissions.ts';
 
 export type TokenSource = () => string;
 

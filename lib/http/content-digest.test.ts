@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { ApiError } from './envelope.ts';
+import { test } from 'node:test';
 import { contentDigestHeader, parseContentDigest } from './content-digest.ts';
+import { ApiError } from './envelope.ts';
 
 const sum = (s: string) => createHash('sha256').update(s).digest();
 const b64 = (s: string) => sum(s).toString('base64');

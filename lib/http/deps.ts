@@ -6,26 +6,25 @@
 import { readFileSync } from 'node:fs';
 import type { KubeConfig, V1Job } from '@kubernetes/client-node';
 import { load as loadYaml } from 'js-yaml';
+import { EditSessions } from '../browse/edit-sessions.ts';
+import { type BrowseChannel, BrowseSessions } from '../browse/sessions.ts';
 import type { Config } from '../config.ts';
+import { Downloads } from '../downloads/downloads.ts';
 import { FilesEditor, transferJobSettings } from '../files/editor.ts';
-import { checkPullEnv } from '../protocol/pull-rules.ts';
 import type { FileGates } from '../files/gates.ts';
 import { KubeJobPodApi } from '../kube/job-pods.ts';
 import { KubeServerApi, type ServerApi } from '../kube/servers.ts';
 import type { Logger } from '../log.ts';
 import { MaintenanceGates } from '../maintenance/file-gates.ts';
+import { PullPlacer } from '../maintenance/pull-placement.ts';
 import { TemplateRestorer } from '../maintenance/restorer.ts';
 import { Settler } from '../maintenance/settle.ts';
-import { PullPlacer } from '../maintenance/pull-placement.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
+import { checkPullEnv } from '../protocol/pull-rules.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
-import { BrowseSessions, type BrowseChannel } from '../browse/sessions.ts';
-import { EditSessions } from '../browse/edit-sessions.ts';
-
-import { Downloads } from '../downloads/downloads.ts';
-import { UploadReceivers, type UploadChannel } from '../uploads/receiver.ts';
-import { UploadSessions, type SessionChannel } from '../uploads/sessions.ts';
 import { DEFAULT_BODY_IDLE_SECONDS, DEFAULT_UPLOAD_CONFIG } from '../uploads/config.ts';
+import { type UploadChannel, UploadReceivers } from '../uploads/receiver.ts';
+import { type SessionChannel, UploadSessions } from '../uploads/sessions.ts';
 
 export interface Deps {
   logger: Logger;
@@ -74,9 +73,7 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     onReleaseError: (err, server) => o.logger.warn({ err, server }, 'world lock release failed; it lapses after its grace period'),
     onLockKept: (server, value) => o.logger.warn({ server, lock: value }, 'a change may still be under way in an edit session that did not answer; the world lock is kept until its grace period ends'),
   });
-  const restorer = o.restoreTemplate
-    ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job)
-    : undefined;
+  const restorer = o.restoreTemplate ? new TemplateRestorer(servers, o.namespace, loadYaml(readFileSync(o.restoreTemplate, 'utf8')) as V1Job) : undefined;
   const jobPods = new KubeJobPodApi(kc);
   const transfer = o.editor && transferJobSettings(o.editor);
   const editor = o.editor ? editorOf(o.editor, jobPods, o.browse, o.logger) : undefined;
@@ -87,11 +84,12 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
     browse: o.editor && o.browse ? new BrowseSessions(jobPods, o.editor, o.browse, { logger: o.logger }) : undefined,
     downloads: transfer && o.downloads ? new Downloads(servers, lock, transfer, o.downloads, { restartAnnotation: o.restartAnnotation, readWhileRunning: o.readWhileRunning }) : undefined,
     // Receivers are called with tokens from the same shared key as browse sessions.
-    uploads: transfer && o.browse ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs, bodyIdleMs: (o.uploads?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000 }) : undefined,
-    uploadSessions:
+    uploads:
       transfer && o.browse
-        ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs })
+        ? new UploadReceivers(jobPods, transfer, { keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs, bodyIdleMs: (o.uploads?.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000 })
         : undefined,
+    uploadSessions:
+      transfer && o.browse ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs }) : undefined,
     gates,
     servers,
     lock,

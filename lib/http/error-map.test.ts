@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { modulesUnder } from '../../scripts/check-imports.ts';
 import { DomainError, domainError, ERROR_CODES, ERROR_KINDS, isErrorCode } from '../errors.ts';
 import { ANSWER_KINDS } from '../protocol/answer-kind.ts';
 import { KIND_STATUS, mapDomainError } from './error-map.ts';
-import { modulesUnder } from '../../scripts/check-imports.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,13 +20,12 @@ test('a Job refusal passed on keeps the status the Job gave', () => {
   for (const [status, kind] of Object.entries(ANSWER_KINDS)) assert.equal(KIND_STATUS[kind], Number(status), kind);
 });
 
-test('a domain error answers its kind\'s status, its code, and its caller message', () => {
+test("a domain error answers its kind's status, its code, and its caller message", () => {
   assert.deepEqual(mapDomainError(domainError('export_expired', 'sign a new one')), { status: 410, code: 'export_expired', message: 'sign a new one' });
   assert.deepEqual(mapDomainError(new DomainError('upload_incomplete', 'conflict', 'holds 3 of 5')), { status: 409, code: 'upload_incomplete', message: 'holds 3 of 5' });
   assert.deepEqual(mapDomainError(domainError('files_timeout', 'timed out on job x', { callerMessage: 'retry' })), { status: 504, code: 'files_timeout', message: 'retry' });
   assert.equal(mapDomainError(new Error('boom')), undefined);
 });
-
 
 /**
  * Every status and code written out in the code: an ApiError or an envelope of the HTTP edge, and
@@ -64,6 +63,9 @@ test('every status and code the code answers with is in the catalogue, with a ki
 });
 
 test('every catalogued code is answered somewhere, or comes from the Job program', () => {
-  const text = ['lib', 'functions', 'job'].flatMap((d) => modulesUnder(join(root, d))).map((f) => readFileSync(f, 'utf8')).join('\n');
+  const text = ['lib', 'functions', 'job']
+    .flatMap((d) => modulesUnder(join(root, d)))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   for (const code of Object.keys(ERROR_CODES)) assert.ok(text.includes(`'${code}'`), `${code} is catalogued but never used`);
 });

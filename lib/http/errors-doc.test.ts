@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
 import { ERROR_CODES } from '../errors.ts';
 import { renderErrorsDoc } from './errors-doc.ts';
 

@@ -4,10 +4,11 @@
  * `npm run errors-doc` writes it; a test fails when the checked-in file is not what this makes.
  * @module
  */
-import { ERROR_CODES, ERROR_KINDS, type ErrorCode, type ErrorKind } from '../errors.ts';
-import { DEFAULT_RETRY_AFTER_SECONDS, KIND_STATUS, RETRY_AFTER_CODES } from './error-map.ts';
-import { RETRY_CONTENDED_SECONDS, RETRY_FILE_CHANGE_SECONDS, RETRY_OTHER_SECONDS } from '../maintenance/retry-after.ts';
+
 import { EXPORT_RETRY_AFTER_SECONDS } from '../downloads/admission.ts';
+import { ERROR_CODES, ERROR_KINDS, type ErrorCode, type ErrorKind } from '../errors.ts';
+import { RETRY_CONTENDED_SECONDS, RETRY_FILE_CHANGE_SECONDS, RETRY_OTHER_SECONDS } from '../maintenance/retry-after.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS, KIND_STATUS, RETRY_AFTER_CODES } from './error-map.ts';
 
 const KIND_WORDS: Record<ErrorKind, string> = {
   invalid: 'the request cannot be taken as it is; retrying it unchanged fails the same way',
@@ -52,8 +53,8 @@ export function renderErrorsDoc(): string {
     'stable: act on it, not on the message.',
     '',
     'Each code has a kind, and each kind one HTTP status. A delivered CloudEvent is answered with the',
-    "same envelope, but a 404 becomes 400 and a 409 `file_exists` or `file_changed` becomes 412, so a",
-    "Broker does not retry what no retry can fix (docs/events.md). A background op that failed carries",
+    'same envelope, but a 404 becomes 400 and a 409 `file_exists` or `file_changed` becomes 412, so a',
+    'Broker does not retry what no retry can fix (docs/events.md). A background op that failed carries',
     "the Job's own code in its `error.code` (docs/background-ops.md).",
     '',
     '| Code | HTTP | Kind | When |',

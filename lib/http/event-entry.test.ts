@@ -1,16 +1,16 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { test } from 'node:test';
 import { filesDelete } from '../../functions/files-delete/app.ts';
 import { filesWrite } from '../../functions/files-write/app.ts';
 import { worldLockRoutes } from '../../functions/world-lock/app.ts';
-import { FileEditError } from '../files/errors.ts';
-import { ApiError } from './envelope.ts';
-import type { RouteModule } from './serve.ts';
-import { envelopeOf, fakeEditor, FakeGates, routeKit, TOKEN } from '../testing/route-kit.ts';
-import { currentEvent, currentEventKey, eventKey } from '../events/scope.ts';
-import { routeEventFor } from './event-entry.ts';
 import { EventRejected } from '../events/parse.ts';
+import { currentEvent, currentEventKey, eventKey } from '../events/scope.ts';
+import { FileEditError } from '../files/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../testing/route-kit.ts';
+import { ApiError } from './envelope.ts';
+import { routeEventFor } from './event-entry.ts';
+import type { RouteModule } from './serve.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const WRITE = { server: 'survival', path: 'ops.json', body: { content: Buffer.from('[]').toString('base64'), content_sha256: sha('[]') } };
@@ -137,7 +137,10 @@ test('functions served in one app share one event entry that takes all their typ
   assert.equal(w.status, 200, w.text);
   assert.equal(d.status, 200, d.text);
   assert.deepEqual(d.body, { path: 'ops.json', status: 'deleted' });
-  assert.deepEqual(calls.map((c) => c.method), ['write', 'delete']);
+  assert.deepEqual(
+    calls.map((c) => c.method),
+    ['write', 'delete'],
+  );
   const withBody = await post(kit, binary('dev.felis.files.delete', { server: 'survival', path: 'x', body: {} }, 'c'));
   assert.equal(envelopeOf(withBody).code, 'event_data_invalid');
 });
@@ -232,7 +235,7 @@ test('an event carries the op query its route takes (as the HTTP query), and no 
   assert.throws(() => settle.target({ limit: 1 }), EventRejected);
 });
 
-test("an event fills the :id of a route that takes one (required, escaped), and no other route takes an id", () => {
+test('an event fills the :id of a route that takes one (required, escaped), and no other route takes an id', () => {
   const restore = routeEventFor('POST', '/api/v1/servers/:name/files/trash/:id/restore', { id: true }, true);
   assert.equal(restore.target({ server: 'survival', id: '0190a1b2c3d4e5f6' }), '/api/v1/servers/survival/files/trash/0190a1b2c3d4e5f6/restore');
   assert.equal(restore.target({ server: 'survival', id: 'a/b?c' }), '/api/v1/servers/survival/files/trash/a%2Fb%3Fc/restore');

@@ -8,17 +8,17 @@
  * @module
  */
 import type { Context, Hono } from 'hono';
-import type { Env } from './app.ts';
-import { sendError } from './envelope.ts';
-import type { Logger } from '../log.ts';
-import type { ParsedEvent, RequestData } from '../events/parse.ts';
-import { EventRejected } from '../events/rejected.ts';
-import { deliveryStatus, envelopeCode } from '../events/delivery.ts';
-import { eventKey, requestDigest, withEvent } from '../events/scope.ts';
-import { authOf } from './auth.ts';
 import { asActor } from '../actor.ts';
 import { DomainError } from '../errors.ts';
+import { deliveryStatus, envelopeCode } from '../events/delivery.ts';
+import type { ParsedEvent, RequestData } from '../events/parse.ts';
+import { EventRejected } from '../events/rejected.ts';
+import { eventKey, requestDigest, withEvent } from '../events/scope.ts';
+import type { Logger } from '../log.ts';
 import { OP_QUERY_KEYS, type OpQueryKey } from '../protocol/op-query.ts';
+import type { Env } from './app.ts';
+import { authOf } from './auth.ts';
+import { sendError } from './envelope.ts';
 
 /** An event handled by one of the function's HTTP routes. */
 export interface RouteEvent {
@@ -206,7 +206,8 @@ export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['tar
 /** A route that takes no server: the event's data must be empty. */
 export function noServer(path: string) {
   return (d: RequestData): string => {
-    if (d.server !== undefined || d.path !== undefined || d.force !== undefined || d.id !== undefined || OP_QUERY_KEYS.some((k) => d[k] !== undefined)) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
+    if (d.server !== undefined || d.path !== undefined || d.force !== undefined || d.id !== undefined || OP_QUERY_KEYS.some((k) => d[k] !== undefined))
+      throw new EventRejected('event_data_invalid', 'events of this type carry no data');
     return path;
   };
 }

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
-import { NotStoppedError, ServerNotFoundError } from '../maintenance/errors.ts';
+import { test } from 'node:test';
 import type { Op } from '../job-spec/ops.ts';
+import { NotStoppedError, ServerNotFoundError } from '../maintenance/errors.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
 import { sendJson } from './envelope.ts';
 import { openFileCall, underWorldLock } from './file-call.ts';
 import type { RouteModule } from './serve.ts';
@@ -42,10 +42,7 @@ test('the order: name, then path shape, then the gates, then the editor, then a 
   };
   assert.deepEqual(await order('read', '/api/v1/servers/BAD/probe?path=%00'), { code: 'bad_name', entered: 0 });
   assert.deepEqual(await order('read', '/api/v1/servers/survival/probe?path=a%00'), { code: 'bad_path', entered: 0 });
-  assert.deepEqual(
-    await order('read', '/api/v1/servers/survival/probe', (k) => (k.gates.enterError = new ServerNotFoundError('survival'))),
-    { code: 'not_found', entered: 1 },
-  );
+  assert.deepEqual(await order('read', '/api/v1/servers/survival/probe', (k) => (k.gates.enterError = new ServerNotFoundError('survival'))), { code: 'not_found', entered: 1 });
   assert.deepEqual(await order('read', '/api/v1/servers/survival/probe'), { code: 'bad_request', entered: 1 });
   assert.deepEqual(await order('list', '/api/v1/servers/survival/probe'), { code: 'ok', entered: 1 });
   const noEditor = routeKit(probe('read'), { editor: null });

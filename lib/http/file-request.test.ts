@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { Hono } from 'hono';
 import { ApiError } from './envelope.ts';
 import { queryPath, rawQueryParam, strictDecode } from './file-request.ts';

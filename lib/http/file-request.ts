@@ -61,7 +61,10 @@ export function strictDecode(raw: string): string | undefined {
     // A raw URL's unescaped characters are ASCII (the URL parser escapes the rest); escape any
     // other one as UTF-8 too, so that every character becomes one latin1 byte below.
     const escaped = text.replace(/[^\x00-\x7f]+/g, (m) => encodeURIComponent(m));
-    const bytes = Buffer.from(escaped.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+    const bytes = Buffer.from(
+      escaped.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    );
     return fatalUtf8.decode(bytes);
   } catch {
     return undefined;

@@ -1,14 +1,14 @@
-import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import type { Server } from 'node:http';
+import net from 'node:net';
 import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { z } from 'zod';
-import { jsonBody } from './file-request.ts';
 import { createLogger } from '../log.ts';
 import { createApp } from './app.ts';
-import { listen, scaledTimeouts, SERVER_TIMEOUTS, serverTimeoutsFromEnv, type ServerTimeouts } from './host.ts';
+import { jsonBody } from './file-request.ts';
+import { listen, SERVER_TIMEOUTS, type ServerTimeouts, scaledTimeouts, serverTimeoutsFromEnv } from './host.ts';
 
 /** Sends raw bytes on a fresh connection and returns everything the server wrote before closing. */
 function raw(port: number, bytes: string): Promise<string> {
@@ -118,7 +118,10 @@ describe('a caller that goes away mid-body', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(lines.find((l) => l.msg === 'caller went away')!.level, 30);
-      assert.deepEqual(lines.filter((l) => l.level >= 50), []);
+      assert.deepEqual(
+        lines.filter((l) => l.level >= 50),
+        [],
+      );
     } finally {
       await new Promise<void>((res) => server.close(() => res()));
     }
@@ -159,7 +162,7 @@ function collect(sock: net.Socket, ms: number): Promise<{ text: string; closed: 
 }
 
 describe('the server timeouts, chosen for Knative', () => {
-  test('the defaults: headers within 20 s, no whole-request limit, keep-alive above queue-proxy\'s 90 s', () => {
+  test("the defaults: headers within 20 s, no whole-request limit, keep-alive above queue-proxy's 90 s", () => {
     assert.deepEqual(SERVER_TIMEOUTS, { headersMs: 20_000, requestMs: 0, keepAliveMs: 120_000, checkIntervalMs: 1_000 });
     assert.deepEqual(serverTimeoutsFromEnv({}), SERVER_TIMEOUTS);
     assert.equal(serverTimeoutsFromEnv({ FELIS_HEADERS_TIMEOUT_SECONDS: '5' }).headersMs, 5_000);
@@ -202,7 +205,10 @@ describe('the server timeouts, chosen for Knative', () => {
       assert.equal(r.body.error.request_id, r.headers['x-request-id']);
       const line = lines.find((l) => l.status === 408);
       assert.equal(line?.level, 30, JSON.stringify(lines));
-      assert.deepEqual(lines.filter((l) => l.level >= 40), []);
+      assert.deepEqual(
+        lines.filter((l) => l.level >= 40),
+        [],
+      );
     } finally {
       await close(server);
     }

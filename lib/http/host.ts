@@ -20,7 +20,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from '../log.ts';
-import { createApp, type AppOptions, type Env } from './app.ts';
+import { type AppOptions, createApp, type Env } from './app.ts';
 import type { Deps } from './deps.ts';
 
 /** One function's routes: given the deps, registers them on the app. */
@@ -135,10 +135,7 @@ export function listen(app: { fetch: (req: Request, env?: unknown) => Response |
     // The caller's doing either way: info, never an error.
     opts.logger.info({ request_id: id, code: err.code, status: a.status }, a.status === 408 ? 'a caller was too slow to send its request headers' : 'refused a malformed request');
     const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[a.status];
-    socket.end(
-      `HTTP/1.1 ${a.status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    socket.end(`HTTP/1.1 ${a.status} ${reason}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` + `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`);
   });
   server.listen(opts.port, opts.hostname, () => onListening?.(server.address() as AddressInfo));
   return server;

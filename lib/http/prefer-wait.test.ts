@@ -4,18 +4,19 @@
  * without it nothing changes. The last tests run the real MaintenanceGates and WorldLock over a
  * fake API server, so the wait meets a real annotation lock.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
-import { FakeServerApi } from '../testing/fake-servers.ts';
-import { felisServer } from '../testing/felis-fixtures.ts';
+import { test } from 'node:test';
+import { filesMkdir } from '../../functions/files-mkdir/app.ts';
+import { filesWrite } from '../../functions/files-write/app.ts';
 import type { FileAccess, RunOptions } from '../files/gates.ts';
 import { MaintenanceGates } from '../maintenance/file-gates.ts';
 import { lockValue } from '../maintenance/holder.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
-import { filesWrite } from '../../functions/files-write/app.ts';
-import { filesMkdir } from '../../functions/files-mkdir/app.ts';
+import { FakeServerApi } from '../testing/fake-servers.ts';
+import { felisServer } from '../testing/felis-fixtures.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
 
 const LOCK = 'felis.lolicon.best/maintenance';
 const URL_ = '/api/v1/servers/survival/file?path=a.txt';

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { MAX_PREFER_WAIT_SECONDS, preferWaitSeconds } from './prefer.ts';
 
 test('wait=N is read from Prefer, case-insensitively, among other preferences and parameters', () => {

@@ -13,13 +13,13 @@
  */
 import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { configFromEnv } from '../config.ts';
 import { countExternalMemoryInHeapLimit } from '../external-memory.ts';
 import { kubeConfigFromEnv } from '../kube/client.ts';
-import { configFromEnv } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { authFromEnv } from './auth.ts';
-import { listen, serverTimeoutsFromEnv, type RouteModule } from './host.ts';
+import { listen, type RouteModule, serverTimeoutsFromEnv } from './host.ts';
 
 export type { RouteModule };
 
@@ -58,7 +58,10 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
       built.catch(fatal('cannot load the function routes or build what they need (e.g. read the restore template)'));
       const t = performance.now();
       // One line per cold start saying what the first request waits for (the image build waits for it too).
-      void Promise.all([built, kc]).then(() => logger.info({ loaded_ms: Math.round(performance.now() - t) }, `${name} loaded its routes and the Kubernetes client`), () => {});
+      void Promise.all([built, kc]).then(
+        () => logger.info({ loaded_ms: Math.round(performance.now() - t) }, `${name} loaded its routes and the Kubernetes client`),
+        () => {},
+      );
       return built;
     })());
 
@@ -90,13 +93,7 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
  * `onStop` runs after the server has closed; `onForcedExit` runs synchronously just before the
  * exit forced by the grace running out, for what must not outlive the process even then.
  */
-export function stopOnSignals(
-  server: ServerType,
-  logger: Logger,
-  graceMs: number,
-  onStop?: () => Promise<void>,
-  onForcedExit?: () => void,
-): void {
+export function stopOnSignals(server: ServerType, logger: Logger, graceMs: number, onStop?: () => Promise<void>, onForcedExit?: () => void): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { DomainError } from '../errors.ts';
 import { checkLocalPath, declaredLength } from './upload-request.ts';
 

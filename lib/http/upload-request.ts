@@ -5,8 +5,8 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
-import { checkNewPath } from './file-request.ts';
 import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../protocol/working-names.ts';
+import { checkNewPath } from './file-request.ts';
 
 /** The path must name a file inside the world (not absolute, no escape, not the root) that the upload may create: by the name rule. */
 export function checkLocalPath(path: string): void {

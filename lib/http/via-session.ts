@@ -12,10 +12,10 @@ import type { Context } from 'hono';
 import type { BrowseChannel, BrowseOp, EarlyCall } from '../browse/sessions.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { OpQuery } from '../protocol/op-query.ts';
-import { parseResultPayload } from '../protocol/result-parse.ts';
 import type { Result } from '../protocol/result.ts';
+import { parseResultPayload } from '../protocol/result-parse.ts';
 import type { Deps } from './deps.ts';
-import { openFileCall, type FileCall } from './file-call.ts';
+import { type FileCall, openFileCall } from './file-call.ts';
 import { queryPath, serverName } from './file-request.ts';
 
 export async function viaSessionOr<T>(
@@ -37,14 +37,7 @@ export async function viaSessionOr<T>(
  * the gates read the server. Answers the file call (for the route's reply) and the decoded result.
  * `query` (the op's paging and filter) goes to the session as it goes to the one-shot Job.
  */
-export async function openViaSession<T>(
-  c: Context,
-  deps: Deps,
-  op: BrowseOp,
-  decode: (r: Result) => T,
-  oneShot: (f: FileCall) => Promise<T>,
-  query?: OpQuery,
-): Promise<{ call: FileCall; result: T }> {
+export async function openViaSession<T>(c: Context, deps: Deps, op: BrowseOp, decode: (r: Result) => T, oneShot: (f: FileCall) => Promise<T>, query?: OpQuery): Promise<{ call: FileCall; result: T }> {
   const early = startEarly(c, deps, op, query);
   let call: FileCall;
   try {

@@ -4,9 +4,9 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import * as z from '../schema.ts';
-import { MAX_WRITE_BYTES } from '../protocol/limits.ts';
 import { STRICT_BASE64 } from '../protocol/content-env.ts';
+import { MAX_WRITE_BYTES } from '../protocol/limits.ts';
+import * as z from '../schema.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
 export const writeBodySchema = z.strictObject({

@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EXPORT_SCRATCH_PATH, type ExportJobParams, renderExportJob } from './export-job.ts';
 import { ARCHIVE_NODE_OPTIONS } from './render.ts';
-import { EXPORT_SCRATCH_PATH, renderExportJob, type ExportJobParams } from './export-job.ts';
 
 const base: ExportJobParams = {
   namespace: 'mc',
@@ -38,7 +38,10 @@ test('a folder download packs with a scratch folder of its own for the central d
 
 test('a single-file download gets no scratch folder and no heap flags: it only copies bytes', () => {
   const spec = renderExportJob({ ...base, dir: false }).spec!.template.spec!;
-  assert.deepEqual(spec.volumes!.map((v) => v.name), ['world']);
+  assert.deepEqual(
+    spec.volumes!.map((v) => v.name),
+    ['world'],
+  );
   const names = (spec.containers[0]!.env ?? []).map((e) => e.name);
   assert.ok(!names.includes('FELIS_SCRATCH_DIR') && !names.includes('NODE_OPTIONS'), names.join(','));
 });

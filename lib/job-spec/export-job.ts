@@ -10,7 +10,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_COMPONENT, LABEL_EXPORT_MODE, LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
-import { ARCHIVE_NODE_OPTIONS, ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, listenEnvOf, type JobBase } from './render.ts';
+import { ARCHIVE_NODE_OPTIONS, ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, type JobBase, JobSpecError, jobOf, listenEnvOf } from './render.ts';
 
 export const MANAGED_BY_EXPORT = 'felis-export';
 export const COMPONENT_WORLD_EXPORT = 'world-export';

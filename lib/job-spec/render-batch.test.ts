@@ -1,7 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, BatchTooLargeError } from './render.ts';
+import { test } from 'node:test';
 import { jobParams } from './params.test-kit.ts';
+import { BatchTooLargeError, JobSpecError, renderFilesJob } from './render.ts';
 
 const base = jobParams({ op: 'delete-many', path: 'logs' });
 

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, BatchTooLargeError, ARCHIVE_NODE_OPTIONS } from './render.ts';
-import { ASYNC, jobParams } from './params.test-kit.ts';
-import { decodeBatchEnv } from '../protocol/batch-env.ts';
+import { test } from 'node:test';
 import { parseFlags } from '../../job/program/flags.ts';
+import { decodeBatchEnv } from '../protocol/batch-env.ts';
+import { ASYNC, jobParams } from './params.test-kit.ts';
+import { ARCHIVE_NODE_OPTIONS, BatchTooLargeError, JobSpecError, renderFilesJob } from './render.ts';
 
 const base = jobParams({ op: 'compress', path: 'plugins', ...ASYNC });
 
@@ -26,7 +26,10 @@ test('a compress Job: the folder as --path, --format and --to, the selection in 
 });
 
 test('a compress needs its items, and items that do not fit one Job are too_large before any API call', () => {
-  assert.throws(() => renderFilesJob({ ...base, format: 'zip' }), (e: Error) => e instanceof JobSpecError && /needs its items/.test(e.message));
+  assert.throws(
+    () => renderFilesJob({ ...base, format: 'zip' }),
+    (e: Error) => e instanceof JobSpecError && /needs its items/.test(e.message),
+  );
   // Random names do not compress: past the env's 1 MiB of base64.
   const chars = Array.from({ length: 90 }, (_, i) => String.fromCharCode(36 + i));
   const seg = () => Array.from(crypto.getRandomValues(new Uint8Array(250)), (b) => chars[b % chars.length]).join('');

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderFilesJob, JobSpecError, PULL_NODE_OPTIONS, LABEL_FILES_PULL } from './render.ts';
-import { ASYNC, jobParams } from './params.test-kit.ts';
-import { holdState, isOurChange, jobKind } from '../maintenance/holder.ts';
+import { test } from 'node:test';
 import { fileOpOf } from '../labels.ts';
+import { holdState, isOurChange, jobKind } from '../maintenance/holder.ts';
+import { ASYNC, jobParams } from './params.test-kit.ts';
+import { JobSpecError, LABEL_FILES_PULL, PULL_NODE_OPTIONS, renderFilesJob } from './render.ts';
 
 const pull = jobParams({ op: 'pull', path: 'plugins', url: 'https://example.com/a.jar?token=secret', ...ASYNC });
 

@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderBrowseJob, renderFilesJob, filesJobName, JobSpecError, ARCHIVE_NODE_OPTIONS, type JobParams } from './render.ts';
-import { jobParams } from './params.test-kit.ts';
-import { exportCommand, renderExportJob } from './export-job.ts';
+import { test } from 'node:test';
 import { holdState, jobKind } from '../maintenance/holder.ts';
+import { exportCommand, renderExportJob } from './export-job.ts';
+import { jobParams } from './params.test-kit.ts';
+import { ARCHIVE_NODE_OPTIONS, filesJobName, type JobParams, JobSpecError, renderBrowseJob, renderFilesJob } from './render.ts';
 
 const base = jobParams();
 
@@ -70,7 +70,7 @@ test('list, search, browse and export Jobs run as the game uid with no capabilit
   }
 });
 
-test('the trash listing runs as the writing Jobs\' user (the trash is theirs alone), with no capability, on the read-only world', () => {
+test("the trash listing runs as the writing Jobs' user (the trash is theirs alone), with no capability, on the read-only world", () => {
   for (const runAsUser of [undefined, 4242]) {
     const job = renderFilesJob({ ...base, op: 'trash-list', path: '', ...(runAsUser ? { runAsUser } : {}) });
     const writer = renderFilesJob({ ...base, op: 'delete', path: 'a', ...(runAsUser ? { runAsUser } : {}) });
@@ -94,12 +94,15 @@ test('write: RW mount, CHOWN, digest args and content parts in env, never in arg
   const env = c.env!;
   assert.deepEqual(env[0], { name: 'FELIS_FILE_CONTENT_PARTS', value: '3' });
   assert.equal(env.length, 4);
-  const joined = env.slice(1).map((e) => e.value).join('');
+  const joined = env
+    .slice(1)
+    .map((e) => e.value)
+    .join('');
   assert.deepEqual(Buffer.from(joined, 'base64'), content);
   assert.ok(!JSON.stringify(c.args).includes(joined.slice(0, 100)));
 });
 
-test('a streamed write: --receive after Felis\'s args, the serving env and port, the token digest only, no content anywhere; labels as any write', () => {
+test("a streamed write: --receive after Felis's args, the serving env and port, the token digest only, no content anywhere; labels as any write", () => {
   const plain = renderFilesJob({ ...base, op: 'write', content: Buffer.from('x'), sha256: 'ab'.repeat(32), createOnly: true });
   const job = renderFilesJob({ ...base, op: 'write', contentTokenSha256: 'ef'.repeat(32), sha256: 'ab'.repeat(32), createOnly: true });
   const c = job.spec!.template.spec!.containers[0]!;
@@ -148,7 +151,7 @@ test('async unzip gets the async label, the path annotation and the mark of a ch
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args!.slice(6), ['--overwrite']);
 });
 
-test('the unzip Job runs with heap limits sized for its container, in NODE_OPTIONS, and is told its op id from its own label (the command line stays Felis\'s)', () => {
+test("the unzip Job runs with heap limits sized for its container, in NODE_OPTIONS, and is told its op id from its own label (the command line stays Felis's)", () => {
   const job = renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', async: true });
   const c = job.spec!.template.spec!.containers[0]!;
   assert.deepEqual(c.env, [
@@ -192,13 +195,17 @@ test('render-time validation, in order', () => {
     [{ memory: '1 Gi' }, /memory quantity/],
   ];
   for (const [over, msg] of cases) {
-    assert.throws(() => renderFilesJob({ ...base, ...over }), (e: Error) => e instanceof JobSpecError && msg.test(e.message), JSON.stringify(over));
+    assert.throws(
+      () => renderFilesJob({ ...base, ...over }),
+      (e: Error) => e instanceof JobSpecError && msg.test(e.message),
+      JSON.stringify(over),
+    );
   }
   assert.doesNotThrow(() => renderFilesJob({ ...base, op: 'write', content: Buffer.alloc(262144) }));
   assert.equal(renderFilesJob({ ...base, cpu: '' }).spec!.template.spec!.containers[0]!.resources!.limits!.cpu, '500m');
 });
 
-test('a listing carries --limit, --after and --q only when given, after Felis\'s args; without them its command line is Felis\'s', () => {
+test("a listing carries --limit, --after and --q only when given, after Felis's args; without them its command line is Felis's", () => {
   const args = (p: Partial<JobParams>) => renderFilesJob({ ...base, op: 'list', path: 'world', ...p }).spec!.template.spec!.containers[0]!.args!;
   assert.deepEqual(args({}), ['--op', 'list', '--path', 'world', '--worlds-root', '/data']);
   assert.deepEqual(args({ limit: 500 }), ['--op', 'list', '--path', 'world', '--worlds-root', '/data', '--limit', '500']);
@@ -208,22 +215,51 @@ test('a listing carries --limit, --after and --q only when given, after Felis\'s
   assert.deepEqual(renderFilesJob({ ...base, op: 'read', limit: 5 }).spec!.template.spec!.containers[0]!.args!, ['--op', 'read', '--path', 'server.properties', '--worlds-root', '/data']);
 });
 
-test('a browse Job runs with the archive ops\' heap limits, in NODE_OPTIONS (its listings scan folders of any size)', () => {
+test("a browse Job runs with the archive ops' heap limits, in NODE_OPTIONS (its listings scan folders of any size)", () => {
   const env = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!.containers[0]!.env!;
-  assert.deepEqual(env.find((e) => e.name === 'NODE_OPTIONS'), { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
-  assert.deepEqual(env.find((e) => e.name === 'FELIS_SCRATCH_DIR'), { name: 'FELIS_SCRATCH_DIR', value: '/scratch' });
+  assert.deepEqual(
+    env.find((e) => e.name === 'NODE_OPTIONS'),
+    { name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS },
+  );
+  assert.deepEqual(
+    env.find((e) => e.name === 'FELIS_SCRATCH_DIR'),
+    { name: 'FELIS_SCRATCH_DIR', value: '/scratch' },
+  );
   // Its list indexes' scratch folder is an emptyDir of its own, mounted there; the world stays read-only.
   const pod = renderBrowseJob({ ...base, tokenSha256: 'a'.repeat(64), idleSeconds: 60, lifetimeSeconds: 540 }).spec!.template.spec!;
-  assert.deepEqual(pod.volumes!.find((v) => v.name === 'scratch'), { name: 'scratch', emptyDir: { sizeLimit: '320Mi' } });
+  assert.deepEqual(
+    pod.volumes!.find((v) => v.name === 'scratch'),
+    { name: 'scratch', emptyDir: { sizeLimit: '320Mi' } },
+  );
   assert.equal(pod.containers[0]!.volumeMounts!.find((m) => m.name === 'scratch')?.mountPath, '/scratch');
 });
 
 test('a copy Job: --to only when given, --max-size only for a sync copy; background allowed, heap limited', () => {
-  const base = { namespace: 'ns', server: 's1', opId: 'abcd', worldPvc: 'w', image: 'img', command: ['felis', 'files'], serviceAccount: 'sa', worldsRoot: '/data', deadlineSeconds: 120, ttlSeconds: 120 };
+  const base = {
+    namespace: 'ns',
+    server: 's1',
+    opId: 'abcd',
+    worldPvc: 'w',
+    image: 'img',
+    command: ['felis', 'files'],
+    serviceAccount: 'sa',
+    worldsRoot: '/data',
+    deadlineSeconds: 120,
+    ttlSeconds: 120,
+  };
   const argsOf = (j: ReturnType<typeof renderFilesJob>) => j.spec!.template.spec!.containers[0].args;
   assert.deepEqual(argsOf(renderFilesJob({ ...base, op: 'copy', path: 'plugins' })), ['--op', 'copy', '--path', 'plugins', '--worlds-root', '/data']);
   assert.deepEqual(argsOf(renderFilesJob({ ...base, op: 'copy', path: 'a.txt', to: 'b.txt', maxSize: 67108864 })), [
-    '--op', 'copy', '--path', 'a.txt', '--worlds-root', '/data', '--to', 'b.txt', '--max-size', '67108864',
+    '--op',
+    'copy',
+    '--path',
+    'a.txt',
+    '--worlds-root',
+    '/data',
+    '--to',
+    'b.txt',
+    '--max-size',
+    '67108864',
   ]);
   const bg = renderFilesJob({ ...base, op: 'copy', path: 'plugins', async: true });
   assert.deepEqual(bg.spec!.template.spec!.containers[0].securityContext!.capabilities!.add, ['CHOWN', 'DAC_OVERRIDE']);
@@ -237,5 +273,14 @@ test('a search Job: read-only world, its query as flags (the limit only when ask
   assert.equal(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, true);
   assert.equal(job.metadata!.labels!['felis.lolicon.best/files-mode'], 'search');
   assert.equal(jobKind(job), undefined, 'a search holds no world');
-  assert.deepEqual(renderFilesJob({ ...base, op: 'search', path: '', q: 'level' }).spec!.template.spec!.containers[0]!.args, ['--op', 'search', '--path', '', '--worlds-root', '/data', '--q', 'level']);
+  assert.deepEqual(renderFilesJob({ ...base, op: 'search', path: '', q: 'level' }).spec!.template.spec!.containers[0]!.args, [
+    '--op',
+    'search',
+    '--path',
+    '',
+    '--worlds-root',
+    '/data',
+    '--q',
+    'level',
+  ]);
 });

@@ -3,32 +3,32 @@
  * our Jobs as the holders they are, and the original image can run them. Pure: no I/O.
  * @module
  */
-import type { V1Job, V1EnvVar } from '@kubernetes/client-node';
+import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
+import { DomainError } from '../errors.ts';
 import {
   ANNOTATION_FILES_PATH,
   CHANGE_MARK,
   COMPONENT_WORLD_FILES,
   FILES_CONTAINER,
   LABEL_COMPONENT,
+  LABEL_EVENT,
+  LABEL_EVENT_REQUEST,
   LABEL_FILES_ASYNC,
   LABEL_FILES_MODE,
   LABEL_FILES_OP,
-  LABEL_EVENT,
-  LABEL_EVENT_REQUEST,
   LABEL_FILES_PULL,
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   MANAGED_BY_FILES,
 } from '../labels.ts';
+import { type Batch, carriesItems, encodeBatchEnv } from '../protocol/batch-env.ts';
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
-import { DomainError } from '../errors.ts';
-import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
-import { carriesItems, encodeBatchEnv, type Batch } from '../protocol/batch-env.ts';
 import { ASYNC_OPS, contractOf, HEAP_LIMITED_OPS, JOURNALED_OPS, opHas } from '../protocol/ops.ts';
+import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
 import { holdsWorld, isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
-export { ASYNC_OPS, HEAP_LIMITED_OPS, JOURNALED_OPS };
 export { pushQuery } from '../protocol/op-contract.ts';
+export { ASYNC_OPS, HEAP_LIMITED_OPS, JOURNALED_OPS };
 
 export const DEFAULT_CPU = '500m';
 export const DEFAULT_MEMORY = '256Mi';
@@ -314,7 +314,10 @@ export interface JobShape {
   scratch?: { mountPath: string; sizeLimit: string };
 }
 
-export type JobBase = Pick<JobParams, 'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'>;
+export type JobBase = Pick<
+  JobParams,
+  'namespace' | 'server' | 'opId' | 'worldPvc' | 'nodeName' | 'image' | 'command' | 'serviceAccount' | 'worldsRoot' | 'ttlSeconds' | 'runAsUser' | 'runAsGroup' | 'fsGroup'
+>;
 
 const SCRATCH_VOLUME = 'scratch';
 
@@ -377,10 +380,7 @@ export function jobOf(p: JobBase, shape: JobShape): V1Job {
               args: shape.args,
               ...(shape.env ? { env: shape.env } : {}),
               ...(shape.ports ? { ports: shape.ports } : {}),
-              volumeMounts: [
-                { name: 'world', mountPath: p.worldsRoot, readOnly: shape.readOnly },
-                ...(shape.scratch ? [{ name: SCRATCH_VOLUME, mountPath: shape.scratch.mountPath }] : []),
-              ],
+              volumeMounts: [{ name: 'world', mountPath: p.worldsRoot, readOnly: shape.readOnly }, ...(shape.scratch ? [{ name: SCRATCH_VOLUME, mountPath: shape.scratch.mountPath }] : [])],
               resources: { requests: { ...shape.requests }, limits: { ...shape.limits } },
               securityContext: {
                 privileged: false,

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { isOurChange, jobKind } from '../maintenance/holder.ts';
 import { JobSpecError } from './render.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from './upload-job.ts';

@@ -16,13 +16,25 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, CHANGE_MARK, COMPONENT_WORLD_FILES, LABEL_COMPONENT, LABEL_FILES_ASYNC, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import {
+  ANNOTATION_FILES_PATH,
+  CHANGE_MARK,
+  COMPONENT_WORLD_FILES,
+  LABEL_COMPONENT,
+  LABEL_FILES_ASYNC,
+  LABEL_FILES_MODE,
+  LABEL_FILES_OP,
+  LABEL_MANAGED_BY,
+  LABEL_SERVER,
+  MANAGED_BY_FILES,
+} from '../labels.ts';
 import { encodeTrashEnv } from '../protocol/trash-env.ts';
-import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, jobOf, JobSpecError, quantity, servingEnvOf, type JobBase, type JobParams } from './render.ts';
+import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, type JobBase, type JobParams, JobSpecError, jobOf, quantity, servingEnvOf } from './render.ts';
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
 export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';
 export { LABEL_UPLOAD_SESSION } from '../labels.ts';
+
 import { LABEL_UPLOAD_SESSION } from '../labels.ts';
 /** The same container port as a serving Job: only the upload functions may reach it. */
 export const RECEIVE_PORT = BROWSE_PORT;

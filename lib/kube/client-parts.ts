@@ -6,10 +6,10 @@
  * @module
  */
 export {
-  BatchV1Api,
-  CoreV1Api,
   AuthenticationV1Api,
   AuthorizationV1Api,
+  BatchV1Api,
+  CoreV1Api,
   CustomObjectsApi,
   HttpMethod,
   KubeConfig,

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { loadClientNode, once } from './client.ts';
 
 test('once runs its maker a single time however many callers ask at the same moment', async () => {

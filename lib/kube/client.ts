@@ -41,10 +41,7 @@ export function once<T>(make: () => Promise<T>): () => Promise<T> {
  * kept alive (./connections.ts); client-node itself and that config come along for the callers'
  * own requests.
  */
-export function lazyClients<T extends object>(
-  kc: KubeConfig | Promise<KubeConfig>,
-  make: (k: ClientNode, kc: KubeConfig) => T,
-): () => Promise<T & { k: ClientNode; kc: KubeConfig }> {
+export function lazyClients<T extends object>(kc: KubeConfig | Promise<KubeConfig>, make: (k: ClientNode, kc: KubeConfig) => T): () => Promise<T & { k: ClientNode; kc: KubeConfig }> {
   return once(async () => {
     const [k, loaded] = await Promise.all([loadClientNode(), kc]);
     const config = reuseConnections(loaded);

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { callableAddress, containerTermination, controllerJob, describeTermination, jobFinished, jobOutcome } from './job-facts.ts';
 
@@ -50,7 +50,15 @@ test('a Pod can take a call only while Running with the container started and an
 
 test('the controlling Job of a Pod is the owner marked controller, not another owner', () => {
   const owned = (refs: object[]) => ({ metadata: { ownerReferences: refs } }) as unknown as V1Pod;
-  assert.equal(controllerJob(owned([{ kind: 'Job', name: 'a', controller: false }, { kind: 'Job', name: 'b', controller: true }])), 'b');
+  assert.equal(
+    controllerJob(
+      owned([
+        { kind: 'Job', name: 'a', controller: false },
+        { kind: 'Job', name: 'b', controller: true },
+      ]),
+    ),
+    'b',
+  );
   assert.equal(controllerJob(owned([{ kind: 'ReplicaSet', name: 'r', controller: true }])), undefined);
   assert.equal(controllerJob(owned([])), undefined);
 });

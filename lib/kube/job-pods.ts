@@ -6,7 +6,7 @@
  */
 import type { BatchV1Api, CoreV1Api, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
-import { lazyClients, type ClientNode } from './client.ts';
+import { type ClientNode, lazyClients } from './client.ts';
 
 /** What opening a Pod's log can tell us. */
 export type LogOpening =

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { waitJobsFinished } from './job-wait.ts';
 

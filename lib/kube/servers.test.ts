@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { once } from 'node:events';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { kubeStatus } from './errors.ts';
 import { KubeServerApi } from './servers.ts';
@@ -33,7 +33,10 @@ const SERVER = '/apis/felis.lolicon.best/v1alpha1/namespaces/minecraft/minecraft
 test('the server and claim reads: the object (a claim as its access modes), or undefined when it does not exist, with the caller token', async (t) => {
   const f = await fakeApiserver({
     [SERVER]: [200, { apiVersion: 'felis.lolicon.best/v1alpha1', kind: 'MinecraftServer', metadata: { name: 'survival' }, spec: { desiredState: 'Stopped' } }],
-    '/api/v1/namespaces/minecraft/persistentvolumeclaims/world-survival-0': [200, { kind: 'PersistentVolumeClaim', metadata: { name: 'world-survival-0' }, spec: { accessModes: ['ReadWriteOncePod'] } }],
+    '/api/v1/namespaces/minecraft/persistentvolumeclaims/world-survival-0': [
+      200,
+      { kind: 'PersistentVolumeClaim', metadata: { name: 'world-survival-0' }, spec: { accessModes: ['ReadWriteOncePod'] } },
+    ],
     '/api/v1/namespaces/minecraft/persistentvolumeclaims/no-modes': [200, { kind: 'PersistentVolumeClaim', metadata: { name: 'no-modes' }, spec: { accessModes: 'ReadWriteOnce' } }],
   });
   t.after(() => f.close());

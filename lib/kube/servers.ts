@@ -4,10 +4,11 @@
  * read its world claim (does it exist, its access modes), and patch a Job's labels (restore-chain settling).
  * @module
  */
-import { kubeStatus } from './errors.ts';
+
 import type { BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
-import { lazyClients, type ClientNode } from './client.ts';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+import { type ClientNode, lazyClients } from './client.ts';
+import { kubeStatus } from './errors.ts';
 
 export const MC_GROUP = 'felis.lolicon.best';
 export const MC_VERSION = 'v1alpha1';
@@ -106,10 +107,7 @@ export class KubeServerApi implements ServerApi {
 
   async patchServer(namespace: string, name: string, body: object): Promise<MinecraftServer> {
     const c = await this.#clients();
-    return (await c.custom.patchNamespacedCustomObject(
-      { group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body },
-      c.mergePatch,
-    )) as MinecraftServer;
+    return (await c.custom.patchNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body }, c.mergePatch)) as MinecraftServer;
   }
 
   async removeAnnotationIf(namespace: string, name: string, key: string, value: string): Promise<boolean> {
@@ -117,7 +115,17 @@ export class KubeServerApi implements ServerApi {
     const at = `/metadata/annotations/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     try {
       // An array body goes as application/json-patch+json.
-      await c.custom.patchNamespacedCustomObject({ group: MC_GROUP, version: MC_VERSION, namespace, plural: MC_PLURAL, name, body: [{ op: 'test', path: at, value }, { op: 'remove', path: at }] });
+      await c.custom.patchNamespacedCustomObject({
+        group: MC_GROUP,
+        version: MC_VERSION,
+        namespace,
+        plural: MC_PLURAL,
+        name,
+        body: [
+          { op: 'test', path: at, value },
+          { op: 'remove', path: at },
+        ],
+      });
       return true;
     } catch (err) {
       // 422: the test failed (another value, or none); 404: no such server.

@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisServer } from '../testing/felis-fixtures.ts';
-import { admitWaiting, ArrivalLine, type Clock, WaitExpiredError, waitable, WAIT_FIRST_MS, WAIT_MAX_MS } from './admission-wait.ts';
+import { ArrivalLine, admitWaiting, type Clock, WAIT_FIRST_MS, WAIT_MAX_MS, WaitExpiredError, waitable } from './admission-wait.ts';
 import { MaintenanceBusyError, NotStoppedError } from './errors.ts';
 import { lockValue } from './holder.ts';
 import { WorldLock } from './world-lock.ts';
@@ -48,7 +48,10 @@ test('a file mutation holder is waited out: tries again with growing jittered pa
 });
 
 test('jitter spreads the pauses by a quarter either way', async () => {
-  for (const [r, first] of [[0, 37.5], [1, 62.5]] as const) {
+  for (const [r, first] of [
+    [0, 37.5],
+    [1, 62.5],
+  ] as const) {
     const clock = fakeClock(r);
     let tries = 0;
     await admitWaiting('s', async () => (++tries < 2 ? Promise.reject(busy('file-write')) : 1), { waitMs: 10_000 }, new ArrivalLine(), clock);
@@ -62,7 +65,16 @@ test('a foreign holder or a running server is refused at once: one try, no pause
     let tries = 0;
     let applied = 0;
     await assert.rejects(
-      admitWaiting('s', async () => { tries++; throw err; }, { waitMs: 10_000, applied: () => applied++ }, new ArrivalLine(), clock),
+      admitWaiting(
+        's',
+        async () => {
+          tries++;
+          throw err;
+        },
+        { waitMs: 10_000, applied: () => applied++ },
+        new ArrivalLine(),
+        clock,
+      ),
       (e) => e === err,
     );
     assert.deepEqual([tries, clock.slept.length, applied], [1, 0, 0]);
@@ -70,7 +82,18 @@ test('a foreign holder or a running server is refused at once: one try, no pause
   // A holder that turns foreign while we wait (a backup took the world next) ends the wait at once.
   const clock = fakeClock();
   const answers = [busy('file-write'), busy('file-write'), busy('backup')];
-  await assert.rejects(admitWaiting('s', async () => { throw answers.shift(); }, { waitMs: 10_000 }, new ArrivalLine(), clock), (e: MaintenanceBusyError) => e.kind === 'backup');
+  await assert.rejects(
+    admitWaiting(
+      's',
+      async () => {
+        throw answers.shift();
+      },
+      { waitMs: 10_000 },
+      new ArrivalLine(),
+      clock,
+    ),
+    (e: MaintenanceBusyError) => e.kind === 'backup',
+  );
   assert.equal(answers.length, 0);
 });
 
@@ -78,14 +101,25 @@ test('out of time: the 409 the caller would have had, saying it waited, and appl
   const clock = fakeClock();
   let applied = 0;
   const last = new MaintenanceBusyError('file-write', { op: 'write', path: 'a.txt' }, { retryAfterSeconds: 4 });
-  await assert.rejects(admitWaiting('s', async () => { throw last; }, { waitMs: 3000, applied: () => applied++ }, new ArrivalLine(), clock), (e) => {
-    assert.ok(e instanceof WaitExpiredError && e instanceof MaintenanceBusyError);
-    assert.equal(e.kind, 'file-write');
-    // When to try again is the last refusal's.
-    assert.equal(e.retryAfterSeconds, 4);
-    assert.equal(e.message, "a file write (write of a.txt) is running on this server's world; still held after waiting 3 s: retry once it finishes");
-    return true;
-  });
+  await assert.rejects(
+    admitWaiting(
+      's',
+      async () => {
+        throw last;
+      },
+      { waitMs: 3000, applied: () => applied++ },
+      new ArrivalLine(),
+      clock,
+    ),
+    (e) => {
+      assert.ok(e instanceof WaitExpiredError && e instanceof MaintenanceBusyError);
+      assert.equal(e.kind, 'file-write');
+      // When to try again is the last refusal's.
+      assert.equal(e.retryAfterSeconds, 4);
+      assert.equal(e.message, "a file write (write of a.txt) is running on this server's world; still held after waiting 3 s: retry once it finishes");
+      return true;
+    },
+  );
   assert.equal(applied, 1);
   assert.ok(clock.now() >= 3000 && clock.now() <= 3000, `waited ${clock.now()} ms`);
 });
@@ -95,7 +129,16 @@ test('a caller who goes away stops waiting with the last refusal', async () => {
   let tries = 0;
   const clock = fakeClock();
   await assert.rejects(
-    admitWaiting('s', async () => { if (++tries === 3) ac.abort(); throw busy('file-write'); }, { waitMs: 10_000, signal: ac.signal }, new ArrivalLine(), clock),
+    admitWaiting(
+      's',
+      async () => {
+        if (++tries === 3) ac.abort();
+        throw busy('file-write');
+      },
+      { waitMs: 10_000, signal: ac.signal },
+      new ArrivalLine(),
+      clock,
+    ),
     (e) => e instanceof MaintenanceBusyError && !(e instanceof WaitExpiredError),
   );
   assert.equal(tries, 3);
@@ -151,7 +194,10 @@ test('WorldLock.run with a wait: admitted once the file-write lock before it is 
 
   api.write('survival', { metadata: { annotations: { [LOCK]: lockValue('backup', new Date()) } } });
   const t1 = Date.now();
-  await assert.rejects(lock.run('survival', 'file-write', async () => 1, { waitMs: 5000 }), (e: MaintenanceBusyError) => e.kind === 'backup');
+  await assert.rejects(
+    lock.run('survival', 'file-write', async () => 1, { waitMs: 5000 }),
+    (e: MaintenanceBusyError) => e.kind === 'backup',
+  );
   assert.ok(Date.now() - t1 < 200, 'refused at once');
 });
 
@@ -159,7 +205,10 @@ test('WorldLock.run without a wait refuses a file-write holder at once, as befor
   const api = new FakeServerApi();
   api.put(felisServer('survival', { annotations: { [LOCK]: lockValue('file-write', new Date()) } }));
   const lock = new WorldLock(api, { namespace: 'minecraft' });
-  await assert.rejects(lock.run('survival', 'file-write', async () => 1), (e: MaintenanceBusyError) => e.kind === 'file-write' && !(e instanceof WaitExpiredError));
+  await assert.rejects(
+    lock.run('survival', 'file-write', async () => 1),
+    (e: MaintenanceBusyError) => e.kind === 'file-write' && !(e instanceof WaitExpiredError),
+  );
 });
 
 test('a nudge (this instance gave the world back) wakes a pausing waiter to try at once', async () => {
@@ -172,7 +221,17 @@ test('a nudge (this instance gave the world back) wakes a pausing waiter to try 
     random: () => 0.5,
     sleep: (_ms, signal) => new Promise<void>((r) => signal?.addEventListener('abort', () => r(), { once: true })),
   };
-  const p = admitWaiting('s', async () => { tries++; if (!free) throw busy('file-write'); return 'in'; }, { waitMs: 10_000 }, line, clock);
+  const p = admitWaiting(
+    's',
+    async () => {
+      tries++;
+      if (!free) throw busy('file-write');
+      return 'in';
+    },
+    { waitMs: 10_000 },
+    line,
+    clock,
+  );
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(tries, 1, 'paused after the first refusal');
   line.nudge('other');

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { FakeServerApi, matches } from '../testing/fake-servers.ts';
 import { felisGamePod, felisGamePodLabels, felisServer } from '../testing/felis-fixtures.ts';
 import { DEFAULT_RESTART_ANNOTATION, executionNode, gamePodSelector, worldClaim } from './contracts.ts';
@@ -32,7 +32,7 @@ test('the execution node is spec.nodeName, else status.nodeName, else the contro
   assert.equal(executionNode(felisServer('s')), undefined);
 });
 
-test("the pending-restart annotation is felis.lolicon.best/restart by default", () => {
+test('the pending-restart annotation is felis.lolicon.best/restart by default', () => {
   assert.equal(DEFAULT_RESTART_ANNOTATION, 'felis.lolicon.best/restart');
 });
 
@@ -54,7 +54,10 @@ test('a terminating Felis game Pod refuses a write at admission, even with desir
   const access = { op: 'write', path: 'a.txt' } as const;
   await gates.enter('survival', access); // the entry gate passes a stopping server …
   let ran = false;
-  await assert.rejects(gates.run('survival', access, async () => (ran = true)), { name: 'NotStoppedError' }); // … admission does not
+  await assert.rejects(
+    gates.run('survival', access, async () => (ran = true)),
+    { name: 'NotStoppedError' },
+  ); // … admission does not
   assert.equal(ran, false);
   assert.equal(api.calls.filter((c) => c.startsWith('patch')).length, 0, 'no lock was written');
 });

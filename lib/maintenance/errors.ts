@@ -18,7 +18,9 @@ export class MaintenanceBusyError extends DomainError {
   readonly contended: boolean;
   constructor(kind?: HolderKind, activity?: HolderActivity, opts: { contended?: boolean; retryAfterSeconds?: number; message?: string } = {}) {
     const retry = opts.retryAfterSeconds ?? retryAfterSeconds(kind === undefined ? undefined : { kind, source: 'job' }, new Date(), opts);
-    super('maintenance_in_progress', 'conflict', opts.message ?? `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`, { retryAfterSeconds: retry });
+    super('maintenance_in_progress', 'conflict', opts.message ?? `${kind ? describeHolder(kind, activity) : 'another operation'} is running on this server's world; retry once it finishes`, {
+      retryAfterSeconds: retry,
+    });
     this.name = 'MaintenanceBusyError';
     this.kind = kind;
     this.activity = activity;

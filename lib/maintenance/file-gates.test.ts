@@ -1,15 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { EditChannel } from '../files/edit-channel.ts';
+import { type EditorConfig, FilesEditor } from '../files/editor.ts';
+import type { FileAccess } from '../files/gates.ts';
+import { heldLock } from '../files/held-lock.ts';
+import type { SyncRunner } from '../runner/sync-runner.ts';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisServer } from '../testing/felis-fixtures.ts';
 import { MaintenanceBusyError, NotStoppedError, NoWorldVolumeError, ServerNotFoundError, VolumeExclusiveError } from './errors.ts';
-import type { FileAccess } from '../files/gates.ts';
-import { FilesEditor, type EditorConfig } from '../files/editor.ts';
-import type { EditChannel } from '../files/edit-channel.ts';
-import type { SyncRunner } from '../runner/sync-runner.ts';
 import { isLiveExperienceFile, lockKindFor, MaintenanceGates } from './file-gates.ts';
 import { WorldLock } from './world-lock.ts';
-import { heldLock } from '../files/held-lock.ts';
 
 const LOCK = 'felis.lolicon.best/maintenance';
 
@@ -36,7 +36,10 @@ test('entry: unknown server, a change of a running server, no world volume, each
   api.claims.add('world-lobby-0');
   await gates.enter('lobby', { op: 'write', path: 'felis-experience.json' });
   await assert.rejects(gates.enter('lobby', { op: 'write', path: 'server.properties' }), NotStoppedError);
-  assert.equal(api.calls.some((c) => c.startsWith('patch')), false);
+  assert.equal(
+    api.calls.some((c) => c.startsWith('patch')),
+    false,
+  );
 });
 
 const RUNNING = { desiredState: 'Running', phase: 'Running', ready: true, statusNodeName: 'node-b' } as const;
@@ -84,7 +87,10 @@ test('reads of a running or starting server are let in, pinned to its node and m
   api.claims.add('world-stopped-0');
   assert.equal((await gates.enter('stopped', { op: 'list', path: '' })).worldState, 'stopped');
   // Reads take no lock, whatever the state.
-  assert.equal(api.calls.some((c) => c.startsWith('patch')), false);
+  assert.equal(
+    api.calls.some((c) => c.startsWith('patch')),
+    false,
+  );
 });
 
 test('a running server whose claim is ReadWriteOncePod: a read is volume_exclusive (naming why); stopped, or any other mode, it is read', async () => {
@@ -134,7 +140,10 @@ test("run locks a running system server's settings save as config-write and give
   const seen = await gates.run('lobby', { op: 'write', path: 'felis-experience.json' }, async () => api.annotation('lobby', LOCK));
   assert.match(seen!, /^config-write@/);
   assert.equal(api.annotation('lobby', LOCK), undefined);
-  await assert.rejects(gates.run('lobby', { op: 'write', path: 'other.json' }, async () => 1), NotStoppedError);
+  await assert.rejects(
+    gates.run('lobby', { op: 'write', path: 'other.json' }, async () => 1),
+    NotStoppedError,
+  );
 });
 
 test('a write reads its MinecraftServer once, for the gates and the admission; the release is one conditional write', async () => {
@@ -147,7 +156,10 @@ test('a write reads its MinecraftServer once, for the gates and the admission; t
   const held = await gates.run('survival', access, async () => api.annotation('survival', LOCK), { entered });
   assert.match(held!, /^file-write@/);
   assert.equal(api.annotation('survival', LOCK), undefined);
-  assert.deepEqual(api.calls.filter((c) => c.startsWith('get survival') || c.startsWith('patch')), ['get survival', 'patch survival', 'patch survival']);
+  assert.deepEqual(
+    api.calls.filter((c) => c.startsWith('get survival') || c.startsWith('patch')),
+    ['get survival', 'patch survival', 'patch survival'],
+  );
 });
 
 test('a server changed between the entry and the admission is read again and judged afresh', async () => {
@@ -160,10 +172,16 @@ test('a server changed between the entry and the admission is read again and jud
   // Started after the gates let the call through: the admission's patch meets a newer resourceVersion.
   api.write('survival', { spec: { desiredState: 'Running' } });
   let ran = false;
-  await assert.rejects(gates.run('survival', access, async () => (ran = true), { entered }), NotStoppedError);
+  await assert.rejects(
+    gates.run('survival', access, async () => (ran = true), { entered }),
+    NotStoppedError,
+  );
   assert.equal(ran, false);
   assert.equal(api.annotation('survival', LOCK), undefined);
-  assert.deepEqual(api.calls.filter((c) => c.startsWith('get survival') || c.startsWith('patch')), ['get survival', 'patch survival', 'get survival']);
+  assert.deepEqual(
+    api.calls.filter((c) => c.startsWith('get survival') || c.startsWith('patch')),
+    ['get survival', 'patch survival', 'get survival'],
+  );
 });
 
 /** A FakeServerApi whose reads wait until the test lets them answer, to see what is in flight at once. */
@@ -260,7 +278,9 @@ test('a mutation runs knowing the lock it holds (kind and value as written), and
   api.claims.add('world-survival-0');
   const gates = new MaintenanceGates(api, new WorldLock(api, { namespace: 'minecraft' }));
   const t = await gates.enter('survival', { op: 'write', path: 'a.txt' });
-  const seen = await gates.run('survival', { op: 'write', path: 'a.txt' }, async () => ({ held: heldLock('survival'), other: heldLock('lobby'), annotation: api.annotation('survival', LOCK) }), { entered: t });
+  const seen = await gates.run('survival', { op: 'write', path: 'a.txt' }, async () => ({ held: heldLock('survival'), other: heldLock('lobby'), annotation: api.annotation('survival', LOCK) }), {
+    entered: t,
+  });
   assert.equal(seen.held?.kind, 'file-write');
   assert.equal(seen.held?.value, seen.annotation);
   assert.match(seen.held!.value, /^file-write@\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -316,11 +336,16 @@ test("the held lock a change reads is the world's lock as the line last re-dated
   let release!: () => void;
   const hold = new Promise<void>((r) => (release = r));
   let first: string | undefined;
-  const run = gates.run('survival', { op: 'upload', path: '' }, async () => {
-    first = heldLock('survival')!.value;
-    await hold;
-    return { later: heldLock('survival')!.value, annotation: api.annotation('survival', LOCK) };
-  }, { entered: t0 });
+  const run = gates.run(
+    'survival',
+    { op: 'upload', path: '' },
+    async () => {
+      first = heldLock('survival')!.value;
+      await hold;
+      return { later: heldLock('survival')!.value, annotation: api.annotation('survival', LOCK) };
+    },
+    { entered: t0 },
+  );
   for (let i = 0; i < 100 && first === undefined; i++) await new Promise((r) => setTimeout(r, 5));
   now += 40_000;
   t.mock.timers.tick(30_000);

@@ -9,9 +9,9 @@ import { withHeldLock } from '../files/held-lock.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { executionNode, worldClaim } from './contracts.ts';
-import { NoWorldVolumeError, NotStoppedError, ServerNotFoundError, VolumeExclusiveError } from './errors.ts';
+import { NotStoppedError, NoWorldVolumeError, ServerNotFoundError, VolumeExclusiveError } from './errors.ts';
 import { exclusiveClaim, readsBesideGame, worldStateOf } from './running-reads.ts';
-import { stoppedForEntry, SYSTEM_SERVERS } from './server-state.ts';
+import { SYSTEM_SERVERS, stoppedForEntry } from './server-state.ts';
 import type { WorldLock } from './world-lock.ts';
 
 /** The one file a running login/lobby server may have read and saved (its live settings). */
@@ -84,7 +84,25 @@ export class MaintenanceGates implements FileGates {
     const kind = lockKindFor(name, access);
     // The mutation runs knowing the lock it holds: an edit session's call carries it (held-lock.ts),
     // as it is when the call is sent (a long change's line re-dates it).
-    return this.#lock.run(name, kind, (lock) => withHeldLock({ server: name, kind, get value() { return lock.value; }, keep: lock.keep }, fn), wait, read, opts?.signal);
+    return this.#lock.run(
+      name,
+      kind,
+      (lock) =>
+        withHeldLock(
+          {
+            server: name,
+            kind,
+            get value() {
+              return lock.value;
+            },
+            keep: lock.keep,
+          },
+          fn,
+        ),
+      wait,
+      read,
+      opts?.signal,
+    );
   }
 }
 

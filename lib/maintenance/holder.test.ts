@@ -1,8 +1,8 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { describeHolder, filesActivity, holder, holdState, jobKind, jobFinished, lockValue, parseLock, GRACE_MS, holderLabel } from './holder.ts';
 import { MaintenanceBusyError } from './errors.ts';
+import { describeHolder, filesActivity, GRACE_MS, holder, holderLabel, holdState, jobFinished, jobKind, lockValue, parseLock } from './holder.ts';
 
 const job = (labels: Record<string, string>, conditions: [string, string][] = [], name = 'j'): V1Job => ({
   metadata: { name, labels: { 'felis.lolicon.best/server': 'survival', ...labels }, creationTimestamp: new Date('2026-11-29T10:00:00Z') },
@@ -12,7 +12,7 @@ const files = (mode?: string) => job({ 'app.kubernetes.io/managed-by': 'felis-fi
 const now = new Date('2026-11-29T12:00:00Z');
 const lockAt = (ms: number, kind = 'restore') => ({ 'felis.lolicon.best/maintenance': lockValue(kind, new Date(now.getTime() - ms)) });
 
-test('a Job\'s holder kind follows its managed-by label; reads and lists and backup exports hold nothing; an unknown files mode holds', () => {
+test("a Job's holder kind follows its managed-by label; reads and lists and backup exports hold nothing; an unknown files mode holds", () => {
   assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-restore' })), 'restore');
   assert.equal(jobKind(job({ 'app.kubernetes.io/managed-by': 'felis-backup' })), 'backup');
   for (const m of ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip']) assert.equal(jobKind(files(m)), 'file-write', m);
@@ -45,8 +45,7 @@ test('a running restore holds; each terminal condition ends it; False conditions
 });
 
 test('a pending restore chain and an archive-pending backup hold even when finished; a settled chain does not', () => {
-  const chain = (state: string, c: [string, string][] = []) =>
-    job({ 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/then-restore': state }, c);
+  const chain = (state: string, c: [string, string][] = []) => job({ 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/then-restore': state }, c);
   assert.equal(holder('survival', {}, [chain('pending')], now), 'restore');
   assert.equal(holder('survival', {}, [chain('pending', [['Complete', 'True']])], now), 'restore');
   assert.equal(holder('survival', {}, [chain('pending', [['Failed', 'True']])], now), 'restore');

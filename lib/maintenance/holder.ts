@@ -7,11 +7,12 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
+import { jobFinished } from '../kube/job-facts.ts';
 import {
   ANNOTATION_FILES_CHANGE,
   ANNOTATION_FILES_PATH,
-  FILES_CHANGE_BY,
   ANNOTATION_MAINTENANCE,
+  FILES_CHANGE_BY,
   LABEL_ARCHIVE_PENDING,
   LABEL_EXPORT_MODE,
   LABEL_FILES_MODE,
@@ -19,12 +20,9 @@ import {
   LABEL_SERVER,
   LABEL_THEN_RESTORE,
 } from '../labels.ts';
-import { jobFinished } from '../kube/job-facts.ts';
 import { GRACE_MS, lockValue, parseLock, rfc3339 } from '../protocol/lock-value.ts';
 
-export { GRACE_MS, lockValue, parseLock, rfc3339 };
-
-export { jobFinished };
+export { GRACE_MS, jobFinished, lockValue, parseLock, rfc3339 };
 
 export const KINDS = ['restore', 'backup', 'file-write', 'config-write', 'export', 'reap', 'migration'] as const;
 export type HolderKind = (typeof KINDS)[number] | (string & {});
@@ -86,7 +84,7 @@ const FILE_OP_LABELS: Record<string, string> = {
   copy: 'a copy',
   'delete-many': 'a deletion of many files',
   'move-many': 'a move of many files',
-  'chmod-many': 'a change of many files\' modes',
+  'chmod-many': "a change of many files' modes",
   pull: 'a pull from a URL',
   'pull-place': 'the placing of a pulled file',
 };

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisServer } from '../testing/felis-fixtures.ts';
 import { lockValue } from './holder.ts';
@@ -16,7 +16,10 @@ test('the overview lists held servers and stale locks by name, from two list cal
   api.put(felisServer('old', { annotations: { [LOCK]: lockValue('restore', new Date(NOW.getTime() - 3600_000)) } }));
   api.jobs.push({ metadata: { name: 'mc-backup-1', labels: { 'app.kubernetes.io/managed-by': 'felis-backup', 'felis.lolicon.best/server': 'alpha' } }, status: {} });
   const h = await listHolders(api, 'minecraft', NOW);
-  assert.deepEqual(h.map((x) => x.server), ['alpha', 'old', 'zeta']);
+  assert.deepEqual(
+    h.map((x) => x.server),
+    ['alpha', 'old', 'zeta'],
+  );
   assert.equal(h[0]!.state.holder?.kind, 'backup');
   assert.equal(h[0]!.state.holder?.job, 'mc-backup-1');
   assert.equal(h[1]!.state.holder, undefined);

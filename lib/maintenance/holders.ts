@@ -3,9 +3,10 @@
  * the operators' overview. Two list calls however many servers there are.
  * @module
  */
-import { LABEL_SERVER } from '../labels.ts';
+
 import type { ServerApi } from '../kube/servers.ts';
-import { holdState, type HoldState } from './holder.ts';
+import { LABEL_SERVER } from '../labels.ts';
+import { type HoldState, holdState } from './holder.ts';
 
 export interface ServerHold {
   server: string;

@@ -1,15 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ApiException, type V1Job, type V1Pod } from '@kubernetes/client-node';
-import type { LogOpening } from '../kube/job-pods.ts';
 import type { FileAccess, FileGates } from '../files/gates.ts';
 import type { Target } from '../job-spec/types.ts';
-import { formatProgressLine, formatResultLine, type Result } from '../protocol/result.ts';
-import { matches } from '../testing/fake-servers.ts';
+import type { LogOpening } from '../kube/job-pods.ts';
 import { opState } from '../ops/state.ts';
 import { opView } from '../ops/view.ts';
+import { formatProgressLine, formatResultLine, type Result } from '../protocol/result.ts';
+import { matches } from '../testing/fake-servers.ts';
 import { MaintenanceBusyError, NotStoppedError } from './errors.ts';
-import { placementOpId, PullPlacer } from './pull-placement.ts';
+import { PullPlacer, placementOpId } from './pull-placement.ts';
 
 const PLACED = 'felis.lolicon.best/pull-placed';
 const DONE = [{ type: 'Complete', status: 'True' }];
@@ -27,8 +27,18 @@ class FakeCluster {
 
   /** A pull Job of `server` with op `op`, ended with `conditions`, its Pod having printed `log`. */
   pull(op: string, log: string | undefined, conditions: object[] = DONE, server = 'survival'): V1Job {
-    const labels = { 'app.kubernetes.io/managed-by': 'felis-files', 'felis.lolicon.best/server': server, 'felis.lolicon.best/files-op': op, 'felis.lolicon.best/files-mode': 'read', 'felis.lolicon.best/files-pull': 'true', 'felis.lolicon.best/files-async': 'true' };
-    const job: V1Job = { metadata: { name: `files-${server}-${op}`, uid: `uid-${op}`, resourceVersion: String(this.rv++), labels, annotations: { 'felis.lolicon.best/files-path': 'plugins' } }, status: { conditions: conditions as never } };
+    const labels = {
+      'app.kubernetes.io/managed-by': 'felis-files',
+      'felis.lolicon.best/server': server,
+      'felis.lolicon.best/files-op': op,
+      'felis.lolicon.best/files-mode': 'read',
+      'felis.lolicon.best/files-pull': 'true',
+      'felis.lolicon.best/files-async': 'true',
+    };
+    const job: V1Job = {
+      metadata: { name: `files-${server}-${op}`, uid: `uid-${op}`, resourceVersion: String(this.rv++), labels, annotations: { 'felis.lolicon.best/files-path': 'plugins' } },
+      status: { conditions: conditions as never },
+    };
     this.jobs.push(job);
     if (log !== undefined) {
       this.pods.push({ metadata: { name: `pod-${op}`, labels, creationTimestamp: new Date() }, status: { phase: 'Succeeded' } });
@@ -53,7 +63,15 @@ class FakeCluster {
     listPods: async (_ns: string, sel: string) => structuredClone(this.pods.filter((p) => matches(sel, p.metadata?.labels))),
     openLog: async (_ns: string, pod: string): Promise<LogOpening> => {
       const l = this.logs.get(pod);
-      return l === undefined ? { kind: 'gone' } : { kind: 'stream', body: (async function* () { yield Buffer.from(l); })(), close() {} };
+      return l === undefined
+        ? { kind: 'gone' }
+        : {
+            kind: 'stream',
+            body: (async function* () {
+              yield Buffer.from(l);
+            })(),
+            close() {},
+          };
     },
   };
   record(op: string, server = 'survival'): Result | undefined {
@@ -62,7 +80,13 @@ class FakeCluster {
   }
   view(op: string, server = 'survival') {
     const job = this.jobs.find((j) => j.metadata?.name === `files-${server}-${op}`)!;
-    return opView(opState(job, this.pods.find((p) => p.metadata?.name === `pod-${op}`), this.logs.get(`pod-${op}`) ?? ''));
+    return opView(
+      opState(
+        job,
+        this.pods.find((p) => p.metadata?.name === `pod-${op}`),
+        this.logs.get(`pod-${op}`) ?? '',
+      ),
+    );
   }
 }
 
@@ -83,7 +107,10 @@ class FakeGates implements FileGates {
     if (this.refuseRun) return Promise.reject(this.refuseRun);
     const prev = this.#line.get(server) ?? Promise.resolve();
     const mine = prev.then(fn, fn);
-    this.#line.set(server, mine.catch(() => {}));
+    this.#line.set(
+      server,
+      mine.catch(() => {}),
+    );
     return mine;
   }
 }
@@ -159,8 +186,14 @@ test('two instances at once: one placement Job (its op id is derived), and the r
   c.pull(A, staged('plugins/mod.jar'));
   const [r1, r2] = await Promise.all([one.placeOnce(), two.placeOnce()]);
   assert.equal(shared.made.size, 1, 'one placement Job');
-  assert.deepEqual(r1.map((x) => x.state), ['placed']);
-  assert.deepEqual(r2.map((x) => x.state), ['placed']);
+  assert.deepEqual(
+    r1.map((x) => x.state),
+    ['placed'],
+  );
+  assert.deepEqual(
+    r2.map((x) => x.state),
+    ['placed'],
+  );
   assert.equal(c.patches.length, 1, 'the second pass read the record and left it');
 
   // A pass that decided on a stale read, and whose own outcome differs: the record stays the first.
@@ -172,7 +205,10 @@ test('two instances at once: one placement Job (its op id is derived), and the r
     j.metadata!.annotations = { ...j.metadata!.annotations, [PLACED]: '{"files":1,"bytes":42,"to":"plugins/b.jar"}' };
     j.metadata!.resourceVersion = String(c.rv++);
   };
-  assert.deepEqual((await other.placeOnce()).map((x) => x.state), ['placed']);
+  assert.deepEqual(
+    (await other.placeOnce()).map((x) => x.state),
+    ['placed'],
+  );
   assert.deepEqual(c.record(B), { files: 1, bytes: 42, to: 'plugins/b.jar' });
 });
 
@@ -187,7 +223,10 @@ test('only a pull that ended staged is placed: a running one, a failed one, one 
   assert.deepEqual(c.patches, []);
   // A tick later finds one that ended staged meanwhile (its change event lost).
   c.pull(A, staged('mod.jar'));
-  assert.deepEqual((await placer.placeOnce()).map((x) => [x.op, x.state, x.to]), [[A, 'placed', 'mod.jar']]);
+  assert.deepEqual(
+    (await placer.placeOnce()).map((x) => [x.op, x.state, x.to]),
+    [[A, 'placed', 'mod.jar']],
+  );
   assert.deepEqual(p.calls[0], { path: '', to: 'mod.jar', pullOp: A, opId: placementOpId(A) });
 });
 
@@ -195,7 +234,10 @@ test('the server started meanwhile: recorded failed not_stopped, nothing placed;
   const { c, gates, p, placer } = setup();
   c.pull(A, staged('plugins/mod.jar'));
   gates.refuseEnter = new NotStoppedError();
-  assert.deepEqual((await placer.placeOnce()).map((x) => [x.state, x.code]), [['failed', 'not_stopped']]);
+  assert.deepEqual(
+    (await placer.placeOnce()).map((x) => [x.state, x.code]),
+    [['failed', 'not_stopped']],
+  );
   assert.equal(c.record(A)!.code, 'not_stopped');
   assert.match(c.record(A)!.error!, /started before the pulled file could be placed/);
   const v = c.view(A);
@@ -205,17 +247,26 @@ test('the server started meanwhile: recorded failed not_stopped, nothing placed;
   gates.refuseEnter = undefined;
   gates.refuseRun = new MaintenanceBusyError('backup');
   c.pull(B, staged('plugins/b.jar'));
-  assert.deepEqual((await placer.placeOnce()).map((x) => [x.op, x.state]), [[B, 'pending']]);
+  assert.deepEqual(
+    (await placer.placeOnce()).map((x) => [x.op, x.state]),
+    [[B, 'pending']],
+  );
   assert.equal(c.record(B), undefined);
   assert.equal(c.view(B).state, 'running');
   gates.refuseRun = undefined;
-  assert.deepEqual((await placer.placeOnce()).map((x) => [x.op, x.state]), [[B, 'placed']]);
+  assert.deepEqual(
+    (await placer.placeOnce()).map((x) => [x.op, x.state]),
+    [[B, 'placed']],
+  );
 });
 
-test('a placement refused by the Job (the name taken meanwhile) is the pull\'s failure, as the listing shows it', async () => {
+test("a placement refused by the Job (the name taken meanwhile) is the pull's failure, as the listing shows it", async () => {
   const { c, placer } = setup((p) => ({ code: 'exists', error: `${p.path}/${p.to} already exists` }));
   c.pull(A, staged('plugins/mod.jar'));
-  assert.deepEqual((await placer.placeOnce()).map((x) => [x.state, x.code]), [['failed', 'exists']]);
+  assert.deepEqual(
+    (await placer.placeOnce()).map((x) => [x.state, x.code]),
+    [['failed', 'exists']],
+  );
   const v = c.view(A);
   assert.deepEqual([v.state, v.error], ['failed', { code: 'file_exists', message: 'plugins/mod.jar already exists' }]);
 });

@@ -27,13 +27,13 @@
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import { DomainError } from '../errors.ts';
-import { ANNOTATION_PULL_PLACED, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import type { FileAccess, FileGates } from '../files/gates.ts';
 import type { Target } from '../job-spec/types.ts';
 import { describeKubeError, isConflict } from '../kube/errors.ts';
 import { jobOutcome } from '../kube/job-facts.ts';
 import type { ServerApi } from '../kube/servers.ts';
-import { opResult, type OpsApi } from '../ops/list.ts';
+import { ANNOTATION_PULL_PLACED, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import { type OpsApi, opResult } from '../ops/list.ts';
 import { placement } from '../ops/state.ts';
 import { formatResultLine, RESULT_PREFIX, type Result } from '../protocol/result.ts';
 

@@ -6,12 +6,12 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import { LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
-import type { ServerApi } from '../kube/servers.ts';
 import { kubeStatus } from '../kube/errors.ts';
 import { jobFinished } from '../kube/job-facts.ts';
+import type { ServerApi } from '../kube/servers.ts';
+import { LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
 import { worldClaim } from './contracts.ts';
-import { MANAGED_BY_RESTORE, restoreJobsOf, type RestoreOutcome, type Restorer, type RestoreRequest } from './settle.ts';
+import { MANAGED_BY_RESTORE, type RestoreOutcome, type RestoreRequest, type Restorer, restoreJobsOf } from './settle.ts';
 
 function substitute<T>(value: T, vars: Record<string, string>): T {
   if (typeof value === 'string') return value.replace(/\{\{(\w+)\}\}/g, (m, k: string) => vars[k] ?? m) as T;

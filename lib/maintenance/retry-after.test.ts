@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { GRACE_MS } from '../protocol/lock-value.ts';
 import { RETRY_CONTENDED_SECONDS, RETRY_FILE_CHANGE_SECONDS, RETRY_OTHER_SECONDS, retryAfterSeconds } from './retry-after.ts';
 

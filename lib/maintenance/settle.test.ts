@@ -1,9 +1,9 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { ApiException, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
-import { decideAfterRestore, decideChain, restoreJobName, Settler, type ChainFacts, type Restorer, type RestoreRequest } from './settle.ts';
 import { TemplateRestorer } from './restorer.ts';
+import { type ChainFacts, decideAfterRestore, decideChain, type RestoreRequest, type Restorer, restoreJobName, Settler } from './settle.ts';
 
 const PENDING = 'felis.lolicon.best/then-restore';
 const REASON = 'felis.lolicon.best/then-restore-reason';
@@ -99,7 +99,11 @@ const facts = (f: Partial<ChainFacts> = {}): ChainFacts => ({ snapshot: 'succeed
 test('the settle decision: a running snapshot is left; an existing restore Job settles the chain started before any other rule', () => {
   assert.deepEqual(decideChain(facts({ snapshot: 'running' })), { action: 'leave' });
   assert.deepEqual(decideChain(facts()), { action: 'restore' });
-  for (const f of [facts({ restoreJobExists: true, server: undefined }), facts({ restoreJobExists: true, restorerConfigured: false }), facts({ restoreJobExists: true, server: { ...STOPPED, status: { ready: true } } })]) {
+  for (const f of [
+    facts({ restoreJobExists: true, server: undefined }),
+    facts({ restoreJobExists: true, restorerConfigured: false }),
+    facts({ restoreJobExists: true, server: { ...STOPPED, status: { ready: true } } }),
+  ]) {
     assert.deepEqual(decideChain(f), { action: 'settle', state: 'started' });
   }
   assert.deepEqual(decideChain(facts({ snapshot: 'failed' })), { action: 'settle', state: 'abandoned', reason: 'snapshot_failed' });
@@ -127,7 +131,10 @@ test('a finished snapshot of a stopped server gets its restore Job under the der
   api.chain('b1', 'survival');
   const out = await settler.settleOnce();
   assert.deepEqual(out, [{ job: 'b1', server: 'survival', state: 'started' }]);
-  assert.deepEqual(api.restoreJobs().map((j) => j.metadata!.name), [restoreJobName('survival', 'uid-b1')]);
+  assert.deepEqual(
+    api.restoreJobs().map((j) => j.metadata!.name),
+    [restoreJobName('survival', 'uid-b1')],
+  );
   assert.equal(api.label('b1').state, 'started');
 });
 

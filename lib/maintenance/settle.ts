@@ -15,18 +15,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import {
-  ANNOTATION_RESTORE_BACKUP_ID,
-  ANNOTATION_RESTORE_REF,
-  ANNOTATION_THEN_RESTORE_REASON,
-  LABEL_MANAGED_BY,
-  LABEL_SERVER,
-  LABEL_THEN_RESTORE,
-  MANAGED_BY_BACKUP,
-} from '../labels.ts';
-import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
 import { describeKubeError, isConflict } from '../kube/errors.ts';
-import { jobOutcome, type JobOutcome } from '../kube/job-facts.ts';
+import { type JobOutcome, jobOutcome } from '../kube/job-facts.ts';
+import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
+import { ANNOTATION_RESTORE_BACKUP_ID, ANNOTATION_RESTORE_REF, ANNOTATION_THEN_RESTORE_REASON, LABEL_MANAGED_BY, LABEL_SERVER, LABEL_THEN_RESTORE, MANAGED_BY_BACKUP } from '../labels.ts';
 import { THEN_RESTORE } from './holder.ts';
 import { desiredState } from './server-state.ts';
 
@@ -44,8 +36,7 @@ export const MANAGED_BY_RESTORE = 'felis-restore';
 
 /** Selects the restore Jobs of one server, ours and Felis's alike. */
 export const restoreJobsOf = (server: string) => `${LABEL_MANAGED_BY}=${MANAGED_BY_RESTORE},${LABEL_SERVER}=${server}`;
-const chainsOf = (server?: string) =>
-  `${LABEL_MANAGED_BY}=${MANAGED_BY_BACKUP}` + (server ? `,${LABEL_SERVER}=${server}` : `,${LABEL_THEN_RESTORE}=${THEN_RESTORE.pending}`);
+const chainsOf = (server?: string) => `${LABEL_MANAGED_BY}=${MANAGED_BY_BACKUP}` + (server ? `,${LABEL_SERVER}=${server}` : `,${LABEL_THEN_RESTORE}=${THEN_RESTORE.pending}`);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -70,11 +61,7 @@ export interface ChainFacts {
   server: MinecraftServer | undefined;
 }
 
-export type Decision =
-  | { action: 'leave' }
-  | { action: 'settle'; state: 'started' }
-  | { action: 'settle'; state: 'abandoned'; reason: SettleReason }
-  | { action: 'restore' };
+export type Decision = { action: 'leave' } | { action: 'settle'; state: 'started' } | { action: 'settle'; state: 'abandoned'; reason: SettleReason } | { action: 'restore' };
 
 /** What to do with a pending chain, before any restore is attempted. Pure. */
 export function decideChain(f: ChainFacts): Decision {

@@ -3,8 +3,9 @@
  * and 409 Conflicts as the apiserver's): concurrent changes all run, one at a time, in arrival order;
  * foreign holders are refused with a Retry-After; the waits are bounded; a start drains the line.
  */
-import { test } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisServer } from '../testing/felis-fixtures.ts';
@@ -78,7 +79,7 @@ test('a holder that is not ours is refused at once, with a Retry-After from its 
   assert.equal(api.annotation('survival', QUEUE), undefined, 'no line was started');
 });
 
-test('a background change of ours still running is waited for in turn; one of Felis\'s own shape is refused', async () => {
+test("a background change of ours still running is waited for in turn; one of Felis's own shape is refused", async () => {
   const { api, lock } = setup();
   api.jobs = [ourJob('files-survival-unzip')];
   let ran = false;
@@ -94,7 +95,10 @@ test('a background change of ours still running is waited for in turn; one of Fe
   const foreign = ourJob('files-survival-felis');
   delete foreign.metadata!.annotations!['felis.lolicon.best/files-change'];
   api.jobs = [foreign];
-  await assert.rejects(lock.run('survival', 'file-write', async () => 'ran'), MaintenanceBusyError);
+  await assert.rejects(
+    lock.run('survival', 'file-write', async () => 'ran'),
+    MaintenanceBusyError,
+  );
 });
 
 test('a change waits at most its bound, then is refused with a Retry-After and leaves the line', async () => {
@@ -118,7 +122,10 @@ test('a full line refuses the next change with a Retry-After', async () => {
   const held = lockValue('file-write', new Date(now));
   const tickets = Array.from({ length: MAX_WAITING + 1 }, (_, i) => newTicket(i.toString(16).padStart(16, '0'), now));
   api.write('survival', { metadata: { annotations: { [LOCK]: held, [QUEUE]: formatQueue({ lock: held, tickets }) } } });
-  await assert.rejects(lock.run('survival', 'file-write', async () => 'ran'), (e: MaintenanceBusyError) => e instanceof MaintenanceBusyError && e.retryAfterSeconds === 5);
+  await assert.rejects(
+    lock.run('survival', 'file-write', async () => 'ran'),
+    (e: MaintenanceBusyError) => e instanceof MaintenanceBusyError && e.retryAfterSeconds === 5,
+  );
 });
 
 test('a ticket whose function died lapses after its lease; the next change runs', async () => {
@@ -158,7 +165,10 @@ test('with the line off, a change while another holds the world is refused as Fe
   let release!: () => void;
   const first = lock.run('survival', 'file-write', () => new Promise<void>((r) => (release = r)));
   await sleep(20);
-  await assert.rejects(lock.run('survival', 'file-write', async () => 'second'), MaintenanceBusyError);
+  await assert.rejects(
+    lock.run('survival', 'file-write', async () => 'second'),
+    MaintenanceBusyError,
+  );
   release();
   await first;
 });

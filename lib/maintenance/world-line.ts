@@ -15,26 +15,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_QUEUE, ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
+import { ANNOTATION_FILES_QUEUE, ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
+import type { Clock } from './admission-wait.ts';
 import { MaintenanceBusyError, ServerNotFoundError } from './errors.ts';
 import { describeHolder, filesActivity, holdState, isOurChange, jobFinished } from './holder.ts';
-import type { Clock } from './admission-wait.ts';
 import { RETRY_FILE_CHANGE_SECONDS } from './retry-after.ts';
-import {
-  formatQueue,
-  joinPlan,
-  liveQueue,
-  MAX_WAIT_MS,
-  newTicket,
-  parseQueue,
-  position,
-  renewed,
-  RENEW_EVERY_MS,
-  redated,
-  without,
-  type WorldQueue,
-} from './world-queue.ts';
+import { formatQueue, joinPlan, liveQueue, MAX_WAIT_MS, newTicket, parseQueue, position, RENEW_EVERY_MS, redated, renewed, type WorldQueue, without } from './world-queue.ts';
 
 /** What the lock gives a change while it runs (world-lock.ts HeldValue). */
 export interface LineHold {
@@ -155,7 +142,7 @@ export class WorldLine {
       if (plan.kind === 'refuse') {
         const message =
           plan.why === 'draining'
-            ? "a start of this server is waiting for its file changes to finish; retry once it has started or given up"
+            ? 'a start of this server is waiting for its file changes to finish; retry once it has started or given up'
             : "the most file changes that may wait for this server's world are already waiting; retry shortly";
         throw new MaintenanceBusyError('file-write', undefined, { message, retryAfterSeconds: seconds(plan.retryAfterMs) });
       }

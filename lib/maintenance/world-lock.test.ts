@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { FakeServerApi } from '../testing/fake-servers.ts';
 import { felisGamePod, felisServer } from '../testing/felis-fixtures.ts';
 import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
@@ -117,7 +117,12 @@ test('run gives the world back after success and after failure, and reports a fa
   const { api, lock, releaseErrors } = setup();
   assert.equal(await lock.run('survival', 'file-write', async () => api.annotation('survival', LOCK)), lockValue('file-write', NOW));
   assert.equal(api.annotation('survival', LOCK), undefined);
-  await assert.rejects(lock.run('survival', 'file-write', async () => { throw new Error('job failed'); }), /job failed/);
+  await assert.rejects(
+    lock.run('survival', 'file-write', async () => {
+      throw new Error('job failed');
+    }),
+    /job failed/,
+  );
   assert.equal(api.annotation('survival', LOCK), undefined);
   const out = await lock.run('survival', 'file-write', async () => {
     api.beforePatch = () => {
@@ -206,9 +211,7 @@ test('a write, a start and an unlock refused by a running extraction name it; th
     status: {},
   });
   const named = (e: unknown) =>
-    e instanceof MaintenanceBusyError &&
-    e.kind === 'file-write' &&
-    e.message === "an archive extraction (unzip of plugins/pack.zip) is running on this server's world; retry once it finishes";
+    e instanceof MaintenanceBusyError && e.kind === 'file-write' && e.message === "an archive extraction (unzip of plugins/pack.zip) is running on this server's world; retry once it finishes";
   await assert.rejects(lock.acquire('survival', 'file-write'), named);
   await assert.rejects(lock.start('survival'), named);
   await assert.rejects(lock.unlock('survival', { force: true }), named);

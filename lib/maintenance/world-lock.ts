@@ -5,17 +5,18 @@
  * sees the first: never two holders, never a start while held.
  * @module
  */
-import { ANNOTATION_FILES_QUEUE, ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
+
 import { isConflict } from '../kube/errors.ts';
 import type { MinecraftServer, ServerApi } from '../kube/servers.ts';
+import { ANNOTATION_FILES_QUEUE, ANNOTATION_MAINTENANCE, LABEL_SERVER } from '../labels.ts';
+import { sleep } from '../sleep.ts';
+import { ArrivalLine, admitWaiting, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
 import { DEFAULT_RESTART_ANNOTATION, gamePodSelector } from './contracts.ts';
 import { LockFreshError, LockProtectedError, MaintenanceBusyError, NotStoppedError, ServerNotFoundError } from './errors.ts';
-import { holdState, isOurChange, lockHolds, lockValue, parseLock, rfc3339, type HoldState, type HolderKind } from './holder.ts';
+import { type HolderKind, type HoldState, holdState, isOurChange, lockHolds, lockValue, parseLock, rfc3339 } from './holder.ts';
+import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
 import { WorldLine } from './world-line.ts';
 import { DRAIN_MS } from './world-queue.ts';
-import { fullyStopped, SYSTEM_SERVERS } from './server-state.ts';
-import { admitWaiting, ArrivalLine, type Clock, realClock, type WaitOptions } from './admission-wait.ts';
-import { sleep } from '../sleep.ts';
 
 /** How long a release may take before we give up on it (the lock then lapses after Grace). */
 export const RELEASE_TIMEOUT_MS = 10_000;
@@ -143,10 +144,7 @@ export class WorldLock {
     // The game Pods and the server's Jobs are read at the same time; the refusals keep their
     // order (not stopped, a restart pending, a holder) whichever answers first.
     const checkGame = !(kind === 'config-write' && SYSTEM_SERVERS.has(name));
-    const [gamePods, jobs] = await Promise.all([
-      checkGame ? this.#api.listPods(this.#ns, gamePodSelector(name)) : Promise.resolve([]),
-      this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`),
-    ]);
+    const [gamePods, jobs] = await Promise.all([checkGame ? this.#api.listPods(this.#ns, gamePodSelector(name)) : Promise.resolve([]), this.#api.listJobs(this.#ns, `${LABEL_SERVER}=${name}`)]);
     if (checkGame && !fullyStopped(server, gamePods)) throw new NotStoppedError();
     if (server.metadata.annotations?.[this.#restartAnnotation]) throw new MaintenanceBusyError();
     const now = this.#now();

@@ -1,15 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { EventConflictError } from '../events/errors.ts';
+import { mapDomainError } from '../http/error-map.ts';
 import { JobSpecError } from '../job-spec/render.ts';
 import type { LogOpening, LogOptions } from '../kube/job-pods.ts';
 import { formatProgressLine, formatResultLine } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
-import { EventConflictError } from '../events/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
-import { BackgroundOps, MAX_PULLS_PER_SERVER, TooManyPullsError, type BackgroundApi } from './background.ts';
+import { type BackgroundApi, BackgroundOps, MAX_PULLS_PER_SERVER, TooManyPullsError } from './background.ts';
 import { MAX_OPS, opsSelector } from './list.ts';
-import { mapDomainError } from '../http/error-map.ts';
 
 const settings = {
   namespace: 'minecraft',
@@ -55,7 +55,13 @@ class FakeApi implements BackgroundApi {
     const l = this.logs.get(pod);
     if (l instanceof Error) throw l;
     if (l === undefined) return { kind: 'gone' };
-    return { kind: 'stream', body: (async function* () { yield Buffer.from(l); })(), close() {} };
+    return {
+      kind: 'stream',
+      body: (async function* () {
+        yield Buffer.from(l);
+      })(),
+      close() {},
+    };
   }
 }
 
@@ -67,7 +73,12 @@ const labels = (server: string, op: string, async = true) => ({
   ...(async ? { 'felis.lolicon.best/files-async': 'true' } : {}),
 });
 const asyncJob = (op: string, minute: number, server = 'survival', isAsync = true): V1Job => ({
-  metadata: { name: `files-${server}-${op}`, labels: labels(server, op, isAsync), annotations: { 'felis.lolicon.best/files-path': `${op}.zip` }, creationTimestamp: new Date(Date.UTC(2026, 11, 1, 5, minute)) },
+  metadata: {
+    name: `files-${server}-${op}`,
+    labels: labels(server, op, isAsync),
+    annotations: { 'felis.lolicon.best/files-path': `${op}.zip` },
+    creationTimestamp: new Date(Date.UTC(2026, 11, 1, 5, minute)),
+  },
   status: {},
 });
 const podOf = (op: string, name: string, phase: string, second: number, server = 'survival'): V1Pod => ({
@@ -91,7 +102,10 @@ test('the listing: newest 10 of this server’s async Jobs, newest Pod per op, l
   api.jobs.push(asyncJob('sync', 50, 'survival', false));
 
   const ops = await new BackgroundOps(settings, api, () => 'x').list('survival');
-  assert.deepEqual(ops.map((o) => o.id), ['new', '00', '01', '02', '03', '04', '05', '06', '07', '08']);
+  assert.deepEqual(
+    ops.map((o) => o.id),
+    ['new', '00', '01', '02', '03', '04', '05', '06', '07', '08'],
+  );
   assert.equal(ops.length, MAX_OPS);
   assert.deepEqual([ops[0]!.done, ops[0]!.total], [0, 0], 'the Pending Pod is the newest; the older Pod’s log is not read');
   assert.deepEqual([ops[3]!.done, ops[3]!.total], [2, 12]);
@@ -102,7 +116,10 @@ test('the listing: newest 10 of this server’s async Jobs, newest Pod per op, l
     assert.equal(l.opts.follow, false);
     assert.equal(l.opts.limitBytes, 256 << 10);
   }
-  assert.deepEqual(api.calls.filter((c) => c.startsWith('list')), [`list jobs ${opsSelector('survival')}`, `list pods ${opsSelector('survival')}`]);
+  assert.deepEqual(
+    api.calls.filter((c) => c.startsWith('list')),
+    [`list jobs ${opsSelector('survival')}`, `list pods ${opsSelector('survival')}`],
+  );
   assert.equal(opsSelector('survival'), 'app.kubernetes.io/managed-by=felis-files,felis.lolicon.best/server=survival,felis.lolicon.best/files-async=true');
 });
 
@@ -187,10 +204,17 @@ test('an event key labels the Job; the same event finds that op again, and refus
   assert.equal(api.jobs[0]!.metadata!.labels!['felis.lolicon.best/event'], 'k1');
   assert.equal(api.jobs[0]!.metadata!.labels!['felis.lolicon.best/event-request'], 'r'.repeat(48));
   assert.deepEqual(await bg.eventOp('survival', { op: 'zip', path: 'world' }, ev), first);
-  for (const [server, op, path] of [['creative', 'zip', 'world'], ['survival', 'unzip', 'world'], ['survival', 'zip', 'plugins']] as const) {
+  for (const [server, op, path] of [
+    ['creative', 'zip', 'world'],
+    ['survival', 'unzip', 'world'],
+    ['survival', 'zip', 'plugins'],
+  ] as const) {
     await assert.rejects(bg.eventOp(server, { op, path }, ev), EventConflictError);
   }
   // Same server, op and path, but the event carried another request (e.g. another body).
-  await assert.rejects(bg.eventOp('survival', { op: 'zip', path: 'world' }, { key: 'k1', request: 's'.repeat(48) }), (e: unknown) => e instanceof EventConflictError && mapDomainError(e)?.status === 409);
+  await assert.rejects(
+    bg.eventOp('survival', { op: 'zip', path: 'world' }, { key: 'k1', request: 's'.repeat(48) }),
+    (e: unknown) => e instanceof EventConflictError && mapDomainError(e)?.status === 409,
+  );
   assert.equal(api.calls.filter((c) => c.startsWith('create')).length, 1);
 });

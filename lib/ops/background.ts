@@ -8,19 +8,19 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../job-spec/types.ts';
-import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, filesJobName, renderFilesJob } from '../job-spec/render.ts';
-import { callerTrash } from '../job-spec/trash.ts';
-import type { JobPodApi } from '../kube/job-pods.ts';
-import { describeKubeError } from '../kube/errors.ts';
+import { DomainError } from '../errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
 import type { EventScope } from '../events/scope.ts';
-import { LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
-import { DomainError } from '../errors.ts';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, filesJobName, renderFilesJob } from '../job-spec/render.ts';
+import { callerTrash } from '../job-spec/trash.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
+import { describeKubeError } from '../kube/errors.ts';
 import { jobFinished } from '../kube/job-facts.ts';
+import type { JobPodApi } from '../kube/job-pods.ts';
+import { LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { listOps } from './list.ts';
-import { opView, startedView, type OpView } from './view.ts';
+import { type OpView, opView, startedView } from './view.ts';
 
 export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'pull' | 'compress';
 

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { formatRecoveredLine } from '../protocol/recovered.ts';
 import { formatResultLine } from '../protocol/result.ts';
@@ -7,7 +7,7 @@ import { recoveriesIn } from './list.ts';
 
 const job = (op: string): V1Job => ({ metadata: { labels: { 'felis.lolicon.best/files-op': op } } });
 
-test("a listed op that recovered the world names, from its own log, what became of the ops it found", () => {
+test('a listed op that recovered the world names, from its own log, what became of the ops it found', () => {
   const a = '00000000000000aa';
   const b = '00000000000000bb';
   const got = recoveriesIn([

@@ -7,14 +7,14 @@
  * @module
  */
 import type { V1Job } from '@kubernetes/client-node';
-import type { JobPodApi } from '../kube/job-pods.ts';
 import { describeKubeError } from '../kube/errors.ts';
+import type { JobPodApi } from '../kube/job-pods.ts';
 import { FILES_CONTAINER, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
-import { RunnerError } from '../runner/errors.ts';
-import { newestPodPerOp, opState, type OpState, type Recovery } from './state.ts';
 import { recoveredIn } from '../protocol/recovered.ts';
 import { lastResultPayload, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
+import { RunnerError } from '../runner/errors.ts';
+import { newestPodPerOp, type OpState, opState, type Recovery } from './state.ts';
 
 /**
  * How many ops a listing shows, and so how many logs one call reads. One background op runs per

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job, V1JobCondition, V1Pod } from '@kubernetes/client-node';
 import { formatProgressLine, formatResultLine, RESULT_PREFIX, type Result } from '../protocol/result.ts';
 import { filesMayHaveRun, killedForMemory, newestPodPerOp, opState } from './state.ts';
@@ -49,7 +49,7 @@ test('identity comes from the labels, the path annotation and the creation time'
   assert.equal(s.started?.toISOString(), '2026-12-01T05:00:00.000Z');
 });
 
-test('an upload session\'s receiver (mode read: it holds nothing by itself) is listed as the upload it is', () => {
+test("an upload session's receiver (mode read: it holds nothing by itself) is listed as the upload it is", () => {
   const j = job();
   j.metadata!.labels = { ...j.metadata!.labels, 'felis.lolicon.best/files-mode': 'read', 'felis.lolicon.best/upload-session': 'c'.repeat(32) };
   assert.equal(opState(j, undefined, '').op, 'upload');
@@ -125,7 +125,10 @@ test('without a result: unknown when the files container ran, or nobody can tell
   assert.deepEqual([ran.state, ran.reason, ran.outcomeUnknown], ['failed', 'BackoffLimitExceeded', true]);
   const startError = opState(job([BACKOFF]), pod([{ name: 'files', reason: 'StartError', exitCode: 128 }]), '');
   assert.deepEqual([startError.reason, startError.outcomeUnknown], ['BackoffLimitExceeded', false]);
-  const waiting: V1Pod = { metadata: { name: 'w' }, status: { phase: 'Pending', containerStatuses: [{ name: 'files', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] } };
+  const waiting: V1Pod = {
+    metadata: { name: 'w' },
+    status: { phase: 'Pending', containerStatuses: [{ name: 'files', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] },
+  };
   assert.equal(opState(job([DEADLINE]), waiting, '').outcomeUnknown, false);
   assert.equal(filesMayHaveRun({ metadata: {}, status: { phase: 'Pending' } }), false, 'a Pod with no container status never ran one');
   assert.equal(filesMayHaveRun(undefined), true);
@@ -150,10 +153,7 @@ test('FailureTarget with BackoffLimitExceeded; a Failed condition with no reason
 });
 
 test('Complete without a log, or with an unparseable result, is ResultUnavailable', () => {
-  assert.deepEqual(
-    [opState(job([{ type: 'Complete' }]), undefined, '').state, opState(job([{ type: 'Complete' }]), undefined, '').reason],
-    ['failed', 'ResultUnavailable'],
-  );
+  assert.deepEqual([opState(job([{ type: 'Complete' }]), undefined, '').state, opState(job([{ type: 'Complete' }]), undefined, '').reason], ['failed', 'ResultUnavailable']);
   const garbled = opState(job([{ type: 'Complete' }]), undefined, `${RESULT_PREFIX}{\n`);
   assert.deepEqual([garbled.state, garbled.reason, garbled.result], ['failed', 'ResultUnavailable', undefined]);
   // A result of the wrong shape is no result either.
@@ -167,7 +167,17 @@ test('Complete without a log, or with an unparseable result, is ResultUnavailabl
 test('OOMKilled in the files container, and only there, becomes the reason', () => {
   assert.equal(opState(job([BACKOFF]), pod([{ name: 'files', reason: 'OOMKilled' }]), '').reason, 'OOMKilled');
   assert.equal(opState(job([BACKOFF]), pod([{ name: 'files', reason: 'Error', exitCode: 1 }]), '').reason, 'BackoffLimitExceeded');
-  assert.equal(opState(job([BACKOFF]), pod([{ name: 'sidecar', reason: 'OOMKilled' }, { name: 'files', reason: 'Error' }]), '').reason, 'BackoffLimitExceeded');
+  assert.equal(
+    opState(
+      job([BACKOFF]),
+      pod([
+        { name: 'sidecar', reason: 'OOMKilled' },
+        { name: 'files', reason: 'Error' },
+      ]),
+      '',
+    ).reason,
+    'BackoffLimitExceeded',
+  );
   assert.equal(killedForMemory(undefined), false);
 });
 

@@ -11,7 +11,7 @@
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { ANNOTATION_FILES_PATH, ANNOTATION_PULL_PLACED, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, fileOpOf, LABEL_FILES_OP } from '../labels.ts';
-import { OP_ID, recoveredIn, type RecoveredNow } from '../protocol/recovered.ts';
+import { OP_ID, type RecoveredNow, recoveredIn } from '../protocol/recovered.ts';
 import { lastProgress, lastResultPayload, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 

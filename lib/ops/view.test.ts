@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { OpState } from './state.ts';
 import { jobFailedMessage, opErrorCode, opView, startedView } from './view.ts';
 

@@ -5,9 +5,9 @@
  * @module
  */
 import { EDIT_ERRORS, isEditErrorKind } from '../protocol/edit-codes.ts';
-import type { Result } from '../protocol/result.ts';
-import { REASON_OOM_KILLED, REASON_RESULT_UNAVAILABLE, type OpState, type OpStateName, type Recovery } from './state.ts';
 import type { RecoveredNow } from '../protocol/recovered.ts';
+import type { Result } from '../protocol/result.ts';
+import { type OpState, type OpStateName, REASON_OOM_KILLED, REASON_RESULT_UNAVAILABLE, type Recovery } from './state.ts';
 
 /** The Pod reason of the Pods a node ended by restarting (the embedded cluster's, under `npm start`). */
 const NODE_RESTARTED = 'NodeRestarted';

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BatchEnvError, commonFolder, decodeBatchEnv, encodeBatchEnv, MAX_BATCH_ENV_CHARS, type Batch } from './batch-env.ts';
+import { test } from 'node:test';
+import { type Batch, BatchEnvError, commonFolder, decodeBatchEnv, encodeBatchEnv, MAX_BATCH_ENV_CHARS } from './batch-env.ts';
 
 const envOf = (b: Batch) => Object.fromEntries(encodeBatchEnv(b)!.map((v) => [v.name, v.value]));
 
@@ -24,10 +24,14 @@ test('a batch that does not compress past MAX_BATCH_ENV_CHARS is not encoded', (
   const seg = () => Array.from(crypto.getRandomValues(new Uint8Array(250)), (b) => chars[b % chars.length]).join('');
   const paths = Array.from({ length: 1000 }, () => [seg(), seg(), seg(), seg()].join('/'));
   assert.equal(encodeBatchEnv({ paths }), undefined);
-  assert.ok(encodeBatchEnv({ paths: paths.slice(0, 500) })!.slice(1).reduce((n, v) => n + v.value.length, 0) <= MAX_BATCH_ENV_CHARS);
+  assert.ok(
+    encodeBatchEnv({ paths: paths.slice(0, 500) })!
+      .slice(1)
+      .reduce((n, v) => n + v.value.length, 0) <= MAX_BATCH_ENV_CHARS,
+  );
 });
 
-test('the Job refuses items that are missing or not its op\'s shape', () => {
+test("the Job refuses items that are missing or not its op's shape", () => {
   const bad: Array<[string, Record<string, string | undefined>]> = [
     ['no parts', {}],
     ['a missing part', { FELIS_BATCH_PARTS: '2', FELIS_BATCH_0: envOf({ paths: ['a'] }).FELIS_BATCH_0 }],

@@ -15,8 +15,8 @@
  * @module
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { CONTENT_PART_CHARS, STRICT_BASE64, type EnvVar } from './content-env.ts';
-import { BATCH_OPS, itemsField, opHas, type BatchOp, type ItemsOp } from './ops.ts';
+import { CONTENT_PART_CHARS, type EnvVar, STRICT_BASE64 } from './content-env.ts';
+import { BATCH_OPS, type BatchOp, type ItemsOp, itemsField, opHas } from './ops.ts';
 
 export { BATCH_OPS, type BatchOp, type ItemsOp };
 

@@ -1,14 +1,7 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import {
-  encodeContentEnv,
-  decodeContentEnv,
-  ContentEnvError,
-  CONTENT_PARTS_ENV,
-  CONTENT_PART_ENV_PREFIX,
-  CONTENT_PART_CHARS,
-} from './content-env.ts';
+import { test } from 'node:test';
+import { CONTENT_PART_CHARS, CONTENT_PART_ENV_PREFIX, CONTENT_PARTS_ENV, ContentEnvError, decodeContentEnv, encodeContentEnv } from './content-env.ts';
 
 function toEnv(vars: { name: string; value: string }[]): Record<string, string> {
   return Object.fromEntries(vars.map((v) => [v.name, v.value]));
@@ -47,18 +40,17 @@ test('empty content is PARTS=0 and no part variables, and decodes to empty bytes
 });
 
 test('round trip is byte exact, including NUL, 0xff and the 256 KiB maximum', () => {
-  for (const content of [
-    Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x0a]),
-    Buffer.from('a'),
-    Buffer.from('ab'),
-    Buffer.from('abc'),
-    randomBytes(49153),
-    randomBytes(262144),
-  ]) {
+  for (const content of [Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x0a]), Buffer.from('a'), Buffer.from('ab'), Buffer.from('abc'), randomBytes(49153), randomBytes(262144)]) {
     const vars = encodeContentEnv(content);
     assert.deepEqual(decodeContentEnv(toEnv(vars)), content);
     // Only standard padded base64 appears; the parts join to exactly the encoding.
-    assert.equal(vars.slice(1).map((v) => v.value).join(''), content.toString('base64'));
+    assert.equal(
+      vars
+        .slice(1)
+        .map((v) => v.value)
+        .join(''),
+      content.toString('base64'),
+    );
   }
 });
 
@@ -77,29 +69,16 @@ test('decode refuses a missing, empty, non-integer or negative count', () => {
 });
 
 test('decode refuses a missing part (count 3 with only 2 parts set, or a gap)', () => {
-  assert.throws(
-    () => decodeContentEnv({ [CONTENT_PARTS_ENV]: '3', FELIS_FILE_CONTENT_0: 'QUFB', FELIS_FILE_CONTENT_1: 'QUFB' }),
-    /FELIS_FILE_CONTENT_2 is not set/,
-  );
-  assert.throws(
-    () => decodeContentEnv({ [CONTENT_PARTS_ENV]: '2', FELIS_FILE_CONTENT_1: 'QUFB' }),
-    /FELIS_FILE_CONTENT_0 is not set/,
-  );
+  assert.throws(() => decodeContentEnv({ [CONTENT_PARTS_ENV]: '3', FELIS_FILE_CONTENT_0: 'QUFB', FELIS_FILE_CONTENT_1: 'QUFB' }), /FELIS_FILE_CONTENT_2 is not set/);
+  assert.throws(() => decodeContentEnv({ [CONTENT_PARTS_ENV]: '2', FELIS_FILE_CONTENT_1: 'QUFB' }), /FELIS_FILE_CONTENT_0 is not set/);
 });
 
 test('decode refuses invalid base64 that Buffer.from would accept', () => {
   for (const s of ['@@@@', 'QUF', 'QQ=', 'QQ===', 'Q===', 'QU=B', 'QUFB\n', 'QU FB', 'QUFB====', '-_-_', '=AAA']) {
-    assert.throws(
-      () => decodeContentEnv({ [CONTENT_PARTS_ENV]: '1', FELIS_FILE_CONTENT_0: s }),
-      ContentEnvError,
-      JSON.stringify(s),
-    );
+    assert.throws(() => decodeContentEnv({ [CONTENT_PARTS_ENV]: '1', FELIS_FILE_CONTENT_0: s }), ContentEnvError, JSON.stringify(s));
   }
   // Padding in the middle of the joined text (end of a non-final part) is refused too.
-  assert.throws(
-    () => decodeContentEnv({ [CONTENT_PARTS_ENV]: '2', FELIS_FILE_CONTENT_0: 'QQ==', FELIS_FILE_CONTENT_1: 'QUFB' }),
-    ContentEnvError,
-  );
+  assert.throws(() => decodeContentEnv({ [CONTENT_PARTS_ENV]: '2', FELIS_FILE_CONTENT_0: 'QQ==', FELIS_FILE_CONTENT_1: 'QUFB' }), ContentEnvError);
 });
 
 test('decode accepts a plus-signed count and valid padding forms', () => {

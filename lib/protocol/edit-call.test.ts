@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { callCarries, decodeEditCall, encodeEditCall, isEditOp, leaseHolds, LEASE_MARGIN_MS } from './edit-call.ts';
+import { test } from 'node:test';
+import { callCarries, decodeEditCall, encodeEditCall, isEditOp, LEASE_MARGIN_MS, leaseHolds } from './edit-call.ts';
 import { GRACE_MS, lockValue } from './lock-value.ts';
 
 const NOW = Date.parse('2026-12-03T17:00:00Z');
@@ -31,8 +31,9 @@ test('a call decodes to what was encoded; a body of another shape is named, not 
   for (const [body, why] of bad) assert.match(decodeEditCall(body) as string, why, body);
 });
 
-test('only the op\'s own env travels: content, items, trash, actor, op id', () => {
-  for (const n of ['FELIS_FILE_CONTENT_PARTS', 'FELIS_FILE_CONTENT_0', 'FELIS_BATCH_PARTS', 'FELIS_BATCH_12', 'FELIS_TRASH', 'FELIS_TRASH_SECONDS', 'FELIS_ACTOR', 'FELIS_OP_ID']) assert.equal(callCarries(n), true, n);
+test("only the op's own env travels: content, items, trash, actor, op id", () => {
+  for (const n of ['FELIS_FILE_CONTENT_PARTS', 'FELIS_FILE_CONTENT_0', 'FELIS_BATCH_PARTS', 'FELIS_BATCH_12', 'FELIS_TRASH', 'FELIS_TRASH_SECONDS', 'FELIS_ACTOR', 'FELIS_OP_ID'])
+    assert.equal(callCarries(n), true, n);
   for (const n of ['NODE_OPTIONS', 'FELIS_PULL_ALLOW', 'FELIS_UPLOAD_TOKEN', 'FELIS_POD_IP', 'FELIS_SERVE_TOKEN_SHA256', 'PATH', 'FELIS_BATCH_X']) assert.equal(callCarries(n), false, n);
   assert.deepEqual(['write', 'mkdir', 'delete', 'rename', 'copy', 'delete-many', 'move-many', 'chmod-many'].filter(isEditOp).length, 8);
   for (const op of ['list', 'read', 'unzip', 'zip', 'pull', 'compress', 'upload', 'trash-restore', 'trash-purge']) assert.equal(isEditOp(op), false, op);

@@ -11,7 +11,7 @@
  * @module
  */
 import { GRACE_MS, parseLock } from './lock-value.ts';
-import { EDIT_OPS, opHas, type EditOp } from './ops.ts';
+import { EDIT_OPS, type EditOp, opHas } from './ops.ts';
 
 export { EDIT_OPS, type EditOp };
 

@@ -29,4 +29,3 @@ export function parseLock(value: string): { kind: string; at: Date } | undefined
   if (Number.isNaN(at.getTime())) return undefined;
   return { kind: value.slice(0, i), at };
 }
-

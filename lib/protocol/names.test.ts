@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nameCharFault, NAME_MAX, newNameFault, newPathFault, PATH_MAX, pathLimitFault, shownName } from './names.ts';
+import { test } from 'node:test';
+import { NAME_MAX, nameCharFault, newNameFault, newPathFault, PATH_MAX, pathLimitFault, shownName } from './names.ts';
 
 test('the limits: a NUL, a name part over 255 bytes, a path over 4096 bytes; counted in UTF-8 bytes', () => {
   assert.equal(pathLimitFault('plugins/ok.yml'), undefined);

@@ -6,7 +6,7 @@
  * bundle imports it as the functions do.
  * @module
  */
-import { setQuery, type OpQuery } from './op-query.ts';
+import { type OpQuery, setQuery } from './op-query.ts';
 
 /** The flags of `felis files` an op's fields come from, as job/flags.ts parses them (absent: their defaults). */
 export interface OpFlags {

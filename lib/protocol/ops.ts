@@ -23,7 +23,28 @@ import { write } from './ops/files-write.ts';
 import { zip } from './ops/files-zip.ts';
 
 /** Every op's contract, in the order the ops are listed. */
-export const CONTRACTS = [list, read, write, mkdir, del, rename, upload, unzip, zip, search, copy, deleteMany, moveMany, chmodMany, pull, compress, trashList, trashRestore, trashPurge, pullPlace] as const;
+export const CONTRACTS = [
+  list,
+  read,
+  write,
+  mkdir,
+  del,
+  rename,
+  upload,
+  unzip,
+  zip,
+  search,
+  copy,
+  deleteMany,
+  moveMany,
+  chmodMany,
+  pull,
+  compress,
+  trashList,
+  trashRestore,
+  trashPurge,
+  pullPlace,
+] as const;
 
 type AnyContract = (typeof CONTRACTS)[number];
 export type Op = AnyContract['name'];

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { connectRetryMs, untilAnswers } from './pod-listen.ts';
 
 test('a Pod program is asked again every 10 ms for the first second after a refusal, then every 50 ms', () => {
@@ -31,5 +31,8 @@ test('a program that never answers is given up after the limit, or sooner at the
 test('a caller that goes away stops the asking with its reason', async () => {
   const ac = new AbortController();
   setTimeout(() => ac.abort(new Error('caller gone')), 50);
-  await assert.rejects(untilAnswers(async () => false, 10_000, performance.now() + 10_000, ac.signal), /caller gone/);
+  await assert.rejects(
+    untilAnswers(async () => false, 10_000, performance.now() + 10_000, ac.signal),
+    /caller gone/,
+  );
 });

@@ -1,10 +1,10 @@
-import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { after, test } from 'node:test';
 import { DomainError } from '../errors.ts';
 import { streamToPod } from './pod-stream.ts';
 
@@ -84,7 +84,19 @@ test('a Pod that goes away while the caller is silent ends the wait at once', as
   const body = new Readable({ read() {} });
   body.push(Buffer.alloc(1 << 10));
   const t0 = performance.now();
-  await assert.rejects(streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: body, size: 256 << 10 }, signal: new AbortController().signal, maxAnswerBytes: 100, idleMs: 10_000 }));
+  await assert.rejects(
+    streamToPod({
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: '/p',
+      headers: {},
+      body: { stream: body, size: 256 << 10 },
+      signal: new AbortController().signal,
+      maxAnswerBytes: 100,
+      idleMs: 10_000,
+    }),
+  );
   assert.ok(performance.now() - t0 < 2_000, 'waited for the caller instead');
 });
 
@@ -117,7 +129,17 @@ test('a body of many chunks of every size reaches the Pod whole and in order, an
   }
   const whole = Buffer.concat(chunks);
   const signal = new AbortController().signal;
-  const a = await streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: Readable.from(chunks), size: whole.length }, signal, maxAnswerBytes: 1000, idleMs: 5_000 });
+  const a = await streamToPod({
+    host: '127.0.0.1',
+    port,
+    method: 'PUT',
+    path: '/p',
+    headers: {},
+    body: { stream: Readable.from(chunks), size: whole.length },
+    signal,
+    maxAnswerBytes: 1000,
+    idleMs: 5_000,
+  });
   assert.equal(a.status, 200);
   assert.deepEqual(JSON.parse(a.text), { sha256: createHash('sha256').update(whole).digest('hex'), bytes: whole.length });
   assert.equal(getEventListeners(signal, 'abort').length, 0);
@@ -169,12 +191,32 @@ test('the idle limit counts each wait for the caller afresh: a body that keeps c
     return body;
   };
   // 12 chunks 120 ms apart, 1.4 s in all, under a 300 ms limit: each wait is short.
-  const whole = await streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: trickle(12, true), size: 12 }, signal: new AbortController().signal, maxAnswerBytes: 1000, idleMs: 300 });
+  const whole = await streamToPod({
+    host: '127.0.0.1',
+    port,
+    method: 'PUT',
+    path: '/p',
+    headers: {},
+    body: { stream: trickle(12, true), size: 12 },
+    signal: new AbortController().signal,
+    maxAnswerBytes: 1000,
+    idleMs: 300,
+  });
   assert.equal(JSON.parse(whole.text).bytes, 12);
   // 6 chunks, then silence: stalled about 300 ms after the last.
   const t0 = performance.now();
   await assert.rejects(
-    streamToPod({ host: '127.0.0.1', port, method: 'PUT', path: '/p', headers: {}, body: { stream: trickle(6, false), size: 12 }, signal: new AbortController().signal, maxAnswerBytes: 1000, idleMs: 300 }),
+    streamToPod({
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: '/p',
+      headers: {},
+      body: { stream: trickle(6, false), size: 12 },
+      signal: new AbortController().signal,
+      maxAnswerBytes: 1000,
+      idleMs: 300,
+    }),
     (e: unknown) => e instanceof DomainError && e.code === 'upload_stalled',
   );
   const ms = performance.now() - t0;

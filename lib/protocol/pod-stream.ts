@@ -323,7 +323,15 @@ export async function streamToPod(r: PodStreamRequest): Promise<PodAnswer> {
  * checks the count on the way. Stops early (without error) once the Pod has answered or gone.
  * True when the whole body was read.
  */
-async function sendCounted(req: http.ClientRequest, reader: ChunkReader, size: number, signal: AbortSignal, idleMs: number | undefined, podEnded: Promise<void>, podDone: () => boolean): Promise<boolean> {
+async function sendCounted(
+  req: http.ClientRequest,
+  reader: ChunkReader,
+  size: number,
+  signal: AbortSignal,
+  idleMs: number | undefined,
+  podEnded: Promise<void>,
+  podDone: () => boolean,
+): Promise<boolean> {
   const waits = new Interruptions(podEnded, signal, idleMs);
   let got = 0;
   let held: Uint8Array | undefined;

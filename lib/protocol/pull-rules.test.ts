@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { checkPullEnv, readPullPorts, readPullRules } from './pull-rules.ts';
 
 test('a rule the pull Job could not read is refused, naming the variable and the rule', () => {
@@ -17,6 +17,9 @@ test('a rule the pull Job could not read is refused, naming the variable and the
 test('rules read as the Job uses them: host names lower case without the trailing dot, an address as its own network', () => {
   const r = readPullRules('Mirror.Example., 127.0.0.2, fd00::/8');
   assert.deepEqual([...r.hosts], ['mirror.example']);
-  assert.deepEqual(r.nets.map(([a, bits]) => `${a.toString()}/${bits}`), ['127.0.0.2/32', 'fd00::/8']);
+  assert.deepEqual(
+    r.nets.map(([a, bits]) => `${a.toString()}/${bits}`),
+    ['127.0.0.2/32', 'fd00::/8'],
+  );
   assert.deepEqual(readPullPorts('8080, 8443,'), [8080, 8443]);
 });

@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatRecoveredLine, parseRecoveredLine, recoveredIn, MAX_RECOVERED, RECOVERED_PREFIX } from './recovered.ts';
+import { test } from 'node:test';
+import { formatRecoveredLine, MAX_RECOVERED, parseRecoveredLine, RECOVERED_PREFIX, recoveredIn } from './recovered.ts';
 import { formatResultLine, ResultLineScanner } from './result.ts';
 
 const OP = '0123456789abcdef';

@@ -78,4 +78,3 @@ export function parseResultPayload(payload: string): Result {
   }
   return out;
 }
-

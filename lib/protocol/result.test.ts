@@ -1,14 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  formatResultLine,
-  ResultLineScanner,
-  lastResultPayload,
-  lastProgress,
-  ProgressThrottle,
-  RESULT_PREFIX,
-  diagnosticTail,
-} from './result.ts';
+import { test } from 'node:test';
+import { diagnosticTail, formatResultLine, lastProgress, lastResultPayload, ProgressThrottle, RESULT_PREFIX, ResultLineScanner } from './result.ts';
 import { MalformedResultError, parseResultPayload } from './result-parse.ts';
 
 test('formatResultLine omits zero values and writes exactly one prefixed line', () => {
@@ -67,7 +59,11 @@ test('lastProgress skips truncated lines and reports none when absent', () => {
 test('progress throttle follows the pinned sequence', () => {
   let now = 0;
   const lines: string[] = [];
-  const p = new ProgressThrottle((l) => lines.push(l), 1000, () => now);
+  const p = new ProgressThrottle(
+    (l) => lines.push(l),
+    1000,
+    () => now,
+  );
   p.report(0, 100);
   p.report(10, 100);
   now += 999;
@@ -75,11 +71,7 @@ test('progress throttle follows the pinned sequence', () => {
   now += 1;
   p.report(30, 100);
   p.report(100, 100);
-  assert.deepEqual(lines, [
-    'FELIS-FILES-PROGRESS: {"done":0,"total":100}\n',
-    'FELIS-FILES-PROGRESS: {"done":30,"total":100}\n',
-    'FELIS-FILES-PROGRESS: {"done":100,"total":100}\n',
-  ]);
+  assert.deepEqual(lines, ['FELIS-FILES-PROGRESS: {"done":0,"total":100}\n', 'FELIS-FILES-PROGRESS: {"done":30,"total":100}\n', 'FELIS-FILES-PROGRESS: {"done":100,"total":100}\n']);
 });
 
 test('diagnosticTail cuts to the final 512 bytes with a marker', () => {

@@ -302,12 +302,7 @@ export function lastProgress(log: string): Progress | undefined {
     if (!l.startsWith(PROGRESS_PREFIX)) continue;
     try {
       const v = JSON.parse(l.slice(PROGRESS_PREFIX.length)) as unknown;
-      if (
-        typeof v === 'object' &&
-        v !== null &&
-        Number.isInteger((v as Progress).done) &&
-        Number.isInteger((v as Progress).total)
-      ) {
+      if (typeof v === 'object' && v !== null && Number.isInteger((v as Progress).done) && Number.isInteger((v as Progress).total)) {
         found = { done: (v as Progress).done, total: (v as Progress).total };
       }
     } catch {
@@ -364,10 +359,13 @@ export class ProgressThrottle {
     const t = this.#now();
     if (this.#last !== undefined && done < total && t - this.#last < this.#intervalMs) {
       this.#pending = { done, total };
-      this.#timer ??= this.#timers.set(() => {
-        this.#timer = undefined;
-        this.flush();
-      }, Math.max(0, this.#intervalMs - (t - this.#last)));
+      this.#timer ??= this.#timers.set(
+        () => {
+          this.#timer = undefined;
+          this.flush();
+        },
+        Math.max(0, this.#intervalMs - (t - this.#last)),
+      );
       return;
     }
     this.#print({ done, total }, t);

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { defaultPrior, LearningSchedule, type PollSchedule } from './poll-schedule.ts';
 
 /**
@@ -95,7 +95,7 @@ test('against starts drawn like the benchmark, a fresh schedule is in time for m
 test('a warm schedule that learned from the same kind of starts does as well as a fresh one', () => {
   const warm = new LearningSchedule();
   let x = 1;
-  const next = () => ((x = (x * 48271) % 2147483647) / 2147483647);
+  const next = () => (x = (x * 48271) % 2147483647) / 2147483647;
   for (let i = 0; i < 64; i++) play(warm, 50 + 450 * next() + 300 + 2200 * next());
   const starts = Array.from({ length: 101 }, () => 50 + 450 * next() + 300 + 2200 * next());
   const warmRuns = starts.map((t) => play(warm, t));

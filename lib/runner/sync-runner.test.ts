@@ -1,12 +1,12 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { RESULT_PREFIX } from '../protocol/result.ts';
-import { FilesTimeoutError, JobLostError, SyncRunner } from './sync-runner.ts';
 import type { PollSchedule } from './poll-schedule.ts';
+import { FilesTimeoutError, JobLostError, SyncRunner } from './sync-runner.ts';
 
 const JOB: V1Job = { metadata: { name: 'files-survival-1', namespace: 'minecraft', labels: { [LABEL_FILES_OP]: 'op1' } } };
 const RESULT = `${RESULT_PREFIX}{"sha256":"abc"}\n`;
@@ -23,7 +23,13 @@ class LaggingCluster implements JobPodApi {
   }
   async listPods(): Promise<V1Pod[]> {
     const state = this.terminated ? { terminated: { exitCode: 0, reason: 'Completed' } } : { running: {} };
-    return [{ metadata: { name: 'files-survival-1-abcde' }, spec: { nodeName: 'n', containers: [] }, status: { phase: 'Running', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state }] } }];
+    return [
+      {
+        metadata: { name: 'files-survival-1-abcde' },
+        spec: { nodeName: 'n', containers: [] },
+        status: { phase: 'Running', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state }] },
+      },
+    ];
   }
   async openLog(): Promise<LogOpening> {
     const body = Readable.from([Buffer.from(this.log)]);
@@ -118,7 +124,16 @@ test('a mutation whose Pod is already Succeeded when first listed still answers 
       return [{ ...JOB, status: jobLists >= 3 ? { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] } : { active: 1 } }];
     },
     async listPods() {
-      return [{ metadata: { name: 'files-survival-1-abcde', labels: { [LABEL_FILES_OP]: 'op1' } }, spec: { nodeName: 'n', containers: [] }, status: { phase: 'Succeeded', containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] } }];
+      return [
+        {
+          metadata: { name: 'files-survival-1-abcde', labels: { [LABEL_FILES_OP]: 'op1' } },
+          spec: { nodeName: 'n', containers: [] },
+          status: {
+            phase: 'Succeeded',
+            containerStatuses: [{ name: FILES_CONTAINER, image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+          },
+        },
+      ];
     },
     async openLog() {
       const body = Readable.from([Buffer.from(RESULT)]);

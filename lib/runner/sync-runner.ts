@@ -13,16 +13,16 @@
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { describeKubeError } from '../kube/errors.ts';
+import { containerTermination, describeTermination, jobFinished } from '../kube/job-facts.ts';
 import type { JobPodApi, LogOpening } from '../kube/job-pods.ts';
+import { waitJobsFinished } from '../kube/job-wait.ts';
 import { ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import type { RecoveredOp } from '../protocol/recovered.ts';
 import { diagnosticTail, MAX_LOG_BYTES, ResultLineScanner } from '../protocol/result.ts';
-import { LearningSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
-import { describeKubeError } from '../kube/errors.ts';
-import { containerTermination, describeTermination, jobFinished } from '../kube/job-facts.ts';
-import { waitJobsFinished } from '../kube/job-wait.ts';
 import { sleep } from '../sleep.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from './errors.ts';
+import { LearningSchedule, type PodStage, type PollSchedule } from './poll-schedule.ts';
 
 export { FilesTimeoutError, JobLostError, RunnerError } from './errors.ts';
 
@@ -140,10 +140,7 @@ export class SyncRunner {
           continue;
         }
       }
-      const opening: LogOpening = await w.call(
-        () => this.#api.openLog(ns, podName!, FILES_CONTAINER, { follow: true, limitBytes: MAX_LOG_BYTES }),
-        'read file job log',
-      );
+      const opening: LogOpening = await w.call(() => this.#api.openLog(ns, podName!, FILES_CONTAINER, { follow: true, limitBytes: MAX_LOG_BYTES }), 'read file job log');
       if (opening.kind === 'unscheduled' || opening.kind === 'waiting') {
         enter(opening.kind === 'waiting' ? 'creating' : 'unscheduled');
         await pause();
@@ -170,10 +167,7 @@ export class SyncRunner {
 
   /** A terminal Pod whose result we have not seen yet: one complete read of its log. */
   async #finalRead(w: Waiter, ns: string, job: string, pod: V1Pod, mutating: boolean, seen?: ResultLineScanner): Promise<string> {
-    const opening = await w.call(
-      () => this.#api.openLog(ns, pod.metadata!.name!, FILES_CONTAINER, { follow: false, limitBytes: MAX_LOG_BYTES }),
-      'read file job log',
-    );
+    const opening = await w.call(() => this.#api.openLog(ns, pod.metadata!.name!, FILES_CONTAINER, { follow: false, limitBytes: MAX_LOG_BYTES }), 'read file job log');
     const scanner = new ResultLineScanner();
     if (opening.kind === 'stream') {
       const payload = await w.readUntilResult(opening, scanner);
@@ -216,13 +210,7 @@ export class SyncRunner {
    * list the Job until the controller has given it a terminal condition; past the grace period,
    * a terminated container (or a Pod already gone) is enough.
    */
-  async #awaitFinished(
-    w: Waiter,
-    ns: string,
-    selector: string,
-    opening: Extract<LogOpening, { kind: 'stream' }>,
-    scanner: ResultLineScanner,
-  ): Promise<void> {
+  async #awaitFinished(w: Waiter, ns: string, selector: string, opening: Extract<LogOpening, { kind: 'stream' }>, scanner: ResultLineScanner): Promise<void> {
     await w.drain(opening, scanner);
     await this.#jobFinished(w, ns, selector);
   }

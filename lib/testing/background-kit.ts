@@ -8,12 +8,12 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { configFromEnv } from '../config.ts';
 import { FilesEditor, type StreamedWrites } from '../files/editor.ts';
-import type { BackgroundApi, StartRequest } from '../ops/background.ts';
-import { SyncRunner } from '../runner/sync-runner.ts';
 import type { RouteModule } from '../http/serve.ts';
 import type { ServerApi } from '../kube/servers.ts';
+import type { BackgroundApi, StartRequest } from '../ops/background.ts';
+import { SyncRunner } from '../runner/sync-runner.ts';
 import { matches } from './fake-servers.ts';
-import { FakeGates, routeKit, TOKEN, type RouteKit } from './route-kit.ts';
+import { FakeGates, type RouteKit, routeKit, TOKEN } from './route-kit.ts';
 
 /** The route kit with a scripted background editor: `starts` holds each start and whether the lock was held. */
 export function backgroundKit(routes: RouteModule, opts: { start: (req: StartRequest) => unknown; earlier?: unknown }): RouteKit & { starts: Array<{ req: StartRequest; locked: boolean }> } {

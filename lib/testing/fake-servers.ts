@@ -84,7 +84,11 @@ export class FakeServerApi implements ServerApi {
     if (!cur) throw await apiError(404, 'NotFound', `minecraftservers.felis.lolicon.best "${name}" not found`);
     const rv = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
     if (rv !== undefined && rv !== cur.metadata.resourceVersion) {
-      throw await apiError(409, 'Conflict', `Operation cannot be fulfilled on minecraftservers.felis.lolicon.best "${name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw await apiError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on minecraftservers.felis.lolicon.best "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     this.write(name, patch);
     return structuredClone(this.servers.get(name)!);

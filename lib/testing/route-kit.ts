@@ -6,26 +6,26 @@
  * @module
  */
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import type { Hono } from 'hono';
+import { pino } from 'pino';
+import { actorMixin } from '../actor.ts';
+import type { FilesEditor } from '../files/editor.ts';
+import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import { createApp, type Env } from '../http/app.ts';
+import type { ApiAuth } from '../http/auth.ts';
 import type { Deps } from '../http/deps.ts';
 import type { RouteModule } from '../http/serve.ts';
-import type { FilesEditor } from '../files/editor.ts';
 import type { Target } from '../job-spec/types.ts';
-import type { FileAccess, FileGates, RunOptions } from '../files/gates.ts';
 import type { ServerApi } from '../kube/servers.ts';
+import type { Logger } from '../log.ts';
+import { MaintenanceGates } from '../maintenance/file-gates.ts';
 import type { PullPlacer } from '../maintenance/pull-placement.ts';
 import type { Settler } from '../maintenance/settle.ts';
 import type { WorldLock } from '../maintenance/world-lock.ts';
-import { jsonCall } from './json-call.ts';
-import { FakeServerApi } from './fake-servers.ts';
-import { felisServer, type FelisServerShape } from './felis-fixtures.ts';
-import { MaintenanceGates } from '../maintenance/file-gates.ts';
 import { WorldLock as RealWorldLock } from '../maintenance/world-lock.ts';
-import { actorMixin } from '../actor.ts';
-import type { ApiAuth } from '../http/auth.ts';
-import type { Logger } from '../log.ts';
+import { FakeServerApi } from './fake-servers.ts';
+import { type FelisServerShape, felisServer } from './felis-fixtures.ts';
+import { jsonCall } from './json-call.ts';
 
 export const TOKEN = 'route-test-token';
 
@@ -72,11 +72,13 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
   const calls: Array<{ method: EditorMethod; args: unknown[]; locked: boolean }> = [];
   /** The servers a gate found not stopped, whose edit sessions the editor was told to end. */
   const ended: string[] = [];
-  const method = (m: EditorMethod) => async (...args: unknown[]) => {
-    calls.push({ method: m, args, locked: gates.holding });
-    const a = answers[m];
-    return a ? a(...args) : undefined;
-  };
+  const method =
+    (m: EditorMethod) =>
+    async (...args: unknown[]) => {
+      calls.push({ method: m, args, locked: gates.holding });
+      const a = answers[m];
+      return a ? a(...args) : undefined;
+    };
   const editor = {
     list: method('list'),
     read: method('read'),

@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { committedOp } from './committed.ts';
 
@@ -18,7 +18,16 @@ const NOW = new Date('2026-12-01T11:00:00Z');
 
 test('a committed upload is the op the listing will show: succeeded, with its totals', () => {
   assert.deepEqual(committedOp('s1', 'a.bin', 7, RESULT, [job({})], NOW), {
-    id: 's1', op: 'upload', path: 'a.bin', state: 'succeeded', started_at: '2026-12-01T10:00:00Z', finished_at: '2026-12-01T10:01:00Z', done: 7, total: 7, files: 1, bytes: 7,
+    id: 's1',
+    op: 'upload',
+    path: 'a.bin',
+    state: 'succeeded',
+    started_at: '2026-12-01T10:00:00Z',
+    finished_at: '2026-12-01T10:01:00Z',
+    done: 7,
+    total: 7,
+    files: 1,
+    bytes: 7,
   });
 });
 
@@ -32,6 +41,14 @@ test('a receiver Job not yet marked finished is a running op with all its bytes 
 test('a resumed receiver that carries no path is named by the session; another op id or no Job is a just-started op', () => {
   assert.equal(committedOp('s1', 'plugins/a.bin', 7, RESULT, [job({ path: '' })], NOW).path, 'plugins/a.bin');
   for (const jobs of [[], [job({})]]) {
-    assert.deepEqual(committedOp(jobs.length ? 's2' : 's1', 'a.bin', 7, RESULT, jobs, NOW), { id: jobs.length ? 's2' : 's1', op: 'upload', path: 'a.bin', state: 'running', started_at: '2026-12-01T11:00:00Z', done: 0, total: 0 });
+    assert.deepEqual(committedOp(jobs.length ? 's2' : 's1', 'a.bin', 7, RESULT, jobs, NOW), {
+      id: jobs.length ? 's2' : 's1',
+      op: 'upload',
+      path: 'a.bin',
+      state: 'running',
+      started_at: '2026-12-01T11:00:00Z',
+      done: 0,
+      total: 0,
+    });
   }
 });

@@ -9,7 +9,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_FILES_OP } from '../labels.ts';
 import { opState } from '../ops/state.ts';
-import { opView, startedView, type OpView } from '../ops/view.ts';
+import { type OpView, opView, startedView } from '../ops/view.ts';
 import { formatProgressLine, formatResultLine, type Result } from '../protocol/result.ts';
 
 /**

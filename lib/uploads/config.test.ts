@@ -1,5 +1,5 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { uploadConfigFromEnv } from './config.ts';
 
 test('upload sessions: 30 min idle and 6 h receiver lifetime by default; out-of-range values are refused', () => {

@@ -1,19 +1,19 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { makeWorld, tree } from '../../job/testing/world.ts';
-import { startReceiving, type Receiving } from '../../job/serve/receive.ts';
 import { openContext } from '../../job/ops/context.ts';
+import { type Receiving, startReceiving } from '../../job/serve/receive.ts';
+import { makeWorld, tree } from '../../job/testing/world.ts';
 import { landUpload } from '../../job/upload/land.ts';
 import { DomainError } from '../errors.ts';
-import { mapDomainError } from '../http/error-map.ts';
 import { FileEditError } from '../files/errors.ts';
-import { FILES_CONTAINER } from '../labels.ts';
+import { mapDomainError } from '../http/error-map.ts';
 import { LABEL_FILES_RECEIVE } from '../job-spec/upload-job.ts';
+import { FILES_CONTAINER } from '../labels.ts';
 import { FilesTimeoutError } from '../runner/errors.ts';
-import { UploadReceivers, type ReceiverApi } from './receiver.ts';
+import { type ReceiverApi, UploadReceivers } from './receiver.ts';
 
 const KEY = Buffer.alloc(32, 3);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -80,7 +80,12 @@ test('a single upload creates one receiver Job that holds the world, and lands t
   const c = fakeCluster(w.root);
   const data = Buffer.alloc(2 << 20, 7);
   const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, newId: () => '0123456789abcdef', port: c.port });
-  const out = await (u.single(T, { path: 'big.bin', size: data.length, sha256: sha(data), overwrite: false }, streamOf([data.subarray(0, 1 << 20), data.subarray(1 << 20)]), new AbortController().signal));
+  const out = await u.single(
+    T,
+    { path: 'big.bin', size: data.length, sha256: sha(data), overwrite: false },
+    streamOf([data.subarray(0, 1 << 20), data.subarray(1 << 20)]),
+    new AbortController().signal,
+  );
   assert.deepEqual(out, { sha256: sha(data) });
   // It answers only once the receiver Job is marked finished: the world is free when the caller hears.
   assert.equal(c.ended(), true);
@@ -111,7 +116,7 @@ test('a body that lies or breaks off changes nothing and leaves no working file'
     const c = fakeCluster(w.root);
     const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, port: c.port });
     await assert.rejects(
-      (u.single(T, { path: 'n.txt', size: data.length, sha256: sha(data), overwrite: false }, body, new AbortController().signal)),
+      u.single(T, { path: 'n.txt', size: data.length, sha256: sha(data), overwrite: false }, body, new AbortController().signal),
       (e: unknown) => e instanceof DomainError && e.code === code,
     );
     const t0 = Date.now();
@@ -128,7 +133,7 @@ test('an op refusal from the receiver is the file error; a receiver that never c
   const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, port: c.port });
   const data = Buffer.from('x');
   await assert.rejects(
-    (u.single(T, { path: 'server.properties', size: 1, sha256: sha(data), overwrite: false }, streamOf([data]), new AbortController().signal)),
+    u.single(T, { path: 'server.properties', size: 1, sha256: sha(data), overwrite: false }, streamOf([data]), new AbortController().signal),
     (e: unknown) => e instanceof FileEditError && e.kind === 'exists',
   );
   const none = fakeCluster(w.root, { never: true });
@@ -136,14 +141,29 @@ test('an op refusal from the receiver is the file error; a receiver that never c
   await assert.rejects(u2.single(T, { path: 'a', size: 1, sha256: sha(data), overwrite: false }, streamOf([data]), new AbortController().signal), FilesTimeoutError);
 });
 
-test('a receiver\'s answers become the caller\'s: refusals with their code, anything else a 500', async () => {
+test("a receiver's answers become the caller's: refusals with their code, anything else a 500", async () => {
   const { answerOrThrow } = await import('./sessions.ts');
   assert.deepEqual(answerOrThrow({ status: 200, text: '{"id":"x"}' }, [200]), { id: 'x' });
-  assert.throws(() => answerOrThrow({ status: 409, text: '{"code":"upload_busy","error":"busy"}' }, [200]), (e: unknown) => mapDomainError(e)?.status === 409 && mapDomainError(e)?.code === 'upload_busy');
-  assert.throws(() => answerOrThrow({ status: 507, text: '{"code":"upload_staging_full","error":"full"}' }, [200]), (e: unknown) => mapDomainError(e)?.status === 507);
-  assert.throws(() => answerOrThrow({ status: 507, text: '' }, [200]), (e: unknown) => !(e instanceof DomainError));
-  assert.throws(() => answerOrThrow({ status: 500, text: '{"code":"internal","error":"x"}' }, [200]), (e: unknown) => !(e instanceof DomainError));
-  assert.throws(() => answerOrThrow({ status: 502, text: 'not json' }, [200]), (e: unknown) => !(e instanceof DomainError));
+  assert.throws(
+    () => answerOrThrow({ status: 409, text: '{"code":"upload_busy","error":"busy"}' }, [200]),
+    (e: unknown) => mapDomainError(e)?.status === 409 && mapDomainError(e)?.code === 'upload_busy',
+  );
+  assert.throws(
+    () => answerOrThrow({ status: 507, text: '{"code":"upload_staging_full","error":"full"}' }, [200]),
+    (e: unknown) => mapDomainError(e)?.status === 507,
+  );
+  assert.throws(
+    () => answerOrThrow({ status: 507, text: '' }, [200]),
+    (e: unknown) => !(e instanceof DomainError),
+  );
+  assert.throws(
+    () => answerOrThrow({ status: 500, text: '{"code":"internal","error":"x"}' }, [200]),
+    (e: unknown) => !(e instanceof DomainError),
+  );
+  assert.throws(
+    () => answerOrThrow({ status: 502, text: 'not json' }, [200]),
+    (e: unknown) => !(e instanceof DomainError),
+  );
 });
 
 test('parents=true rides on the call to the receiver, not in the Job: the Job spec is the one without it, and the folders are made', async () => {
@@ -163,5 +183,5 @@ test('parents=true rides on the call to the receiver, not in the Job: the Job sp
     }
     specs.push(JSON.stringify(c.jobs[0]!.spec!.template.spec!.containers[0]));
   }
-  assert.equal(specs[1], specs[0], 'the receiver Job\'s command line and environment do not change');
+  assert.equal(specs[1], specs[0], "the receiver Job's command line and environment do not change");
 });

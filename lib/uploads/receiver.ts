@@ -6,26 +6,27 @@
  * Verbs: `jobs create`, `pods list`. Nothing is kept in the instance.
  * @module
  */
-import { callerTrash } from '../job-spec/trash.ts';
+
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../job-spec/types.ts';
-import { newOpId } from '../files/editor.ts';
-import { checkResult } from '../files/decode.ts';
 import { domainError } from '../errors.ts';
+import { checkResult } from '../files/decode.ts';
+import { newOpId } from '../files/editor.ts';
 import { filesJobName } from '../job-spec/render.ts';
+import { callerTrash } from '../job-spec/trash.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
-import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
 import { callableAddress } from '../kube/job-facts.ts';
 import { waitJobsFinished } from '../kube/job-wait.ts';
+import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
+import { untilAnswers } from '../protocol/pod-listen.ts';
+import { PodStreamError, type StreamBody, shortBody, streamToPod } from '../protocol/pod-stream.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
-import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
-import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
-import { PodStreamError, shortBody, streamToPod, type StreamBody } from '../protocol/pod-stream.ts';
 import { sleep } from '../sleep.ts';
-import { untilAnswers } from '../protocol/pod-listen.ts';
+import { DEFAULT_BODY_IDLE_SECONDS } from './config.ts';
 
 export interface ReceiverApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;

@@ -12,26 +12,27 @@
  * receiver on its way?), `pods list`.
  * @module
  */
-import { callerTrash } from '../job-spec/trash.ts';
+
 import { randomBytes } from 'node:crypto';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { JobSettings, Target } from '../job-spec/types.ts';
-import { backgroundTtlSeconds, type AsyncSettings } from '../ops/background.ts';
 import { DomainError, domainError, type ErrorCode } from '../errors.ts';
-import { answerKind } from '../protocol/answer-kind.ts';
 import { filesJobName } from '../job-spec/render.ts';
+import { callerTrash } from '../job-spec/trash.ts';
+import type { JobSettings, Target } from '../job-spec/types.ts';
 import { LABEL_FILES_RECEIVE, LABEL_UPLOAD_SESSION, RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import { callableAddress, controllerJob, jobFinished, jobOutcome } from '../kube/job-facts.ts';
 import { ANNOTATION_FILES_PATH, FILES_CONTAINER, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
-import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
+import { type AsyncSettings, backgroundTtlSeconds } from '../ops/background.ts';
+import { answerKind } from '../protocol/answer-kind.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
-import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
-import { jobsFinished, READY_WAIT_MS, ready, type UploadBody } from './receiver.ts';
 import { untilAnswers } from '../protocol/pod-listen.ts';
 import { PodStreamError, streamToPod } from '../protocol/pod-stream.ts';
 import { SESSION_LOCK_HEADER } from '../protocol/session-lock.ts';
+import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
 import { sleep } from '../sleep.ts';
+import { DEFAULT_BODY_IDLE_SECONDS, type UploadConfig } from './config.ts';
+import { jobsFinished, READY_WAIT_MS, ready, type UploadBody } from './receiver.ts';
 
 export interface SessionApi {
   createJob(namespace: string, job: V1Job): Promise<unknown>;
@@ -179,9 +180,7 @@ export class UploadSessions implements SessionChannel {
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
     const opId = `s${randomBytes(8).toString('hex').slice(1)}`;
     const name = filesJobName(t.server, opId);
-    path ??= (await this.#jobs(`${LABEL_SERVER}=${t.server},${LABEL_UPLOAD_SESSION}=${id}`))
-      .map((j) => j.metadata?.annotations?.[ANNOTATION_FILES_PATH])
-      .find((p) => p !== undefined && p !== '');
+    path ??= (await this.#jobs(`${LABEL_SERVER}=${t.server},${LABEL_UPLOAD_SESSION}=${id}`)).map((j) => j.metadata?.annotations?.[ANNOTATION_FILES_PATH]).find((p) => p !== undefined && p !== '');
     const job = renderReceiverJob({
       ...this.#settings,
       // Kept after it ends as long as a background op is, so the ops listing shows how it went.
@@ -225,7 +224,8 @@ export class UploadSessions implements SessionChannel {
         const pod = pods.find((p) => p.status?.podIP === ip)!;
         const token = jobToken(key, controllerJob(pod) ?? '');
         // Its address comes before its program listens: ask the program again before listing again.
-        if (await untilAnswers(() => ready(ip, this.#port(), token), READY_WAIT_MS, end, signal)) return { ...(await podCall(ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
+        if (await untilAnswers(() => ready(ip, this.#port(), token), READY_WAIT_MS, end, signal))
+          return { ...(await podCall(ip, this.#port(), token, req, signal, (this.#cfg.bodyIdleSeconds ?? DEFAULT_BODY_IDLE_SECONDS) * 1000)), opId: pod.metadata?.labels?.[LABEL_FILES_OP] };
       } else if (!s.starting) {
         // No receiver Pod: one is on its way (its Job is not finished yet), or the session is gone,
         // or its receiver was lost and the session waits on the disk. A session begins by creating
@@ -256,7 +256,17 @@ export async function podCall(ip: string, port: number, token: string, r: Sessio
   const lock = r.lock?.();
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...(lock ? { [SESSION_LOCK_HEADER]: lock } : {}) };
   try {
-    return await streamToPod({ host: ip, port, method: r.method, path: r.path, headers, ...(r.body ? { body: r.body } : {}), signal, maxAnswerBytes: 1 << 20, ...(idleMs !== undefined ? { idleMs } : {}) });
+    return await streamToPod({
+      host: ip,
+      port,
+      method: r.method,
+      path: r.path,
+      headers,
+      ...(r.body ? { body: r.body } : {}),
+      signal,
+      maxAnswerBytes: 1 << 20,
+      ...(idleMs !== undefined ? { idleMs } : {}),
+    });
   } catch (err) {
     if (err instanceof PodStreamError) throw new RunnerError(`upload session call to ${ip}: ${err.message}`, { cause: err });
     throw err;

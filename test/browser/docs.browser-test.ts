@@ -5,13 +5,14 @@
  * path of the served /openapi.json, with no warning about the document, no script error, CSP
  * violation or failed request; a screenshot is written to test-results/docs.png.
  */
-import { after, before, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
-import { ROOT, startStack, type Stack } from '../support/stack.ts';
+import { after, before, test } from 'node:test';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { ROOT, type Stack, startStack } from '../support/stack.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -65,11 +66,15 @@ test('/docs renders every operation of /openapi.json from this origin alone, and
   // A page that never renders says why: what the browser refused or failed to load.
   const rendering = (err: Error) => assert.fail(`${err.message}\nwhat the page ran into:\n${problems.join('\n') || '(nothing)'}`);
   await page.locator('.swagger-ui .info .title').filter({ hasText: doc.info.title }).waitFor({ timeout: 30_000 }).catch(rendering);
-  await page.locator('.opblock').nth(expected.length - 1).waitFor({ timeout: 30_000 }).catch(rendering);
+  await page
+    .locator('.opblock')
+    .nth(expected.length - 1)
+    .waitFor({ timeout: 30_000 })
+    .catch(rendering);
   const rendered = (
-    await page.locator('.opblock .opblock-summary').evaluateAll((els) =>
-      els.map((e) => `${e.querySelector('.opblock-summary-method')?.textContent?.trim()} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
-    )
+    await page
+      .locator('.opblock .opblock-summary')
+      .evaluateAll((els) => els.map((e) => `${e.querySelector('.opblock-summary-method')?.textContent?.trim()} ${e.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`))
   ).sort();
   assert.deepEqual(rendered, expected, 'one rendered operation per method and path of the document');
   // Swagger UI shows what it cannot read in the document (a bad $ref, an unsupported dialect) in these boxes.

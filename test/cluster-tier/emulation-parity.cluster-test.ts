@@ -6,12 +6,13 @@
  * checked against its own version's form; everything else must be identical. A difference found
  * here is fixed in the emulation and pinned in cluster/parity.test.ts.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster, type EmbeddedCluster } from '../../cluster/index.ts';
+import { after, before, describe, test } from 'node:test';
+import { type EmbeddedCluster, startCluster } from '../../cluster/index.ts';
 import { AdminClient, type AdminReply, readControlPlaneEnv, wipeNamespace } from '../../cluster/real/admin.ts';
 import { ROOT } from '../support/stack.ts';
 
@@ -163,14 +164,24 @@ const CASES: Case[] = [
   { what: 'negative ttlSecondsAfterFinished', method: 'POST', path: J, body: job('ttl', { spec: { ttlSecondsAfterFinished: -1 } }) },
   { what: 'an empty image', method: 'POST', path: J, body: job('img', {}, { containers: [{ name: 'main', image: '' }] }) },
   { what: 'a bad container name', method: 'POST', path: J, body: job('cn', {}, { containers: [{ name: 'Main_1', image: 'x' }] }) },
-  { what: 'a mount of a missing volume (function)', method: 'POST', path: J, who: 'fn', body: job('vol', {}, { volumes: [{ name: 'w', persistentVolumeClaim: { claimName: 'c' } }], containers: [{ name: 'main', image: 'x', volumeMounts: [{ name: 'other', mountPath: '/data' }] }] }) },
+  {
+    what: 'a mount of a missing volume (function)',
+    method: 'POST',
+    path: J,
+    who: 'fn',
+    body: job('vol', {}, { volumes: [{ name: 'w', persistentVolumeClaim: { claimName: 'c' } }], containers: [{ name: 'main', image: 'x', volumeMounts: [{ name: 'other', mountPath: '/data' }] }] }),
+  },
   {
     what: 'an unparsable quantity',
     method: 'POST',
     path: J,
     body: job('mem', {}, { containers: [{ name: 'main', image: 'x', resources: { requests: { memory: 'lots' } } }] }),
     // v1.20's json-iterator names the path and the byte offset; current decoding does not.
-    check: versioned(400, /^Job in version "v1" cannot be handled as a Job: v1\.Job\.Spec: .*quantities must match the regular expression/, /^Job in version "v1" cannot be handled as a Job: quantities must match the regular expression '\^\(\[\+-\]\?\[0-9\.\]\+\)\(\[eEinumkKMGTP\]\*\[-\+\]\?\[0-9\]\*\)\$'$/),
+    check: versioned(
+      400,
+      /^Job in version "v1" cannot be handled as a Job: v1\.Job\.Spec: .*quantities must match the regular expression/,
+      /^Job in version "v1" cannot be handled as a Job: quantities must match the regular expression '\^\(\[\+-\]\?\[0-9\.\]\+\)\(\[eEinumkKMGTP\]\*\[-\+\]\?\[0-9\]\*\)\$'$/,
+    ),
   },
   { what: 'an array body', method: 'POST', path: J, body: [1] },
   { what: 'a string body', method: 'POST', path: J, body: '"x"' },
@@ -187,7 +198,11 @@ const CASES: Case[] = [
     method: 'POST',
     path: J,
     body: { apiVersion: 'batch/v1', kind: 'Job', metadata: 'x' },
-    check: versioned(400, /^Job in version "v1" cannot be handled as a Job: v1\.Job\.ObjectMeta: readObjectStart/, /^Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field Job\.metadata of type v1\.ObjectMeta$/),
+    check: versioned(
+      400,
+      /^Job in version "v1" cannot be handled as a Job: v1\.Job\.ObjectMeta: readObjectStart/,
+      /^Job in version "v1" cannot be handled as a Job: json: cannot unmarshal string into Go struct field Job\.metadata of type v1\.ObjectMeta$/,
+    ),
   },
   { what: 'generateName', method: 'POST', path: J, body: { ...job(undefined), metadata: { generateName: 'gen-' } } },
   { what: 'a valid Job', method: 'POST', path: J, body: job('okjob') },
@@ -201,7 +216,11 @@ const CASES: Case[] = [
     body: { spec: { template: { metadata: { labels: { z: 'y' } } } } },
     ct: CT.merge,
     // The message embeds a Go struct dump of the template; both start and end alike.
-    check: versioned(422, /^Job\.batch "okjob" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{ObjectMeta:v1\.ObjectMeta\{.*\}: field is immutable$/, /^Job\.batch "okjob" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{ObjectMeta:v1\.ObjectMeta\{.*\}: field is immutable$/),
+    check: versioned(
+      422,
+      /^Job\.batch "okjob" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{ObjectMeta:v1\.ObjectMeta\{.*\}: field is immutable$/,
+      /^Job\.batch "okjob" is invalid: spec\.template: Invalid value: core\.PodTemplateSpec\{ObjectMeta:v1\.ObjectMeta\{.*\}: field is immutable$/,
+    ),
   },
   { what: 'merge-patch labels', method: 'PATCH', path: `${J}/okjob`, body: { metadata: { labels: { z: 'y' } } }, ct: CT.merge },
   { what: 'strategic-merge-patch labels', method: 'PATCH', path: `${J}/okjob`, body: { metadata: { labels: { s: 't' } } }, ct: CT.strategic },
@@ -233,13 +252,21 @@ const CASES: Case[] = [
     what: 'selector "a > x" (field errors since 1.2x)',
     method: 'GET',
     path: `${P}?labelSelector=${encodeURIComponent('a > x')}`,
-    check: versioned(400, /^unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer$/, /^unable to parse requirement: values\[0\]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer$/),
+    check: versioned(
+      400,
+      /^unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer$/,
+      /^unable to parse requirement: values\[0\]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer$/,
+    ),
   },
   {
     what: 'selector with a 64-character value (field errors since 1.2x)',
     method: 'GET',
     path: `${P}?labelSelector=${encodeURIComponent(`a=${'x'.repeat(64)}`)}`,
-    check: versioned(400, /^unable to parse requirement: invalid label value: "x{64}": at key: "a": must be no more than 63 characters$/, /^unable to parse requirement: values\[0\]\[a\]: Invalid value: "x{64}": must be no more than 63 characters$/),
+    check: versioned(
+      400,
+      /^unable to parse requirement: invalid label value: "x{64}": at key: "a": must be no more than 63 characters$/,
+      /^unable to parse requirement: values\[0\]\[a\]: Invalid value: "x{64}": must be no more than 63 characters$/,
+    ),
   },
 
   // pods/log option checks (before the Pod is looked up).
@@ -284,7 +311,13 @@ const CASES: Case[] = [
       assert.equal(oneSpace(r.body.message), e.body.message);
     },
   },
-  { what: 'MinecraftServer: apply without fieldManager', method: 'PATCH', path: `${MC}/ok`, body: 'apiVersion: felis.lolicon.best/v1alpha1\nkind: MinecraftServer\nmetadata:\n  name: ok\n', ct: CT.apply },
+  {
+    what: 'MinecraftServer: apply without fieldManager',
+    method: 'PATCH',
+    path: `${MC}/ok`,
+    body: 'apiVersion: felis.lolicon.best/v1alpha1\nkind: MinecraftServer\nmetadata:\n  name: ok\n',
+    ct: CT.apply,
+  },
   { what: 'MinecraftServer: stale resourceVersion', method: 'PATCH', path: `${MC}/ok`, body: { metadata: { resourceVersion: '1' } }, ct: CT.merge },
   { what: 'MinecraftServer: cleared resourceVersion', method: 'PATCH', path: `${MC}/ok`, body: { metadata: { resourceVersion: '' } }, ct: CT.merge },
   { what: 'MinecraftServer: PUT with a stale resourceVersion', method: 'PUT', path: `${MC}/ok`, body: { ...mc('ok'), metadata: { name: 'ok', resourceVersion: '1' } } },
@@ -381,11 +414,15 @@ describe('the emulation answers as the real apiserver does', { skip: ENV ? false
   });
 
   test('a Job and the Pod its controller creates: the fields the product reads agree', async () => {
-    const body = job('shape', { spec: { activeDeadlineSeconds: 100, ttlSecondsAfterFinished: 50 } }, {
-      serviceAccountName: 'felis-restore',
-      automountServiceAccountToken: false,
-      containers: [{ name: 'files', image: 'felis/x:dev', resources: { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '500m', memory: '256Mi' } } }],
-    });
+    const body = job(
+      'shape',
+      { spec: { activeDeadlineSeconds: 100, ttlSecondsAfterFinished: 50 } },
+      {
+        serviceAccountName: 'felis-restore',
+        automountServiceAccountToken: false,
+        containers: [{ name: 'files', image: 'felis/x:dev', resources: { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '500m', memory: '256Mi' } } }],
+      },
+    );
     const views: Record<string, unknown>[] = [];
     for (const side of ['real', 'emb'] as const) {
       const c = clients[side].admin;
@@ -401,7 +438,9 @@ describe('the emulation answers as the real apiserver does', { skip: ENV ? false
         jobTemplateServiceAccount: created.spec.template.spec.serviceAccount,
         jobParallelism: created.spec.parallelism,
         jobCompletions: created.spec.completions,
-        jobTemplateLabels: Object.keys(created.spec.template.metadata.labels).filter((l) => !l.startsWith('batch.kubernetes.io/')).sort(),
+        jobTemplateLabels: Object.keys(created.spec.template.metadata.labels)
+          .filter((l) => !l.startsWith('batch.kubernetes.io/'))
+          .sort(),
         podName: /^shape-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(pod.metadata.name),
         podOwner: pod.metadata.ownerReferences.map((o: any) => ({ kind: o.kind, name: o.name, controller: o.controller, blockOwnerDeletion: o.blockOwnerDeletion })),
         podPhase: pod.status.phase,

@@ -10,8 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AdminClient, readControlPlaneEnv } from '../../cluster/real/admin.ts';
 import { OPENAPI_ROOTS, trimDefinitions } from '../../cluster/openapi.ts';
+import { AdminClient, readControlPlaneEnv } from '../../cluster/real/admin.ts';
 
 const env = readControlPlaneEnv(process.argv[2] ?? '');
 const admin = new AdminClient(env.K8S_URL, env.ADMIN_TOKEN);

@@ -10,18 +10,19 @@
  * 127.0.0.1 and a free port (PORT=0, HOST) rather than 8080 on every address, and it reaches the API
  * through a kubeconfig (KUBECONFIG, mounted read-only) rather than the in-cluster service account.
  */
-import { after, before, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { GRACE_MS, lockValue } from '../../lib/maintenance/holder.ts';
 import { assemble, type Obj } from '../support/kustomize.ts';
-import { q, ROOT, startStack, type Stack } from '../support/stack.ts';
-import { setServer } from '../support/servers.ts';
 import { waitOp } from '../support/ops.ts';
-import { lockValue, GRACE_MS } from '../../lib/maintenance/holder.ts';
-import { containerProgram, IMAGE, podman, runs, startFunctionContainer, type FunctionContainer } from './podman.ts';
+import { setServer } from '../support/servers.ts';
+import { q, ROOT, type Stack, startStack } from '../support/stack.ts';
+import { containerProgram, type FunctionContainer, IMAGE, podman, runs, startFunctionContainer } from './podman.ts';
 
 const RUN = process.env.FELIS_CONTAINER_RUN ?? '/tmp';
 const TOKEN = 'container-tier-token-0123456789';
@@ -46,10 +47,12 @@ const uploadHeaders = (text: string) => ({
   'content-digest': `sha-256=:${createHash('sha256').update(text).digest('base64')}:`,
 });
 /** A background op's answer: the op it started, then waited for through the stack. */
-const opEnds = (state: string): Check => async (body, s) => {
-  const op = await waitOp(s, body.op.id, undefined, 120_000);
-  assert.equal(op.state, state, JSON.stringify(op));
-};
+const opEnds =
+  (state: string): Check =>
+  async (body, s) => {
+    const op = await waitOp(s, body.op.id, undefined, 120_000);
+    assert.equal(op.state, state, JSON.stringify(op));
+  };
 
 /**
  * One real request per function (two or more where one needs the answer of another), in an order
@@ -62,7 +65,18 @@ const CALLS: Record<string, Call[]> = {
     { method: 'GET', path: '/openapi.json', status: [200], check: (b) => assert.deepEqual(b, JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8'))) },
     { method: 'GET', path: '/docs/assets/swagger-ui-bundle.js', status: [200], check: (b) => assert.ok(String(b).length > 100_000) },
   ],
-  'files-list': [{ method: 'GET', path: '/api/v1/servers/survival/files', status: [200], check: (b) => assert.ok(b.entries.some((e: { name: string }) => e.name === 'eula.txt'), JSON.stringify(b)) }],
+  'files-list': [
+    {
+      method: 'GET',
+      path: '/api/v1/servers/survival/files',
+      status: [200],
+      check: (b) =>
+        assert.ok(
+          b.entries.some((e: { name: string }) => e.name === 'eula.txt'),
+          JSON.stringify(b),
+        ),
+    },
+  ],
   'files-read': [{ method: 'GET', path: `/api/v1/servers/survival/file?path=${q('eula.txt')}`, status: [200], check: (b) => assert.match(Buffer.from(b.content, 'base64').toString(), /eula/) }],
   'files-search': [{ method: 'GET', path: `/api/v1/servers/survival/files/search?q=${q('*.txt')}`, status: [200], check: (b) => assert.ok(JSON.stringify(b).includes('eula.txt'), JSON.stringify(b)) }],
   'files-write': [
@@ -75,14 +89,36 @@ const CALLS: Record<string, Call[]> = {
     },
   ],
   'files-mkdir': [{ method: 'POST', path: `/api/v1/servers/survival/files/mkdir?path=${q('made')}`, status: [200, 201], check: (_b, s) => assert.ok(existsSync(join(s.world, 'made'))) }],
-  'files-rename': [{ method: 'POST', path: `/api/v1/servers/survival/files/rename?path=${q('notes.txt')}`, body: { to: 'notes.old' }, status: [200], check: (_b, s) => assert.ok(existsSync(join(s.world, 'notes.old'))) }],
-  'files-copy': [{ method: 'POST', path: `/api/v1/servers/survival/files/copy?path=${q('notes.old')}`, body: { to: 'notes.copy' }, status: [200], check: (_b, s) => assert.ok(existsSync(join(s.world, 'notes.copy'))) }],
-  'files-batch': [{ method: 'POST', path: '/api/v1/servers/survival/files/delete', body: { paths: ['notes.copy'] }, status: [200], check: (_b, s) => assert.ok(!existsSync(join(s.world, 'notes.copy'))) }],
+  'files-rename': [
+    {
+      method: 'POST',
+      path: `/api/v1/servers/survival/files/rename?path=${q('notes.txt')}`,
+      body: { to: 'notes.old' },
+      status: [200],
+      check: (_b, s) => assert.ok(existsSync(join(s.world, 'notes.old'))),
+    },
+  ],
+  'files-copy': [
+    {
+      method: 'POST',
+      path: `/api/v1/servers/survival/files/copy?path=${q('notes.old')}`,
+      body: { to: 'notes.copy' },
+      status: [200],
+      check: (_b, s) => assert.ok(existsSync(join(s.world, 'notes.copy'))),
+    },
+  ],
+  'files-batch': [
+    { method: 'POST', path: '/api/v1/servers/survival/files/delete', body: { paths: ['notes.copy'] }, status: [200], check: (_b, s) => assert.ok(!existsSync(join(s.world, 'notes.copy'))) },
+  ],
   'files-delete': [{ method: 'DELETE', path: `/api/v1/servers/survival/file?path=${q('notes.old')}`, status: [200], check: (_b, s) => assert.ok(!existsSync(join(s.world, 'notes.old'))) }],
-  'files-trash': [{ method: 'GET', path: '/api/v1/servers/survival/files/trash', status: [200], check: (b) => assert.ok(b.items.length >= 1, `what the deletes before moved aside: ${JSON.stringify(b)}`) }],
+  'files-trash': [
+    { method: 'GET', path: '/api/v1/servers/survival/files/trash', status: [200], check: (b) => assert.ok(b.items.length >= 1, `what the deletes before moved aside: ${JSON.stringify(b)}`) },
+  ],
   'files-zip': [{ method: 'POST', path: `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, body: { name: 'p.zip' }, status: [202], check: opEnds('succeeded') }],
   'files-unzip': [{ method: 'POST', path: `/api/v1/servers/survival/files/unzip?path=${q('p.zip')}`, body: { to: 'made', overwrite: false }, status: [202], check: opEnds('succeeded') }],
-  'files-compress': [{ method: 'POST', path: '/api/v1/servers/survival/files/compress', body: { paths: ['made/plugins'], format: 'tar.zst', name: 'p.tar.zst' }, status: [202], check: opEnds('succeeded') }],
+  'files-compress': [
+    { method: 'POST', path: '/api/v1/servers/survival/files/compress', body: { paths: ['made/plugins'], format: 'tar.zst', name: 'p.tar.zst' }, status: [202], check: opEnds('succeeded') },
+  ],
   // A documentation address (TEST-NET-1): the pull Job's guard refuses it before any packet leaves.
   'files-pull': [{ method: 'POST', path: '/api/v1/servers/survival/files/pull', body: { url: 'http://192.0.2.1/plugin.jar', path: 'plugins' }, status: [202], check: opEnds('failed') }],
   'files-ops': [{ method: 'GET', path: '/api/v1/servers/survival/files/ops', status: [200], check: (b) => assert.ok(b.ops.length >= 3, JSON.stringify(b)) }],
@@ -138,7 +174,7 @@ function services(): { byName: Map<string, Obj>; config: Record<string, string> 
   const byName = new Map<string, Obj>();
   for (const o of objs) if (o.kind === 'Service' && o.apiVersion.startsWith('serving.knative.dev/')) byName.set(o.metadata.name.replace(/^felis-world-/, ''), o);
   const cm = objs.find((o) => o.kind === 'ConfigMap' && /^felis-world-[a-z0-9]+$/.test(o.metadata.name) && o.data?.FELIS_FILES_COMMAND);
-  assert.ok(cm, 'the functions\' config map');
+  assert.ok(cm, "the functions' config map");
   return { byName, config: cm.data as Record<string, string> };
 }
 
@@ -245,8 +281,15 @@ describe('every function from the image, in a container as its Service runs it',
       const compiled = new Set([...out.matchAll(/reading cache from \S+ for ESM (file:\/\/\S+?)\.\.\./g)].map((m) => m[1]!));
       const accepted = new Set([...out.matchAll(/V8 code cache for ESM (file:\/\/\S+) was accepted/g)].map((m) => m[1]!));
       assert.ok(compiled.has(`file:///app/functions/${fn}.mjs`), `${fn}: its bundle was read through the cache:\n${out.slice(0, 4000)}`);
-      assert.ok([...compiled].some((u) => u.includes('/chunks/client-parts-')), `${fn}: the Kubernetes client was loaded through the cache`);
-      assert.deepEqual([...compiled].filter((u) => !accepted.has(u)), [], `${fn}: modules compiled without the build-time cache`);
+      assert.ok(
+        [...compiled].some((u) => u.includes('/chunks/client-parts-')),
+        `${fn}: the Kubernetes client was loaded through the cache`,
+      );
+      assert.deepEqual(
+        [...compiled].filter((u) => !accepted.has(u)),
+        [],
+        `${fn}: modules compiled without the build-time cache`,
+      );
       assert.doesNotMatch(out, /cache miss|Cannot create cache directory/i, fn);
     });
   }

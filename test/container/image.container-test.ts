@@ -4,10 +4,11 @@
  * cache, no node_modules, sources or source maps), and the build context the builder read with
  * `.dockerignore` (no tests, local state or checkout metadata go to a builder).
  */
-import { after, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { ROOT } from '../support/stack.ts';
 import { IMAGE, podman, TEST_LABEL } from './podman.ts';
 
@@ -32,13 +33,19 @@ test('the image: uid 1000, the compile cache set, holder by default', () => {
 test('what the image holds: bundles, the Job program, codecs and the compile cache; no node_modules, sources or maps', () => {
   const files = inImage(IMAGE, ['find', '/app', '/usr/local/bin/felis', '-xdev']).split('\n').filter(Boolean);
   assert.ok(files.includes('/app/functions/holder.mjs'), files.slice(0, 20).join('\n'));
-  assert.ok(files.some((f) => f.startsWith('/app/wasm/')), 'the archive codecs\' WebAssembly');
-  assert.deepEqual(files.filter((f) => f.includes('node_modules') || f.endsWith('.map') || f.endsWith('.ts')), []);
+  assert.ok(
+    files.some((f) => f.startsWith('/app/wasm/')),
+    "the archive codecs' WebAssembly",
+  );
+  assert.deepEqual(
+    files.filter((f) => f.includes('node_modules') || f.endsWith('.map') || f.endsWith('.ts')),
+    [],
+  );
   const cached = files.filter((f) => f.startsWith('/app/compile-cache/') && !f.endsWith('/')).length;
   assert.ok(cached > 20, `the compile cache holds the bundles' code (${cached} entries)`);
   assert.ok(!inImage(IMAGE, ['ls', '/tmp']).includes('image-compile-cache'), 'the warm-up script is removed after it ran');
   const felis = inImage(IMAGE, ['stat', '-c', '%a %u', '/usr/local/bin/felis']).trim();
-  assert.equal(felis, '755 0', 'felis: executable, and not the run user\'s to change');
+  assert.equal(felis, '755 0', "felis: executable, and not the run user's to change");
   assert.match(inImage(IMAGE, ['head', '-c', '20', '/usr/local/bin/felis']), /^#!\/usr\/bin\/env node\n/);
   // The compile cache is the image user's (Node keys it by user id) and read-only at run time anyway.
   assert.match(inImage(IMAGE, ['stat', '-c', '%u', '/app/compile-cache']).trim(), /^1000$/);
@@ -64,7 +71,8 @@ test('.dockerignore: the builder gets the sources and the lock file, never tests
     .split('\n')
     .filter(Boolean)
     .map((f) => f.slice('/ctx/'.length));
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'functions/holder/main.ts', 'job/main.ts', 'docs/openapi.json']) assert.ok(context.includes(f), `${f} is sent`);
+  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'functions/holder/main.ts', 'job/main.ts', 'docs/openapi.json'])
+    assert.ok(context.includes(f), `${f} is sent`);
   const leaked = context.filter(
     (f) =>
       f.endsWith('.test.ts') ||

@@ -9,15 +9,16 @@
  * the resident peak sampled from the container's cgroup), and an op given less memory than Node
  * needs is killed by the kernel, which the ops listing reports as `OOMKilled`.
  */
-import { after, describe, test } from 'node:test';
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { q, startStack, type Stack } from '../support/stack.ts';
-import { waitOp } from '../support/ops.ts';
+import { after, describe, test } from 'node:test';
 import { smallEntriesZip } from '../../bench/zip-fixtures.ts';
-import { cgroupsAvailable, containerProgram, runs, type ContainerRun } from './podman.ts';
+import { waitOp } from '../support/ops.ts';
+import { q, type Stack, startStack } from '../support/stack.ts';
+import { type ContainerRun, cgroupsAvailable, containerProgram, runs } from './podman.ts';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const MiB = 1024 * 1024;
@@ -67,7 +68,10 @@ describe('the Job program in containers, driven by the functions', () => {
 
     const list = await s.call('GET', `/api/v1/servers/survival/files?path=ct`);
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.entries.map((e: { name: string }) => e.name), ['server.properties']);
+    assert.deepEqual(
+      list.body.entries.map((e: { name: string }) => e.name),
+      ['server.properties'],
+    );
 
     const read = await s.call('GET', `/api/v1/servers/survival/file?path=${q('ct/server.properties')}`);
     assert.equal(read.status, 200, read.text);
@@ -110,7 +114,7 @@ describe('the Job program in containers, driven by the functions', () => {
     checkRuns(mine);
   });
 
-  test('the serving modes run from the image: an upload\'s receiver, a download\'s export, browse and edit sessions', { timeout: 600_000 }, async () => {
+  test("the serving modes run from the image: an upload's receiver, a download's export, browse and edit sessions", { timeout: 600_000 }, async () => {
     await s?.close();
     s = await startStack({ browse: { idleSeconds: 5, startBudgetMs: 0 }, downloads: {}, uploads: { idleSeconds: 20, lifetimeSeconds: 600 }, editor: { timeoutMs: 120_000 } });
     s.program = containerProgram();
@@ -142,8 +146,11 @@ describe('the Job program in containers, driven by the functions', () => {
     const lists = modesOf(runs).filter((m) => m === 'list').length;
     const viaSession = await s.call('GET', '/api/v1/servers/survival/files?path=plugins');
     assert.equal(viaSession.status, 200, viaSession.text);
-    assert.ok(viaSession.body.entries.some((e: { name: string }) => e.name === 'README.txt'), viaSession.text);
-    assert.equal(modesOf(runs).filter((m) => m === 'list').length, lists, 'the listing was the browse Pod\'s: no Job of its own');
+    assert.ok(
+      viaSession.body.entries.some((e: { name: string }) => e.name === 'README.txt'),
+      viaSession.text,
+    );
+    assert.equal(modesOf(runs).filter((m) => m === 'list').length, lists, "the listing was the browse Pod's: no Job of its own");
 
     const save = (n: number) => {
       const t = `motd=edit ${n}\n`;
@@ -159,7 +166,7 @@ describe('the Job program in containers, driven by the functions', () => {
     const warm = await save(n);
     assert.equal(warm.status, 200, warm.text);
     assert.equal(readFileSync(join(s.world, 'motd.txt'), 'utf8'), `motd=edit ${n}\n`);
-    assert.equal(modesOf(runs).filter((m) => m === 'write').length, writes, 'the change was the edit Pod\'s: no Job of its own');
+    assert.equal(modesOf(runs).filter((m) => m === 'write').length, writes, "the change was the edit Pod's: no Job of its own");
 
     await s.close();
     await settled();
@@ -177,7 +184,7 @@ describe('memory limits, enforced by the kernel', () => {
     await settled();
   });
 
-  test('a 1,000,000-entry zip extracts within the Job\'s 256 MiB (no OOM kill; its resident peak from its cgroup)', { timeout: 1_800_000 }, async () => {
+  test("a 1,000,000-entry zip extracts within the Job's 256 MiB (no OOM kill; its resident peak from its cgroup)", { timeout: 1_800_000 }, async () => {
     s = await startStack({ editor: { timeoutMs: 120_000 } });
     s.program = containerProgram();
     mkdirSync(join(s.world, 'million'));

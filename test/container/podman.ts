@@ -18,9 +18,9 @@
  * @module
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import type { ProgramContext, ProgramFn, ProgramMapping } from '../../cluster/kubelet/index.ts';
@@ -139,7 +139,6 @@ function watchCgroup(parentRel: string, r: ContainerRun): () => void {
   };
 }
 
-
 /** Removes a Pod cgroup once nothing is in it (podman leaves an empty `conmon` child). */
 function removePodCgroup(parentRel: string): void {
   const dir = join(MEMORY_CGROUPS, parentRel);
@@ -236,7 +235,10 @@ export function containerProgram(): ProgramFn {
         r.exitCode = code;
         void (async () => {
           try {
-            r.diff = programWrites((await podmanAsync(['diff', name])).split('\n').filter(Boolean), ctx.mounts.map((m) => m.path));
+            r.diff = programWrites(
+              (await podmanAsync(['diff', name])).split('\n').filter(Boolean),
+              ctx.mounts.map((m) => m.path),
+            );
           } catch {
             r.diff = undefined;
           }
@@ -254,7 +256,9 @@ export function containerProgram(): ProgramFn {
 
 /** Containers of this tier still present in its storage (running or not). */
 export function leftContainers(): string[] {
-  return podman(['ps', '-a', '--filter', `label=${TEST_LABEL}`, '--format', '{{.Names}}']).split('\n').filter(Boolean);
+  return podman(['ps', '-a', '--filter', `label=${TEST_LABEL}`, '--format', '{{.Names}}'])
+    .split('\n')
+    .filter(Boolean);
 }
 
 export function cgroupsAvailable(): boolean {
@@ -313,7 +317,10 @@ export async function startFunctionContainer(spec: V1Pod['spec'], c: V1Container
   const stop = async () => {
     await podmanAsync(['stop', '--time', '30', name]).catch(() => undefined);
     const exitCode = await exited;
-    const diff = programWrites((await podmanAsync(['diff', name])).split('\n').filter(Boolean), ctx.mounts.map((m) => m.path));
+    const diff = programWrites(
+      (await podmanAsync(['diff', name])).split('\n').filter(Boolean),
+      ctx.mounts.map((m) => m.path),
+    );
     await podmanAsync(['rm', '-f', name]).catch(() => undefined);
     removePodCgroup(parentRel);
     return { exitCode, diff };

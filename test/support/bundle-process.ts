@@ -3,7 +3,7 @@
  * (nothing inherited), and ready once it prints the JSON line naming its port.
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface BundleProcess {
   child: ChildProcess;

@@ -83,7 +83,12 @@ export function runKubectl(bin: string, args: string[], o: { env?: NodeJS.Proces
  * Runs kubectl until `done(stdout)` is true (then SIGTERM: a watch never ends by itself), or
  * until `timeoutMs`. `started` is called once the process is running.
  */
-export function runKubectlUntil(bin: string, args: string[], done: (stdout: string) => boolean, o: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): { result: Promise<KubectlResult & { sawEnd: boolean }> } {
+export function runKubectlUntil(
+  bin: string,
+  args: string[],
+  done: (stdout: string) => boolean,
+  o: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): { result: Promise<KubectlResult & { sawEnd: boolean }> } {
   const child = spawn(bin, args, { env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -9,10 +9,10 @@
  * transformer options; it cannot render knative/.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { dump, load, loadAll } from 'js-yaml';
 
 export type Obj = {

@@ -1,6 +1,6 @@
 /** A logger whose lines a test can read: what the functions log (and never tell the caller). */
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export function capturedLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];

@@ -1,17 +1,19 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Hono } from 'hono';
+import { test } from 'node:test';
 import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
-import { checkedApp, checkedFetch, compileChecker, DOCUMENT, loadChecker, type Answer } from './openapi-check.ts';
+import { Hono } from 'hono';
+import { type Answer, checkedApp, checkedFetch, compileChecker, DOCUMENT, loadChecker } from './openapi-check.ts';
 
 const envelope = (codes: string[]) => ({
   type: 'object',
   required: ['error'],
-  properties: { error: { type: 'object', required: ['code', 'message', 'request_id'], properties: { code: { type: 'string', enum: codes }, message: { type: 'string' }, request_id: { type: 'string' } } } },
+  properties: {
+    error: { type: 'object', required: ['code', 'message', 'request_id'], properties: { code: { type: 'string', enum: codes }, message: { type: 'string' }, request_id: { type: 'string' } } },
+  },
 });
 const json = (schema: object) => ({ description: '', content: { 'application/json': { schema } } });
 
@@ -64,7 +66,7 @@ test('a body field of the wrong type, or one the schema does not allow, is a mis
   assert.match(ok({ method: 'GET', path: '/api/v1/servers/s/files/uploads/u1', status: 200, body: { text: 'not json' } })[0]!, /the body is not JSON/);
 });
 
-test('an error code not in the route\'s enum is a mismatch', () => {
+test("an error code not in the route's enum is a mismatch", () => {
   const m = ok({ method: 'GET', path: '/api/v1/servers/s/files/uploads/u1', status: 404, body: { json: { error: { code: 'file_exists', message: 'x', request_id: 'r' } } } });
   assert.equal(m.length, 1);
   assert.match(m[0]!, /\/error\/code must be equal to one of the allowed values \(\["not_found"\]\)/);
@@ -127,7 +129,7 @@ test('checkedApp: a JSON body that never ends is reported as unchecked, not pass
   await r.body?.cancel();
 });
 
-test('checkedFetch: the answers of a server in another process, checked on the caller\'s side', async () => {
+test("checkedFetch: the answers of a server in another process, checked on the caller's side", async () => {
   const inner = new Hono();
   inner.get('/api/v1/servers/:name/files/uploads/:id', (c) => c.json({ id: c.req.param('id'), size: c.req.param('id') === 'bad' ? 'x' : 3 }));
   const server = await new Promise<ReturnType<typeof serve>>((res) => {

@@ -11,9 +11,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Hono } from 'hono';
 // The named export: the default one is the CommonJS module object to TypeScript under nodenext.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Hono } from 'hono';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DOCUMENT = join(ROOT, 'docs/openapi.json');
@@ -83,7 +83,11 @@ export function compileChecker(doc: Json): Checker {
     for (let hops = 0; typeof node?.$ref === 'string'; hops++) {
       const ref = node.$ref as string;
       if (!ref.startsWith('#/') || hops > 10) throw new Error(`unsupported $ref ${ref} at ${pointer}`);
-      pointer = ref.slice(1).split('/').map((t) => token(t.replace(/~1/g, '/').replace(/~0/g, '~'))).join('/');
+      pointer = ref
+        .slice(1)
+        .split('/')
+        .map((t) => token(t.replace(/~1/g, '/').replace(/~0/g, '~')))
+        .join('/');
       node = ref
         .slice(2)
         .split('/')

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { OpView } from '../../lib/ops/view.ts';
-import { tierMs, type Stack } from './stack.ts';
+import { type Stack, tierMs } from './stack.ts';
 
 /** An op view as `files/ops` lists it (the fields an op of its kind does not have are absent). */
 export type Op = OpView;

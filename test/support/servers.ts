@@ -2,14 +2,15 @@
  * Test fixtures on the cluster side, written with the admin identity the way Felis's operator or
  * API would: MinecraftServers in a given state, PVCs, game Pods, holder Jobs.
  */
-import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
+
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import type { ClusterHarness } from '../../cluster/harness.ts';
-import { felisGamePodLabels, felisServer, type FelisServerShape } from '../../lib/testing/felis-fixtures.ts';
-import { worldClaim } from '../../lib/maintenance/contracts.ts';
 import { jobFinished } from '../../lib/kube/job-facts.ts';
+import { worldClaim } from '../../lib/maintenance/contracts.ts';
+import { type FelisServerShape, felisGamePodLabels, felisServer } from '../../lib/testing/felis-fixtures.ts';
 
 const mc = { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers' };
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -142,10 +143,17 @@ export function restoreTemplateFile(yaml: string = RESTORE_TEMPLATE): string {
 export async function createPendingChain(cluster: ClusterHarness, server: string, timeoutMs: number): Promise<V1Job> {
   await createServer(cluster, server, STOPPED);
   const name = `snap-${server}`;
-  const snapshot = holderJob(name, server, 'felis-backup', ['true'], { 'felis.lolicon.best/then-restore': 'pending' }, {
-    'felis.lolicon.best/restore-ref': `s3://backups/${server}/7.tar.zst`,
-    'felis.lolicon.best/restore-backup-id': '7',
-  });
+  const snapshot = holderJob(
+    name,
+    server,
+    'felis-backup',
+    ['true'],
+    { 'felis.lolicon.best/then-restore': 'pending' },
+    {
+      'felis.lolicon.best/restore-ref': `s3://backups/${server}/7.tar.zst`,
+      'felis.lolicon.best/restore-backup-id': '7',
+    },
+  );
   delete snapshot.spec!.ttlSecondsAfterFinished;
   await createJob(cluster, snapshot);
   const batch = admin(cluster).batch;

@@ -12,34 +12,35 @@
  * Either way every answer the functions give is checked against docs/openapi.json on its way out
  * (./openapi-check.ts): a mismatch is logged at once, and `close()` throws listing them all.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerType } from '@hono/node-server';
-import type { ProgramFn } from '../../cluster/kubelet/index.ts';
-import { createServer, STOPPED } from './servers.ts';
-import { startCluster } from '../../cluster/index.ts';
 import { waitFor } from '../../cluster/cluster.test-kit.ts';
+import { startApiServerSource } from '../../cluster/event-sources.ts';
 import type { ClusterHarness } from '../../cluster/harness.ts';
+import { startCluster } from '../../cluster/index.ts';
+import type { ProgramFn } from '../../cluster/kubelet/index.ts';
 import { readControlPlaneEnv } from '../../cluster/real/admin.ts';
 import { startRealCluster } from '../../cluster/real/index.ts';
-import { seedDemoWorld } from '../../scripts/demo-world.ts';
-import { createLogger, type Logger } from '../../lib/log.ts';
-import { configFromEnv } from '../../lib/config.ts';
-import type { EditorConfig } from '../../lib/files/editor.ts';
+import { FUNCTIONS } from '../../functions/index.ts';
 import type { BrowseConfig } from '../../lib/browse/config.ts';
+import { configFromEnv } from '../../lib/config.ts';
 import type { DownloadConfig } from '../../lib/downloads/config.ts';
-import type { UploadConfig } from '../../lib/uploads/config.ts';
+import type { EditorConfig } from '../../lib/files/editor.ts';
+import { authFromEnv } from '../../lib/http/auth.ts';
 import { buildDeps } from '../../lib/http/deps.ts';
 import { createHostApp, listen } from '../../lib/http/host.ts';
-import { authFromEnv } from '../../lib/http/auth.ts';
-import { FUNCTIONS } from '../../functions/index.ts';
-import { jsonCall } from '../../lib/testing/json-call.ts';
-import { checkedApp, loadChecker } from './openapi-check.ts';
-import { startApiServerSource } from '../../cluster/event-sources.ts';
+import { createLogger, type Logger } from '../../lib/log.ts';
 import { PULL_JOBS } from '../../lib/maintenance/pull-placement.ts';
+import { jsonCall } from '../../lib/testing/json-call.ts';
+import type { UploadConfig } from '../../lib/uploads/config.ts';
+import { seedDemoWorld } from '../../scripts/demo-world.ts';
+import { checkedApp, loadChecker } from './openapi-check.ts';
+import { createServer, STOPPED } from './servers.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FUNCTION_USER = 'system:serviceaccount:minecraft:felis-world';
@@ -106,9 +107,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const rbacManifest = process.env.FELIS_TEST_RBAC || join(ROOT, 'knative/rbac.yaml');
   let cluster: ClusterHarness;
   try {
-    cluster = CLUSTER_ENV
-      ? await startRealCluster({ env: readControlPlaneEnv(CLUSTER_ENV), dataDir, rbacManifest, program })
-      : await startCluster({ dataDir, rbacManifest, ttlScale: 0.01, program });
+    cluster = CLUSTER_ENV ? await startRealCluster({ env: readControlPlaneEnv(CLUSTER_ENV), dataDir, rbacManifest, program }) : await startCluster({ dataDir, rbacManifest, ttlScale: 0.01, program });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
@@ -135,7 +134,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const addr = server.address() as { port: number };
   // A finished pull is placed by the settle pass its Job's change starts (functions/settle).
-  const pullSource = opts.placePulls === false ? undefined : startApiServerSource({ kubeConfig: cluster.kubeConfig(cluster.adminToken), namespace: 'minecraft', labelSelector: PULL_JOBS, sink: `http://127.0.0.1:${addr.port}/` });
+  const pullSource =
+    opts.placePulls === false
+      ? undefined
+      : startApiServerSource({ kubeConfig: cluster.kubeConfig(cluster.adminToken), namespace: 'minecraft', labelSelector: PULL_JOBS, sink: `http://127.0.0.1:${addr.port}/` });
   Object.assign(stack, {
     url: `http://127.0.0.1:${addr.port}`,
     tier: TIER,

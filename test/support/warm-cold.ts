@@ -10,7 +10,7 @@ import { FilesEditor } from '../../lib/files/editor.ts';
 import type { Target } from '../../lib/job-spec/types.ts';
 import { KubeJobPodApi } from '../../lib/kube/job-pods.ts';
 import { SyncRunner } from '../../lib/runner/sync-runner.ts';
-import { FUNCTION_USER, tierMs, until, type Stack } from './stack.ts';
+import { FUNCTION_USER, type Stack, tierMs, until } from './stack.ts';
 
 /** The demo server's world, as the functions address it. */
 export const SURVIVAL: Target = { server: 'survival', world: { claim: 'world-survival-0' } };

@@ -9,8 +9,8 @@
 import type { $ZodType } from 'zod/v4/core';
 import * as z from '../../schema.ts';
 import { described } from '../../schema.ts';
-import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
 import { RETRY_AFTER_CODES } from '../error-map.ts';
+import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
 import type { DocTables, ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteProse, RouteSchemas, RouteTable } from './types.ts';
 
 type Json = Record<string, unknown>;
@@ -24,7 +24,18 @@ export function jsonSchema(schema: $ZodType, io: 'input' | 'output'): Json {
 /** The error envelope with exactly `codes` allowed. */
 export function envelopeSchema(codes: readonly string[]): Json {
   const code = codes.length ? z.enum(codes as [string, ...string[]]) : z.string();
-  return jsonSchema(z.strictObject({ error: z.strictObject({ code, message: z.string(), request_id: z.string(), path: described(z.optional(z.string()), "a batch's first bad item: its path"), op: described(z.optional(z.string()), 'outcome_unknown: the op id of the change whose result was lost') }) }), 'output');
+  return jsonSchema(
+    z.strictObject({
+      error: z.strictObject({
+        code,
+        message: z.string(),
+        request_id: z.string(),
+        path: described(z.optional(z.string()), "a batch's first bad item: its path"),
+        op: described(z.optional(z.string()), 'outcome_unknown: the op id of the change whose result was lost'),
+      }),
+    }),
+    'output',
+  );
 }
 
 /** Hono's `:name` as OpenAPI's `{name}`. */

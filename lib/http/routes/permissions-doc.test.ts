@@ -1,6 +1,6 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
 import type { Permission } from '../../auth/permission.ts';
 import { ROUTES } from './table.ts';
 

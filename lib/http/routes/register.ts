@@ -7,16 +7,16 @@
  */
 import type { Context, Hono } from 'hono';
 import type { $ZodObject, $ZodType, output } from 'zod/v4/core';
+import type { Logger } from '../../log.ts';
 import * as z from '../../schema.ts';
 import type { Env } from '../app.ts';
 import type { Deps } from '../deps.ts';
 import { badRequest } from '../envelope.ts';
+import { acceptEvents, type EventTable, routeEventFor } from '../event-entry.ts';
 import { jsonBody, rawQueryParam } from '../file-request.ts';
 import type { RouteModule } from '../serve.ts';
-import type { Logger } from '../../log.ts';
-import { acceptEvents, routeEventFor, type EventTable } from '../event-entry.ts';
-import { ROUTES, type RouteId } from './table.ts';
 import { SCHEMAS } from './schemas.ts';
+import { ROUTES, type RouteId } from './table.ts';
 import type { RouteSchemas, RouteTable, SchemaTable } from './types.ts';
 
 /** What a handler may ask of its request, parsed by the route's schemas. */

@@ -6,17 +6,18 @@
  * strict only where the handler builds the whole object itself.
  * @module
  */
+
+import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
+import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
+import { NAME_MAX } from '../../protocol/names.ts';
+import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
+import { PACK_FORMATS } from '../../protocol/pack-format.ts';
+import { TRASH_ID } from '../../protocol/trash-env.ts';
 import * as z from '../../schema.ts';
 import { described } from '../../schema.ts';
-import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
-import { NAME_MAX } from '../../protocol/names.ts';
-import { PACK_FORMATS } from '../../protocol/pack-format.ts';
 import { writeBodySchema } from '../write-body.ts';
-import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
-import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../protocol/limits.ts';
-import { TRASH_ID } from '../../protocol/trash-env.ts';
-import type { SchemaTable } from './types.ts';
 import type { ROUTES } from './table.ts';
+import type { SchemaTable } from './types.ts';
 
 const PATH_REQUIRED = 'the ?path= query parameter is required';
 const SEARCH_Q = `?q= needs at least ${SEARCH_MIN_QUERY} characters`;
@@ -29,59 +30,65 @@ const pathQuery = z.object({
 const PARENTS = "create the missing folders of `path` first, each as mkdir would (0755, the game's uid, never through a link leading out); they stay if the upload then fails";
 /** A flag that is on only for `true`: anything else is off, as the routes always read it. */
 const onlyTrue = (what: string) =>
-  described(z.pipe(z.optional(z.string()), z.transform((v) => v === 'true')), `\`true\`: ${what}; any other value or none: not`);
+  described(
+    z.pipe(
+      z.optional(z.string()),
+      z.transform((v) => v === 'true'),
+    ),
+    `\`true\`: ${what}; any other value or none: not`,
+  );
 
 const sha256Hex = described(z.string(), 'SHA-256, 64 lowercase hex characters');
 
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
 export const opViewSchema = z.strictObject({
-    id: z.string(),
-    op: described(z.string(), 'unzip, zip, copy, upload or pull'),
-    path: z.string(),
-    state: z.enum(['running', 'succeeded', 'failed']),
-    started_at: described(z.string(), 'RFC 3339, whole seconds'),
-    finished_at: described(z.optional(z.string()), 'once ended'),
-    done: z.number(),
-    total: z.number(),
-    files: described(z.optional(z.number()), 'on success, when non-zero'),
-    bytes: described(z.optional(z.number()), 'on success, when non-zero'),
-    to: described(z.optional(z.string()), 'a copy or a pull, on success: the path it landed at; a compress: the archive\'s path'),
-    skipped: described(z.optional(z.number()), 'a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
-    error: described(
-      z.optional(
-        z.strictObject({
-          code: z.string(),
-          message: z.string(),
-          entry: z.optional(z.string()),
-          conflicts: z.optional(z.array(z.string())),
-          conflict_count: z.optional(z.number()),
-          need: z.optional(z.number()),
-          avail: z.optional(z.number()),
-        }),
-      ),
-      'when failed',
+  id: z.string(),
+  op: described(z.string(), 'unzip, zip, copy, upload or pull'),
+  path: z.string(),
+  state: z.enum(['running', 'succeeded', 'failed']),
+  started_at: described(z.string(), 'RFC 3339, whole seconds'),
+  finished_at: described(z.optional(z.string()), 'once ended'),
+  done: z.number(),
+  total: z.number(),
+  files: described(z.optional(z.number()), 'on success, when non-zero'),
+  bytes: described(z.optional(z.number()), 'on success, when non-zero'),
+  to: described(z.optional(z.string()), "a copy or a pull, on success: the path it landed at; a compress: the archive's path"),
+  skipped: described(z.optional(z.number()), 'a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
+  error: described(
+    z.optional(
+      z.strictObject({
+        code: z.string(),
+        message: z.string(),
+        entry: z.optional(z.string()),
+        conflicts: z.optional(z.array(z.string())),
+        conflict_count: z.optional(z.number()),
+        need: z.optional(z.number()),
+        avail: z.optional(z.number()),
+      }),
     ),
-    recovered: described(
-      z.optional(
-        z.strictObject({
-          now: described(z.enum(['new', 'old', 'gone']), 'new: the next op finished placing it; old: what it had placed was put back; gone: its destination folder was removed'),
-          by: described(z.string(), 'the op whose Job recovered the world (the op itself, for a stop while staging)'),
-          message: z.string(),
-        }),
-      ),
-      'an op stopped mid-way whose journal a later op of the world finished or undid (docs/background-ops.md)',
+    'when failed',
+  ),
+  recovered: described(
+    z.optional(
+      z.strictObject({
+        now: described(z.enum(['new', 'old', 'gone']), 'new: the next op finished placing it; old: what it had placed was put back; gone: its destination folder was removed'),
+        by: described(z.string(), 'the op whose Job recovered the world (the op itself, for a stop while staging)'),
+        message: z.string(),
+      }),
     ),
-  });
+    'an op stopped mid-way whose journal a later op of the world finished or undid (docs/background-ops.md)',
+  ),
+});
 
 /** An upload session as its receiver answers it (job/upload/session.ts), passed through. */
 const uploadViewSchema = z.object({
-    id: z.string(),
-    path: z.string(),
-    size: z.number(),
-    received: z.number(),
-    part_max_bytes: z.number(),
-    parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
-  });
+  id: z.string(),
+  path: z.string(),
+  size: z.number(),
+  received: z.number(),
+  part_max_bytes: z.number(),
+  parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
+});
 
 const entrySchema = z.object({
   name: z.string(),
@@ -97,7 +104,15 @@ const LIMIT_MESSAGE = `the ?limit= query parameter must be a whole number from 1
 const LIMIT_PATTERN = /^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$/;
 /** A name-like parameter: it reaches the Job's command line, so no NUL, and no longer than a name can be. */
 const nameParam = (name: string, what: string) =>
-  described(z.optional(z.string().check(z.refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` })).check(z.refine((v) => Buffer.byteLength(v) <= NAME_MAX, { error: `the ?${name}= query parameter is longer than ${NAME_MAX} bytes` }))), what);
+  described(
+    z.optional(
+      z
+        .string()
+        .check(z.refine((v) => !v.includes('\0'), { error: `the ?${name}= query parameter cannot contain a NUL byte` }))
+        .check(z.refine((v) => Buffer.byteLength(v) <= NAME_MAX, { error: `the ?${name}= query parameter is longer than ${NAME_MAX} bytes` })),
+    ),
+    what,
+  );
 
 const holderFields = {
   held: z.boolean(),
@@ -112,16 +127,19 @@ const serverView = z.strictObject({ name: z.string(), desiredState: z.string(), 
 
 const statusOf = (status: string, extra: Record<string, z.ZodMiniType> = {}) => z.strictObject({ path: z.string(), ...extra, status: z.literal(status) });
 
-const rawFile = { contentTypes: ['application/octet-stream'], description: 'the file\'s bytes, any content type' } as const;
+const rawFile = { contentTypes: ['application/octet-stream'], description: "the file's bytes, any content type" } as const;
 const digestHeaders = {
-  'Content-Length': { description: 'the body\'s byte count (411 length_required without it)', required: true },
-  'Content-Digest': { description: 'the body\'s SHA-256: `sha-256=:<base64>:`', required: true },
+  'Content-Length': { description: "the body's byte count (411 length_required without it)", required: true },
+  'Content-Digest': { description: "the body's SHA-256: `sha-256=:<base64>:`", required: true },
 };
 /** One path of a batch's items; each is judged by the Job (containment, existence, guards). */
 const itemPath = (what: string) => z.string({ error: `${what} must be a string` }).check(z.minLength(1, { error: `${what} cannot be empty` }));
 /** 1 to MAX_BATCH_ITEMS (1000) items. */
 const items = <T extends z.ZodMiniType>(item: T, what: string) =>
-  z.array(item, { error: `${what} must be a list` }).check(z.minLength(1, { error: `${what} needs at least one item` })).check(z.maxLength(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` }));
+  z
+    .array(item, { error: `${what} must be a list` })
+    .check(z.minLength(1, { error: `${what} needs at least one item` }))
+    .check(z.maxLength(MAX_BATCH_ITEMS, { error: `${what} takes at most ${MAX_BATCH_ITEMS} items` }));
 const batchFields = {
   done: described(z.array(z.string()), "the items applied, in the request's order (a move's `from`)"),
   failed: z.array(z.strictObject({ path: z.string(), error: z.strictObject({ code: z.string(), message: z.string() }) })),
@@ -144,7 +162,8 @@ const TRASH_AFTER = 'the ?after= query parameter must be a trash record id (16 l
 const TRASH_LIMIT = `the ?limit= query parameter must be a whole number from 1 to ${PAGE_MAX_ENTRIES}`;
 
 const WORLD_STATE_HEADER = {
-  description: '`stopped`, or `running`: the server was running, starting or still stopping when the download was admitted, so a file may have been caught mid-save (a region file with a chunk half written); see docs/routes.md',
+  description:
+    '`stopped`, or `running`: the server was running, starting or still stopping when the download was admitted, so a file may have been caught mid-save (a region file with a chunk half written); see docs/routes.md',
   required: true,
 };
 
@@ -155,7 +174,13 @@ export const SCHEMAS = {
     query: z.object({
       path: described(z.optional(z.string()), 'a folder; empty or absent: the root'),
       // Any of these makes a paged listing; with none the listing is the original one.
-      limit: described(z.pipe(z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: LIMIT_MESSAGE }))), z.transform((v) => (v === undefined ? undefined : Number(v)))), `a paged listing of at most this many entries, in byte order of name (1–${PAGE_MAX_ENTRIES}, default ${PAGE_DEFAULT_ENTRIES})`),
+      limit: described(
+        z.pipe(
+          z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: LIMIT_MESSAGE }))),
+          z.transform((v) => (v === undefined ? undefined : Number(v))),
+        ),
+        `a paged listing of at most this many entries, in byte order of name (1–${PAGE_MAX_ENTRIES}, default ${PAGE_DEFAULT_ENTRIES})`,
+      ),
       after: nameParam('after', "a paged listing starting strictly after this name (the previous page's `next`); it need not exist"),
       q: nameParam('q', 'a paged listing of only the names containing this text, in any case (empty: all)'),
     }),
@@ -169,7 +194,10 @@ export const SCHEMAS = {
           next: described(z.optional(z.string()), "a paged listing with more entries: the last name of this page, the next page's `after`"),
           free_bytes: described(z.nullable(z.number()), "the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
           trash_bytes: described(z.number(), 'bytes the undo trash holds (0 when none)'),
-          world_state: described(z.enum(['stopped', 'running']), '`running`: the server was running, starting or still stopping, so the game may have been saving while the folder was read (sizes and times of region files may be mid-save)'),
+          world_state: described(
+            z.enum(['stopped', 'running']),
+            '`running`: the server was running, starting or still stopping, so the game may have been saving while the folder was read (sizes and times of region files may be mid-save)',
+          ),
         }),
       },
     },
@@ -177,8 +205,22 @@ export const SCHEMAS = {
   'files.search': {
     query: z.object({
       path: described(z.optional(z.string()), 'the folder to search below; empty or absent: the root'),
-      q: described(z.string({ error: SEARCH_Q }).check(z.refine((q) => Array.from(q).length >= SEARCH_MIN_QUERY, { error: SEARCH_Q })), 'a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name'),
-      limit: described(z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })), z.transform(Number)), z.number().check(z.gte(1, { error: SEARCH_LIMIT })).check(z.lte(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT })))), `the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`),
+      q: described(
+        z.string({ error: SEARCH_Q }).check(z.refine((q) => Array.from(q).length >= SEARCH_MIN_QUERY, { error: SEARCH_Q })),
+        'a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name',
+      ),
+      limit: described(
+        z.optional(
+          z.pipe(
+            z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })), z.transform(Number)),
+            z
+              .number()
+              .check(z.gte(1, { error: SEARCH_LIMIT }))
+              .check(z.lte(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT })),
+          ),
+        ),
+        `the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`,
+      ),
     }),
     responses: {
       200: {
@@ -198,7 +240,12 @@ export const SCHEMAS = {
     responses: {
       200: {
         description: "the file's bytes, base64",
-        json: z.strictObject({ path: z.string(), content: described(z.string(), 'base64'), sha256: described(sha256Hex, 'of the bytes on disk: send it back as expect_sha256'), content_sha256: described(sha256Hex, 'of what is sent') }),
+        json: z.strictObject({
+          path: z.string(),
+          content: described(z.string(), 'base64'),
+          sha256: described(sha256Hex, 'of the bytes on disk: send it back as expect_sha256'),
+          content_sha256: described(sha256Hex, 'of what is sent'),
+        }),
       },
     },
   },
@@ -220,7 +267,14 @@ export const SCHEMAS = {
   'files.delete': {
     query: pathQuery,
     requestHeaders: preferHeader,
-    responses: { 200: { description: 'deleted', json: statusOf('deleted', { trash_id: described(z.optional(z.string()), 'the undo-trash record of what was deleted (restore it with files/trash/{id}/restore); absent when the trash is off') }) } },
+    responses: {
+      200: {
+        description: 'deleted',
+        json: statusOf('deleted', {
+          trash_id: described(z.optional(z.string()), 'the undo-trash record of what was deleted (restore it with files/trash/{id}/restore); absent when the trash is off'),
+        }),
+      },
+    },
   },
   'files.rename': {
     query: pathQuery,
@@ -234,7 +288,10 @@ export const SCHEMAS = {
     responses: {
       200: {
         description: BATCH_DONE,
-        json: z.strictObject({ ...batchFields, trash_id: described(z.optional(z.string()), 'the undo-trash record of what was deleted (one for the batch); absent when the trash is off or nothing was removed') }),
+        json: z.strictObject({
+          ...batchFields,
+          trash_id: described(z.optional(z.string()), 'the undo-trash record of what was deleted (one for the batch); absent when the trash is off or nothing was removed'),
+        }),
       },
     },
   },
@@ -254,7 +311,9 @@ export const SCHEMAS = {
           items(
             z.strictObject({
               path: itemPath('path'),
-              mode: z.string({ error: 'mode must be a string of three octal digits, such as "644"' }).check(z.regex(/^[0-7]{3}$/, { error: 'mode must be three octal digits, such as "644" (no setuid, setgid or sticky bit)' })),
+              mode: z
+                .string({ error: 'mode must be a string of three octal digits, such as "644"' })
+                .check(z.regex(/^[0-7]{3}$/, { error: 'mode must be three octal digits, such as "644" (no setuid, setgid or sticky bit)' })),
             }),
             'files',
           ),
@@ -282,7 +341,10 @@ export const SCHEMAS = {
       json: z.strictObject({
         url: described(z.string({ error: 'url: an http or https URL is required' }), 'http or https; no credentials; where it leads is judged by the pull Job before each connection'),
         path: described(z.string({ error: 'path: the folder to pull into is required ("" for the root)' }), 'an existing folder inside the world ("" or "/" the root)'),
-        name: described(z.optional(z.string()), "one new file name by the name rule (docs/routes.md, Names), else 400 `bad_name`; default: the answer's Content-Disposition name (held to the same rule: the op fails `bad_name`), else the URL path's last segment"),
+        name: described(
+          z.optional(z.string()),
+          "one new file name by the name rule (docs/routes.md, Names), else 400 `bad_name`; default: the answer's Content-Disposition name (held to the same rule: the op fails `bad_name`), else the URL path's last segment",
+        ),
       }),
     },
     requestHeaders: preferHeader,
@@ -293,7 +355,10 @@ export const SCHEMAS = {
       json: z.strictObject({
         paths: described(items(itemPath('a path'), 'paths'), 'files and folders in one folder (not the root); the archive goes into that folder'),
         format: z.enum(PACK_FORMATS, { error: `format must be one of ${PACK_FORMATS.join(', ')}` }),
-        name: described(z.optional(z.string({ error: 'name must be a string' })), 'the archive\'s new file name by the name rule (docs/routes.md, Names), with the format\'s ending, else 400 `bad_name`; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`'),
+        name: described(
+          z.optional(z.string({ error: 'name must be a string' })),
+          "the archive's new file name by the name rule (docs/routes.md, Names), with the format's ending, else 400 `bad_name`; default `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`",
+        ),
       }),
     },
     requestHeaders: preferHeader,
@@ -326,7 +391,10 @@ export const SCHEMAS = {
   'uploads.get': { responses: { 200: { description: 'the session', json: uploadViewSchema } } },
   'uploads.part': {
     query: z.object({
-      offset: described(z.string({ error: 'the ?offset= query parameter must be a byte count' }).check(z.regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })), 'where the part starts: the bytes received so far'),
+      offset: described(
+        z.string({ error: 'the ?offset= query parameter must be a byte count' }).check(z.regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })),
+        'where the part starts: the bytes received so far',
+      ),
     }),
     body: { raw: { ...rawFile, description: 'one part, at most 32 MiB' } },
     requestHeaders: digestHeaders,
@@ -339,8 +407,17 @@ export const SCHEMAS = {
   },
   'files.trash.list': {
     query: z.object({
-      limit: described(z.pipe(z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: TRASH_LIMIT }))), z.transform((v) => (v === undefined ? undefined : Number(v)))), `at most this many records (1–${PAGE_MAX_ENTRIES}; the Job's default without)`),
-      after: described(z.optional(z.string().check(z.refine((v) => v === '' || TRASH_ID.test(v), { error: TRASH_AFTER }))), "the records older than this id (the previous page's `next`); empty or absent: from the newest"),
+      limit: described(
+        z.pipe(
+          z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: TRASH_LIMIT }))),
+          z.transform((v) => (v === undefined ? undefined : Number(v))),
+        ),
+        `at most this many records (1–${PAGE_MAX_ENTRIES}; the Job's default without)`,
+      ),
+      after: described(
+        z.optional(z.string().check(z.refine((v) => v === '' || TRASH_ID.test(v), { error: TRASH_AFTER }))),
+        "the records older than this id (the previous page's `next`); empty or absent: from the newest",
+      ),
     }),
     responses: {
       200: {
@@ -356,7 +433,10 @@ export const SCHEMAS = {
   'files.trash.restore': {
     body: {
       json: z.strictObject({
-        to: described(z.optional(z.string({ error: 'to must be a string' }).check(z.minLength(1, { error: 'to cannot be empty' }))), 'a folder to restore under, made when missing; default: where each path was'),
+        to: described(
+          z.optional(z.string({ error: 'to must be a string' }).check(z.minLength(1, { error: 'to cannot be empty' }))),
+          'a folder to restore under, made when missing; default: where each path was',
+        ),
       }),
     },
     requestHeaders: preferHeader,
@@ -369,7 +449,9 @@ export const SCHEMAS = {
   },
   'files.trash.purge': {
     requestHeaders: preferHeader,
-    responses: { 200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: described(z.number(), 'records removed (1)'), bytes: described(z.number(), 'bytes freed') }) } },
+    responses: {
+      200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: described(z.number(), 'records removed (1)'), bytes: described(z.number(), 'bytes freed') }) },
+    },
   },
   'files.trash.purge_all': {
     requestHeaders: preferHeader,
@@ -381,7 +463,11 @@ export const SCHEMAS = {
     responses: {
       200: {
         description: 'a signed URL, valid 10 min',
-        json: z.strictObject({ url: described(z.string(), 'origin-relative unless FELIS_DOWNLOAD_BASE_URL is set'), filename: z.string(), expires_at: described(z.string(), 'RFC 3339, whole seconds') }),
+        json: z.strictObject({
+          url: described(z.string(), 'origin-relative unless FELIS_DOWNLOAD_BASE_URL is set'),
+          filename: z.string(),
+          expires_at: described(z.string(), 'RFC 3339, whole seconds'),
+        }),
       },
     },
   },
@@ -420,7 +506,13 @@ export const SCHEMAS = {
   'server.stop': { responses: { 202: { description: 'asked to stop', json: serverView } } },
   'lock.remove': {
     query: z.object({
-      force: described(z.pipe(z.optional(z.enum(['true', 'false'], { error: 'force must be true or false' })), z.transform((v) => v === 'true')), '`true`: remove a lock younger than Grace too'),
+      force: described(
+        z.pipe(
+          z.optional(z.enum(['true', 'false'], { error: 'force must be true or false' })),
+          z.transform((v) => v === 'true'),
+        ),
+        '`true`: remove a lock younger than Grace too',
+      ),
     }),
     responses: {
       200: {

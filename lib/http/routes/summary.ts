@@ -5,9 +5,9 @@
  * @module
  */
 import type { $ZodType } from 'zod/v4/core';
+import type { Permission } from '../../auth/permission.ts';
 import * as z from '../../schema.ts';
 import { descriptionOf } from '../../schema.ts';
-import type { Permission } from '../../auth/permission.ts';
 import { openapiPath } from './openapi.ts';
 import type { DocTables, RouteTable } from './types.ts';
 
@@ -33,7 +33,11 @@ export function routeSummary<T extends RouteTable>(tables: DocTables<T>): string
   const lines = ['| Function | Route | Permission | Event | Success |', '| --- | --- | --- | --- | --- |'];
   for (const [id, e] of Object.entries(tables.routes)) {
     const s = tables.schemas[id]!;
-    const query = s.query ? fields(s.query._zod.def.shape).map((k) => `${k.replace('?', '')}=`).join('&') : '';
+    const query = s.query
+      ? fields(s.query._zod.def.shape)
+          .map((k) => `${k.replace('?', '')}=`)
+          .join('&')
+      : '';
     let route = `\`${e.method} ${openapiPath(e.path)}${query ? `?${query}` : ''}\``;
     if (s.body && 'json' in s.body) {
       const shape = (s.body.json._zod.def as { shape?: Record<string, $ZodType> }).shape;

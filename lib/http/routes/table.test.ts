@@ -1,15 +1,15 @@
-import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { FUNCTIONS } from '../../../functions/index.ts';
-import { permissionsOf, ROUTE_PERMISSIONS } from './permissions.ts';
-import { acceptedEvents } from '../event-entry.ts';
 import { envelopeOf, routeKit, TOKEN } from '../../testing/route-kit.ts';
 import type { Env } from '../app.ts';
 import { sendJson } from '../envelope.ts';
+import { acceptedEvents } from '../event-entry.ts';
 import type { RouteModule } from '../serve.ts';
 import { buildDocument } from './openapi.ts';
+import { permissionsOf, ROUTE_PERMISSIONS } from './permissions.ts';
 import { registerRoutes } from './register.ts';
 import { SCHEMAS } from './schemas.ts';
 import { routeSummary } from './summary.ts';
@@ -18,7 +18,10 @@ import type { ProseTable, RouteTable, SchemaTable } from './types.ts';
 
 /** The routes an app has under /api/, as `METHOD pattern`, sorted. */
 function apiRoutes(app: Hono<Env>): string[] {
-  return app.routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/')).map((r) => `${r.method} ${r.path}`).sort();
+  return app.routes
+    .filter((r) => r.method !== 'ALL' && r.path.startsWith('/api/'))
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
 }
 
 /** What the table says function `fn` serves, and which event types carry its routes. */
@@ -32,7 +35,10 @@ function disagreement(module: RouteModule, fn: string): string[] {
   const { app } = routeKit(module);
   const want = tableOf(ROUTES, fn);
   const routes = apiRoutes(app);
-  const events = acceptedEvents(app).filter((e) => e.kind === 'route').map((e) => e.type).sort();
+  const events = acceptedEvents(app)
+    .filter((e) => e.kind === 'route')
+    .map((e) => e.type)
+    .sort();
   return [
     ...routes.filter((r) => !want.routes.includes(r)).map((r) => `${fn} registers ${r}, not in the table`),
     ...want.routes.filter((r) => !routes.includes(r)).map((r) => `${fn} does not register ${r}`),
@@ -92,14 +98,15 @@ const FIXTURE_PROSE = {
 
 test('a route added to a table drives registration, permission, event type, the document and the summary', async () => {
   const tables = { routes: FIXTURE, schemas: FIXTURE_SCHEMAS, prose: FIXTURE_PROSE };
-  const k = routeKit((deps) => (app) =>
-    registerRoutes(app, deps.logger, tables, 'fixture', {
-      'fixture.poke': async (c, input) => {
-        const { times } = input.query() as { times: string };
-        const { loud } = (await input.body()) as { loud: boolean };
-        return sendJson(c, 200, { name: c.req.param('name'), times: Number(times), loud });
-      },
-    }),
+  const k = routeKit(
+    (deps) => (app) =>
+      registerRoutes(app, deps.logger, tables, 'fixture', {
+        'fixture.poke': async (c, input) => {
+          const { times } = input.query() as { times: string };
+          const { loud } = (await input.body()) as { loud: boolean };
+          return sendJson(c, 200, { name: c.req.param('name'), times: Number(times), loud });
+        },
+      }),
   );
   // Registration, with the query and body parsed by the table's schemas.
   assert.deepEqual(apiRoutes(k.app), ['POST /api/v1/servers/:name/poke']);
@@ -128,12 +135,18 @@ test('a route added to a table drives registration, permission, event type, the 
   const op = doc.paths['/api/v1/servers/{name}/poke'].post;
   assert.equal(op.operationId, 'fixture.poke');
   assert.equal(op['x-felis-event-type'], 'dev.felis.fixture.poke');
-  assert.deepEqual(op.parameters.map((p: any) => `${p.in} ${p.name} ${p.required}`), ['path name true', 'query times true']);
+  assert.deepEqual(
+    op.parameters.map((p: any) => `${p.in} ${p.name} ${p.required}`),
+    ['path name true', 'query times true'],
+  );
   assert.deepEqual(op.requestBody.content['application/json'].schema.required, ['loud']);
   assert.deepEqual(op.responses['200'].content['application/json'].schema.required, ['name', 'times', 'loud']);
   assert.deepEqual(op.responses['409'].content['application/json'].schema.properties.error.properties.code.enum, ['too_poked']);
   assert.ok(op.responses['401'].content['application/json'].schema.properties.error.properties.code.enum.includes('unauthorized'));
   assert.ok(doc.paths['/'].post['x-felis-event-types'].includes('dev.felis.fixture.poke'));
   // The summary.
-  assert.equal(routeSummary(tables).split('\n')[2], '| fixture | `POST /api/v1/servers/{name}/poke?times=` body `{loud}` | update state | `dev.felis.fixture.poke` | `{name, times, loud}` — a fixture |');
+  assert.equal(
+    routeSummary(tables).split('\n')[2],
+    '| fixture | `POST /api/v1/servers/{name}/poke?times=` body `{loud}` | update state | `dev.felis.fixture.poke` | `{name, times, loud}` — a fixture |',
+  );
 });

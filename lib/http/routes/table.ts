@@ -11,7 +11,7 @@
  * first probe.
  * @module
  */
-import { SETTLE_URL, type Permission } from '../../auth/permission.ts';
+import { type Permission, SETTLE_URL } from '../../auth/permission.ts';
 import type { ErrorCode, RouteTable } from './types.ts';
 
 const filesGet: Permission = { kind: 'server', subresource: 'files', verb: 'get' };
@@ -66,7 +66,10 @@ const MUTATION: readonly ErrorCode[] = [
 /** A change of more than one step whose Job or edit session ended without a result (lib/files/lost-change.ts). */
 const LOST: readonly ErrorCode[] = [[503, 'outcome_unknown']];
 /** A JSON body (lib/http/file-request.ts `jsonBody`). */
-const JSON_BODY: readonly ErrorCode[] = [[400, 'bad_request'], [413, 'too_large']];
+const JSON_BODY: readonly ErrorCode[] = [
+  [400, 'bad_request'],
+  [413, 'too_large'],
+];
 /** A raw body of known length with its digest (content-digest.ts, pod-stream.ts, the receiver). */
 const RAW_BODY: readonly ErrorCode[] = [
   [400, 'bad_request'],
@@ -88,7 +91,10 @@ const RECEIVER: readonly ErrorCode[] = [
   [507, 'upload_staging_full'],
   [503, 'files_unavailable'],
 ];
-const SERVER: readonly ErrorCode[] = [[400, 'bad_name'], [404, 'not_found']];
+const SERVER: readonly ErrorCode[] = [
+  [400, 'bad_name'],
+  [404, 'not_found'],
+];
 
 export const ROUTES = {
   'files.list': {
@@ -313,7 +319,18 @@ export const ROUTES = {
     path: '/api/v1/exports/:ticket/download',
     // A signed, expiring download URL: its signature is the credential.
     permission: { kind: 'public' },
-    errors: [...GATES, ...BESIDE_GAME, ...JOB, [405, 'method_not_allowed'], [410, 'export_expired'], [413, 'too_large'], [416, 'range_not_satisfiable'], [429, 'export_busy'], [503, 'export_unavailable'], [504, 'export_timeout']],
+    errors: [
+      ...GATES,
+      ...BESIDE_GAME,
+      ...JOB,
+      [405, 'method_not_allowed'],
+      [410, 'export_expired'],
+      [413, 'too_large'],
+      [416, 'range_not_satisfiable'],
+      [429, 'export_busy'],
+      [503, 'export_unavailable'],
+      [504, 'export_timeout'],
+    ],
   },
   'holder.get': {
     fn: 'holder',
