@@ -12,7 +12,7 @@ import { type BrowseConfig, browseConfigFromEnv } from './browse/config.ts';
 import { type DownloadConfig, downloadConfigFromEnv } from './downloads/config.ts';
 import { accepted, anyText, count, oneOf, optional, type Reader, readVariables, text, wholeNumber } from './env-readers.ts';
 import type { EditorConfig } from './files/editor.ts';
-import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/render.ts';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './job-spec/resources.ts';
 import { COPY_SYNC_MAX_BYTES } from './protocol/limits.ts';
 import { parseTrashEnabled, parseTrashSeconds } from './protocol/trash-env.ts';
 import { type UploadConfig, uploadConfigFromEnv } from './uploads/config.ts';

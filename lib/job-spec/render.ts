@@ -28,19 +28,13 @@ import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
 import { holdsWorld, isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
 export { pushQuery } from '../protocol/op-contract.ts';
-export { ASYNC_OPS, HEAP_LIMITED_OPS, JOURNALED_OPS };
 
-export const DEFAULT_CPU = '500m';
-export const DEFAULT_MEMORY = '256Mi';
+import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './resources.ts';
+
+export { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_OPS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, HEAP_LIMITED_OPS, JOURNALED_OPS, QUANTITY };
+
 const FALLBACK_SECONDS = 120;
 
-/**
- * A background op (an archive of a whole world) may run for hours: 2 h before the Job is stopped,
- * a full CPU, and its outcome kept 30 min after it ends so the ops listing can show it.
- */
-export const ASYNC_DEADLINE_SECONDS = 7200;
-export const ASYNC_TTL_SECONDS = 1800;
-export const ASYNC_CPU = '1';
 /**
  * V8 heap limits for the archive ops' Job program (on the container as NODE_OPTIONS; Felis's command
  * line is unchanged, and a program that is not Node ignores it). The extraction's live heap is a
@@ -143,10 +137,6 @@ export class BatchTooLargeError extends DomainError {
 export function filesJobName(server: string, opId: string): string {
   return `files-${server}-${opId}`;
 }
-
-// Kubernetes resource.Quantity grammar: a signed decimal number with an optional suffix.
-/** A Kubernetes resource quantity (`500m`, `2`, `1.5`, `256Mi`, `1e3`). */
-export const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 
 export function quantity(v: string | undefined, fallback: string, what: string): string {
   const q = v === undefined || v === '' ? fallback : v;
