@@ -1,0 +1,29 @@
+/**
+ * The routes of files-compress (files.compress), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, JSON_BODY, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.compress': {
+    fn: 'files-compress',
+    method: 'POST',
+    path: `${S}/files/compress`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [400, 'mixed_folders']],
+    event: { type: 'dev.felis.files.compress' },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.compress': {
+    summary: 'Pack files and folders of one folder into a zip, tar.gz, tar.xz or tar.zst in that folder, in the background.',
+    answer:
+      "202 `{op}` (op `compress`, path the folder) — 1–1000 `paths`, all in one folder (else 400 `mixed_folders`), none twice, not the root; `format` `zip`, `tar.gz`, `tar.xz` or `tar.zst`; the archive is `name` (a file name with the format's ending) or `archive-<UTC yyyy-mm-ddThhmmss>.<ending>`, never over an existing file (the op fails `file_exists`); links, special files and the withheld file left out",
+  },
+} satisfies ProseTable<typeof routes>;

@@ -1,0 +1,29 @@
+/**
+ * The routes of files-copy (files.copy), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, JSON_BODY, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.copy': {
+    fn: 'files-copy',
+    method: 'POST',
+    path: `${S}/files/copy`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY],
+    event: { type: 'dev.felis.files.copy', path: true },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.copy': {
+    summary: 'Copy a file or folder, all or nothing; a regular file up to 64 MiB at once, anything else in the background.',
+    answer:
+      '`{path, to, status:"copied", sha256}` for a regular file up to 64 MiB; else 202 `{op}` (op `copy` in `files/ops`) — to `to` (must not exist; its folder must) or beside it as `<name> copy<.ext>`, `<name> copy 2<.ext>`, …; links that stay inside are copied as links, other links, special files and the withheld file are left out',
+  },
+} satisfies ProseTable<typeof routes>;

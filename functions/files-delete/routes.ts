@@ -1,0 +1,28 @@
+/**
+ * The routes of files-delete (files.delete), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, LOST, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.delete': {
+    fn: 'files-delete',
+    method: 'DELETE',
+    path: `${S}/file`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...LOST],
+    event: { type: 'dev.felis.files.delete', path: true },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.delete': {
+    summary: 'A file, or a folder recursively, under the world lock.',
+    answer: '`{path, status:"deleted", trash_id?}` — recursive; links removed, not followed; `trash_id` names the undo-trash record that keeps it',
+  },
+} satisfies ProseTable<typeof routes>;

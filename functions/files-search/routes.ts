@@ -1,0 +1,29 @@
+/**
+ * The routes of files-search (files.search), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { BESIDE_GAME, filesGet, GATES, JOB, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.search': {
+    fn: 'files-search',
+    method: 'GET',
+    path: `${S}/files/search`,
+    permission: filesGet,
+    errors: [...GATES, ...BESIDE_GAME, ...JOB, [400, 'bad_request']],
+    event: { type: 'dev.felis.files.search', path: true, query: ['q', 'limit'] },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.search': {
+    summary: 'Entries below a folder, at any depth, whose name contains `q` or matches it as a glob (`*`, `?`), any case. No lock.',
+    answer:
+      '`{path, q, matches:[{path,name,size,is_dir,mod_time}], truncated, scanned}` — in byte order of path; at most `limit` (default 200, at most 1000) matches and 5 s of walking, `truncated` when it stopped early; links are never descended',
+  },
+} satisfies ProseTable<typeof routes>;

@@ -1,0 +1,28 @@
+/**
+ * The routes of files-upload (files.upload), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, MUTATION, RAW_BODY, RECEIVER, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.upload': {
+    fn: 'files-upload',
+    method: 'PUT',
+    path: `${S}/files/upload`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...RAW_BODY, ...RECEIVER],
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.upload': {
+    summary: 'One raw body of at most 64 MiB, streamed to a receiver Job and placed atomically.',
+    answer:
+      '`{path, status:"uploaded", sha256, size}` — raw body ≤ 64 MiB with `Content-Length` and `Content-Digest: sha-256=:<base64>:`, streamed to a receiver Job, placed atomically; `?parents=true` (beside `path`) makes the missing folders first',
+  },
+} satisfies ProseTable<typeof routes>;

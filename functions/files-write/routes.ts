@@ -1,0 +1,28 @@
+/**
+ * The routes of files-write (files.write), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, JSON_BODY, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.write': {
+    fn: 'files-write',
+    method: 'PUT',
+    path: `${S}/file`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [400, 'digest_required'], [400, 'bad_digest'], [400, 'digest_mismatch'], [504, 'write_not_delivered']],
+    event: { type: 'dev.felis.files.write', path: true },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.write': {
+    summary: 'Replace or create a file, atomically, under the world lock.',
+    answer: '`{path, status:"written", sha256}` — at most 256 KiB, atomic; with a job key the content is streamed to the write Job\'s Pod, in no cluster object (see docs/writes.md)',
+  },
+} satisfies ProseTable<typeof routes>;

@@ -1,0 +1,28 @@
+/**
+ * The routes of files-zip (files.zip), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, JSON_BODY, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'files.zip': {
+    fn: 'files-zip',
+    method: 'POST',
+    path: `${S}/files/zip`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY],
+    event: { type: 'dev.felis.files.zip', path: true },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'files.zip': {
+    summary: 'Pack a file or folder into a .zip next to it, in the background.',
+    answer: '202 `{op}` — packs into `name` (a `.zip` file name) next to it, or a free name (`world.zip`, `world (2).zip`, …)',
+  },
+} satisfies ProseTable<typeof routes>;

@@ -1,0 +1,30 @@
+/**
+ * The routes of settle (restore.settle), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { SETTLE_URL } from '../../lib/auth/permission.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'restore.settle': {
+    fn: 'settle',
+    method: 'POST',
+    path: '/api/v1/restore-chains/settle',
+    // Touches no server in particular: a non-resource URL only a ClusterRole can grant.
+    permission: { kind: 'nonresource', path: SETTLE_URL, verb: 'post' },
+    errors: [],
+    event: { type: 'dev.felis.restore.settle' },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'restore.settle': {
+    summary: 'One settle pass: restore chains, and pulls waiting to be placed.',
+    answer:
+      "`{chains:[{job, server, state, reason?, message?, error?}], pulls:[{job, server, op, state, to?, code?, error?}]}` — a pull that ended `staged` is placed under the world's line (`placed`), refused (`failed` with its `code`), or left for the next pass (`pending`)",
+  },
+} satisfies ProseTable<typeof routes>;

@@ -1,0 +1,30 @@
+/**
+ * The routes of world-lock (lock.remove), declared: each one's entry in the route table (method, path,
+ * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
+ * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
+ * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
+ * The zod schemas of the same routes are in schemas.ts beside it.
+ * @module
+ */
+import { S, SERVER } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+
+export const routes = {
+  'lock.remove': {
+    fn: 'world-lock',
+    method: 'DELETE',
+    path: `${S}/lock`,
+    // What `kubectl annotate … maintenance-` would need.
+    permission: { kind: 'server', subresource: 'lock', verb: 'delete' },
+    errors: [...SERVER, [400, 'bad_request'], [409, 'maintenance_in_progress'], [409, 'lock_protected'], [409, 'lock_fresh']],
+    event: { type: 'dev.felis.lock.remove', force: true },
+  },
+} as const satisfies RouteTable;
+
+export const prose = {
+  'lock.remove': {
+    summary: 'Remove a stuck annotation lock, with the checks kubectl cannot make.',
+    answer:
+      '`{name, removed, lock:{kind,since,value,fresh}\\|null}`; 409 `maintenance_in_progress` while a Job holds the world, `lock_protected` for a `migration@` lock, `lock_fresh` for one younger than 2 min without `force=true`',
+  },
+} satisfies ProseTable<typeof routes>;
