@@ -5,7 +5,7 @@
  * @module
  */
 
-import { items, LIMIT_PATTERN, preferHeader } from '../../lib/http/routes/common-schemas.ts';
+import { LIMIT_PATTERN, preferHeader } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';

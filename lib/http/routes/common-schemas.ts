@@ -5,7 +5,6 @@
  * @module
  */
 import { MAX_BATCH_ITEMS } from '../../protocol/batch-env.ts';
-import { PAGE_MAX_ENTRIES } from '../../protocol/op-query.ts';
 import * as z from '../../schema.ts';
 import { described } from '../../schema.ts';
 
