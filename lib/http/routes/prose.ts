@@ -1,8 +1,9 @@
 /**
  * The routes' prose, by route id: the one-line summary of the OpenAPI document and the words on a
- * success of the README's route summary. Apart from the route table because only the document
- * generators (`npm run openapi`, the freshness test) read it: a function bundle never loads it, so
- * its size is on neither a woken service's start-up path nor its bundle.
+ * success of the README's route summary, collected from each function's routes.ts in the table's
+ * order. Collected apart from the route table because only the document generators (`npm run
+ * openapi`, the freshness test) read it: no function bundle keeps it (plain data the bundler drops
+ * unused), so its size is on neither a woken service's start-up path nor its bundle.
  * @module
  */
 
