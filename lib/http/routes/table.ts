@@ -37,22 +37,7 @@ import { routes as holder } from '../../../functions/holder/routes.ts';
 import { routes as settle } from '../../../functions/settle/routes.ts';
 import { routes as start } from '../../../functions/start/routes.ts';
 import { routes as worldLock } from '../../../functions/world-lock/routes.ts';
-import type { ErrorCode, RouteTable } from './types.ts';
-
-/** What any route behind the bearer check can answer, whatever it does (lib/http/app.ts, auth.ts, host.ts). */
-export const COMMON_ERRORS: readonly ErrorCode[] = [
-  [400, 'bad_request'], // a malformed request line or Host header (host.ts)
-  [400, 'cancelled'], // the caller went away mid-request (app.ts)
-  [401, 'unauthorized'],
-  [403, 'forbidden'],
-  [404, 'not_found'],
-  [408, 'request_timeout'], // headers too slow (host.ts)
-  [431, 'headers_too_large'],
-  [500, 'internal'],
-  [503, 'auth_unavailable'],
-];
-/** A route whose URL is its own credential: no bearer check, so none of its refusals. */
-export const PUBLIC_COMMON_ERRORS: readonly ErrorCode[] = COMMON_ERRORS.filter(([, c]) => c !== 'unauthorized' && c !== 'forbidden' && c !== 'auth_unavailable');
+import type { RouteTable } from './types.ts';
 
 export const ROUTES = {
   ...filesList,

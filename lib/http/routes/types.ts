@@ -21,7 +21,7 @@ export interface RouteEntry {
   /** A Hono pattern (`/api/v1/servers/:name/file`). */
   path: string;
   permission: Permission;
-  /** The route's own envelope codes; the codes every route can answer are added (see table.ts). */
+  /** The route's own envelope codes; the codes every route can answer are added (openapi.ts). */
   errors: readonly ErrorCode[];
   /**
    * The CloudEvent type that carries this route's request, if any; `path`/`force`: the event's data
