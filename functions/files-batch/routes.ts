@@ -1,17 +1,17 @@
 /**
  * The routes of files-batch (files.delete_many, files.move, files.chmod), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { filesUpdate, GATES, JOB, JSON_BODY, LOST, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { filesUpdate, GATES, JOB, JSON_BODY, LOST, MUTATION, routesOf, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('files-batch', {
   'files.delete_many': {
-    fn: 'files-batch',
     method: 'POST',
     path: `${S}/files/delete`,
     permission: filesUpdate,
@@ -19,7 +19,6 @@ export const routes = {
     event: { type: 'dev.felis.files.delete_many' },
   },
   'files.move': {
-    fn: 'files-batch',
     method: 'POST',
     path: `${S}/files/move`,
     permission: filesUpdate,
@@ -27,14 +26,13 @@ export const routes = {
     event: { type: 'dev.felis.files.move' },
   },
   'files.chmod': {
-    fn: 'files-batch',
     method: 'POST',
     path: `${S}/files/chmod`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION, ...LOST, ...JSON_BODY, [409, 'batch_conflict']],
     event: { type: 'dev.felis.files.chmod' },
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.delete_many': {

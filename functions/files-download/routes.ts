@@ -1,24 +1,23 @@
 /**
  * The routes of files-download (files.download, exports.download), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { BESIDE_GAME, filesGet, GATES, JOB, S } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { BESIDE_GAME, filesGet, GATES, JOB, routesOf, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('files-download', {
   'files.download': {
-    fn: 'files-download',
     method: 'POST',
     path: `${S}/files/download`,
     permission: filesGet,
     errors: [...GATES, ...BESIDE_GAME, [503, 'export_unavailable']],
   },
   'exports.download': {
-    fn: 'files-download',
     method: 'GET',
     path: '/api/v1/exports/:ticket/download',
     // A signed, expiring download URL: its signature is the credential.
@@ -36,7 +35,7 @@ export const routes = {
       [504, 'export_timeout'],
     ],
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.download': {

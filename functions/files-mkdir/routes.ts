@@ -1,24 +1,24 @@
 /**
  * The routes of files-mkdir (files.mkdir), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { filesUpdate, GATES, JOB, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { filesUpdate, GATES, JOB, MUTATION, routesOf, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('files-mkdir', {
   'files.mkdir': {
-    fn: 'files-mkdir',
     method: 'POST',
     path: `${S}/files/mkdir`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION],
     event: { type: 'dev.felis.files.mkdir', path: true },
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.mkdir': {

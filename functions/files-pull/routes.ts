@@ -1,17 +1,17 @@
 /**
  * The routes of files-pull (files.pull, files.pull.cancel), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { filesUpdate, GATES, JOB, JSON_BODY, S, SERVER } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { filesUpdate, GATES, JOB, JSON_BODY, routesOf, S, SERVER } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('files-pull', {
   'files.pull': {
-    fn: 'files-pull',
     method: 'POST',
     path: `${S}/files/pull`,
     permission: filesUpdate,
@@ -19,13 +19,12 @@ export const routes = {
     event: { type: 'dev.felis.files.pull' },
   },
   'files.pull.cancel': {
-    fn: 'files-pull',
     method: 'DELETE',
     path: `${S}/files/pull/:op`,
     permission: filesUpdate,
     errors: [...SERVER, [409, 'pull_not_running'], [503, 'pull_cancel_unavailable'], [503, 'files_unavailable']],
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.pull': {

@@ -1,17 +1,17 @@
 /**
  * The routes of files-trash (files.trash.list, files.trash.restore, files.trash.purge, files.trash.purge_all), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { BESIDE_GAME, filesGet, filesUpdate, GATES, JOB, JSON_BODY, LOST, MUTATION, S } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { BESIDE_GAME, filesGet, filesUpdate, GATES, JOB, JSON_BODY, LOST, MUTATION, routesOf, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('files-trash', {
   'files.trash.list': {
-    fn: 'files-trash',
     method: 'GET',
     path: `${S}/files/trash`,
     permission: filesGet,
@@ -19,7 +19,6 @@ export const routes = {
     event: { type: 'dev.felis.files.trash.list', query: ['limit', 'after'] },
   },
   'files.trash.restore': {
-    fn: 'files-trash',
     method: 'POST',
     path: `${S}/files/trash/:id/restore`,
     permission: filesUpdate,
@@ -27,7 +26,6 @@ export const routes = {
     event: { type: 'dev.felis.files.trash.restore', id: true },
   },
   'files.trash.purge': {
-    fn: 'files-trash',
     method: 'DELETE',
     path: `${S}/files/trash/:id`,
     permission: filesUpdate,
@@ -36,13 +34,12 @@ export const routes = {
   },
   // Everything at once is HTTP only: no event can empty the trash by leaving out an id.
   'files.trash.purge_all': {
-    fn: 'files-trash',
     method: 'DELETE',
     path: `${S}/files/trash`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB],
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.trash.list': {

@@ -1,51 +1,47 @@
 /**
  * The routes of files-uploads (uploads.begin, uploads.get, uploads.part, uploads.cancel, uploads.commit), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { filesGet, filesUpdate, GATES, JOB, JSON_BODY, MUTATION, RAW_BODY, RECEIVER, S, SERVER } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { filesGet, filesUpdate, GATES, JOB, JSON_BODY, MUTATION, RAW_BODY, RECEIVER, routesOf, S, SERVER } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('files-uploads', {
   'uploads.begin': {
-    fn: 'files-uploads',
     method: 'POST',
     path: `${S}/files/uploads`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, ...RECEIVER, [429, 'too_many_uploads']],
   },
   'uploads.get': {
-    fn: 'files-uploads',
     method: 'GET',
     path: `${S}/files/uploads/:id`,
     permission: filesGet,
     errors: [...SERVER, ...RECEIVER],
   },
   'uploads.part': {
-    fn: 'files-uploads',
     method: 'PUT',
     path: `${S}/files/uploads/:id`,
     permission: filesUpdate,
     errors: [...SERVER, ...RAW_BODY, ...RECEIVER, [409, 'upload_offset_mismatch'], [413, 'part_too_large'], [409, 'not_stopped'], [409, 'no_world_volume'], [409, 'maintenance_in_progress']],
   },
   'uploads.cancel': {
-    fn: 'files-uploads',
     method: 'DELETE',
     path: `${S}/files/uploads/:id`,
     permission: filesUpdate,
     errors: [...SERVER, ...RECEIVER, [409, 'not_stopped'], [409, 'no_world_volume'], [409, 'maintenance_in_progress']],
   },
   'uploads.commit': {
-    fn: 'files-uploads',
     method: 'POST',
     path: `${S}/files/uploads/:id/commit`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, ...RECEIVER, [409, 'upload_incomplete'], [400, 'digest_mismatch']],
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'uploads.begin': {

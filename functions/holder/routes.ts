@@ -1,17 +1,17 @@
 /**
  * The routes of holder (holder.get, holders.list), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { S, SERVER } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { routesOf, S, SERVER } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('holder', {
   'holder.get': {
-    fn: 'holder',
     method: 'GET',
     path: `${S}/holder`,
     permission: { kind: 'server', subresource: 'holder', verb: 'get' },
@@ -19,7 +19,6 @@ export const routes = {
     event: { type: 'dev.felis.holder.get' },
   },
   'holders.list': {
-    fn: 'holder',
     method: 'GET',
     path: '/api/v1/holders',
     // Every holder in the namespace: a per-server grant (resourceNames) cannot allow a list.
@@ -27,7 +26,7 @@ export const routes = {
     errors: [],
     event: { type: 'dev.felis.holders.list' },
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'holder.get': {

@@ -1,17 +1,18 @@
 /**
  * The routes of settle (restore.settle), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
 import { SETTLE_URL } from '../../lib/auth/permission.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { routesOf } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('settle', {
   'restore.settle': {
-    fn: 'settle',
     method: 'POST',
     path: '/api/v1/restore-chains/settle',
     // Touches no server in particular: a non-resource URL only a ClusterRole can grant.
@@ -19,7 +20,7 @@ export const routes = {
     errors: [],
     event: { type: 'dev.felis.restore.settle' },
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'restore.settle': {

@@ -1,17 +1,17 @@
 /**
  * The routes of world-lock (lock.remove), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; lib/http/routes/table.ts collects them) and its prose
- * (lib/http/routes/prose.ts collects it). Plain data, no validation library: the serving shell
- * reads the table before a woken service answers its first probe, and no bundle keeps the prose.
- * The zod schemas of the same routes are in schemas.ts beside it.
+ * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
+ * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * library: the serving shell reads the table before a woken service answers its first probe; and
+ * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
+ * same routes are in schemas.ts beside it.
  * @module
  */
-import { S, SERVER } from '../../lib/http/routes/common-entries.ts';
-import type { ProseTable, RouteTable } from '../../lib/http/routes/types.ts';
+import { routesOf, S, SERVER } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
 
-export const routes = {
+export const routes = routesOf('world-lock', {
   'lock.remove': {
-    fn: 'world-lock',
     method: 'DELETE',
     path: `${S}/lock`,
     // What `kubectl annotate … maintenance-` would need.
@@ -19,7 +19,7 @@ export const routes = {
     errors: [...SERVER, [400, 'bad_request'], [409, 'maintenance_in_progress'], [409, 'lock_protected'], [409, 'lock_fresh']],
     event: { type: 'dev.felis.lock.remove', force: true },
   },
-} as const satisfies RouteTable;
+} as const satisfies RouteDeclarations);
 
 export const prose = {
   'lock.remove': {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Permission } from '../../auth/permission.ts';
-import type { ErrorCode } from './types.ts';
+import type { ErrorCode, RouteDeclarations } from './types.ts';
 
 export const filesGet: Permission = { kind: 'server', subresource: 'files', verb: 'get' };
 export const filesUpdate: Permission = { kind: 'server', subresource: 'files', verb: 'update' };
@@ -73,3 +73,8 @@ export const SERVER: readonly ErrorCode[] = [
   [400, 'bad_name'],
   [404, 'not_found'],
 ];
+
+/** Function `fn`'s route entries, each with its `fn`: a function's routes.ts names it once, not once a route. */
+export function routesOf<F extends string, T extends RouteDeclarations>(fn: F, routes: T): { readonly [K in keyof T]: { readonly fn: F } & T[K] } {
+  return Object.fromEntries(Object.entries(routes).map(([id, e]) => [id, { fn, ...e }])) as { readonly [K in keyof T]: { readonly fn: F } & T[K] };
+}

@@ -33,6 +33,10 @@ export interface RouteEntry {
 
 export type RouteTable = Readonly<Record<string, RouteEntry>>;
 
+/** A route's entry as its function declares it (functions/<fn>/routes.ts): the function is named once, for all, by `routesOf`. */
+export type RouteDeclaration = Omit<RouteEntry, 'fn'>;
+export type RouteDeclarations = Readonly<Record<string, RouteDeclaration>>;
+
 /** A route's words, for the document generators only (prose.ts): no function bundle loads them. */
 export interface RouteProse {
   /** One line on what it does. */
