@@ -19,7 +19,7 @@
  *
  * Route declarations: each function declares its routes in functions/<fn>/routes.ts (table entries,
  * prose) and functions/<fn>/schemas.ts (zod schemas). The route collectors of lib/http/routes
- * (ROUTE_COLLECTORS: table.ts, prose.ts, schemas.ts) may import them, and nothing else of
+ * (ROUTE_COLLECTORS: table.ts, schemas.ts) may import them, and nothing else of
  * functions/; a declaration imports only its own folder's other declaration and the lib/ modules of
  * DECLARATION_LIB (the table's types, the shared entry and schema pieces, zod, constants), and
  * everything it reaches in lib/ through them is in DECLARATION_LIB too. So a declaration never
@@ -169,7 +169,7 @@ export const JOB_LIB: readonly string[] = [
 ];
 
 /** The modules of lib/ that collect the functions' route declarations (see the doc comment). */
-export const ROUTE_COLLECTORS: readonly string[] = ['lib/http/routes/table.ts', 'lib/http/routes/prose.ts', 'lib/http/routes/schemas.ts'];
+export const ROUTE_COLLECTORS: readonly string[] = ['lib/http/routes/table.ts', 'lib/http/routes/schemas.ts'];
 
 /** A function's route declaration: `functions/<fn>/routes.ts` or `functions/<fn>/schemas.ts`. */
 export const isRouteDeclaration = (path: string) => /^functions\/[^/]+\/(routes|schemas)\.ts$/.test(path);

@@ -1,7 +1,7 @@
 /**
  * The routes of files-zip (files.zip), declared: each one's entry in the route table (method, path,
  * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
- * lib/http/routes collects them) and its prose (prose.ts there collects it). No validation
+ * lib/http/routes collects them) and its prose (collected there too). No validation
  * library: the serving shell reads the table before a woken service answers its first probe; and
  * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
  * same routes are in schemas.ts beside it.

@@ -13,11 +13,10 @@ import { acceptedEvents } from '../event-entry.ts';
 import type { RouteModule } from '../serve.ts';
 import { buildDocument } from './openapi.ts';
 import { permissionsOf, ROUTE_PERMISSIONS } from './permissions.ts';
-import { ROUTE_PROSE } from './prose.ts';
 import { registerRoutes } from './register.ts';
 import { SCHEMAS } from './schemas.ts';
 import { routeSummary } from './summary.ts';
-import { ROUTES } from './table.ts';
+import { ROUTE_PROSE, ROUTES } from './table.ts';
 import type { ProseTable, RouteTable, SchemaTable } from './types.ts';
 
 /** The routes an app has under /api/, as `METHOD pattern`, sorted. */

@@ -37,7 +37,7 @@ export type RouteTable = Readonly<Record<string, RouteEntry>>;
 export type RouteDeclaration = Omit<RouteEntry, 'fn'>;
 export type RouteDeclarations = Readonly<Record<string, RouteDeclaration>>;
 
-/** A route's words, for the document generators only (prose.ts): no function bundle loads them. */
+/** A route's words, for the document generators only (`ROUTE_PROSE`, table.ts): no function bundle keeps them. */
 export interface RouteProse {
   /** One line on what it does. */
   summary: string;
