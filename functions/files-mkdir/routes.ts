@@ -1,10 +1,9 @@
 /**
- * The routes of files-mkdir (files.mkdir), declared: each one's entry in the route table (method, path,
- * permission, envelope codes, event; `routesOf` adds the function, this folder's; table.ts of
- * lib/http/routes collects them) and its prose (collected there too). No validation
- * library: the serving shell reads the table before a woken service answers its first probe; and
- * no bundle keeps the prose, plain data only the document generators read. The zod schemas of the
- * same routes are in schemas.ts beside it.
+ * files-mkdir's routes (files.mkdir), declared: each one's table entry (method, path, permission,
+ * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
+ * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
+ * before a woken service answers its first probe. The prose is plain data only the document
+ * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
  * @module
  */
 import { filesUpdate, GATES, JOB, MUTATION, routesOf, S } from '../../lib/http/routes/common-entries.ts';

@@ -1,6 +1,6 @@
 /**
  * The zod schemas of files-mkdir's routes (routes.ts), under the same ids: query, body and each success
- * answer (lib/http/routes/schemas.ts collects them). Apart from routes.ts because they load the
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
  * validation library, which a woken service loads only after its first probe.
  * @module
  */

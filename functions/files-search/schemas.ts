@@ -1,10 +1,9 @@
 /**
  * The zod schemas of files-search's routes (routes.ts), under the same ids: query, body and each success
- * answer (lib/http/routes/schemas.ts collects them). Apart from routes.ts because they load the
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
  * validation library, which a woken service loads only after its first probe.
  * @module
  */
-
 import { entrySchema } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';

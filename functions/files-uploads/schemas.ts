@@ -1,10 +1,9 @@
 /**
  * The zod schemas of files-uploads's routes (routes.ts), under the same ids: query, body and each success
- * answer (lib/http/routes/schemas.ts collects them). Apart from routes.ts because they load the
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
  * validation library, which a woken service loads only after its first probe.
  * @module
  */
-
 import { digestHeaders, onlyTrue, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';

@@ -1,7 +1,7 @@
 /**
  * Pieces of route-table entries the routes of several functions share (functions/<fn>/routes.ts):
  * the file permissions, the servers' path prefix, and the groups of envelope codes a kind of route
- * can answer. Plain data, like the table.
+ * can answer, all plain data; and `routesOf`, with which a function names itself once for all its routes.
  * @module
  */
 import type { Permission } from '../../auth/permission.ts';
@@ -74,7 +74,10 @@ export const SERVER: readonly ErrorCode[] = [
   [404, 'not_found'],
 ];
 
+/** Function `F`'s routes as the table holds them: each declared entry with its `fn`. */
+export type RoutesOf<F extends string, T extends RouteDeclarations> = { readonly [K in keyof T]: { readonly fn: F } & T[K] };
+
 /** Function `fn`'s route entries, each with its `fn`: a function's routes.ts names it once, not once a route. */
-export function routesOf<F extends string, T extends RouteDeclarations>(fn: F, routes: T): { readonly [K in keyof T]: { readonly fn: F } & T[K] } {
-  return Object.fromEntries(Object.entries(routes).map(([id, e]) => [id, { fn, ...e }])) as { readonly [K in keyof T]: { readonly fn: F } & T[K] };
+export function routesOf<F extends string, T extends RouteDeclarations>(fn: F, routes: T): RoutesOf<F, T> {
+  return Object.fromEntries(Object.entries(routes).map(([id, e]) => [id, { fn, ...e }])) as RoutesOf<F, T>;
 }
