@@ -125,6 +125,35 @@ test('across trees: job/ only into JOB_LIB and what it reaches, functions/ into 
   }
 });
 
+test('lib/ reaches functions/ only from the route collectors into the route declarations, and a declaration imports only declarations', () => {
+  const dir = tree({
+    'lib/http/routes/table.ts': "import '../../../functions/f/routes.ts';\nimport '../../../functions/f/app.ts';\n",
+    'lib/http/routes/schemas.ts': "import '../../../functions/f/schemas.ts';\n",
+    'lib/http/routes/register.ts': "import '../../../functions/f/routes.ts';\n",
+    'lib/http/routes/types.ts': "import '../../protocol/limits.ts';\n",
+    'lib/http/routes/common-schemas.ts': "import '../../schema.ts';\nimport '../serve.ts';\n",
+    'lib/protocol/limits.ts': '',
+    'lib/schema.ts': '',
+    'lib/http/serve.ts': '',
+    'functions/f/routes.ts': "import '../../lib/http/routes/types.ts';\nimport './app.ts';\nimport '../g/routes.ts';\n",
+    'functions/f/schemas.ts': "import './routes.ts';\nimport '../../lib/http/routes/common-schemas.ts';\nimport '../../lib/http/routes/register.ts';\n",
+    'functions/f/app.ts': '',
+    'functions/g/routes.ts': '',
+  });
+  try {
+    assert.deepEqual(crossImports(importGraph(dir)), [
+      'lib/http/routes/register.ts -> functions/f/routes.ts: lib/ may not import functions/',
+      'lib/http/routes/table.ts -> functions/f/app.ts: lib/ may not import functions/',
+      "functions/f/routes.ts -> functions/f/app.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
+      "functions/f/routes.ts -> functions/g/routes.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
+      'lib/http/routes/common-schemas.ts -> lib/http/serve.ts: a route declaration reaches it (from functions/f/schemas.ts), but it is not in DECLARATION_LIB',
+      "functions/f/schemas.ts -> lib/http/routes/register.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
 test('only lib/http speaks HTTP: no module outside it (functions and the Job program included) makes an ApiError', () => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const offenders: string[] = [];

@@ -14,8 +14,16 @@
  * Across trees (TREE_IMPORTS): functions/ imports lib/; job/ imports only the pure lib/ modules of
  * JOB_LIB (no client-node, no Hono: the Job's bundle starts fast), and everything it reaches
  * through them is in JOB_LIB too; cluster/ imports only lib/kube/connections.ts (client-node's kept-alive pool, the
- * one it also serves the tests with); lib/ imports nothing outside itself; scripts/ and bench/ are
- * tools and may import anything.
+ * one it also serves the tests with); lib/ imports nothing outside itself but the routes' declarations
+ * (below); scripts/ and bench/ are tools and may import anything.
+ *
+ * Route declarations: each function declares its routes in functions/<fn>/routes.ts (table entries,
+ * prose) and functions/<fn>/schemas.ts (zod schemas). The route collectors of lib/http/routes
+ * (ROUTE_COLLECTORS: table.ts, schemas.ts) may import them, and nothing else of
+ * functions/; a declaration imports only its own folder's other declaration and the lib/ modules of
+ * DECLARATION_LIB (the table's types, the shared entry and schema pieces, zod, constants), and
+ * everything it reaches in lib/ through them is in DECLARATION_LIB too. So a declaration never
+ * reaches a handler, Hono or a collector: lib/ → functions/ runs one way, with no circle.
  *
  * Inside each tree, the layers, top first. A module may import its own folder's files and any
  * folder (or top-level file) on a lower layer, never one on its own layer or above:
@@ -51,7 +59,8 @@
  *
  * functions/
  *   index.ts                         every function on one server
- *   (each function's folder)         its app and entry; no function imports another
+ *   (each function's folder)         its app, its route declarations (routes.ts, schemas.ts);
+ *                                    no function imports another
  *
  * cluster/
  *   index.ts real                    the embedded cluster assembled; the real control plane's
@@ -157,6 +166,28 @@ export const JOB_LIB: readonly string[] = [
   'lib/files/name-field.ts',
   'lib/files/pack-names.ts',
   'lib/uploads/config.ts',
+];
+
+/** The modules of lib/ that collect the functions' route declarations (see the doc comment). */
+export const ROUTE_COLLECTORS: readonly string[] = ['lib/http/routes/table.ts', 'lib/http/routes/schemas.ts'];
+
+/** A function's route declaration: `functions/<fn>/routes.ts` or `functions/<fn>/schemas.ts`. */
+export const isRouteDeclaration = (path: string) => /^functions\/[^/]+\/(routes|schemas)\.ts$/.test(path);
+
+/**
+ * The lib/ modules a route declaration may import (a folder ends in `/`): what declaring a route
+ * needs, and what they reach. None of them imports a collector, Hono or a handler.
+ */
+export const DECLARATION_LIB: readonly string[] = [
+  'lib/http/routes/types.ts',
+  'lib/http/routes/common-entries.ts',
+  'lib/http/routes/common-schemas.ts',
+  'lib/http/write-body.ts',
+  'lib/http/envelope.ts',
+  'lib/auth/permission.ts',
+  'lib/protocol/',
+  'lib/schema.ts',
+  'lib/errors.ts',
 ];
 
 /** The cross-tree imports cluster/ may make, each a module (see the doc comment). */
@@ -279,6 +310,7 @@ export function crossImports(graph: Map<string, string[]>): string[] {
       else if (tt === ft || tools || TREE_IMPORTS[ft]?.includes(tt)) continue;
       else if (ft === 'job' && listed(JOB_LIB, to)) continue;
       else if (ft === 'cluster' && listed(CLUSTER_LIB, to)) continue;
+      else if (ft === 'lib' && ROUTE_COLLECTORS.includes(from) && isRouteDeclaration(to)) continue;
       else bad.push(`${from} -> ${to}: ${ft}/ may not import ${tt}/${ft === 'job' ? ' outside JOB_LIB' : ''}`);
     }
   }
@@ -295,6 +327,30 @@ export function crossImports(graph: Map<string, string[]>): string[] {
     }
   };
   for (const from of graph.keys()) if (treeOf(from) === 'job' && !isTestCode(from)) reach(from, from);
+  bad.push(...declarationImports(graph));
+  return bad;
+}
+
+/** A route declaration's imports the rule refuses: anything but its folder's other declaration and DECLARATION_LIB, and whatever those reach outside it. */
+export function declarationImports(graph: Map<string, string[]>): string[] {
+  const bad: string[] = [];
+  const seen = new Set<string>();
+  const reach = (from: string, path: string) => {
+    for (const to of graph.get(path) ?? []) {
+      if (treeOf(to) !== 'lib' || seen.has(to)) continue;
+      seen.add(to);
+      if (!listed(DECLARATION_LIB, to)) bad.push(`${path} -> ${to}: a route declaration reaches it (from ${from}), but it is not in DECLARATION_LIB`);
+      else reach(from, to);
+    }
+  };
+  for (const [from, tos] of graph) {
+    if (!isRouteDeclaration(from)) continue;
+    for (const to of tos) {
+      if (isRouteDeclaration(to) && folderOf(to) === folderOf(from)) continue;
+      if (treeOf(to) === 'lib' && listed(DECLARATION_LIB, to)) reach(from, to);
+      else bad.push(`${from} -> ${to}: a route declaration imports only its folder's other declaration and DECLARATION_LIB`);
+    }
+  }
   return bad;
 }
 

@@ -126,7 +126,7 @@ test('SIGTERM during a write lets the write finish and releases the world lock i
 
 // The start-up path (entry and its static imports) is what a woken service loads before its probe
 // answers: Hono, its Node adapter, pino, the serving shell and the route table (about 1 KiB a route;
-// the routes' prose is in prose.ts, which only the document generators load), while the schemas
+// the routes' prose, collected beside it, is marked pure and dropped: only the document generators read it), while the schemas
 // with zod/mini (30 KiB), the handlers or client-node landing on that path fail it.
 // The total is every chunk a bundle can load, about 2.3 MiB (client-node 1.2 with undici 0.7, the
 // cloudevents SDK 0.07, zod/mini 0.03; the API document is a file beside the bundles, read when

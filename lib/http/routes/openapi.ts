@@ -10,10 +10,27 @@ import type { $ZodType } from 'zod/v4/core';
 import * as z from '../../schema.ts';
 import { described } from '../../schema.ts';
 import { RETRY_AFTER_CODES } from '../error-map.ts';
-import { COMMON_ERRORS, PUBLIC_COMMON_ERRORS } from './table.ts';
 import type { DocTables, ErrorCode, HeaderSpec, RawContent, RouteEntry, RouteProse, RouteSchemas, RouteTable } from './types.ts';
 
 type Json = Record<string, unknown>;
+
+/**
+ * What any route behind the bearer check can answer, whatever it does (lib/http/app.ts, auth.ts, host.ts).
+ * Kept with the document, which alone reads them, so no function bundle loads them with the table.
+ */
+export const COMMON_ERRORS: readonly ErrorCode[] = [
+  [400, 'bad_request'], // a malformed request line or Host header (host.ts)
+  [400, 'cancelled'], // the caller went away mid-request (app.ts)
+  [401, 'unauthorized'],
+  [403, 'forbidden'],
+  [404, 'not_found'],
+  [408, 'request_timeout'], // headers too slow (host.ts)
+  [431, 'headers_too_large'],
+  [500, 'internal'],
+  [503, 'auth_unavailable'],
+];
+/** A route whose URL is its own credential: no bearer check, so none of its refusals. */
+export const PUBLIC_COMMON_ERRORS: readonly ErrorCode[] = COMMON_ERRORS.filter(([, c]) => c !== 'unauthorized' && c !== 'forbidden' && c !== 'auth_unavailable');
 
 /** A zod schema as JSON Schema 2020-12, without the `$schema` key (the document's dialect holds). */
 export function jsonSchema(schema: $ZodType, io: 'input' | 'output'): Json {

@@ -7,10 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDocument } from './openapi.ts';
-import { ROUTE_PROSE } from './prose.ts';
 import { SCHEMAS } from './schemas.ts';
 import { routeSummary, withSummary } from './summary.ts';
-import { ROUTES } from './table.ts';
+import { ROUTE_PROSE, ROUTES } from './table.ts';
 
 export const OPENAPI_FILE = 'docs/openapi.json';
 export const README_FILE = 'README.md';

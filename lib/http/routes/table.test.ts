@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { FUNCTIONS } from '../../../functions/index.ts';
@@ -13,7 +16,7 @@ import { permissionsOf, ROUTE_PERMISSIONS } from './permissions.ts';
 import { registerRoutes } from './register.ts';
 import { SCHEMAS } from './schemas.ts';
 import { routeSummary } from './summary.ts';
-import { ROUTES } from './table.ts';
+import { ROUTE_PROSE, ROUTES } from './table.ts';
 import type { ProseTable, RouteTable, SchemaTable } from './types.ts';
 
 /** The routes an app has under /api/, as `METHOD pattern`, sorted. */
@@ -67,6 +70,35 @@ test('a route cannot be half-added: a missing handler, or one for a route of ano
   const tables = { routes: ROUTES, schemas: SCHEMAS };
   assert.throws(() => registerRoutes(app, deps.logger, tables, 'holder', { 'holder.get': (c) => c.text('') }), /no handler for route holders\.list/);
   assert.throws(() => registerRoutes(app, deps.logger, tables, 'holder', { 'server.stop': (c) => c.text('') }), /handlers for routes it does not serve: server\.stop/);
+});
+
+/** Each function's route declarations as its folder holds them (functions/<fn>/routes.ts and schemas.ts). */
+async function declarations(): Promise<{ fn: string; routes: RouteTable; prose: Record<string, unknown>; schemas: Record<string, unknown> }[]> {
+  const dir = fileURLToPath(new URL('../../../functions/', import.meta.url));
+  const out = [];
+  for (const fn of readdirSync(dir).sort()) {
+    if (!existsSync(join(dir, fn, 'routes.ts'))) continue;
+    const { routes, prose } = await import(pathToFileURL(join(dir, fn, 'routes.ts')).href);
+    const { schemas } = await import(pathToFileURL(join(dir, fn, 'schemas.ts')).href);
+    out.push({ fn, routes, prose, schemas });
+  }
+  return out;
+}
+
+test('each function declares its own routes, each once, and the collectors hold every declaration as it is', async () => {
+  const ids: string[] = [];
+  for (const d of await declarations()) {
+    for (const [id, e] of Object.entries(d.routes)) {
+      assert.equal(e.fn, d.fn, `${id} is declared in functions/${d.fn}/ but served by ${e.fn}`);
+      assert.equal(ROUTES[id as keyof typeof ROUTES], e, `${id}: the table holds another entry (declared twice?) or none`);
+      assert.equal(ROUTE_PROSE[id as keyof typeof ROUTE_PROSE], d.prose[id], `${id}: the prose collected is not its function's`);
+      assert.equal(SCHEMAS[id as keyof typeof SCHEMAS], d.schemas[id], `${id}: the schemas collected are not its function's`);
+    }
+    assert.deepEqual(Object.keys(d.prose), Object.keys(d.routes), `functions/${d.fn}: prose for exactly its routes`);
+    assert.deepEqual(Object.keys(d.schemas).sort(), Object.keys(d.routes).sort(), `functions/${d.fn}: schemas for exactly its routes`);
+    ids.push(...Object.keys(d.routes));
+  }
+  assert.deepEqual(ids.sort(), Object.keys(ROUTES).sort(), 'every route of the table is declared by one function, once');
 });
 
 test('the permission map is the table: every route, its permission, nothing else', () => {

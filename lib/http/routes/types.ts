@@ -21,7 +21,7 @@ export interface RouteEntry {
   /** A Hono pattern (`/api/v1/servers/:name/file`). */
   path: string;
   permission: Permission;
-  /** The route's own envelope codes; the codes every route can answer are added (see table.ts). */
+  /** The route's own envelope codes; the codes every route can answer are added (openapi.ts). */
   errors: readonly ErrorCode[];
   /**
    * The CloudEvent type that carries this route's request, if any; `path`/`force`: the event's data
@@ -33,7 +33,11 @@ export interface RouteEntry {
 
 export type RouteTable = Readonly<Record<string, RouteEntry>>;
 
-/** A route's words, for the document generators only (prose.ts): no function bundle loads them. */
+/** A route's entry as its function declares it (functions/<fn>/routes.ts): the function is named once, for all, by `routesOf`. */
+export type RouteDeclaration = Omit<RouteEntry, 'fn'>;
+export type RouteDeclarations = Readonly<Record<string, RouteDeclaration>>;
+
+/** A route's words, for the document generators only (`ROUTE_PROSE`, table.ts): no function bundle keeps them. */
 export interface RouteProse {
   /** One line on what it does. */
   summary: string;

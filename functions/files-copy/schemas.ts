@@ -1,0 +1,23 @@
+/**
+ * The zod schemas of files-copy's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { opViewSchema, pathQuery, preferHeader, sha256Hex, statusOf } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import * as z from '../../lib/schema.ts';
+import { described } from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+export const schemas = {
+  'files.copy': {
+    query: pathQuery,
+    body: { json: z.strictObject({ to: described(z.optional(z.string()), 'the new path (must not exist; its folder must); default: `<name> copy<.ext>` beside it') }) },
+    requestHeaders: preferHeader,
+    responses: {
+      200: { description: 'a regular file up to 64 MiB, copied', json: statusOf('copied', { to: z.string(), sha256: described(sha256Hex, 'of the copy') }) },
+      202: { description: 'anything else: the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) },
+    },
+  },
+} as const satisfies SchemaTable<typeof routes>;

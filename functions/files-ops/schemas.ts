@@ -1,0 +1,14 @@
+/**
+ * The zod schemas of files-ops's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { opViewSchema } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import * as z from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+export const schemas = {
+  'files.ops': { responses: { 200: { description: 'newest first, at most ten', json: z.strictObject({ ops: z.array(opViewSchema) }) } } },
+} as const satisfies SchemaTable<typeof routes>;

@@ -1,0 +1,31 @@
+/**
+ * The zod schemas of files-pull's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { opViewSchema, preferHeader } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import * as z from '../../lib/schema.ts';
+import { described } from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+export const schemas = {
+  'files.pull': {
+    body: {
+      json: z.strictObject({
+        url: described(z.string({ error: 'url: an http or https URL is required' }), 'http or https; no credentials; where it leads is judged by the pull Job before each connection'),
+        path: described(z.string({ error: 'path: the folder to pull into is required ("" for the root)' }), 'an existing folder inside the world ("" or "/" the root)'),
+        name: described(
+          z.optional(z.string()),
+          "one new file name by the name rule (docs/routes.md, Names), else 400 `bad_name`; default: the answer's Content-Disposition name (held to the same rule: the op fails `bad_name`), else the URL path's last segment",
+        ),
+      }),
+    },
+    requestHeaders: preferHeader,
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+  'files.pull.cancel': {
+    responses: { 202: { description: 'the cancel call reached the pull', json: z.strictObject({ op: z.string(), status: z.literal('cancelling') }) } },
+  },
+} as const satisfies SchemaTable<typeof routes>;

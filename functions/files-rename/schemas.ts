@@ -1,0 +1,20 @@
+/**
+ * The zod schemas of files-rename's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { pathQuery, preferHeader, statusOf } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import * as z from '../../lib/schema.ts';
+import { described } from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+export const schemas = {
+  'files.rename': {
+    query: pathQuery,
+    body: { json: z.strictObject({ to: described(z.optional(z.string()), 'the new path (required: absent or empty is 400 bad_request)') }) },
+    requestHeaders: preferHeader,
+    responses: { 200: { description: 'renamed', json: statusOf('renamed', { to: z.string() }) } },
+  },
+} as const satisfies SchemaTable<typeof routes>;

@@ -1,0 +1,51 @@
+/**
+ * The zod schemas of files-search's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { entrySchema } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';
+import * as z from '../../lib/schema.ts';
+import { described } from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+const SEARCH_Q = `?q= needs at least ${SEARCH_MIN_QUERY} characters`;
+const SEARCH_LIMIT = `?limit= must be a whole number from 1 to ${SEARCH_MAX_LIMIT}`;
+
+export const schemas = {
+  'files.search': {
+    query: z.object({
+      path: described(z.optional(z.string()), 'the folder to search below; empty or absent: the root'),
+      q: described(
+        z.string({ error: SEARCH_Q }).check(z.refine((q) => Array.from(q).length >= SEARCH_MIN_QUERY, { error: SEARCH_Q })),
+        'a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name',
+      ),
+      limit: described(
+        z.optional(
+          z.pipe(
+            z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })), z.transform(Number)),
+            z
+              .number()
+              .check(z.gte(1, { error: SEARCH_LIMIT }))
+              .check(z.lte(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT })),
+          ),
+        ),
+        `the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`,
+      ),
+    }),
+    responses: {
+      200: {
+        description: 'the entries found, in byte order of path',
+        json: z.strictObject({
+          path: z.string(),
+          q: z.string(),
+          matches: z.array(z.strictObject({ path: described(z.string(), "from the world's root"), ...entrySchema.shape })),
+          truncated: described(z.boolean(), `stopped early: more matches than \`limit\`, or ${SEARCH_BUDGET_MS / 1000} s of walking ran out`),
+          scanned: described(z.number(), 'entries looked at'),
+        }),
+      },
+    },
+  },
+} as const satisfies SchemaTable<typeof routes>;

@@ -1,0 +1,27 @@
+/**
+ * files-upload's routes (files.upload), declared: each one's table entry (method, path, permission,
+ * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
+ * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
+ * before a woken service answers its first probe. The prose is plain data only the document
+ * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
+ * @module
+ */
+import { filesUpdate, GATES, JOB, MUTATION, RAW_BODY, RECEIVER, routesOf, S } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
+
+export const routes = routesOf('files-upload', {
+  'files.upload': {
+    method: 'PUT',
+    path: `${S}/files/upload`,
+    permission: filesUpdate,
+    errors: [...GATES, ...JOB, ...MUTATION, ...RAW_BODY, ...RECEIVER],
+  },
+} as const satisfies RouteDeclarations);
+
+export const prose = {
+  'files.upload': {
+    summary: 'One raw body of at most 64 MiB, streamed to a receiver Job and placed atomically.',
+    answer:
+      '`{path, status:"uploaded", sha256, size}` — raw body ≤ 64 MiB with `Content-Length` and `Content-Digest: sha-256=:<base64>:`, streamed to a receiver Job, placed atomically; `?parents=true` (beside `path`) makes the missing folders first',
+  },
+} satisfies ProseTable<typeof routes>;

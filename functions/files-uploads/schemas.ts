@@ -1,0 +1,47 @@
+/**
+ * The zod schemas of files-uploads's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { digestHeaders, onlyTrue, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import * as z from '../../lib/schema.ts';
+import { described } from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+/** An upload session as its receiver answers it (job/upload/session.ts), passed through. */
+const uploadViewSchema = z.object({
+  id: z.string(),
+  path: z.string(),
+  size: z.number(),
+  received: z.number(),
+  part_max_bytes: z.number(),
+  parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
+});
+
+export const schemas = {
+  'uploads.begin': {
+    query: z.extend(pathQuery, { parents: onlyTrue(PARENTS) }),
+    body: { json: z.strictObject({ size: z.number().check(z.int()).check(z.nonnegative()).check(z.lte(Number.MAX_SAFE_INTEGER)) }) },
+    requestHeaders: preferHeader,
+    responses: { 201: { description: 'the session', json: uploadViewSchema } },
+  },
+  'uploads.get': { responses: { 200: { description: 'the session', json: uploadViewSchema } } },
+  'uploads.part': {
+    query: z.object({
+      offset: described(
+        z.string({ error: 'the ?offset= query parameter must be a byte count' }).check(z.regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })),
+        'where the part starts: the bytes received so far',
+      ),
+    }),
+    body: { raw: { ...rawFile, description: 'one part, at most 32 MiB' } },
+    requestHeaders: digestHeaders,
+    responses: { 200: { description: 'the session', json: uploadViewSchema } },
+  },
+  'uploads.cancel': { responses: { 204: { description: 'cancelled', empty: true } } },
+  'uploads.commit': {
+    body: { json: z.strictObject({ overwrite: z.optional(z.boolean()), sha256: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/))) }) },
+    responses: { 202: { description: 'placed: the upload as the ops listing shows it', json: z.strictObject({ op: opViewSchema, sha256: sha256Hex }) } },
+  },
+} as const satisfies SchemaTable<typeof routes>;

@@ -1,0 +1,20 @@
+/**
+ * The zod schemas of files-zip's routes (routes.ts), under the same ids: query, body and each success
+ * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
+ * validation library, which a woken service loads only after its first probe.
+ * @module
+ */
+import { opViewSchema, pathQuery, preferHeader } from '../../lib/http/routes/common-schemas.ts';
+import type { SchemaTable } from '../../lib/http/routes/types.ts';
+import * as z from '../../lib/schema.ts';
+import { described } from '../../lib/schema.ts';
+import type { routes } from './routes.ts';
+
+export const schemas = {
+  'files.zip': {
+    query: pathQuery,
+    body: { json: z.strictObject({ name: described(z.optional(z.string()), 'a new `.zip` file name next to the path, by the name rule (docs/routes.md, Names): else 400 `bad_name`') }) },
+    requestHeaders: preferHeader,
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+  },
+} as const satisfies SchemaTable<typeof routes>;

@@ -1,0 +1,30 @@
+/**
+ * settle's routes (restore.settle), declared: each one's table entry (method, path, permission,
+ * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
+ * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
+ * before a woken service answers its first probe. The prose is plain data only the document
+ * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
+ * @module
+ */
+import { SETTLE_URL } from '../../lib/auth/permission.ts';
+import { routesOf } from '../../lib/http/routes/common-entries.ts';
+import type { ProseTable, RouteDeclarations } from '../../lib/http/routes/types.ts';
+
+export const routes = routesOf('settle', {
+  'restore.settle': {
+    method: 'POST',
+    path: '/api/v1/restore-chains/settle',
+    // Touches no server in particular: a non-resource URL only a ClusterRole can grant.
+    permission: { kind: 'nonresource', path: SETTLE_URL, verb: 'post' },
+    errors: [],
+    event: { type: 'dev.felis.restore.settle' },
+  },
+} as const satisfies RouteDeclarations);
+
+export const prose = {
+  'restore.settle': {
+    summary: 'One settle pass: restore chains, and pulls waiting to be placed.',
+    answer:
+      "`{chains:[{job, server, state, reason?, message?, error?}], pulls:[{job, server, op, state, to?, code?, error?}]}` — a pull that ended `staged` is placed under the world's line (`placed`), refused (`failed` with its `code`), or left for the next pass (`pending`)",
+  },
+} satisfies ProseTable<typeof routes>;
