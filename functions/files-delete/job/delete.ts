@@ -4,7 +4,6 @@
  *
  * @module
  */
-import fs from 'node:fs';
 import { judgeDelete, ROOT_DELETE } from '../../../job/op-kit/judge-delete.ts';
 import type { OpContext, OpRequestOf } from '../../../job/runtime/types.ts';
 import { sweepStale } from '../../../job/runtime/working-files.ts';
