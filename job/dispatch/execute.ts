@@ -85,7 +85,7 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   let recovered: Recovered[] = [];
   try {
     // A pull writes only its own staging and holds nothing: another change may run beside it, so it
-    // recovers, remembers and sweeps nothing (ops/pull.ts). Every other mutation holds the world.
+    // recovers, remembers and sweeps nothing (functions/files-pull/job/pull.ts). Every other mutation holds the world.
     const writes = isOp(req.op) && holdsWorld(req.op);
     // A stop signal while the op stages ends the Job at once; during a placement it waits for the end.
     if (isOp(req.op) && mutates(req.op)) opts.onSignal?.(() => ctx.stop.request());
@@ -112,7 +112,7 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     // that changed the world: a refused op changes nothing.
     if (result.code === undefined && writes) {
       sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
-      // The same for a pull's staging nobody can place any more (ops/pull-staging.ts).
+      // The same for a pull's staging nobody can place any more (functions/files-pull/job/pull-staging.ts).
       sweepExpiredPulls(ctx.root.fd, ctx.now());
     }
     return result;

@@ -1,8 +1,8 @@
 /**
  * The closed set of file operations a file Job performs, gathered from their contracts
- * (lib/protocol/ops/, one module per function), and every op-keyed list the code uses, derived
- * from the contracts' traits. A new op is a contract in its function's module, listed in CONTRACTS;
- * the compiler then asks for its run (job/execute.ts) and its codec's samples (job/op-codec.test.ts).
+ * (functions/<name>/op.ts, one module per function), and every op-keyed list the code uses, derived
+ * from the contracts' traits. A new op is a contract in its function's op.ts, listed in CONTRACTS;
+ * the compiler then asks for its run (job/dispatch/execute.ts) and its codec's samples (job/program/op-codec.test.ts).
  * @module
  */
 

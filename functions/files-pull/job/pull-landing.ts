@@ -1,8 +1,8 @@
 /**
  * What a pulled file may land as: the one check of a name a pull would create, made by the pull
  * before it fetches (a given name) or once the answer names the file, and again by the placement
- * (ops/pull-place.ts), which is what counts: the folder may have changed in between. Kept apart from
- * ops/pull.ts so the placement does not load the HTTP client.
+ * (pull-place.ts), which is what counts: the folder may have changed in between. Kept apart from
+ * pull.ts so the placement does not load the HTTP client.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * pull-place(path, to, pull-op): places what the pull `pull-op` downloaded into its staging
- * (ops/pull-staging.ts) as the file `to` in the existing folder `path`, then removes the staging. Run by
+ * (pull-staging.ts) as the file `to` in the existing folder `path`, then removes the staging. Run by
  * the placing pass (lib/maintenance/pull-placement.ts) once the pull's Job has ended `staged`, as a
  * short mutation that holds the world like any other: the only moment a pull changes the world.
  *

@@ -1,13 +1,13 @@
 /**
  * pull(path, url, to): fetches `url` for the existing folder `path`, as the file `to` or the name
  * the answer's Content-Disposition or the URL's path suggests (pull/name.ts), into the pull's own
- * staging folder (ops/pull-staging.ts), and stops there: the result says `staged`, with the path it
+ * staging folder (pull-staging.ts), and stops there: the result says `staged`, with the path it
  * will land at and its bytes. Every connection goes through the SSRF guard (pull/guard.ts,
  * pull/connect.ts).
  *
  * A pull holds no world (docs/pulls.md): its Job is labelled mode `read`, other changes and a start
  * go ahead while it downloads, and it writes nothing but its staging, named by its op id, which no
- * other op touches. The file is placed later by `pull-place` (ops/pull-place.ts), a short change
+ * other op touches. The file is placed later by `pull-place` (pull-place.ts), a short change
  * under the world's line that links it into place. So it recovers nothing, remembers nothing and
  * purges nothing from the undo trash: those are for a Job that holds the world. The name is judged
  * here too (a given name before connecting, the server's once it answers), so that a refusal comes
@@ -197,7 +197,7 @@ export async function pull(ctx: OpContext, req: OpRequestOf<'pull'>): Promise<Re
     bestEffort(() => ctx.chown(staging!.at(DATA), GAME_UID, GAME_GID));
     bestEffort(() => ctx.fsync(staging!.fd));
     staged = true;
-    // Downloaded, waiting to be placed at `final` (ops/pull-place.ts), where the landing is judged again.
+    // Downloaded, waiting to be placed at `final` (pull-place.ts), where the landing is judged again.
     return { staged: true, bytes: done, to: final };
   } catch (e) {
     if (e instanceof PullCancelled || (abort.signal.reason instanceof PullCancelled && abort.signal.aborted)) return fail('pull_cancelled', 'the pull was cancelled; nothing was placed');

@@ -1,7 +1,7 @@
 /**
  * Test and bench helper (never shipped): extracts one archive in a process of its own and prints
  * `{result, maxRssMiB, ms}` as JSON, so the peak memory measured is the extraction's alone.
- * Usage: node job/ops/unzip-child.test-kit.ts <worlds-root> <archive path> [to]; FELIS_OP=zip packs instead.
+ * Usage: node functions/files-unzip/job/unzip-child.test-kit.ts <worlds-root> <archive path> [to]; FELIS_OP=zip packs instead.
  *
  * @module
  */
