@@ -169,7 +169,7 @@ export async function runCli(
         op: f.op,
         path: f.path,
         worldsRoot: f.worldsRoot,
-        // The op's own flags, as its contract reads them (lib/protocol/ops/); then what the env carries.
+        // The op's own flags, as its contract reads them (functions/<name>/op.ts); then what the env carries.
         ...contractOf(f.op).decode(f),
         ...(content ? { content } : {}),
         ...(batch ? { batch } : {}),

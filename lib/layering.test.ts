@@ -79,16 +79,16 @@ test('a folder without a layer is named', () => {
 
 test('in job/, a floor may not import the ops above it, nor a top-level file of the cluster the assembled cluster', () => {
   const dir = tree({
-    'job/runtime/types.ts': "import type { S } from '../ops/pull.ts';\n",
-    'job/ops/pull.ts': "import type { T } from '../runtime/types.ts';\nexport type S = 1;\n",
-    'job/dispatch/execute.ts': "import '../ops/pull.ts';\n",
+    'job/runtime/types.ts': "import type { S } from '../../functions/files-pull/job/pull.ts';\n",
+    'functions/files-pull/job/pull.ts': "import type { T } from '../../../job/runtime/types.ts';\nexport type S = 1;\n",
+    'job/dispatch/execute.ts': "import '../../functions/files-pull/job/pull.ts';\n",
     'cluster/store.ts': "import './index.ts';\n",
     'cluster/index.ts': "import './store.ts';\n",
   });
   try {
     assert.deepEqual(upwardImports(importGraph(dir)), [
       'cluster/store.ts -> cluster/index.ts: cluster/store.ts (layer 0) may not import cluster/index.ts (layer 5)',
-      'job/runtime/types.ts -> job/ops/pull.ts: job/runtime (layer 2) may not import job/ops (layer 5)',
+      'job/runtime/types.ts -> functions/files-pull/job/pull.ts: job/runtime (layer 2) may not import functions/files-pull/job (layer 6)',
     ]);
     assert.equal(circles(importGraph(dir)).length, 2);
   } finally {
@@ -142,12 +142,46 @@ test('lib/ reaches functions/ only from the route collectors into the route decl
   });
   try {
     assert.deepEqual(crossImports(importGraph(dir)), [
+      "functions/f/routes.ts -> functions/g/routes.ts: functions/f/ may not import another function's folder",
       'lib/http/routes/register.ts -> functions/f/routes.ts: lib/ may not import functions/',
       'lib/http/routes/table.ts -> functions/f/app.ts: lib/ may not import functions/',
       "functions/f/routes.ts -> functions/f/app.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
       "functions/f/routes.ts -> functions/g/routes.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
       'lib/http/routes/common-schemas.ts -> lib/http/serve.ts: a route declaration reaches it (from functions/f/schemas.ts), but it is not in DECLARATION_LIB',
       "functions/f/schemas.ts -> lib/http/routes/register.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
+test("a function's folder: op.ts imports only lib/protocol, job/ is Job code on its floor, and no folder imports another function's", () => {
+  const dir = tree({
+    'lib/protocol/ops.ts': "import '../../functions/files-a/op.ts';\n",
+    'lib/protocol/c.ts': '',
+    'lib/errors.ts': '',
+    'functions/files-a/op.ts': "import '../../lib/protocol/c.ts';\nimport '../../lib/errors.ts';\n",
+    'functions/files-a/app.ts': "import './op.ts';\nimport './job/a.ts';\n",
+    'functions/files-a/job/a.ts':
+      "import '../op.ts';\nimport '../../../lib/protocol/ops.ts';\nimport '../../../job/op-kit/k.ts';\nimport '../../files-b/job/b.ts';\nimport '../../files-b/op.ts';\nimport '../../../job/dispatch/d.ts';\n",
+    'functions/files-a/job/a.test.ts': "import '../../files-b/job/b.ts';\n",
+    'functions/files-b/op.ts': '',
+    'functions/files-b/job/b.ts': '',
+    'job/op-kit/k.ts': "import '../../functions/files-b/job/b.ts';\n",
+    'job/dispatch/d.ts': "import '../../functions/files-b/job/b.ts';\n",
+  });
+  try {
+    const graph = importGraph(dir);
+    assert.deepEqual(crossImports(graph), [
+      'functions/files-a/app.ts -> functions/files-a/job/a.ts: functions/ may not import job/',
+      "functions/files-a/job/a.ts -> functions/files-b/job/b.ts: functions/files-a/ may not import another function's folder",
+      "functions/files-a/job/a.ts -> functions/files-b/op.ts: functions/files-a/ may not import another function's folder",
+      'functions/files-a/op.ts -> lib/errors.ts: a contract (op.ts) imports only lib/protocol/',
+    ]);
+    assert.deepEqual(upwardImports(graph), [
+      'functions/files-a/job/a.ts -> functions/files-b/job/b.ts: functions/files-a/job (layer 6) may not import functions/files-b/job (layer 6)',
+      'functions/files-a/job/a.ts -> job/dispatch/d.ts: functions/files-a/job (layer 6) may not import job/dispatch (layer 8)',
+      'job/op-kit/k.ts -> functions/files-b/job/b.ts: job/op-kit (layer 5) may not import functions/files-b/job (layer 6)',
     ]);
   } finally {
     rmSync(dir, { recursive: true });

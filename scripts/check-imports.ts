@@ -25,6 +25,14 @@
  * everything it reaches in lib/ through them is in DECLARATION_LIB too. So a declaration never
  * reaches a handler, Hono or a collector: lib/ → functions/ runs one way, with no circle.
  *
+ * A capability's folder, functions/<fn>/, holds three kinds of module, each counted where it runs:
+ * its `op.ts` is the op's contract, counted as lib/protocol (it imports only lib/protocol; the
+ * collector lib/protocol/ops.ts imports it, and both bundles carry it); its `job/` is Job code,
+ * counted as job/ on the capabilities' floor (it imports the job/ floors below, its own op.ts and
+ * JOB_LIB; only the job/ floors above and tests import it); the rest is the function (functions/
+ * -> lib/). No module of a function's folder imports another function's folder: what two ops
+ * share is in job/op-kit.
+ *
  * Inside each tree, the layers, top first. A module may import its own folder's files and any
  * folder (or top-level file) on a lower layer, never one on its own layer or above:
  *
@@ -47,7 +55,8 @@
  *   serve                            the serving modes on the Pod address (and a pull's cancel)
  *   dispatch                         one op request to its op, after the world is opened
  *   upload                           an upload's placing (over the write and mkdir ops)
- *   ops                              the ops, and the context one runs in (recovery first)
+ *   functions/<fn>/job               each op's run (its capability's folder, see above)
+ *   op-kit                           the context an op runs in (recovery first), checks two ops share
  *   archive                          the archive codecs, and packing and placing archives
  *   trash                            the undo trash on the volume
  *   runtime                          the op request's types, working files, withheld files,
@@ -116,12 +125,13 @@ export const LAYERS: Record<string, Record<string, number>> = {
     runtime: 2,
     trash: 3,
     archive: 4,
-    ops: 5,
-    upload: 6,
-    dispatch: 7,
-    serve: 8,
-    export: 9,
-    '.': 10,
+    'op-kit': 5,
+    'functions/*/job': 6,
+    upload: 7,
+    dispatch: 8,
+    serve: 9,
+    export: 10,
+    '.': 11,
   },
   functions: { '*': 0, '.': 1 },
   cluster: {
@@ -243,11 +253,23 @@ export function importGraph(root: string): Map<string, string[]> {
   return graph;
 }
 
-/** A module's tree (its top-level folder). */
-export const treeOf = (path: string) => path.split('/')[0];
+/** A capability's contract, functions/<fn>/op.ts: counted as lib/protocol. */
+export const isContract = (path: string) => /^functions\/[^/]+\/op\.ts$/.test(path);
+
+/** The function whose Job-side code (functions/<fn>/job/) a module is, if it is. */
+export const jobSideOf = (path: string) => /^functions\/([^/]+)\/job\//.exec(path)?.[1];
+
+/** The function folder (functions/<fn>/) a module is in, whatever its kind. */
+const functionOf = (path: string) => /^functions\/([^/]+)\//.exec(path)?.[1];
+
+/** A module's tree (its top-level folder), a capability's contract and Job-side code counted where they run. */
+export const treeOf = (path: string) => (isContract(path) ? 'lib' : jobSideOf(path) !== undefined ? 'job' : path.split('/')[0]);
 
 /** The folder a module belongs to within its tree (its first folder under the tree, or `.`). */
 export function folderOf(path: string): string {
+  if (isContract(path)) return 'protocol';
+  const fn = jobSideOf(path);
+  if (fn !== undefined) return `functions/${fn}/job`;
   const parts = path.split('/');
   return parts.length > 2 ? parts[1] : '.';
 }
@@ -257,6 +279,7 @@ export function layerOf(path: string): number | undefined {
   const table = LAYERS[treeOf(path)];
   if (!table) return undefined;
   const folder = folderOf(path);
+  if (jobSideOf(path) !== undefined) return table['functions/*/job'];
   if (folder === '.') return table[path.slice(treeOf(path).length + 1)] ?? table['.'];
   return table[folder] ?? table['*'];
 }
@@ -306,9 +329,12 @@ export function crossImports(graph: Map<string, string[]>): string[] {
     const tools = TREE_IMPORTS[ft]?.includes('*');
     for (const to of tos) {
       const tt = treeOf(to);
+      const fn = functionOf(from);
       if (isTestCode(to) && !tools) bad.push(`${from} -> ${to}: production code may not import test code`);
+      else if (fn !== undefined && functionOf(to) !== undefined && functionOf(to) !== fn) bad.push(`${from} -> ${to}: functions/${fn}/ may not import another function's folder`);
+      else if (isContract(from) && !to.startsWith('lib/protocol/')) bad.push(`${from} -> ${to}: a contract (op.ts) imports only lib/protocol/`);
       else if (tt === ft || tools || TREE_IMPORTS[ft]?.includes(tt)) continue;
-      else if (ft === 'job' && listed(JOB_LIB, to)) continue;
+      else if (ft === 'job' && (listed(JOB_LIB, to) || isContract(to))) continue;
       else if (ft === 'cluster' && listed(CLUSTER_LIB, to)) continue;
       else if (ft === 'lib' && ROUTE_COLLECTORS.includes(from) && isRouteDeclaration(to)) continue;
       else bad.push(`${from} -> ${to}: ${ft}/ may not import ${tt}/${ft === 'job' ? ' outside JOB_LIB' : ''}`);
@@ -321,7 +347,7 @@ export function crossImports(graph: Map<string, string[]>): string[] {
       if (treeOf(to) !== 'lib' || seen.has(to)) continue;
       seen.add(to);
       // A job/ module's own import of it is refused above already.
-      if (!listed(JOB_LIB, to)) {
+      if (!listed(JOB_LIB, to) && !isContract(to)) {
         if (treeOf(path) !== 'job') bad.push(`${path} -> ${to}: job/ reaches it (from ${from}), but it is not in JOB_LIB`);
       } else reach(from, to);
     }
@@ -339,7 +365,8 @@ export function declarationImports(graph: Map<string, string[]>): string[] {
     for (const to of graph.get(path) ?? []) {
       if (treeOf(to) !== 'lib' || seen.has(to)) continue;
       seen.add(to);
-      if (!listed(DECLARATION_LIB, to)) bad.push(`${path} -> ${to}: a route declaration reaches it (from ${from}), but it is not in DECLARATION_LIB`);
+      // An op's contract (functions/<fn>/op.ts) counts as lib/protocol, a declaration too: reachable.
+      if (!listed(DECLARATION_LIB, to) && !isContract(to)) bad.push(`${path} -> ${to}: a route declaration reaches it (from ${from}), but it is not in DECLARATION_LIB`);
       else reach(from, to);
     }
   };
@@ -361,7 +388,7 @@ export function upwardImports(graph: Map<string, string[]>): string[] {
     const tree = treeOf(from);
     if (isTestCode(from) || !LAYERS[tree]) continue;
     const ff = folderOf(from);
-    const name = (path: string, folder: string) => (folder === '.' ? path : `${tree}/${folder}`);
+    const name = (path: string, folder: string) => (folder === '.' ? path : folder.startsWith('functions/') ? folder : `${tree}/${folder}`);
     for (const to of tos) {
       if (treeOf(to) !== tree || isTestCode(to)) continue;
       const tf = folderOf(to);

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { refused } from '../ops/unzip.test-kit.ts';
+import { refused } from '../../functions/files-unzip/job/unzip.test-kit.ts';
 import { makeWorld } from '../testing/world.ts';
 import { type ForgedTar, forgeZip } from './forge.test-kit.ts';
 

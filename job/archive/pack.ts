@@ -10,8 +10,8 @@
  * entry is skipped (swapped since the walk saw it).
  *
  * `packToStream` writes to any Writable, so a download can stream the same archive to an HTTP
- * response; `zip` (ops/zip.ts) lands it in the world. `packSources` is the same walk over several
- * sources into any `EntrySink` (the zip writer, or the tar packer of ops/compress.ts).
+ * response; `zip` (functions/files-zip/job/zip.ts) lands it in the world. `packSources` is the same walk over several
+ * sources into any `EntrySink` (the zip writer, or the tar packer of functions/files-compress/job/compress.ts).
  *
  * @module
  */

@@ -6,31 +6,31 @@
  * @module
  */
 
+import { chmodMany } from '../../functions/files-batch/job/batch-chmod.ts';
+import { deleteMany } from '../../functions/files-batch/job/batch-delete.ts';
+import { moveMany } from '../../functions/files-batch/job/batch-move.ts';
+import { compress } from '../../functions/files-compress/job/compress.ts';
+import { copy } from '../../functions/files-copy/job/copy.ts';
+import { deleteOp } from '../../functions/files-delete/job/delete.ts';
+import { list } from '../../functions/files-list/job/list.ts';
+import { mkdir } from '../../functions/files-mkdir/job/mkdir.ts';
+import { pullPlace } from '../../functions/files-pull/job/pull-place.ts';
+import { sweepExpiredPulls } from '../../functions/files-pull/job/pull-staging.ts';
+import { read } from '../../functions/files-read/job/read.ts';
+import { rename } from '../../functions/files-rename/job/rename.ts';
+import { search } from '../../functions/files-search/job/search.ts';
+import { trashList, trashPurge, trashRestore } from '../../functions/files-trash/job/trash.ts';
+import { unzip } from '../../functions/files-unzip/job/unzip.ts';
+import { write } from '../../functions/files-write/job/write.ts';
+import { zip } from '../../functions/files-zip/job/zip.ts';
 import { holdsWorld, isOp, mutates, type Op } from '../../lib/job-spec/ops.ts';
 import { opHas } from '../../lib/protocol/ops.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Recovered } from '../journal/recover.ts';
-import { chmodMany } from '../ops/batch-chmod.ts';
-import { deleteMany } from '../ops/batch-delete.ts';
-import { moveMany } from '../ops/batch-move.ts';
-import { compress } from '../ops/compress.ts';
-import { openContext, recoverWorld, reportRecovered } from '../ops/context.ts';
-import { copy } from '../ops/copy.ts';
-import { deleteOp } from '../ops/delete.ts';
-import { list } from '../ops/list.ts';
-import { mkdir } from '../ops/mkdir.ts';
-import { pullPlace } from '../ops/pull-place.ts';
-import { sweepExpiredPulls } from '../ops/pull-staging.ts';
-import { read } from '../ops/read.ts';
-import { rename } from '../ops/rename.ts';
-import { search } from '../ops/search.ts';
-import { unzip } from '../ops/unzip.ts';
-import { write } from '../ops/write.ts';
-import { zip } from '../ops/zip.ts';
+import { openContext, recoverWorld, reportRecovered } from '../op-kit/context.ts';
 import type { ExecuteOptions, OpContext, OpRequest, OpRequestOf } from '../runtime/types.ts';
 import { rememberWithheld } from '../runtime/withheld.ts';
 import { refuseWorkingName } from '../runtime/working-files.ts';
-import { trashList, trashPurge, trashRestore } from '../trash/ops.ts';
 import { roomToRunAgain } from '../trash/room.ts';
 import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from '../upload/session.ts';
 
@@ -63,7 +63,7 @@ const OPS: { [K in Op]: Run<K> | undefined } = {
   'trash-purge': trashPurge,
   'chmod-many': chmodMany,
   // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
-  pull: async (ctx, req) => (await import('../ops/pull.ts')).pull(ctx, req),
+  pull: async (ctx, req) => (await import('../../functions/files-pull/job/pull.ts')).pull(ctx, req),
   'pull-place': pullPlace,
   compress: (ctx, req) => compress(ctx, req),
   // The closed set of ops is lib's; upload is not here yet (a receiver Job lands uploads).
@@ -85,7 +85,7 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
   let recovered: Recovered[] = [];
   try {
     // A pull writes only its own staging and holds nothing: another change may run beside it, so it
-    // recovers, remembers and sweeps nothing (ops/pull.ts). Every other mutation holds the world.
+    // recovers, remembers and sweeps nothing (functions/files-pull/job/pull.ts). Every other mutation holds the world.
     const writes = isOp(req.op) && holdsWorld(req.op);
     // A stop signal while the op stages ends the Job at once; during a placement it waits for the end.
     if (isOp(req.op) && mutates(req.op)) opts.onSignal?.(() => ctx.stop.request());
@@ -112,7 +112,7 @@ export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promis
     // that changed the world: a refused op changes nothing.
     if (result.code === undefined && writes) {
       sweepStaleSessions(ctx, DEFAULT_SESSION_IDLE_MS);
-      // The same for a pull's staging nobody can place any more (ops/pull-staging.ts).
+      // The same for a pull's staging nobody can place any more (functions/files-pull/job/pull-staging.ts).
       sweepExpiredPulls(ctx.root.fd, ctx.now());
     }
     return result;

@@ -1,6 +1,6 @@
 /**
  * What a pull reads besides its flags, as the op request carries it: here, below the request's
- * types (job/runtime/types.ts), so they need nothing from the op (job/ops/pull.ts) that reads it.
+ * types (job/runtime/types.ts), so they need nothing from the op (functions/files-pull/job/pull.ts) that reads it.
  *
  * @module
  */

@@ -15,7 +15,7 @@ import type { WorldRoot } from '../volume/root.ts';
 
 /**
  * One `felis files` invocation, as `execute` takes it: one op's request, its fields those its
- * contract's flags carry (lib/protocol/ops/), any of them absent as in a test's call, and what the
+ * contract's flags carry (functions/<name>/op.ts), any of them absent as in a test's call, and what the
  * program adds from the env.
  */
 export type OpRequestOf<K extends Op> = {

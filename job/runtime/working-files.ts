@@ -3,7 +3,7 @@
  * Exactly these names (a prefix and exactly 12 lowercase hex digits, nothing else) are reserved:
  * - `.felis-edit-<12 hex>`: the editor's working files (a write or upload lands its content there
  *   beside the target and renames it over the target; a zip is written there), and an upload
- *   session's or a pull's staging folder at the world root (ops/pull-staging.ts);
+ *   session's or a pull's staging folder at the world root (functions/files-pull/job/pull-staging.ts);
  * - `.felis-unzip-<12 hex>`: an extraction's working folder in its destination folder, a placement
  *   journal's folder at the root, or a many-file delete's working folder at the root.
  *
@@ -16,7 +16,7 @@
  *   Job's deadline (a Job that wrote it is dead by then, and the world lock keeps two mutations
  *   from running at once, so no live write can own it), and extraction folders of ours (see
  *   work-folder.ts); abandoned upload sessions go after every mutation (upload/session.ts), and
- *   a pull's staging once no placement can start for it (ops/pull-staging.ts). A pull downloads
+ *   a pull's staging once no placement can start for it (functions/files-pull/job/pull-staging.ts). A pull downloads
  *   holding no world, beside these sweeps: its staging is a folder holding `pull.json`, which the
  *   stale-file sweep (regular files only) and the session sweep (folders holding `state.json`)
  *   pass by.

@@ -16,7 +16,7 @@
  * @module
  */
 import { ProgressThrottle } from '../../lib/protocol/result.ts';
-import { openWritableContext } from '../ops/context.ts';
+import { openWritableContext } from '../op-kit/context.ts';
 import { type CliIO, printResult } from '../program/exit.ts';
 import type { ExecuteOptions } from '../runtime/types.ts';
 import { landUpload } from '../upload/land.ts';

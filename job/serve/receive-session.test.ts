@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { lockValue } from '../../lib/protocol/lock-value.ts';
 import { SESSION_LOCK_HEADER } from '../../lib/protocol/session-lock.ts';
-import { openContext } from '../ops/context.ts';
+import { openContext } from '../op-kit/context.ts';
 import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
 import { PART_MAX_BYTES, stagingName } from '../upload/session.ts';
 import { endedWith, type SessionReceiving, startSessionReceiving } from './receive-session.ts';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
 import { RESULT_PREFIX } from '../../lib/protocol/result.ts';
 import { runCli } from '../cli.ts';
-import { openContext } from '../ops/context.ts';
+import { openContext } from '../op-kit/context.ts';
 import { makeWorld, PROPS, sha256, snapshot, tree } from '../testing/world.ts';
 import { landUpload } from '../upload/land.ts';
 import { type Receiving, startReceiving } from './receive.ts';

@@ -12,10 +12,10 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { makeParents } from '../../functions/files-mkdir/job/mkdir.ts';
+import { resolveTarget, type Target } from '../../functions/files-write/job/write.ts';
 import { newPathRefusal } from '../../lib/protocol/names.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import { makeParents } from '../ops/mkdir.ts';
-import { resolveTarget, type Target } from '../ops/write.ts';
 import { landsOnProperties, stagedValuesKept, writeWorking } from '../runtime/redacted-values.ts';
 import { GAME_GID, GAME_UID, type OpContext } from '../runtime/types.ts';
 import { pathHasWorkingName, reservedMessage, sweepStale, TEMP_PREFIX } from '../runtime/working-files.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { openContext } from '../ops/context.ts';
+import { openContext } from '../op-kit/context.ts';
 import type { ExecuteOptions } from '../runtime/types.ts';
 import { makeWorld, sha256, snapshot, tree } from '../testing/world.ts';
 import { type Landing, landUpload, type UploadRequest } from './land.ts';

@@ -2,7 +2,7 @@
  * Where a link's target text leads from the link's own place, judged lexically, as the world
  * root's resolution walks it (root.ts: `..` pops the folder the walk holds, never asked of the
  * kernel, and popping past the root is an escape). The one rule for "this link leads outside the
- * world" by which a copy (ops/copy-links.ts) and a move or restore (moved-links.ts) judge a link
+ * world" by which a copy (functions/files-copy/job/copy-links.ts) and a move or restore (moved-links.ts) judge a link
  * at the place it lands. Whether what it names exists, or is a link leading on, is for the caller
  * to ask of the root.
  *

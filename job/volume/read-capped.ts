@@ -1,8 +1,10 @@
 /**
- * Reading a file's first bytes up to a bound, for a read and for what packs or sends a file whole.
+ * Reading a file's first bytes up to a bound, for a read and for what packs or sends a file whole,
+ * and the digest a read answers and a write checks.
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 
 /** Reads at most `max` bytes from `fd` (stops early at EOF). */
@@ -15,4 +17,8 @@ export function readCapped(fd: number, max: number): Buffer {
     n += got;
   }
   return buf.subarray(0, n);
+}
+
+export function sha256Hex(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
 }

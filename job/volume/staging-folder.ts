@@ -1,6 +1,6 @@
 /**
  * A staging folder of ours at the world root, opened so that nothing planted on the world volume
- * can redirect it: what an upload session (upload/session.ts) and a pull (ops/pull-staging.ts) keep
+ * can redirect it: what an upload session (upload/session.ts) and a pull (functions/files-pull/job/pull-staging.ts) keep
  * their bytes in until they land. The folder is a direct child of the world root and may outlive
  * the process that made it; each use opens it afresh, relative to the world root's descriptor:
  *

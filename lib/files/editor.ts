@@ -245,7 +245,7 @@ export class FilesEditor {
 
   /**
    * Places what the pull `pullOp` downloaded into its staging, as `to` in the folder `path`: a
-   * `pull-place` Job (job/ops/pull-place.ts), a short change the caller runs holding the world. Its
+   * `pull-place` Job (functions/files-pull/job/pull-place.ts), a short change the caller runs holding the world. Its
    * op id is `opId`, one the placing pass derives from the pull's, so that passes never make two:
    * a Job of that op id already there is followed (its result read) instead. Answers the Job's
    * result as it is, a refusal included (the pass records it on the pull).

@@ -181,17 +181,17 @@ function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
     // The cancel call: listened for on the Pod's address for as long as the pull runs.
     if (p.cancelTokenSha256) out.push(...listenEnvOf(BROWSE_PORT), { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.cancelTokenSha256 });
     // Its staging is named by its op id, and kept until no placement can still be started for it:
-    // the Job's deadline, then the time its finished Job stays listed (job/ops/pull-staging.ts).
+    // the Job's deadline, then the time its finished Job stays listed (functions/files-pull/job/pull-staging.ts).
     out.push({ name: PULL_KEEP_ENV, value: String(pullKeepSeconds(p)) });
   }
   if (opHas(op, 'journaled') || op === 'pull') out.push(OP_ID_ENV);
   return out.length > 0 ? out : undefined;
 }
 
-/** The operator's pull settings a pull Job's env carries (job/ops/pull.ts reads them); nothing else passes. */
+/** The operator's pull settings a pull Job's env carries (functions/files-pull/job/pull.ts reads them); nothing else passes. */
 export const PULL_ENV: readonly string[] = ['FELIS_PULL_ALLOW', 'FELIS_PULL_DENY', 'FELIS_PULL_PORTS', 'FELIS_PULL_MAX_BYTES', 'FELIS_PULL_CONNECT_TIMEOUT_SECONDS', 'FELIS_PULL_IDLE_TIMEOUT_SECONDS'];
 export { LABEL_FILES_PULL };
-/** How long a pull's staging is kept at most (seconds), in its Job's env (job/ops/pull-staging.ts). */
+/** How long a pull's staging is kept at most (seconds), in its Job's env (functions/files-pull/job/pull-staging.ts). */
 export const PULL_KEEP_ENV = 'FELIS_PULL_KEEP_SECONDS';
 
 /** A pull's staging lives at most its Job's deadline plus the time the finished Job stays listed. */

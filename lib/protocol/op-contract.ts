@@ -1,7 +1,7 @@
 /**
  * What an op of the file Job is, declared once: its name, its traits (what its Job may do and how
  * it runs) and its argv codec both ways (the functions render its flags, the Job program reads
- * them back). Each op's contract sits in lib/protocol/ops/, named for the function that runs it;
+ * them back). Each op's contract sits in its function's folder (functions/<name>/op.ts);
  * lib/protocol/ops.ts gathers them and derives every list the code keys by op. Pure: the Job
  * bundle imports it as the functions do.
  * @module

@@ -1,26 +1,27 @@
 /**
  * The closed set of file operations a file Job performs, gathered from their contracts
- * (lib/protocol/ops/, one module per function), and every op-keyed list the code uses, derived
- * from the contracts' traits. A new op is a contract in its function's module, listed in CONTRACTS;
- * the compiler then asks for its run (job/execute.ts) and its codec's samples (job/op-codec.test.ts).
+ * (functions/<name>/op.ts, one module per function), and every op-keyed list the code uses, derived
+ * from the contracts' traits. A new op is a contract in its function's op.ts, listed in CONTRACTS;
+ * the compiler then asks for its run (job/dispatch/execute.ts) and its codec's samples (job/program/op-codec.test.ts).
  * @module
  */
+
+import { chmodMany, deleteMany, moveMany } from '../../functions/files-batch/op.ts';
+import { compress } from '../../functions/files-compress/op.ts';
+import { copy } from '../../functions/files-copy/op.ts';
+import { del } from '../../functions/files-delete/op.ts';
+import { list } from '../../functions/files-list/op.ts';
+import { mkdir } from '../../functions/files-mkdir/op.ts';
+import { pull, pullPlace } from '../../functions/files-pull/op.ts';
+import { read } from '../../functions/files-read/op.ts';
+import { rename } from '../../functions/files-rename/op.ts';
+import { search } from '../../functions/files-search/op.ts';
+import { trashList, trashPurge, trashRestore } from '../../functions/files-trash/op.ts';
+import { unzip } from '../../functions/files-unzip/op.ts';
+import { upload } from '../../functions/files-upload/op.ts';
+import { write } from '../../functions/files-write/op.ts';
+import { zip } from '../../functions/files-zip/op.ts';
 import type { OpContract, OpTraits } from './op-contract.ts';
-import { chmodMany, deleteMany, moveMany } from './ops/files-batch.ts';
-import { compress } from './ops/files-compress.ts';
-import { copy } from './ops/files-copy.ts';
-import { del } from './ops/files-delete.ts';
-import { list } from './ops/files-list.ts';
-import { mkdir } from './ops/files-mkdir.ts';
-import { pull, pullPlace } from './ops/files-pull.ts';
-import { read } from './ops/files-read.ts';
-import { rename } from './ops/files-rename.ts';
-import { search } from './ops/files-search.ts';
-import { trashList, trashPurge, trashRestore } from './ops/files-trash.ts';
-import { unzip } from './ops/files-unzip.ts';
-import { upload } from './ops/files-upload.ts';
-import { write } from './ops/files-write.ts';
-import { zip } from './ops/files-zip.ts';
 
 /** Every op's contract, in the order the ops are listed. */
 export const CONTRACTS = [

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { openContext } from '../../job/ops/context.ts';
+import { openContext } from '../../job/op-kit/context.ts';
 import { type Receiving, startReceiving } from '../../job/serve/receive.ts';
 import { makeWorld, tree } from '../../job/testing/world.ts';
 import { landUpload } from '../../job/upload/land.ts';

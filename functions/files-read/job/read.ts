@@ -1,0 +1,72 @@
+/**
+ * read(path): the bytes of one regular file of at most MAX_READ_BYTES, with the forwarding secret
+ * withheld and the root server.properties redacted (rcon password, forwarding secrets).
+ *
+ * @module
+ */
+
+import fs from 'node:fs';
+import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../../../job/runtime/types.ts';
+import { withheldRule } from '../../../job/runtime/withheld.ts';
+import { fail, failure, msg } from '../../../job/volume/failure.ts';
+import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../../../job/volume/guard.ts';
+import { readCapped, sha256Hex } from '../../../job/volume/read-capped.ts';
+import { identityOf, sameIdentity } from '../../../job/volume/root.ts';
+import type { Result } from '../../../lib/protocol/result.ts';
+
+const { O_RDONLY, O_NONBLOCK } = fs.constants;
+
+export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
+  const name = req.path === '' ? '.' : req.path;
+  // 1. The secret by name, before anything is opened.
+  if (isSecretName(name)) return fail('bad_path', secretMessage(name));
+
+  // 2. Open (links inside followed; O_NONBLOCK so a FIFO cannot hang the Job) and stat.
+  let fd: number;
+  try {
+    fd = ctx.root.openFile(name, O_RDONLY | O_NONBLOCK);
+  } catch (e) {
+    return failure(name, e, 'open');
+  }
+  try {
+    let st: fs.BigIntStats;
+    try {
+      st = fs.fstatSync(fd, { bigint: true });
+    } catch (e) {
+      return failure(name, e, 'stat');
+    }
+    if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
+    const id = identityOf(st);
+    // The secret by identity (symlinks, directory links and hard links to it) or by content (a
+    // link left holding a withheld content after a replace): judged on the very bytes sent.
+    let verdict;
+    try {
+      verdict = withheldRule(ctx.root).judge(fd, st);
+    } catch (e) {
+      return failure(name, e, 'read');
+    }
+    if (verdict.withheld) return fail('bad_path', secretMessage(name));
+    if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
+
+    // 3. Size before reading, and the read itself capped.
+    if (st.size > BigInt(MAX_READ_BYTES)) {
+      return fail('too_large', `${name} is ${st.size} bytes; the editor reads at most ${MAX_READ_BYTES}`);
+    }
+    let raw: Buffer;
+    try {
+      raw = verdict.bytes ?? readCapped(fd, MAX_READ_BYTES);
+    } catch (e) {
+      return failure(name, e, 'read');
+    }
+    // Grown into a withheld content after the verdict (read again above): judged again.
+    if (!verdict.bytes && withheldRule(ctx.root).isContent(raw)) return fail('bad_path', secretMessage(name));
+
+    // 4. Redaction for the root server.properties and anything linked to it.
+    const content = sameIdentity(id, propertiesIdentity(ctx.root)) ? redactProperties(raw) : raw;
+
+    // 5. Digests of the disk bytes and of the bytes sent.
+    return { content: content.toString('base64'), sha256: sha256Hex(raw), content_sha256: sha256Hex(content) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,7 +1,0 @@
-/**
- * files-list's op: a folder's entries (a page of them when a query is given).
- * @module
- */
-import { opContract, queryCodec } from '../op-contract.ts';
-
-export const list = opContract('list', { serve: true }, queryCodec);

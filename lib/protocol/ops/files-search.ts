@@ -1,7 +1,0 @@
-/**
- * files-search's op: names under a folder that match a name or glob.
- * @module
- */
-import { opContract, queryCodec } from '../op-contract.ts';
-
-export const search = opContract('search', { serve: true }, queryCodec);
