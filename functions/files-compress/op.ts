@@ -2,7 +2,7 @@
  * files-compress's op: a selection packed into one archive (its paths in FELIS_BATCH_*).
  * @module
  */
-import { opContract } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract } from '../../lib/protocol/op-contract.ts';
 
 export interface CompressFields {
   /** The archive's format (`--format`: zip, tar.gz, tar.xz or tar.zst). */
@@ -11,7 +11,7 @@ export interface CompressFields {
   to: string;
 }
 
-export const compress = opContract<'compress', CompressFields, { mutates: true; chown: true; async: true; heapLimited: true; rerunnable: true; items: 'paths' }>(
+export const compress = opContract(
   'compress',
   { mutates: true, chown: true, async: true, heapLimited: true, rerunnable: true, items: 'paths' },
   {
@@ -21,6 +21,6 @@ export const compress = opContract<'compress', CompressFields, { mutates: true; 
       if (p.to) a.push('--to', p.to);
       return a;
     },
-    decode: (f) => ({ format: f.format, to: f.to }),
+    decode: (f: OpFlags): CompressFields => ({ format: f.format, to: f.to }),
   },
 );

@@ -2,7 +2,7 @@
  * files-copy's op: a file or folder copied; in the background, or synchronously up to `--max-size` bytes.
  * @module
  */
-import { opContract } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract } from '../../lib/protocol/op-contract.ts';
 
 export interface CopyFields {
   /** The new path (`--to`); empty: a free `<name> copy<.ext>` beside the original. */
@@ -14,7 +14,7 @@ export interface CopyFields {
   maxSize?: number;
 }
 
-export const copy = opContract<'copy', CopyFields, { mutates: true; lostResult: 'atomic'; chown: true; async: true; edit: true; heapLimited: true; rerunnable: true }>(
+export const copy = opContract(
   'copy',
   { mutates: true, lostResult: 'atomic', chown: true, async: true, edit: true, heapLimited: true, rerunnable: true },
   {
@@ -25,6 +25,6 @@ export const copy = opContract<'copy', CopyFields, { mutates: true; lostResult: 
       if (p.maxSize !== undefined && p.maxSize >= 0) a.push('--max-size', String(p.maxSize));
       return a;
     },
-    decode: (f) => ({ to: f.to, ...(f.maxSize >= 0 ? { maxSize: f.maxSize } : {}) }),
+    decode: (f: OpFlags): CopyFields => ({ to: f.to, ...(f.maxSize >= 0 ? { maxSize: f.maxSize } : {}) }),
   },
 );

@@ -2,7 +2,7 @@
  * files-pull's ops: a URL fetched into a staging folder of the pull's own (holding nothing), and its placement, which holds the world (docs/pulls.md).
  * @module
  */
-import { opContract } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract } from '../../lib/protocol/op-contract.ts';
 
 export interface PullFields {
   /** The http or https URL to fetch (`--url`); the operator's rules come in the env (FELIS_PULL_*). */
@@ -11,7 +11,7 @@ export interface PullFields {
   to: string;
 }
 
-export const pull = opContract<'pull', PullFields, { mutates: true; holdsWorld: false; chown: true; async: true }>(
+export const pull = opContract(
   'pull',
   { mutates: true, holdsWorld: false, chown: true, async: true },
   {
@@ -21,7 +21,7 @@ export const pull = opContract<'pull', PullFields, { mutates: true; holdsWorld: 
       if (p.to) a.push('--to', p.to);
       return a;
     },
-    decode: (f) => ({ url: f.url, to: f.to }),
+    decode: (f: OpFlags): PullFields => ({ url: f.url, to: f.to }),
     refuse: (f) => (f.url === '' ? '--url is required for pull' : undefined),
   },
 );
@@ -34,12 +34,12 @@ export interface PullPlaceFields {
 }
 
 /** The pull gave the file to the game already; placing it links it, which needs no CHOWN. */
-export const pullPlace = opContract<'pull-place', PullPlaceFields, { mutates: true }>(
+export const pullPlace = opContract(
   'pull-place',
   { mutates: true },
   {
     encode: (p) => ['--to', p.to ?? '', '--pull-op', p.pullOp ?? ''],
-    decode: (f) => ({ to: f.to, pullOp: f.pullOp }),
+    decode: (f: OpFlags): PullPlaceFields => ({ to: f.to, pullOp: f.pullOp }),
     refuse: (f) => (!/^[0-9a-f]{16}$/.test(f.pullOp) || f.to === '' ? 'pull-place needs --pull-op (16 lowercase hex digits) and --to' : undefined),
   },
 );

@@ -2,7 +2,7 @@
  * files-trash's ops: the undo trash listed, a record restored, records purged (docs/undo.md).
  * @module
  */
-import { opContract, queryCodec } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract, queryCodec } from '../../lib/protocol/op-contract.ts';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
 
 /** The trash is readable by its owner alone, the user the writing Jobs run as. */
@@ -16,7 +16,7 @@ export interface TrashRestoreFields {
 }
 
 /** A restore may remake the folders above what it puts back. */
-export const trashRestore = opContract<'trash-restore', TrashRestoreFields, { mutates: true; lostResult: 'settled'; chown: true }>(
+export const trashRestore = opContract(
   'trash-restore',
   { mutates: true, lostResult: 'settled', chown: true },
   {
@@ -25,7 +25,7 @@ export const trashRestore = opContract<'trash-restore', TrashRestoreFields, { mu
       if (p.to) a.push('--to', p.to);
       return a;
     },
-    decode: (f) => ({ trashId: f.trashId, to: f.to }),
+    decode: (f: OpFlags): TrashRestoreFields => ({ trashId: f.trashId, to: f.to }),
     refuse: (f) => (TRASH_ID.test(f.trashId) ? undefined : '--trash-id must be 16 lowercase hex digits'),
   },
 );
@@ -38,12 +38,12 @@ export interface TrashPurgeFields {
 }
 
 /** A purge without a record purges all (`--all`). */
-export const trashPurge = opContract<'trash-purge', TrashPurgeFields, { mutates: true; lostResult: 'atomic' }>(
+export const trashPurge = opContract(
   'trash-purge',
   { mutates: true, lostResult: 'atomic' },
   {
     encode: (p) => (p.trashId ? ['--trash-id', p.trashId] : ['--all']),
-    decode: (f) => ({ trashId: f.trashId, all: f.all }),
+    decode: (f: OpFlags): TrashPurgeFields => ({ trashId: f.trashId, all: f.all }),
     refuse: (f) => (f.all || TRASH_ID.test(f.trashId) ? undefined : '--trash-id must be 16 lowercase hex digits (or --all)'),
   },
 );

@@ -2,7 +2,7 @@
  * files-unzip's op: an archive extracted, under a journal (its op id recorded for recovery).
  * @module
  */
-import { opContract } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract } from '../../lib/protocol/op-contract.ts';
 
 export interface UnzipFields {
   /** Existing files may be replaced (`--overwrite`). */
@@ -11,7 +11,7 @@ export interface UnzipFields {
   to: string;
 }
 
-export const unzip = opContract<'unzip', UnzipFields, { mutates: true; chown: true; async: true; heapLimited: true; journaled: true; rerunnable: true }>(
+export const unzip = opContract(
   'unzip',
   { mutates: true, chown: true, async: true, heapLimited: true, journaled: true, rerunnable: true },
   {
@@ -22,6 +22,6 @@ export const unzip = opContract<'unzip', UnzipFields, { mutates: true; chown: tr
       if (p.to) a.push('--to', p.to);
       return a;
     },
-    decode: (f) => ({ overwrite: f.overwrite, to: f.to }),
+    decode: (f: OpFlags): UnzipFields => ({ overwrite: f.overwrite, to: f.to }),
   },
 );

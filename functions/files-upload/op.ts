@@ -2,7 +2,7 @@
  * files-upload's op: a file fetched from its source URL (the single PUT's receiver) and landed.
  * @module
  */
-import { opContract } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract } from '../../lib/protocol/op-contract.ts';
 
 export interface UploadFields {
   /** Where the receiver serves the bytes (`--source-url`). */
@@ -15,7 +15,7 @@ export interface UploadFields {
   overwrite: boolean;
 }
 
-export const upload = opContract<'upload', UploadFields, { mutates: true; chown: true; async: true }>(
+export const upload = opContract(
   'upload',
   { mutates: true, chown: true, async: true },
   {
@@ -24,7 +24,7 @@ export const upload = opContract<'upload', UploadFields, { mutates: true; chown:
       if (p.overwrite) a.push('--overwrite');
       return a;
     },
-    decode: (f) => ({ sourceUrl: f.sourceUrl, size: f.size, sha256: f.sha256, overwrite: f.overwrite }),
+    decode: (f: OpFlags): UploadFields => ({ sourceUrl: f.sourceUrl, size: f.size, sha256: f.sha256, overwrite: f.overwrite }),
     // Its token is in the env (FELIS_UPLOAD_TOKEN), which the program checks after the flags.
     refuse: (f) => (f.sourceUrl === '' ? '--source-url is required for upload' : undefined),
   },

@@ -2,7 +2,7 @@
  * files-write's op: one file's content replaced or created, from the env or streamed to the Pod (`--receive`).
  * @module
  */
-import { opContract } from '../../lib/protocol/op-contract.ts';
+import { type OpFlags, opContract } from '../../lib/protocol/op-contract.ts';
 
 export interface WriteFields {
   /** Hex SHA-256 the content must hash to (`--sha256`); checked when non-empty. */
@@ -13,7 +13,7 @@ export interface WriteFields {
   createOnly: boolean;
 }
 
-export const write = opContract<'write', WriteFields, { mutates: true; lostResult: 'atomic'; chown: true; edit: true; rerunnable: true }>(
+export const write = opContract(
   'write',
   { mutates: true, lostResult: 'atomic', chown: true, edit: true, rerunnable: true },
   {
@@ -24,7 +24,7 @@ export const write = opContract<'write', WriteFields, { mutates: true; lostResul
       if (p.contentTokenSha256) a.push('--receive');
       return a;
     },
-    decode: (f) => ({ sha256: f.sha256, expectSha256: f.expectSha256, createOnly: f.createOnly }),
+    decode: (f: OpFlags): WriteFields => ({ sha256: f.sha256, expectSha256: f.expectSha256, createOnly: f.createOnly }),
     refuse: (f) => (f.sha256 === '' ? '--sha256 is required for write' : undefined),
   },
 );
