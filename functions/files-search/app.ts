@@ -1,6 +1,6 @@
 /**
  * `GET /api/v1/servers/:name/files/search?path=&q=&limit=` — entries below a folder, at any depth,
- * whose name matches `q` (job/search.ts). A read: no lock, no audit, answered by the browse
+ * whose name matches `q` (functions/files-search/job/search.ts). A read: no lock, no audit, answered by the browse
  * Pod when one is warm, else by a read-only one-shot Job.
  */
 import type { Context } from 'hono';

@@ -1,7 +1,7 @@
 /**
  * The start every serving mode of the Job program shares once its environment is read: fail before
  * listening when there is no world to serve, listen, and hand the listener its stop on a signal.
- * Each failure is said on stderr; the caller exits EXIT_INFRA (job/exit.ts).
+ * Each failure is said on stderr; the caller exits EXIT_INFRA (job/program/exit.ts).
  * @module
  */
 import type { AddressInfo } from 'node:net';

@@ -8,7 +8,7 @@
  */
 import { type OpQuery, setQuery } from './op-query.ts';
 
-/** The flags of `felis files` an op's fields come from, as job/flags.ts parses them (absent: their defaults). */
+/** The flags of `felis files` an op's fields come from, as job/program/flags.ts parses them (absent: their defaults). */
 export interface OpFlags {
   path: string;
   worldsRoot: string;

@@ -37,7 +37,7 @@ export const RESULT_CODES = [
   'withheld_linked',
   // New content for the root server.properties holds a redacted placeholder with no value on disk to keep.
   'redacted_value_unknown',
-  // The many-file ops: two items of one batch touch the same path (job/ops/batch-check.ts).
+  // The many-file ops: two items of one batch touch the same path (functions/files-batch/job/batch-common.ts).
   'batch_conflict',
   // pull: the SSRF guard refused the URL or an address; the upstream failed; a cancel call ended it.
   'pull_refused',

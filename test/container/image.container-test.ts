@@ -71,12 +71,14 @@ test('.dockerignore: the builder gets the sources and the lock file, never tests
     .split('\n')
     .filter(Boolean)
     .map((f) => f.slice('/ctx/'.length));
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'functions/holder/main.ts', 'job/main.ts', 'docs/openapi.json'])
+  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'functions/holder/app.ts', 'functions/files-copy/op.ts', 'functions/files-copy/job/copy.ts', 'job/main.ts', 'docs/openapi.json'])
     assert.ok(context.includes(f), `${f} is sent`);
   const leaked = context.filter(
     (f) =>
       f.endsWith('.test.ts') ||
+      f.endsWith('.test-kit.ts') ||
       f.startsWith('lib/testing/') ||
+      f.startsWith('job/testing/') ||
       f.startsWith('node_modules/') ||
       f.startsWith('dist/') ||
       f.startsWith('data/') ||
