@@ -71,7 +71,17 @@ test('.dockerignore: the builder gets the sources and the lock file, never tests
     .split('\n')
     .filter(Boolean)
     .map((f) => f.slice('/ctx/'.length));
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.ts', 'functions/holder/app.ts', 'functions/files-copy/op.ts', 'functions/files-copy/job/copy.ts', 'job/main.ts', 'docs/openapi.json'])
+  for (const f of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'scripts/build.ts',
+    'functions/holder/app.ts',
+    'functions/files-copy/op.ts',
+    'functions/files-copy/job/copy.ts',
+    'job/main.ts',
+    'docs/openapi.json',
+  ])
     assert.ok(context.includes(f), `${f} is sent`);
   const leaked = context.filter(
     (f) =>
