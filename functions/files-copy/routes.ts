@@ -1,9 +1,6 @@
 /**
- * files-copy's routes (files.copy), declared: each one's table entry (method, path, permission,
- * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
- * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
- * before a woken service answers its first probe. The prose is plain data only the document
- * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
+ * files-copy's routes (files.copy): their table entries and prose (what a declaration holds,
+ * and why: lib/http/routes/common-entries.ts).
  * @module
  */
 import { filesUpdate, GATES, JOB, JSON_BODY, MUTATION, routesOf, S } from '../../lib/http/routes/common-entries.ts';

@@ -1,7 +1,6 @@
 /**
- * The zod schemas of files-pull's routes (routes.ts), under the same ids: query, body and each success
- * answer; lib/http/routes/schemas.ts collects them. Apart from routes.ts because they load the
- * validation library, which a woken service loads only after its first probe.
+ * The zod schemas of files-pull's routes (routes.ts): query, body and each success answer (why
+ * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
 import { opViewSchema, preferHeader } from '../../lib/http/routes/common-schemas.ts';

@@ -1,9 +1,6 @@
 /**
- * files-trash's routes (files.trash.list, files.trash.restore, files.trash.purge, files.trash.purge_all), declared: each one's table entry (method, path, permission,
- * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
- * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
- * before a woken service answers its first probe. The prose is plain data only the document
- * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
+ * files-trash's routes (files.trash.list, files.trash.restore, files.trash.purge, files.trash.purge_all): their table entries and prose (what a declaration holds,
+ * and why: lib/http/routes/common-entries.ts).
  * @module
  */
 import { BESIDE_GAME, filesGet, filesUpdate, GATES, JOB, JSON_BODY, LOST, MUTATION, routesOf, S } from '../../lib/http/routes/common-entries.ts';

@@ -1,9 +1,6 @@
 /**
- * files-upload's routes (files.upload), declared: each one's table entry (method, path, permission,
- * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
- * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
- * before a woken service answers its first probe. The prose is plain data only the document
- * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
+ * files-upload's routes (files.upload): their table entries and prose (what a declaration holds,
+ * and why: lib/http/routes/common-entries.ts).
  * @module
  */
 import { filesUpdate, GATES, JOB, MUTATION, RAW_BODY, RECEIVER, routesOf, S } from '../../lib/http/routes/common-entries.ts';

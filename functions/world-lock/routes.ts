@@ -1,9 +1,6 @@
 /**
- * world-lock's routes (lock.remove), declared: each one's table entry (method, path, permission,
- * envelope codes, event; `routesOf` names the function, this folder's) and its prose, which
- * lib/http/routes/table.ts collects. No validation library here: the serving shell reads the table
- * before a woken service answers its first probe. The prose is plain data only the document
- * generators read; no bundle keeps it. The routes' zod schemas are in schemas.ts beside it.
+ * world-lock's routes (lock.remove): their table entries and prose (what a declaration holds,
+ * and why: lib/http/routes/common-entries.ts).
  * @module
  */
 import { routesOf, S, SERVER } from '../../lib/http/routes/common-entries.ts';

@@ -2,6 +2,14 @@
  * Pieces of route-table entries the routes of several functions share (functions/<fn>/routes.ts):
  * the file permissions, the servers' path prefix, and the groups of envelope codes a kind of route
  * can answer, all plain data; and `routesOf`, with which a function names itself once for all its routes.
+ *
+ * A function's routes.ts declares each of its routes: its table entry (method, path, permission,
+ * envelope codes, event) and its prose, which lib/http/routes/table.ts collects. No validation
+ * library there: the serving shell reads the table before a woken service answers its first probe,
+ * and the prose is plain data only the document generators read (no bundle keeps it). The routes'
+ * zod schemas (query, body, each success answer) are in the schemas.ts beside it, collected by
+ * lib/http/routes/schemas.ts: apart because they load the validation library, which a woken
+ * service loads only after its first probe.
  * @module
  */
 import type { Permission } from '../../auth/permission.ts';
