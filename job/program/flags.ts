@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { OpFlags } from '../../lib/protocol/op-contract.ts';
+
 export class FlagError extends Error {
   constructor(message: string) {
     super(message);
@@ -14,39 +16,14 @@ export class FlagError extends Error {
   }
 }
 
-export interface FilesFlags {
+/** Every flag of `felis files`: an op's own (OpFlags, which its contract decodes) and the modes'. */
+export interface FilesFlags extends OpFlags {
   op: string;
   browseUrl: string;
-  path: string;
-  worldsRoot: string;
-  expectSha256: string;
-  createOnly: boolean;
-  to: string;
-  sourceUrl: string;
-  size: number;
-  sha256: string;
-  overwrite: boolean;
   serve: boolean;
   /** With --serve: make small changes for callers holding the world's lock, instead of serving reads. */
   edit: boolean;
   receive: boolean;
-  /** list: the page size; absent unless given (a listing without it, `--after` or `--q` is Felis's). */
-  limit?: number;
-  /** list: the page starts strictly after this name; absent unless given. */
-  after?: string;
-  /** list: case-insensitive substring of the names listed; absent unless given. */
-  q?: string;
-  maxSize: number;
-  /** pull: the URL to fetch. */
-  url: string;
-  /** compress: the archive's format. */
-  format: string;
-  /** trash-restore, trash-purge: the record's id. */
-  trashId: string;
-  /** trash-purge: every record. */
-  all: boolean;
-  /** pull-place: the op id of the pull whose staged download lands. */
-  pullOp: string;
 }
 
 type Kind = 'string' | 'bool' | 'int';

@@ -19,14 +19,22 @@ export interface OpFlags {
   size: number;
   sha256: string;
   overwrite: boolean;
+  /** list: the page size; absent unless given (a listing without it, `--after` or `--q` is Felis's). */
   limit?: number;
+  /** list: the page starts strictly after this name; absent unless given. */
   after?: string;
+  /** list: case-insensitive substring of the names listed; absent unless given. */
   q?: string;
   maxSize: number;
+  /** pull: the URL to fetch. */
   url: string;
+  /** compress: the archive's format. */
   format: string;
+  /** trash-restore, trash-purge: the record's id. */
   trashId: string;
+  /** trash-purge: every record. */
   all: boolean;
+  /** pull-place: the op id of the pull whose staged download lands. */
   pullOp: string;
 }
 
