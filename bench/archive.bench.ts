@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARCHIVE_NODE_OPTIONS, HEAP_LIMITED_OPS } from '../lib/job-spec/render.ts';
+import { ARCHIVE_NODE_OPTIONS } from '../lib/job-spec/render.ts';
+import { HEAP_LIMITED_OPS } from '../lib/protocol/ops.ts';
 import { buildJobProgram } from '../scripts/build.ts';
 import { smallEntriesZip } from './zip-fixtures.ts';
 

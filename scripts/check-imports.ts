@@ -171,7 +171,6 @@ export const JOB_LIB: readonly string[] = [
   'lib/protocol/',
   'lib/errors.ts',
   'lib/env-readers.ts',
-  'lib/job-spec/ops.ts',
   'lib/files/archive-names.ts',
   'lib/files/name-field.ts',
   'lib/files/pack-names.ts',

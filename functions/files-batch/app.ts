@@ -15,7 +15,8 @@ import { openBatchCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkItemPath } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { BatchTooLargeError } from '../../lib/job-spec/render.ts';
-import { type Batch, type BatchOp, fitsOneJob } from '../../lib/protocol/batch-env.ts';
+import { type Batch, fitsOneJob } from '../../lib/protocol/batch-env.ts';
+import type { BatchOp } from '../../lib/protocol/ops.ts';
 
 /** `paths` gives every item's path and whether the call creates it (a move's `to`: held to the name rule's characters too). */
 async function runBatch(

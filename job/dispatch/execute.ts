@@ -23,8 +23,7 @@ import { trashList, trashPurge, trashRestore } from '../../functions/files-trash
 import { unzip } from '../../functions/files-unzip/job/unzip.ts';
 import { write } from '../../functions/files-write/job/write.ts';
 import { zip } from '../../functions/files-zip/job/zip.ts';
-import { holdsWorld, isOp, mutates, type Op } from '../../lib/job-spec/ops.ts';
-import { opHas } from '../../lib/protocol/ops.ts';
+import { holdsWorld, isOp, mutates, type Op, opHas } from '../../lib/protocol/ops.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Recovered } from '../journal/recover.ts';
 import { openContext, recoverWorld, reportRecovered } from '../op-kit/context.ts';

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import { request } from 'node:http';
 import { test } from 'node:test';
 import { jobToken, tokenDigest } from '../../lib/protocol/job-token.ts';
+import type { ServeOp } from '../../lib/protocol/ops.ts';
 import { RESULT_PREFIX, type Result } from '../../lib/protocol/result.ts';
 import { runCli } from '../cli.ts';
 import { execute } from '../dispatch/execute.ts';
 import { makeWorld, snapshot } from '../testing/world.ts';
 import { runServe } from './run.ts';
-import { type ServeOp, type Serving, startServing } from './server.ts';
+import { type Serving, startServing } from './server.ts';
 
 const KEY = Buffer.alloc(32, 7);
 const TOKEN = jobToken(KEY, 'files-survival-b0001');

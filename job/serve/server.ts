@@ -27,9 +27,6 @@ import { carriesBody } from '../http/body.ts';
 import type { StopReason } from '../http/lifecycle.ts';
 import { PodServer } from '../http/listen.ts';
 
-/** The ops a serving Job answers: the read-only ones (their contracts' `serve`). */
-export { SERVE_OPS, type ServeOp };
-
 /** One request's input: the path, and the op's query where the URL carries one. */
 export interface ServeQuery extends OpQuery {
   path: string;

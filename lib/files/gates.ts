@@ -5,8 +5,9 @@
  * lib/maintenance/file-gates.ts implements it. Nothing here knows of HTTP.
  * @module
  */
-import type { Op } from '../job-spec/ops.ts';
+
 import type { Target } from '../job-spec/types.ts';
+import type { Op } from '../protocol/ops.ts';
 
 /** What a file call is about to do. */
 export interface FileAccess {

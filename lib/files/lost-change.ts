@@ -15,7 +15,7 @@
  * @module
  */
 import { DomainError } from '../errors.ts';
-import type { Op } from '../job-spec/ops.ts';
+import type { Op } from '../protocol/ops.ts';
 import { lostResultOf } from '../protocol/ops.ts';
 import type { JobLostError } from '../runner/errors.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Op } from '../job-spec/ops.ts';
 import { NotStoppedError, ServerNotFoundError } from '../maintenance/errors.ts';
+import type { Op } from '../protocol/ops.ts';
 import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../testing/route-kit.ts';
 import { sendJson } from './envelope.ts';
 import { openFileCall, underWorldLock } from './file-call.ts';

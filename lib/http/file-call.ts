@@ -8,9 +8,9 @@
 import type { Context } from 'hono';
 import type { FilesEditor } from '../files/editor.ts';
 import type { FileAccess } from '../files/gates.ts';
-import type { Op } from '../job-spec/ops.ts';
 import type { Target } from '../job-spec/types.ts';
 import { NotStoppedError } from '../maintenance/errors.ts';
+import type { Op } from '../protocol/ops.ts';
 import type { Deps } from './deps.ts';
 import { ApiError, badRequest } from './envelope.ts';
 import { queryPath, serverName } from './file-request.ts';

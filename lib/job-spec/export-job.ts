@@ -10,7 +10,8 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_COMPONENT, LABEL_EXPORT_MODE, LABEL_MANAGED_BY, LABEL_SERVER } from '../labels.ts';
-import { ARCHIVE_NODE_OPTIONS, ASYNC_DEADLINE_SECONDS, BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, type JobBase, JobSpecError, jobOf, listenEnvOf } from './render.ts';
+import { ARCHIVE_NODE_OPTIONS, BROWSE_PORT, type JobBase, JobSpecError, jobOf, listenEnvOf } from './render.ts';
+import { ASYNC_DEADLINE_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY } from './resources.ts';
 
 export const MANAGED_BY_EXPORT = 'felis-export';
 export const COMPONENT_WORLD_EXPORT = 'world-export';

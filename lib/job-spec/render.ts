@@ -23,15 +23,10 @@ import {
 } from '../labels.ts';
 import { type Batch, carriesItems, encodeBatchEnv } from '../protocol/batch-env.ts';
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
-import { ASYNC_OPS, contractOf, HEAP_LIMITED_OPS, JOURNALED_OPS, opHas } from '../protocol/ops.ts';
+import { contractOf, holdsWorld, isOp, mutates, needsChown, needsFowner, type Op, opHas } from '../protocol/ops.ts';
 import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
-import { holdsWorld, isOp, mutates, needsChown, needsFowner, type Op } from './ops.ts';
 
-export { pushQuery } from '../protocol/op-contract.ts';
-
-import { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './resources.ts';
-
-export { ASYNC_CPU, ASYNC_DEADLINE_SECONDS, ASYNC_OPS, ASYNC_TTL_SECONDS, DEFAULT_CPU, DEFAULT_MEMORY, HEAP_LIMITED_OPS, JOURNALED_OPS, QUANTITY };
+import { DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './resources.ts';
 
 const FALLBACK_SECONDS = 120;
 

@@ -29,7 +29,8 @@ import {
   MANAGED_BY_FILES,
 } from '../labels.ts';
 import { encodeTrashEnv } from '../protocol/trash-env.ts';
-import { BROWSE_PORT, DEFAULT_CPU, DEFAULT_MEMORY, type JobBase, type JobParams, JobSpecError, jobOf, quantity, servingEnvOf } from './render.ts';
+import { BROWSE_PORT, type JobBase, type JobParams, JobSpecError, jobOf, quantity, servingEnvOf } from './render.ts';
+import { DEFAULT_CPU, DEFAULT_MEMORY } from './resources.ts';
 
 /** Ours only: marks a file Job that receives uploads on its Pod address. */
 export const LABEL_FILES_RECEIVE = 'felis.lolicon.best/files-receive';

@@ -14,9 +14,9 @@
  * @module
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { mutates, type Op } from '../job-spec/ops.ts';
 import type { WorldState } from '../job-spec/types.ts';
 import type { MinecraftServer } from '../kube/servers.ts';
+import { mutates, type Op } from '../protocol/ops.ts';
 import { fullyStopped } from './server-state.ts';
 
 /** The access mode that lets exactly one Pod mount a claim (Kubernetes 1.22 and later). */

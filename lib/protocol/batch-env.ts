@@ -16,9 +16,7 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { CONTENT_PART_CHARS, type EnvVar, STRICT_BASE64 } from './content-env.ts';
-import { BATCH_OPS, type BatchOp, type ItemsOp, itemsField, opHas } from './ops.ts';
-
-export { BATCH_OPS, type BatchOp, type ItemsOp };
+import { type BatchOp, type ItemsOp, itemsField, opHas } from './ops.ts';
 
 export interface Move {
   from: string;

@@ -11,9 +11,7 @@
  * @module
  */
 import { GRACE_MS, parseLock } from './lock-value.ts';
-import { EDIT_OPS, type EditOp, opHas } from './ops.ts';
-
-export { EDIT_OPS, type EditOp };
+import { type EditOp, opHas } from './ops.ts';
 
 export const EDIT_PATH = '/op';
 /** `POST /end`: the session stops now (a function saw the server no longer stopped). */
