@@ -127,8 +127,8 @@ test('across trees: job/ only into JOB_LIB and what it reaches, functions/ into 
 
 test('lib/ reaches functions/ only from the route collectors into the route declarations, and a declaration imports only declarations', () => {
   const dir = tree({
-    'lib/http/routes/table.ts': "import '../../../functions/f/routes.ts';\nimport '../../../functions/f/app.ts';\n",
-    'lib/http/routes/schemas.ts': "import '../../../functions/f/schemas.ts';\n",
+    'lib/http/routes/table.generated.ts': "import '../../../functions/f/routes.ts';\nimport '../../../functions/f/app.ts';\n",
+    'lib/http/routes/schemas.generated.ts': "import '../../../functions/f/schemas.ts';\n",
     'lib/http/routes/register.ts': "import '../../../functions/f/routes.ts';\n",
     'lib/http/routes/types.ts': "import '../../protocol/limits.ts';\n",
     'lib/http/routes/common-schemas.ts': "import '../../schema.ts';\nimport '../serve.ts';\n",
@@ -144,7 +144,7 @@ test('lib/ reaches functions/ only from the route collectors into the route decl
     assert.deepEqual(crossImports(importGraph(dir)), [
       "functions/f/routes.ts -> functions/g/routes.ts: functions/f/ may not import another function's folder",
       'lib/http/routes/register.ts -> functions/f/routes.ts: lib/ may not import functions/',
-      'lib/http/routes/table.ts -> functions/f/app.ts: lib/ may not import functions/',
+      'lib/http/routes/table.generated.ts -> functions/f/app.ts: lib/ may not import functions/',
       "functions/f/routes.ts -> functions/f/app.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
       "functions/f/routes.ts -> functions/g/routes.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
       'lib/http/routes/common-schemas.ts -> lib/http/serve.ts: a route declaration reaches it (from functions/f/schemas.ts), but it is not in DECLARATION_LIB',

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { SEVEN_ZIP_GLUE, sevenZipGluePath, WASM_MODULES, type WasmModule, wasmPath } from '../job/archive/wasm.ts';
 import { DOCS_ASSETS_DIR, OPENAPI_DOCUMENT, SWAGGER_UI_FILES } from '../lib/http/api-docs.ts';
+import { collect } from './collect.ts';
 import { applyEdits, shiftMappings, wrapperEdits } from './eager-wrappers.ts';
 import { entryPoints, functionEntries, functionNames } from './function-entries.ts';
 
@@ -109,6 +110,8 @@ export function eagerModuleWrappers(dir: string): void {
 }
 
 export async function buildAll(): Promise<string[]> {
+  // The collectors first: a folder added since the last run is bundled with the others.
+  collect(root);
   const fnDir = join(root, 'functions');
   const functions = functionNames(fnDir);
   // Chunk names carry content hashes: clear the old ones, or the image would ship them too.

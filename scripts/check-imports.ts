@@ -19,7 +19,7 @@
  *
  * Route declarations: each function declares its routes in functions/<fn>/routes.ts (table entries,
  * prose) and functions/<fn>/schemas.ts (zod schemas). The route collectors of lib/http/routes
- * (ROUTE_COLLECTORS: table.ts, schemas.ts) may import them, and nothing else of
+ * (ROUTE_COLLECTORS: table.generated.ts and schemas.generated.ts, which scripts/collect.ts writes) may import them, and nothing else of
  * functions/; a declaration imports only its own folder's other declaration and the lib/ modules of
  * DECLARATION_LIB (the table's types, the shared entry and schema pieces, zod, constants), and
  * everything it reaches in lib/ through them is in DECLARATION_LIB too. So a declaration never
@@ -27,7 +27,7 @@
  *
  * A capability's folder, functions/<fn>/, holds three kinds of module, each counted where it runs:
  * its `op.ts` is the op's contract, counted as lib/protocol (it imports only lib/protocol; the
- * collector lib/protocol/ops.ts imports it, and both bundles carry it); its `job/` is Job code,
+ * collector lib/protocol/contracts.generated.ts imports it, and both bundles carry it); its `job/` is Job code,
  * counted as job/ on the capabilities' floor (it imports the job/ floors below, its own op.ts and
  * JOB_LIB; only the job/ floors above and tests import it); the rest is the function (functions/
  * -> lib/). No module of a function's folder imports another function's folder: what two ops
@@ -178,7 +178,7 @@ export const JOB_LIB: readonly string[] = [
 ];
 
 /** The modules of lib/ that collect the functions' route declarations (see the doc comment). */
-export const ROUTE_COLLECTORS: readonly string[] = ['lib/http/routes/table.ts', 'lib/http/routes/schemas.ts'];
+export const ROUTE_COLLECTORS: readonly string[] = ['lib/http/routes/table.generated.ts', 'lib/http/routes/schemas.generated.ts'];
 
 /** A function's route declaration: `functions/<fn>/routes.ts` or `functions/<fn>/schemas.ts`. */
 export const isRouteDeclaration = (path: string) => /^functions\/[^/]+\/(routes|schemas)\.ts$/.test(path);

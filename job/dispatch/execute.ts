@@ -6,23 +6,7 @@
  * @module
  */
 
-import { chmodMany } from '../../functions/files-batch/job/batch-chmod.ts';
-import { deleteMany } from '../../functions/files-batch/job/batch-delete.ts';
-import { moveMany } from '../../functions/files-batch/job/batch-move.ts';
-import { compress } from '../../functions/files-compress/job/compress.ts';
-import { copy } from '../../functions/files-copy/job/copy.ts';
-import { deleteOp } from '../../functions/files-delete/job/delete.ts';
-import { list } from '../../functions/files-list/job/list.ts';
-import { mkdir } from '../../functions/files-mkdir/job/mkdir.ts';
-import { pullPlace } from '../../functions/files-pull/job/pull-place.ts';
 import { sweepExpiredPulls } from '../../functions/files-pull/job/pull-staging.ts';
-import { read } from '../../functions/files-read/job/read.ts';
-import { rename } from '../../functions/files-rename/job/rename.ts';
-import { search } from '../../functions/files-search/job/search.ts';
-import { trashList, trashPurge, trashRestore } from '../../functions/files-trash/job/trash.ts';
-import { unzip } from '../../functions/files-unzip/job/unzip.ts';
-import { write } from '../../functions/files-write/job/write.ts';
-import { zip } from '../../functions/files-zip/job/zip.ts';
 import { holdsWorld, isOp, mutates, type Op, opHas } from '../../lib/protocol/ops.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import type { Recovered } from '../journal/recover.ts';
@@ -32,6 +16,7 @@ import { rememberWithheld } from '../runtime/withheld.ts';
 import { refuseWorkingName } from '../runtime/working-files.ts';
 import { roomToRunAgain } from '../trash/room.ts';
 import { DEFAULT_SESSION_IDLE_MS, sweepStaleSessions } from '../upload/session.ts';
+import { RUNS } from './runs.generated.ts';
 
 export type { ExecuteOptions, OpCall, OpRequest, OpRequestOf } from '../runtime/types.ts';
 
@@ -41,33 +26,14 @@ const MAX_RERUNS = 3;
 type Run<K extends Op> = (ctx: OpContext, req: OpRequestOf<K>) => Result | Promise<Result>;
 
 /**
- * Each op's run, by its contract's name: the compiler refuses a missing or an extra op. Ops run
+ * Each op's run, by its contract's name, collected from the capability folders (each run sits in
+ * its op's job/ folder as `runs`): the compiler refuses a missing or an extra op. Ops run
  * synchronously except the archive ops, which stream and may take long.
  */
-const OPS: { [K in Op]: Run<K> | undefined } = {
-  list,
-  read,
-  write,
-  mkdir,
-  delete: deleteOp,
-  rename,
-  unzip,
-  zip,
-  search,
-  copy,
-  'delete-many': deleteMany,
-  'move-many': moveMany,
-  'trash-list': trashList,
-  'trash-restore': trashRestore,
-  'trash-purge': trashPurge,
-  'chmod-many': chmodMany,
-  // Loaded only by a pull Job: the other ops never pay for the HTTP client and the address tables.
-  pull: async (ctx, req) => (await import('../../functions/files-pull/job/pull.ts')).pull(ctx, req),
-  'pull-place': pullPlace,
-  compress: (ctx, req) => compress(ctx, req),
-  // The closed set of ops is lib's; upload is not here yet (a receiver Job lands uploads).
-  upload: undefined,
-};
+const OPS: { [K in Op]: Run<K> | undefined } = RUNS;
+/** A run under a name no contract declares does not compile either. */
+const ONLY_OPS: [Exclude<keyof typeof RUNS, Op>] extends [never] ? true : never = true;
+void ONLY_OPS;
 
 export async function execute(req: OpRequest, opts: ExecuteOptions = {}): Promise<Result> {
   if (req.op === 'pull' && req.pull && opts.pullConnect) req = { ...req, pull: { ...req.pull, ...opts.pullConnect } };

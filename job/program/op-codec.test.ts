@@ -3,55 +3,13 @@ import { test } from 'node:test';
 import { type JobParams, renderFilesJob } from '../../lib/job-spec/render.ts';
 import { CONTRACTS, contractOf, OPS, type Op, type OpFields } from '../../lib/protocol/ops.ts';
 import { parseFlags } from './flags.ts';
+import { SAMPLES as COLLECTED } from './op-samples.generated.test-kit.ts';
 
 /**
- * Requests every op's flags must carry to the Job unchanged: each op's fields as its contract
- * decodes them, sparse and full. Keyed by every op, so declaring an op without samples does not
- * compile, and its codec is tested by declaring it.
+ * Every op's samples, collected from its folder's op.test-kit.ts: keyed by every op, so declaring
+ * an op without samples does not compile, and its codec is tested by declaring it.
  */
-const SAMPLES: { [K in Op]: OpFields<K>[] } = {
-  list: [{}, { limit: 5 }, { limit: 1, after: 'b c', q: '-x' }],
-  read: [{}],
-  write: [
-    { sha256: 'a'.repeat(64), expectSha256: '', createOnly: false },
-    { sha256: 'a'.repeat(64), expectSha256: 'b'.repeat(64), createOnly: true },
-  ],
-  mkdir: [{}],
-  delete: [{}],
-  rename: [{ to: 'new name' }, { to: '' }],
-  upload: [
-    { sourceUrl: 'http://10.0.0.1:8420/x', size: 12, sha256: 'c'.repeat(64), overwrite: false },
-    { sourceUrl: 'http://10.0.0.1:8420/x', size: -1, sha256: '', overwrite: true },
-  ],
-  unzip: [
-    { overwrite: false, to: '' },
-    { overwrite: true, to: 'out/dir' },
-  ],
-  zip: [{ to: '' }, { to: 'a.zip' }],
-  search: [{}, { q: '*.yml' }, { q: 'x', limit: 10 }],
-  copy: [{ to: '' }, { to: 'b copy' }, { to: '', maxSize: 0 }, { to: 'c', maxSize: 1 << 26 }],
-  'delete-many': [{}],
-  'move-many': [{}],
-  'chmod-many': [{}],
-  pull: [
-    { url: 'https://example.com/a.jar', to: '' },
-    { url: 'https://example.com/a', to: 'b.jar' },
-  ],
-  compress: [
-    { format: 'zip', to: '' },
-    { format: 'tar.gz', to: 'x.tar.gz' },
-  ],
-  'trash-list': [{}, { after: '0123456789abcdef', limit: 20 }],
-  'trash-restore': [
-    { trashId: '0123456789abcdef', to: '' },
-    { trashId: '0123456789abcdef', to: 'back/here' },
-  ],
-  'trash-purge': [
-    { trashId: '0123456789abcdef', all: false },
-    { trashId: '', all: true },
-  ],
-  'pull-place': [{ to: 'a.jar', pullOp: 'fedcba9876543210' }],
-};
+const SAMPLES: { [K in Op]: OpFields<K>[] } = COLLECTED;
 
 /** The op's fields back from a command line, as the Job program reads them. */
 function decoded(op: Op, argv: string[]): object {

@@ -1,51 +1,17 @@
 /**
  * The closed set of file operations a file Job performs, gathered from their contracts
  * (functions/<name>/op.ts, one module per function), and every op-keyed list the code uses, derived
- * from the contracts' traits. A new op is a contract in its function's op.ts, listed in CONTRACTS;
- * the compiler then asks for its run (job/dispatch/execute.ts) and its codec's samples (job/program/op-codec.test.ts).
+ * from the contracts' traits. A new op is a contract in its function's op.ts (scripts/collect.ts
+ * lists it in CONTRACTS); the compiler then asks for its run (`runs` in its folder's job/, which
+ * job/dispatch/execute.ts collects) and its codec's samples (`samples` in its op.test-kit.ts).
  * @module
  */
 
-import { chmodMany, deleteMany, moveMany } from '../../functions/files-batch/op.ts';
-import { compress } from '../../functions/files-compress/op.ts';
-import { copy } from '../../functions/files-copy/op.ts';
-import { del } from '../../functions/files-delete/op.ts';
-import { list } from '../../functions/files-list/op.ts';
-import { mkdir } from '../../functions/files-mkdir/op.ts';
-import { pull, pullPlace } from '../../functions/files-pull/op.ts';
-import { read } from '../../functions/files-read/op.ts';
-import { rename } from '../../functions/files-rename/op.ts';
-import { search } from '../../functions/files-search/op.ts';
-import { trashList, trashPurge, trashRestore } from '../../functions/files-trash/op.ts';
-import { unzip } from '../../functions/files-unzip/op.ts';
-import { upload } from '../../functions/files-upload/op.ts';
-import { write } from '../../functions/files-write/op.ts';
-import { zip } from '../../functions/files-zip/op.ts';
+import { CONTRACTS } from './contracts.generated.ts';
 import type { OpContract, OpTraits } from './op-contract.ts';
 
-/** Every op's contract, in the order the ops are listed. */
-export const CONTRACTS = [
-  list,
-  read,
-  write,
-  mkdir,
-  del,
-  rename,
-  upload,
-  unzip,
-  zip,
-  search,
-  copy,
-  deleteMany,
-  moveMany,
-  chmodMany,
-  pull,
-  compress,
-  trashList,
-  trashRestore,
-  trashPurge,
-  pullPlace,
-] as const;
+/** Every op's contract, collected from the capability folders (scripts/collect.ts). */
+export { CONTRACTS };
 
 type AnyContract = (typeof CONTRACTS)[number];
 export type Op = AnyContract['name'];
@@ -53,6 +19,8 @@ export type Op = AnyContract['name'];
 export type ContractOf<K extends Op> = Extract<AnyContract, { name: K }>;
 /** What an op's flags carry to the Job (its request's fields besides op, path and root). */
 export type OpFields<K extends Op> = ReturnType<ContractOf<K>['decode']>;
+/** Fields of some ops a codec test round-trips (each folder's op.test-kit.ts): sparse and full. */
+export type OpSamples = { [K in Op]?: OpFields<K>[] };
 /** The ops whose contract has a trait set to true (or to a value, for `items`). */
 type OpsWith<T extends keyof OpTraits> = Extract<AnyContract, { traits: Record<T, true | 'paths' | 'moves' | 'files'> }>['name'];
 

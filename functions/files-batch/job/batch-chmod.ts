@@ -111,3 +111,5 @@ export function chmodMany(ctx: OpContext, req: OpRequestOf<'chmod-many'>): Resul
   }
   return outcome(done, failed);
 }
+
+export const runs = { 'chmod-many': chmodMany };

@@ -203,3 +203,5 @@ function sweepFolders(ctx: OpContext, paths: string[]): void {
     }
   }
 }
+
+export const runs = { 'delete-many': deleteMany };

@@ -210,3 +210,5 @@ function moveEach(ctx: OpContext, checked: Item[]): Result {
   }
   return outcome(done, failed);
 }
+
+export const runs = { 'move-many': moveMany };

@@ -102,3 +102,5 @@ export async function compress(ctx: OpContext, req: OpRequestOf<'compress'>, hoo
 }
 
 export type { PackFormat };
+
+export const runs = { compress: (ctx: OpContext, req: OpRequestOf<'compress'>) => compress(ctx, req) };

@@ -258,3 +258,5 @@ function fsyncTree(ctx: OpContext, dirFd: number, name: string): void {
     fs.closeSync(fd);
   }
 }
+
+export const runs = { copy };

@@ -53,3 +53,5 @@ export function deleteOp(ctx: OpContext, req: OpRequestOf<'delete'>): Result {
     parent.close();
   }
 }
+
+export const runs = { delete: deleteOp };

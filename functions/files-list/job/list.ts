@@ -199,3 +199,5 @@ function indexedPage(fd: number, ix: NonNullable<ReturnType<ListIndexes['lookup'
   }
   return { entries, truncated };
 }
+
+export const runs = { list };

@@ -112,3 +112,5 @@ export function makeParents(ctx: OpContext, path: string): Result | undefined {
   }
   return undefined;
 }
+
+export const runs = { mkdir };

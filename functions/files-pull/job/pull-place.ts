@@ -98,3 +98,5 @@ function alreadyLinked(dirFd: number, name: string, st: fs.BigIntStats): boolean
   const there = fs.lstatSync(atPath(dirFd, name), { bigint: true, throwIfNoEntry: false });
   return there?.isFile() === true && sameIdentity(identityOf(there), identityOf(st));
 }
+
+export const runs = { 'pull-place': pullPlace };

@@ -70,3 +70,5 @@ export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
     fs.closeSync(fd);
   }
 }
+
+export const runs = { read };

@@ -56,3 +56,5 @@ export function rename(ctx: OpContext, req: OpRequestOf<'rename'>): Result {
     src.close();
   }
 }
+
+export const runs = { rename };

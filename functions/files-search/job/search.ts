@@ -242,3 +242,5 @@ async function readFolder(fd: number, want: number, matches: (name: string) => b
   const items = hits.concat(subs);
   return { items: items.sort(byKey), scanned };
 }
+
+export const runs = { search };

@@ -80,3 +80,5 @@ export function trashPurge(ctx: OpContext, req: OpRequestOf<'trash-purge'>): Res
     trash.close();
   }
 }
+
+export const runs = { 'trash-list': trashList, 'trash-restore': trashRestore, 'trash-purge': trashPurge };

@@ -273,3 +273,5 @@ async function stageArchive(
   if (bad) return bad;
   return { files: plan.files, bytes: plan.bytes };
 }
+
+export const runs = { unzip };

@@ -226,3 +226,5 @@ export function write(ctx: OpContext, req: OpRequestOf<'write'>): Result {
     t.parent.close();
   }
 }
+
+export const runs = { write };

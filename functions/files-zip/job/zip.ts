@@ -65,3 +65,5 @@ export async function zip(ctx: OpContext, req: OpRequestOf<'zip'>): Promise<Resu
     fs.closeSync(dirFd);
   }
 }
+
+export const runs = { zip };

@@ -1,0 +1,8 @@
+/** files-batch's op samples: what its codec must carry to the Job unchanged (OpSamples). @module */
+import type { OpSamples } from '../../lib/protocol/ops.ts';
+
+export const samples = {
+  'delete-many': [{}],
+  'move-many': [{}],
+  'chmod-many': [{}],
+} satisfies OpSamples;

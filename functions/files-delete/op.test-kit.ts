@@ -1,0 +1,6 @@
+/** files-delete's op samples: what its codec must carry to the Job unchanged (OpSamples). @module */
+import type { OpSamples } from '../../lib/protocol/ops.ts';
+
+export const samples = {
+  delete: [{}],
+} satisfies OpSamples;

@@ -1,0 +1,6 @@
+/** files-rename's op samples: what its codec must carry to the Job unchanged (OpSamples). @module */
+import type { OpSamples } from '../../lib/protocol/ops.ts';
+
+export const samples = {
+  rename: [{ to: 'new name' }, { to: '' }],
+} satisfies OpSamples;

@@ -1,0 +1,9 @@
+/** files-unzip's op samples: what its codec must carry to the Job unchanged (OpSamples). @module */
+import type { OpSamples } from '../../lib/protocol/ops.ts';
+
+export const samples = {
+  unzip: [
+    { overwrite: false, to: '' },
+    { overwrite: true, to: 'out/dir' },
+  ],
+} satisfies OpSamples;

@@ -1,0 +1,6 @@
+/** files-zip's op samples: what its codec must carry to the Job unchanged (OpSamples). @module */
+import type { OpSamples } from '../../lib/protocol/ops.ts';
+
+export const samples = {
+  zip: [{ to: '' }, { to: 'a.zip' }],
+} satisfies OpSamples;
