@@ -25,9 +25,12 @@
  * everything it reaches in lib/ through them is in DECLARATION_LIB too. So a declaration never
  * reaches a handler, Hono or a collector: lib/ → functions/ runs one way, with no circle.
  *
- * A capability's folder, functions/<fn>/, holds three kinds of module, each counted where it runs:
+ * A capability's folder, functions/<fn>/, holds four kinds of module, each counted where it runs:
  * its `op.ts` is the op's contract, counted as lib/protocol (it imports only lib/protocol; the
- * collector lib/protocol/contracts.generated.ts imports it, and both bundles carry it); its `job/` is Job code,
+ * collector lib/protocol/contracts.generated.ts imports it, and both bundles carry it); its `result.ts` is the op's
+ * result type and decoder, counted as lib/files (it imports only lib/protocol and lib/files; the
+ * editor, lib/files/editor.ts, decodes with it, and job/ may not import it, so the Job's bundle never
+ * carries the decoders); its `job/` is Job code,
  * counted as job/ on the capabilities' floor (it imports the job/ floors below, its own op.ts and
  * JOB_LIB; only the job/ floors above and tests import it); the rest is the function (functions/
  * -> lib/). No module of a function's folder imports another function's folder: what two ops
@@ -255,18 +258,22 @@ export function importGraph(root: string): Map<string, string[]> {
 /** A capability's contract, functions/<fn>/op.ts: counted as lib/protocol. */
 export const isContract = (path: string) => /^functions\/[^/]+\/op\.ts$/.test(path);
 
+/** An op's result type and decoder, functions/<fn>/result.ts: counted as lib/files, where the editor decodes with it. */
+export const isDecoder = (path: string) => /^functions\/[^/]+\/result\.ts$/.test(path);
+
 /** The function whose Job-side code (functions/<fn>/job/) a module is, if it is. */
 export const jobSideOf = (path: string) => /^functions\/([^/]+)\/job\//.exec(path)?.[1];
 
 /** The function folder (functions/<fn>/) a module is in, whatever its kind. */
 const functionOf = (path: string) => /^functions\/([^/]+)\//.exec(path)?.[1];
 
-/** A module's tree (its top-level folder), a capability's contract and Job-side code counted where they run. */
-export const treeOf = (path: string) => (isContract(path) ? 'lib' : jobSideOf(path) !== undefined ? 'job' : path.split('/')[0]);
+/** A module's tree (its top-level folder), a capability's contract, decoder and Job-side code counted where they run. */
+export const treeOf = (path: string) => (isContract(path) || isDecoder(path) ? 'lib' : jobSideOf(path) !== undefined ? 'job' : path.split('/')[0]);
 
 /** The folder a module belongs to within its tree (its first folder under the tree, or `.`). */
 export function folderOf(path: string): string {
   if (isContract(path)) return 'protocol';
+  if (isDecoder(path)) return 'files';
   const fn = jobSideOf(path);
   if (fn !== undefined) return `functions/${fn}/job`;
   const parts = path.split('/');
@@ -332,6 +339,7 @@ export function crossImports(graph: Map<string, string[]>): string[] {
       if (isTestCode(to) && !tools) bad.push(`${from} -> ${to}: production code may not import test code`);
       else if (fn !== undefined && functionOf(to) !== undefined && functionOf(to) !== fn) bad.push(`${from} -> ${to}: functions/${fn}/ may not import another function's folder`);
       else if (isContract(from) && !to.startsWith('lib/protocol/')) bad.push(`${from} -> ${to}: a contract (op.ts) imports only lib/protocol/`);
+      else if (isDecoder(from) && !to.startsWith('lib/protocol/') && !to.startsWith('lib/files/')) bad.push(`${from} -> ${to}: a decoder (result.ts) imports only lib/protocol/ and lib/files/`);
       else if (tt === ft || tools || TREE_IMPORTS[ft]?.includes(tt)) continue;
       else if (ft === 'job' && (listed(JOB_LIB, to) || isContract(to))) continue;
       else if (ft === 'cluster' && listed(CLUSTER_LIB, to)) continue;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Copied } from '../../lib/files/decode.ts';
 import type { FilesEditor } from '../../lib/files/editor.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
@@ -8,6 +7,7 @@ import type { StartRequest } from '../../lib/ops/background.ts';
 import { startedView } from '../../lib/ops/view.ts';
 import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
 import { filesCopy } from './app.ts';
+import type { Copied } from './result.ts';
 
 const SHA = 'a'.repeat(64);
 

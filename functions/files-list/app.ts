@@ -5,12 +5,12 @@
  * the server runs, and says so (`world_state`).
  */
 
-import { decodeList } from '../../lib/files/decode.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { openViaSession } from '../../lib/http/via-session.ts';
 import { type OpQuery, PAGE_DEFAULT_ENTRIES } from '../../lib/protocol/op-query.ts';
+import { decodeList } from './result.ts';
 
 export const filesList = defineFunction('files-list', (deps) => ({
   'files.list': async (c, input) => {

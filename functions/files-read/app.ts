@@ -1,9 +1,9 @@
 /** `GET /api/v1/servers/:name/file?path=` — a file's bytes, base64. No lock. */
 
-import { decodeRead } from '../../lib/files/decode.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { openViaSession } from '../../lib/http/via-session.ts';
+import { decodeRead } from './result.ts';
 
 export const filesRead = defineFunction('files-read', (deps) => ({
   'files.read': async (c) => {

@@ -4,12 +4,12 @@
  * Pod when one is warm, else by a read-only one-shot Job.
  */
 import type { Context } from 'hono';
-import { decodeSearch } from '../../lib/files/decode.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import { defineFunction, type RouteInput } from '../../lib/http/routes/register.ts';
 import { openViaSession } from '../../lib/http/via-session.ts';
+import { decodeSearch } from './result.ts';
 
 interface SearchQuery {
   q: string;

@@ -22,8 +22,8 @@
  */
 import type { Context } from 'hono';
 import { DomainError } from '../../lib/errors.ts';
-import { checkResult } from '../../lib/files/decode.ts';
 import { heldLock } from '../../lib/files/held-lock.ts';
+import { checkResult } from '../../lib/files/result-check.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { contentDigestValues, parseContentDigest } from '../../lib/http/content-digest.ts';
 import type { Deps } from '../../lib/http/deps.ts';

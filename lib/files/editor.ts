@@ -5,6 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
+import { type BatchOutcome, decodeBatch } from '../../functions/files-batch/result.ts';
+import { type Copied, decodeCopy } from '../../functions/files-copy/result.ts';
+import { decodeTrashed, type Trashed } from '../../functions/files-delete/result.ts';
+import { decodeList, type Listing } from '../../functions/files-list/result.ts';
+import { decodeRead, type ReadFile } from '../../functions/files-read/result.ts';
+import { decodeSearch, type Search } from '../../functions/files-search/result.ts';
+import { decodeTrashList, decodeTrashPurge, decodeTrashRestore, type TrashPage } from '../../functions/files-trash/result.ts';
+import { decodeWrite } from '../../functions/files-write/result.ts';
 import { EventAnswerGoneError } from '../events/errors.ts';
 import { eventParams, matchEarlier } from '../events/redelivery.ts';
 import { currentEvent } from '../events/scope.ts';
@@ -25,31 +33,12 @@ import type { Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, JobLostError, RunnerError } from '../runner/errors.ts';
 import type { SyncRunner } from '../runner/sync-runner.ts';
-import {
-  type BatchOutcome,
-  type Copied,
-  checkResult,
-  decodeBatch,
-  decodeCopy,
-  decodeList,
-  decodeRead,
-  decodeSearch,
-  decodeTrashed,
-  decodeTrashList,
-  decodeTrashPurge,
-  decodeTrashRestore,
-  decodeWrite,
-  type Listing,
-  type ReadFile,
-  type Search,
-  type Trashed,
-  type TrashPage,
-} from './decode.ts';
 import { type EditChannel, EditLostError } from './edit-channel.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { heldLock } from './held-lock.ts';
 import { lostChange } from './lost-change.ts';
 import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
+import { checkResult } from './result-check.ts';
 import { deliverContent, type PodLister } from './write-delivery.ts';
 
 export interface EditorConfig extends JobSettings, AsyncSettings {

@@ -10,8 +10,8 @@
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { domainError } from '../errors.ts';
-import { checkResult } from '../files/decode.ts';
 import { newOpId } from '../files/editor.ts';
+import { checkResult } from '../files/result-check.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { callerTrash } from '../job-spec/trash.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
