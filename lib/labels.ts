@@ -10,6 +10,12 @@ export const LABEL_COMPONENT = 'app.kubernetes.io/component';
 export const LABEL_SERVER = 'felis.lolicon.best/server';
 export const LABEL_FILES_OP = 'felis.lolicon.best/files-op';
 export const LABEL_FILES_MODE = 'felis.lolicon.best/files-mode';
+/**
+ * The files-mode values of Jobs that hold nothing. Felis's rule passes by `list` and `read` and
+ * counts any other mode as a writer; ours passes by these. A Job of any other op that holds nothing
+ * (a pull's download, an op of ours Felis does not know) is labelled `read`, so neither counts it.
+ */
+export const READ_MODES: ReadonlySet<string> = new Set(['list', 'read', 'search', 'trash-list']);
 export const LABEL_FILES_ASYNC = 'felis.lolicon.best/files-async';
 export const LABEL_EXPORT_MODE = 'felis.lolicon.best/export-mode';
 export const LABEL_THEN_RESTORE = 'felis.lolicon.best/then-restore';

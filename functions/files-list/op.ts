@@ -4,4 +4,4 @@
  */
 import { opContract, queryCodec } from '../../lib/protocol/op-contract.ts';
 
-export const list = opContract('list', { serve: true }, queryCodec);
+export const list = opContract('list', { serve: true, rootPath: true }, queryCodec);

@@ -4,4 +4,4 @@
  */
 import { opContract, queryCodec } from '../../lib/protocol/op-contract.ts';
 
-export const search = opContract('search', { serve: true }, queryCodec);
+export const search = opContract('search', { serve: true, rootPath: true }, queryCodec);

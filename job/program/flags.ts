@@ -8,6 +8,7 @@
  */
 
 import type { OpFlags } from '../../lib/protocol/op-contract.ts';
+import { CONTRACTS, OPS } from '../../lib/protocol/ops.ts';
 
 export class FlagError extends Error {
   constructor(message: string) {
@@ -28,12 +29,11 @@ export interface FilesFlags extends OpFlags {
 
 type Kind = 'string' | 'bool' | 'int';
 
-const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }> = {
+const SHARED_FLAGS: Record<string, { key: string; kind: Kind; usage: string }> = {
   op: {
     key: 'op',
     kind: 'string',
-    usage:
-      'op name: list, read, write, mkdir, delete, rename, upload, unzip, zip, search, copy, delete-many, move-many, chmod-many, compress (their items in env FELIS_BATCH_*), pull, pull-place, trash-list, trash-restore, trash-purge',
+    usage: `op name: ${OPS.join(', ')} (the many-file ops and compress get their items in env FELIS_BATCH_*)`,
   },
   'browse-url': { key: 'browseUrl', kind: 'string', usage: 'run as a browser worker instead of one op' },
   path: { key: 'path', kind: 'string', usage: 'path relative to the root ("" means the root)' },
@@ -62,6 +62,20 @@ const FLAGS: Record<string, { key: keyof FilesFlags; kind: Kind; usage: string }
   all: { key: 'all', kind: 'bool', usage: 'trash-purge: every trash record' },
   'pull-op': { key: 'pullOp', kind: 'string', usage: 'pull-place: the op id of the pull whose staged download is placed in the folder --path as --to' },
 };
+
+/**
+ * The flags above and each op's own (its contract's `flags`, under its own name, its usage line
+ * naming the op). Two ops may declare one flag alike; a flag declared twice in different ways, or
+ * over a shared one, is a mistake of the contracts, refused as the program loads.
+ */
+const FLAGS: Record<string, { key: string; kind: Kind; usage: string }> = { ...SHARED_FLAGS };
+for (const c of CONTRACTS) {
+  for (const [name, own] of Object.entries(c.flags as Record<string, { kind: Kind; usage: string }>)) {
+    const had = FLAGS[name];
+    if (had && (Object.hasOwn(SHARED_FLAGS, name) || had.kind !== own.kind)) throw new Error(`op ${c.name} declares the flag -${name}, already declared otherwise`);
+    FLAGS[name] = had ? { ...had, usage: `${had.usage}; ${c.name}: ${own.usage}` } : { key: name, kind: own.kind, usage: `${c.name}: ${own.usage}` };
+  }
+}
 
 export function defaultFlags(): FilesFlags {
   return {

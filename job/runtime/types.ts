@@ -43,6 +43,8 @@ type FromEnv<K extends Op> = (K extends ItemsOp ? { batch?: Batch } : unknown) &
 export interface StatfsLike {
   bavail: bigint | number;
   bsize: bigint | number;
+  /** The volume's size in blocks (what a disk-usage answer calls its capacity); a fake may leave it out. */
+  blocks?: bigint | number;
 }
 
 /** Injection points for tests. Production uses the defaults. */

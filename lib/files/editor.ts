@@ -27,7 +27,7 @@ import { callCarries, isEditOp } from '../protocol/edit-call.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { COPY_SYNC_MAX_BYTES } from '../protocol/limits.ts';
 import { type OpQuery, setQuery } from '../protocol/op-query.ts';
-import type { BatchOp } from '../protocol/ops.ts';
+import type { AnyOpFields, BatchOp, OpFields } from '../protocol/ops.ts';
 import { mutates, type Op } from '../protocol/ops.ts';
 import type { Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
@@ -160,6 +160,15 @@ export class FilesEditor {
   /** Entries below `path` whose name matches `query.q`, at most `query.limit` (the Job's default without). */
   async search(t: Target, path: string, query: { q: string; limit?: number }, signal?: AbortSignal): Promise<Search> {
     return decodeSearch(await this.#run(t, { op: 'search', path, ...setQuery(query) }, signal));
+  }
+
+  /**
+   * Runs one op as a one-shot Job with the fields its contract encodes and answers its Result,
+   * unchecked: the op's folder decodes it (its result.ts). An op needing no more than its fields
+   * (a read-only op of its own) is served through here, so it adds no method.
+   */
+  async run<K extends Op>(t: Target, op: K, path: string, fields: OpFields<K>, signal?: AbortSignal): Promise<Result> {
+    return this.#run(t, { op, path, ...fields }, signal);
   }
 
   async read(t: Target, path: string, signal?: AbortSignal): Promise<ReadFile> {
@@ -329,7 +338,7 @@ export class FilesEditor {
 
   async #run(
     t: Target,
-    call: { op: Op; path: string } & Partial<Pick<JobParams, 'content' | 'sha256' | 'expectSha256' | 'createOnly' | 'to' | 'limit' | 'after' | 'q' | 'maxSize' | 'batch' | 'trashId' | 'pullOp'>>,
+    call: { op: Op; path: string } & AnyOpFields & Partial<Pick<JobParams, 'content' | 'batch'>>,
     signal?: AbortSignal,
     streamed?: {
       /** The digest of the token for the Job named so (a streamed write's spec carries it). */

@@ -10,7 +10,7 @@ import type { FilesEditor } from '../files/editor.ts';
 import type { FileAccess } from '../files/gates.ts';
 import type { Target } from '../job-spec/types.ts';
 import { NotStoppedError } from '../maintenance/errors.ts';
-import type { Op } from '../protocol/ops.ts';
+import { type Op, opHas } from '../protocol/ops.ts';
 import type { Deps } from './deps.ts';
 import { ApiError, badRequest } from './envelope.ts';
 import { queryPath, serverName } from './file-request.ts';
@@ -34,14 +34,14 @@ export function requireEditor(deps: Deps): FilesEditor {
   return deps.editor;
 }
 
-/** Listing and searching are the only ops whose path may be empty (the root). */
+/** Only an op whose contract says so (a listing, a search) takes an empty path, the root. */
 export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<FileCall> {
   const server = serverName(c);
   const path = queryPath(c, false);
   const access: FileAccess = { op, path };
   const target = await enter(deps, server, access);
   const editor = requireEditor(deps);
-  if (op !== 'list' && op !== 'search' && path === '') throw badRequest('the ?path= query parameter is required');
+  if (path === '' && !opHas(op, 'rootPath')) throw badRequest('the ?path= query parameter is required');
   const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
   const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
   return { target, path, editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };

@@ -20,10 +20,11 @@ import {
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   MANAGED_BY_FILES,
+  READ_MODES,
 } from '../labels.ts';
 import { type Batch, carriesItems, encodeBatchEnv } from '../protocol/batch-env.ts';
 import { encodeContentEnv, WRITE_RECEIVE_IDLE_SECONDS, WRITE_RECEIVE_LIFETIME_SECONDS } from '../protocol/content-env.ts';
-import { contractOf, holdsWorld, isOp, mutates, needsChown, needsFowner, type Op, opHas } from '../protocol/ops.ts';
+import { type AnyOpFields, contractOf, holdsWorld, isOp, mutates, needsChown, needsFowner, type Op, opHas } from '../protocol/ops.ts';
 import { encodeTrashEnv, type TrashSettings } from '../protocol/trash-env.ts';
 
 import { DEFAULT_CPU, DEFAULT_MEMORY, QUANTITY } from './resources.ts';
@@ -45,7 +46,11 @@ export const ARCHIVE_NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-siz
  */
 export const PULL_NODE_OPTIONS = '--max-old-space-size=64';
 
-export interface JobParams {
+/**
+ * What a file Job is rendered from: its op's fields (the flags its contract encodes, AnyOpFields),
+ * and below what every Job has and what travels beside the flags (env, labels, tokens).
+ */
+export interface JobParams extends AnyOpFields {
   namespace: string;
   server: string;
   opId: string;
@@ -73,39 +78,17 @@ export interface JobParams {
    * is (the token itself never appears in the spec), instead of carried in the env.
    */
   contentTokenSha256?: string;
-  sha256?: string;
-  expectSha256?: string;
-  createOnly?: boolean;
-  /** rename: the new path; unzip: the destination folder (default: the archive's); zip: the archive's name. */
-  to?: string;
-  overwrite?: boolean;
-  /** copy: a synchronous copy of a regular file of at most this many bytes (else too_large). */
-  maxSize?: number;
-  sourceUrl?: string;
-  size?: number;
   uploadToken?: string;
-  /** list: the page size, start and filter (`--limit`, `--after`, `--q`), only when given. */
-  limit?: number;
-  after?: string;
-  q?: string;
   /** delete-many, move-many, chmod-many, compress: the items, carried in the env (lib/protocol/batch-env.ts). */
   batch?: Batch;
-  /** compress: the archive's format (`--format`). */
-  format?: string;
   /** The key of the CloudEvent this Job serves, as a label: a redelivery finds the Job by it. */
   eventKey?: string;
   /** The digest of the request that event carried (lib/events/scope.ts), as a label beside it. */
   eventRequest?: string;
-  /** pull: the URL to fetch (`--url`); `to` is the file's name, `path` its folder. */
-  url?: string;
   /** pull: the operator's rules and bounds (FELIS_PULL_*), as the function's config gives them, into the Job's env. */
   pullEnv?: Readonly<Record<string, string>>;
   /** pull: the digest of the token files-pull's cancel call presents (the Pod serves it on its port). */
   cancelTokenSha256?: string;
-  /** pull-place: the op id of the pull whose staged download it places (`--pull-op`); `path` and `to` are where. */
-  pullOp?: string;
-  /** trash-restore, trash-purge: the record (`--trash-id`); a purge without one purges all (`--all`). */
-  trashId?: string;
   /**
    * The undo trash's settings and the caller (lib/protocol/trash-env.ts), into every mutation Job's
    * env; absent, the Job keeps the trash on with its defaults.
@@ -230,9 +213,10 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_COMPONENT]: COMPONENT_WORLD_FILES,
     [LABEL_SERVER]: p.server,
     [LABEL_FILES_OP]: p.opId,
-    // A mutation that holds nothing (a pull writes only its own staging): mode `read`, which Felis's
-    // rule and ours both pass by, and its own label names the op (lib/labels.ts fileOpOf).
-    [LABEL_FILES_MODE]: rw && !holds ? 'read' : op,
+    // An op that holds nothing and is no read mode of its own (a pull writes only its own staging;
+    // an op Felis does not know reads): mode `read`, which Felis's rule and ours both pass by; a
+    // pull's own label names the op (lib/labels.ts fileOpOf).
+    [LABEL_FILES_MODE]: holds || READ_MODES.has(op) ? op : 'read',
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';

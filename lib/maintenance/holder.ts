@@ -19,6 +19,7 @@ import {
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   LABEL_THEN_RESTORE,
+  READ_MODES,
 } from '../labels.ts';
 import { GRACE_MS, lockValue, parseLock, rfc3339 } from '../protocol/lock-value.ts';
 
@@ -41,7 +42,7 @@ export function jobKind(job: V1Job): HolderKind | undefined {
       // A missing or unknown mode counts as a write: over-counting is the safe side. The reads
       // (the trash's listing among them) mount the world read-only and hold nothing.
       const mode = l[LABEL_FILES_MODE];
-      return mode === 'list' || mode === 'read' || mode === 'search' || mode === 'trash-list' ? undefined : 'file-write';
+      return mode !== undefined && READ_MODES.has(mode) ? undefined : 'file-write';
     }
     case 'felis-export':
       // Exporting a stored backup does not touch the volume.

@@ -59,6 +59,8 @@ export interface OpTraits {
   rerunnable: boolean;
   /** Answered by a serving (browse) Pod. */
   serve: boolean;
+  /** Its path may be empty, the world's root (a listing, a search); for the others a path is required. */
+  rootPath: boolean;
   /** A many-file op: its items travel in FELIS_BATCH_* (lib/protocol/batch-env.ts). */
   batch: boolean;
   /** The field its items are under, when its Job carries items in FELIS_BATCH_* (a many-file op, compress). */
@@ -84,6 +86,7 @@ const NO_TRAITS: OpTraits = {
   journaled: false,
   rerunnable: false,
   serve: false,
+  rootPath: false,
   batch: false,
   items: undefined,
   asWriter: false,
@@ -95,30 +98,53 @@ const NO_TRAITS: OpTraits = {
  * root); `encode` writes them after `--op <op> --path <path> --worlds-root <root>`, `decode` reads
  * them back from the parsed flags: decode(parse(encode(f))) is f.
  */
-export interface OpContract<Name extends string = string, F extends object = object, T extends Partial<OpTraits> = Partial<OpTraits>> {
+export interface OpContract<Name extends string = string, F extends object = object, T extends Partial<OpTraits> = Partial<OpTraits>, O extends OwnFlags = OwnFlags> {
   name: Name;
   traits: OpTraits & T;
+  /** Flags of this op alone, beyond OpFlags: the Job program parses them (job/program/flags.ts) under these names. */
+  flags: O;
   encode(f: EncodeInput<F>): string[];
-  decode(f: OpFlags): F;
+  decode(f: OpFlags & OwnFlagValues<O>): F;
   /** Why parsed flags are not a command line of this op (the Job program's usage error), or undefined. */
-  refuse(f: OpFlags): string | undefined;
+  refuse(f: OpFlags & OwnFlagValues<O>): string | undefined;
 }
+
+/** An op's own flag: how the Job program parses it, and its line in the program's usage. */
+export interface OwnFlag {
+  kind: 'string' | 'int' | 'bool';
+  usage: string;
+}
+export type OwnFlags = Readonly<Record<string, OwnFlag>>;
+/** The parsed values of an op's own flags: absent when not given. */
+export type OwnFlagValues<O extends OwnFlags> = { [K in keyof O]?: O[K]['kind'] extends 'int' ? number : O[K]['kind'] extends 'bool' ? boolean : string };
 
 /** What encode takes: the fields, any of them absent (the functions' params), and a write's streamed-content digest. */
 export type EncodeInput<F> = { [K in keyof F]?: F[K] } & { contentTokenSha256?: string };
 
 /**
  * Declares an op: traits not given are false (`holdsWorld` follows `mutates`), and an op with
- * no flags of its own has an empty codec.
+ * no flags of its own has an empty codec. An op whose fields fit no flag of OpFlags declares its
+ * own (`flags`), so adding it changes no shared list.
  */
-export function opContract<const Name extends string, F extends object = Record<never, never>, const T extends Partial<OpTraits> = Record<never, never>>(
+export function opContract<
+  const Name extends string,
+  F extends object = Record<never, never>,
+  const T extends Partial<OpTraits> = Record<never, never>,
+  const O extends OwnFlags = Record<never, never>,
+>(
   name: Name,
   traits: T,
-  codec?: { encode(f: EncodeInput<F>): string[]; decode(f: OpFlags): F; refuse?(f: OpFlags): string | undefined },
-): OpContract<Name, F, T> {
+  codec?: {
+    flags?: O;
+    encode(f: EncodeInput<F>): string[];
+    decode(f: OpFlags & OwnFlagValues<O>): F;
+    refuse?(f: OpFlags & OwnFlagValues<O>): string | undefined;
+  },
+): OpContract<Name, F, T, O> {
   return {
     name,
     traits: { ...NO_TRAITS, holdsWorld: traits.mutates ?? false, ...traits } as OpTraits & T,
+    flags: codec?.flags ?? ({} as O),
     encode: codec?.encode ?? (() => []),
     decode: codec?.decode ?? (() => ({}) as F),
     refuse: codec?.refuse ?? (() => undefined),

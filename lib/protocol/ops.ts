@@ -19,6 +19,12 @@ export type Op = AnyContract['name'];
 export type ContractOf<K extends Op> = Extract<AnyContract, { name: K }>;
 /** What an op's flags carry to the Job (its request's fields besides op, path and root). */
 export type OpFields<K extends Op> = ReturnType<ContractOf<K>['decode']>;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/**
+ * Every op's fields at once, each optional: what a Job's parameters may carry for its op's codec
+ * (lib/job-spec/render.ts), so an op's new field needs no second declaration there.
+ */
+export type AnyOpFields = Partial<Intersection<OpFields<Op>>>;
 /** Fields of some ops a codec test round-trips (each folder's op.test-kit.ts): sparse and full. */
 export type OpSamples = { [K in Op]?: OpFields<K>[] };
 /** The ops whose contract has a trait set to true (or to a value, for `items`). */

@@ -51,6 +51,8 @@ const resultSchema = z.object({
   purged: z.optional(z.number()),
   trash_bytes: z.optional(z.number()),
   staged: z.optional(z.boolean()),
+  // Its op's result.ts checks it.
+  report: z.optional(z.unknown()),
 });
 
 export class MalformedResultError extends Error {

@@ -120,6 +120,11 @@ export interface Result {
    * `pull-place` op under the world's line (docs/pulls.md). Ours only.
    */
   staged?: boolean;
+  /**
+   * An op of ours that Felis does not have answers here, whole, in the shape its folder's
+   * result.ts decodes (for example functions/files-usage/), instead of adding fields above.
+   */
+  report?: unknown;
 }
 
 /** trash-list: one record of the undo trash, as the Job reports it (job/trash/record.ts). */

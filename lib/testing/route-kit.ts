@@ -65,7 +65,7 @@ export class FakeGates implements FileGates {
   }
 }
 
-type EditorMethod = 'list' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge';
+type EditorMethod = 'list' | 'run' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge';
 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
@@ -81,6 +81,7 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     };
   const editor = {
     list: method('list'),
+    run: method('run'),
     read: method('read'),
     write: method('write'),
     mkdir: method('mkdir'),
