@@ -1,33 +1,17 @@
 /**
- * `npm run bench [-- --json] [-- --ops N] [-- --runs N]`: every bench below, one after the other (each
+ * `npm run bench [-- --json] [-- --ops N] [-- --runs N]`: every bench/*.bench.ts, one after the other (each
  * needs the machine to itself). With --json, one object holding every bench's keys.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
-const benches = [
-  'sync-runner.bench.ts',
-  'cold-start.bench.ts',
-  'archive.bench.ts',
-  'archive-formats.bench.ts',
-  'archive-7z.bench.ts',
-  'compress.bench.ts',
-  'auth.bench.ts',
-  'browse.bench.ts',
-  'download.bench.ts',
-  'upload.bench.ts',
-  'transfer-ratio.bench.ts',
-  'contention.bench.ts',
-  'list-page.bench.ts',
-  'copy.bench.ts',
-  'search.bench.ts',
-  'batch.bench.ts',
-  'trash.bench.ts',
-  'edit.bench.ts',
-  'pull.bench.ts',
-];
+// Every bench of the folder, in byte order of name: a new one runs by being here.
+const benches = readdirSync(fileURLToPath(new URL('.', import.meta.url)))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const merged: Record<string, unknown> = {};
 
 for (const b of benches) {
