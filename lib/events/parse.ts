@@ -66,7 +66,7 @@ function firstLine(err: unknown): string {
 }
 
 /** What a request event carries: the same parts an HTTP request does. */
-export const requestData = z.strictObject({
+const requestParts = z.strictObject({
   /** The MinecraftServer's name (the `:name` of the route). */
   server: z.optional(z.string()),
   /** The `?path=` of the route. */
@@ -77,12 +77,17 @@ export const requestData = z.strictObject({
   id: z.optional(z.string()),
   /** The `?force=` of the lock route. */
   force: z.optional(z.boolean()),
-  /** An op's query (`?limit=`, `?after=`, `?q=`, lib/protocol/op-query.ts), where its route takes it. */
-  limit: z.optional(z.number()),
-  after: z.optional(z.string()),
-  q: z.optional(z.string()),
 });
-export type RequestData = z.output<typeof requestData>;
+export const requestData = z.catchall(
+  requestParts,
+  // Any other field is a query parameter of the route (`limit`, `q`, `depth` …): a text or a
+  // number, as the route's event declares it may carry (lib/http/event-entry.ts judges which).
+  z.union([z.string(), z.number()]),
+);
+/** The fields of a request event's data that are not query parameters. */
+export const REQUEST_DATA_PARTS: ReadonlySet<string> = new Set(['server', 'path', 'body', 'id', 'force']);
+/** Its parts, and its query parameters under their names. */
+export type RequestData = z.output<typeof requestParts> & Readonly<Record<string, unknown>>;
 
 export function parseRequestData(data: unknown): RequestData {
   const r = requestData.safeParse(data ?? {});

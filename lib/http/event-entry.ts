@@ -11,11 +11,10 @@ import type { Context, Hono } from 'hono';
 import { asActor } from '../actor.ts';
 import { DomainError } from '../errors.ts';
 import { deliveryStatus, envelopeCode } from '../events/delivery.ts';
-import type { ParsedEvent, RequestData } from '../events/parse.ts';
+import { type ParsedEvent, REQUEST_DATA_PARTS, type RequestData } from '../events/parse.ts';
 import { EventRejected } from '../events/rejected.ts';
 import { eventKey, requestDigest, withEvent } from '../events/scope.ts';
 import type { Logger } from '../log.ts';
-import { OP_QUERY_KEYS, type OpQueryKey } from '../protocol/op-query.ts';
 import type { Env } from './app.ts';
 import { authOf } from './auth.ts';
 import { sendError } from './envelope.ts';
@@ -173,7 +172,8 @@ const clip = (s: string) => (s.length > LOGGED_CHARS ? `${s.slice(0, LOGGED_CHAR
 export interface EventTakes {
   path?: boolean;
   force?: boolean;
-  query?: readonly OpQueryKey[];
+  /** The names of the route's query parameters the event may carry (beside `path` and `force`). */
+  query?: readonly string[];
   /** The route's path has an `:id`: the event's `id` fills it (and is required). */
   id?: boolean;
 }
@@ -186,14 +186,15 @@ export function serverRoute(rest: string, takes: EventTakes = {}) {
     if (!takes.force && d.force !== undefined) throw new EventRejected('event_data_invalid', 'event data: force is not used by this event type');
     if (!takes.id && d.id !== undefined) throw new EventRejected('event_data_invalid', 'event data: id is not used by this event type');
     if (takes.id && !d.id) throw new EventRejected('event_data_invalid', 'event data: id is required');
-    for (const k of OP_QUERY_KEYS) {
-      if (!takes.query?.includes(k) && d[k] !== undefined) throw new EventRejected('event_data_invalid', `event data: ${k} is not used by this event type`);
+    const query = Object.keys(d).filter((k) => !REQUEST_DATA_PARTS.has(k));
+    for (const k of query) {
+      if (!takes.query?.includes(k)) throw new EventRejected('event_data_invalid', `event data: ${k} is not used by this event type`);
     }
     const q = new URLSearchParams();
     if (d.path !== undefined) q.set('path', d.path);
     if (d.force !== undefined) q.set('force', String(d.force));
     // As the HTTP caller would send them: the route's own schema judges them the same way.
-    for (const k of OP_QUERY_KEYS) if (d[k] !== undefined) q.set(k, String(d[k]));
+    for (const k of takes.query ?? []) if (d[k] !== undefined) q.set(k, String(d[k]));
     const qs = q.toString();
     // The route itself judges the id (its shape), as it judges an HTTP caller's.
     const at = takes.id ? rest.replace(':id', encodeURIComponent(d.id!)) : rest;
@@ -206,8 +207,7 @@ export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['tar
 /** A route that takes no server: the event's data must be empty. */
 export function noServer(path: string) {
   return (d: RequestData): string => {
-    if (d.server !== undefined || d.path !== undefined || d.force !== undefined || d.id !== undefined || OP_QUERY_KEYS.some((k) => d[k] !== undefined))
-      throw new EventRejected('event_data_invalid', 'events of this type carry no data');
+    if (Object.keys(d).some((k) => k !== 'body')) throw new EventRejected('event_data_invalid', 'events of this type carry no data');
     return path;
   };
 }

@@ -7,7 +7,6 @@
  */
 import type { $ZodObject, $ZodType } from 'zod/v4/core';
 import type { Permission } from '../../auth/permission.ts';
-import type { OpQueryKey } from '../../protocol/op-query.ts';
 
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -25,10 +24,10 @@ export interface RouteEntry {
   errors: readonly ErrorCode[];
   /**
    * The CloudEvent type that carries this route's request, if any; `path`/`force`: the event's data
-   * may carry `?path=`/`?force=`; `query`: which of an op's query parameters (`limit`, `after`, `q`) it may carry;
+   * may carry `?path=`/`?force=`; `query`: which of the route's query parameters (`limit`, `q`, `depth` …) it may carry;
    * `id`: the event's `id` fills the route's `:id`. The event carries a body when the route takes a JSON body.
    */
-  event?: { type: string; path?: boolean; force?: boolean; query?: readonly OpQueryKey[]; id?: boolean };
+  event?: { type: string; path?: boolean; force?: boolean; query?: readonly string[]; id?: boolean };
 }
 
 export type RouteTable = Readonly<Record<string, RouteEntry>>;
