@@ -30,7 +30,7 @@ import { createHostApp } from '../lib/http/host.ts';
 import { createLogger } from '../lib/log.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { RBAC_SCENARIOS as SCENARIOS } from './support/function-e2e.generated.test-kit.ts';
-import { endSessions, isRaw, setSuiteDir } from './support/function-e2e.ts';
+import { backgroundOpsEnded, endSessions, exportsEnded, isRaw, setSuiteDir, uploadSessionsEnded } from './support/function-e2e.ts';
 import { assemble, type Obj } from './support/kustomize.ts';
 import { checkedApp, loadChecker } from './support/openapi-check.ts';
 import { createServer, STOPPED } from './support/servers.ts';
@@ -207,6 +207,11 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
       rmSync(join(dir, 'worlds', 'survival'), { recursive: true, force: true });
       seedDemoWorld(dir, 'survival');
     }
+    // The scenarios run in the folders' order, so each waits for what an earlier one may have left
+    // holding the world (a background op, an export, an upload receiver) to end.
+    await backgroundOpsEnded(cluster);
+    await exportsEnded(cluster);
+    await uploadSessionsEnded(cluster);
     // A session left by an earlier scenario would answer without the calls this one must show.
     if (browse) await endSessions(cluster);
     const before = cluster.counts(user);
