@@ -10,6 +10,7 @@ import { backgroundOpsEnded, type ContainerCall, opEnds, type Place, type RbacSc
 // Starting a background op is checks, the lock and one create; the op's own Job then holds the
 // world, so the next scenario (and the same one's second run) waits for it to end (the listing
 // reads its finished Pod's log).
+//
 // Its default name carries the second it was asked in: a second run makes a new archive.
 export const rbac: RbacScenario = { setup: backgroundOpsEnded, calls: [['POST', '/api/v1/servers/survival/files/compress', { paths: ['plugins', 'eula.txt'], format: 'tar.zst' }]] };
 
