@@ -143,6 +143,7 @@ test('a file with two names counts once, in the figures and among the largest', 
   assert.equal(a + b - alloc(w.p('a')) - alloc(w.p('b')), big);
   assert.equal(r.files, 3 + 3, 'every name is a file: three names here, three in the world');
   assert.equal(r.largest.filter((l) => l.bytes === big).length, 1);
+  assert.equal(r.largest.filter((l) => /big|same|again/.test(l.path)).length, 1, 'the other names are not files of 0 bytes');
   assert.equal(r.largest[0].bytes, big);
   assert.equal(r.largest[0].apparent_bytes, 300_000);
 });
@@ -379,4 +380,25 @@ test('a folder that cannot be read counts by its own entry, the rest still walke
   } finally {
     fs.chmodSync(w.p('locked'), 0o755);
   }
+});
+
+test("a folder's children are its largest 100 (10 of a sub-folder's), the figures still count them all", async () => {
+  const w = makeWorld();
+  for (let i = 0; i < 120; i++) write(w, `many/f${String(i).padStart(3, '0')}.bin`, bulk(4096 * (i + 1)));
+  const r = await walk(w, 'many');
+  assert.equal(r.files, 120);
+  assert.equal(r.bytes, plainDu(w, 'many').bytes);
+  assert.equal(r.children.length, 100);
+  assert.deepEqual(
+    r.children.slice(0, 2).map((c) => c.name),
+    ['f119.bin', 'f118.bin'],
+  );
+  assert.equal(r.children[99].name, 'f020.bin');
+  const nested = await walk(w, '', { depth: 2 });
+  const many = nested.children.find((c) => c.name === 'many')!;
+  assert.equal(many.files, 120);
+  assert.deepEqual(
+    many.children!.map((c) => c.name),
+    Array.from({ length: 10 }, (_, i) => `f${119 - i}.bin`),
+  );
 });
