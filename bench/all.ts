@@ -23,6 +23,7 @@ const benches = [
   'list-page.bench.ts',
   'copy.bench.ts',
   'search.bench.ts',
+  'files-usage.bench.ts',
   'batch.bench.ts',
   'trash.bench.ts',
   'edit.bench.ts',
