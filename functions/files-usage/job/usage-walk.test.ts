@@ -402,3 +402,20 @@ test("a folder's children are its largest 100 (10 of a sub-folder's), the figure
     Array.from({ length: 10 }, (_, i) => `f${119 - i}.bin`),
   );
 });
+
+test('a folder deeper than 512 below the path counts by its own entry only, and the answer says it is truncated', async () => {
+  const w = makeWorld();
+  const chain = Array.from({ length: 520 }, () => 'd').join('/');
+  write(w, `deep/${chain}/bottom.bin`, bulk(10_000));
+  write(w, `deep/${Array.from({ length: 500 }, () => 'd').join('/')}/mid.bin`, bulk(10_000));
+  const r = await walk(w, 'deep', { top: 5 });
+  assert.equal(r.truncated, true);
+  assert.equal(r.dirs, 513, 'the 513th counts by its own entry; what is below it is not seen');
+  assert.deepEqual(
+    r.largest.map((l) => l.path.split('/').pop()),
+    ['mid.bin'],
+  );
+  const inner = await walk(w, `deep/${Array.from({ length: 100 }, () => 'd').join('/')}`, { top: 5 });
+  assert.equal(inner.truncated, false);
+  assert.equal(inner.files, 2);
+});
