@@ -124,7 +124,10 @@ log "control plane up and manifests applied in $(( $(date +%s) - T_UP )) s"
 if [[ -n "${FELIS_CLUSTER_TIER_TESTS:-}" ]]; then
   read -r -a FILES <<<"$FELIS_CLUSTER_TIER_TESTS"
 else
-  FILES=(test/*.e2e.test.ts test/cluster-tier/*.cluster-test.ts)
+  # A capability's own end-to-end tests sit in its folder (functions/<fn>/*.e2e.test.ts).
+  shopt -s nullglob
+  FILES=(test/*.e2e.test.ts functions/*/*.e2e.test.ts test/cluster-tier/*.cluster-test.ts)
+  shopt -u nullglob
 fi
 log "running ${#FILES[@]} test files against the real control plane: ${FILES[*]}"
 T_TESTS=$(date +%s)

@@ -185,6 +185,7 @@ export const FIELD_ORDER: (keyof Result)[] = [
   'trash_bytes',
   // pull
   'staged',
+  'report',
 ];
 
 function isZero(v: unknown): boolean {
