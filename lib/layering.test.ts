@@ -125,7 +125,7 @@ test('across trees: job/ only into JOB_LIB and what it reaches, functions/ into 
   }
 });
 
-test('lib/ reaches functions/ only from the route collectors into the route declarations, and a declaration imports only declarations', () => {
+test('lib/ reaches functions/ only from the route collectors into the route declarations, and a declaration imports only declarations and its own op', () => {
   const dir = tree({
     'lib/http/routes/table.generated.ts': "import '../../../functions/f/routes.ts';\nimport '../../../functions/f/app.ts';\n",
     'lib/http/routes/schemas.generated.ts': "import '../../../functions/f/schemas.ts';\n",
@@ -136,17 +136,21 @@ test('lib/ reaches functions/ only from the route collectors into the route decl
     'lib/schema.ts': '',
     'lib/http/serve.ts': '',
     'functions/f/routes.ts': "import '../../lib/http/routes/types.ts';\nimport './app.ts';\nimport '../g/routes.ts';\n",
-    'functions/f/schemas.ts': "import './routes.ts';\nimport '../../lib/http/routes/common-schemas.ts';\nimport '../../lib/http/routes/register.ts';\n",
+    'functions/f/schemas.ts': "import './routes.ts';\nimport '../../lib/http/routes/common-schemas.ts';\nimport '../../lib/http/routes/register.ts';\nimport './op.ts';\nimport '../g/op.ts';\n",
+    'functions/f/op.ts': '',
     'functions/f/app.ts': '',
     'functions/g/routes.ts': '',
+    'functions/g/op.ts': '',
   });
   try {
     assert.deepEqual(crossImports(importGraph(dir)), [
       "functions/f/routes.ts -> functions/g/routes.ts: functions/f/ may not import another function's folder",
+      "functions/f/schemas.ts -> functions/g/op.ts: functions/f/ may not import another function's folder",
       'lib/http/routes/register.ts -> functions/f/routes.ts: lib/ may not import functions/',
       'lib/http/routes/table.generated.ts -> functions/f/app.ts: lib/ may not import functions/',
       "functions/f/routes.ts -> functions/f/app.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
       "functions/f/routes.ts -> functions/g/routes.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
+      "functions/f/schemas.ts -> functions/g/op.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
       'lib/http/routes/common-schemas.ts -> lib/http/serve.ts: a route declaration reaches it (from functions/f/schemas.ts), but it is not in DECLARATION_LIB',
       "functions/f/schemas.ts -> lib/http/routes/register.ts: a route declaration imports only its folder's other declaration and DECLARATION_LIB",
     ]);

@@ -20,7 +20,7 @@
  * Route declarations: each function declares its routes in functions/<fn>/routes.ts (table entries,
  * prose) and functions/<fn>/schemas.ts (zod schemas). The route collectors of lib/http/routes
  * (ROUTE_COLLECTORS: table.generated.ts and schemas.generated.ts, which scripts/collect.ts writes) may import them, and nothing else of
- * functions/; a declaration imports only its own folder's other declaration and the lib/ modules of
+ * functions/; a declaration imports only its own folder's other declaration, its op's contract and the lib/ modules of
  * DECLARATION_LIB (the table's types, the shared entry and schema pieces, zod, constants), and
  * everything it reaches in lib/ through them is in DECLARATION_LIB too. So a declaration never
  * reaches a handler, Hono or a collector: lib/ → functions/ runs one way, with no circle.
@@ -364,7 +364,7 @@ export function crossImports(graph: Map<string, string[]>): string[] {
   return bad;
 }
 
-/** A route declaration's imports the rule refuses: anything but its folder's other declaration and DECLARATION_LIB, and whatever those reach outside it. */
+/** A route declaration's imports the rule refuses: anything but its folder's other declaration, its op's contract and DECLARATION_LIB, and whatever those reach outside it. */
 export function declarationImports(graph: Map<string, string[]>): string[] {
   const bad: string[] = [];
   const seen = new Set<string>();
@@ -381,7 +381,9 @@ export function declarationImports(graph: Map<string, string[]>): string[] {
     if (!isRouteDeclaration(from)) continue;
     for (const to of tos) {
       if (isRouteDeclaration(to) && folderOf(to) === folderOf(from)) continue;
-      if (treeOf(to) === 'lib' && listed(DECLARATION_LIB, to)) reach(from, to);
+      // Its own op's contract (the bounds its schemas share with the Job), counted as lib/protocol.
+      if (isContract(to) && functionOf(to) === functionOf(from)) reach(from, to);
+      else if (treeOf(to) === 'lib' && listed(DECLARATION_LIB, to)) reach(from, to);
       else bad.push(`${from} -> ${to}: a route declaration imports only its folder's other declaration and DECLARATION_LIB`);
     }
   }
