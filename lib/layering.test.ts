@@ -192,14 +192,15 @@ test("a function's folder: op.ts imports only lib/protocol, job/ is Job code on 
   }
 });
 
-test("an op's decoder (result.ts) counts as lib/files: the editor may import it, the Job program may not, and it imports only lib/protocol and lib/files", () => {
+test("an op's decoder (result.ts) counts as lib/files: the editor may import it, the Job program may not, and it imports only lib/protocol, lib/files and its op's contract", () => {
   const dir = tree({
     'lib/files/editor.ts': "import '../../functions/files-a/result.ts';\n",
     'lib/files/result-check.ts': "import '../protocol/result.ts';\n",
     'lib/protocol/result.ts': '',
     'lib/kube/k.ts': "import '../../functions/files-a/result.ts';\n",
     'lib/http/h.ts': '',
-    'functions/files-a/result.ts': "import '../../lib/files/result-check.ts';\nimport '../../lib/protocol/result.ts';\nimport '../../lib/http/h.ts';\n",
+    'functions/files-a/result.ts': "import '../../lib/files/result-check.ts';\nimport '../../lib/protocol/result.ts';\nimport '../../lib/http/h.ts';\nimport './op.ts';\n",
+    'functions/files-a/op.ts': '',
     'functions/files-a/app.ts': "import './result.ts';\n",
     'functions/files-b/app.ts': "import '../files-a/result.ts';\n",
     'job/dispatch/d.ts': "import '../../functions/files-a/result.ts';\n",
@@ -207,7 +208,7 @@ test("an op's decoder (result.ts) counts as lib/files: the editor may import it,
   try {
     const graph = importGraph(dir);
     assert.deepEqual(crossImports(graph), [
-      'functions/files-a/result.ts -> lib/http/h.ts: a decoder (result.ts) imports only lib/protocol/ and lib/files/',
+      "functions/files-a/result.ts -> lib/http/h.ts: a decoder (result.ts) imports only lib/protocol/, lib/files/ and its op's contract",
       "functions/files-b/app.ts -> functions/files-a/result.ts: functions/files-b/ may not import another function's folder",
       'job/dispatch/d.ts -> functions/files-a/result.ts: job/ may not import lib/ outside JOB_LIB',
     ]);

@@ -28,7 +28,7 @@
  * A capability's folder, functions/<fn>/, holds four kinds of module, each counted where it runs:
  * its `op.ts` is the op's contract, counted as lib/protocol (it imports only lib/protocol; the
  * collector lib/protocol/contracts.generated.ts imports it, and both bundles carry it); its `result.ts` is the op's
- * result type and decoder, counted as lib/files (it imports only lib/protocol and lib/files; the
+ * result type and decoder, counted as lib/files (it imports only lib/protocol, lib/files and its op.ts; the
  * editor, lib/files/editor.ts, decodes with it, and job/ may not import it, so the Job's bundle never
  * carries the decoders); its `job/` is Job code,
  * counted as job/ on the capabilities' floor (it imports the job/ floors below, its own op.ts and
@@ -339,7 +339,8 @@ export function crossImports(graph: Map<string, string[]>): string[] {
       if (isTestCode(to) && !tools) bad.push(`${from} -> ${to}: production code may not import test code`);
       else if (fn !== undefined && functionOf(to) !== undefined && functionOf(to) !== fn) bad.push(`${from} -> ${to}: functions/${fn}/ may not import another function's folder`);
       else if (isContract(from) && !to.startsWith('lib/protocol/')) bad.push(`${from} -> ${to}: a contract (op.ts) imports only lib/protocol/`);
-      else if (isDecoder(from) && !to.startsWith('lib/protocol/') && !to.startsWith('lib/files/')) bad.push(`${from} -> ${to}: a decoder (result.ts) imports only lib/protocol/ and lib/files/`);
+      else if (isDecoder(from) && !to.startsWith('lib/protocol/') && !to.startsWith('lib/files/') && !(isContract(to) && functionOf(to) === fn))
+        bad.push(`${from} -> ${to}: a decoder (result.ts) imports only lib/protocol/, lib/files/ and its op's contract`);
       else if (tt === ft || tools || TREE_IMPORTS[ft]?.includes(tt)) continue;
       else if (ft === 'job' && (listed(JOB_LIB, to) || isContract(to))) continue;
       else if (ft === 'cluster' && listed(CLUSTER_LIB, to)) continue;
