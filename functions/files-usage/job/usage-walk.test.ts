@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { makeWorld, openFds, type World } from '../../../job/testing/world.ts';
 import { WorldRoot } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
-import { USAGE_BUDGET_MS, type UsageChild, type UsageOptions, type UsageReport, usageWalk } from './usage-walk.ts';
+import type { UsageChild, UsageFigures } from '../op.ts';
+import { USAGE_BUDGET_MS, type UsageOptions, usageWalk } from './usage-walk.ts';
 
 const alloc = (p: string) => fs.lstatSync(p).blocks * 512;
 const size = (p: string) => fs.lstatSync(p).size;
@@ -19,12 +20,12 @@ function write(w: World, rel: string, data: string | Buffer = 'x'): void {
 /** Random bytes: blocks really allocated (no hole, nothing a file system could share). */
 const bulk = (n: number) => randomBytes(n);
 
-async function walk(w: World, p: string, o: Partial<UsageOptions> = {}): Promise<UsageReport> {
+async function walk(w: World, p: string, o: Partial<UsageOptions> = {}): Promise<UsageFigures> {
   const root = WorldRoot.open(w.root);
   try {
     const r = await usageWalk(root, p, { depth: 1, top: 10, ...o });
     assert.ok(!('code' in r && (r as Result).code), JSON.stringify(r));
-    return r as UsageReport;
+    return r as UsageFigures;
   } finally {
     root.close();
   }

@@ -39,6 +39,7 @@ import { failure } from '../../../job/volume/failure.ts';
 import { clean } from '../../../job/volume/pathutil.ts';
 import { atPath, errCode, fdPath, identityOf, type WorldRoot } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
+import type { LargestFile, UsageChild, UsageFigures } from '../op.ts';
 import { HardLinks } from './hard-links.ts';
 import { TopHeap } from './top-heap.ts';
 
@@ -75,44 +76,6 @@ export interface UsageOptions {
   now?: () => number;
 }
 
-export interface UsageChild {
-  name: string;
-  bytes: number;
-  apparent_bytes: number;
-  /** Files (every entry that is not a folder, links included) under it; 1 for a file. */
-  files: number;
-  is_dir: boolean;
-  /** A folder's own children, while `depth` goes deeper. */
-  children?: UsageChild[];
-}
-
-export interface LargestFile {
-  /** From the world root. */
-  path: string;
-  bytes: number;
-  apparent_bytes: number;
-}
-
-export interface UsageReport {
-  /** Cleaned, "" for the root. */
-  path: string;
-  /** Allocated bytes under the path, the folder itself included, each file once. */
-  bytes: number;
-  apparent_bytes: number;
-  /** Names that are not folders (a file with two names is two files of its bytes once). */
-  files: number;
-  /** Folders under the path, not counting it. */
-  dirs: number;
-  /** The path's direct entries by bytes, largest first (then by name); at most CHILDREN_KEPT of each folder. */
-  children: UsageChild[];
-  /** The largest regular files, by bytes. */
-  largest: LargestFile[];
-  /** Allocated bytes of the undo trash and the ops' working files and folders under the path: in no other figure. */
-  trash_bytes: number;
-  /** The walk did not see everything (its time budget ran out, or a folder was too deep): the figures are what it saw. */
-  truncated: boolean;
-}
-
 interface Tally {
   bytes: number;
   apparent: number;
@@ -147,7 +110,7 @@ const join = (prefix: string, name: string) => (prefix === '' ? name : `${prefix
 const clampInt = (x: number, lo: number, hi: number) => (Number.isInteger(x) ? Math.min(hi, Math.max(lo, x)) : lo);
 
 /** The whole walk on an open root; see the module note. A failure (`not_found`, `bad_path`) answers as the other ops do. */
-export async function usageWalk(root: WorldRoot, path: string, opts: UsageOptions): Promise<UsageReport | Result> {
+export async function usageWalk(root: WorldRoot, path: string, opts: UsageOptions): Promise<UsageFigures | Result> {
   const name = path === '' ? '.' : path;
   const cleaned = clean(path);
   const rel = cleaned === '.' ? '' : cleaned;
@@ -354,7 +317,7 @@ function inoKey(st: fs.Stats, at: string | Buffer): number | string {
 }
 
 /** The answer for a path that names a file (a link inside the world to one followed, as a folder's would be): it alone. */
-function fileAlone(root: WorldRoot, name: string, rel: string, rule: WithheldRule, largest: TopHeap<LargestFile>): UsageReport | Result {
+function fileAlone(root: WorldRoot, name: string, rel: string, rule: WithheldRule, largest: TopHeap<LargestFile>): UsageFigures | Result {
   let st: fs.BigIntStats;
   try {
     st = root.stat(name);
