@@ -2,16 +2,17 @@
  * knative/ as `kubectl apply -k knative/` sends it: rendered by kustomize itself (`kubectl
  * kustomize`), not by an emulation, so the tests check what a cluster would receive. Options edit
  * a copy of the tree the way an operator edits the real one: the namespace in namespace.yaml,
- * the components list and the `images` entry in kustomization.yaml.
+ * the components list and the `images` entry in kustomization.yaml. The copy keeps the tree's place
+ * next to functions/, whose folders hold each function's manifest (their yaml files are copied too).
  *
  * Needs kubectl with kustomize v5 or later on PATH (or `KUBECTL=/path/to/kubectl`). Debian's
  * `kubernetes-client` package is 1.20, whose kustomize (v2) has no components, replacements or
  * transformer options; it cannot render knative/.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { dump, load, loadAll } from 'js-yaml';
 
@@ -51,10 +52,16 @@ export function kubectl(): string {
   return bin;
 }
 
-/** A copy of `dir` with `opts` applied, for kustomize to render; the caller removes it. */
-function prepare(dir: string, opts: RenderOptions): string {
-  const copy = mkdtempSync(join(tmpdir(), 'felis-kustomize-'));
+/**
+ * A copy of `dir` with `opts` applied, for kustomize to render, in a new folder that also holds the
+ * yaml files of the function folders (functions/ next to `dir`), which the copy's kustomizations
+ * list by relative path; the caller removes `tree`.
+ */
+function prepare(dir: string, opts: RenderOptions): { tree: string; copy: string } {
+  const tree = mkdtempSync(join(tmpdir(), 'felis-kustomize-'));
+  const copy = join(tree, basename(dir));
   cpSync(dir, copy, { recursive: true });
+  cpSync(join(dirname(dir), 'functions'), join(tree, 'functions'), { recursive: true, filter: (src) => statSync(src).isDirectory() || /\.ya?ml$/.test(src) });
   if (opts.namespace !== undefined) {
     const file = join(copy, 'namespace.yaml');
     const ns = load(readFileSync(file, 'utf8')) as Obj;
@@ -81,7 +88,7 @@ function prepare(dir: string, opts: RenderOptions): string {
     }
     writeFileSync(file, text);
   }
-  return copy;
+  return { tree, copy };
 }
 
 const parseAll = (out: string) => (loadAll(out) as (Obj | null)[]).filter((o): o is Obj => o !== null);
@@ -89,22 +96,22 @@ const KUSTOMIZE_OPTS = { encoding: 'utf8', maxBuffer: 64 << 20 } as const;
 
 /** The objects `kubectl kustomize <dir>` prints, after applying `opts` to a copy of `dir`. */
 export function render(dir: string, opts: RenderOptions = {}): Obj[] {
-  const copy = prepare(dir, opts);
+  const { tree, copy } = prepare(dir, opts);
   try {
     return parseAll(execFileSync(kubectl(), ['kustomize', copy], { ...KUSTOMIZE_OPTS, stdio: ['ignore', 'pipe', 'pipe'] }));
   } finally {
-    rmSync(copy, { recursive: true, force: true });
+    rmSync(tree, { recursive: true, force: true });
   }
 }
 
 /** {@link render}, without blocking: several renders run side by side. */
 export async function renderAsync(dir: string, opts: RenderOptions = {}): Promise<Obj[]> {
-  const copy = prepare(dir, opts);
+  const { tree, copy } = prepare(dir, opts);
   try {
     const { stdout } = await promisify(execFile)(kubectl(), ['kustomize', copy], KUSTOMIZE_OPTS);
     return parseAll(stdout);
   } finally {
-    rmSync(copy, { recursive: true, force: true });
+    rmSync(tree, { recursive: true, force: true });
   }
 }
 

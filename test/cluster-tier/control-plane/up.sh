@@ -125,10 +125,10 @@ cat >"$W/tokens.csv" <<EOF
 $ADMIN_TOKEN,admin,admin-uid,"system:masters"
 $FUNCTION_TOKEN,$FUNCTION_USER,felis-world-uid
 EOF
-# One identity per function (knative/functions/<name>/ runs as felis-world-<name>), for the
+# One identity per function (functions/<name>/function.yaml runs as felis-world-<name>), for the
 # per-function RBAC test: SA_TOKENS=<sa>=<token>,...
 SA_TOKENS=""
-for f in "$SCRIPT_DIR"/../../../knative/functions/*/function.yaml; do
+for f in "$SCRIPT_DIR"/../../../functions/*/function.yaml; do
   [[ -e "$f" ]] || continue
   sa="felis-world-$(basename "$(dirname "$f")")"; t="sa-$(openssl rand -hex 16)"
   echo "$t,system:serviceaccount:minecraft:$sa,$sa-uid" >>"$W/tokens.csv"
