@@ -14,6 +14,8 @@
  *   functions/<fn>/op.ts             each `export const <x> = opContract(…)`: an op (lib/protocol/ops.ts)
  *   functions/<fn>/job/*.ts          `export const runs`: the Job-side run of its ops (job/dispatch/execute.ts)
  *   functions/<fn>/op.test-kit.ts    `samples`: each op's fields its codec must carry (job/program/op-codec.test.ts)
+ *   functions/<fn>/e2e.test-kit.ts   `rbac`, `container`, `containerOrder`: its end-to-end scenarios
+ *                                    (test/rbac-per-function.e2e.test.ts, test/container/functions.container-test.ts)
  * Folders in byte order of name, and a folder's contracts in the order op.ts declares them: the
  * order of the route table, the OpenAPI document and the op list.
  * @module
@@ -41,7 +43,12 @@ export interface Capability {
   /** The modules of its job/ that export `runs`, relative to the folder. */
   runs: string[];
   samples: boolean;
+  /** What its e2e.test-kit.ts exports of `rbac`, `container` and `containerOrder`. */
+  e2e: string[];
 }
+
+/** What a function's e2e.test-kit.ts may export, each collected into its own table. */
+const E2E_EXPORTS = ['rbac', 'container', 'containerOrder'];
 
 const read = (file: string) => readFileSync(file, 'utf8');
 const exportsConst = (source: string, name: string) => new RegExp(`^export const ${name}\\b`, 'm').test(source);
@@ -68,6 +75,7 @@ export function capabilities(root: string = ROOT): Capability[] {
         contracts: existsSync(at('op.ts')) ? [...read(at('op.ts')).matchAll(/^export const (\w+) = opContract\(/gm)].map((m) => m[1]!) : [],
         runs: jobModules.filter((f) => exportsConst(read(join(jobDir, f)), 'runs')).map((f) => `job/${f}`),
         samples: existsSync(at('op.test-kit.ts')) && exportsConst(read(at('op.test-kit.ts')), 'samples'),
+        e2e: existsSync(at('e2e.test-kit.ts')) ? E2E_EXPORTS.filter((x) => exportsConst(read(at('e2e.test-kit.ts')), x)) : [],
       };
     });
 }
@@ -141,6 +149,24 @@ export function generatedFiles(caps: Capability[], root: string = ROOT): Map<str
     HEADER +
       sampled.map((c) => `import { samples as ${identifierOf(c.name)} } from '${imp(samples, c.name, 'op.test-kit.ts')}';\n`).join('') +
       `\nexport const SAMPLES = {\n${sampled.map((c) => `  ...${identifierOf(c.name)},\n`).join('')}};\n`,
+  );
+
+  const kits = caps.filter((c) => c.e2e.length > 0);
+  const e2e = 'test/support/function-e2e.generated.test-kit.ts';
+  // Keyed by function, in the folders' order; the tests check the keys against every function.
+  const e2eTable = (name: string, type: string, x: string) =>
+    `\nexport const ${name}: Record<string, ${type}> = {\n${kits
+      .filter((c) => c.e2e.includes(x))
+      .map((c) => `  '${c.name}': ${identifierOf(c.name)}.${x},\n`)
+      .join('')}};\n`;
+  out.set(
+    e2e,
+    HEADER +
+      kits.map((c) => `import * as ${identifierOf(c.name)} from '${imp(e2e, c.name, 'e2e.test-kit.ts')}';\n`).join('') +
+      "import type { ContainerCall, Place, RbacScenario } from './function-e2e.ts';\n" +
+      e2eTable('RBAC_SCENARIOS', 'RbacScenario', 'rbac') +
+      e2eTable('CONTAINER_CALLS', 'ContainerCall[]', 'container') +
+      e2eTable('CONTAINER_ORDER', 'Place', 'containerOrder'),
   );
   return out;
 }

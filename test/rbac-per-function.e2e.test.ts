@@ -11,32 +11,29 @@
  */
 
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { AuthorizationV1Api, BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { dump } from 'js-yaml';
 import type { ClusterHarness } from '../cluster/harness.ts';
 import { startCluster } from '../cluster/index.ts';
 import { readControlPlaneEnv } from '../cluster/real/admin.ts';
 import { startRealCluster } from '../cluster/real/index.ts';
 import { FUNCTIONS } from '../functions/index.ts';
-import { Journal } from '../job/journal/journal.ts';
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp } from '../lib/http/host.ts';
-import { jobFinished } from '../lib/kube/job-facts.ts';
 import { createLogger } from '../lib/log.ts';
-import { GRACE_MS, lockValue } from '../lib/maintenance/holder.ts';
-import { WORK_PREFIX } from '../lib/protocol/working-names.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
+import { RBAC_SCENARIOS as SCENARIOS } from './support/function-e2e.generated.test-kit.ts';
+import { backgroundOpsEnded, endSessions, exportsEnded, isRaw, setSuiteDir, uploadSessionsEnded } from './support/function-e2e.ts';
 import { assemble, type Obj } from './support/kustomize.ts';
 import { checkedApp, loadChecker } from './support/openapi-check.ts';
-import { createJob, createServer, holderJob, STOPPED, setServer } from './support/servers.ts';
+import { createServer, STOPPED } from './support/servers.ts';
 import { ROOT } from './support/stack.ts';
 
 const CLUSTER_ENV = process.env.FELIS_TEST_CLUSTER_ENV || undefined;
@@ -51,263 +48,6 @@ metadata: { name: ${CALLER} }
 subjects: [{ kind: ServiceAccount, name: ${CALLER}, namespace: minecraft }]
 roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: felis-world-operator }
 `;
-const LOCK = 'felis.lolicon.best/maintenance';
-const sha = (b: string) => createHash('sha256').update(b).digest('hex');
-const q = encodeURIComponent;
-
-/** A body is JSON, or raw bytes with their own headers (an upload); a path may use the previous answer. */
-type Call = [method: string, path: string | ((previous: any) => string), body?: unknown];
-type RawBody = { raw: Buffer; headers: Record<string, string> };
-const isRaw = (b: unknown): b is RawBody => typeof b === 'object' && b !== null && 'raw' in b;
-const upload = (text: string): RawBody => ({
-  raw: Buffer.from(text),
-  headers: { 'content-length': String(Buffer.byteLength(text)), 'content-digest': `sha-256=:${createHash('sha256').update(text).digest('base64')}:` },
-});
-/** `tag` makes the names of what a setup creates unique to one run. */
-type Setup = (c: ClusterHarness, tag: string) => Promise<void>;
-
-/** The data folder of the suite's cluster (its worlds are under it); set before the scenarios run. */
-let suiteDir = '';
-
-/**
- * Leaves in survival's world the journal of an extraction killed while staging, naming a Job of
- * its own op id: the scenario's mutation Job recovers it first and says so, and its function
- * records on that Job what became of the op (`jobs patch`).
- */
-const interruptedExtraction: Setup = async (c, tag) => {
-  const id = randomBytes(8).toString('hex');
-  const labels = { 'felis.lolicon.best/files-op': id };
-  await createJob(c, {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name: `interrupted${tag}-${id}`, namespace: 'minecraft', labels },
-    spec: { backoffLimit: 0, template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'files', image: 'felis-test/none', command: ['sh', '-c', 'exit 0'] }] } } },
-  });
-  const root = openSync(join(suiteDir, 'worlds', 'survival'), 'r');
-  try {
-    const hooks = { rename: renameSync, fsync: fsyncSync, syncfs: () => {} };
-    Journal.begin(root, root, 'unzip', WORK_PREFIX + randomBytes(6).toString('hex'), randomBytes(6).toString('hex'), hooks, id);
-  } finally {
-    closeSync(root);
-  }
-};
-
-/**
- * A pull Job of survival's that ended staged (its Pod printed the result line a pull prints when its
- * download waits to be placed), for settle's pass to place.
- */
-async function stagedPull(c: ClusterHarness): Promise<void> {
-  const id = randomBytes(8).toString('hex');
-  const labels = {
-    'app.kubernetes.io/managed-by': 'felis-files',
-    'felis.lolicon.best/server': 'survival',
-    'felis.lolicon.best/files-op': id,
-    'felis.lolicon.best/files-mode': 'read',
-    'felis.lolicon.best/files-pull': 'true',
-    'felis.lolicon.best/files-async': 'true',
-  };
-  const line = `FELIS-FILES-RESULT: {"bytes":3,"to":"plugins/rbac-${id}.jar","staged":true}`;
-  await createJob(c, {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: { name: `files-survival-${id}`, namespace: 'minecraft', labels, annotations: { 'felis.lolicon.best/files-path': 'plugins' } },
-    spec: { backoffLimit: 0, template: { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [{ name: 'files', image: 'felis-test/none', command: ['sh', '-c', `echo '${line}'`] }] } } },
-  });
-  const core = c.kubeConfig(c.adminToken).makeApiClient(CoreV1Api);
-  const deadline = Date.now() + 30_000;
-  while (!(await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: `felis.lolicon.best/files-op=${id}` })).items.some((p) => p.status?.phase === 'Succeeded')) {
-    if (Date.now() > deadline) throw new Error('the staged pull did not end within 30 s');
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  await c.setJobConditions('minecraft', `files-survival-${id}`, [
-    { type: 'SuccessCriteriaMet', status: 'True' },
-    { type: 'Complete', status: 'True' },
-  ]);
-}
-
-/** Waits until every background file Job has ended and its Pod has terminated. */
-async function backgroundOpsEnded(c: ClusterHarness): Promise<void> {
-  const kc = c.kubeConfig(c.adminToken);
-  const batch = kc.makeApiClient(BatchV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
-  const sel = 'felis.lolicon.best/files-async=true';
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const jobs = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: sel })).items;
-    const pods = (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: sel })).items;
-    if (jobs.every(jobFinished) && pods.every((p) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed')) return;
-    if (Date.now() > deadline) throw new Error('the background file Jobs did not end within 30 s');
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
-/** Waits until every export Job (a download) has ended: each holds the world while it runs. */
-async function exportsEnded(c: ClusterHarness): Promise<void> {
-  const batch = c.kubeConfig(c.adminToken).makeApiClient(BatchV1Api);
-  const deadline = Date.now() + 30_000;
-  while (!(await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: 'app.kubernetes.io/managed-by=felis-export' })).items.every(jobFinished)) {
-    if (Date.now() > deadline) throw new Error('the export Jobs did not end within 30 s');
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
-/** Ends every browse and edit session (another function's scenario may have started one) and waits until their Pods are gone. */
-async function endSessions(c: ClusterHarness): Promise<void> {
-  const kc = c.kubeConfig(c.adminToken);
-  const core = kc.makeApiClient(CoreV1Api);
-  for (const selector of ['felis.lolicon.best/files-browse=true', 'felis.lolicon.best/files-edit=true']) {
-    await kc.makeApiClient(BatchV1Api).deleteCollectionNamespacedJob({ namespace: 'minecraft', labelSelector: selector, propagationPolicy: 'Background' });
-    const deadline = Date.now() + 30_000;
-    while ((await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: selector })).items.length > 0) {
-      if (Date.now() > deadline) throw new Error(`${selector} Pods did not go within 30 s`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
-}
-
-/** Waits until no upload session receiver runs (the previous run's commit ended it). */
-async function uploadSessionsEnded(c: ClusterHarness): Promise<void> {
-  const core = c.kubeConfig(c.adminToken).makeApiClient(CoreV1Api);
-  const deadline = Date.now() + 30_000;
-  const live = async () =>
-    (await core.listNamespacedPod({ namespace: 'minecraft', labelSelector: 'felis.lolicon.best/upload-session' })).items.filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
-  while ((await live()).length > 0) {
-    if (Date.now() > deadline) throw new Error('upload session receivers did not end within 30 s');
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
-
-/**
- * What each function's routes do, enough to reach every Kubernetes call they can make: reads and
- * listings on a stopped server, each mutation (which takes and releases the world lock), the
- * holder views, start and stop, an unlock that removes a stale lock, and a settling pass that
- * starts a restore.
- */
-const SCENARIOS: Record<string, { setup?: Setup; calls: Call[] }> = {
-  // With browse sessions on (and no session up to begin with): the first request starts one and
-  // runs its one-shot Job, the later ones may be answered by the session.
-  'files-list': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', '/api/v1/servers/survival/files']) },
-  'files-read': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/file?path=${q('eula.txt')}`]) },
-  'files-search': { setup: endSessions, calls: [1, 2, 3].map((): Call => ['GET', `/api/v1/servers/survival/files/search?q=${q('*.txt')}`]) },
-  // Each sync mutation first finds an interrupted extraction to recover (and record).
-  'files-write': {
-    setup: interruptedExtraction,
-    calls: [['PUT', `/api/v1/servers/survival/file?path=${q('notes.txt')}`, { content: Buffer.from('hi').toString('base64'), content_sha256: sha('hi') }]],
-  },
-  'files-mkdir': { setup: interruptedExtraction, calls: [['POST', `/api/v1/servers/survival/files/mkdir?path=${q('newdir')}`]] },
-  'files-delete': { setup: interruptedExtraction, calls: [['DELETE', `/api/v1/servers/survival/file?path=${q('plugins/README.txt')}`]] },
-  'files-rename': { setup: interruptedExtraction, calls: [['POST', `/api/v1/servers/survival/files/rename?path=${q('eula.txt')}`, { to: 'eula.old' }]] },
-  // A file of its own (earlier scenarios move and delete the demo world's), changed, moved and deleted.
-  'files-batch': {
-    setup: async (c, tag) => {
-      await interruptedExtraction(c, tag);
-      writeFileSync(join(suiteDir, 'worlds', 'survival', 'batch.txt'), 'many\n');
-    },
-    calls: [
-      ['POST', '/api/v1/servers/survival/files/chmod', { files: [{ path: 'batch.txt', mode: '640' }] }],
-      ['POST', '/api/v1/servers/survival/files/move', { moves: [{ from: 'batch.txt', to: 'batch.moved' }] }],
-      ['POST', '/api/v1/servers/survival/files/delete', { paths: ['batch.moved'] }],
-    ],
-  },
-  // Starting a background op is checks, the lock and one create; the op's own Job then holds the
-  // world, so the next scenario (and the same one's second run) waits for it to end (the listing
-  // reads its finished Pod's log).
-  'files-unzip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/unzip?path=${q('missing.zip')}`, { overwrite: false }]] },
-  'files-zip': { setup: backgroundOpsEnded, calls: [['POST', `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, {}]] },
-  // A documentation address (TEST-NET-1): the pull Job's guard refuses it before any packet leaves.
-  'files-pull': { setup: backgroundOpsEnded, calls: [['POST', '/api/v1/servers/survival/files/pull', { url: 'http://192.0.2.1/plugin.jar', path: 'plugins' }]] },
-  // Its default name carries the second it was asked in: a second run makes a new archive.
-  'files-compress': { setup: backgroundOpsEnded, calls: [['POST', '/api/v1/servers/survival/files/compress', { paths: ['plugins', 'eula.txt'], format: 'tar.zst' }]] },
-  // A small file: one sync Job (which first recovers an interrupted extraction); a folder: a sync
-  // Job that refuses it, then the background Job.
-  'files-copy': {
-    setup: async (c, tag) => {
-      await backgroundOpsEnded(c); // the previous run's folder copy holds the world until it ends
-      await interruptedExtraction(c, tag);
-    },
-    calls: [
-      ['POST', `/api/v1/servers/survival/files/copy?path=${q('eula.txt')}`, {}],
-      ['POST', `/api/v1/servers/survival/files/copy?path=${q('plugins')}`, {}],
-    ],
-  },
-  'files-ops': { setup: backgroundOpsEnded, calls: [['GET', '/api/v1/servers/survival/files/ops']] },
-  // The undo trash: its listing (a read-only Job), then a purge of everything (a sync mutation under
-  // the lock, which first recovers an interrupted extraction and records it). Needs the Job side of
-  // the trash (job/trash/).
-  'files-trash': {
-    setup: interruptedExtraction,
-    calls: [
-      ['GET', '/api/v1/servers/survival/files/trash'],
-      ['DELETE', '/api/v1/servers/survival/files/trash'],
-    ],
-  },
-  // One receiver Job per upload: created, its Pod found by label and called on its address.
-  'files-upload': { calls: [['PUT', `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`, upload('uploaded\n')]] },
-  // A session: begun (a receiver Job under the lock), a part, its status, committed.
-  'files-uploads': {
-    setup: uploadSessionsEnded,
-    calls: [
-      ['POST', `/api/v1/servers/survival/files/uploads?path=${q('plugins/session.txt')}`, { size: 9 }],
-      ['PUT', (v) => `/api/v1/servers/survival/files/uploads/${v.id}?offset=0`, upload('uploaded\n')],
-      ['GET', (v) => `/api/v1/servers/survival/files/uploads/${v.id}`],
-      ['POST', (v) => `/api/v1/servers/survival/files/uploads/${v.id}/commit`, { overwrite: true }],
-    ],
-  },
-  holder: {
-    calls: [
-      ['GET', '/api/v1/servers/survival/holder'],
-      ['GET', '/api/v1/holders'],
-    ],
-  },
-  start: {
-    calls: [
-      ['POST', '/api/v1/servers/survival/start'],
-      ['POST', '/api/v1/servers/survival/stop'],
-    ],
-  },
-  'world-lock': {
-    setup: (c) => setServer(c, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date(Date.now() - GRACE_MS - 1000)) } }),
-    calls: [['DELETE', '/api/v1/servers/survival/lock']],
-  },
-  // A finished restore chain, and a pull of survival's that ended staged: the pass starts the
-  // restore, then places the pull (the gates, the world's line, the placement Job, which finds no
-  // staging here and says so) and records the outcome on the pull's Job.
-  settle: {
-    async setup(c, tag) {
-      await stagedPull(c);
-      await createServer(c, `chain${tag}`, STOPPED);
-      await createJob(
-        c,
-        holderJob(
-          `b-chain${tag}`,
-          `chain${tag}`,
-          'felis-backup',
-          ['sh', '-c', 'sleep 30'],
-          { 'felis.lolicon.best/then-restore': 'pending' },
-          {
-            'felis.lolicon.best/restore-ref': `s3://backups/chain${tag}/1.tar.zst`,
-            'felis.lolicon.best/restore-backup-id': '1',
-          },
-        ),
-      );
-      await c.setJobConditions('minecraft', `b-chain${tag}`, [
-        { type: 'SuccessCriteriaMet', status: 'True' },
-        { type: 'Complete', status: 'True' },
-      ]);
-    },
-    calls: [['POST', '/api/v1/restore-chains/settle']],
-  },
-  // Signing is the gates alone; the GET on the signed URL takes the export lock, creates the
-  // export Job, finds its Pod and streams the file. Last, and after the previous download ended:
-  // its Job holds the world until the Pod has served.
-  'files-download': {
-    setup: exportsEnded,
-    calls: [
-      ['POST', `/api/v1/servers/survival/files/download?path=${q('eula.txt')}`],
-      ['GET', (previous) => new URL((previous as { url: string }).url, 'http://origin.invalid').pathname],
-    ],
-  },
-};
 
 /** What the bootstrap ClusterRole system:auth-delegator grants (a real apiserver defines it). */
 const AUTH_DELEGATOR = new Map([
@@ -375,7 +115,7 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'felis-rbac-'));
-    suiteDir = dir;
+    setSuiteDir(dir);
     rbacFile = join(dir, 'rbac.yaml');
     writeFileSync(rbacFile, functionRbac(objs));
     template = join(dir, 'restore.yaml');
@@ -467,6 +207,11 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
       rmSync(join(dir, 'worlds', 'survival'), { recursive: true, force: true });
       seedDemoWorld(dir, 'survival');
     }
+    // The scenarios run in the folders' order, so each waits for what an earlier one may have left
+    // holding the world (a background op, an export, an upload receiver) to end.
+    await backgroundOpsEnded(cluster);
+    await exportsEnded(cluster);
+    await uploadSessionsEnded(cluster);
     // A session left by an earlier scenario would answer without the calls this one must show.
     if (browse) await endSessions(cluster);
     const before = cluster.counts(user);
@@ -505,6 +250,10 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     await createServer(cluster, 'survival', STOPPED);
   });
 
+  // What each function's routes do (its folder's e2e.test-kit.ts), enough to reach every Kubernetes
+  // call they can make: reads and listings on a stopped server, each mutation (which takes and
+  // releases the world lock), the holder views, start and stop, an unlock that removes a stale lock,
+  // and a settling pass that starts a restore.
   for (const fn of Object.keys(SCENARIOS)) {
     test(`${fn}: its calls succeed and equal its Role's grants`, async () => {
       const { statuses, used } = await run(fn);

@@ -12,153 +12,26 @@
  */
 
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
-import { GRACE_MS, lockValue } from '../../lib/maintenance/holder.ts';
+import { CONTAINER_CALLS as CALLS, CONTAINER_ORDER } from '../support/function-e2e.generated.test-kit.ts';
+import { runOrder } from '../support/function-e2e.ts';
 import { assemble, type Obj } from '../support/kustomize.ts';
-import { waitOp } from '../support/ops.ts';
-import { setServer } from '../support/servers.ts';
-import { q, ROOT, type Stack, startStack } from '../support/stack.ts';
+import { ROOT, type Stack, startStack } from '../support/stack.ts';
 import { containerProgram, type FunctionContainer, IMAGE, podman, runs, startFunctionContainer } from './podman.ts';
 
 const RUN = process.env.FELIS_CONTAINER_RUN ?? '/tmp';
 const TOKEN = 'container-tier-token-0123456789';
-const sha = (b: string) => createHash('sha256').update(b).digest('hex');
-const LOCK = 'felis.lolicon.best/maintenance';
-
-/** What one request expects: its statuses, and (optionally) more about the answer or the world. */
-type Check = (body: any, s: Stack) => void | Promise<void>;
-interface Call {
-  method: string;
-  path: string | ((previous: any) => string);
-  body?: unknown;
-  headers?: Record<string, string>;
-  status: number[];
-  check?: Check;
-  /** Before the call (e.g. a lapsed lock to clear). */
-  setup?: (s: Stack) => Promise<void>;
-}
-
-const uploadHeaders = (text: string) => ({
-  'content-type': 'application/octet-stream',
-  'content-digest': `sha-256=:${createHash('sha256').update(text).digest('base64')}:`,
-});
-/** A background op's answer: the op it started, then waited for through the stack. */
-const opEnds =
-  (state: string): Check =>
-  async (body, s) => {
-    const op = await waitOp(s, body.op.id, undefined, 120_000);
-    assert.equal(op.state, state, JSON.stringify(op));
-  };
 
 /**
- * One real request per function (two or more where one needs the answer of another), in an order
- * that leaves the world free for the next: background ops are waited for, start comes last.
+ * One real request per function (two or more where one needs the answer of another), from its
+ * folder's e2e.test-kit.ts, in an order that leaves the world free for the next: background ops
+ * are waited for, each function runs after those whose leftovers it uses, start comes last.
  */
-const CALLS: Record<string, Call[]> = {
-  holder: [
-    { method: 'GET', path: '/api/v1/servers/survival/holder', status: [200], check: (b) => assert.deepEqual(b, { held: false }) },
-    // The API reference from the image alone: the document and the page's files beside the bundles.
-    { method: 'GET', path: '/openapi.json', status: [200], check: (b) => assert.deepEqual(b, JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8'))) },
-    { method: 'GET', path: '/docs/assets/swagger-ui-bundle.js', status: [200], check: (b) => assert.ok(String(b).length > 100_000) },
-  ],
-  'files-list': [
-    {
-      method: 'GET',
-      path: '/api/v1/servers/survival/files',
-      status: [200],
-      check: (b) =>
-        assert.ok(
-          b.entries.some((e: { name: string }) => e.name === 'eula.txt'),
-          JSON.stringify(b),
-        ),
-    },
-  ],
-  'files-read': [{ method: 'GET', path: `/api/v1/servers/survival/file?path=${q('eula.txt')}`, status: [200], check: (b) => assert.match(Buffer.from(b.content, 'base64').toString(), /eula/) }],
-  'files-search': [{ method: 'GET', path: `/api/v1/servers/survival/files/search?q=${q('*.txt')}`, status: [200], check: (b) => assert.ok(JSON.stringify(b).includes('eula.txt'), JSON.stringify(b)) }],
-  'files-write': [
-    {
-      method: 'PUT',
-      path: `/api/v1/servers/survival/file?path=${q('notes.txt')}`,
-      body: { content: Buffer.from('from a container\n').toString('base64'), content_sha256: sha('from a container\n') },
-      status: [200],
-      check: (_b, s) => assert.equal(readFileSync(join(s.world, 'notes.txt'), 'utf8'), 'from a container\n'),
-    },
-  ],
-  'files-mkdir': [{ method: 'POST', path: `/api/v1/servers/survival/files/mkdir?path=${q('made')}`, status: [200, 201], check: (_b, s) => assert.ok(existsSync(join(s.world, 'made'))) }],
-  'files-rename': [
-    {
-      method: 'POST',
-      path: `/api/v1/servers/survival/files/rename?path=${q('notes.txt')}`,
-      body: { to: 'notes.old' },
-      status: [200],
-      check: (_b, s) => assert.ok(existsSync(join(s.world, 'notes.old'))),
-    },
-  ],
-  'files-copy': [
-    {
-      method: 'POST',
-      path: `/api/v1/servers/survival/files/copy?path=${q('notes.old')}`,
-      body: { to: 'notes.copy' },
-      status: [200],
-      check: (_b, s) => assert.ok(existsSync(join(s.world, 'notes.copy'))),
-    },
-  ],
-  'files-batch': [
-    { method: 'POST', path: '/api/v1/servers/survival/files/delete', body: { paths: ['notes.copy'] }, status: [200], check: (_b, s) => assert.ok(!existsSync(join(s.world, 'notes.copy'))) },
-  ],
-  'files-delete': [{ method: 'DELETE', path: `/api/v1/servers/survival/file?path=${q('notes.old')}`, status: [200], check: (_b, s) => assert.ok(!existsSync(join(s.world, 'notes.old'))) }],
-  'files-trash': [
-    { method: 'GET', path: '/api/v1/servers/survival/files/trash', status: [200], check: (b) => assert.ok(b.items.length >= 1, `what the deletes before moved aside: ${JSON.stringify(b)}`) },
-  ],
-  'files-zip': [{ method: 'POST', path: `/api/v1/servers/survival/files/zip?path=${q('plugins')}`, body: { name: 'p.zip' }, status: [202], check: opEnds('succeeded') }],
-  'files-unzip': [{ method: 'POST', path: `/api/v1/servers/survival/files/unzip?path=${q('p.zip')}`, body: { to: 'made', overwrite: false }, status: [202], check: opEnds('succeeded') }],
-  'files-compress': [
-    { method: 'POST', path: '/api/v1/servers/survival/files/compress', body: { paths: ['made/plugins'], format: 'tar.zst', name: 'p.tar.zst' }, status: [202], check: opEnds('succeeded') },
-  ],
-  // A documentation address (TEST-NET-1): the pull Job's guard refuses it before any packet leaves.
-  'files-pull': [{ method: 'POST', path: '/api/v1/servers/survival/files/pull', body: { url: 'http://192.0.2.1/plugin.jar', path: 'plugins' }, status: [202], check: opEnds('failed') }],
-  'files-ops': [{ method: 'GET', path: '/api/v1/servers/survival/files/ops', status: [200], check: (b) => assert.ok(b.ops.length >= 3, JSON.stringify(b)) }],
-  'files-upload': [
-    {
-      method: 'PUT',
-      path: `/api/v1/servers/survival/files/upload?path=${q('plugins/up.txt')}&overwrite=true`,
-      body: 'uploaded from a container\n',
-      headers: uploadHeaders('uploaded from a container\n'),
-      status: [200, 201],
-      check: (_b, s) => assert.equal(readFileSync(join(s.world, 'plugins', 'up.txt'), 'utf8'), 'uploaded from a container\n'),
-    },
-  ],
-  'files-uploads': [
-    { method: 'POST', path: `/api/v1/servers/survival/files/uploads?path=${q('plugins/session.txt')}`, body: { size: 9 }, status: [200, 201] },
-    { method: 'PUT', path: (v) => `/api/v1/servers/survival/files/uploads/${v.id}?offset=0`, body: 'uploaded\n', headers: uploadHeaders('uploaded\n'), status: [200] },
-    {
-      method: 'POST',
-      path: (v) => `/api/v1/servers/survival/files/uploads/${v.id}/commit`,
-      body: { overwrite: true },
-      // 202 with the op, already succeeded here: a commit of a large file may still be landing.
-      status: [200, 201, 202],
-      check: (_b, s) => assert.equal(readFileSync(join(s.world, 'plugins', 'session.txt'), 'utf8'), 'uploaded\n'),
-    },
-  ],
-  'files-download': [
-    { method: 'POST', path: `/api/v1/servers/survival/files/download?path=${q('eula.txt')}`, status: [200] },
-    { method: 'GET', path: (v) => new URL(v.url, 'http://origin.invalid').pathname + new URL(v.url, 'http://origin.invalid').search, status: [200], check: (b) => assert.match(String(b), /eula/) },
-  ],
-  'world-lock': [
-    {
-      setup: (s) => setServer(s.cluster, 'survival', { annotations: { [LOCK]: lockValue('backup', new Date(Date.now() - GRACE_MS - 1000)) } }),
-      method: 'DELETE',
-      path: '/api/v1/servers/survival/lock',
-      status: [200],
-    },
-  ],
-  settle: [{ method: 'POST', path: '/api/v1/restore-chains/settle', status: [200] }],
-  start: [{ method: 'POST', path: '/api/v1/servers/survival/start', status: [200, 202] }],
-};
+const ORDER = runOrder(Object.keys(CALLS), CONTAINER_ORDER);
 
 /** Every bundle the image serves, by name (`/app/functions/<name>.mjs`). */
 function imageFunctions(): string[] {
@@ -209,7 +82,7 @@ describe('every function from the image, in a container as its Service runs it',
     assert.deepEqual(Object.keys(CALLS).sort(), bundles);
   });
 
-  for (const fn of Object.keys(CALLS)) {
+  for (const fn of ORDER) {
     test(`${fn}: /healthz and a real request as uid 1000 on a read-only root, modules from the compile cache`, { timeout: 240_000 }, async () => {
       const svc = manifests.byName.get(fn);
       assert.ok(svc, `a Service for ${fn}`);
