@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { NotStoppedError } from '../../lib/maintenance/errors.ts';
+import type { Result } from '../../lib/protocol/result.ts';
+import { envelopeOf, FakeGates, fakeEditor, RUNNING_SERVER, realGates, routeKit } from '../../lib/testing/route-kit.ts';
+import { filesUsage } from './app.ts';
+
+const report = {
+  path: '',
+  bytes: 8192,
+  apparent_bytes: 5000,
+  files: 2,
+  dirs: 1,
+  children: [{ name: 'world', bytes: 8192, apparent_bytes: 5000, files: 2, is_dir: true }],
+  largest: [{ path: 'world/level.dat', bytes: 4096, apparent_bytes: 4000 }],
+  trash_bytes: 0,
+  capacity: 1 << 30,
+  free: -1,
+  scanned_at: '2026-12-07T12:00:00.000Z',
+  truncated: false,
+};
+
+function kit(answer: Result = { report }) {
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, { run: () => answer });
+  return { ...routeKit(filesUsage, { gates, editor: ed.editor }), calls: ed.calls };
+}
+
+test('usage of the root needs no path, takes no lock, runs the usage op with the defaults unset, and answers the report', async () => {
+  const k = kit();
+  const r = await k.call('GET', '/api/v1/servers/survival/files/usage');
+  assert.equal(r.status, 200, r.text);
+  const { capacity: _c, free: _f, ...walked } = report;
+  assert.deepEqual(r.body, { ...walked, capacity_bytes: 1 << 30, free_bytes: null, world_state: 'stopped' });
+  assert.deepEqual(k.gates.entered, [{ server: 'survival', access: { op: 'usage', path: '' } }]);
+  assert.equal(k.gates.ran.length, 0, 'no lock');
+  assert.deepEqual(k.calls[0]!.args.slice(1, 4), ['usage', '', { depth: undefined, top: undefined }]);
+});
+
+test('depth and top reach the Job as numbers; out of bounds they are 400 before any Job', async () => {
+  const k = kit();
+  const r = await k.call('GET', '/api/v1/servers/survival/files/usage?path=world&depth=3&top=100');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(k.calls[0]!.args.slice(1, 4), ['usage', 'world', { depth: 3, top: 100 }]);
+  for (const bad of ['depth=0', 'depth=4', 'depth=1.5', 'top=0', 'top=101', 'top=ten']) {
+    const b = await k.call('GET', `/api/v1/servers/survival/files/usage?${bad}`);
+    assert.equal(b.status, 400, `${bad}: ${b.text}`);
+    assert.match(envelopeOf(b).message, /\?(depth|top)= query parameter must be a whole number/);
+  }
+  assert.equal(k.calls.length, 1);
+});
+
+test("a running server's usage is answered, world_state running; a refusal is its envelope", async () => {
+  const k = kit();
+  k.deps.gates = realGates(RUNNING_SERVER).gates;
+  const r = await k.call('GET', '/api/v1/servers/survival/files/usage');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.world_state, 'running');
+  const missing = kit({ code: 'not_found', error: 'no such file or folder' });
+  const m = await missing.call('GET', '/api/v1/servers/survival/files/usage?path=nope');
+  assert.equal(m.status, 404);
+  assert.equal(envelopeOf(m).code, 'not_found');
+  const off = kit();
+  off.gates.enterError = new NotStoppedError();
+  assert.equal((await off.call('GET', '/api/v1/servers/survival/files/usage')).status, 409);
+});
