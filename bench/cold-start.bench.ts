@@ -18,13 +18,14 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { startCluster } from '../cluster/index.ts';
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
+import { ROUTES } from '../lib/http/routes/table.ts';
 import { buildAll, common } from '../scripts/build.ts';
 import { seedDemoWorld } from '../scripts/demo-world.ts';
 import { warmImage } from '../scripts/image-compile-cache.ts';
@@ -138,8 +139,14 @@ function opFor(fn: string, n: string, world: string): () => Promise<Op> {
       return async () => ({ method: 'DELETE', path: `${base}/lock` });
     case 'settle':
       return async () => ({ method: 'POST', path: '/api/v1/restore-chains/settle' });
-    default:
-      throw new Error(`no bench request for function ${fn}`);
+    default: {
+      // A function with no request of its own here: its first GET under a server that takes no
+      // other path parameter (a read, repeatable as is), from the route table.
+      const under = '/api/v1/servers/:name/';
+      const read = Object.values(ROUTES).find((r) => r.fn === fn && r.method === 'GET' && r.path.startsWith(under) && !r.path.slice(under.length).includes(':'));
+      if (!read) throw new Error(`no bench request for function ${fn}: give it one in opFor`);
+      return async () => ({ method: 'GET', path: read.path.replace(':name', SERVER) });
+    }
   }
 }
 
@@ -288,7 +295,9 @@ try {
     ...also.map(([label, dir, cc]) => ({ label, dir, flags: [] as readonly string[], env: cc ? { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } : plain })),
     ...alsoFlags.map(([label, flags]) => ({ label, dir: fnDir, flags, env: { ...plain, NODE_COMPILE_CACHE: join(dataDir, `compile-cache-${label}`) } as NodeJS.ProcessEnv })),
   ];
-  for (const v of variants) for (const fn of functions) results[`${fn} (${v.label})`] = [];
+  // A variant built before a function existed has no bundle of it: that function is left out of its rows.
+  const has = (dir: string, fn: string) => existsSync(join(dir, `${fn}.mjs`));
+  for (const v of variants) for (const fn of functions) if (has(v.dir, fn)) results[`${fn} (${v.label})`] = [];
   // A flags variant's compile cache is filled the way the image's is: one uncounted start of each
   // function (with its first request) under those flags.
   for (const v of variants.filter((x) => x.flags.length > 0)) {
@@ -302,7 +311,8 @@ try {
     if (compare) results[`${FLOOR} (${NO_CACHE})`]!.push(await coldStart(floorBundle, plain));
     for (const fn of functions) {
       results[fn]!.push(await coldStart(join(fnDir, `${fn}.mjs`), keyed(fn, env), opFor(fn, String(i), world)));
-      for (const v of variants) results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `${v.label}-${i}`, world), v.flags));
+      for (const v of variants.filter((x) => has(x.dir, fn)))
+        results[`${fn} (${v.label})`]!.push(await coldStart(join(v.dir, `${fn}.mjs`), keyed(fn, v.env), opFor(fn, `${v.label}-${i}`, world), v.flags));
     }
     if (!asJson) process.stderr.write('.');
   }
@@ -374,7 +384,7 @@ if (asJson) {
   if (compare) console.log(`| bare Hono (floor, ${NO_CACHE}) | | | ${r1(med(nc, 'healthzMs'))} | | | | ${r1(med(nc, 'healthzCpu'))} | | | |`);
   for (const label of [...(compare ? [NO_CACHE] : []), ...also.map(([l]) => l), ...alsoFlags.map(([l]) => l)]) {
     const dir = also.find(([l]) => l === label)?.[1] ?? fnDir;
-    for (const fn of functions) rows.push(row(`${fn} (${label})`, dir, fn, results[`${fn} (${label})`]!));
+    for (const fn of functions) if (results[`${fn} (${label})`]) rows.push(row(`${fn} (${label})`, dir, fn, results[`${fn} (${label})`]!));
   }
   for (const r of rows) {
     console.log(
