@@ -5,24 +5,10 @@
  */
 import { checkResult } from '../../lib/files/result-check.ts';
 import type { Result } from '../../lib/protocol/result.ts';
-import type { LargestFile, UsageChild, UsageReport } from './op.ts';
+import type { UsageChild, UsageReport } from './op.ts';
 
-export interface Usage {
-  path: string;
-  bytes: number;
-  apparent_bytes: number;
-  files: number;
-  dirs: number;
-  children: UsageChild[];
-  largest: LargestFile[];
-  /** The volume's size; null when the Job could not tell. */
-  capacity_bytes: number | null;
-  /** The volume's free bytes plus what the undo trash holds (as a listing says it); null when unknown. */
-  free_bytes: number | null;
-  trash_bytes: number;
-  scanned_at: string;
-  truncated: boolean;
-}
+/** The answer: the Job's report, the volume's figures as the API names them (null where the Job could not tell). */
+export type Usage = Omit<UsageReport, 'capacity' | 'free'> & { capacity_bytes: number | null; free_bytes: number | null };
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= -1;
 const isChild = (c: unknown): c is UsageChild => {

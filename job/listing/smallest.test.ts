@@ -17,6 +17,7 @@ test('keeps exactly the n smallest of any stream, and answers them in order', ()
       const s = new Smallest<number>(cap, (a, b) => a - b);
       for (const x of all) s.offer(x);
       assert.ok(s.size <= cap);
+      assert.equal(s.full, count >= cap, 'full once it holds its capacity');
       assert.deepEqual(s.drainSorted(), [...all].sort((a, b) => a - b).slice(0, cap), `cap ${cap}, ${count} items`);
       assert.equal(s.size, 0);
     }

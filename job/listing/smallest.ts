@@ -24,6 +24,11 @@ export class Smallest<T> {
     return this.#items.length;
   }
 
+  /** It holds `cap` items: a newcomer is kept only when it is smaller than the largest of them. */
+  get full(): boolean {
+    return this.#items.length >= this.#cap;
+  }
+
   /** The largest item kept, or undefined when none is. */
   peekMax(): T | undefined {
     return this.#items[0];

@@ -26,6 +26,7 @@
  */
 import fs from 'node:fs';
 import { entryOf } from '../../../job/op-kit/list-entry.ts';
+import { CLOCK_EVERY, walkClock } from '../../../job/op-kit/walk-clock.ts';
 import type { OpContext, OpRequestOf } from '../../../job/runtime/types.ts';
 import { type WithheldRule, withheldRule } from '../../../job/runtime/withheld.ts';
 import { isWorkingName } from '../../../job/runtime/working-files.ts';
@@ -38,13 +39,6 @@ import { nameMatcher, queryLength } from './name-match.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-/** Entries between two looks at the clock: cheap enough to not show, often enough to hold the budget. */
-const CLOCK_EVERY = 256;
-/**
- * The longest a walk runs before it lets the event loop turn: in a browse Pod the walk shares one
- * thread with the lists and reads of whoever is browsing, which must not wait out a whole search.
- */
-const YIELD_AFTER_MS = 20;
 const ASCII = /^[\x00-\x7f]*$/;
 
 export interface SearchOptions {
@@ -87,20 +81,7 @@ export async function searchTree(root: WorldRoot, path: string, o: SearchOptions
   const name = path === '' ? '.' : path;
   if (queryLength(o.q) < SEARCH_MIN_QUERY) return fail('bad_path', `a search needs at least ${SEARCH_MIN_QUERY} characters`);
   const limit = o.limit !== undefined && Number.isInteger(o.limit) && o.limit >= 1 ? Math.min(o.limit, SEARCH_MAX_LIMIT) : SEARCH_DEFAULT_LIMIT;
-  const now = o.now ?? (() => performance.now());
-  const start = now();
-  const deadline = start + (o.budgetMs ?? SEARCH_BUDGET_MS);
-  let turned = start;
-  /** One look at the clock: past the budget, or (now and then) a turn of the event loop. */
-  const pastBudget = async (): Promise<boolean> => {
-    const t = now();
-    if (t > deadline) return true;
-    if (t - turned >= YIELD_AFTER_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      turned = t;
-    }
-    return false;
-  };
+  const pastBudget = walkClock(o.budgetMs ?? SEARCH_BUDGET_MS, o.now);
   const matches = nameMatcher(o.q);
 
   let baseFd: number;

@@ -17,13 +17,13 @@
  * Bounded memory whatever the tree: folders are read as streams (one open Dir per folder on the way
  * down, none kept whole), nothing is kept per file; per folder on the way down only its running
  * totals at entry (the difference at its end is what it holds) and, above `depth`, a bounded heap of
- * its largest children (top-heap.ts, CHILDREN_KEPT); the largest files in one heap of `top`.
+ * its largest children (a bounded heap, job/listing/smallest.ts, CHILDREN_KEPT); the largest files in one heap of `top`.
  *
  * Names are read as latin1 text, one character per byte, so no Buffer is made per name; a name
  * goes back to its bytes only when it is not ASCII (to be stat'ed), and is decoded as UTF-8 only
  * when it is shown (a child's name, a largest file's path).
  *
- * Async: the walk lets the event loop turn every YIELD_AFTER_MS (a browse Pod answers others
+ * Async: the walk lets the event loop turn now and then (job/op-kit/walk-clock.ts: a browse Pod answers others
  * meanwhile), so it answers a Promise.
  *
  * Its cost is one lstat per entry, spelled `/proc/self/fd/<fd>/<name>` (root.ts: Node has no
@@ -33,6 +33,8 @@
  * @module
  */
 import fs from 'node:fs';
+import { Smallest } from '../../../job/listing/smallest.ts';
+import { CLOCK_EVERY, walkClock } from '../../../job/op-kit/walk-clock.ts';
 import { type WithheldRule, withheldRule } from '../../../job/runtime/withheld.ts';
 import { isWorkingName } from '../../../job/runtime/working-files.ts';
 import { failure } from '../../../job/volume/failure.ts';
@@ -41,17 +43,12 @@ import { atPath, errCode, fdPath, identityOf, type WorldRoot } from '../../../jo
 import type { Result } from '../../../lib/protocol/result.ts';
 import type { LargestFile, UsageChild, UsageFigures } from '../op.ts';
 import { HardLinks } from './hard-links.ts';
-import { TopHeap } from './top-heap.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
 /** The longest one walk runs; past it the answer is what was walked, `truncated`. */
 export const USAGE_BUDGET_MS = 20_000;
-/** Entries between two looks at the clock: cheap enough to not show, often enough to hold the budget. */
-const CLOCK_EVERY = 256;
-/** The longest the walk holds the event loop (in a browse Pod it shares the thread with other requests). */
-const YIELD_AFTER_MS = 20;
 /** Folders deeper than this below the path count by their own entry only (and the answer is `truncated`): a hostile tree costs bounded fds. */
 const MAX_DEPTH = 512;
 /**
@@ -97,11 +94,15 @@ interface Frame {
   /** The totals when it was entered, before its own entry: what it holds is the difference at its end. */
   start: Tally;
   /** Its largest children, while `depth` goes below it. */
-  kids: TopHeap<UsageChild> | null;
+  kids: Smallest<UsageChild> | null;
 }
 
-const childFirst = (a: UsageChild, b: UsageChild) => a.bytes > b.bytes || (a.bytes === b.bytes && a.name < b.name);
-const fileFirst = (a: LargestFile, b: LargestFile) => a.bytes > b.bytes || (a.bytes === b.bytes && a.path < b.path);
+/** Largest first, then by name (by path for files): the order the answer shows them in, and which are kept. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const childFirst = (a: UsageChild, b: UsageChild) => b.bytes - a.bytes || byText(a.name, b.name);
+const fileFirst = (a: LargestFile, b: LargestFile) => b.bytes - a.bytes || byText(a.path, b.path);
+/** Could an entry of `bytes` be kept (a cheap look before its name is decoded)? */
+const mayKeep = <T extends { bytes: number }>(kept: Smallest<T>, bytes: number) => !kept.full || bytes >= kept.peekMax()!.bytes;
 
 const toBytes = (latin1: string) => Buffer.from(latin1, 'latin1');
 /** The name as shown (a listing's decoding of the same bytes). */
@@ -115,23 +116,10 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
   const cleaned = clean(path);
   const rel = cleaned === '.' ? '' : cleaned;
   const depth = clampInt(opts.depth, 1, CHILDREN_KEPT.length);
-  const now = opts.now ?? (() => performance.now());
-  const started = now();
-  const deadline = started + (opts.budgetMs ?? USAGE_BUDGET_MS);
-  let turned = started;
-  /** One look at the clock: past the budget, or (now and then) a turn of the event loop. */
-  const pastBudget = async (): Promise<boolean> => {
-    const t = now();
-    if (t > deadline) return true;
-    if (t - turned >= YIELD_AFTER_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      turned = t;
-    }
-    return false;
-  };
+  const pastBudget = walkClock(opts.budgetMs ?? USAGE_BUDGET_MS, opts.now);
 
   const rule = withheldRule(root);
-  const largest = new TopHeap<LargestFile>(clampInt(opts.top, 1, 100), fileFirst);
+  const largest = new Smallest<LargestFile>(clampInt(opts.top, 1, 100), fileFirst);
   let baseFd: number;
   try {
     baseFd = root.openDir(name);
@@ -153,7 +141,7 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
   let trashBytes = 0;
   let truncated = false;
   const links = new HardLinks();
-  const rootKids = new TopHeap<UsageChild>(CHILDREN_KEPT[0], childFirst);
+  const rootKids = new Smallest<UsageChild>(CHILDREN_KEPT[0], childFirst);
   const stack: Frame[] = [{ fd: baseFd, dir: baseDir, level: 0, trash: false, prefix: rel, name: '', start: { ...T }, kids: rootKids }];
   try {
     const own = fs.fstatSync(baseFd);
@@ -170,8 +158,8 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
     const parent = stack[stack.length - 1];
     if (!parent?.kids || f.trash) return;
     const child: UsageChild = { name: f.name, bytes: T.bytes - f.start.bytes, apparent_bytes: T.apparent - f.start.apparent, files: T.files - f.start.files, is_dir: true };
-    if (f.kids) child.children = f.kids.sorted();
-    parent.kids.push(child);
+    if (f.kids) child.children = f.kids.drainSorted();
+    parent.kids.offer(child);
   };
 
   /** Counts one entry of the folder `f`; a folder it can enter is pushed on the stack. */
@@ -209,9 +197,9 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
       T.bytes += bytes;
       T.apparent += apparent;
       T.files++;
-      if (f.kids && (f.kids.bar === undefined || bytes >= f.kids.bar.bytes)) f.kids.push({ name: utf8(n), bytes, apparent_bytes: apparent, files: 1, is_dir: false });
+      if (f.kids && mayKeep(f.kids, bytes)) f.kids.offer({ name: utf8(n), bytes, apparent_bytes: apparent, files: 1, is_dir: false });
       // A second name of a file counted already is not a file of that size again.
-      if (st.isFile() && !again && (largest.bar === undefined || bytes >= largest.bar.bytes)) largest.push({ path: join(f.prefix, utf8(n)), bytes, apparent_bytes: apparent });
+      if (st.isFile() && !again && mayKeep(largest, bytes)) largest.offer({ path: join(f.prefix, utf8(n)), bytes, apparent_bytes: apparent });
       return;
     }
 
@@ -224,7 +212,7 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
       T.apparent += st.size;
     }
     const shown = f.kids && !trash ? utf8(n) : '';
-    const kids = !trash && level < depth ? new TopHeap<UsageChild>(CHILDREN_KEPT[level], childFirst) : null;
+    const kids = !trash && level < depth ? new Smallest<UsageChild>(CHILDREN_KEPT[level], childFirst) : null;
     let fd = -1;
     let dir: fs.Dir | undefined;
     if (level > MAX_DEPTH) truncated = true;
@@ -242,7 +230,7 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
     else if (f.kids && !trash) {
       const child: UsageChild = { name: shown, bytes: T.bytes - start.bytes, apparent_bytes: T.apparent - start.apparent, files: 0, is_dir: true };
       if (kids) child.children = [];
-      f.kids.push(child);
+      f.kids.offer(child);
     }
   };
 
@@ -280,8 +268,8 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
     apparent_bytes: T.apparent,
     files: T.files,
     dirs,
-    children: rootKids.sorted(),
-    largest: largest.sorted(),
+    children: rootKids.drainSorted(),
+    largest: largest.drainSorted(),
     trash_bytes: Math.max(0, trashBytes),
     truncated,
   };
@@ -317,7 +305,7 @@ function inoKey(st: fs.Stats, at: string | Buffer): number | string {
 }
 
 /** The answer for a path that names a file (a link inside the world to one followed, as a folder's would be): it alone. */
-function fileAlone(root: WorldRoot, name: string, rel: string, rule: WithheldRule, largest: TopHeap<LargestFile>): UsageFigures | Result {
+function fileAlone(root: WorldRoot, name: string, rel: string, rule: WithheldRule, largest: Smallest<LargestFile>): UsageFigures | Result {
   let st: fs.BigIntStats;
   try {
     st = root.stat(name);
@@ -327,6 +315,6 @@ function fileAlone(root: WorldRoot, name: string, rel: string, rule: WithheldRul
   const withheld = rule.isIdentity(identityOf(st)) || (st.isFile() && rule.needsBytes(st.size) && rule.judgePath(root, name));
   const bytes = withheld ? 0 : Number(st.blocks) * 512;
   const apparent = withheld ? 0 : Number(st.size);
-  if (st.isFile()) largest.push({ path: rel, bytes, apparent_bytes: apparent });
-  return { path: rel, bytes, apparent_bytes: apparent, files: 1, dirs: 0, children: [], largest: largest.sorted(), trash_bytes: 0, truncated: false };
+  if (st.isFile()) largest.offer({ path: rel, bytes, apparent_bytes: apparent });
+  return { path: rel, bytes, apparent_bytes: apparent, files: 1, dirs: 0, children: [], largest: largest.drainSorted(), trash_bytes: 0, truncated: false };
 }
