@@ -30,6 +30,12 @@ export const LABEL_EVENT_REQUEST = 'felis.lolicon.best/event-request';
  * downloads into a staging folder of its own, docs/pulls.md), so this label is what names its op.
  */
 export const LABEL_FILES_PULL = 'felis.lolicon.best/files-pull';
+/**
+ * Ours only: the op of a Job labelled mode `read` for the holder rules' sake though its op is
+ * another, one Felis does not know that holds nothing (a disk usage): what names its op, for the
+ * ops listing and a redelivered event's match (lib/events/redelivery.ts).
+ */
+export const LABEL_FILES_READ_OP = 'felis.lolicon.best/files-read-op';
 
 export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 /**
@@ -76,12 +82,14 @@ export const FILES_CONTAINER = 'files';
 export const LABEL_UPLOAD_SESSION = 'felis.lolicon.best/upload-session';
 
 /**
- * The op a file Job of ours does: its mode label, but `pull` for a pull's download and `upload` for
- * an upload session's receiver, which are labelled mode `read` so that neither Felis nor
- * felis-world counts them as holding the world.
+ * The op a file Job of ours does: its mode label, but `pull` for a pull's download, `upload` for
+ * an upload session's receiver and the op a read-op label names, which are labelled mode `read` so
+ * that neither Felis nor felis-world counts them as holding the world.
  */
 export function fileOpOf(labels: Readonly<Record<string, string>> | undefined): string {
   if (labels?.[LABEL_FILES_PULL] === 'true') return 'pull';
+  const readOp = labels?.[LABEL_FILES_READ_OP];
+  if (readOp) return readOp;
   if (labels?.[LABEL_UPLOAD_SESSION] !== undefined) return 'upload';
   return labels?.[LABEL_FILES_MODE] ?? '';
 }

@@ -17,6 +17,7 @@ import {
   LABEL_FILES_MODE,
   LABEL_FILES_OP,
   LABEL_FILES_PULL,
+  LABEL_FILES_READ_OP,
   LABEL_MANAGED_BY,
   LABEL_SERVER,
   MANAGED_BY_FILES,
@@ -220,6 +221,8 @@ export function renderFilesJob(p: JobParams): V1Job {
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
   if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
+  // Any other op labelled `read` says which it is (lib/labels.ts fileOpOf).
+  else if (labels[LABEL_FILES_MODE] !== op) labels[LABEL_FILES_READ_OP] = op;
   if (p.eventKey) labels[LABEL_EVENT] = p.eventKey;
   if (p.eventKey && p.eventRequest) labels[LABEL_EVENT_REQUEST] = p.eventRequest;
   return jobOf(p, {
