@@ -12,6 +12,7 @@ import type { Context } from 'hono';
 import type { BrowseChannel, BrowseOp, EarlyCall } from '../browse/sessions.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { OpQuery } from '../protocol/op-query.ts';
+import { opHas } from '../protocol/ops.ts';
 import type { Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import type { Deps } from './deps.ts';
@@ -61,6 +62,7 @@ function startEarly(c: Context, deps: Deps, op: BrowseOp, query?: OpQuery): Earl
   } catch {
     return undefined;
   }
-  if (op === 'read' && path === '') return undefined;
+  // A path openFileCall refuses (the root, for an op that needs a path) gets no early call either.
+  if (path === '' && !opHas(op, 'rootPath')) return undefined;
   return deps.browse.early(server, op, path, c.req.raw.signal, query);
 }
