@@ -1,9 +1,4 @@
-/**
- * files-upload's end-to-end scenarios: `rbac`, its calls as its own ServiceAccount
- * (test/rbac-per-function.e2e.test.ts), and `container`, its calls to its bundle in the image
- * (test/container/functions.container-test.ts). scripts/collect.ts finds them here.
- * @module
- */
+/** files-upload's end-to-end scenarios, `rbac` and `container` (test/support/function-e2e.ts says what each is for). @module */
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
