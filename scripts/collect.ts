@@ -22,7 +22,7 @@
  */
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionNames, routesExport } from './function-entries.ts';
 
@@ -176,6 +176,8 @@ export function collect(root: string = ROOT): string[] {
   const written: string[] = [];
   for (const [path, text] of generatedFiles(capabilities(root), root)) {
     const file = join(root, path);
+    // A tree without that part has nothing to feed it: the image's build context holds no test/.
+    if (!existsSync(dirname(file))) continue;
     if (existsSync(file) && read(file) === text) continue;
     writeFileSync(file, text);
     written.push(path);
