@@ -9,26 +9,29 @@ import type { Result } from '../../../lib/protocol/result.ts';
 import { USAGE_DEPTH, USAGE_TOP, type UsageReport } from '../op.ts';
 import { usageWalk } from './usage-walk.ts';
 
-/** Bytes of `blocks` blocks of `bsize`, or -1 when statfs fails or tells no size. */
-function volumeBytes(ctx: OpContext, pick: 'blocks' | 'bavail'): number {
+/** The volume's size and free bytes from one statfs; -1 for a figure statfs fails on or does not tell. */
+function volume(ctx: OpContext): { capacity: number; avail: number } {
+  let st: ReturnType<OpContext['statfs']>;
   try {
-    const st = ctx.statfs(ctx.root.dir);
-    const n = st[pick];
-    if (n === undefined) return -1;
-    const bytes = BigInt(n) * BigInt(st.bsize);
-    return bytes < 0n || bytes > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(bytes);
+    st = ctx.statfs(ctx.root.dir);
   } catch {
-    return -1;
+    return { capacity: -1, avail: -1 };
   }
+  const bytes = (n: bigint | number | undefined) => {
+    if (n === undefined) return -1;
+    const b = BigInt(n) * BigInt(st.bsize);
+    return b < 0n || b > BigInt(Number.MAX_SAFE_INTEGER) ? -1 : Number(b);
+  };
+  return { capacity: bytes(st.blocks), avail: bytes(st.bavail) };
 }
 
 export async function usage(ctx: OpContext, req: OpRequestOf<'usage'>): Promise<Result> {
   const walked = await usageWalk(ctx.root, req.path, { depth: req.depth ?? USAGE_DEPTH.default, top: req.top ?? USAGE_TOP.default });
   if (!('largest' in walked)) return walked; // a refusal (not_found, bad_path)
-  const avail = volumeBytes(ctx, 'bavail');
+  const { capacity, avail } = volume(ctx);
   const report: UsageReport = {
     ...walked,
-    capacity: volumeBytes(ctx, 'blocks'),
+    capacity,
     // What a write can use, as a listing says it: the free space and what the whole undo trash gives back.
     free: avail < 0 ? -1 : avail + trashBytes(ctx),
     scanned_at: new Date(ctx.now()).toISOString(),
