@@ -8,7 +8,7 @@ import type { ErrorCode } from './errors.ts';
 
 export const ERROR_MEANINGS = {
   bad_request:
-    'missing `?path=`, `?path=` not valid percent-encoded UTF-8, a malformed Host header or request line, missing/invalid body, unknown body field, bad `expect_sha256`, `create_only` with `expect_sha256`, empty `to`',
+    'missing `?path=`, `?path=` not valid percent-encoded UTF-8, a malformed Host header or request line, a missing body where a field is required (a body whose fields are all optional may be left out), an invalid body, unknown body field, bad `expect_sha256`, `create_only` with `expect_sha256`, empty `to`',
   bad_name:
     "server name not `^[a-z0-9-]{3,32}$` without a leading/trailing `-`; a name field (zip, compress or pull `name`, or the name a pulled answer's Content-Disposition gives) that is not one new file name by the name rule (docs/routes.md, Names) or lacks its format's ending",
   bad_path:
@@ -22,7 +22,7 @@ export const ERROR_MEANINGS = {
   not_found: 'no such file or parent folder; unknown server; unknown route; a download URL that was not signed here or was changed',
   trash_not_found: 'a restore or purge of an undo-trash record that does not exist (never was, already restored or purged, or expired)',
   upload_not_found: 'no such upload session, or it has ended (committed, cancelled or expired)',
-  method_not_allowed: '`HEAD` on a download URL (it would start a Job)',
+  method_not_allowed: 'a method the path does not take (the `Allow` header lists those it does); `HEAD` on a download URL (it would start a Job)',
   request_timeout: 'the request headers did not arrive in time (answered by the listener)',
   upload_stalled: 'an upload body paused for longer than the idle limit; nothing was changed',
   not_stopped: 'a change (or, with `FELIS_READ_WHILE_RUNNING=off`, any file call) while the server is running or starting',

@@ -25,6 +25,7 @@ import { authConfigFromEnv } from '../lib/auth/config.ts';
 import { ensureJobKeyFile } from '../lib/browse/key-file.ts';
 import { configFromEnv } from '../lib/config.ts';
 import { authFromEnv } from '../lib/http/auth.ts';
+import { corsOriginsFromEnv } from '../lib/http/cors.ts';
 import { buildDeps } from '../lib/http/deps.ts';
 import { createHostApp, listen } from '../lib/http/host.ts';
 import { stopOnSignals } from '../lib/http/serve.ts';
@@ -154,7 +155,7 @@ try {
   await stopCluster?.();
   process.exit(1);
 }
-const app = createHostApp({ logger, auth: authFromEnv({ ...env, FELIS_TOKEN: token }, kc, logger) }, deps, Object.values(FUNCTIONS));
+const app = createHostApp({ logger, auth: authFromEnv({ ...env, FELIS_TOKEN: token }, kc, logger), corsOrigins: corsOriginsFromEnv(env) }, deps, Object.values(FUNCTIONS));
 const sources: EventSource[] = [];
 const server = listen(app, { port, hostname: '127.0.0.1', logger }, (info) => {
   const u = `http://127.0.0.1:${info.port}`;

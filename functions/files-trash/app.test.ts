@@ -114,7 +114,7 @@ test('restore runs under the world lock, answers {id, restored}, and is audited 
   assert.deepEqual(a!.payload, { restored: ['plugins/old', 'plugins/old.yml'] });
 });
 
-test('restore under a folder passes `to` to the Job; a bad `to` is 400 bad_path, an unknown field 400 bad_request, a missing body 400 bad_request, all before any Job', async () => {
+test('restore under a folder passes `to` to the Job; a bad `to` is 400 bad_path, an unknown field 400 bad_request, all before any Job; the body may be left out', async () => {
   const k = kit({ trashRestore: () => ({ restored: ['restored/plugins/old'] }) });
   const r = await k.call('POST', `${S}/${ID}/restore`, { to: 'restored' });
   assert.equal(r.status, 200, r.text);
@@ -125,7 +125,6 @@ test('restore under a folder passes `to` to the Job; a bad `to` is 400 bad_path,
     [{ to: '' }, 'bad_request'],
     [{ to: 3 }, 'bad_request'],
     [{ into: 'x' }, 'bad_request'],
-    [undefined, 'bad_request'],
   ] as const) {
     const b = kit();
     const res = await b.call('POST', `${S}/${ID}/restore`, body);
@@ -134,6 +133,8 @@ test('restore under a folder passes `to` to the Job; a bad `to` is 400 bad_path,
     assert.equal(b.calls.length, 0);
     assert.equal(b.gates.ran.length, 0);
   }
+  const absent = kit({ trashRestore: () => ({ restored: ['plugins/old'] }) });
+  assert.equal((await absent.call('POST', `${S}/${ID}/restore`)).status, 200);
 });
 
 test('restore onto a path that exists again is 409 file_exists naming it; an unknown record 404 trash_not_found; neither audited', async () => {

@@ -71,9 +71,8 @@ test('only an archive or a single compressed file the Job reads (any case) may b
   }
 });
 
-test('the body is required and strict: each mistake is a 400 naming it, before the lock', async () => {
+test('the body is strict: each mistake is a 400 naming it, before the lock; an absent body is {}', async () => {
   const cases: Array<[unknown, string, RegExp]> = [
-    [undefined, 'bad_request', /a JSON body is required/],
     [{ overwrite: 'yes' }, 'bad_request', /overwrite/],
     [{ overwrite: true, force: true }, 'bad_request', /force|unrecognized/i],
     [{ to: 5 }, 'bad_request', /to/],
@@ -93,6 +92,8 @@ test('the body is required and strict: each mistake is a 400 naming it, before t
   const k = kit();
   const r = await k.app.request(URL('pack.zip'), { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"overwrite":' });
   assert.equal(r.status, 400);
+  const absent = await kit().call('POST', URL('pack.zip'));
+  assert.equal(absent.status, 202, absent.text);
 });
 
 test('a path is required; a running server and a held world are refused; nothing is started or audited', async () => {

@@ -178,3 +178,19 @@ test('an unknown route is 404 not_found in the envelope', async () => {
   assert.equal(r.status, 404);
   assert.deepEqual(envelopeOf(r), { code: 'not_found', message: 'no such route' });
 });
+
+test('a known path with an unknown method is 405 method_not_allowed, with Allow naming the methods it takes', async () => {
+  const k = routeKit(() => (app) => {
+    app.get('/api/v1/servers/:name/thing', (c) => c.json({}));
+    app.post('/api/v1/servers/:name/thing', (c) => c.json({}));
+  });
+  const r = await k.call('DELETE', '/api/v1/servers/survival/thing');
+  assert.equal(r.status, 405);
+  assert.equal(r.headers.get('allow'), 'GET, HEAD, POST');
+  assert.deepEqual(envelopeOf(r), { code: 'method_not_allowed', message: 'DELETE is not a method of /api/v1/servers/survival/thing; it takes GET, HEAD, POST' });
+  // The shell's own routes too; an unknown path stays 404.
+  const h = await k.app.request('/healthz', { method: 'POST' });
+  assert.equal(h.status, 405);
+  assert.equal(h.headers.get('allow'), 'GET, HEAD');
+  assert.equal((await k.call('DELETE', '/api/v1/servers/survival/other')).status, 404);
+});

@@ -1,15 +1,19 @@
 /**
- * The common shell of every function: request ids, auth on `/api/*` (the shared token or
- * Kubernetes identities), `/healthz`, the API reference (`/openapi.json`, `/docs`), and one error
- * handler that turns every failure into the envelope. Routes are added by the functions themselves.
+ * The common shell of every function: request ids, CORS for the listed origins (before auth: a
+ * preflight carries no bearer), auth on `/api/*` (the shared token or Kubernetes identities),
+ * `/healthz`, the API reference (`/openapi.json`, `/docs`), 405 with `Allow` for a known path's
+ * unknown method, and one error handler that turns every failure into the envelope. Routes are
+ * added by the functions themselves.
  * @module
  */
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from '../log.ts';
 import { FilesTimeoutError, JobLostError } from '../runner/errors.ts';
+import { allowedMethods } from './allowed-methods.ts';
 import { mountApiDocs } from './api-docs.ts';
 import { type ApiAuth, bindAuth, type TokenSource, tokenAuth } from './auth.ts';
+import { corsFor } from './cors.ts';
 import { ApiError, sendError, sendJson } from './envelope.ts';
 import { mapDomainError } from './error-map.ts';
 import { CallerGoneError } from './file-request.ts';
@@ -19,6 +23,8 @@ export interface AppOptions {
   /** How callers are checked (lib/http/auth.ts); without it, the shared `token`. */
   auth?: ApiAuth;
   token?: TokenSource;
+  /** The browser origins allowed to call (lib/http/cors.ts); none: CORS off. */
+  corsOrigins?: readonly string[];
 }
 
 export type Env = { Variables: { requestId: string } };
@@ -44,6 +50,8 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
       throw new Error(`non-Error thrown: ${String(err)}`, { cause: err });
     }
   });
+  const cors = corsFor(opts.corsOrigins ?? []);
+  if (cors) app.use(cors);
   app.get('/healthz', (c) => sendJson(c, 200, { status: 'ok' }));
   mountApiDocs(app);
   const auth = opts.auth ?? (opts.token ? tokenAuth(opts.token) : undefined);
@@ -51,7 +59,14 @@ export function createApp(opts: AppOptions, register: (app: Hono<Env>) => void):
   bindAuth(app, auth);
   app.use('/api/*', auth.middleware);
   register(app);
-  app.notFound((c) => sendError(c, 404, 'not_found', 'no such route'));
+  app.notFound((c) => {
+    const allow = allowedMethods(app.routes, c.req.path);
+    // A route that takes the method and still says "not found" (an unlisted asset) means the thing.
+    if (allow.length === 0 || allow.includes(c.req.method)) return sendError(c, 404, 'not_found', 'no such route');
+    const r = sendError(c, 405, 'method_not_allowed', `${c.req.method} is not a method of ${c.req.path}; it takes ${allow.join(', ')}`);
+    r.headers.set('allow', allow.join(', '));
+    return r;
+  });
   app.onError((err, c) => {
     if (err instanceof ApiError) {
       // A caller too slow with its body is the caller's doing: a line to say so, not an error.

@@ -25,8 +25,11 @@ export interface RouteEvent {
   method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** The route's path for this event's data; throws EventRejected when the data lacks a part. */
   target: (d: RequestData) => string;
-  /** Whether the route reads a JSON body (the event's `data.body`). */
-  body?: boolean;
+  /**
+   * Whether the route reads a JSON body (the event's `data.body`); `'optional'` when every field
+   * of that body is optional, so the event may leave it out as the HTTP caller may.
+   */
+  body?: boolean | 'optional';
 }
 
 /**
@@ -125,18 +128,18 @@ async function entry(app: Hono<Env>, types: Map<string, RouteEvent | OpenEvent>,
     data = parseRequestData(ev.data);
     url = handler.target(data);
     if (!handler.body && data.body !== undefined) throw new EventRejected('event_data_invalid', `events of type ${ev.type} carry no body`);
-    if (handler.body && data.body === undefined) throw new EventRejected('event_data_invalid', `events of type ${ev.type} need data.body`);
+    if (handler.body === true && data.body === undefined) throw new EventRejected('event_data_invalid', `events of type ${ev.type} need data.body`);
   } catch (err) {
     if (err instanceof EventRejected) return sendError(c, 400, err.code, err.message);
     throw err;
   }
-  const body = handler.body ? JSON.stringify(data.body) : undefined;
+  const body = handler.body && data.body !== undefined ? JSON.stringify(data.body) : undefined;
   const inner = new Request(new URL(url, 'http://localhost'), {
     method: handler.method,
     headers: {
       authorization: headers.authorization,
       'x-request-id': c.get('requestId'),
-      ...(handler.body ? { 'content-type': 'application/json' } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
     body,
     signal: c.req.raw.signal,
@@ -202,7 +205,7 @@ export function serverRoute(rest: string, takes: EventTakes = {}) {
   };
 }
 
-export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['target'], body = false): RouteEvent => ({ kind: 'route', method, target, body });
+export const routeEvent = (method: RouteEvent['method'], target: RouteEvent['target'], body: RouteEvent['body'] = false): RouteEvent => ({ kind: 'route', method, target, body });
 
 /** A route that takes no server: the event's data must be empty. */
 export function noServer(path: string) {
@@ -220,7 +223,7 @@ const SERVER_PREFIX = '/api/v1/servers/:name/';
  * `id` for a route with one `:id` segment that says so); a route without path parameters takes no
  * data. Any other route cannot be an event.
  */
-export function routeEventFor(method: RouteEvent['method'], path: string, takes: EventTakes, body: boolean): RouteEvent {
+export function routeEventFor(method: RouteEvent['method'], path: string, takes: EventTakes, body: RouteEvent['body']): RouteEvent {
   const rest = path.startsWith(SERVER_PREFIX) ? path.slice(SERVER_PREFIX.length) : undefined;
   const params = rest?.split('/').filter((s) => s.startsWith(':')) ?? [];
   const byId = takes.id === true && params.length === 1 && params[0] === ':id';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Hono } from 'hono';
+import * as z from '../schema.ts';
 import { ApiError } from './envelope.ts';
-import { queryPath, rawQueryParam, strictDecode } from './file-request.ts';
+import { jsonBody, queryPath, rawQueryParam, strictDecode } from './file-request.ts';
 
 test('strict decoding keeps well-formed UTF-8 and refuses broken escapes, overlong forms and non-UTF-8 bytes', () => {
   assert.equal(strictDecode('config%2Fpaper.yml'), 'config/paper.yml');
@@ -40,4 +41,19 @@ test('a route reading ?path= answers 400 bad_request for malformed percent-encod
   const ok = await app.request('/p?path=world%2Fcaf%C3%A9.txt');
   assert.equal(await ok.text(), 'world/café.txt');
   assert.equal((await app.request('/p?path=')).status, 400);
+});
+
+test('an absent JSON body is {} when every field of the schema is optional, and required otherwise', async () => {
+  const app = new Hono();
+  const optional = z.strictObject({ to: z.optional(z.string()) });
+  const required = z.strictObject({ to: z.string() });
+  app.post('/opt', async (c) => c.json(await jsonBody(c, optional)));
+  app.post('/req', async (c) => c.json(await jsonBody(c, required)));
+  app.onError((err, c) => (err instanceof ApiError ? c.json({ code: err.code, message: err.message }, err.status) : c.text('boom', 500)));
+  assert.deepEqual(await (await app.request('/opt', { method: 'POST' })).json(), {});
+  assert.deepEqual(await (await app.request('/opt', { method: 'POST', body: '  \n' })).json(), {});
+  assert.deepEqual(await (await app.request('/opt', { method: 'POST', body: '{"to":"b"}' })).json(), { to: 'b' });
+  const r = await app.request('/req', { method: 'POST' });
+  assert.equal(r.status, 400);
+  assert.deepEqual(await r.json(), { code: 'bad_request', message: 'a JSON body is required' });
 });

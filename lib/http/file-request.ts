@@ -105,8 +105,13 @@ export async function jsonBody<T extends $ZodType>(c: Context, schema: T): Promi
   const len = Number(c.req.header('content-length') ?? NaN);
   if (len > MAX_JSON_BODY) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
   const raw = await readLimited(c.req.raw, MAX_JSON_BODY);
-  if (raw.trim() === '') throw badRequest('a JSON body is required');
   let value: unknown;
+  if (raw.trim() === '') {
+    // A body whose fields are all optional may be left out, as `{}`.
+    const empty = await schema['~standard'].validate({});
+    if (empty.issues) throw badRequest('a JSON body is required');
+    return empty.value as output<T>;
+  }
   try {
     value = JSON.parse(raw);
   } catch {

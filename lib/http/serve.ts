@@ -19,6 +19,7 @@ import { kubeConfigFromEnv } from '../kube/client.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { createApp, type Env } from './app.ts';
 import { authFromEnv } from './auth.ts';
+import { corsOriginsFromEnv } from './cors.ts';
 import { listen, type RouteModule, serverTimeoutsFromEnv } from './host.ts';
 
 export type { RouteModule };
@@ -36,7 +37,7 @@ export function serveFunction(name: string, load: () => Promise<RouteModule>, en
   // The Kubernetes configuration loads with the routes; kubernetes-mode auth awaits the same load.
   let kubeConfigLoaded!: (kc: ReturnType<typeof kubeConfigFromEnv>) => void;
   const kubeConfig = new Promise<Awaited<ReturnType<typeof kubeConfigFromEnv>>>((resolve) => (kubeConfigLoaded = resolve));
-  const opts = { logger, auth: authFromEnv(env, kubeConfig, logger) };
+  const opts = { logger, auth: authFromEnv(env, kubeConfig, logger), corsOrigins: corsOriginsFromEnv(env) };
   const config = configFromEnv(env);
   const fatal = (what: string) => (err: unknown) => {
     // No routes or no Kubernetes, no function: exit so the platform shows a failing revision.

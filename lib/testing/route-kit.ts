@@ -109,7 +109,7 @@ export interface RouteKit {
 
 export function routeKit(
   routes: RouteModule,
-  over: { editor?: FilesEditor | null; gates?: FakeGates; lock?: Partial<WorldLock>; servers?: ServerApi; auth?: (logger: Logger) => ApiAuth } = {},
+  over: { editor?: FilesEditor | null; gates?: FakeGates; lock?: Partial<WorldLock>; servers?: ServerApi; auth?: (logger: Logger) => ApiAuth; corsOrigins?: string[] } = {},
 ): RouteKit {
   const logs: string[] = [];
   const sink = new Writable({
@@ -129,7 +129,7 @@ export function routeKit(
     settler: {} as Settler,
     placer: { placeOnce: async () => [] } as unknown as PullPlacer,
   };
-  const app = createApp({ logger, token: () => TOKEN, auth: over.auth?.(logger) }, routes(deps));
+  const app = createApp({ logger, token: () => TOKEN, auth: over.auth?.(logger), corsOrigins: over.corsOrigins }, routes(deps));
   return {
     app,
     deps,

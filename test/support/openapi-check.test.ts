@@ -154,3 +154,10 @@ test('a route the document does not have may only be answered as the apps answer
   assert.match(ok({ method: 'GET', path: '/api/v1/nowhere', status: 404, body: env('file_exists') })[0]!, /no path of the document matches/);
   assert.match(ok({ method: 'GET', path: '/api/v1/nowhere', status: 404, contentType: 'text/plain', body: { text: 'Not Found' } })[0]!, /no path of the document matches/);
 });
+
+test('a path of the document with a method it does not declare may only be answered 405 method_not_allowed in the envelope', () => {
+  const env = (code: string) => ({ json: { error: { code, message: 'PUT is not a method of …', request_id: 'r' } } });
+  assert.deepEqual(ok({ method: 'PUT', path: '/api/v1/servers/s/files/uploads/u1', status: 405, body: env('method_not_allowed') }), []);
+  assert.match(ok({ method: 'PUT', path: '/api/v1/servers/s/files/uploads/u1', status: 405, body: env('not_found') })[0]!, /declares no PUT/);
+  assert.match(ok({ method: 'GET', path: '/api/v1/nowhere', status: 405, body: env('method_not_allowed') })[0]!, /no path of the document matches/);
+});

@@ -119,7 +119,7 @@ export function compileChecker(doc: Json): Checker {
       const method = a.method.toLowerCase();
       // HEAD is GET without a body, as Hono answers it.
       const m = item.node[method] ? method : method === 'head' && item.node.get ? 'get' : undefined;
-      if (!m) return unrouted(a) ? [] : [`${where}: ${t.template} declares no ${a.method}`];
+      if (!m) return unrouted(a) || wrongMethod(a) ? [] : [`${where}: ${t.template} declares no ${a.method}`];
       const responses: Json = item.node[m].responses ?? {};
       const s = String(a.status);
       const key = s in responses ? s : `${s[0]}XX` in responses ? `${s[0]}XX` : 'default' in responses ? 'default' : undefined;
@@ -162,6 +162,17 @@ function unrouted(a: Answer): boolean {
   return !!e && e.code === 'not_found' && typeof e.message === 'string' && typeof e.request_id === 'string';
 }
 
+/**
+ * A path of the document called with a method it does not declare is answered 405, the envelope,
+ * code `method_not_allowed` (lib/http/app.ts): the document has no operation to hold it.
+ */
+function wrongMethod(a: Answer): boolean {
+  if (a.status !== 405 || !isJsonType(a.contentType)) return false;
+  if (!a.body) return true;
+  const e = 'json' in a.body ? (a.body.json as { error?: { code?: unknown } } | null)?.error : undefined;
+  return e?.code === 'method_not_allowed';
+}
+
 /** The reference itself, not the API it describes. */
 const NOT_API = (path: string) => path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
 
@@ -184,7 +195,8 @@ export function answerLog(checker: Checker, log: (line: string) => void = (l) =>
   };
   return {
     observe(method, path, res) {
-      if (NOT_API(path)) return;
+      // CORS preflights are the browser's protocol (lib/http/cors.ts), not operations of the API.
+      if (NOT_API(path) || method === 'OPTIONS') return;
       const base = { method, path, status: res.status, contentType: res.headers.get('content-type'), hasBody: res.body !== null };
       // Other bodies are never read, so downloads are not buffered.
       if (!res.body || !isJsonType(base.contentType) || method === 'HEAD') return record(base);

@@ -73,6 +73,8 @@ export interface StackOptions {
   logger?: Logger;
   /** Auth settings (FELIS_AUTH_*) over token mode with TOKEN: e.g. `{ FELIS_AUTH_MODE: 'kubernetes' }`. */
   authEnv?: Record<string, string>;
+  /** FELIS_CORS_ORIGINS: the browser origins allowed to call (none: CORS off). */
+  corsOrigins?: string[];
   /** FELIS_JOIN_CHANGES: false keeps Felis's rule (a change while another holds the world is 409). */
   joinChanges?: boolean;
   /**
@@ -128,7 +130,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
   const deps = buildDeps(kc, { namespace: 'minecraft', editor: cfg, logger, restoreTemplate: opts.restoreTemplate, browse, downloads, uploads: opts.uploads, joinChanges: opts.joinChanges });
   const auth = authFromEnv({ FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft', ...opts.authEnv }, kc, logger);
-  const checked = checkedApp(createHostApp({ logger, auth }, deps, Object.values(FUNCTIONS)), checker);
+  const checked = checkedApp(createHostApp({ logger, auth, corsOrigins: opts.corsOrigins }, deps, Object.values(FUNCTIONS)), checker);
   const server: ServerType = await new Promise((res) => {
     const s = listen(checked.app, { port: 0, hostname: '127.0.0.1', logger }, () => res(s));
   });

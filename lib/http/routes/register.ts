@@ -23,7 +23,10 @@ import type { RouteSchemas, RouteTable, SchemaTable } from './types.ts';
 export interface RouteInput<Q, B> {
   /** The query parameters the schema names, strictly decoded; 400 `bad_request` with the schema's message. */
   query(): Q;
-  /** The JSON body (at most 1 MiB), 400 `bad_request` when missing, not JSON or not the schema's. */
+  /**
+   * The JSON body (at most 1 MiB), 400 `bad_request` when not JSON or not the schema's, or when
+   * missing unless every field is optional (then an absent body is `{}`).
+   */
   body(): Promise<B>;
 }
 
@@ -67,6 +70,12 @@ export function parseQuery(url: string, schema: $ZodObject): unknown {
   return parsed.data;
 }
 
+/** Whether a route reads a JSON body, and whether that body may be absent (every field optional). */
+function bodyOf(s: RouteSchemas): boolean | 'optional' {
+  if (!s.body || !('json' in s.body)) return false;
+  return z.safeParse(s.body.json, {}).success ? 'optional' : true;
+}
+
 /**
  * Registers function `fn`'s routes of `table` with `handlers`, and its route events (with any
  * `openEvents`, handled directly) on the app's CloudEvents entry. Throws when a handler is
@@ -85,7 +94,7 @@ export function registerRoutes<T extends RouteTable>(
   if (stray.length) throw new Error(`${fn}: handlers for routes it does not serve: ${stray.join(', ')}`);
   const events: EventTable = {};
   for (const [id, e] of mine) {
-    if (e.event) events[e.event.type] = routeEventFor(e.method, e.path, e.event, Boolean(tables.schemas[id]!.body && 'json' in tables.schemas[id]!.body));
+    if (e.event) events[e.event.type] = routeEventFor(e.method, e.path, e.event, bodyOf(tables.schemas[id]!));
   }
   if (Object.keys(events).length || Object.keys(openEvents).length) acceptEvents(app, logger, { ...events, ...openEvents });
   for (const [id, e] of mine) {
