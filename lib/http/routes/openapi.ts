@@ -2,8 +2,11 @@
  * The OpenAPI 3.1 document of the route table. Schemas come from zod 4's own `z.toJSONSchema`
  * with target draft-2020-12, the dialect OpenAPI 3.1 uses: zod is already the schema library of
  * the routes, so no second library has to follow zod's major versions, and what the document says
- * is what `lib/http` parses. Every error answer is the envelope (lib/http/envelope.ts) with the
- * route's codes, and the codes every route can answer, listed per status as an `enum` on `code`.
+ * is what `lib/http` parses. Every error answer is the envelope (lib/http/envelope.ts), kept once
+ * as `components.schemas.ErrorEnvelope`, narrowed to the route's codes and the codes every route can
+ * answer, per status, by an `enum` on `code`; an answer several routes give alike is kept once in
+ * `components.responses`. Repeated in every route, the envelope and the common refusals were most of
+ * the document (318 KB served, now about 115 KB).
  * @module
  */
 import type { $ZodType } from 'zod/v4/core';
