@@ -231,7 +231,7 @@ export function buildDocument<T extends RouteTable>(tables: DocTables<T>, versio
       requestBody: { required: true, content: { 'application/json': { schema: {} }, 'application/cloudevents+json': { schema: {} } } },
       responses: {
         '2XX': { description: "the route's answer", content: { 'application/json': { schema: {} } } },
-        // Knative reads a 4xx as final and a 5xx as worth a retry: the two are apart for that.
+        // The two ranges it answers, not `default`: a client (and the lint) wants the 4xx declared.
         '4XX': { description: 'a refusal, of the entry or of the route', content: { 'application/json': { schema: { $ref: ERROR_ENVELOPE } } } },
         '5XX': { description: 'a failure, of the entry or of the route', content: { 'application/json': { schema: { $ref: ERROR_ENVELOPE } } } },
       },
