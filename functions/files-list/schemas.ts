@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { entrySchema, LIMIT_PATTERN } from '../../lib/http/routes/common-schemas.ts';
+import { entrySchema, LIMIT_PATTERN, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { NAME_MAX } from '../../lib/protocol/names.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
@@ -31,7 +31,7 @@ export const schemas = {
       // Any of these makes a paged listing; with none the listing is the original one.
       limit: described(
         z.pipe(
-          z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: LIMIT_MESSAGE }))),
+          z.optional(wholeNumberText(LIMIT_PATTERN, 1, PAGE_MAX_ENTRIES, LIMIT_MESSAGE)),
           z.transform((v) => (v === undefined ? undefined : Number(v))),
         ),
         `a paged listing of at most this many entries, in byte order of name (1–${PAGE_MAX_ENTRIES}, default ${PAGE_DEFAULT_ENTRIES})`,

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { entrySchema } from '../../lib/http/routes/common-schemas.ts';
+import { entrySchema, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';
 import * as z from '../../lib/schema.ts';
@@ -22,15 +22,7 @@ export const schemas = {
         'a case-insensitive part of the name; with `*` (any run) or `?` (one character), a glob on the whole name',
       ),
       limit: described(
-        z.optional(
-          z.pipe(
-            z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, { error: SEARCH_LIMIT })), z.transform(Number)),
-            z
-              .number()
-              .check(z.gte(1, { error: SEARCH_LIMIT }))
-              .check(z.lte(SEARCH_MAX_LIMIT, { error: SEARCH_LIMIT })),
-          ),
-        ),
+        z.optional(z.pipe(wholeNumberText(/^[0-9]{1,4}$/, 1, SEARCH_MAX_LIMIT, SEARCH_LIMIT), z.transform(Number))),
         `the most matches answered, 1–${SEARCH_MAX_LIMIT}; default ${SEARCH_DEFAULT_LIMIT}`,
       ),
     }),

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { LIMIT_PATTERN, preferHeader } from '../../lib/http/routes/common-schemas.ts';
+import { LIMIT_PATTERN, preferHeader, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
@@ -30,7 +30,7 @@ export const schemas = {
     query: z.object({
       limit: described(
         z.pipe(
-          z.optional(z.string().check(z.regex(LIMIT_PATTERN, { error: TRASH_LIMIT }))),
+          z.optional(wholeNumberText(LIMIT_PATTERN, 1, PAGE_MAX_ENTRIES, TRASH_LIMIT)),
           z.transform((v) => (v === undefined ? undefined : Number(v))),
         ),
         `at most this many records (1–${PAGE_MAX_ENTRIES}; the Job's default without)`,

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { digestHeaders, onlyTrue, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex } from '../../lib/http/routes/common-schemas.ts';
+import { digestHeaders, onlyTrue, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -29,10 +29,7 @@ export const schemas = {
   'uploads.get': { responses: { 200: { description: 'the session', json: uploadViewSchema } } },
   'uploads.part': {
     query: z.object({
-      offset: described(
-        z.string({ error: 'the ?offset= query parameter must be a byte count' }).check(z.regex(/^\d{1,16}$/, { error: 'the ?offset= query parameter must be a byte count' })),
-        'where the part starts: the bytes received so far',
-      ),
+      offset: described(wholeNumberText(/^\d{1,16}$/, 0, Number.MAX_SAFE_INTEGER, 'the ?offset= query parameter must be a byte count'), 'where the part starts: the bytes received so far'),
     }),
     body: { raw: { ...rawFile, description: 'one part, at most 32 MiB' } },
     requestHeaders: digestHeaders,

@@ -3,6 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
+import { wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -12,10 +13,7 @@ import type { routes } from './routes.ts';
 /** A whole-number query parameter from `b.min` to `b.max`, absent: the default (the Job's). */
 const bounded = (name: string, b: { min: number; max: number; default: number }, what: string) => {
   const error = `the ?${name}= query parameter must be a whole number from ${b.min} to ${b.max}`;
-  return described(
-    z.optional(z.pipe(z.pipe(z.string().check(z.regex(/^[0-9]{1,3}$/, { error })), z.transform(Number)), z.number().check(z.gte(b.min, { error })).check(z.lte(b.max, { error })))),
-    `${what} (${b.min}–${b.max}, default ${b.default})`,
-  );
+  return described(z.optional(z.pipe(wholeNumberText(/^[0-9]{1,3}$/, b.min, b.max, error), z.transform(Number))), `${what} (${b.min}–${b.max}, default ${b.default})`);
 };
 
 const bytes = (what: string) => described(z.number(), what);

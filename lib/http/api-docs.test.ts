@@ -17,6 +17,12 @@ test('GET /openapi.json: the checked-in document, without auth', async () => {
   assert.deepEqual(await r.json(), JSON.parse(readFileSync(new URL('docs/openapi.json', ROOT), 'utf8')));
 });
 
+test('GET /openapi.json is at most 150 KB as served: errors are shared components, not repeated per route', async () => {
+  const r = await app.request('/openapi.json');
+  const bytes = (await r.arrayBuffer()).byteLength;
+  assert.ok(bytes <= 150_000, `${bytes} bytes`);
+});
+
 test("GET /docs: the page, without auth, loading only this origin's assets under a self-only CSP", async () => {
   const r = await app.request('/docs');
   assert.equal(r.status, 200);

@@ -72,6 +72,18 @@ export const entrySchema = z.object({
   mode: described(z.optional(z.string()), 'the permission bits, three octal digits (`644`); absent only from a Job of the original image'),
   is_symlink: described(z.optional(z.boolean()), 'a symbolic link, listed as itself (never followed); absent only from a Job of the original image'),
 });
+/** The bounds of each {@link wholeNumberText}: the document renders its parameter as this `integer` (openapi.ts). */
+export const WHOLE_NUMBERS = z.registry<{ minimum: number; maximum: number }>();
+/**
+ * A query parameter's text that spells a whole number: `pattern` (its digits) and from `minimum`
+ * to `maximum`, else `error`. Text still (a route parses it on, or passes it on as it came); the
+ * document calls it the integer it spells, with these bounds.
+ */
+export function wholeNumberText(pattern: RegExp, minimum: number, maximum: number, error: string): z.ZodMiniString {
+  const text = z.string({ error }).check(z.refine((v) => pattern.test(v) && Number(v) >= minimum && Number(v) <= maximum, { error }));
+  WHOLE_NUMBERS.add(text, { minimum, maximum });
+  return text;
+}
 /** 1..PAGE_MAX_ENTRIES (5000) in decimal, no sign, no leading zero. */
 export const LIMIT_PATTERN = /^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$/;
 export const statusOf = (status: string, extra: Record<string, z.ZodMiniType> = {}) => z.strictObject({ path: z.string(), ...extra, status: z.literal(status) });
