@@ -11,8 +11,8 @@ import { DomainError, domainError } from '../errors.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { FILES_CONTAINER, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, LABEL_UPLOAD_SESSION, MANAGED_BY_FILES } from '../labels.ts';
-import { recoveredIn } from '../protocol/recovered.ts';
-import { lastResultPayload, type Result } from '../protocol/result.ts';
+import { RECOVERED_PREFIX, recoveredIn } from '../protocol/recovered.ts';
+import { formatProgressLine, lastProgress, lastResultPayload, RESULT_PREFIX, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { newestPodPerOp, type OpState, opIdOf, opState, type Recovery } from './state.ts';
@@ -161,7 +161,7 @@ async function statesOf(api: Pick<OpsApi, 'openLog'>, namespace: string, ops: Op
       ...(await Promise.all(
         ops.slice(i, i + LOG_READS_AT_ONCE).map(async (op) => {
           const pod = podOf.get(op.job.metadata?.labels?.[LABEL_FILES_OP] ?? '');
-          const log = pod && pod.status?.phase !== 'Pending' ? await logTail(api, namespace, pod.metadata?.name ?? '') : '';
+          const log = pod && pod.status?.phase !== 'Pending' ? keptLines(await logTail(api, namespace, pod.metadata?.name ?? '')) : '';
           return { op, pod, log };
         }),
       )),
@@ -208,6 +208,17 @@ export async function opResult(api: Pick<OpsApi, 'listPods' | 'openLog'>, namesp
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a tail is read for, in its order: the last well-formed progress, the recovery lines and the
+ * last result line. The rest is let go at once, so a page of 100 holds little more than a page of ten.
+ */
+export function keptLines(log: string): string {
+  const lines = log.split('\n');
+  const result = lines.findLast((l) => l.startsWith(RESULT_PREFIX));
+  const p = lastProgress(log);
+  return [...(p ? [formatProgressLine(p)] : []), ...lines.filter((l) => l.startsWith(RECOVERED_PREFIX)).map((l) => `${l}\n`), ...(result !== undefined ? [`${result}\n`] : [])].join('');
 }
 
 /** The last OP_LOG_LINES lines of the `files` container's log; '' when it cannot be read. */
