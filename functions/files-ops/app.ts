@@ -12,7 +12,7 @@ import { requireEditor } from '../../lib/http/file-call.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
-import { OP_ID_SHAPE } from '../../lib/ops/list.ts';
+import { OP_ID_SHAPE } from '../../lib/protocol/ops-page.ts';
 
 async function knownServer(c: Context, deps: Deps): Promise<string> {
   const server = serverName(c);

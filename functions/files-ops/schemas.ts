@@ -5,7 +5,7 @@
  */
 import { opViewSchema } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
-import { DEFAULT_OPS, MAX_OPS, OP_ID_SHAPE } from '../../lib/ops/list.ts';
+import { DEFAULT_OPS, MAX_OPS, OP_ID_SHAPE } from '../../lib/protocol/ops-page.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
 import type { routes } from './routes.ts';

@@ -5,11 +5,12 @@ import { EventConflictError } from '../events/errors.ts';
 import { mapDomainError } from '../http/error-map.ts';
 import { JobSpecError } from '../job-spec/render.ts';
 import type { LogOpening, LogOptions } from '../kube/job-pods.ts';
+import { DEFAULT_OPS } from '../protocol/ops-page.ts';
 import { formatProgressLine, formatResultLine } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
 import { type BackgroundApi, BackgroundOps, MAX_PULLS_PER_SERVER, TooManyPullsError } from './background.ts';
-import { DEFAULT_OPS, opsSelector } from './list.ts';
+import { opsSelector } from './list.ts';
 
 const settings = {
   namespace: 'minecraft',

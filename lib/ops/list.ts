@@ -11,19 +11,13 @@ import { DomainError, domainError } from '../errors.ts';
 import { describeKubeError } from '../kube/errors.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { FILES_CONTAINER, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_MANAGED_BY, LABEL_SERVER, LABEL_UPLOAD_SESSION, MANAGED_BY_FILES } from '../labels.ts';
+import { DEFAULT_OPS } from '../protocol/ops-page.ts';
 import { RECOVERED_PREFIX, recoveredIn } from '../protocol/recovered.ts';
 import { formatProgressLine, lastProgress, lastResultPayload, RESULT_PREFIX, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { newestPodPerOp, type OpState, opIdOf, opState, type Recovery } from './state.ts';
 
-/** How many ops a page shows without `?limit=`: the running one and the latest finished. */
-export const DEFAULT_OPS = 10;
-/**
- * The most ops one page shows (`?limit=`). A page costs one `jobs list`, one `pods list` and one
- * `pods/log get` per op on it whose Pod has started: at most 2 + MAX_OPS API calls.
- */
-export const MAX_OPS = 100;
 /** Log tails read at once: what a page holds in flight stays LOG_READS_AT_ONCE × OP_LOG_BYTES whatever its limit. */
 export const LOG_READS_AT_ONCE = 10;
 /** The result line is the last thing the Job prints; progress comes before it. */
@@ -34,12 +28,6 @@ export const OP_LOG_LINES = 20;
  */
 export const OP_LOG_BYTES = 256 << 10;
 
-/**
- * An op id as a caller may send one (`?after=`, `GET …/files/ops/{id}`): a label value, since any
- * background file Job's `files-op` label (ours are 16 hex, an upload session's 32 hex, Felis's
- * its own) names an op. Checked before any Kubernetes call, and safe in a label selector.
- */
-export const OP_ID_SHAPE = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/;
 /** An upload session's id (lib/uploads/sessions.ts): the op id of its receivers. */
 const SESSION_ID = /^[0-9a-f]{32}$/;
 
