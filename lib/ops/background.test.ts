@@ -6,6 +6,7 @@ import { mapDomainError } from '../http/error-map.ts';
 import { JobSpecError } from '../job-spec/render.ts';
 import type { LogOpening, LogOptions } from '../kube/job-pods.ts';
 import { DEFAULT_OPS } from '../protocol/ops-page.ts';
+import { formatRecoveredLine } from '../protocol/recovered.ts';
 import { formatProgressLine, formatResultLine } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
@@ -239,6 +240,29 @@ test('an upload session is one op whose id is its session id: told by its newest
   assert.equal(api.calls[0], `list jobs ${opsSelector('survival')},felis.lolicon.best/upload-session=${session}`);
   // A receiver's own op label is no op id of its own.
   await assert.rejects(ops.get('survival', 's000000000000002'), (e: Error) => mapDomainError(e)?.code === 'op_not_found');
+});
+
+test('an op that ended without a result, on a later page or asked for alone, learns what became of it from the newer op that recovered the world', async () => {
+  const api = new FakeApi();
+  const lost = '00000000000000aa';
+  const by = '00000000000000bb';
+  // The interrupted op: its Job failed, its Pod is gone; the next op (newer) recovered the world and said so.
+  api.jobs.push({ ...asyncJob(lost, 1), status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', lastTransitionTime: new Date('2026-12-01T05:02:00Z') }] } });
+  api.jobs.push(asyncJob(by, 2));
+  api.pods.push(podOf(by, 'pod-bb', 'Running', 0));
+  api.logs.set('pod-bb', formatRecoveredLine({ op: lost, kind: 'unzip', now: 'old' }));
+  const ops = new BackgroundOps(settings, api, () => 'x');
+  const page = await ops.list('survival', { limit: 1, after: by });
+  assert.deepEqual([page.ops[0]!.id, page.ops[0]!.error?.code, page.ops[0]!.recovered?.by], [lost, 'interrupted', by]);
+  const alone = await ops.get('survival', lost);
+  assert.deepEqual([alone.error?.code, alone.recovered?.by], ['interrupted', by]);
+  // A page whose ops all tell their own outcome reads no newer log.
+  api.logOpts = [];
+  await ops.list('survival', { limit: 1 });
+  assert.deepEqual(
+    api.logOpts.map((l) => l.pod),
+    ['pod-bb'],
+  );
 });
 
 test('start: exactly one create of the async Job (2 h deadline, 30 min TTL, one CPU) and its running view', async () => {

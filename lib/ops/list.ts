@@ -18,6 +18,8 @@ import { parseResultPayload } from '../protocol/result-parse.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { newestPodPerOp, type OpState, opIdOf, opState, type Recovery } from './state.ts';
 
+/** How many ops newer than a page may be read for what became of one of its ops (statesOf). */
+export const RECOVERY_LOOKBACK = 10;
 /** Log tails read at once: what a page holds in flight stays LOG_READS_AT_ONCE × OP_LOG_BYTES whatever its limit. */
 export const LOG_READS_AT_ONCE = 10;
 /** The result line is the last thing the Job prints; progress comes before it. */
@@ -87,7 +89,7 @@ export function opsOf(jobs: V1Job[]): OpJobs[] {
 }
 
 /** The page of `ops` after the op `after` (400 when no op has that id), at most `limit`, and whether more follow. */
-export function pageOf(ops: OpJobs[], page: OpsPage): { page: OpJobs[]; more: boolean } {
+export function pageOf(ops: OpJobs[], page: OpsPage): { page: OpJobs[]; more: boolean; from: number } {
   let from = 0;
   if (page.after !== undefined) {
     const at = ops.findIndex((o) => o.id === page.after);
@@ -102,7 +104,7 @@ export function pageOf(ops: OpJobs[], page: OpsPage): { page: OpJobs[]; more: bo
     from = at + 1;
   }
   const limit = page.limit ?? DEFAULT_OPS;
-  return { page: ops.slice(from, from + limit), more: ops.length > from + limit };
+  return { page: ops.slice(from, from + limit), more: ops.length > from + limit, from };
 }
 
 async function jobsListed(api: Pick<OpsApi, 'listJobs'>, namespace: string, selector: string): Promise<V1Job[]> {
@@ -124,11 +126,13 @@ async function podsListed(api: Pick<OpsApi, 'listPods'>, namespace: string, sele
 /** A page of the server's ops (the newest DEFAULT_OPS without `page`). */
 export async function listOps(api: OpsApi, namespace: string, server: string, page: OpsPage = {}): Promise<OpsRead> {
   const selector = opsSelector(server);
-  const chosen = pageOf(opsOf(await jobsListed(api, namespace, selector)), page);
+  const all = opsOf(await jobsListed(api, namespace, selector));
+  const chosen = pageOf(all, page);
   // An empty page needs no Pods.
   const pods = chosen.page.length === 0 ? [] : await podsListed(api, namespace, selector);
+  const newer = async () => ({ ops: newerThan(all, chosen.from), pods });
   const last = chosen.page.at(-1);
-  return { ops: await statesOf(api, namespace, chosen.page, pods), ...(chosen.more && last ? { next: last.id } : {}) };
+  return { ops: await statesOf(api, namespace, chosen.page, pods, newer), ...(chosen.more && last ? { next: last.id } : {}) };
 }
 
 /** One op of the server by its id (404 op_not_found when it has none). Verbs as a page of one. */
@@ -137,12 +141,33 @@ export async function readOp(api: OpsApi, namespace: string, server: string, id:
   const selector = `${opsSelector(server)},${SESSION_ID.test(id) ? LABEL_UPLOAD_SESSION : LABEL_FILES_OP}=${id}`;
   const op = opsOf(await jobsListed(api, namespace, selector)).find((o) => o.id === id);
   if (!op) throw opNotFound(id);
-  return (await statesOf(api, namespace, [op], await podsListed(api, namespace, selector)))[0]!;
+  const newer = async () => {
+    const all = opsOf(await jobsListed(api, namespace, opsSelector(server)));
+    const at = all.findIndex((o) => o.id === id);
+    return { ops: at < 0 ? [] : newerThan(all, at), pods: await podsListed(api, namespace, opsSelector(server)) };
+  };
+  return (await statesOf(api, namespace, [op], await podsListed(api, namespace, selector), newer))[0]!;
 }
 
-async function statesOf(api: Pick<OpsApi, 'openLog'>, namespace: string, ops: OpJobs[], pods: V1Pod[]): Promise<OpState[]> {
+/**
+ * The ops that may have recovered an op at or after `from` but are not on its page: the
+ * RECOVERY_LOOKBACK just newer. The next Job that mounts the world read-write recovers what an op
+ * left, so it is a newer op, and one of these unless ten newer ops came between (the window the
+ * listing of the ten newest always had).
+ */
+function newerThan(all: OpJobs[], from: number): OpJobs[] {
+  return all.slice(Math.max(0, from - RECOVERY_LOOKBACK), from);
+}
+
+interface Read {
+  op: OpJobs;
+  pod: V1Pod | undefined;
+  log: string;
+}
+
+async function readLogs(api: Pick<OpsApi, 'openLog'>, namespace: string, ops: OpJobs[], pods: V1Pod[]): Promise<Read[]> {
   const podOf = newestPodPerOp(pods);
-  const read: { op: OpJobs; pod: V1Pod | undefined; log: string }[] = [];
+  const read: Read[] = [];
   // Side by side, a few at a time: each read is bounded in lines and bytes.
   for (let i = 0; i < ops.length; i += LOG_READS_AT_ONCE) {
     read.push(
@@ -155,13 +180,30 @@ async function statesOf(api: Pick<OpsApi, 'openLog'>, namespace: string, ops: Op
       )),
     );
   }
+  return read;
+}
+
+/**
+ * The states of a page's ops. `newer` gives the ops just newer than the page, whose logs are read
+ * only when an op of the page ended without a result and nothing on the page or on its Job says
+ * what became of it.
+ */
+async function statesOf(api: Pick<OpsApi, 'openLog'>, namespace: string, ops: OpJobs[], pods: V1Pod[], newer: () => Promise<{ ops: OpJobs[]; pods: V1Pod[] }>): Promise<OpState[]> {
+  const read = await readLogs(api, namespace, ops, pods);
+  const states = (recoveries: Map<string, Recovery>) =>
+    read.map(({ op, pod, log }) => ({
+      ...opState(op.job, pod, log, recoveries.get(op.job.metadata?.labels?.[LABEL_FILES_OP] ?? '')),
+      started: op.started ? new Date(op.started) : undefined,
+    }));
   // A background op that recovered the world says so in its own log: what it found of another op
   // is known here even before (or without) the annotation a runner would put on that op's Job.
-  const recoveries = recoveriesIn(read.map(({ op, log }) => ({ job: op.job, log })));
-  return read.map(({ op, pod, log }) => ({
-    ...opState(op.job, pod, log, recoveries.get(op.job.metadata?.labels?.[LABEL_FILES_OP] ?? '')),
-    started: op.started ? new Date(op.started) : undefined,
-  }));
+  const own = recoveriesIn(read.map(({ op, log }) => ({ job: op.job, log })));
+  const first = states(own);
+  if (!first.some((st) => st.outcomeUnknown)) return first;
+  const n = await newer();
+  if (n.ops.length === 0) return first;
+  const more = recoveriesIn((await readLogs(api, namespace, n.ops, n.pods)).map(({ op, log }) => ({ job: op.job, log })));
+  return states(new Map([...more, ...own]));
 }
 
 /** Op id → what the listed op that recovered it reported. */

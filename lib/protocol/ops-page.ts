@@ -9,7 +9,8 @@
 export const DEFAULT_OPS = 10;
 /**
  * The most ops one page shows (`?limit=`). A page costs one `jobs list`, one `pods list` and one
- * `pods/log get` per op on it whose Pod has started: at most 2 + MAX_OPS API calls.
+ * `pods/log get` per op on it whose Pod has started: at most 2 + MAX_OPS API calls (and at most
+ * ten more logs when one of its ops ended without a result: lib/ops/list.ts `statesOf`).
  */
 export const MAX_OPS = 100;
 /**
