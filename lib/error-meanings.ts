@@ -22,6 +22,7 @@ export const ERROR_MEANINGS = {
   not_found: 'no such file or parent folder; unknown server; unknown route; a download URL that was not signed here or was changed',
   trash_not_found: 'a restore or purge of an undo-trash record that does not exist (never was, already restored or purged, or expired)',
   upload_not_found: 'no such upload session, or it has ended (committed, cancelled or expired)',
+  op_not_found: "no background op of this server has that id (never had, another server's, or ended more than 30 minutes ago and gone with its Job)",
   method_not_allowed: 'a method the path does not take (the `Allow` header lists those it does); `HEAD` on a download URL (it would start a Job)',
   request_timeout: 'the request headers did not arrive in time (answered by the listener)',
   upload_stalled: 'an upload body paused for longer than the idle limit; nothing was changed',

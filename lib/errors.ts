@@ -53,6 +53,7 @@ export const ERROR_CODES = {
   not_found: { kinds: ['not_found'] },
   trash_not_found: { kinds: ['not_found'] },
   upload_not_found: { kinds: ['not_found'] },
+  op_not_found: { kinds: ['not_found'] },
   method_not_allowed: { kinds: ['not_allowed'] },
   request_timeout: { kinds: ['stalled'] },
   upload_stalled: { kinds: ['stalled'] },

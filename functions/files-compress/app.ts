@@ -10,9 +10,9 @@
  */
 import { checkArchiveName, defaultArchiveName, selectionOf } from '../../lib/files/pack-names.ts';
 import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
 import { openBatchCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkItemPath } from '../../lib/http/file-request.ts';
+import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { BatchTooLargeError } from '../../lib/job-spec/render.ts';
 import { fitsOneJob } from '../../lib/protocol/batch-env.ts';
@@ -28,9 +28,9 @@ export const filesCompress = defineFunction('files-compress', (deps) => ({
     if (!fitsOneJob(batch)) throw new BatchTooLargeError();
     const req = { op: 'compress' as const, path: sel.folder, batch, format, to: archive };
     const earlier = await f.editor.earlierOp(f.target.server, req);
-    if (earlier) return sendJson(c, 202, { op: earlier });
+    if (earlier) return sendOpAccepted(c, f.target.server, earlier.id, { op: earlier });
     const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
     audit(deps.logger, c.get('requestId'), 'file.compress', f.target.server, sel.folder, { paths: sel.names, format, name: archive, op: op.id });
-    return sendJson(c, 202, { op });
+    return sendOpAccepted(c, f.target.server, op.id, { op });
   },
 }));

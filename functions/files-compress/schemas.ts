@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { itemPath, items, opViewSchema, preferHeader } from '../../lib/http/routes/common-schemas.ts';
+import { itemPath, items, opLocationHeader, opViewSchema, preferHeader } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { PACK_FORMATS } from '../../lib/protocol/pack-format.ts';
 import * as z from '../../lib/schema.ts';
@@ -23,6 +23,6 @@ export const schemas = {
       }),
     },
     requestHeaders: preferHeader,
-    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }), headers: opLocationHeader } },
   },
 } as const satisfies SchemaTable<typeof routes>;

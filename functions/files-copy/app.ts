@@ -25,6 +25,7 @@ import { sendJson } from '../../lib/http/envelope.ts';
 import type { FileCall } from '../../lib/http/file-call.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkNewPath } from '../../lib/http/file-request.ts';
+import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { pathNamesWorkingFile } from '../../lib/protocol/working-names.ts';
@@ -57,7 +58,7 @@ export const filesCopy = defineFunction('files-copy', (deps) => ({
     const say = (extra: Record<string, unknown>) => audit(deps.logger, c.get('requestId'), 'file.copy', f.target.server, f.path, { ...(to !== undefined ? { to } : {}), ...extra });
     // A redelivered event whose first delivery went to the background answers that op again.
     const earlier = await f.editor.earlierOp(f.target.server, req);
-    if (earlier) return sendJson(c, 202, { op: earlier });
+    if (earlier) return sendOpAccepted(c, f.target.server, earlier.id, { op: earlier });
     // With `to`, the sync Job is also where the destination is judged (an existing `to`, a missing
     // folder: the caller's 409/404 at once, not a failed op later), so it always runs first then.
     if (to !== undefined || !(await knownBackground(deps, f))) {
@@ -72,6 +73,6 @@ export const filesCopy = defineFunction('files-copy', (deps) => ({
     }
     const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
     say({ op: op.id });
-    return sendJson(c, 202, { op });
+    return sendOpAccepted(c, f.target.server, op.id, { op });
   },
 }));

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { opViewSchema, pathQuery, preferHeader, sha256Hex, statusOf } from '../../lib/http/routes/common-schemas.ts';
+import { opLocationHeader, opViewSchema, pathQuery, preferHeader, sha256Hex, statusOf } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -16,7 +16,7 @@ export const schemas = {
     requestHeaders: preferHeader,
     responses: {
       200: { description: 'a regular file up to 64 MiB, copied', json: statusOf('copied', { to: z.string(), sha256: described(sha256Hex, 'of the copy') }) },
-      202: { description: 'anything else: the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) },
+      202: { description: 'anything else: the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }), headers: opLocationHeader },
     },
   },
 } as const satisfies SchemaTable<typeof routes>;

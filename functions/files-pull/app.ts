@@ -15,7 +15,7 @@ import type { Context } from 'hono';
 import { DomainError } from '../../lib/errors.ts';
 import { BadNameError, checkNameField } from '../../lib/files/name-field.ts';
 import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
+import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 
 const badRequest = (message: string) => new DomainError('bad_request', 'invalid', message);
 
@@ -75,11 +75,11 @@ export const filesPull = defineFunction('files-pull', (deps) => ({
     const req = { op: 'pull' as const, path, url: url.href, ...(body.name !== undefined ? { to: body.name } : {}) };
     // A redelivered event answers the op its first delivery started (found by its event label).
     const earlier = await editor.earlierOp(target.server, req);
-    if (earlier) return sendJson(c, 202, { op: earlier });
+    if (earlier) return sendOpAccepted(c, target.server, earlier.id, { op: earlier });
     const op = await underWorldLock(deps, f, () => editor.start(target, req));
     // The URL's origin only: its path, query and any userinfo may carry tokens.
     audit(deps.logger, c.get('requestId'), 'file.pull', target.server, path, { origin: url.origin, ...(body.name !== undefined ? { name: body.name } : {}), op: op.id });
-    return sendJson(c, 202, { op });
+    return sendOpAccepted(c, target.server, op.id, { op });
   },
   'files.pull.cancel': async (c) => {
     const server = await knownServer(c, deps);
@@ -87,6 +87,6 @@ export const filesPull = defineFunction('files-pull', (deps) => ({
     const op = c.req.param('op') ?? '';
     await editor.cancelPull(server, op, c.req.raw.signal);
     audit(deps.logger, c.get('requestId'), 'file.pull.cancel', server, '', { op });
-    return sendJson(c, 202, { op, status: 'cancelling' });
+    return sendOpAccepted(c, server, op, { op, status: 'cancelling' });
   },
 }));

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { opViewSchema, preferHeader } from '../../lib/http/routes/common-schemas.ts';
+import { opLocationHeader, opViewSchema, preferHeader } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -22,9 +22,9 @@ export const schemas = {
       }),
     },
     requestHeaders: preferHeader,
-    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }) } },
+    responses: { 202: { description: 'the op started (or the one an earlier delivery started)', json: z.strictObject({ op: opViewSchema }), headers: opLocationHeader } },
   },
   'files.pull.cancel': {
-    responses: { 202: { description: 'the cancel call reached the pull', json: z.strictObject({ op: z.string(), status: z.literal('cancelling') }) } },
+    responses: { 202: { description: 'the cancel call reached the pull', json: z.strictObject({ op: z.string(), status: z.literal('cancelling') }), headers: opLocationHeader } },
   },
 } as const satisfies SchemaTable<typeof routes>;

@@ -7,9 +7,9 @@
 import { DomainError } from '../../lib/errors.ts';
 import { requireArchivePath } from '../../lib/files/archive-names.ts';
 import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { checkPath } from '../../lib/http/file-request.ts';
+import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 
 export const filesUnzip = defineFunction('files-unzip', (deps) => ({
@@ -25,9 +25,9 @@ export const filesUnzip = defineFunction('files-unzip', (deps) => ({
     const req = { op: 'unzip' as const, path: f.path, overwrite, ...(body.to !== undefined ? { to: body.to } : {}) };
     // A redelivered event answers the op its first delivery started, which now holds the world.
     const earlier = await f.editor.earlierOp(f.target.server, req);
-    if (earlier) return sendJson(c, 202, { op: earlier });
+    if (earlier) return sendOpAccepted(c, f.target.server, earlier.id, { op: earlier });
     const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
     audit(deps.logger, c.get('requestId'), 'file.unzip', f.target.server, f.path, { overwrite, ...(req.to !== undefined ? { to: req.to } : {}), op: op.id });
-    return sendJson(c, 202, { op });
+    return sendOpAccepted(c, f.target.server, op.id, { op });
   },
 }));

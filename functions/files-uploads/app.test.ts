@@ -130,9 +130,10 @@ test('begin, parts, status, commit: the receiver Job is created under the lock, 
   // Felis's answer: 202 and the op as the listing shows it, here already placed.
   assert.equal(done.status, 202, done.text);
   assert.deepEqual(done.body, {
-    op: { id: OP, op: 'upload', path: 'plugins/pack.zip', state: 'succeeded', started_at: '2026-12-01T10:00:00Z', finished_at: '2026-12-01T10:05:00Z', done: 6, total: 6, files: 1, bytes: 6 },
+    op: { id: ID, op: 'upload', path: 'plugins/pack.zip', state: 'succeeded', started_at: '2026-12-01T10:00:00Z', finished_at: '2026-12-01T10:05:00Z', done: 6, total: 6, files: 1, bytes: 6 },
     sha256: sha(Buffer.from('abcdef')),
   });
+  assert.equal(done.headers.get('location'), `/api/v1/servers/survival/files/ops/${ID}`, 'the op is the session');
   const [a] = k.audits();
   assert.equal(a!.action, 'file.upload');
   assert.deepEqual(a!.payload, { overwrite: true, sha256: sha(Buffer.from('abcdef')), size_bytes: 6 });
@@ -146,7 +147,7 @@ test('a commit whose receiver Job cannot be listed answers the op as just starte
   const done = await k.call('POST', `${BASE}/${ID}/commit`, { overwrite: true });
   assert.equal(done.status, 202, done.text);
   const { started_at, ...rest } = done.body.op;
-  assert.deepEqual(rest, { id: OP, op: 'upload', path: 'plugins/pack.zip', state: 'running', done: 0, total: 0 });
+  assert.deepEqual(rest, { id: ID, op: 'upload', path: 'plugins/pack.zip', state: 'running', done: 0, total: 0 });
   assert.match(started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 });
 

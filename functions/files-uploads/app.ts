@@ -30,6 +30,7 @@ import type { Deps } from '../../lib/http/deps.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { type FileCall, openFileCall, openSessionCall, requireEditor, underWorldLock } from '../../lib/http/file-call.ts';
 import { serverName } from '../../lib/http/file-request.ts';
+import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
 import { ServerNotFoundError } from '../../lib/maintenance/errors.ts';
@@ -181,6 +182,7 @@ export const filesUploads = defineFunction('files-uploads', (deps) => ({
     // Placed; the receiver ends now. Answer once it has, so a new session may begin right after.
     const jobs = await sessions(deps).ended(server, id, 5_000);
     audit(deps.logger, c.get('requestId'), 'file.upload', server, view.path, { overwrite, sha256: r.sha256, size_bytes: view.size });
-    return sendJson(c, 202, { op: committedOp(a.opId ?? '', view.path, view.size, r, jobs, new Date()), sha256: r.sha256 });
+    const op = committedOp(id, a.opId ?? '', view.path, view.size, r, jobs, new Date());
+    return sendOpAccepted(c, server, op.id, { op, sha256: r.sha256 });
   },
 }));

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { digestHeaders, onlyTrue, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { digestHeaders, onlyTrue, opLocationHeader, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -38,6 +38,6 @@ export const schemas = {
   'uploads.cancel': { responses: { 204: { description: 'cancelled', empty: true } } },
   'uploads.commit': {
     body: { json: z.strictObject({ overwrite: z.optional(z.boolean()), sha256: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/))) }) },
-    responses: { 202: { description: 'placed: the upload as the ops listing shows it', json: z.strictObject({ op: opViewSchema, sha256: sha256Hex }) } },
+    responses: { 202: { description: 'placed: the upload as the ops listing shows it', json: z.strictObject({ op: opViewSchema, sha256: sha256Hex }), headers: opLocationHeader } },
   },
 } as const satisfies SchemaTable<typeof routes>;

@@ -6,8 +6,8 @@
  */
 import { checkZipName } from '../../lib/files/archive-names.ts';
 import { audit } from '../../lib/http/audit.ts';
-import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
+import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 
 export const filesZip = defineFunction('files-zip', (deps) => ({
@@ -17,9 +17,9 @@ export const filesZip = defineFunction('files-zip', (deps) => ({
     if (name !== undefined) checkZipName(name);
     const req = { op: 'zip' as const, path: f.path, ...(name !== undefined ? { to: name } : {}) };
     const earlier = await f.editor.earlierOp(f.target.server, req);
-    if (earlier) return sendJson(c, 202, { op: earlier });
+    if (earlier) return sendOpAccepted(c, f.target.server, earlier.id, { op: earlier });
     const op = await underWorldLock(deps, f, () => f.editor.start(f.target, req));
     audit(deps.logger, c.get('requestId'), 'file.zip', f.target.server, f.path, { ...(name !== undefined ? { name } : {}), op: op.id });
-    return sendJson(c, 202, { op });
+    return sendOpAccepted(c, f.target.server, op.id, { op });
   },
 }));

@@ -6,8 +6,9 @@
  *   `FELIS_SERVE_LIFETIME_SECONDS` as for `--serve`;
  * - `FELIS_RECEIVE_ONCE=true`: stop after the first upload (the single PUT's Job);
  * - `FELIS_UPLOAD_SESSION=<32 hex>`: serve that upload session instead (receive-session.ts); it
- *   prints progress lines as parts arrive, then the commit's Result, or a coded one saying why the
- *   session ended without placing anything.
+ *   prints a progress line (the bytes received) at start when it resumes one, and for the begin and
+ *   each part before answering it, then the commit's Result, or a coded one saying why the session
+ *   ended without placing anything.
  *
  * It prints one result line when it stops: the upload's Result when it received one (placed, or
  * refused with a code), `{}` when none came. A transfer error (the bytes were not what was promised)
@@ -15,7 +16,7 @@
  *
  * @module
  */
-import { ProgressThrottle } from '../../lib/protocol/result.ts';
+import { formatProgressLine } from '../../lib/protocol/result.ts';
 import { openWritableContext } from '../op-kit/context.ts';
 import { type CliIO, printResult } from '../program/exit.ts';
 import type { ExecuteOptions } from '../runtime/types.ts';
@@ -51,8 +52,16 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
       io.stderr(`${PREFIX}FELIS_UPLOAD_SESSION must be 32 lowercase hex characters\n`);
       return 2;
     }
-    // Progress shares stdout with the result line; a failed one is advisory and ignored.
-    const throttle = new ProgressThrottle((line) => void Promise.resolve(io.stdout(line)).catch(() => {}));
+    // Progress shares stdout with the result line; a failed one is advisory and ignored. Not
+    // throttled: one line per call that changed what is received, and each call already waits its
+    // turn in the world's line, so they cannot flood the log; the op's `done` is then the session's.
+    const printProgress = (received: number, size: number) => {
+      try {
+        void Promise.resolve(io.stdout(formatProgressLine({ done: Math.min(received, size), total: size }))).catch(() => {});
+      } catch {
+        // Advisory.
+      }
+    };
     const sr = await listening(
       () =>
         startSessionReceiving({
@@ -63,7 +72,7 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
           context: () => openWritableContext(worldsRoot, opts),
           idleMs: idle * 1000,
           lifetimeMs: lifetime * 1000,
-          progress: (received, size) => throttle.report(received, size),
+          progress: printProgress,
         }),
       `serve upload session ${sessionId}`,
       io,
@@ -74,7 +83,6 @@ export async function runReceive(worldsRoot: string, env: Record<string, string 
     opts.onSession?.(sr);
     io.stderr(`${PREFIX}serving upload session ${sessionId} on ${host}:${sr.address.port}\n`);
     const { reason, result } = await sr.stopped;
-    throttle.flush(); // the last progress comes before the result
     io.stderr(`${PREFIX}upload session stopped (${reason})\n`);
     return printResult(io, PREFIX, result);
   }

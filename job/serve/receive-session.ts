@@ -30,7 +30,9 @@
  *
  * The receiver is a background upload op in the ops listing, so how it stopped is its Result: the
  * commit's (`{sha256, files: 1, bytes}`), or a code saying why nothing was placed (see `endedWith`).
- * `progress` hears the bytes received after the begin and after every part.
+ * `progress` hears the bytes received: at start for a session resumed from the disk, and after the
+ * begin and every part, before the call is answered (the ops listing reads them as the op's `done`,
+ * so a caller that has the answer finds the op counting its bytes).
  *
  * @module
  */
@@ -134,6 +136,7 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       sweepStaleSessions(ctx, o.idleMs, stagingName(o.id));
       try {
         session = UploadSession.open(ctx, o.id);
+        progress();
       } catch (e) {
         if (!(e instanceof SessionError)) throw e;
         // Tampered: every call is answered so, and the receiver's Result says it.
@@ -270,8 +273,8 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
       } finally {
         ctx.root.close();
       }
-      send(res, 201, JSON.stringify(viewOf(session.state)));
       progress();
+      send(res, 201, JSON.stringify(viewOf(session.state)));
     }),
   );
 
@@ -356,8 +359,8 @@ export async function startSessionReceiving(o: SessionReceiveOptions): Promise<S
             s.busy = false;
             ctx.root.close();
           }
-          send(res, 200, JSON.stringify(viewOf(s.state)));
           progress();
+          send(res, 200, JSON.stringify(viewOf(s.state)));
         }),
       ),
       false,

@@ -21,6 +21,7 @@ import { callerTrash } from '../job-spec/trash.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { FILES_CONTAINER, LABEL_EVENT, LABEL_FILES_MODE, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { type AsyncSettings, type BackgroundApi, BackgroundOps, longJobCpu, type StartRequest } from '../ops/background.ts';
+import type { OpsPage } from '../ops/list.ts';
 import type { OpView } from '../ops/view.ts';
 import { type Batch, commonFolder } from '../protocol/batch-env.ts';
 import { callCarries, isEditOp } from '../protocol/edit-call.ts';
@@ -134,9 +135,14 @@ export class FilesEditor {
     return ev ? this.#ops().eventOp(server, req, ev) : undefined;
   }
 
-  /** The server's background ops, newest first, at most ten. */
-  async ops(server: string): Promise<OpView[]> {
-    return this.#ops().list(server);
+  /** A page of the server's background ops, newest first (the ten newest without `page`), and the next page's `after`. */
+  async ops(server: string, page?: OpsPage): Promise<{ ops: OpView[]; next?: string }> {
+    return this.#ops().list(server, page);
+  }
+
+  /** One background op of the server by its id (404 op_not_found when it has none). */
+  async op(server: string, id: string): Promise<OpView> {
+    return this.#ops().get(server, id);
   }
 
   #ops(): BackgroundOps {

@@ -5,11 +5,13 @@ import { EventConflictError } from '../events/errors.ts';
 import { mapDomainError } from '../http/error-map.ts';
 import { JobSpecError } from '../job-spec/render.ts';
 import type { LogOpening, LogOptions } from '../kube/job-pods.ts';
+import { DEFAULT_OPS } from '../protocol/ops-page.ts';
+import { formatRecoveredLine } from '../protocol/recovered.ts';
 import { formatProgressLine, formatResultLine } from '../protocol/result.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { matches } from '../testing/fake-servers.ts';
 import { type BackgroundApi, BackgroundOps, MAX_PULLS_PER_SERVER, TooManyPullsError } from './background.ts';
-import { MAX_OPS, opsSelector } from './list.ts';
+import { opsSelector } from './list.ts';
 
 const settings = {
   namespace: 'minecraft',
@@ -101,12 +103,13 @@ test('the listing: newest 10 of this server’s async Jobs, newest Pod per op, l
   api.jobs.push(asyncJob('other', 40, 'creative'));
   api.jobs.push(asyncJob('sync', 50, 'survival', false));
 
-  const ops = await new BackgroundOps(settings, api, () => 'x').list('survival');
+  const { ops, next } = await new BackgroundOps(settings, api, () => 'x').list('survival');
   assert.deepEqual(
     ops.map((o) => o.id),
     ['new', '00', '01', '02', '03', '04', '05', '06', '07', '08'],
   );
-  assert.equal(ops.length, MAX_OPS);
+  assert.equal(ops.length, DEFAULT_OPS);
+  assert.equal(next, '08', 'more remain: the last id is the next page’s after');
   assert.deepEqual([ops[0]!.done, ops[0]!.total], [0, 0], 'the Pending Pod is the newest; the older Pod’s log is not read');
   assert.deepEqual([ops[3]!.done, ops[3]!.total], [2, 12]);
   assert.deepEqual(api.logOpts.map((l) => l.pod).sort(), ['pod-00', 'pod-01', 'pod-02', 'pod-03', 'pod-04', 'pod-05', 'pod-06', 'pod-07', 'pod-08']);
@@ -130,7 +133,7 @@ test('a log that cannot be read is an empty log; a finished op keeps its result'
   api.pods.push(podOf('aa', 'pod-aa', 'Succeeded', 0), podOf('bb', 'pod-bb', 'Running', 0));
   api.logs.set('pod-aa', `${formatProgressLine({ done: 9, total: 9 })}${formatResultLine({ files: 4, bytes: 9 })}`);
   api.logs.set('pod-bb', new Error('connection reset'));
-  const ops = await new BackgroundOps(settings, api, () => 'x').list('survival');
+  const { ops } = await new BackgroundOps(settings, api, () => 'x').list('survival');
   assert.deepEqual(ops, [
     { id: 'bb', op: 'unzip', path: 'bb.zip', state: 'running', started_at: '2026-12-01T05:02:00Z', done: 0, total: 0 },
     { id: 'aa', op: 'unzip', path: 'aa.zip', state: 'succeeded', started_at: '2026-12-01T05:01:00Z', finished_at: '2026-12-01T05:03:00Z', done: 9, total: 9, files: 4, bytes: 9 },
@@ -144,7 +147,122 @@ test('a refused Job or Pod list fails the listing (never a partial or empty one)
     api.failList = what;
     await assert.rejects(new BackgroundOps(settings, api, () => 'x').list('survival'), (e: Error) => e instanceof RunnerError && e.message.includes(`${what} list refused`));
   }
-  assert.deepEqual(await new BackgroundOps(settings, new FakeApi(), () => 'x').list('survival'), []);
+  assert.deepEqual(await new BackgroundOps(settings, new FakeApi(), () => 'x').list('survival'), { ops: [] });
+});
+
+test('paging: limit and after walk every op once, newest first, ties by id; next only while more remain; an unknown after is 400', async () => {
+  const api = new FakeApi();
+  // Kubernetes times have whole seconds: four ops in one minute, listed by the API in no useful order.
+  for (const [id, minute] of [
+    ['0c', 3],
+    ['0a', 3],
+    ['0d', 1],
+    ['0b', 3],
+    ['0e', 2],
+  ] as const) {
+    api.jobs.push(asyncJob(id, minute));
+    api.pods.push(podOf(id, `pod-${id}`, 'Running', 0));
+  }
+  const ops = new BackgroundOps(settings, api, () => 'x');
+  const seen: string[][] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await ops.list('survival', { limit: 2, ...(after ? { after } : {}) });
+    seen.push(page.ops.map((o) => o.id));
+    if (page.next === undefined) break;
+    assert.equal(page.next, page.ops.at(-1)!.id);
+    after = page.next;
+  }
+  assert.deepEqual(seen, [['0a', '0b'], ['0c', '0e'], ['0d']]);
+  // The last page ends exactly: no next, and a page after the last op is empty without reading Pods.
+  assert.deepEqual(await ops.list('survival', { limit: 4, after: '0c' }), await ops.list('survival', { after: '0c' }));
+  api.calls = [];
+  assert.deepEqual(await ops.list('survival', { after: '0d' }), { ops: [] });
+  assert.deepEqual(api.calls, [`list jobs ${opsSelector('survival')}`]);
+  await assert.rejects(ops.list('survival', { after: '0f' }), (e: Error) => {
+    const m = mapDomainError(e);
+    return m?.status === 400 && m.code === 'bad_request' && /after.*0f/.test(e.message);
+  });
+  // A page reads the logs of its own ops only.
+  api.logOpts = [];
+  await ops.list('survival', { limit: 2, after: '0b' });
+  assert.deepEqual(api.logOpts.map((l) => l.pod).sort(), ['pod-0c', 'pod-0e']);
+});
+
+test('one op by its id: its own Jobs and Pods only; another server’s op or an unknown id is 404 op_not_found', async () => {
+  const api = new FakeApi();
+  api.jobs.push(asyncJob('0a', 1), asyncJob('0b', 2), asyncJob('0c', 3, 'creative'));
+  api.pods.push(podOf('0a', 'pod-0a', 'Running', 0), podOf('0b', 'pod-0b', 'Running', 0));
+  api.logs.set('pod-0a', formatProgressLine({ done: 3, total: 7 }));
+  const ops = new BackgroundOps(settings, api, () => 'x');
+  assert.deepEqual(await ops.get('survival', '0a'), { id: '0a', op: 'unzip', path: '0a.zip', state: 'running', started_at: '2026-12-01T05:01:00Z', done: 3, total: 7 });
+  assert.deepEqual(api.calls, [`list jobs ${opsSelector('survival')},felis.lolicon.best/files-op=0a`, `list pods ${opsSelector('survival')},felis.lolicon.best/files-op=0a`, 'log pod-0a']);
+  for (const [server, id] of [
+    ['survival', '0c'],
+    ['survival', '0f'],
+    ['creative', '0a'],
+  ]) {
+    api.calls = [];
+    await assert.rejects(ops.get(server!, id!), (e: Error) => mapDomainError(e)?.status === 404 && mapDomainError(e)?.code === 'op_not_found' && e.message.includes(id!));
+    assert.deepEqual(api.calls.length, 1, 'one Job list, nothing more');
+  }
+});
+
+test('an upload session is one op whose id is its session id: told by its newest receiver, begun when its first was', async () => {
+  const api = new FakeApi();
+  const session = 'ab'.repeat(16);
+  const receiver = (op: string, minute: number, conditions: NonNullable<V1Job['status']>['conditions'] = []): V1Job => {
+    const j = asyncJob(op, minute);
+    j.metadata!.labels = { ...j.metadata!.labels, 'felis.lolicon.best/files-mode': 'read', 'felis.lolicon.best/upload-session': session };
+    j.metadata!.annotations = { 'felis.lolicon.best/files-path': 'big.bin' };
+    j.status = { conditions };
+    return j;
+  };
+  // The first receiver was lost (its Job failed); the second resumed the session and has 6 MB of 10.
+  api.jobs.push(receiver('s000000000000001', 1, [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', lastTransitionTime: new Date('2026-12-01T05:02:00Z') }]));
+  api.jobs.push(receiver('s000000000000002', 4), asyncJob('0a', 3));
+  api.pods.push(podOf('s000000000000001', 'pod-r1', 'Failed', 0), podOf('s000000000000002', 'pod-r2', 'Running', 5), podOf('0a', 'pod-0a', 'Running', 0));
+  api.pods[0]!.metadata!.labels!['felis.lolicon.best/upload-session'] = session;
+  api.pods[1]!.metadata!.labels!['felis.lolicon.best/upload-session'] = session;
+  api.logs.set('pod-r1', formatProgressLine({ done: 2_000_000, total: 10_000_000 }));
+  api.logs.set('pod-r2', formatProgressLine({ done: 6_000_000, total: 10_000_000 }));
+  const ops = new BackgroundOps(settings, api, () => 'x');
+  const view = { id: session, op: 'upload', path: 'big.bin', state: 'running', started_at: '2026-12-01T05:01:00Z', done: 6_000_000, total: 10_000_000 };
+  const { ops: listed } = await ops.list('survival');
+  assert.deepEqual(
+    listed.map((o) => o.id),
+    ['0a', session],
+    'once, in the place of its begin',
+  );
+  assert.deepEqual(listed[1], view);
+  api.calls = [];
+  assert.deepEqual(await ops.get('survival', session), view);
+  assert.equal(api.calls[0], `list jobs ${opsSelector('survival')},felis.lolicon.best/upload-session=${session}`);
+  // A receiver's own op label is no op id of its own.
+  await assert.rejects(ops.get('survival', 's000000000000002'), (e: Error) => mapDomainError(e)?.code === 'op_not_found');
+});
+
+test('an op that ended without a result, on a later page or asked for alone, learns what became of it from the newer op that recovered the world', async () => {
+  const api = new FakeApi();
+  const lost = '00000000000000aa';
+  const by = '00000000000000bb';
+  // The interrupted op: its Job failed, its Pod is gone; the next op (newer) recovered the world and said so.
+  api.jobs.push({ ...asyncJob(lost, 1), status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', lastTransitionTime: new Date('2026-12-01T05:02:00Z') }] } });
+  api.jobs.push(asyncJob(by, 2));
+  api.pods.push(podOf(by, 'pod-bb', 'Running', 0));
+  api.logs.set('pod-bb', formatRecoveredLine({ op: lost, kind: 'unzip', now: 'old' }));
+  const ops = new BackgroundOps(settings, api, () => 'x');
+  const page = await ops.list('survival', { limit: 1, after: by });
+  assert.deepEqual([page.ops[0]!.id, page.ops[0]!.error?.code, page.ops[0]!.recovered?.by], [lost, 'interrupted', by]);
+  const alone = await ops.get('survival', lost);
+  assert.deepEqual([alone.error?.code, alone.recovered?.by], ['interrupted', by]);
+  // A page whose ops all tell their own outcome reads no newer log.
+  api.logOpts = [];
+  await ops.list('survival', { limit: 1 });
+  assert.deepEqual(
+    api.logOpts.map((l) => l.pod),
+    ['pod-bb'],
+  );
 });
 
 test('start: exactly one create of the async Job (2 h deadline, 30 min TTL, one CPU) and its running view', async () => {

@@ -20,7 +20,7 @@ import { jobFinished } from '../kube/job-facts.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
 import { RunnerError } from '../runner/errors.ts';
-import { listOps } from './list.ts';
+import { listOps, type OpsPage, readOp } from './list.ts';
 import { type OpView, opView, startedView } from './view.ts';
 
 export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'pull' | 'compress';
@@ -162,8 +162,14 @@ export class BackgroundOps {
     if (running >= MAX_PULLS_PER_SERVER) throw new TooManyPullsError(running);
   }
 
-  /** The server's background ops, newest first, at most ten. */
-  async list(server: string): Promise<OpView[]> {
-    return (await listOps(this.#api, this.#settings.namespace, server)).map(opView);
+  /** A page of the server's background ops, newest first (the ten newest without `page`), and the next page's `after`. */
+  async list(server: string, page: OpsPage = {}): Promise<{ ops: OpView[]; next?: string }> {
+    const { ops, next } = await listOps(this.#api, this.#settings.namespace, server, page);
+    return { ops: ops.map(opView), ...(next !== undefined ? { next } : {}) };
+  }
+
+  /** One background op of the server by its id; 404 op_not_found when it has none. */
+  async get(server: string, id: string): Promise<OpView> {
+    return opView(await readOp(this.#api, this.#settings.namespace, server, id));
   }
 }

@@ -10,7 +10,7 @@
  * @module
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_FILES_PATH, ANNOTATION_PULL_PLACED, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, fileOpOf, LABEL_FILES_OP } from '../labels.ts';
+import { ANNOTATION_FILES_PATH, ANNOTATION_PULL_PLACED, ANNOTATION_RECOVERED, ANNOTATION_RECOVERED_BY, FILES_CONTAINER, fileOpOf, LABEL_FILES_OP, LABEL_UPLOAD_SESSION } from '../labels.ts';
 import { OP_ID, type RecoveredNow, recoveredIn } from '../protocol/recovered.ts';
 import { lastProgress, lastResultPayload, type Result } from '../protocol/result.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
@@ -67,6 +67,17 @@ function time(v: Date | string | undefined): Date | undefined {
   if (v === undefined) return undefined;
   const d = v instanceof Date ? v : new Date(v);
   return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+/**
+ * The op a background Job is part of, as callers name it: an upload session's receivers (one at a
+ * time, a new one each time a lost receiver is resumed, each with a `files-op` of its own, since a
+ * Job's name is made from it) are one op whose id is the session's; any other Job is one op whose
+ * id is its `files-op` label.
+ */
+export function opIdOf(job: V1Job): string {
+  const labels = job.metadata?.labels ?? {};
+  return labels[LABEL_UPLOAD_SESSION] || (labels[LABEL_FILES_OP] ?? '');
 }
 
 /** The newest Pod of each op id (label `files-op`): a Job retried by hand may have had several. */
@@ -128,7 +139,7 @@ function ownUndo(id: string, log: string): Recovery | undefined {
 export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recovery?: Recovery): OpState {
   const labels = job.metadata?.labels ?? {};
   const st: OpState = {
-    id: labels[LABEL_FILES_OP] ?? '',
+    id: opIdOf(job),
     op: fileOpOf(labels),
     path: job.metadata?.annotations?.[ANNOTATION_FILES_PATH] ?? '',
     state: 'running',
@@ -192,7 +203,7 @@ export function opState(job: V1Job, pod: V1Pod | undefined, log: string, recover
   // The program exits 0 only after printing its result: a completed Job did its work, unread.
   st.reason = completed ? reason : podReason(pod) || reason || REASON_FAILED;
   st.outcomeUnknown = completed || filesMayHaveRun(pod);
-  const rec = recovery ?? recoveryOnJob(job) ?? ownUndo(st.id, log);
+  const rec = recovery ?? recoveryOnJob(job) ?? ownUndo(labels[LABEL_FILES_OP] ?? '', log);
   if (st.outcomeUnknown && rec) {
     // Its journal told the next op how to finish it: all of it is in place (new) or none (old, gone).
     st.recovered = rec;

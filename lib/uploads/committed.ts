@@ -8,19 +8,23 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import { LABEL_FILES_OP } from '../labels.ts';
+import { opsOf } from '../ops/list.ts';
 import { opState } from '../ops/state.ts';
 import { type OpView, opView, startedView } from '../ops/view.ts';
 import { formatProgressLine, formatResultLine, type Result } from '../protocol/result.ts';
 
 /**
- * `jobs` are the session's Jobs as last listed; `opId` is the op id of the receiver that committed.
- * Without that Job (its listing failed), the view is a just-started op, as Felis answers: the
- * listing tells the rest.
+ * `session` is the session's id, which is its op's (lib/ops/state.ts `opIdOf`); `jobs` are its
+ * Jobs as last listed; `opId` is the `files-op` of the receiver that committed. The op began with
+ * the session's first receiver, as the listing says. Without that Job (its listing failed), the
+ * view is a just-started op, as Felis answers: the listing tells the rest.
  */
-export function committedOp(opId: string, path: string, size: number, result: Result, jobs: V1Job[], now: Date): OpView {
+export function committedOp(session: string, opId: string, path: string, size: number, result: Result, jobs: V1Job[], now: Date): OpView {
   const job = jobs.find((j) => j.metadata?.labels?.[LABEL_FILES_OP] === opId);
-  if (!job) return startedView(opId, 'upload', path, now);
-  const v = opView(opState(job, undefined, formatProgressLine({ done: size, total: size }) + formatResultLine(result)));
+  if (!job) return startedView(session, 'upload', path, now);
+  const began = opsOf(jobs).find((o) => o.id === session)?.started;
+  const st = opState(job, undefined, formatProgressLine({ done: size, total: size }) + formatResultLine(result));
+  const v = opView({ ...st, id: session, ...(began ? { started: new Date(began) } : {}) });
   // A receiver resumed with no earlier Job to take the path from carries none; the session knows it.
   return v.path ? v : { ...v, path };
 }

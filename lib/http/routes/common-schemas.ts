@@ -25,6 +25,8 @@ export const onlyTrue = (what: string) =>
     `\`true\`: ${what}; any other value or none: not`,
   );
 export const sha256Hex = described(z.string(), 'SHA-256, 64 lowercase hex characters');
+/** What every 202 that names an op sends beside it (lib/http/op-accepted.ts). */
+export const opLocationHeader = { Location: { description: "the op's own URL, a path: `/api/v1/servers/{name}/files/ops/{id}` (GET it to follow the op)", required: true } };
 /** A background op as the listing and the 202 of a start show it (lib/ops/view.ts). */
 export const opViewSchema = z.strictObject({
   id: z.string(),
