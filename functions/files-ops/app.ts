@@ -25,7 +25,7 @@ export const filesOps = defineFunction('files-ops', (deps) => ({
     const { limit, after } = input.query();
     const server = await knownServer(c, deps);
     const editor = requireEditor(deps);
-    return sendJson(c, 200, await editor.ops(server, { ...(limit !== undefined ? { limit } : {}), ...(after ? { after } : {}) }));
+    return sendJson(c, 200, await editor.ops(server, { ...(limit !== undefined ? { limit: Number(limit) } : {}), ...(after ? { after } : {}) }));
   },
   'files.op': async (c) => {
     const id = c.req.param('id') ?? '';

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { opViewSchema } from '../../lib/http/routes/common-schemas.ts';
+import { opViewSchema, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { DEFAULT_OPS, MAX_OPS, OP_ID_SHAPE } from '../../lib/protocol/ops-page.ts';
 import * as z from '../../lib/schema.ts';
@@ -18,13 +18,7 @@ const AFTER_MESSAGE = "the ?after= query parameter must be an op id (an `id` of 
 export const schemas = {
   'files.ops': {
     query: z.object({
-      limit: described(
-        z.pipe(
-          z.optional(z.string().check(z.regex(OPS_LIMIT, { error: LIMIT_MESSAGE }))),
-          z.transform((v) => (v === undefined ? undefined : Number(v))),
-        ),
-        `at most this many ops (1–${MAX_OPS}, default ${DEFAULT_OPS})`,
-      ),
+      limit: described(z.optional(wholeNumberText(OPS_LIMIT, 1, MAX_OPS, LIMIT_MESSAGE)), `at most this many ops (1–${MAX_OPS}, default ${DEFAULT_OPS})`),
       after: described(
         z.optional(z.string().check(z.refine((v) => v === '' || OP_ID_SHAPE.test(v), { error: AFTER_MESSAGE }))),
         "the ops older than the op of this id (the previous page's `next`); empty or absent: from the newest",
