@@ -50,8 +50,17 @@ export function childPath(parent: string, name: string): string {
   return parent === '' ? key : /^[A-Za-z_]/.test(key) ? `${parent}.${key}` : `${parent}[${key}]`;
 }
 
+/** Where the reader is, as the message names it: each compound's name or list's index, formatted only for an error. */
+function pathOf(stack: (string | number)[]): string {
+  let p = '';
+  for (const k of stack) p = typeof k === 'number' ? `${p}[${k}]` : childPath(p, k);
+  return p || 'the root';
+}
+
 class Reader {
   pos = 0;
+  /** The names and indexes leading to the tag being read. */
+  readonly stack: (string | number)[] = [];
   /** The least length the JSON of what was read so far has. */
   json = 0;
   readonly b: Buffer;
@@ -59,52 +68,55 @@ class Reader {
     this.b = b;
   }
 
-  need(n: number, at: string): void {
-    if (n > this.b.length - this.pos) throw new NbtRefusal('nbt_invalid', `it ends inside ${at || 'the root'} (${n} more bytes declared, ${this.b.length - this.pos} left)`);
+  where(): string {
+    return pathOf(this.stack);
+  }
+  need(n: number): void {
+    if (n > this.b.length - this.pos) throw new NbtRefusal('nbt_invalid', `it ends inside ${this.where()} (${n} more bytes declared, ${this.b.length - this.pos} left)`);
   }
   grow(chars: number): void {
     this.json += chars;
     if (this.json > NBT_JSON_MAX_CHARS) throw new NbtRefusal('too_large', `its JSON would be longer than ${NBT_JSON_MAX_CHARS} characters`);
   }
-  u8(at: string): number {
-    this.need(1, at);
+  u8(): number {
+    this.need(1);
     return this.b[this.pos++]!;
   }
-  i32(at: string): number {
-    this.need(4, at);
+  i32(): number {
+    this.need(4);
     const v = this.b.readInt32BE(this.pos);
     this.pos += 4;
     return v;
   }
-  type(at: string): NbtType {
-    const id = this.u8(at);
+  type(): NbtType {
+    const id = this.u8();
     const t = NBT_TYPES[id];
-    if (t === undefined) throw new NbtRefusal('nbt_invalid', `${at || 'the root'} has the unknown tag type ${id}`);
+    if (t === undefined) throw new NbtRefusal('nbt_invalid', `${this.where()} has the unknown tag type ${id}`);
     return t;
   }
   /** A length-prefixed modified-UTF-8 string (Java's DataOutput.writeUTF), read strictly. */
-  string(at: string): string {
-    this.need(2, at);
+  string(): string {
+    this.need(2);
     const n = this.b.readUInt16BE(this.pos);
     this.pos += 2;
-    this.need(n, at);
-    const s = decodeModifiedUtf8(this.b, this.pos, this.pos + n, at);
+    this.need(n);
+    const s = decodeModifiedUtf8(this.b, this.pos, this.pos + n, this);
     this.pos += n;
     this.grow(s.length + 2);
     return s;
   }
   /** A count of elements of `size` bytes each, checked against the bytes left and the JSON's room before anything is made. */
-  count(at: string, size: number, jsonEach: number): number {
-    const n = this.i32(at);
-    if (n < 0) throw new NbtRefusal('nbt_invalid', `${at} declares ${n} elements`);
-    this.need(n * size, at);
+  count(size: number, jsonEach: number): number {
+    const n = this.i32();
+    if (n < 0) throw new NbtRefusal('nbt_invalid', `${this.where()} declares ${n} elements`);
+    this.need(n * size);
     this.grow(n * jsonEach);
     return n;
   }
 }
 
 /** Java's modified UTF-8 as UTF-16 units; anything Java would not have written this way is refused (raw NUL, overlong forms, 4-byte forms). */
-export function decodeModifiedUtf8(b: Buffer, start: number, end: number, at: string): string {
+export function decodeModifiedUtf8(b: Buffer, start: number, end: number, r: { where(): string }): string {
   let ascii = true;
   for (let i = start; i < end; i++) {
     const c = b[i]!;
@@ -115,7 +127,7 @@ export function decodeModifiedUtf8(b: Buffer, start: number, end: number, at: st
   }
   if (ascii) return b.toString('latin1', start, end);
   const units: number[] = [];
-  const bad = () => new NbtRefusal('nbt_invalid', `the string at ${at || 'the root'} is not Java's modified UTF-8`);
+  const bad = () => new NbtRefusal('nbt_invalid', `the string at ${r.where()} is not Java's modified UTF-8`);
   for (let i = start; i < end; ) {
     const c = b[i]!;
     if (c >= 1 && c < 0x80) {
@@ -149,98 +161,105 @@ function floatJson(v: number): NbtFloat {
   return v;
 }
 
-function payload(r: Reader, type: NbtType, at: string, depth: number): NbtValue {
+function payload(r: Reader, type: NbtType, depth: number): NbtValue {
   const b = r.b;
   switch (type) {
     case 'byte':
-      r.need(1, at);
+      r.need(1);
       return b.readInt8(r.pos++);
     case 'short': {
-      r.need(2, at);
+      r.need(2);
       const v = b.readInt16BE(r.pos);
       r.pos += 2;
       return v;
     }
     case 'int':
-      return r.i32(at);
+      return r.i32();
     case 'long': {
-      r.need(8, at);
+      r.need(8);
       const v = b.readBigInt64BE(r.pos).toString();
       r.pos += 8;
       r.grow(v.length);
       return v;
     }
     case 'float': {
-      r.need(4, at);
+      r.need(4);
       const v = b.readFloatBE(r.pos);
       r.pos += 4;
       return floatJson(v);
     }
     case 'double': {
-      r.need(8, at);
+      r.need(8);
       const v = b.readDoubleBE(r.pos);
       r.pos += 8;
       return floatJson(v);
     }
     case 'byteArray': {
-      const n = r.count(at, 1, 2);
+      const n = r.count(1, 2);
       const out = new Array<number>(n);
       for (let i = 0; i < n; i++) out[i] = b.readInt8(r.pos + i);
       r.pos += n;
       return out;
     }
     case 'intArray': {
-      const n = r.count(at, 4, 2);
+      const n = r.count(4, 2);
       const out = new Array<number>(n);
       for (let i = 0; i < n; i++) out[i] = b.readInt32BE(r.pos + 4 * i);
       r.pos += 4 * n;
       return out;
     }
     case 'longArray': {
-      const n = r.count(at, 8, 4);
+      const n = r.count(8, 4);
       const out = new Array<string>(n);
       for (let i = 0; i < n; i++) out[i] = b.readBigInt64BE(r.pos + 8 * i).toString();
       r.pos += 8 * n;
       return out;
     }
     case 'string':
-      return r.string(at);
+      return r.string();
     case 'list': {
-      if (depth >= NBT_MAX_DEPTH) throw new NbtRefusal('nbt_invalid', `${at} is nested deeper than ${NBT_MAX_DEPTH} levels`);
-      const elem = r.type(at);
+      if (depth >= NBT_MAX_DEPTH) throw new NbtRefusal('nbt_invalid', `${r.where()} is nested deeper than ${NBT_MAX_DEPTH} levels`);
+      const elem = r.type();
       const id = NBT_TYPES.indexOf(elem);
-      const n = r.count(at, MIN_SIZE[id]!, 2);
-      if (elem === 'end' && n > 0) throw new NbtRefusal('nbt_invalid', `${at} holds ${n} elements of no type`);
+      const n = r.count(MIN_SIZE[id]!, 2);
+      if (elem === 'end' && n > 0) throw new NbtRefusal('nbt_invalid', `${r.where()} holds ${n} elements of no type`);
       const value = new Array<NbtValue>(n);
-      for (let i = 0; i < n; i++) value[i] = payload(r, elem, `${at}[${i}]`, depth + 1);
+      const top = r.stack.length;
+      for (let i = 0; i < n; i++) {
+        r.stack[top] = i;
+        value[i] = payload(r, elem, depth + 1);
+      }
+      r.stack.length = top;
       return { type: elem, value };
     }
     case 'compound': {
-      if (depth >= NBT_MAX_DEPTH) throw new NbtRefusal('nbt_invalid', `${at || 'the root'} is nested deeper than ${NBT_MAX_DEPTH} levels`);
+      if (depth >= NBT_MAX_DEPTH) throw new NbtRefusal('nbt_invalid', `${r.where()} is nested deeper than ${NBT_MAX_DEPTH} levels`);
       // No prototype: a tag named __proto__ is a tag like any other.
       const value: NbtCompound = Object.create(null);
+      const top = r.stack.length;
       for (;;) {
-        const t = r.type(at);
+        r.stack.length = top;
+        const t = r.type();
         if (t === 'end') return value;
-        const name = r.string(at);
-        const child = childPath(at, name);
-        if (Object.hasOwn(value, name)) throw new NbtRefusal('nbt_invalid', `${at || 'the root'} holds the name ${JSON.stringify(name)} twice`);
+        const name = r.string();
+        if (Object.hasOwn(value, name)) throw new NbtRefusal('nbt_invalid', `${r.where()} holds the name ${JSON.stringify(name)} twice`);
         r.grow(20);
-        value[name] = { type: t, value: payload(r, t, child, depth + 1) };
+        r.stack[top] = name;
+        value[name] = { type: t, value: payload(r, t, depth + 1) };
       }
     }
     default:
-      throw new NbtRefusal('nbt_invalid', `${at} has a tag of no type`);
+      throw new NbtRefusal('nbt_invalid', `${r.where()} has a tag of no type`);
   }
 }
 
 /** The root compound of an NBT payload; anything after it is refused (it could not be written back). */
 export function decodeNbt(b: Buffer): NbtRoot {
   const r = new Reader(b);
-  const t = r.type('');
+  const t = r.type();
   if (t !== 'compound') throw new NbtRefusal('nbt_invalid', `its root is a ${t}, not a compound`);
-  const name = r.string('');
-  const value = payload(r, 'compound', '', 0) as NbtCompound;
+  const name = r.string();
+  const value = payload(r, 'compound', 0) as NbtCompound;
   if (r.pos !== b.length) throw new NbtRefusal('nbt_invalid', `it has ${b.length - r.pos} bytes after its root compound`);
   return { type: 'compound', name, value };
 }
