@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../lib/errors.ts';
 import { audit } from '../../lib/http/audit.ts';
-import { ApiError, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
 import { serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
@@ -39,12 +39,12 @@ export const filesNbt = defineFunction('files-nbt', (deps) => ({
   'files.nbt.write': async (c, input) => {
     const f = await openFileCall(c, deps, 'write');
     const body = await input.body();
-    if (!HEX64.test(body.expect_sha256)) throw new ApiError(400, 'bad_request', 'expect_sha256 must be 64 lowercase hex characters');
+    if (!HEX64.test(body.expect_sha256)) throw new DomainError('bad_request', 'invalid', 'expect_sha256 must be 64 lowercase hex characters');
     let payload: Buffer;
     try {
       payload = encodeNbt(body.root);
     } catch (e) {
-      if (e instanceof NbtBodyError) throw new ApiError(400, 'nbt_invalid', `the body's ${e.message}`);
+      if (e instanceof NbtBodyError) throw new DomainError('nbt_invalid', 'invalid', `the body's ${e.message}`);
       throw e;
     }
     const done = await underWorldLock(deps, f, async () => {
@@ -55,7 +55,7 @@ export const filesNbt = defineFunction('files-nbt', (deps) => ({
       const compression = body.compression ?? now.compression;
       if (compression === now.compression && sha256(payload) === now.payload_sha256) return { status: 'unchanged' as const, sha256: now.sha256 };
       const bytes = compressNbt(payload, compression);
-      if (bytes.length > MAX_WRITE_BYTES) throw new ApiError(413, 'too_large', `${f.path} would be ${bytes.length} bytes; an NBT write is at most ${MAX_WRITE_BYTES}`);
+      if (bytes.length > MAX_WRITE_BYTES) throw new DomainError('too_large', 'too_large', `${f.path} would be ${bytes.length} bytes; an NBT write is at most ${MAX_WRITE_BYTES}`);
       const written = await f.editor.write(f.target, f.path, bytes, { sha256: sha256(bytes), expectSha256: body.expect_sha256 }, f.signal);
       return { status: 'written' as const, sha256: written };
     });
