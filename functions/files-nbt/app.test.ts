@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { currentEventKey, withEvent } from '../../lib/events/scope.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
 import type { Result } from '../../lib/protocol/result.ts';
 import { envelopeOf, FakeGates, fakeEditor, RUNNING_SERVER, realGates, routeKit } from '../../lib/testing/route-kit.ts';
@@ -119,4 +120,23 @@ test('a stale expect_sha256 is 409 file_changed and nothing is written; body ref
     assert.equal(k.gates.ran.length, 0, 'no lock taken');
     assert.equal(k.calls.length, 0, 'no Job');
   }
+});
+
+test("serving an event, only the write's Job carries it; a stale digest is then the write Job's to refuse (or a redelivery's to answer)", async () => {
+  const seen: Array<[string, string | undefined]> = [];
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, {
+    run: () => (seen.push(['run', currentEventKey()]), { report: REPORT }),
+    write: (_t, _p, bytes) => (seen.push(['write', currentEventKey()]), sha(bytes as Buffer)),
+  });
+  const k = routeKit(filesNbt, { gates, editor: ed.editor });
+  const root = rootJson();
+  root.value.Data.value.LevelName.value = 'Renamed';
+  const r = await withEvent('ev-1', () => k.call('PUT', URL_, { root, expect_sha256: 'c'.repeat(64) }));
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(seen, [
+    ['run', undefined],
+    ['write', 'ev-1'],
+  ]);
+  assert.equal((ed.calls[1]!.args[3] as { expectSha256: string }).expectSha256, 'c'.repeat(64));
 });

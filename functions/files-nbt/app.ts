@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../lib/errors.ts';
+import { currentEvent, withoutEvent } from '../../lib/events/scope.ts';
 import { audit } from '../../lib/http/audit.ts';
 import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall, underWorldLock } from '../../lib/http/file-call.ts';
@@ -47,9 +48,13 @@ export const filesNbt = defineFunction('files-nbt', (deps) => ({
       if (e instanceof NbtBodyError) throw new DomainError('nbt_invalid', 'invalid', `the body's ${e.message}`);
       throw e;
     }
+    const event = currentEvent() !== undefined;
     const done = await underWorldLock(deps, f, async () => {
-      const now = reportOf(await f.editor.run(f.target, 'nbt', f.path, {}, f.signal));
-      if (now.sha256 !== body.expect_sha256) {
+      // Serving an event, the write's Job alone carries its label: a redelivery is answered from it.
+      const now = reportOf(await withoutEvent(() => f.editor.run(f.target, 'nbt', f.path, {}, f.signal)));
+      // A redelivered event whose first delivery wrote finds the file changed: the write below
+      // answers from that delivery's Job (or its Job refuses the stale digest itself, 409).
+      if (now.sha256 !== body.expect_sha256 && !event) {
         throw new DomainError('file_changed', 'conflict', `${f.path} has changed since it was read (its sha256 is now ${now.sha256}); read it again`);
       }
       const compression = body.compression ?? now.compression;

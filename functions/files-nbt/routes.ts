@@ -19,6 +19,7 @@ export const routes = routesOf('files-nbt', {
     path: `${S}/files/nbt`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION, ...JSON_BODY, [400, 'nbt_invalid'], [400, 'digest_mismatch'], [504, 'write_not_delivered']],
+    event: { type: 'dev.felis.files.nbt.write', path: true },
   },
 } as const satisfies RouteDeclarations);
 
