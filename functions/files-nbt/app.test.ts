@@ -108,6 +108,8 @@ test('a stale expect_sha256 is 409 file_changed and nothing is written; body ref
   for (const [b, code, re] of [
     [{ root: bad, expect_sha256: sha(FILE) }, 'nbt_invalid', /^the body's root\.value\.Data\.value\.Time\.value must be a long/],
     [{ root: rootJson() }, 'bad_request', /expect_sha256/],
+    [{ expect_sha256: sha(FILE) }, 'bad_request', /root/],
+    [{ root: 'level', expect_sha256: sha(FILE) }, 'bad_request', /root/],
     [{ root: rootJson(), expect_sha256: 'ABC' }, 'bad_request', /expect_sha256 must be 64 lowercase hex/],
     [{ root: rootJson(), expect_sha256: sha(FILE), compression: 'lz4' }, 'bad_request', /compression/],
     [{ root: rootJson(), expect_sha256: sha(FILE), extra: 1 }, 'bad_request', /extra/],

@@ -42,7 +42,7 @@ export const schemas = {
     query: pathQuery,
     body: {
       json: z.strictObject({
-        root: described(z.unknown(), 'the document, in the form a read answers (`{type:"compound", name, value}`)'),
+        root: described(z.looseObject({}), 'the document, in the form a read answers (`{type:"compound", name, value}`); each tag is checked by the route, which names a bad one by its path'),
         compression: described(z.optional(compression), 'how to store it; absent: as the file is stored now'),
         expect_sha256: described(z.string(), 'the `sha256` the read answered: written only if the file still has it (409 file_changed otherwise)'),
       }),
