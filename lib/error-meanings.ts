@@ -39,6 +39,8 @@ export const ERROR_MEANINGS = {
   file_changed: '`expect_sha256` no longer matches',
   file_exists: "`create_only`, mkdir or rename onto an existing name; a batch move onto an existing name; a trash restore onto a path that exists again (the error's `path` names it)",
   mixed_folders: 'a compress whose paths are not all in one folder (the archive goes into that folder); the details name the first path that differs',
+  nbt_invalid:
+    "files/nbt of a file that is no NBT this reads (damaged, hostile: deeper than 512, declared lengths past its end, decompressing past 32 MiB, strings not Java's modified UTF-8), or a PUT whose `root` is no typed NBT (the message names the bad tag's JSON path)",
   batch_conflict: 'two items of a batch (delete, move, chmod) clash: the same path twice, two moves onto one name, a move of or into a folder another item moves; nothing was changed',
   event_conflict: "an event's source and id were already used for a different request; it was not run",
   upload_paused: 'the upload session has no running receiver; its next part or commit resumes it',

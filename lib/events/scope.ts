@@ -45,6 +45,14 @@ export function withEvent<T>(ev: string | EventScope, fn: () => T): T {
   return scope.run(typeof ev === 'string' ? { key: ev } : ev, fn);
 }
 
+/**
+ * Runs `fn` as if no event were being served: for a step before the one Job an event's delivery
+ * is answered from (files/nbt's read before its write), so that Job is the only one it labels.
+ */
+export function withoutEvent<T>(fn: () => T): T {
+  return scope.exit(fn);
+}
+
 /** The event being served, or undefined for a plain HTTP request. */
 export function currentEvent(): EventScope | undefined {
   return scope.getStore();
