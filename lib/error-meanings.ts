@@ -38,6 +38,7 @@ export const ERROR_MEANINGS = {
   file_changed: '`expect_sha256` no longer matches',
   file_exists: "`create_only`, mkdir or rename onto an existing name; a batch move onto an existing name; a trash restore onto a path that exists again (the error's `path` names it)",
   mixed_folders: 'a compress whose paths are not all in one folder (the archive goes into that folder); the details name the first path that differs',
+  gzip_invalid: 'a read with `decompress=true` of a file that is not gzip data (its first bytes decide, not its name), or whose gzip data is damaged or cut short',
   batch_conflict: 'two items of a batch (delete, move, chmod) clash: the same path twice, two moves onto one name, a move of or into a folder another item moves; nothing was changed',
   event_conflict: "an event's source and id were already used for a different request; it was not run",
   upload_paused: 'the upload session has no running receiver; its next part or commit resumes it',

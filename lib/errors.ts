@@ -68,6 +68,7 @@ export const ERROR_CODES = {
   file_changed: { kinds: ['conflict'] },
   file_exists: { kinds: ['conflict'] },
   mixed_folders: { kinds: ['invalid'] },
+  gzip_invalid: { kinds: ['invalid'] },
   batch_conflict: { kinds: ['conflict'] },
   event_conflict: { kinds: ['conflict'] },
   upload_paused: { kinds: ['conflict'] },
