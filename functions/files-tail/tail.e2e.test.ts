@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { RUNNING, setServer } from '../../test/support/servers.ts';
 import { q, type Stack, startStack } from '../../test/support/stack.ts';
 
 const S = '/api/v1/servers/survival';
@@ -79,5 +81,22 @@ describe('files/tail and decompressed reads', () => {
     assert.equal(missing.status, 404, missing.text);
     const bad = await s.call('GET', `${S}/files/tail?path=${q('logs/latest.log')}&lines=5001`);
     assert.equal(bad.status, 400, bad.text);
+  });
+
+  // Last: the server stays running after it.
+  test('while the server runs: the log is tailed by a read-only Job beside the game, world_state running', async () => {
+    await setServer(s.cluster, 'survival', RUNNING);
+    const custom = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(CustomObjectsApi);
+    await custom.patchNamespacedCustomObjectStatus(
+      { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers', name: 'survival', body: { status: { nodeName: 'local' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    appendFileSync(join(s.world, 'logs', 'latest.log'), '[12:01:00] [Server thread/INFO]: while running\n');
+    const r = await s.call('GET', `${S}/files/tail?path=${q('logs/latest.log')}&lines=1`);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.lines, ['[12:01:00] [Server thread/INFO]: while running']);
+    assert.equal(r.body.world_state, 'running');
+    const d = await s.call('GET', `${S}/file?path=${q('logs/2026-12-06-1.log.gz')}&decompress=true`);
+    assert.equal(d.status, 200, d.text);
   });
 });
