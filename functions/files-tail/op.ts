@@ -1,6 +1,8 @@
 /**
  * files-tail's op: the last lines of a file (a log), read backwards from its end with bounded
- * bytes. Read-only; its own flag `--lines` says how many (absent: the default).
+ * bytes. Read-only; its own flag `--lines` says how many (absent: the default). With `--follow`
+ * the Job serves the lines appended from then on (or after `--from`) on its Pod address instead
+ * (job/follow-serve.ts); no route starts such a Job yet.
  * @module
  */
 import { type EncodeInput, type OpFlags, type OwnFlagValues, opContract } from '../../lib/protocol/op-contract.ts';
@@ -13,11 +15,15 @@ export const TAIL_MAX_LINE = 16 << 10;
 
 const FLAGS = {
   lines: { kind: 'int', usage: `tail: how many of the last lines (${TAIL_LINES.min}-${TAIL_LINES.max}, default ${TAIL_LINES.default})` },
+  follow: { kind: 'bool', usage: 'tail: serve the lines appended from now on, on the Pod address (env FELIS_POD_IP, FELIS_SERVE_*)' },
+  from: { kind: 'string', usage: 'tail --follow: the id (<inode>:<offset>) of the last line a caller saw' },
 } as const;
 type Flags = OpFlags & OwnFlagValues<typeof FLAGS>;
 
 export interface TailFields {
   lines?: number;
+  follow?: boolean;
+  from?: string;
 }
 
 export const tail = opContract(
@@ -25,8 +31,12 @@ export const tail = opContract(
   {},
   {
     flags: FLAGS,
-    encode: (f: EncodeInput<TailFields>) => (f.lines !== undefined ? ['--lines', String(f.lines)] : []),
-    decode: (f: Flags): TailFields => (f.lines !== undefined ? { lines: f.lines } : {}),
+    encode: (f: EncodeInput<TailFields>) => [...(f.lines !== undefined ? ['--lines', String(f.lines)] : []), ...(f.follow ? ['--follow'] : []), ...(f.from !== undefined ? ['--from', f.from] : [])],
+    decode: (f: Flags): TailFields => ({
+      ...(f.lines !== undefined ? { lines: f.lines } : {}),
+      ...(f.follow ? { follow: true } : {}),
+      ...(f.from !== undefined ? { from: f.from } : {}),
+    }),
     refuse: (f: Flags) =>
       f.lines !== undefined && !(Number.isInteger(f.lines) && f.lines >= TAIL_LINES.min && f.lines <= TAIL_LINES.max) ? `-lines must be from ${TAIL_LINES.min} to ${TAIL_LINES.max}` : undefined,
   },

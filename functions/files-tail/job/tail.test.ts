@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { parseFlags } from '../../../job/program/flags.ts';
@@ -53,4 +56,46 @@ test('the Job program takes -lines as the contract declares it, and refuses it o
   assert.equal(tail.refuse(flags), undefined);
   assert.match(tail.refuse(parseFlags(['--op', 'tail', '--lines', '5001']).flags) ?? '', /-lines must be from 1 to 5000/);
   assert.match(tail.refuse(parseFlags(['--op', 'tail', '--lines', '0']).flags) ?? '', /-lines must be from 1 to 5000/);
+});
+
+test('tail --follow: refused before serving for what a tail refuses and for server.properties; else it serves the appended lines on the Pod address until its caller hangs up', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('logs'));
+  fs.writeFileSync(w.p('logs/latest.log'), 'old\n');
+  fs.symlinkSync(path.join(w.outside, 'secret.txt'), w.p('logs/out.log'));
+  for (const p of ['logs/out.log', 'config/paper-global.yml', 'server.properties', '../outside/secret.txt']) {
+    const r = await w.run({ op: 'tail', path: p, follow: true });
+    assert.equal(r.code, 'bad_path', `${p}: ${JSON.stringify(r)}`);
+  }
+  assert.equal((await w.run({ op: 'tail', path: 'logs/latest.log', follow: true, from: 'nope' })).code, 'bad_path');
+
+  const free = net.createServer();
+  const port = await new Promise<number>((ok) => free.listen(0, '127.0.0.1', () => ok((free.address() as net.AddressInfo).port)));
+  await new Promise((ok) => free.close(ok));
+  const token = 'a-follow-token-0123456789';
+  const saved = { ...process.env };
+  Object.assign(process.env, { FELIS_POD_IP: '127.0.0.1', FELIS_SERVE_PORT: String(port), FELIS_SERVE_TOKEN_SHA256: createHash('sha256').update(token).digest('hex') });
+  try {
+    const run = w.run({ op: 'tail', path: 'logs/latest.log', follow: true });
+    let res: http.IncomingMessage | undefined;
+    for (let i = 0; i < 50 && !res; i++) {
+      res = await new Promise<http.IncomingMessage | undefined>((ok) =>
+        http.get({ host: '127.0.0.1', port, path: '/follow', headers: { authorization: `Bearer ${token}` } }, ok).once('error', () => setTimeout(() => ok(undefined), 20)),
+      );
+    }
+    assert.equal(res?.statusCode, 200);
+    fs.appendFileSync(w.p('logs/latest.log'), 'new\n');
+    let text = '';
+    for await (const chunk of res!) {
+      text += chunk;
+      if (text.includes('\n')) break;
+    }
+    assert.equal(JSON.parse(text.split('\n')[0]!).line, 'new', 'only what was appended after the Job began');
+    res!.destroy();
+    const r = await run;
+    assert.equal(r.code, undefined, r.error);
+    assert.deepEqual(report(r), { path: 'logs/latest.log', lines: [], truncated: false, size: 4 });
+  } finally {
+    for (const k of ['FELIS_POD_IP', 'FELIS_SERVE_PORT', 'FELIS_SERVE_TOKEN_SHA256']) if (saved[k] === undefined) delete process.env[k];
+  }
 });
