@@ -154,3 +154,37 @@ test('the early session call starts before the gates answer, is handed to the se
     [],
   );
 });
+
+test('decompress=true runs the read op one-shot with the flag, and answers truncated; any other value is a plain read', async () => {
+  const text = Buffer.from('[12:00:00] Done\n');
+  const digest = createHash('sha256').update(text).digest('hex');
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, {
+    run: () => ({ content: text.toString('base64'), sha256: digest, content_sha256: digest, truncated: true }),
+    read: () => ({ content: Buffer.from('raw'), sha256: 'd'.repeat(64), contentSha256: 'c'.repeat(64) }),
+  });
+  const k = routeKit(filesRead, { gates, editor: ed.editor });
+  const r = await k.call('GET', '/api/v1/servers/survival/file?path=logs%2Fold.log.gz&decompress=true');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'logs/old.log.gz', content: text.toString('base64'), sha256: digest, content_sha256: digest, truncated: true });
+  assert.deepEqual(ed.calls[0]!.args.slice(1, 4), ['read', 'logs/old.log.gz', { decompress: true }]);
+  for (const other of ['1', 'TRUE', 'false', '']) {
+    const p = await k.call('GET', `/api/v1/servers/survival/file?path=a.gz&decompress=${other}`);
+    assert.equal(p.status, 200, p.text);
+    assert.equal(p.body.truncated, undefined, `decompress=${other} is a plain read`);
+  }
+  assert.deepEqual(
+    ed.calls.map((c) => c.method),
+    ['run', 'read', 'read', 'read', 'read'],
+  );
+  const notGzip = routeKit(filesRead, {
+    gates: new FakeGates(),
+    editor: fakeEditor(new FakeGates(), {
+      run: () => ({ code: 'gzip_invalid', error: 'a.gz is not gzip-compressed; read it without decompress=true' }),
+    }).editor,
+  });
+  const g = await notGzip.call('GET', '/api/v1/servers/survival/file?path=a.gz&decompress=true');
+  assert.equal(g.status, 400);
+  assert.equal(envelopeOf(g).code, 'gzip_invalid');
+  assert.match(envelopeOf(g).message, /a\.gz is not gzip-compressed/);
+});

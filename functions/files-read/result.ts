@@ -14,6 +14,8 @@ export interface ReadFile {
   sha256: string;
   /** SHA-256 of `content`, as sent. */
   contentSha256: string;
+  /** A decompress read: the inflated text went on past what was sent. */
+  truncated?: boolean;
 }
 
 /** A read whose bytes do not hash to `content_sha256`, or with none, is damaged (never returned). */
@@ -22,5 +24,5 @@ export function decodeRead(r: Result): ReadFile {
   const content = Buffer.from(r.content ?? '', 'base64');
   const got = createHash('sha256').update(content).digest('hex');
   if (!r.content_sha256 || got !== r.content_sha256) throw new ReadDamagedError();
-  return { content, sha256: r.sha256 ?? '', contentSha256: got };
+  return { content, sha256: r.sha256 ?? '', contentSha256: got, ...(r.truncated ? { truncated: true } : {}) };
 }

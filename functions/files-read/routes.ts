@@ -11,14 +11,15 @@ export const routes = routesOf('files-read', {
     method: 'GET',
     path: `${S}/file`,
     permission: filesGet,
-    errors: [...GATES, ...BESIDE_GAME, ...JOB, [413, 'too_large'], [502, 'read_damaged']],
+    errors: [...GATES, ...BESIDE_GAME, ...JOB, [400, 'gzip_invalid'], [413, 'too_large'], [502, 'read_damaged']],
     event: { type: 'dev.felis.files.read', path: true },
   },
 } as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.read': {
-    summary: "A file's bytes, base64. No lock.",
-    answer: '`{path, content (base64), sha256 (of the bytes on disk), content_sha256 (of what is sent)}` — at most 1 MiB',
+    summary: "A file's bytes, base64; with `decompress=true` a gzip file's text. No lock.",
+    answer:
+      '`{path, content (base64), sha256 (of the bytes on disk), content_sha256 (of what is sent)}` — at most 1 MiB; with `decompress=true`: the inflated text, at most 1 MiB of it, both digests of that text, and `truncated` (it went on past 1 MiB)',
   },
 } satisfies ProseTable<typeof routes>;

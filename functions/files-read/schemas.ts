@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { pathQuery, sha256Hex } from '../../lib/http/routes/common-schemas.ts';
+import { onlyTrue, pathQuery, sha256Hex } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -11,7 +11,7 @@ import type { routes } from './routes.ts';
 
 export const schemas = {
   'files.read': {
-    query: pathQuery,
+    query: z.extend(pathQuery, { decompress: onlyTrue('inflate a gzip file (its first bytes decide, not its name) and answer its text, at most 1 MiB of it') }),
     responses: {
       200: {
         description: "the file's bytes, base64",
@@ -20,6 +20,7 @@ export const schemas = {
           content: described(z.string(), 'base64'),
           sha256: described(sha256Hex, 'of the bytes on disk: send it back as expect_sha256'),
           content_sha256: described(sha256Hex, 'of what is sent'),
+          truncated: described(z.optional(z.boolean()), 'with decompress=true only: the text is longer than the 1 MiB sent (both digests are then of the text sent)'),
         }),
       },
     },

@@ -38,6 +38,7 @@ const EDIT_STATUS: Record<EditErrorKind, number> = {
   no_space: 507,
   exists: 409,
   digest_mismatch: 400,
+  gzip_invalid: 400,
   withheld_linked: 409,
   redacted_value_unknown: 409,
   batch_conflict: 409,

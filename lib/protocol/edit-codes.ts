@@ -19,6 +19,7 @@ export const EDIT_ERRORS = {
   redacted_value_unknown: { code: 'redacted_value_unknown', kind: 'conflict', text: 'a redacted value has no value on disk to keep' },
   batch_conflict: { code: 'batch_conflict', kind: 'conflict', text: 'two items of the batch clash' },
   trash_not_found: { code: 'trash_not_found', kind: 'not_found', text: 'no such trash record' },
+  gzip_invalid: { code: 'gzip_invalid', kind: 'invalid', text: 'the file is not readable gzip data' },
 } as const satisfies Record<string, { code: ErrorCode; kind: ErrorKind; text: string }>;
 
 export type EditErrorKind = keyof typeof EDIT_ERRORS;

@@ -45,6 +45,8 @@ export const RESULT_CODES = [
   'pull_cancelled',
   // trash-restore, trash-purge: no trash record has that id (job/trash/).
   'trash_not_found',
+  // read with decompress: the file is not gzip data, or its gzip data is damaged.
+  'gzip_invalid',
 ] as const;
 export type ResultCode = (typeof RESULT_CODES)[number];
 

@@ -1,6 +1,9 @@
 /**
  * read(path): the bytes of one regular file of at most MAX_READ_BYTES, with the forwarding secret
- * withheld and the root server.properties redacted (rcon password, forwarding secrets).
+ * withheld and the root server.properties redacted (rcon password, forwarding secrets). With
+ * `decompress`, a gzip file's inflated text instead, up to MAX_READ_BYTES (inflate-capped.ts), its
+ * digests both of that text: the bytes on disk are not what is sent, and hashing them all would
+ * read a file of any size.
  *
  * @module
  */
@@ -13,10 +16,11 @@ import { isSecretName, propertiesIdentity, redactProperties, secretMessage } fro
 import { readCapped, sha256Hex } from '../../../job/volume/read-capped.ts';
 import { identityOf, sameIdentity } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
+import { inflateCapped } from './inflate-capped.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
-export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
+export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result | Promise<Result> {
   const name = req.path === '' ? '.' : req.path;
   // 1. The secret by name, before anything is opened.
   if (isSecretName(name)) return fail('bad_path', secretMessage(name));
@@ -28,6 +32,7 @@ export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
   } catch (e) {
     return failure(name, e, 'open');
   }
+  let inflating = false;
   try {
     let st: fs.BigIntStats;
     try {
@@ -47,6 +52,10 @@ export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
     }
     if (verdict.withheld) return fail('bad_path', secretMessage(name));
     if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
+    if (req.decompress) {
+      inflating = true; // the fd is the inflation's now, closed when it ends
+      return inflated(ctx, name, fd);
+    }
 
     // 3. Size before reading, and the read itself capped.
     if (st.size > BigInt(MAX_READ_BYTES)) {
@@ -66,6 +75,23 @@ export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result {
 
     // 5. Digests of the disk bytes and of the bytes sent.
     return { content: content.toString('base64'), sha256: sha256Hex(raw), content_sha256: sha256Hex(content) };
+  } finally {
+    if (!inflating) fs.closeSync(fd);
+  }
+}
+
+/** The decompress read of the open regular file `fd`: its inflated text, judged again as the withheld file's content. */
+async function inflated(ctx: OpContext, name: string, fd: number): Promise<Result> {
+  try {
+    const r = await inflateCapped(fd, MAX_READ_BYTES);
+    if ('notGzip' in r) return fail('gzip_invalid', `${name} is not gzip-compressed; read it without decompress=true`);
+    if ('damaged' in r) return fail('gzip_invalid', `${name} is damaged gzip data (${r.damaged})`);
+    // A gzip of the withheld file's content is that content.
+    if (withheldRule(ctx.root).isContent(r.text)) return fail('bad_path', secretMessage(name));
+    const digest = sha256Hex(r.text);
+    return { content: r.text.toString('base64'), ...(r.truncated ? { truncated: true } : {}), sha256: digest, content_sha256: digest };
+  } catch (e) {
+    return failure(name, e, 'read');
   } finally {
     fs.closeSync(fd);
   }
