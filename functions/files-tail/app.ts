@@ -12,7 +12,7 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
   'files.tail': async (c, input) => {
     const f = await openFileCall(c, deps, 'tail');
     const { lines } = input.query();
-    const t = decodeTail(await f.editor.run(f.target, 'tail', f.path, { lines }, f.signal));
+    const t = decodeTail(await f.editor.run(f.target, 'tail', f.path, { ...(lines !== undefined ? { lines: Number(lines) } : {}) }, f.signal));
     return sendJson(c, 200, { ...t, world_state: f.target.worldState ?? 'stopped' });
   },
 }));

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { pathQuery } from '../../lib/http/routes/common-schemas.ts';
+import { pathQuery, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -16,15 +16,8 @@ export const schemas = {
   'files.tail': {
     query: z.extend(pathQuery, {
       lines: described(
-        z.optional(
-          z.pipe(
-            z.pipe(z.string().check(z.regex(/^[0-9]{1,4}$/, { error: LINES_ERROR })), z.transform(Number)),
-            z
-              .number()
-              .check(z.gte(TAIL_LINES.min, { error: LINES_ERROR }))
-              .check(z.lte(TAIL_LINES.max, { error: LINES_ERROR })),
-          ),
-        ),
+        // Text to the schema, checked by its digits and bounds; the document types it as an integer.
+        z.optional(wholeNumberText(/^[1-9][0-9]{0,3}$/, TAIL_LINES.min, TAIL_LINES.max, LINES_ERROR)),
         `how many of the last lines (${TAIL_LINES.min}–${TAIL_LINES.max}, default ${TAIL_LINES.default})`,
       ),
     }),
