@@ -57,7 +57,7 @@ function requireDownloads(deps: Deps): Downloads {
   return deps.downloads;
 }
 
-/** The whole world is no file download (Felis: use the world export instead). */
+/** The whole world is no file download (Felis points to its world export, which this API has not). */
 function isWorldRoot(path: string): boolean {
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
   return parts.length === 0;
@@ -84,7 +84,7 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     if (path === '') throw new DomainError('bad_request', 'invalid', 'the ?path= query parameter is required');
     // Read once the path is known to be there (the schema asks for it); ?path= was decoded above, in Felis's order.
     const { dir } = input.query();
-    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world is not a file download; use the world export instead');
+    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world cannot be downloaded at once; sign each of its folders with dir=true');
     const downloads = requireDownloads(deps);
     const { ticket, expiresAt } = downloads.sign(server, path, dir, (currentActor() ?? BEARER).name);
     const filename = downloadFilename(path, dir);
