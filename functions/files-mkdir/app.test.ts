@@ -63,3 +63,30 @@ test("mkdir: the Job's refusal maps to its code and is not audited", async () =>
   assert.equal(envelopeOf(r).code, 'file_exists');
   assert.equal(k.audits().length, 0);
 });
+
+test('mkdir ?parents=true asks the Job for the missing folders too and is audited with parents; only the exact value true counts', async () => {
+  const k = kit();
+  const r = await k.call('POST', '/api/v1/servers/survival/files/mkdir?path=a%2Fb%2Fc&parents=true');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: 'a/b/c', status: 'created' });
+  assert.deepEqual(k.calls[0]!.args[3], { parents: true });
+  assert.equal(k.calls[0]!.locked, true);
+  assert.deepEqual(k.audits()[0]!.payload, { parents: true });
+  for (const v of ['1', 'TRUE', 'yes', '']) {
+    const other = kit();
+    assert.equal((await other.call('POST', `/api/v1/servers/survival/files/mkdir?path=a&parents=${v}`)).status, 200, v);
+    assert.deepEqual(other.calls[0]!.args[3], { parents: false }, v);
+    assert.equal(other.audits()[0]!.payload, undefined, v);
+  }
+});
+
+test('mkdir without parents: a missing parent folder is 404 in words naming that folder', async () => {
+  const k = kit(() => {
+    throw new FileEditError('not_found', 'folder a/b does not exist');
+  });
+  const r = await k.call('POST', '/api/v1/servers/survival/files/mkdir?path=a%2Fb%2Fc');
+  assert.equal(r.status, 404);
+  assert.equal(envelopeOf(r).code, 'not_found');
+  assert.match(envelopeOf(r).message, /folder a\/b does not exist/);
+  assert.deepEqual(k.calls[0]!.args[3], { parents: false });
+});

@@ -220,8 +220,9 @@ export class FilesEditor {
     }
   }
 
-  async mkdir(t: Target, path: string, signal?: AbortSignal): Promise<void> {
-    checkResult(await this.#run(t, { op: 'mkdir', path }, signal));
+  /** `parents`: the missing folders above `path` first, and a folder already there is no error (mkdir -p). */
+  async mkdir(t: Target, path: string, signal?: AbortSignal, opts: { parents?: boolean } = {}): Promise<void> {
+    checkResult(await this.#run(t, { op: 'mkdir', path, ...(opts.parents ? { parents: true as const } : {}) }, signal));
   }
 
   /** What it removed goes to the undo trash (unless the operator turned it off): its record's id when it made one. */

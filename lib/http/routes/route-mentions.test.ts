@@ -18,11 +18,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** What a `${…}` in a template stands for: any one segment. */
 const HOLE = '\u0000';
 const METHODS = 'GET|HEAD|POST|PUT|PATCH|DELETE';
-/** A route mention: an optional method, then `.../rest` (the server's routes) or `/api/v1/rest`. */
-const MENTION = new RegExp(`(?:\\b(${METHODS}) )?((?:\\.\\.\\.|/api/v1)/[A-Za-z0-9_.:{}<>\\-/${HOLE}]*)`, 'g');
-/** Where `...` stands in a mention. */
-const SERVER_PREFIX = '/api/v1/servers/:name';
-
+/** A route mention: an optional method, then `.../rest` or `…/rest` (the server's routes) or `/api/v1/rest`. */
+const MENTION = new RegExp(`(?:\\b(${METHODS}) )?((?:\\.\\.\\.|…|/api/v1)/[A-Za-z0-9_.:{}<>\\-/${HOLE}]*)`, 'g');
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
@@ -48,15 +45,22 @@ function stringsOf(file: string): { text: string; line: number }[] {
   return out;
 }
 
-/** The route mentions in `text`: the method (when given) and the path, `...` spelled out. */
-export function mentionsIn(text: string): { method?: string; path: string }[] {
-  const out: { method?: string; path: string }[] = [];
+interface Mention {
+  method?: string;
+  path: string;
+  /** Written `.../rest` or `…/rest`: the path is the end of a route's (`…/files/mkdir`, `…/uploads/{id}` after the route was named). */
+  elided?: true;
+}
+
+/** The route mentions in `text`: the method (when given) and the path, without its `...`. */
+export function mentionsIn(text: string): Mention[] {
+  const out: Mention[] = [];
   for (const m of text.matchAll(MENTION)) {
-    let path = m[2]!.replace(/[.]+$/, '');
-    if (path.startsWith('...')) path = SERVER_PREFIX + path.slice(3);
+    const path = m[2]!.replace(/[.]+$/, '');
+    const elided = /^(\.\.\.|…)/.exec(path)?.[0];
     // The Kubernetes API's own paths share the prefix; they are not ours.
     if (path.startsWith('/api/v1/namespaces')) continue;
-    out.push({ ...(m[1] ? { method: m[1] } : {}), path });
+    out.push({ ...(m[1] ? { method: m[1] } : {}), ...(elided ? { path: path.slice(elided.length), elided: true as const } : { path }) });
   }
   return out;
 }
@@ -65,20 +69,28 @@ const isParam = (seg: string) => seg.startsWith(':') || /^[{<].*[}>]$/.test(seg)
 
 /**
  * Whether a route of the table has this path (a parameter on either side matches any segment) and
- * method; a mention without a method may also be the first segments of one (the code's prefixes).
+ * method. An elided mention is the last segments of one; a mention without a method may also be
+ * the first segments of one (the code's prefixes).
  */
-export function namesRoute(mention: { method?: string; path: string }): boolean {
-  const want = mention.path.replace(/(.)\/$/, '$1').split('/');
+export function namesRoute(mention: Mention): boolean {
+  let want = mention.path.replace(/(.)\/$/, '$1').split('/');
+  // `/files/mkdir` after the elision is the segments after some segment of a route's.
+  if (mention.elided) want = want.slice(1);
   return Object.values(ROUTES).some((r) => {
     if (mention.method && r.method !== mention.method) return false;
-    const have = r.path.split('/');
-    if (mention.method ? have.length !== want.length : have.length < want.length) return false;
+    let have = r.path.split('/');
+    if (mention.elided) have = have.slice(-want.length);
+    if (mention.method || mention.elided ? have.length !== want.length : have.length < want.length) return false;
     return want.every((seg, i) => seg === have[i] || isParam(seg) || isParam(have[i]!));
   });
 }
 
 test('the matcher knows a route from one that is not there', () => {
-  assert.deepEqual(mentionsIn('send larger files through an upload session (POST .../files/uploads).'), [{ method: 'POST', path: '/api/v1/servers/:name/files/uploads' }]);
+  const [upload] = mentionsIn('send larger files through an upload session (POST .../files/uploads).');
+  assert.deepEqual(upload, { method: 'POST', path: '/files/uploads', elided: true });
+  assert.ok(namesRoute(upload!));
+  assert.ok(namesRoute(mentionsIn('`POST …/uploads/{id}/commit`')[0]!));
+  assert.ok(!namesRoute(mentionsIn('use the world export (POST …/servers/:name/export)')[0]!));
   assert.ok(namesRoute({ method: 'POST', path: '/api/v1/servers/:name/files/uploads' }));
   assert.ok(namesRoute({ path: `/api/v1/servers/${HOLE}/files/uploads/{id}/commit` }));
   assert.ok(!namesRoute({ method: 'GET', path: '/api/v1/servers/:name/files/uploads/:id/commit' }), 'the method counts');
