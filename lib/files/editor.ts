@@ -175,6 +175,11 @@ export class FilesEditor {
     return decodeRead(await this.#run(t, { op: 'read', path }, signal));
   }
 
+  /** Whether a write's content goes to its Pod (a job key), not into its Job's env: it may then carry 1 MiB, not 256 KiB. */
+  get streamsWrites(): boolean {
+    return this.#streamed !== undefined;
+  }
+
   /** Returns the SHA-256 of the bytes written. */
   async write(t: Target, path: string, content: Buffer, opts: { sha256: string; expectSha256?: string; createOnly?: boolean }, signal?: AbortSignal): Promise<string> {
     // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
