@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError } from '../../lib/maintenance/errors.ts';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesMkdir } from './app.ts';
 
 function kit(answer?: () => unknown) {
@@ -89,4 +89,27 @@ test('mkdir without parents: a missing parent folder is 404 in words naming that
   assert.equal(envelopeOf(r).code, 'not_found');
   assert.match(envelopeOf(r).message, /folder a\/b does not exist/);
   assert.deepEqual(k.calls[0]!.args[3], { parents: false });
+});
+
+test('the CloudEvent dev.felis.files.mkdir carries parents as the query does', async () => {
+  const k = kit();
+  const deliver = async (data: unknown) =>
+    k.app.request('/', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'ce-specversion': '1.0',
+        'ce-id': `ev-${Math.random()}`,
+        'ce-source': '/tests/mkdir',
+        'ce-type': 'dev.felis.files.mkdir',
+      },
+      body: JSON.stringify(data),
+    });
+  const r = await deliver({ server: 'survival', path: 'a/b', parents: true });
+  assert.equal(r.status, 200, await r.text());
+  assert.deepEqual(k.calls.at(-1)!.args.slice(1, 2), ['a/b']);
+  assert.deepEqual(k.calls.at(-1)!.args[3], { parents: true });
+  assert.equal((await deliver({ server: 'survival', path: 'a/c' })).status, 200);
+  assert.deepEqual(k.calls.at(-1)!.args[3], { parents: false });
 });

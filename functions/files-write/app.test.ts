@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { FileEditError, WriteNotDeliveredError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesWrite } from './app.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -178,4 +178,23 @@ test('without a worker image the route answers 503 files_unavailable', async () 
   const r = await k.call('PUT', URL_, body('x'));
   assert.equal(r.status, 503);
   assert.equal(envelopeOf(r).code, 'files_unavailable');
+});
+
+test('the CloudEvent dev.felis.files.write carries 1 MiB as the route does', async () => {
+  const mib = Buffer.alloc(1 << 20, 9);
+  const k = kit(true);
+  const res = await k.app.request('/', {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': 'ev-big-write',
+      'ce-source': '/tests/write',
+      'ce-type': 'dev.felis.files.write',
+    },
+    body: JSON.stringify({ server: 'survival', path: 'config/a.yml', body: { content: mib.toString('base64'), content_sha256: sha(mib) } }),
+  });
+  assert.equal(res.status, 200, await res.text());
+  assert.equal((k.calls[0]!.args[2] as Buffer).length, 1 << 20);
 });
