@@ -294,6 +294,16 @@ test('a plain listing cut at 2000 answers the paged form’s first page of 2000 
     ['f2000'],
   );
   assert.equal(rest.body.truncated, false);
+  // Should the page fail (a Job program that does not page), the plain listing is the answer, as before.
+  const failing = fakeEditor(new FakeGates(), {
+    list: (...args: unknown[]) => {
+      if (args[3]) throw new Error('unknown flag --limit');
+      return { entries: names.slice(0, 2000).map(entry), truncated: true, free: 5 };
+    },
+  });
+  const plainOnly = await routeKit(filesList, { editor: failing.editor }).call('GET', '/api/v1/servers/survival/files?path=big');
+  assert.equal(plainOnly.status, 200, plainOnly.text);
+  assert.deepEqual([plainOnly.body.entries.length, plainOnly.body.entries[0].name, plainOnly.body.truncated, 'next' in plainOnly.body], [2000, names[0], true, false]);
   // A plain listing that fits is answered as it came, with one call.
   const small = pagedKit(['b', 'a']);
   const s = await small.call('GET', '/api/v1/servers/survival/files?path=d');

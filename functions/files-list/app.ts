@@ -28,9 +28,15 @@ export const filesList = defineFunction('files-list', (deps) => ({
     // (one more call, to the same browse Pod or Job kind, only for a folder this big).
     const first: OpQuery = { limit: PLAIN_LIST_ENTRIES };
     const cut = !paged && plain.truncated;
-    const l = cut ? await viaSessionOr(deps.browse, f, 'list', decodeList, () => f.editor.list(f.target, f.path, f.signal, first), undefined, first) : plain;
+    // Should that call fail (a Job image that does not page: Felis's own), the plain answer stands.
+    const l = cut
+      ? await viaSessionOr(deps.browse, f, 'list', decodeList, () => f.editor.list(f.target, f.path, f.signal, first), undefined, first).catch((err: unknown) => {
+          deps.logger.warn({ request_id: c.get('requestId'), err: String(err) }, 'the first page of a cut listing failed; answering the plain listing');
+          return plain;
+        })
+      : plain;
     // The next page starts after this one's last name; a page is never empty while there are more.
-    const next = (paged || cut) && l.truncated && l.entries.length > 0 ? { next: l.entries.at(-1)!.name } : {};
+    const next = (paged || l !== plain) && l.truncated && l.entries.length > 0 ? { next: l.entries.at(-1)!.name } : {};
     // free_bytes: what a write can use, the free space plus the undo trash (a mutation takes the
     // trash's bytes back when it needs room); 0 on a full volume with an empty trash, null when the
     // Job could not tell.
