@@ -54,7 +54,7 @@ export const ERROR_MEANINGS = {
   length_required: 'an upload or a part without `Content-Length`',
   range_not_satisfiable: 'a download `Range` that starts at or past the end of the file (or any range of an empty file); `Content-Range: bytes */<size>` says the size',
   too_large:
-    'read over 1 MiB, write over 256 KiB, body over 1 MiB, an event over its limit, an upload body longer than its length, a move or restore into a shallower folder of more than its links can be checked in (5 s, 512 folder levels)',
+    "read over 1 MiB, write over 1 MiB (256 KiB without a job key: the content then rides in the Job's env), body over 1 MiB (a write's: 2 MiB), an event over its limit, an upload body longer than its length, a move or restore into a shallower folder of more than its links can be checked in (5 s, 512 folder levels)",
   part_too_large: 'an upload part longer than it said',
   export_busy: 'already the most downloads of this server running; `Retry-After` says when to retry',
   too_many_uploads: 'the server already has an upload session; `Retry-After` says when to try again',

@@ -26,7 +26,9 @@ describe('downloads', () => {
   let core: CoreV1Api;
   let batch: BatchV1Api;
   before(async () => {
-    s = await startStack({ downloads: {}, editor: REAL ? { ttlSeconds: 2 } : undefined });
+    // Browse sessions too, as the job key gives every deployment: signing asks one about a folder.
+    // A short idle, so the session's Pod has ended by the last test, which counts every Pod.
+    s = await startStack({ downloads: {}, browse: { idleSeconds: 2 }, editor: REAL ? { ttlSeconds: 2 } : undefined });
     const kc = s.cluster.kubeConfig(s.cluster.adminToken);
     core = kc.makeApiClient(CoreV1Api);
     batch = kc.makeApiClient(BatchV1Api);
@@ -89,6 +91,17 @@ describe('downloads', () => {
     const missing = await open((await sign('nope.txt')).url);
     assert.equal(missing.status, 404);
     await until(allEnded, 'the export Jobs to end', tierMs(10_000, 30_000));
+  });
+
+  test('a folder signed without dir=true is 400 at signing, in words that say how; with dir=true it signs', async () => {
+    mkdirSync(join(s.world, 'notes'), { recursive: true });
+    writeFileSync(join(s.world, 'notes', 'a.txt'), 'a');
+    const r = await s.call('POST', `/api/v1/servers/survival/files/download?path=${q('notes')}`);
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual([r.body.error.code, r.body.error.message], ['bad_path', 'notes is a folder; sign it with dir=true']);
+    assert.equal((await sign('notes', true)).filename, 'notes.zip');
+    // A file still signs without dir=true.
+    assert.equal((await sign('notes/a.txt')).filename, 'a.txt');
   });
 
   test('a folder as a zip that passes unzip -t, without the secret', async () => {

@@ -158,6 +158,22 @@ describe(`edit sessions through the ${TIER} cluster`, () => {
     assert.ok(statuses.includes(200) && statuses.includes(409) && statuses.includes(400) && statuses.includes(404), String(statuses));
   });
 
+  test('a 1 MiB write (what a read shows) is made by the session too, and reads back the same', async () => {
+    await untilWarmWrite(warm);
+    const mib = Buffer.alloc(1 << 20);
+    for (let i = 0; i < mib.length; i++) mib[i] = (i * 31 + 7) & 0xff;
+    const sum = createHash('sha256').update(mib).digest('hex');
+    const before = creates(warm);
+    const w = await warm.call('PUT', `${S}/file?path=big.bin`, { content: mib.toString('base64'), content_sha256: sum });
+    assert.equal(w.status, 200, w.text);
+    assert.equal(creates(warm), before, 'no Job: the session made it');
+    const r = await warm.call('GET', `${S}/file?path=big.bin`);
+    assert.equal(r.status, 200, r.text.slice(0, 200));
+    assert.equal(r.body.sha256, sum);
+    assert.equal((await warm.call('DELETE', `${S}/file?path=big.bin`)).status, 200);
+    assert.equal((await warm.call('DELETE', `${S}/files/trash`)).status, 200);
+  });
+
   test('the edit Pod never holds the world: between changes the holder is free and a start is admitted', async () => {
     await untilWarmWrite(warm);
     const core = warm.cluster.kubeConfig(warm.cluster.adminToken).makeApiClient(CoreV1Api);

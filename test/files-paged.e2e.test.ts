@@ -1,7 +1,7 @@
 /**
  * Paged listings end to end: a folder of 3000 entries paged through 500 at a time gives every name
- * once in byte order, `q` filters in any case, the unpaged listing is still the original one (2000
- * and truncated), and a warm page from the browse Pod equals the one-shot Job's.
+ * once in byte order, `q` filters in any case, the unpaged listing of a folder over 2000 entries is
+ * the first page of 2000 with `next`, and a warm page from the browse Pod equals the one-shot Job's.
  */
 
 import assert from 'node:assert/strict';
@@ -33,17 +33,26 @@ describe('paged listings', () => {
     await s?.close();
   });
 
-  test('without limit, after or q the listing is the original one: 2000 entries, truncated, no next', async () => {
+  test('without limit, after or q a folder of more than 2000 answers the first 2000 by name, truncated, with next; the paged form goes on from it', async () => {
     const r = await s.call('GET', `/api/v1/servers/survival/files?path=big`);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.entries.length, 2000);
     assert.equal(r.body.truncated, true);
-    assert.equal('next' in r.body, false);
-    assert.equal(new Set(r.body.entries.map((e: { name: string }) => e.name)).size, 2000);
+    const names = r.body.entries.map((e: { name: string }) => e.name);
+    assert.deepEqual(names, all.slice(0, 2000));
+    assert.equal(r.body.next, all[1999]);
     for (const e of r.body.entries) {
       assert.match(e.mode, /^[0-7]{3}$/);
       assert.equal(typeof e.is_symlink, 'boolean');
     }
+    const rest = await s.call('GET', `/api/v1/servers/survival/files?path=big&limit=5000&after=${q(r.body.next)}`);
+    assert.equal(rest.status, 200, rest.text);
+    assert.equal(rest.body.truncated, false);
+    assert.deepEqual([...names, ...rest.body.entries.map((e: { name: string }) => e.name)], all);
+    // A folder that fits is the original listing, whole, without next.
+    const small = await s.call('GET', `/api/v1/servers/survival/files`);
+    assert.equal(small.body.truncated, false);
+    assert.equal('next' in small.body, false);
   });
 
   test('paging through 500 at a time gives every name exactly once, in byte order; links listed as themselves', async () => {

@@ -89,6 +89,24 @@ describe('write content with a job key', () => {
     assert.notEqual(job.spec!.template.spec!.volumes![0]!.persistentVolumeClaim!.readOnly, true, 'mounted read-write (a real apiserver omits false)');
   });
 
+  test('1 MiB (what a read shows) round-trips: written, then read back with the same SHA-256; 1 MiB + 1 is 413 before any Job', async () => {
+    const mib = randomBytes(1 << 20);
+    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('config/big.bin')}`, { content: mib.toString('base64'), content_sha256: sha(mib) });
+    assert.equal(w.status, 200, w.text);
+    assert.equal(w.body.sha256, sha(mib));
+    const r = await s.call('GET', `/api/v1/servers/survival/file?path=${q('config/big.bin')}`);
+    assert.equal(r.status, 200, r.text.slice(0, 200));
+    assert.equal(r.body.sha256, sha(mib));
+    assert.equal(sha(Buffer.from(r.body.content, 'base64')), sha(mib));
+    const jobs = writeJobs((await batch.listNamespacedJob({ namespace: NS })).items).length;
+    const over = randomBytes((1 << 20) + 1);
+    const big = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('config/big.bin')}`, { content: over.toString('base64'), content_sha256: sha(over) });
+    assert.equal(big.status, 413, big.text);
+    assert.deepEqual([big.body.error.code, big.body.error.message], ['too_large', 'content is 1048577 bytes; a write carries at most 1048576 bytes']);
+    assert.equal(writeJobs((await batch.listNamespacedJob({ namespace: NS })).items).length, jobs, 'no Job for a refused write');
+    assert.equal(sha(readFileSync(join(s.world, 'config/big.bin'))), sha(mib));
+  });
+
   test('the same codes as ever: file_changed, file_exists, the withheld file refuses a condition, bad_path for an escape', async () => {
     const a = distinctive();
     const put = (path: string, c: Buffer, extra: object = {}) => s.call('PUT', `/api/v1/servers/survival/file?path=${q(path)}`, { content: c.toString('base64'), content_sha256: sha(c), ...extra });
@@ -201,5 +219,17 @@ describe('write content without a job key (the Felis-compatible fallback)', () =
     assert.deepEqual(w.body, { path: 'fallback.txt', status: 'written', sha256: sha(content) });
     const found = await scan(kc.makeApiClient(CoreV1Api), kc.makeApiClient(BatchV1Api), content);
     assert.ok(found.hits.length >= 1, 'the scan finds the content');
+  });
+
+  test("Felis's 256 KiB still goes through the env; 256 KiB + 1 is 413 saying why", async () => {
+    const max = randomBytes(256 << 10);
+    const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('max.bin')}`, { content: max.toString('base64'), content_sha256: sha(max) });
+    assert.equal(w.status, 200, w.text);
+    assert.deepEqual(readFileSync(join(s.world, 'max.bin')), max);
+    const over = randomBytes((256 << 10) + 1);
+    const big = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('max.bin')}`, { content: over.toString('base64'), content_sha256: sha(over) });
+    assert.equal(big.status, 413, big.text);
+    assert.equal(big.body.error.code, 'too_large');
+    assert.match(big.body.error.message, /^content is 262145 bytes; a write carries at most 262144 bytes through the Job's environment/);
   });
 });

@@ -104,9 +104,43 @@ test('sign: 200 {url, filename, expires_at}, gates entered, audited; no Job and 
   assert.equal(d.body.filename, 'world.zip');
 });
 
+test('sign without dir=true asks a browse session whether the path is a folder: a folder is 400 at signing, a file or no answer signs', async () => {
+  const k = await kit();
+  const asked: unknown[] = [];
+  let answer: string | undefined = JSON.stringify({ entries: [{ name: 'a', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '644', is_symlink: false }], truncated: true });
+  k.deps.browse = {
+    run: async (_t, op, path, _s, _e, query) => {
+      asked.push({ op, path, query });
+      return answer;
+    },
+  };
+  const folder = await sign(k, 'notes/');
+  assert.equal(folder.status, 400, folder.text);
+  assert.equal(envelopeOf(folder).code, 'bad_path');
+  assert.equal(envelopeOf(folder).message, 'notes is a folder; sign it with dir=true');
+  assert.deepEqual(asked, [{ op: 'list', path: 'notes/', query: { limit: 1 } }]);
+  assert.equal(k.audits().length, 0, 'a refusal is not audited');
+  // With dir=true nothing is asked.
+  assert.equal((await sign(k, 'notes', true)).status, 200);
+  assert.equal(asked.length, 1);
+  // A file: the listing fails (not a folder), and the URL is signed.
+  answer = JSON.stringify({ code: 'bad_path', error: 'notes.txt: not a directory' });
+  assert.equal((await sign(k, 'notes.txt')).status, 200);
+  // No session answered: signed, the export Job decides when the URL is opened.
+  answer = undefined;
+  assert.equal((await sign(k, 'notes')).status, 200);
+  assert.deepEqual(
+    k.api.calls.filter((c) => c.startsWith('create job')),
+    [],
+    'no Job for signing',
+  );
+});
+
 test('sign refuses: the world root (bad_path), no path (bad_request), a bad name, the gates, no bearer, no key, no image', async () => {
   const k = await kit();
   for (const p of ['.', '/', './', '//.']) assert.equal(envelopeOf(await sign(k, p)).code, 'bad_path', p);
+  // It says what the caller can do here, and names no route this API has not.
+  assert.equal(envelopeOf(await sign(k, '.')).message, 'the whole world cannot be downloaded at once; sign each of its folders with dir=true');
   assert.equal(envelopeOf(await k.call('POST', '/api/v1/servers/survival/files/download')).code, 'bad_request');
   assert.equal(envelopeOf(await k.call('POST', '/api/v1/servers/BAD!/files/download?path=a')).code, 'bad_name');
   k.gates.enterError = new NotStoppedError();

@@ -3,7 +3,9 @@
  *
  * - `POST /api/v1/servers/:name/files/download?path=&dir=true|false` (bearer, `get files`): the
  *   gates (exists, stopped or a read beside the game, world volume), then a signed, expiring URL on this API that a browser
- *   opens without a bearer header. Nothing is stored and no Job starts yet.
+ *   opens without a bearer header. Nothing is stored and no Job starts for it; without `dir=true`
+ *   a browse session is asked whether the path is a folder (400 if so, rather than a URL whose
+ *   download fails).
  * - `GET /api/v1/exports/:ticket/download` (the signature is the credential): the ticket checked,
  *   the gates again, the `export` admission around the export Job's creation, then the Pod's
  *   answer streamed through with the download headers (`X-Felis-World-State`: `stopped` or
@@ -27,7 +29,9 @@ import { requireEditor } from '../../lib/http/file-call.ts';
 import { queryPath, serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ROUTES } from '../../lib/http/routes/table.ts';
+import type { Target } from '../../lib/job-spec/types.ts';
 import { CONTENT_RANGE_SHAPE, ETAG_SHAPE, rangeAsk } from '../../lib/protocol/range.ts';
+import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 
 /** A header of the Pod's answer, relayed only when it has the expected shape. */
 function relayed(res: http.IncomingMessage, name: string, shape: RegExp): string | undefined {
@@ -57,10 +61,29 @@ function requireDownloads(deps: Deps): Downloads {
   return deps.downloads;
 }
 
-/** The whole world is no file download (Felis: use the world export instead). */
+/** The whole world is no file download (Felis points to its world export, which this API has not). */
 function isWorldRoot(path: string): boolean {
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
   return parts.length === 0;
+}
+
+/**
+ * Whether `path` is a folder (or a link to one inside the world) as a browse session sees it: one
+ * call to its Pod, a listing of the path itself of one entry, starting a session as a listing does
+ * when none serves (the browse Job lists and reads share; no one-shot Job, so no verb the function
+ * lacks: `jobs create`, `pods list`).
+ * False when no session answers in its start budget or the path is anything else: the export Job
+ * then decides when the URL is opened, as it always did.
+ */
+async function isFolder(deps: Deps, target: Target, path: string, signal: AbortSignal): Promise<boolean> {
+  if (!deps.browse) return false;
+  const payload = await deps.browse.run(target, 'list', path, signal, undefined, { limit: 1 }).catch(() => undefined);
+  if (payload === undefined) return false;
+  try {
+    return parseResultPayload(payload).code === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -79,13 +102,16 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
   'files.download': async (c, input) => {
     const server = serverName(c);
     const path = queryPath(c, false);
-    await deps.gates.enter(server, { op: 'read', path });
+    const target = await deps.gates.enter(server, { op: 'read', path });
     requireEditor(deps);
     if (path === '') throw new DomainError('bad_request', 'invalid', 'the ?path= query parameter is required');
     // Read once the path is known to be there (the schema asks for it); ?path= was decoded above, in Felis's order.
     const { dir } = input.query();
-    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world is not a file download; use the world export instead');
+    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world cannot be downloaded at once; sign each of its folders with dir=true');
     const downloads = requireDownloads(deps);
+    if (!dir && (await isFolder(deps, target, path, c.req.raw.signal))) {
+      throw new DomainError('bad_path', 'invalid', `${path.replace(/\/+$/, '')} is a folder; sign it with dir=true`);
+    }
     const { ticket, expiresAt } = downloads.sign(server, path, dir, (currentActor() ?? BEARER).name);
     const filename = downloadFilename(path, dir);
     audit(deps.logger, c.get('requestId'), 'file.download', server, path, { dir });

@@ -36,7 +36,7 @@ export const routes = routesOf('files-download', {
 export const prose = {
   'files.download': {
     summary: 'Sign a download URL for a file, or a folder as a zip. No Job yet.',
-    answer: '`{url, filename, expires_at}` — a signed URL valid 10 min; the world root is `bad_path`',
+    answer: '`{url, filename, expires_at}` — a signed URL valid 10 min; the world root is `bad_path`, and so is a folder signed without `dir=true` (a browse session is asked)',
   },
   'exports.download': {
     summary: 'The signed URL: the file, or the folder as a zip stream. No bearer: the signature is the credential.',

@@ -197,7 +197,12 @@ test("a paged listing through a browse session carries the same query, and its a
   assert.deepEqual(asked, [{ op: 'list', path: 'world', query: { limit: 1, after: 'w', q: 'X' } }]);
   assert.equal(k.calls.length, 0, 'no one-shot Job');
   await k.call('GET', '/api/v1/servers/survival/files?path=world');
-  assert.deepEqual(asked.at(-1), { op: 'list', path: 'world', query: undefined });
+  // Felis's listing, which came back cut short, then the paged form's first page, both by the session.
+  assert.deepEqual(asked.slice(-2), [
+    { op: 'list', path: 'world', query: undefined },
+    { op: 'list', path: 'world', query: { limit: 2000 } },
+  ]);
+  assert.equal(k.calls.length, 0, 'no one-shot Job');
 });
 
 test('the CloudEvent dev.felis.files.list carries limit, after and q as the query does, judged by the same schema', async () => {
@@ -253,4 +258,55 @@ test("free_bytes counts the undo trash's bytes as free (a mutation takes them ba
   k.deps.browse = { run: async () => JSON.stringify({ entries: [], avail: 10, trash_bytes: 5 }) };
   const warm = await k.call('GET', '/api/v1/servers/survival/files');
   assert.deepEqual([warm.body.free_bytes, warm.body.trash_bytes], [15, 5]);
+});
+
+test('a plain listing cut at 2000 answers the paged form’s first page of 2000 with next, from which the paged form goes on', async () => {
+  // 2001 names in a "directory order" that is not byte order.
+  const names = Array.from({ length: 2001 }, (_, i) => `f${String((i * 7919) % 2001).padStart(4, '0')}`);
+  const entry = (name: string) => ({ name, size: 0, is_dir: false, mod_time: '2026-11-29T10:00:00Z', mode: '644', is_symlink: false });
+  const gates = new FakeGates();
+  const ed = fakeEditor(gates, {
+    list: (...args: unknown[]) => {
+      const q = args[3] as { limit?: number; after?: string } | undefined;
+      if (!q) return { entries: names.slice(0, 2000).map(entry), truncated: true, free: 5 };
+      const fit = [...names].sort().filter((n) => q.after === undefined || n > q.after);
+      return { entries: fit.slice(0, q.limit).map(entry), truncated: fit.length > q.limit!, free: 5 };
+    },
+  });
+  const k = { ...routeKit(filesList, { gates, editor: ed.editor }), calls: ed.calls };
+  const r = await k.call('GET', '/api/v1/servers/survival/files?path=big');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.truncated, true);
+  assert.equal(r.body.entries.length, 2000);
+  assert.deepEqual(
+    r.body.entries.map((e: { name: string }) => e.name),
+    [...names].sort().slice(0, 2000),
+  );
+  assert.equal(r.body.next, 'f1999');
+  assert.deepEqual(
+    k.calls.map((c) => c.args[3]),
+    [undefined, { limit: 2000 }],
+    "Felis's listing first, then the first page",
+  );
+  const rest = await k.call('GET', `/api/v1/servers/survival/files?path=big&after=${r.body.next}`);
+  assert.deepEqual(
+    rest.body.entries.map((e: { name: string }) => e.name),
+    ['f2000'],
+  );
+  assert.equal(rest.body.truncated, false);
+  // Should the page fail (a Job program that does not page), the plain listing is the answer, as before.
+  const failing = fakeEditor(new FakeGates(), {
+    list: (...args: unknown[]) => {
+      if (args[3]) throw new Error('unknown flag --limit');
+      return { entries: names.slice(0, 2000).map(entry), truncated: true, free: 5 };
+    },
+  });
+  const plainOnly = await routeKit(filesList, { editor: failing.editor }).call('GET', '/api/v1/servers/survival/files?path=big');
+  assert.equal(plainOnly.status, 200, plainOnly.text);
+  assert.deepEqual([plainOnly.body.entries.length, plainOnly.body.entries[0].name, plainOnly.body.truncated, 'next' in plainOnly.body], [2000, names[0], true, false]);
+  // A plain listing that fits is answered as it came, with one call.
+  const small = pagedKit(['b', 'a']);
+  const s = await small.call('GET', '/api/v1/servers/survival/files?path=d');
+  assert.equal(s.body.next, undefined);
+  assert.equal(small.calls.length, 1);
 });

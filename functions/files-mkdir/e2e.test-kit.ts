@@ -10,4 +10,6 @@ export const rbac: RbacScenario = { setup: interruptedExtraction, calls: [['POST
 
 export const container: ContainerCall[] = [
   { method: 'POST', path: `/api/v1/servers/survival/files/mkdir?path=${q('made')}`, status: [200, 201], check: (_b, s) => assert.ok(existsSync(join(s.world, 'made'))) },
+  // The image's Job program takes --parents too.
+  { method: 'POST', path: `/api/v1/servers/survival/files/mkdir?path=${q('made/deep/er')}&parents=true`, status: [200], check: (_b, s) => assert.ok(existsSync(join(s.world, 'made/deep/er'))) },
 ];

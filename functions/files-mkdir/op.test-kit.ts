@@ -2,5 +2,5 @@
 import type { OpSamples } from '../../lib/protocol/ops.ts';
 
 export const samples = {
-  mkdir: [{}],
+  mkdir: [{}, { parents: true }],
 } satisfies OpSamples;

@@ -12,13 +12,14 @@ export const routes = routesOf('files-mkdir', {
     path: `${S}/files/mkdir`,
     permission: filesUpdate,
     errors: [...GATES, ...JOB, ...MUTATION],
-    event: { type: 'dev.felis.files.mkdir', path: true },
+    event: { type: 'dev.felis.files.mkdir', path: true, query: ['parents'] },
   },
 } as const satisfies RouteDeclarations);
 
 export const prose = {
   'files.mkdir': {
-    summary: 'One new folder, under the world lock.',
-    answer: '`{path, status:"created"}` — one level',
+    summary: 'One new folder (with `parents=true`, its missing parents too), under the world lock.',
+    answer:
+      '`{path, status:"created"}` — one level: a missing parent is 404 (`folder a/b does not exist`); `?parents=true` (beside `path`) makes the missing folders first, and a folder already at `path` is then 200 (mkdir -p)',
   },
 } satisfies ProseTable<typeof routes>;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { FileEditError, WriteNotDeliveredError } from '../../lib/files/errors.ts';
 import { MaintenanceBusyError, NotStoppedError } from '../../lib/maintenance/errors.ts';
-import { envelopeOf, FakeGates, fakeEditor, routeKit } from '../../lib/testing/route-kit.ts';
+import { envelopeOf, FakeGates, fakeEditor, routeKit, TOKEN } from '../../lib/testing/route-kit.ts';
 import { filesWrite } from './app.ts';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -11,9 +11,11 @@ const body = (text: string, extra: object = {}) => {
   const b = Buffer.from(text);
   return { content: b.toString('base64'), content_sha256: sha(b), ...extra };
 };
-function kit() {
+/** `streamed`: the editor has a job key, so the content goes to the Pod (1 MiB); else into the env (256 KiB). */
+function kit(streamed = false) {
   const gates = new FakeGates();
   const ed = fakeEditor(gates, { write: () => 'a'.repeat(64) });
+  Object.assign(ed.editor, { streamsWrites: streamed });
   return { ...routeKit(filesWrite, { gates, editor: ed.editor }), calls: ed.calls };
 }
 const URL_ = '/api/v1/servers/survival/file?path=config%2Fa.yml';
@@ -32,6 +34,27 @@ test('a write runs under the world lock, answers the Job sha256, and is audited 
   assert.equal(a!.action, 'file.write');
   assert.equal(a!.target, 'survival:config/a.yml');
   assert.equal(a!.request_id, r.headers.get('x-request-id'));
+});
+
+test('streamed, a 1 MiB write goes through and 1 MiB + 1 is 413; through the env 256 KiB + 1 is 413 saying so', async () => {
+  const mib = Buffer.alloc(1 << 20, 3);
+  const k = kit(true);
+  const r = await k.call('PUT', URL_, { content: mib.toString('base64'), content_sha256: sha(mib) });
+  assert.equal(r.status, 200, r.text);
+  assert.equal((k.calls[0]!.args[2] as Buffer).length, 1 << 20);
+  const over = Buffer.alloc((1 << 20) + 1, 3);
+  const big = await kit(true).call('PUT', URL_, { content: over.toString('base64'), content_sha256: sha(over) });
+  assert.equal(big.status, 413, big.text);
+  assert.equal(envelopeOf(big).code, 'too_large');
+  assert.equal(envelopeOf(big).message, 'content is 1048577 bytes; a write carries at most 1048576 bytes');
+  const envOver = Buffer.alloc((256 << 10) + 1, 3);
+  const env = await kit().call('PUT', URL_, { content: envOver.toString('base64'), content_sha256: sha(envOver) });
+  assert.equal(env.status, 413, env.text);
+  assert.match(envelopeOf(env).message, /^content is 262145 bytes; a write carries at most 262144 bytes through the Job's environment/);
+  // A body past the write's own limit is refused as it arrives, naming that limit.
+  const huge = await kit(true).call('PUT', URL_, { content: 'A'.repeat(2 << 20) });
+  assert.equal(huge.status, 413, huge.text);
+  assert.equal(envelopeOf(huge).message, 'the request body is larger than 2 MiB');
 });
 
 test('body refusals come before the lock and before any Job, each with its code', async () => {
@@ -63,15 +86,15 @@ test('body refusals come before the lock and before any Job, each with its code'
   assert.equal((await kit().call('PUT', URL_, { content: edge.toString('base64'), content_sha256: sha(edge) })).status, 200);
 });
 
-test('a body over 1 MiB is 413 too_large, whether declared or streamed', async () => {
+test('a body over 2 MiB (room for a 1 MiB write) is 413 too_large, whether declared or streamed', async () => {
   const k = kit();
-  const huge = JSON.stringify({ content: 'A'.repeat(1 << 20) });
+  const huge = JSON.stringify({ content: 'A'.repeat(2 << 20) });
   const declared = await k.call('PUT', URL_, huge);
   assert.equal(declared.status, 413);
   assert.equal(envelopeOf(declared).code, 'too_large');
   const stream = new ReadableStream({
     start(c) {
-      for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode('A'.repeat(64 * 1024)));
+      for (let i = 0; i < 40; i++) c.enqueue(new TextEncoder().encode('A'.repeat(64 * 1024)));
       c.close();
     },
   });
@@ -155,4 +178,23 @@ test('without a worker image the route answers 503 files_unavailable', async () 
   const r = await k.call('PUT', URL_, body('x'));
   assert.equal(r.status, 503);
   assert.equal(envelopeOf(r).code, 'files_unavailable');
+});
+
+test('the CloudEvent dev.felis.files.write carries 1 MiB as the route does', async () => {
+  const mib = Buffer.alloc(1 << 20, 9);
+  const k = kit(true);
+  const res = await k.app.request('/', {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': 'ev-big-write',
+      'ce-source': '/tests/write',
+      'ce-type': 'dev.felis.files.write',
+    },
+    body: JSON.stringify({ server: 'survival', path: 'config/a.yml', body: { content: mib.toString('base64'), content_sha256: sha(mib) } }),
+  });
+  assert.equal(res.status, 200, await res.text());
+  assert.equal((k.calls[0]!.args[2] as Buffer).length, 1 << 20);
 });

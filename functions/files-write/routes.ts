@@ -19,6 +19,7 @@ export const routes = routesOf('files-write', {
 export const prose = {
   'files.write': {
     summary: 'Replace or create a file, atomically, under the world lock.',
-    answer: '`{path, status:"written", sha256}` — at most 256 KiB, atomic; with a job key the content is streamed to the write Job\'s Pod, in no cluster object (see docs/writes.md)',
+    answer:
+      "`{path, status:\"written\", sha256}` — at most 1 MiB (what a read shows), atomic; with a job key the content is streamed to the write Job's Pod, in no cluster object; without one it rides in the Job's env, Felis's way, at most 256 KiB (413 saying so; see docs/writes.md)",
   },
 } satisfies ProseTable<typeof routes>;

@@ -104,10 +104,9 @@ export interface OpContext {
   now: () => number;
 }
 
-/** Felis's limits: reads up to 1 MiB, writes up to 256 KiB, listings up to 2000 entries. */
-export const MAX_READ_BYTES = 1 << 20;
-export { MAX_WRITE_BYTES } from '../../lib/protocol/limits.ts';
-export const MAX_ENTRIES = 2000;
+/** The limits: reads up to 1 MiB (Felis's), writes as much (Felis's 256 KiB in the env: the function holds to it), listings up to 2000 entries. */
+export { MAX_READ_BYTES, MAX_WRITE_BYTES } from '../../lib/protocol/limits.ts';
+export { PLAIN_LIST_ENTRIES as MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 /** Link hops the write target follows, independent of general resolution. */
 export const MAX_WRITE_LINK_HOPS = 8;
 /** The game's uid/gid: new files and folders are given back to it. */

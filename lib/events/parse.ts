@@ -80,9 +80,10 @@ const requestParts = z.strictObject({
 });
 export const requestData = z.catchall(
   requestParts,
-  // Any other field is a query parameter of the route (`limit`, `q`, `depth` …): a text or a
-  // number, as the route's event declares it may carry (lib/http/event-entry.ts judges which).
-  z.union([z.string(), z.number()]),
+  // Any other field is a query parameter of the route (`limit`, `q`, `depth`, `parents` …): a text,
+  // a number or a flag, as the route's event declares it may carry (lib/http/event-entry.ts judges
+  // which; the route's own schema judges the value as it would `?name=` with its text).
+  z.union([z.string(), z.number(), z.boolean()]),
 );
 /** The fields of a request event's data that are not query parameters. */
 export const REQUEST_DATA_PARTS: ReadonlySet<string> = new Set(['server', 'path', 'body', 'id', 'force']);

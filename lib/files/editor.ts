@@ -181,6 +181,11 @@ export class FilesEditor {
     return decodeRead(await this.#run(t, { op: 'read', path }, signal));
   }
 
+  /** Whether a write's content goes to its Pod (a job key), not into its Job's env: it may then carry 1 MiB, not 256 KiB. */
+  get streamsWrites(): boolean {
+    return this.#streamed !== undefined;
+  }
+
   /** Returns the SHA-256 of the bytes written. */
   async write(t: Target, path: string, content: Buffer, opts: { sha256: string; expectSha256?: string; createOnly?: boolean }, signal?: AbortSignal): Promise<string> {
     // The size limit is checked where the content enters (lib/http/write-body.ts) and again by the Job.
@@ -226,8 +231,9 @@ export class FilesEditor {
     }
   }
 
-  async mkdir(t: Target, path: string, signal?: AbortSignal): Promise<void> {
-    checkResult(await this.#run(t, { op: 'mkdir', path }, signal));
+  /** `parents`: the missing folders above `path` first, and a folder already there is no error (mkdir -p). */
+  async mkdir(t: Target, path: string, signal?: AbortSignal, opts: { parents?: boolean } = {}): Promise<void> {
+    checkResult(await this.#run(t, { op: 'mkdir', path, ...(opts.parents ? { parents: true as const } : {}) }, signal));
   }
 
   /** What it removed goes to the undo trash (unless the operator turned it off): its record's id when it made one. */

@@ -2,7 +2,7 @@
  * A streamed write's content on its way to the write Job: find the Job's Pod by its op-id label
  * with `pods list`, and once it can take a call, PUT the bytes to it with the Job's token (HMAC of
  * the Job's name under the shared job key; the spec holds only the token's SHA-256). The content is
- * in memory (at most 256 KiB), so a connection that fails is simply tried again. The Job's answer
+ * in memory (at most 1 MiB), so a connection that fails is simply tried again. The Job's answer
  * to the PUT only says the bytes are in: the outcome of the write is its result line, which the
  * runner reads from `pods/log` as for every file Job. Verbs: `pods list`.
  * @module

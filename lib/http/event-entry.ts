@@ -44,7 +44,7 @@ export interface OpenEvent {
 
 export type EventTable = Record<string, RouteEvent | OpenEvent>;
 
-/** Events carry JSON plus a base64 file of up to 256 KiB; this leaves room for both. */
+/** Events carry JSON plus a write's base64 content of up to 1 MiB (1.34 MiB of text); this leaves room for both. */
 export const MAX_EVENT_BYTES = 2 << 20;
 /**
  * An event without a token (a PingSource tick, an ApiServerSource Job change in token mode)

@@ -10,7 +10,7 @@ import { newPathFault, newPathRefusal, pathLimitFault, shownName } from '../prot
 import { ApiError, badRequest } from './envelope.ts';
 
 const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
-/** JSON bodies are small: a write's base64 content is at most ~342 KiB. */
+/** JSON bodies are small; the write route's, with up to 1 MiB of base64 content, has its own limit (write-body.ts). */
 export const MAX_JSON_BODY = 1 << 20;
 
 export function serverName(c: Context): string {
@@ -100,11 +100,11 @@ export function checkItemPath(path: string, created = false): string {
   return path;
 }
 
-/** A required JSON body, at most 1 MiB, validated by a strict schema (unknown fields refused). */
-export async function jsonBody<T extends $ZodType>(c: Context, schema: T): Promise<output<T>> {
+/** A JSON body, at most `max` bytes (1 MiB), validated by a strict schema (unknown fields refused); absent, `{}` when every field is optional. */
+export async function jsonBody<T extends $ZodType>(c: Context, schema: T, max = MAX_JSON_BODY): Promise<output<T>> {
   const len = Number(c.req.header('content-length') ?? NaN);
-  if (len > MAX_JSON_BODY) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
-  const raw = await readLimited(c.req.raw, MAX_JSON_BODY);
+  if (len > max) throw tooLargeBody(max);
+  const raw = await readLimited(c.req.raw, max);
   let value: unknown;
   if (raw.trim() === '') {
     // A body whose fields are all optional may be left out, as `{}`.
@@ -136,6 +136,8 @@ export class CallerGoneError extends Error {
   }
 }
 
+const tooLargeBody = (max: number) => new ApiError(413, 'too_large', `the request body is larger than ${max >> 20} MiB`);
+
 async function readLimited(req: Request, max: number): Promise<string> {
   if (!req.body) return '';
   const chunks: Buffer[] = [];
@@ -143,7 +145,7 @@ async function readLimited(req: Request, max: number): Promise<string> {
   try {
     for await (const chunk of req.body as AsyncIterable<Uint8Array>) {
       n += chunk.length;
-      if (n > max) throw new ApiError(413, 'too_large', 'the request body is larger than 1 MiB');
+      if (n > max) throw tooLargeBody(max);
       chunks.push(Buffer.from(chunk));
     }
   } catch (err) {

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { STRICT_BASE64 } from '../protocol/content-env.ts';
-import { MAX_WRITE_BYTES } from '../protocol/limits.ts';
+import { MAX_ENV_WRITE_BYTES, MAX_WRITE_BYTES } from '../protocol/limits.ts';
 import * as z from '../schema.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
@@ -25,13 +25,28 @@ export interface WriteRequest {
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-export function checkWriteBody(body: z.output<typeof writeBodySchema>): WriteRequest {
+/** The largest JSON body the write route reads: a 1 MiB write's base64 is 1,398,104 characters, the other fields a few hundred bytes. */
+export const MAX_WRITE_BODY_BYTES = 2 << 20;
+
+/** How the content reaches the Job decides how much a write carries (docs/writes.md). */
+export type WriteCarrier = 'streamed' | 'env';
+
+/** The most content a write carries this way, and the 413 past it, in the caller's words. */
+export function writeLimit(carrier: WriteCarrier): { max: number; tooLarge: (n: number) => string } {
+  if (carrier === 'streamed') return { max: MAX_WRITE_BYTES, tooLarge: (n) => `content is ${n} bytes; a write carries at most ${MAX_WRITE_BYTES} bytes` };
+  return {
+    max: MAX_ENV_WRITE_BYTES,
+    tooLarge: (n) =>
+      `content is ${n} bytes; a write carries at most ${MAX_ENV_WRITE_BYTES} bytes through the Job's environment, which this deployment uses (no job key is configured; with one, ${MAX_WRITE_BYTES})`,
+  };
+}
+
+export function checkWriteBody(body: z.output<typeof writeBodySchema>, carrier: WriteCarrier): WriteRequest {
   if (body.content === undefined || body.content === null) throw badRequest('the content field is required');
   if (!STRICT_BASE64.test(body.content)) throw badRequest('the content field is not standard base64');
   const content = Buffer.from(body.content, 'base64');
-  if (content.length > MAX_WRITE_BYTES) {
-    throw new ApiError(413, 'too_large', `content is ${content.length} bytes, the limit is ${MAX_WRITE_BYTES}`);
-  }
+  const limit = writeLimit(carrier);
+  if (content.length > limit.max) throw new ApiError(413, 'too_large', limit.tooLarge(content.length));
   const expect = body.expect_sha256;
   if (expect !== undefined && !HEX64.test(expect)) throw badRequest('expect_sha256 must be 64 lowercase hex characters');
   if (body.create_only && expect !== undefined) throw badRequest('create_only and expect_sha256 cannot be combined');

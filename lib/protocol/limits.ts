@@ -4,8 +4,19 @@
  * @module
  */
 
-/** The most content one write carries (streamed to its Pod, or in the Job's env): Felis caps it here. */
-export const MAX_WRITE_BYTES = 256 << 10;
+/** The most bytes a read answers (Felis's). */
+export const MAX_READ_BYTES = 1 << 20;
+/**
+ * The most content one write carries, streamed to its Pod (a job key) or in an edit session's
+ * call: as much as a read shows, so a file a panel opened can be saved.
+ */
+export const MAX_WRITE_BYTES = MAX_READ_BYTES;
+/**
+ * The most a write carries in its Job's env (no job key, Felis's way): Felis's own cap. It keeps
+ * the Job and its Pod (base64 in both) well under etcd's 1.5 MiB an object, and a Felis image
+ * refuses more.
+ */
+export const MAX_ENV_WRITE_BYTES = 256 << 10;
 
 /** A search by name: matches per answer by default and at most, and the shortest query (characters). */
 export const SEARCH_DEFAULT_LIMIT = 200;

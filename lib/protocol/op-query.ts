@@ -42,3 +42,5 @@ export function queryKey(q: OpQuery | undefined): string {
 /** A paged listing's page size when none is asked for, and the largest one may ask for. */
 export const PAGE_DEFAULT_ENTRIES = 1000;
 export const PAGE_MAX_ENTRIES = 5000;
+/** A listing without a query (Felis's): the first this many entries, in directory order. */
+export const PLAIN_LIST_ENTRIES = 2000;

@@ -76,3 +76,31 @@ test('mkdir of a 255-byte name works and a 256-byte name is bad_path; NUL is bad
   assert.equal((await w.run({ op: 'mkdir', path: 'd'.repeat(256) })).code, 'bad_path');
   assert.equal((await w.run({ op: 'mkdir', path: 'x\0y' })).code, 'bad_path');
 });
+
+test('parents: a/b/c makes a, a/b and a/b/c top down, each 0755; again it is no error (mkdir -p); a file there stays exists', async () => {
+  const w = makeWorld();
+  const old = process.umask(0o022);
+  try {
+    assert.deepEqual(await w.run({ op: 'mkdir', path: 'a/b/c', parents: true }), {});
+  } finally {
+    process.umask(old);
+  }
+  for (const p of ['a', 'a/b', 'a/b/c']) assert.equal(fs.statSync(w.p(p)).mode & 0o777, 0o755, p);
+  assert.deepEqual(await w.run({ op: 'mkdir', path: 'a/b/c', parents: true }), {});
+  assert.deepEqual(await w.run({ op: 'mkdir', path: 'config', parents: true }), {});
+  // Without parents an existing folder is still exists, as Felis answers.
+  assert.deepEqual(await w.run({ op: 'mkdir', path: 'a/b/c' }), { code: 'exists', error: 'a/b/c already exists' });
+  assert.deepEqual(await w.run({ op: 'mkdir', path: 'server.properties', parents: true }), { code: 'exists', error: 'server.properties already exists' });
+  assert.equal((await w.run({ op: 'mkdir', path: 'server.properties/x', parents: true })).code, 'bad_path');
+  assert.equal(fs.statSync(w.p('server.properties')).isFile(), true);
+});
+
+test('parents never makes a folder through a link leading out, nor a working name', async () => {
+  const w = makeWorld();
+  fs.symlinkSync(w.outside, w.p('out-link'));
+  const before = snapshot(w.outside);
+  assert.equal((await w.run({ op: 'mkdir', path: 'out-link/x/y', parents: true })).code, 'bad_path');
+  assert.deepEqual(snapshot(w.outside), before);
+  assert.equal((await w.run({ op: 'mkdir', path: 'a/.felis-edit-0123456789ab/c', parents: true })).code, 'bad_path');
+  assert.equal(fs.existsSync(w.p('a')), false);
+});

@@ -1,7 +1,9 @@
 /**
- * mkdir(path): one new folder, mode 0755; parents are never created.
+ * mkdir(path): one new folder, mode 0755; without `parents`, parents are never created. With
+ * `parents` (`--parents`, the route's `parents=true`), makeParents first, and a folder already at
+ * the path is no error (mkdir -p).
  *
- * makeParents(path): the missing folders above a path an upload names (`parents=true`), each
+ * makeParents(path): the missing folders above a path an upload or mkdir names (`parents=true`), each
  * created exactly as mkdir creates its one folder; existing folders are kept as they are.
  *
  * @module
@@ -36,6 +38,10 @@ export function mkdir(ctx: OpContext, req: OpRequestOf<'mkdir'>): Result {
   const badName = newPathRefusal(name);
   if (badName) return fail('bad_path', badName);
   const missingParent = () => fail('not_found', msg.folderMissing(dir(name)));
+  if (req.parents) {
+    const refused = makeParents(ctx, name);
+    if (refused) return refused;
+  }
 
   let parent: Parent;
   try {
@@ -48,7 +54,8 @@ export function mkdir(ctx: OpContext, req: OpRequestOf<'mkdir'>): Result {
     if (parent.name === null) return fail('exists', msg.exists(name));
     sweepStale(parent.fd);
     const made = createFolder(ctx, parent, name, missingParent);
-    if (made === 'exists') return fail('exists', msg.exists(name));
+    // mkdir -p: a folder (or a link to one inside the world) is what was asked for; a file is not.
+    if (made === 'exists') return req.parents && existingFolder(ctx, name) === undefined ? {} : fail('exists', msg.exists(name));
     return made ?? {};
   } finally {
     parent.close();

@@ -55,13 +55,13 @@ test('a write into a missing folder is not_found naming the folder, and does not
   assert.equal(fs.existsSync(w.p('gone')), false);
 });
 
-test('over 256 KiB is too_large and nothing is touched; exactly 256 KiB is written; empty content is fine', async () => {
+test('over 1 MiB (what a read shows) is too_large and nothing is touched; exactly 1 MiB is written; empty content is fine', async () => {
   const w = makeWorld();
-  const big = Buffer.alloc((256 << 10) + 1, 0x61);
+  const big = Buffer.alloc((1 << 20) + 1, 0x61);
   const r = await w.run(writeReq('big.txt', big));
   assert.equal(r.code, 'too_large');
   assert.equal(fs.existsSync(w.p('big.txt')), false);
-  const max = Buffer.alloc(256 << 10, 0x62);
+  const max = Buffer.alloc(1 << 20, 0x62);
   assert.deepEqual(await w.run(writeReq('max.txt', max)), { sha256: sha256(max) });
   assert.deepEqual(fs.readFileSync(w.p('max.txt')), max);
   assert.deepEqual(await w.run(writeReq('server.properties', '')), { sha256: sha256('') });
