@@ -102,7 +102,11 @@ describe('signed upload URLs', () => {
       ],
     });
     const l = await s.call('GET', `${S}/files?path=${q('plugins/new-pack')}`);
-    assert.equal(l.status, 200, l.text);
+    // Should the listing fail, say what the cluster held then (its Pods and Jobs).
+    if (l.status !== 200) {
+      const jobs = (await batch.listNamespacedJob({ namespace: 'minecraft' })).items.map((j) => [j.metadata?.name, j.status?.conditions?.map((c) => c.type)]);
+      assert.fail(`${l.status} ${l.text}; Jobs: ${JSON.stringify(jobs)}`);
+    }
     assert.deepEqual(l.body.entries.map((e: { name: string }) => e.name).sort(), ['a.yml', 'b ü.txt']);
     const again = await form(signed.url, [['c.txt', 'c']]);
     assert.equal(again.status, 410);
