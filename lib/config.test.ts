@@ -12,7 +12,7 @@ test("defaults are Felis's; no image means no editor; the namespace is read once
     controllerNode: undefined,
     readWhileRunning: true,
     joinChanges: true,
-    uploads: { idleSeconds: 1800, lifetimeSeconds: 21600, bodyIdleSeconds: 30 },
+    uploads: { idleSeconds: 1800, lifetimeSeconds: 21600, bodyIdleSeconds: 30, urlSeconds: 600 },
   });
   assert.equal(configFromEnv({ FELIS_CONTROLLER_NODE: 'node-a' }).controllerNode, 'node-a');
   const c = configFromEnv({ FELIS_IMAGE: 'img', FELIS_NAMESPACE: 'games', FELIS_FILES_TIMEOUT_SECONDS: '5', FELIS_RESTORE_TEMPLATE: '' });

@@ -50,6 +50,8 @@ export const ERROR_MEANINGS = {
   upload_incomplete: 'invalid: a body ended before its length; conflict: a commit of a session that does not hold all its bytes',
   upload_staging_tampered: "something on the world volume replaced or linked a file of an upload session's staging folder; the session is dropped",
   export_expired: 'a download URL past its `expires_at`: sign a new one',
+  upload_url_expired: 'an upload URL past its `expires_at`: sign a new one',
+  upload_url_used: 'an upload URL already used (each is good for one upload, whatever its outcome once its receiver started): sign a new one',
   event_answer_gone: "an event handled before whose Job's result is no longer available; it was not applied again",
   length_required: 'an upload or a part without `Content-Length`',
   range_not_satisfiable: 'a download `Range` that starts at or past the end of the file (or any range of an empty file); `Content-Range: bytes */<size>` says the size',

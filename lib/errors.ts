@@ -79,6 +79,8 @@ export const ERROR_CODES = {
   upload_incomplete: { kinds: ['invalid', 'conflict'] },
   upload_staging_tampered: { kinds: ['conflict'] },
   export_expired: { kinds: ['gone'] },
+  upload_url_expired: { kinds: ['gone'] },
+  upload_url_used: { kinds: ['gone'] },
   event_answer_gone: { kinds: ['gone'] },
   length_required: { kinds: ['length_required'] },
   range_not_satisfiable: { kinds: ['unsatisfiable'] },

@@ -27,6 +27,9 @@ function kit(behaviour?: (u: SingleUpload, got: Buffer) => void) {
       if (sha(got) !== u.sha256) throw new ApiError(400, 'digest_mismatch', 'the body does not match its Content-Digest');
       return { sha256: sha(got) };
     },
+    async form() {
+      throw new Error('files.upload sends no form');
+    },
   };
   k.deps.uploads = uploads;
   return { ...k, calls };

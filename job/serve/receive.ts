@@ -5,12 +5,17 @@
  *
  * Wire (every request needs `Authorization: Bearer <token>`, checked first; 401 otherwise):
  * - `GET /ready` → 200 `{}`: the function asks this before it sends a body it cannot send twice.
- * - `PUT /upload?path=&size=&sha256=&overwrite=true&parents=true` with exactly `size` bytes (`Content-Length`
+ * - `PUT /upload?path=&size=&sha256=&overwrite=true&parents=true` with exactly `size` bytes (`sha256`
+ *   may be left out: the digest is then computed and answered, not checked; `Content-Length`
  *   required and equal to `size`, else 411/400 before a byte is read): 200 with the Result JSON
  *   (`{"sha256"}` once placed, or an op refusal with its `code`: `exists`, `bad_path`, `no_space`,
  *   …); 422 `{"transfer":"short"|"long"|"digest"|"broken","error"}` when the bytes were not what
  *   was promised (nothing changed, no working file left); 409 while another upload runs.
  *   `parents=true` makes the missing folders of `path` first, each as mkdir would.
+ * - `POST /form?path=<folder>&overwrite=true&parents=true` with a `multipart/form-data` body of
+ *   `Content-Length` bytes: each `files` part landed at `<folder>/<its file name>` in turn
+ *   (job/upload/form.ts); 200 `{"files":[{path,sha256,size}],"refused"?:{code,error},
+ *   "transfer"?:{reason,error}}`: what was placed, and what stopped it early if anything did.
  *
  * In `once` mode (the single PUT) it stops after its first upload, whatever the outcome, so the
  * Job ends and stops holding the world. It also stops after an idle period, its lifetime, or a
@@ -24,6 +29,7 @@ import type { Result } from '../../lib/protocol/result.ts';
 import { errorBody, resultBody, send } from '../http/answer.ts';
 import type { StopReason } from '../http/lifecycle.ts';
 import { PodServer, whenAnswered } from '../http/listen.ts';
+import { type FormLanding, formResult, landForm } from '../upload/form.ts';
 import type { Landing, UploadRequest } from '../upload/land.ts';
 
 export interface ReceiveOptions {
@@ -34,7 +40,7 @@ export interface ReceiveOptions {
   land: (req: UploadRequest, body: AsyncIterable<Buffer>) => Promise<Landing>;
   idleMs: number;
   lifetimeMs: number;
-  /** Stop after the first upload (the single PUT's Job). */
+  /** Stop after the first upload (the single PUT's Job, a signed URL's). */
   once?: boolean;
   /** A socket that sends nothing for this long is closed (a stalled upload ends, and is undone). */
   socketIdleMs?: number;
@@ -63,10 +69,11 @@ function parseUpload(url: URL, contentLength: string | undefined): UploadRequest
   const sha256 = url.searchParams.get('sha256') ?? '';
   if (path === null || path === '') return { status: 400, error: 'path is required' };
   if (!SIZE.test(size) || !Number.isSafeInteger(Number(size))) return { status: 400, error: 'size must be a whole number of bytes' };
-  if (!HEX64.test(sha256)) return { status: 400, error: 'sha256 must be 64 lowercase hex characters' };
+  // No digest (a signed URL's PUT: a browser cannot cheaply hash a large file): computed, not checked.
+  if (sha256 !== '' && !HEX64.test(sha256)) return { status: 400, error: 'sha256 must be 64 lowercase hex characters' };
   if (contentLength === undefined) return { status: 411, error: 'Content-Length is required' };
   if (contentLength !== size) return { status: 400, error: 'Content-Length must equal size' };
-  const req: UploadRequest = { path, size: Number(size), sha256, overwrite: url.searchParams.get('overwrite') === 'true' };
+  const req: UploadRequest = { path, size: Number(size), ...(sha256 ? { sha256 } : {}), overwrite: url.searchParams.get('overwrite') === 'true' };
   if (url.searchParams.get('parents') === 'true') req.parents = true;
   return req;
 }
@@ -127,6 +134,50 @@ export async function startReceiving(o: ReceiveOptions): Promise<Receiving> {
     // close would reset the connection and could lose this answer. The caller closes once answered.
     if (!req.complete) req.resume();
     if (!res.destroyed) send(res, a.status, a.body);
+    after(res);
+  });
+
+  pod.route('POST', '/form', async (req, res, url) => {
+    const folder = url.searchParams.get('path');
+    const declared = req.headers['content-length'];
+    const refusal =
+      folder === null
+        ? { status: 400, error: 'path is required' }
+        : declared === undefined || !SIZE.test(declared) || !Number.isSafeInteger(Number(declared))
+          ? { status: 411, error: 'Content-Length is required' }
+          : busy || life.stopping
+            ? { status: 409, error: 'busy' }
+            : undefined;
+    if (refusal || folder === null || declared === undefined) {
+      res.setHeader('connection', 'close');
+      req.resume();
+      return send(res, refusal?.status ?? 400, refusal?.error === 'busy' ? '{"error":"busy"}' : errorBody(refusal?.error ?? 'bad request'));
+    }
+    busy = true;
+    life.holdIdle();
+    let form: FormLanding;
+    try {
+      form = await landForm(
+        o.land,
+        { folder, size: Number(declared), overwrite: url.searchParams.get('overwrite') === 'true', ...(url.searchParams.get('parents') === 'true' ? { parents: true } : {}) },
+        req.headers,
+        req,
+      );
+    } catch (e) {
+      busy = false;
+      landings++;
+      if (!req.complete) res.setHeader('connection', 'close');
+      send(res, 500, errorBody(e));
+      after(res);
+      return;
+    }
+    busy = false;
+    landings++;
+    const r = formResult(form);
+    first ??= r ? { kind: 'result', result: r } : { kind: 'transfer', reason: form.transfer?.reason ?? 'broken', message: form.transfer?.error ?? 'the form broke off' };
+    // As for /upload: the unread rest of a form stopped early is read and dropped, never cut.
+    if (!req.complete) req.resume();
+    if (!res.destroyed) send(res, 200, JSON.stringify(form));
     after(res);
   });
 

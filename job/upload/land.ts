@@ -28,10 +28,12 @@ const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
 export interface UploadRequest {
   path: string;
-  /** Exact byte count the body must have. */
+  /** Exact byte count the body must have; with `upTo`, the most it may have. */
   size: number;
-  /** Lowercase hex SHA-256 the body must hash to. */
-  sha256: string;
+  /** The body's length is not known in advance (a form's part): `size` only bounds it, and the landing says how many bytes came. */
+  upTo?: boolean;
+  /** Lowercase hex SHA-256 the body must hash to; absent: computed and reported, not checked. */
+  sha256?: string;
   overwrite: boolean;
   /** Create the missing folders of `path` first, each as mkdir would (`parents=true`). */
   parents?: boolean;
@@ -42,7 +44,7 @@ export interface UploadRequest {
  * `bad_path`, `no_space`, …) or with a transfer error: the bytes were not what was promised, or the
  * stream broke. A transfer error is not a Result; the target is untouched either way.
  */
-export type Landing = { kind: 'result'; result: Result } | { kind: 'transfer'; reason: 'short' | 'long' | 'digest' | 'broken'; message: string };
+export type Landing = { kind: 'result'; result: Result; received?: number } | { kind: 'transfer'; reason: 'short' | 'long' | 'digest' | 'broken'; message: string };
 
 export class TransferError extends Error {
   readonly reason: 'short' | 'long' | 'digest' | 'broken';
@@ -113,14 +115,15 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       const hash = createHash('sha256');
       out = new BlockWriter(fh, 0);
       try {
-        await out.receive(source, req.size, [hash], () => new TransferError('long', `the body of ${name} is longer than its ${req.size} bytes`));
+        const tooLong = req.upTo ? `${name} and the files before it are more than the ${req.size} bytes the upload may carry` : `the body of ${name} is longer than its ${req.size} bytes`;
+        await out.receive(source, req.size, [hash], () => new TransferError('long', tooLong));
       } catch (e) {
         if (e instanceof TransferError || (e as NodeJS.ErrnoException).code === 'ENOSPC' || (e as NodeJS.ErrnoException).code === 'EDQUOT') throw e;
         throw new TransferError('broken', `the body of ${name} broke off after ${out.received} bytes: ${(e as Error).message}`);
       }
-      if (out.received !== req.size) throw new TransferError('short', `the upload ended before all ${req.size} bytes arrived (${out.received} did)`);
+      if (!req.upTo && out.received !== req.size) throw new TransferError('short', `the upload ended before all ${req.size} bytes arrived (${out.received} did)`);
       const sum = hash.digest('hex');
-      if (sum !== req.sha256) throw new TransferError('digest', `the ${req.size} bytes of ${name} hash to ${sum}, not ${req.sha256}; nothing was changed`);
+      if (req.sha256 !== undefined && sum !== req.sha256) throw new TransferError('digest', `the ${req.size} bytes of ${name} hash to ${sum}, not ${req.sha256}; nothing was changed`);
       ctx.fsync(fh.fd);
       await fh.close();
       fh = undefined;
@@ -151,7 +154,7 @@ export async function landUpload(ctx: OpContext, req: UploadRequest, source: Asy
       }
       bestEffort(() => ctx.fsync(t.parent.fd)); // the rename is done either way
       const sent = written === sum ? {} : { content_sha256: sum };
-      return { kind: 'result', result: { sha256: written, ...sent, ...(trashId ? { trash_id: trashId } : {}) } };
+      return { kind: 'result', result: { sha256: written, ...sent, ...(trashId ? { trash_id: trashId } : {}) }, ...(req.upTo ? { received: out.received } : {}) };
     } catch (e) {
       // Writes still on their way end before the descriptor closes and the file goes.
       await out?.settle();

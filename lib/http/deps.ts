@@ -22,9 +22,10 @@ import { Settler } from '../maintenance/settle.ts';
 import { WorldLock } from '../maintenance/world-lock.ts';
 import { checkPullEnv } from '../protocol/pull-rules.ts';
 import { SyncRunner } from '../runner/sync-runner.ts';
-import { DEFAULT_BODY_IDLE_SECONDS, DEFAULT_UPLOAD_CONFIG } from '../uploads/config.ts';
+import { DEFAULT_BODY_IDLE_SECONDS, DEFAULT_UPLOAD_CONFIG, DEFAULT_UPLOAD_URL_SECONDS } from '../uploads/config.ts';
 import { type UploadChannel, UploadReceivers } from '../uploads/receiver.ts';
 import { type SessionChannel, UploadSessions } from '../uploads/sessions.ts';
+import { UploadUrls } from '../uploads/url-tickets.ts';
 
 export interface Deps {
   logger: Logger;
@@ -44,6 +45,8 @@ export interface Deps {
   uploads?: UploadChannel;
   /** Resumable upload sessions, on the same terms as `uploads`. */
   uploadSessions?: SessionChannel;
+  /** Signs and checks upload URLs' tickets, on the same terms as `uploads`. */
+  uploadUrls?: UploadUrls;
 }
 
 /**
@@ -90,6 +93,16 @@ export function buildDeps(kc: KubeConfig | Promise<KubeConfig>, o: Config & { lo
         : undefined,
     uploadSessions:
       transfer && o.browse ? new UploadSessions(jobPods, transfer, { ...(o.uploads ?? DEFAULT_UPLOAD_CONFIG), keyFile: o.browse.keyFile, startTimeoutMs: transfer.timeoutMs }) : undefined,
+    // Upload URLs open on the same origin as download URLs.
+    uploadUrls:
+      transfer && o.browse
+        ? new UploadUrls({
+            keyFile: o.browse.keyFile,
+            namespace: o.namespace,
+            urlSeconds: o.uploads?.urlSeconds ?? DEFAULT_UPLOAD_URL_SECONDS,
+            ...(o.downloads?.baseUrl ? { baseUrl: o.downloads.baseUrl } : {}),
+          })
+        : undefined,
     gates,
     servers,
     lock,

@@ -75,6 +75,17 @@ export async function openSessionCall(c: Context, deps: Deps): Promise<FileCall>
   return { target, path: '', editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };
 }
 
+/**
+ * A signed upload URL's call: no bearer and no `?path=`; the server and the path are the ticket's.
+ * The same gates as an upload's; no `Prefer: wait` (a browser's form cannot send it).
+ */
+export async function openSignedCall(c: Context, deps: Deps, server: string, path: string): Promise<FileCall> {
+  const access: FileAccess = { op: 'upload', path };
+  const target = await enter(deps, server, access);
+  const editor = requireEditor(deps);
+  return { target, path, editor, signal: c.req.raw.signal, access, waitSeconds: undefined, preferenceApplied: () => {} };
+}
+
 /** The entry gates; a server found running also ends the edit session this instance knows of. */
 async function enter(deps: Deps, server: string, access: FileAccess): Promise<Target> {
   try {

@@ -39,6 +39,12 @@ export function isConflict(err: unknown): boolean {
   return s?.code === 409 && s.reason === 'Conflict';
 }
 
+/** A create refused because an object of that name exists (409 AlreadyExists, not a write conflict). */
+export function isAlreadyExists(err: unknown): boolean {
+  const s = kubeStatus(err);
+  return s?.code === 409 && s.reason === 'AlreadyExists';
+}
+
 /** A one-line description for logs: never sent to a caller. */
 export function describeKubeError(err: unknown): string {
   const s = kubeStatus(err);

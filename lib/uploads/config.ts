@@ -11,6 +11,8 @@
  *   happens; the session stays on the disk and the next call starts a new receiver for it.
  * - `FELIS_UPLOAD_BODY_IDLE_SECONDS` (default 30): a body (single upload or part) that sends
  *   nothing for this long is answered 408 `upload_stalled` and changes nothing.
+ * - `FELIS_UPLOAD_URL_SECONDS` (default 600, at most 900): how long a signed upload URL stays
+ *   valid. Short: the URL is a bearer credential for one write, and a panel uses it at once.
  * @module
  */
 import { readVariables, wholeNumber } from '../env-readers.ts';
@@ -24,7 +26,11 @@ export interface UploadConfig {
    * settings written before it existed: `DEFAULT_BODY_IDLE_SECONDS` then.
    */
   bodyIdleSeconds?: number;
+  /** How long a signed upload URL is valid; `DEFAULT_UPLOAD_URL_SECONDS` when absent. */
+  urlSeconds?: number;
 }
+
+export const DEFAULT_UPLOAD_URL_SECONDS = 600;
 
 /**
  * The default body idle limit: as long as a receiver keeps a silent connection open, so the
@@ -39,9 +45,11 @@ const VARIABLES = {
   FELIS_UPLOAD_IDLE_SECONDS: wholeNumber(DEFAULT_UPLOAD_CONFIG.idleSeconds, 1, 86_400),
   FELIS_UPLOAD_LIFETIME_SECONDS: wholeNumber(DEFAULT_UPLOAD_CONFIG.lifetimeSeconds, 60, 86_400),
   FELIS_UPLOAD_BODY_IDLE_SECONDS: wholeNumber(DEFAULT_BODY_IDLE_SECONDS, 1, 3_600),
+  // At most 15 minutes (lib/uploads/url-tickets.ts, MAX_UPLOAD_URL_SECONDS).
+  FELIS_UPLOAD_URL_SECONDS: wholeNumber(DEFAULT_UPLOAD_URL_SECONDS, 10, 900),
 };
 
 export function uploadConfigFromEnv(env: NodeJS.ProcessEnv): UploadConfig {
   const e = readVariables(VARIABLES, env);
-  return { idleSeconds: e.FELIS_UPLOAD_IDLE_SECONDS, lifetimeSeconds: e.FELIS_UPLOAD_LIFETIME_SECONDS, bodyIdleSeconds: e.FELIS_UPLOAD_BODY_IDLE_SECONDS };
+  return { idleSeconds: e.FELIS_UPLOAD_IDLE_SECONDS, lifetimeSeconds: e.FELIS_UPLOAD_LIFETIME_SECONDS, bodyIdleSeconds: e.FELIS_UPLOAD_BODY_IDLE_SECONDS, urlSeconds: e.FELIS_UPLOAD_URL_SECONDS };
 }

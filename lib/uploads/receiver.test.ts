@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import { openContext } from '../../job/op-kit/context.ts';
 import { type Receiving, startReceiving } from '../../job/serve/receive.ts';
 import { makeWorld, tree } from '../../job/testing/world.ts';
@@ -184,4 +185,45 @@ test('parents=true rides on the call to the receiver, not in the Job: the Job sp
     specs.push(JSON.stringify(c.jobs[0]!.spec!.template.spec!.containers[0]));
   }
   assert.equal(specs[1], specs[0], "the receiver Job's command line and environment do not change");
+});
+
+test("a signed URL's use: the Job named from the ticket, kept past its expiry; a second create of that name is upload_url_used, not a 500", async () => {
+  const w = makeWorld();
+  const c = fakeCluster(w.root);
+  const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, port: c.port });
+  const claim = { opId: 'u0123456789abcde', keepSeconds: 660 };
+  const data = Buffer.from('no digest sent\n');
+  const out = await u.single(T, { path: 'signed.txt', size: data.length, overwrite: false }, streamOf([data]), new AbortController().signal, claim);
+  // No digest sent: the receiver computed it.
+  assert.deepEqual(out, { sha256: sha(data) });
+  assert.equal(c.jobs[0]!.metadata!.name, 'files-survival-u0123456789abcde');
+  assert.equal(c.jobs[0]!.spec!.ttlSecondsAfterFinished, 660, 'kept until the ticket has expired, past the settings TTL of 120 s');
+  // The API server refuses a second Job of that name.
+  const exists = new ApiException(409, 'Conflict', JSON.stringify({ kind: 'Status', reason: 'AlreadyExists', code: 409 }), {});
+  const again = new UploadReceivers({ ...c.api, createJob: async () => Promise.reject(exists) }, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, port: c.port });
+  await assert.rejects(
+    again.single(T, { path: 'signed.txt', size: 1, overwrite: true }, streamOf([Buffer.from('x')]), new AbortController().signal, claim),
+    (e: DomainError) => e.code === 'upload_url_used',
+  );
+  // Without a claim the same refusal is no spent URL: the create failed (a 500).
+  await assert.rejects(again.single(T, { path: 'signed.txt', size: 1, overwrite: true }, streamOf([Buffer.from('x')]), new AbortController().signal), (e: Error) => !(e instanceof DomainError));
+  assert.equal(fs.readFileSync(w.p('signed.txt'), 'utf8'), 'no digest sent\n');
+});
+
+test('a form through the receiver: its parts placed, and a refusal mid-way answered with what was placed before it', async () => {
+  const w = makeWorld();
+  const claim = { opId: 'u00000000000000f', keepSeconds: 660 };
+  const fd = new FormData();
+  fd.append('files', new Blob(['one']), 'one.txt');
+  fd.append('files', new Blob(['clobber']), 'paper.yml');
+  const req = new Request('http://x/', { method: 'POST', body: fd });
+  const body = Buffer.from(await req.arrayBuffer());
+  const c = fakeCluster(w.root);
+  const u = new UploadReceivers(c.api, SETTINGS, { keyFile: '/nonexistent', startTimeoutMs: 2_000 }, { key: KEY, port: c.port });
+  const out = await u.form(T, { path: 'config', size: body.length, contentType: req.headers.get('content-type')!, overwrite: false }, streamOf([body]), new AbortController().signal, claim);
+  assert.deepEqual(out.files, [{ path: 'config/one.txt', sha256: sha(Buffer.from('one')), size: 3 }]);
+  assert.ok(out.refusal instanceof FileEditError);
+  assert.equal(mapDomainError(out.refusal!)?.code, 'file_exists');
+  assert.match(out.refusal.message, /placed before it, and kept: config\/one\.txt/);
+  assert.equal(fs.readFileSync(w.p('config/paper.yml'), 'utf8'), 'paper: true\n');
 });

@@ -9,17 +9,19 @@
 
 import http from 'node:http';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { domainError } from '../errors.ts';
+import { DomainError, domainError } from '../errors.ts';
 import { newOpId } from '../files/editor.ts';
+import { FileEditError } from '../files/errors.ts';
 import { checkResult } from '../files/result-check.ts';
 import { filesJobName } from '../job-spec/render.ts';
 import { callerTrash } from '../job-spec/trash.ts';
 import type { JobSettings, Target } from '../job-spec/types.ts';
 import { RECEIVE_PORT, renderReceiverJob } from '../job-spec/upload-job.ts';
-import { describeKubeError } from '../kube/errors.ts';
+import { describeKubeError, isAlreadyExists } from '../kube/errors.ts';
 import { callableAddress } from '../kube/job-facts.ts';
 import { waitJobsFinished } from '../kube/job-wait.ts';
 import { FILES_CONTAINER, LABEL_FILES_OP } from '../labels.ts';
+import { isEditErrorKind } from '../protocol/edit-codes.ts';
 import { jobToken, readKey, tokenDigest } from '../protocol/job-token.ts';
 import { untilAnswers } from '../protocol/pod-listen.ts';
 import { PodStreamError, type StreamBody, shortBody, streamToPod } from '../protocol/pod-stream.ts';
@@ -72,17 +74,55 @@ export function uploadBody(c: { env: unknown; req: { raw: Request } }): UploadBo
 export interface SingleUpload {
   path: string;
   size: number;
-  /** Lowercase hex. */
-  sha256: string;
+  /** Lowercase hex; absent (a signed URL's PUT), the receiver computes it and checks none. */
+  sha256?: string;
   overwrite: boolean;
   /** Make the missing folders of `path` first (`parents=true`); only sent when set. */
   parents?: boolean;
 }
 
-/** What the single-upload route needs (UploadReceivers, or a fake in route tests). */
+/** A multipart/form-data body whose `files` parts land in the folder `path` (a signed URL's POST). */
+export interface FormUpload {
+  path: string;
+  /** The body's `Content-Length`. */
+  size: number;
+  /** The caller's `Content-Type`, with its boundary. */
+  contentType: string;
+  overwrite: boolean;
+  parents?: boolean;
+}
+
+export interface PlacedFile {
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+export interface FormPlaced {
+  files: PlacedFile[];
+  /** Why it stopped before the end of the form; the files before stay placed. */
+  refusal?: Error;
+}
+
+/**
+ * A signed upload URL's use: its receiver Job is named from the ticket (`opId`), so a second use's
+ * create is refused by the API server, and kept `keepSeconds` after it ends (until the ticket
+ * expires), so it cannot be garbage-collected while the ticket is still good.
+ */
+export interface TicketClaim {
+  opId: string;
+  keepSeconds: number;
+}
+
+/** What the upload routes need (UploadReceivers, or a fake in route tests). */
 export interface UploadChannel {
   /** Lands the body at the path; answers its SHA-256, or throws the caller's error. */
-  single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<Placed>;
+  single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal, claim?: TicketClaim): Promise<Placed>;
+  /**
+   * Lands each `files` part of a form in the folder; answers what was placed and, when a part
+   * stopped it early, the caller's error (naming what was placed before it, which stays).
+   */
+  form(t: Target, f: FormUpload, body: UploadBody, signal: AbortSignal, claim: TicketClaim): Promise<FormPlaced>;
 }
 
 export interface ReceiverOptions {
@@ -129,13 +169,23 @@ export class UploadReceivers implements UploadChannel {
     this.#o = o;
   }
 
-  async single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal): Promise<Placed> {
+  async single(t: Target, u: SingleUpload, body: UploadBody, signal: AbortSignal, claim?: TicketClaim): Promise<Placed> {
+    return this.#received(t, signal, claim, (ip, token) => sendBody({ ip, port: this.#port(), token, upload: u, body, signal, idleMs: this.#cfg.bodyIdleMs ?? DEFAULT_BODY_IDLE_SECONDS * 1000 }));
+  }
+
+  async form(t: Target, f: FormUpload, body: UploadBody, signal: AbortSignal, claim: TicketClaim): Promise<FormPlaced> {
+    return this.#received(t, signal, claim, (ip, token) => sendForm({ ip, port: this.#port(), token, form: f, body, signal, idleMs: this.#cfg.bodyIdleMs ?? DEFAULT_BODY_IDLE_SECONDS * 1000 }));
+  }
+
+  /** Creates a one-upload receiver Job, waits until it listens, and runs `send` against it. */
+  async #received<T>(t: Target, signal: AbortSignal, claim: TicketClaim | undefined, send: (ip: string, token: string) => Promise<T>): Promise<T> {
     const key = this.#o.key ?? readKey(this.#cfg.keyFile);
-    const opId = `u${(this.#o.newId ?? newOpId)().slice(1)}`;
+    const opId = claim?.opId ?? `u${(this.#o.newId ?? newOpId)().slice(1)}`;
     const name = filesJobName(t.server, opId);
     const token = jobToken(key, name);
     const job = renderReceiverJob({
       ...this.#settings,
+      ...(claim ? { ttlSeconds: Math.max(this.#settings.ttlSeconds, claim.keepSeconds) } : {}),
       server: t.server,
       opId,
       worldPvc: t.world.claim,
@@ -149,11 +199,13 @@ export class UploadReceivers implements UploadChannel {
     try {
       await this.#api.createJob(this.#settings.namespace, job);
     } catch (err) {
+      // The ticket's Job exists: the URL was used (or is being used) already.
+      if (claim && isAlreadyExists(err)) throw domainError('upload_url_used', 'this upload link was already used; ask for a new one');
       throw new RunnerError(`create upload job ${name}: ${describeKubeError(err)}`, { cause: err });
     }
     try {
       const ip = await this.#ready(name, opId, token, signal);
-      return await sendBody({ ip, port: this.#port(), token, upload: u, body, signal, idleMs: this.#cfg.bodyIdleMs ?? DEFAULT_BODY_IDLE_SECONDS * 1000 });
+      return await send(ip, token);
     } finally {
       // Answer once the receiver no longer holds the world, as a write does.
       await jobsFinished(this.#api, this.#settings.namespace, `${LABEL_FILES_OP}=${opId}`, FINISH_WAIT_MS);
@@ -220,7 +272,7 @@ export interface Placed {
 
 export async function sendBody(o: SendOptions): Promise<Placed> {
   const u = o.upload;
-  const q = new URLSearchParams({ path: u.path, size: String(u.size), sha256: u.sha256 });
+  const q = new URLSearchParams({ path: u.path, size: String(u.size), ...(u.sha256 ? { sha256: u.sha256 } : {}) });
   if (u.overwrite) q.set('overwrite', 'true');
   if (u.parents) q.set('parents', 'true');
   let answer: { status: number; text: string };
@@ -253,4 +305,58 @@ export async function sendBody(o: SendOptions): Promise<Placed> {
     throw shortBody(u.size);
   }
   throw new RunnerError(`the receiver answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+}
+
+interface FormSendOptions extends Omit<SendOptions, 'upload'> {
+  form: FormUpload;
+}
+
+interface FormAnswer {
+  files: PlacedFile[];
+  refused?: { code: string; error: string };
+  transfer?: { reason: string; error: string };
+}
+
+/** What was placed before a refusal, for its message: those files stay. */
+function placedBefore(files: PlacedFile[]): string {
+  if (files.length === 0) return 'nothing was placed';
+  return `placed before it, and kept: ${files.map((f) => f.path).join(', ')}`;
+}
+
+/** POSTs a form to the receiver; answers the files placed, and the caller's error if one stopped it. */
+export async function sendForm(o: FormSendOptions): Promise<FormPlaced> {
+  const f = o.form;
+  const q = new URLSearchParams({ path: f.path });
+  if (f.overwrite) q.set('overwrite', 'true');
+  if (f.parents) q.set('parents', 'true');
+  let answer: { status: number; text: string };
+  try {
+    answer = await streamToPod({
+      host: o.ip,
+      port: o.port,
+      method: 'POST',
+      path: `/form?${q}`,
+      headers: { authorization: `Bearer ${o.token}`, 'content-type': f.contentType },
+      body: { stream: o.body, size: f.size },
+      signal: o.signal,
+      maxAnswerBytes: 1 << 20,
+      idleMs: o.idleMs,
+    });
+  } catch (err) {
+    if (err instanceof PodStreamError) throw new RunnerError(`upload to ${o.ip}: ${err.message}`, { cause: err });
+    throw err;
+  }
+  if (answer.status !== 200) throw new RunnerError(`the receiver answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+  const a = JSON.parse(answer.text) as FormAnswer;
+  return { files: a.files, ...(formRefusal(a) ? { refusal: formRefusal(a) } : {}) };
+}
+
+/** The caller's error for a form the receiver stopped early, or undefined. */
+function formRefusal(a: FormAnswer): Error | undefined {
+  const placed = placedBefore(a.files);
+  if (a.refused?.code === 'form') return domainError('bad_request', `${a.refused.error}; ${placed}`);
+  if (a.refused) return new FileEditError(isEditErrorKind(a.refused.code) ? a.refused.code : 'bad_path', `${a.refused.error}; ${placed}`);
+  if (a.transfer?.reason === 'long') return domainError('too_large', `${a.transfer.error}; ${placed}`);
+  if (a.transfer) return new DomainError('upload_incomplete', 'invalid', `${a.transfer.error}; ${placed}`);
+  return undefined;
 }
