@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { type Stack, type StackOptions, startStack } from '../support/stack.ts';
+import { type Stack, startStack } from '../support/stack.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -34,7 +34,7 @@ before(async () => {
   await new Promise<void>((r) => pageServer!.listen(0, 'localhost', r));
   pageOrigin = `http://localhost:${(pageServer.address() as { port: number }).port}`;
   // The page's origin is the one FELIS_CORS_ORIGINS lists (the stack's `corsOrigins`).
-  stack = await startStack({ browse: {}, corsOrigins: [pageOrigin] } as StackOptions);
+  stack = await startStack({ browse: {}, corsOrigins: [pageOrigin] });
   profile = mkdtempSync(join(tmpdir(), 'felis-chromium-'));
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
 });
