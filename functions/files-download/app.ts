@@ -24,10 +24,11 @@ import { audit } from '../../lib/http/audit.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { sendError, sendJson } from '../../lib/http/envelope.ts';
 import { requireEditor } from '../../lib/http/file-call.ts';
-import { queryPath, serverName } from '../../lib/http/file-request.ts';
+import { queryPath, rootRefusal, sentQueryPath, serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ROUTES } from '../../lib/http/routes/table.ts';
 import { CONTENT_RANGE_SHAPE, ETAG_SHAPE, rangeAsk } from '../../lib/protocol/range.ts';
+import { isRootPath, pathRefusal } from '../../lib/protocol/world-path.ts';
 
 /** A header of the Pod's answer, relayed only when it has the expected shape. */
 function relayed(res: http.IncomingMessage, name: string, shape: RegExp): string | undefined {
@@ -57,12 +58,6 @@ function requireDownloads(deps: Deps): Downloads {
   return deps.downloads;
 }
 
-/** The whole world is no file download (Felis: use the world export instead). */
-function isWorldRoot(path: string): boolean {
-  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  return parts.length === 0;
-}
-
 /**
  * The signed URL's origin: `FELIS_DOWNLOAD_BASE_URL`, or none (an origin-relative URL the panel
  * resolves against the API it called). Never the request's Host: a caller could name any origin,
@@ -81,10 +76,11 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     const path = queryPath(c, false);
     await deps.gates.enter(server, { op: 'read', path });
     requireEditor(deps);
-    if (path === '') throw new DomainError('bad_request', 'invalid', 'the ?path= query parameter is required');
+    if (path === '') throw rootRefusal(sentQueryPath(c));
     // Read once the path is known to be there (the schema asks for it); ?path= was decoded above, in Felis's order.
     const { dir } = input.query();
-    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world is not a file download; use the world export instead');
+    // The whole world is no file download (Felis: use the world export instead).
+    if (isRootPath(path)) throw new DomainError('bad_path', 'invalid', pathRefusal(sentQueryPath(c), 'names the whole world, which is not a file download; use the world export instead'));
     const downloads = requireDownloads(deps);
     const { ticket, expiresAt } = downloads.sign(server, path, dir, (currentActor() ?? BEARER).name);
     const filename = downloadFilename(path, dir);
