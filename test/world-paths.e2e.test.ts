@@ -5,13 +5,14 @@
  */
 
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { waitOp } from './support/ops.ts';
-import { FUNCTION_USER, q, type Stack, startStack } from './support/stack.ts';
+import { FUNCTION_USER, q, type Stack, startStack, TOKEN } from './support/stack.ts';
 
 describe('a leading / is the world folder', () => {
   let s: Stack;
@@ -87,6 +88,29 @@ describe('a leading / is the world folder', () => {
       assert.equal(r.body.error.message, `${JSON.stringify(sent)}: the path leads out of the world`, r.text);
     }
     assert.equal(s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 0);
+  });
+
+  test('a missing parent folder is named as the folder', async () => {
+    const digest = (b: string) => `sha-256=:${createHash('sha256').update(b).digest('base64')}:`;
+    const up = await fetch(`${s.url}/api/v1/servers/survival/files/upload?path=${q('/arch/pack.zip')}`, {
+      method: 'PUT',
+      body: 'zip',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-digest': digest('zip') },
+    });
+    const upBody = (await up.json()) as { error: { message: string } };
+    assert.equal(up.status, 404, JSON.stringify(upBody));
+    assert.equal(upBody.error.message, 'folder arch does not exist');
+    const cases: [method: string, url: string, body: unknown][] = [
+      ['PUT', `/api/v1/servers/survival/file?path=${q('/arch/a.txt')}`, { content: 'YQ==', content_sha256: createHash('sha256').update('a').digest('hex') }],
+      ['POST', `/api/v1/servers/survival/files/mkdir?path=${q('/arch/sub')}`, undefined],
+      ['POST', `/api/v1/servers/survival/files/copy?path=eula.txt`, { to: '/arch/eula.txt' }],
+      ['POST', `/api/v1/servers/survival/files/rename?path=eula.txt`, { to: '/arch/eula.txt' }],
+    ];
+    for (const [method, url, body] of cases) {
+      const r = await s.call(method, url, body);
+      assert.equal(r.status, 404, `${url}: ${r.text}`);
+      assert.equal(r.body.error.message, 'folder arch does not exist', url);
+    }
   });
 
   test('the root where an op needs a path inside it is a bad_path naming what was sent', async () => {
