@@ -91,12 +91,16 @@ describe(`file routes through the ${TIER} cluster`, () => {
     writeFileSync(join(s.dataDir, 'outside/secret.txt'), 'outside secret');
     symlinkSync('config/paper-global.yml', join(s.world, 'pg-link.yml'));
     symlinkSync(join(s.dataDir, 'outside'), join(s.world, 'out-link'));
-    for (const p of ['../../etc/passwd', '/etc/passwd', 'config/paper-global.yml', './config/paper-global.yml', 'config//paper-global.yml', 'pg-link.yml', 'out-link/secret.txt']) {
+    for (const p of ['../../etc/passwd', '/../etc/passwd', 'config/paper-global.yml', './config/paper-global.yml', 'config//paper-global.yml', 'pg-link.yml', 'out-link/secret.txt']) {
       const r = await s.call('GET', `/api/v1/servers/survival/file?path=${q(p)}`);
       assert.equal(r.status, 400, `${p}: ${r.text}`);
       assert.equal(r.body.error.code, 'bad_path', p);
       assert.doesNotMatch(r.text, /outside secret|not-for-your-eyes/);
     }
+    // A leading / is the world folder (docs/routes.md, Paths): /etc/passwd is the world's etc/passwd.
+    const rooted = await s.call('GET', `/api/v1/servers/survival/file?path=${q('/etc/passwd')}`);
+    assert.equal(rooted.status, 404, rooted.text);
+    assert.equal(rooted.body.error.message, 'etc/passwd does not exist');
     const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('out-link/secret.txt')}`, write('pwned'));
     assert.equal(w.status, 400, w.text);
     assert.equal(readFileSync(join(s.dataDir, 'outside/secret.txt'), 'utf8'), 'outside secret');

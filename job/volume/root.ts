@@ -133,6 +133,12 @@ export function toFsError(e: unknown, op: string, path: string): unknown {
   return new FsError(code, typeof syscall === 'string' ? syscall : op, path, plainReason(code, (e as { errno?: unknown }).errno));
 }
 
+/** An error's message as a caller may read it: a system error in the plain words above, naming `path`. */
+export function plainMessage(e: unknown, path: string): string {
+  const fe = toFsError(e, '', path);
+  return fe instanceof Error ? fe.message : String(fe);
+}
+
 /** `/proc/self/fd/<fd>`: the directory (or file) an fd holds, as a path the kernel resolves by object. */
 export function fdPath(fd: number): string {
   return `/proc/self/fd/${fd}`;
