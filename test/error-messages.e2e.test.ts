@@ -250,7 +250,7 @@ describe('every error code has a plain message', () => {
     file_changed: { answer: () => s.call('PUT', `${S}/file?path=eula.txt`, write('eula=false\n', { expect_sha256: sha('other') })), names: 'eula.txt' },
     file_exists: { answer: () => s.call('POST', `${S}/files/mkdir?path=${q('/config')}`), names: '/config' },
     mixed_folders: { answer: () => s.call('POST', `${S}/files/compress`, { paths: ['config/a.yml', 'plugins/b.jar'], format: 'zip' }), names: 'plugins/b.jar' },
-    batch_conflict: { answer: () => s.call('POST', `${S}/files/delete`, { paths: ['eula.txt', '/eula.txt'] }) },
+    batch_conflict: { answer: () => s.call('POST', `${S}/files/delete`, { paths: ['eula.txt', '/eula.txt'] }), names: 'eula.txt' },
     event_conflict: {
       answer: async () => {
         const id = randomUUID();
@@ -375,10 +375,12 @@ describe('every error code has a plain message', () => {
   };
 
   for (const [code, c] of Object.entries(CASES)) {
-    test(code, async () => {
+    test(code, async (t) => {
       const r = await c.answer();
       assert.equal(r.body?.error?.code, code, `${code}: ${r.status} ${r.text.slice(0, 500)}`);
       assertPlain(code, r.body.error.message, c.names);
+      // The reporter shows every message, for a reader to judge the words too.
+      t.diagnostic(`${r.status} ${r.body.error.message}`);
     });
   }
 
