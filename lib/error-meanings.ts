@@ -12,7 +12,7 @@ export const ERROR_MEANINGS = {
   bad_name:
     "server name not `^[a-z0-9-]{3,32}$` without a leading/trailing `-`; a name field (zip, compress or pull `name`, or the name a pulled answer's Content-Disposition gives) that is not one new file name by the name rule (docs/routes.md, Names) or lacks its format's ending",
   bad_path:
-    'escapes the world (`..`, absolute, links leading out), a move or restore that would take a relative link further above the world root, a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a path over 4096 bytes, a NUL byte; a path the call creates with a control or bidirectional control character (docs/routes.md, Names); unzip of a path not ending in an archive ending',
+    'escapes the world (a `..` above the root, links leading out; a leading `/` is the world folder, docs/routes.md, Paths), the root where an op needs a path inside it, a move or restore that would take a relative link further above the world root, a guarded file, a conditional write to the withheld file, a folder where a file is needed, a name over 255 bytes, a path over 4096 bytes, a NUL byte; a path the call creates with a control or bidirectional control character (docs/routes.md, Names); unzip of a path not ending in an archive ending',
   digest_required: 'a write without `content_sha256`, or an upload without a `Content-Digest` sha-256 (checked before any Job)',
   bad_digest: 'a malformed `content_sha256` or `Content-Digest` (checked before any Job)',
   digest_mismatch: 'the content is not what its SHA-256 says; nothing was changed',

@@ -91,12 +91,16 @@ describe(`file routes through the ${TIER} cluster`, () => {
     writeFileSync(join(s.dataDir, 'outside/secret.txt'), 'outside secret');
     symlinkSync('config/paper-global.yml', join(s.world, 'pg-link.yml'));
     symlinkSync(join(s.dataDir, 'outside'), join(s.world, 'out-link'));
-    for (const p of ['../../etc/passwd', '/etc/passwd', 'config/paper-global.yml', './config/paper-global.yml', 'config//paper-global.yml', 'pg-link.yml', 'out-link/secret.txt']) {
+    for (const p of ['../../etc/passwd', '/../etc/passwd', 'config/paper-global.yml', './config/paper-global.yml', 'config//paper-global.yml', 'pg-link.yml', 'out-link/secret.txt']) {
       const r = await s.call('GET', `/api/v1/servers/survival/file?path=${q(p)}`);
       assert.equal(r.status, 400, `${p}: ${r.text}`);
       assert.equal(r.body.error.code, 'bad_path', p);
       assert.doesNotMatch(r.text, /outside secret|not-for-your-eyes/);
     }
+    // A leading / is the world folder (docs/routes.md, Paths): /etc/passwd is the world's etc/passwd.
+    const rooted = await s.call('GET', `/api/v1/servers/survival/file?path=${q('/etc/passwd')}`);
+    assert.equal(rooted.status, 404, rooted.text);
+    assert.equal(rooted.body.error.message, 'etc/passwd does not exist');
     const w = await s.call('PUT', `/api/v1/servers/survival/file?path=${q('out-link/secret.txt')}`, write('pwned'));
     assert.equal(w.status, 400, w.text);
     assert.equal(readFileSync(join(s.dataDir, 'outside/secret.txt'), 'utf8'), 'outside secret');
@@ -133,14 +137,14 @@ describe(`file routes through the ${TIER} cluster`, () => {
     assert.equal(r.status, 404);
     assert.deepEqual(Object.keys(r.body.error).sort(), ['code', 'message', 'request_id']);
     assert.equal(r.body.error.code, 'not_found');
-    assert.equal(r.body.error.message, 'fileedit: no such file or directory: nope.yml does not exist');
+    assert.equal(r.body.error.message, 'nope.yml does not exist');
     const d = await s.call('DELETE', '/api/v1/servers/survival/file?path=nope.yml');
     assert.equal(d.status, 404);
     // A write makes no folders: one into a missing folder names that folder.
     const content = Buffer.from('x');
     const w = await s.call('PUT', '/api/v1/servers/survival/file?path=nope/deeper/x.yml', { content: content.toString('base64'), content_sha256: sha(content) });
     assert.equal(w.status, 404, JSON.stringify(w.body));
-    assert.equal(w.body.error.message, 'fileedit: no such file or directory: folder nope/deeper does not exist');
+    assert.equal(w.body.error.message, 'folder nope/deeper does not exist');
   });
 
   test('a file over 1 MiB is 413 too_large from the Job; over 256 KiB of content is refused before any Job', async () => {

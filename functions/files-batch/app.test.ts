@@ -60,7 +60,7 @@ test('move and chmod: their ops and audit actions; only what was done is audited
 
 test("the Job's refusal of the first bad item answers its code with its path in the envelope; not audited", async () => {
   const k = kit(() => {
-    throw new FileEditError('bad_path', '../x: path escapes from parent', '../x');
+    throw new FileEditError('bad_path', '"../x": the path leads out of the world', '../x');
   });
   const r = await k.call('POST', `${S}/files/delete`, { paths: ['a', '../x'] });
   assert.equal(r.status, 400);

@@ -18,19 +18,19 @@ import { BatchTooLargeError } from '../../lib/job-spec/render.ts';
 import { type Batch, fitsOneJob } from '../../lib/protocol/batch-env.ts';
 import type { BatchOp } from '../../lib/protocol/ops.ts';
 
-/** `paths` gives every item's path and whether the call creates it (a move's `to`: held to the name rule's characters too). */
-async function runBatch(
-  c: Context,
-  deps: Deps,
-  op: BatchOp,
-  action: string,
-  read: () => Promise<Batch>,
-  paths: (b: Batch) => [string, boolean][],
-  done: (b: Batch, done: Set<string>) => unknown[],
-): Promise<Response> {
+/**
+ * The batch with every item's path by the one path rule (a move's `to`, which the call creates,
+ * held to the name rule's characters too); the first refused item is answered, naming it.
+ */
+function inWorld(b: Batch): Batch {
+  if ('paths' in b) return { ...b, paths: b.paths.map((p) => checkItemPath(p)) };
+  if ('moves' in b) return { ...b, moves: b.moves.map((m) => ({ ...m, from: checkItemPath(m.from), to: checkItemPath(m.to, true) })) };
+  return { ...b, files: b.files.map((x) => ({ ...x, path: checkItemPath(x.path) })) };
+}
+
+async function runBatch(c: Context, deps: Deps, op: BatchOp, action: string, read: () => Promise<Batch>, done: (b: Batch, done: Set<string>) => unknown[]): Promise<Response> {
   const f = await openBatchCall(c, deps, op);
-  const batch = await read();
-  for (const [p, created] of paths(batch)) checkItemPath(p, created);
+  const batch = inWorld(await read());
   if (!fitsOneJob(batch)) throw new BatchTooLargeError();
   const out = await underWorldLock(deps, f, () => f.editor.batch(f.target, op, batch, f.signal));
   const key = op === 'delete-many' ? 'paths' : op === 'move-many' ? 'moves' : 'files';
@@ -41,40 +41,7 @@ async function runBatch(
 }
 
 export const filesBatch = defineFunction('files-batch', (deps) => ({
-  'files.delete_many': (c, input) =>
-    runBatch(
-      c,
-      deps,
-      'delete-many',
-      'file.delete',
-      input.body,
-      (b) => ('paths' in b ? b.paths.map((p): [string, boolean] => [p, false]) : []),
-      (b, d) => ('paths' in b ? b.paths.filter((p) => d.has(p)) : []),
-    ),
-  'files.move': (c, input) =>
-    runBatch(
-      c,
-      deps,
-      'move-many',
-      'file.move',
-      input.body,
-      (b) =>
-        'moves' in b
-          ? b.moves.flatMap((m): [string, boolean][] => [
-              [m.from, false],
-              [m.to, true],
-            ])
-          : [],
-      (b, d) => ('moves' in b ? b.moves.filter((m) => d.has(m.from)) : []),
-    ),
-  'files.chmod': (c, input) =>
-    runBatch(
-      c,
-      deps,
-      'chmod-many',
-      'file.chmod',
-      input.body,
-      (b) => ('files' in b ? b.files.map((x): [string, boolean] => [x.path, false]) : []),
-      (b, d) => ('files' in b ? b.files.filter((x) => d.has(x.path)) : []),
-    ),
+  'files.delete_many': (c, input) => runBatch(c, deps, 'delete-many', 'file.delete', input.body, (b, d) => ('paths' in b ? b.paths.filter((p) => d.has(p)) : [])),
+  'files.move': (c, input) => runBatch(c, deps, 'move-many', 'file.move', input.body, (b, d) => ('moves' in b ? b.moves.filter((m) => d.has(m.from)) : [])),
+  'files.chmod': (c, input) => runBatch(c, deps, 'chmod-many', 'file.chmod', input.body, (b, d) => ('files' in b ? b.files.filter((x) => d.has(x.path)) : [])),
 }));

@@ -29,16 +29,17 @@ import { sendOpAccepted } from '../../lib/http/op-accepted.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { pathNamesWorkingFile } from '../../lib/protocol/working-names.ts';
+import { IS_ROOT, pathRefusal } from '../../lib/protocol/world-path.ts';
 import { backgroundFromListing, sourceAt } from './known-kind.ts';
 
-/** `to` must name a new path inside the world, by the name rule: refused here before any Job when it plainly cannot. */
-function checkTo(to: string): void {
-  checkNewPath(to);
-  const bad = (why: string) => new DomainError('bad_path', 'invalid', `to ${why}`);
+/** `to` must name a new path inside the world, by the path and name rules: refused here before any Job when it plainly cannot. */
+function checkTo(sent: string): string {
+  const to = checkNewPath(sent);
+  const bad = (why: string) => new DomainError('bad_path', 'invalid', pathRefusal(sent, why));
   const n = posix.normalize(to);
-  if (to === '' || n === '.' || n === './') throw bad('must name a new path inside the world');
-  if (to.startsWith('/') || n === '..' || n.startsWith('../')) throw bad('must be a path inside the world');
-  if (pathNamesWorkingFile(n)) throw bad("names one of the editor's working files");
+  if (n === '.' || n === './') throw bad(`of to ${IS_ROOT}`);
+  if (pathNamesWorkingFile(n)) throw bad("of to names one of the editor's working files");
+  return to;
 }
 
 /** True when a serving browse session shows the source is a folder or a big regular file; never starts one. */
@@ -52,8 +53,8 @@ async function knownBackground(deps: Deps, f: FileCall): Promise<boolean> {
 export const filesCopy = defineFunction('files-copy', (deps) => ({
   'files.copy': async (c, input) => {
     const f = await openFileCall(c, deps, 'copy');
-    const { to } = await input.body();
-    if (to !== undefined) checkTo(to);
+    const body = await input.body();
+    const to = body.to === undefined ? undefined : checkTo(body.to);
     const req = { op: 'copy' as const, path: f.path, ...(to !== undefined ? { to } : {}) };
     const say = (extra: Record<string, unknown>) => audit(deps.logger, c.get('requestId'), 'file.copy', f.target.server, f.path, { ...(to !== undefined ? { to } : {}), ...extra });
     // A redelivered event whose first delivery went to the background answers that op again.

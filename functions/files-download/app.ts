@@ -26,12 +26,13 @@ import { audit } from '../../lib/http/audit.ts';
 import type { Deps } from '../../lib/http/deps.ts';
 import { sendError, sendJson } from '../../lib/http/envelope.ts';
 import { requireEditor } from '../../lib/http/file-call.ts';
-import { queryPath, serverName } from '../../lib/http/file-request.ts';
+import { queryPath, rootRefusal, sentQueryPath, serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ROUTES } from '../../lib/http/routes/table.ts';
 import type { Target } from '../../lib/job-spec/types.ts';
 import { CONTENT_RANGE_SHAPE, ETAG_SHAPE, rangeAsk } from '../../lib/protocol/range.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
+import { isRootPath, pathRefusal } from '../../lib/protocol/world-path.ts';
 
 /** A header of the Pod's answer, relayed only when it has the expected shape. */
 function relayed(res: http.IncomingMessage, name: string, shape: RegExp): string | undefined {
@@ -59,12 +60,6 @@ function alreadySent(): Response {
 function requireDownloads(deps: Deps): Downloads {
   if (!deps.downloads) throw new DomainError('export_unavailable', 'unavailable', 'downloads are not configured (no job key)');
   return deps.downloads;
-}
-
-/** The whole world is no file download (Felis points to its world export, which this API has not). */
-function isWorldRoot(path: string): boolean {
-  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  return parts.length === 0;
 }
 
 /**
@@ -104,10 +99,11 @@ export const filesDownload = defineFunction('files-download', (deps) => ({
     const path = queryPath(c, false);
     const target = await deps.gates.enter(server, { op: 'read', path });
     requireEditor(deps);
-    if (path === '') throw new DomainError('bad_request', 'invalid', 'the ?path= query parameter is required');
+    if (path === '') throw rootRefusal(sentQueryPath(c));
     // Read once the path is known to be there (the schema asks for it); ?path= was decoded above, in Felis's order.
     const { dir } = input.query();
-    if (isWorldRoot(path)) throw new DomainError('bad_path', 'invalid', 'the whole world cannot be downloaded at once; sign each of its folders with dir=true');
+    if (isRootPath(path))
+      throw new DomainError('bad_path', 'invalid', pathRefusal(sentQueryPath(c), 'names the whole world, which cannot be downloaded at once; sign each of its folders with dir=true'));
     const downloads = requireDownloads(deps);
     if (!dir && (await isFolder(deps, target, path, c.req.raw.signal))) {
       throw new DomainError('bad_path', 'invalid', `${path.replace(/\/+$/, '')} is a folder; sign it with dir=true`);

@@ -64,8 +64,8 @@ export const filesPull = defineFunction('files-pull', (deps) => ({
     const server = serverName(c);
     const body = await input.body();
     const url = checkPullUrl(body.url);
-    // '' and '/' are the world's root; otherwise a folder inside it.
-    const path = body.path === '/' ? '' : checkPath(body.path.replace(/\/+$/, ''));
+    // '' and '/' are the world's root (the one path rule); otherwise a folder inside it.
+    const path = checkPath(body.path).replace(/\/+$/, '');
     if (body.name !== undefined) checkPullName(body.name);
     const access = { op: 'pull' as const, path: path === '' ? '.' : path };
     const target = await deps.gates.enter(server, access);

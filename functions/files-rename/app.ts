@@ -10,9 +10,9 @@ import { defineFunction } from '../../lib/http/routes/register.ts';
 export const filesRename = defineFunction('files-rename', (deps) => ({
   'files.rename': async (c, input) => {
     const f = await openFileCall(c, deps, 'rename');
-    const { to } = await input.body();
-    if (!to) throw new DomainError('bad_request', 'invalid', 'the to field is required');
-    checkNewPath(to);
+    const body = await input.body();
+    if (!body.to) throw new DomainError('bad_request', 'invalid', 'the to field is required');
+    const to = checkNewPath(body.to);
     await underWorldLock(deps, f, () => f.editor.rename(f.target, f.path, to, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.rename', f.target.server, f.path, { to });
     return sendJson(c, 200, { path: f.path, to, status: 'renamed' });

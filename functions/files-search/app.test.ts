@@ -80,7 +80,7 @@ test("the Job's refusals are the envelope's: a missing folder 404 not_found, a f
   const missing = await k.call('GET', '/api/v1/servers/survival/files/search?path=nope&q=level');
   assert.equal(missing.status, 404);
   assert.equal(envelopeOf(missing).code, 'not_found');
-  err = new FileEditError('bad_path', 'readdirent server.properties: not a directory');
+  err = new FileEditError('bad_path', 'server.properties is not a folder, or a name on the way to it is a file');
   const file = await k.call('GET', '/api/v1/servers/survival/files/search?path=server.properties&q=level');
   assert.equal(file.status, 400);
   assert.equal(envelopeOf(file).code, 'bad_path');

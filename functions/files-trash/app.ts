@@ -38,7 +38,8 @@ export const filesTrash = defineFunction('files-trash', (deps) => ({
     const f = await openBatchCall(c, deps, 'trash-restore');
     const id = recordId(c);
     const body = await input.body();
-    const to = body.to === undefined ? undefined : checkItemPath(body.to);
+    // `/` is the world folder: `.`, since no `to` means where each path was.
+    const to = body.to === undefined ? undefined : checkItemPath(body.to) || '.';
     const out = await underWorldLock(deps, f, () => f.editor.trashRestore(f.target, id, to || undefined, f.signal));
     audit(deps.logger, c.get('requestId'), 'file.trash.restore', f.target.server, id, { restored: out.restored, ...(to ? { to } : {}) });
     return sendJson(c, 200, { id, restored: out.restored });

@@ -20,9 +20,10 @@ export const filesUnzip = defineFunction('files-unzip', (deps) => ({
     const overwrite = body.overwrite ?? false;
     if (body.to !== undefined) {
       if (body.to === '') throw new DomainError('bad_request', 'invalid', 'invalid request: to: leave it out to extract next to the archive, or name a folder');
-      checkPath(body.to);
     }
-    const req = { op: 'unzip' as const, path: f.path, overwrite, ...(body.to !== undefined ? { to: body.to } : {}) };
+    // `/` is the world folder: `.`, since an empty `to` would mean the archive's own folder.
+    const to = body.to === undefined ? undefined : checkPath(body.to) || '.';
+    const req = { op: 'unzip' as const, path: f.path, overwrite, ...(to !== undefined ? { to } : {}) };
     // A redelivered event answers the op its first delivery started, which now holds the world.
     const earlier = await f.editor.earlierOp(f.target.server, req);
     if (earlier) return sendOpAccepted(c, f.target.server, earlier.id, { op: earlier });

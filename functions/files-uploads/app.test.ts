@@ -154,7 +154,8 @@ test('a commit whose receiver Job cannot be listed answers the op as just starte
 test('begin refusals: bad path, bad size, one session per server, the server running', async () => {
   for (const [url, body, status, code] of [
     [`${BASE}?path=..%2Fa.jar`, { size: 1 }, 400, 'bad_path'],
-    [`${BASE}?path=%2Fetc%2Fa.jar`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=%2F..%2Fa.jar`, { size: 1 }, 400, 'bad_path'],
+    [`${BASE}?path=%2F`, { size: 1 }, 400, 'bad_path'],
     [`${BASE}?path=plugins%2F..`, { size: 1 }, 400, 'bad_path'],
     [`${BASE}?path=${'a'.repeat(256)}`, { size: 1 }, 400, 'bad_path'],
     [`${BASE}?path=plugins%2Fevil%E2%80%AErav.jar`, { size: 1 }, 400, 'bad_path'],

@@ -23,7 +23,7 @@ import { pathHasWorkingName, reservedMessage } from '../runtime/working-files.ts
 import { bestEffort, fail, msg } from '../volume/failure.ts';
 import { PROPERTIES_PATH } from '../volume/guard.ts';
 import { clean, dir, join } from '../volume/pathutil.ts';
-import { atPath } from '../volume/root.ts';
+import { atPath, plainMessage } from '../volume/root.ts';
 import { countTree, type Guard, judgeOf } from './count.ts';
 import { type TrashRecord, writeRecord } from './record.ts';
 import { entryAt, removeMade } from './recover.ts';
@@ -118,7 +118,7 @@ function keepGuarded(ctx: OpContext, fd: number, r: TrashRecord, dest: string[],
       items.flatMap((i) => (i.guard === 'secret' ? (i.withheld ?? []) : [])),
     );
   } catch (e) {
-    return fail('bad_path', `the withheld contents of ${r.id} could not be recorded before it is put back (${(e as Error).message}); nothing was restored`);
+    return fail('bad_path', `the withheld contents of ${r.id} could not be recorded before it is put back (${plainMessage(e, r.id)}); nothing was restored`);
   }
   return null;
 }
@@ -225,7 +225,7 @@ export function restoreRecord(ctx: OpContext, trash: Trash, fd: number, r: Trash
     if (e instanceof RestoreFailed) return e.result;
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOSPC' || code === 'EDQUOT') return fail('no_space', `the server's volume is full; nothing of ${r.id} was restored`);
-    return fail('bad_path', `${r.id} could not be restored (${(e as Error).message}); nothing was changed`);
+    return fail('bad_path', `${r.id} could not be restored (${plainMessage(e, r.id)}); nothing was changed`);
   }
   bestEffort(() => ctx.syncfs(ctx.root.dir));
   trash.forget(r.id);

@@ -25,8 +25,10 @@
  */
 import fs from 'node:fs';
 import { getSystemErrorMessage } from 'node:util';
+import { shownName } from '../../lib/protocol/names.ts';
 // A cycle (working-files uses this module's fd paths); only called at run time, never at load.
 import { isWorkingName } from '../../lib/protocol/working-names.ts';
+import { LEADS_OUT, pathRefusal } from '../../lib/protocol/world-path.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -38,56 +40,46 @@ const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
  */
 export const MAX_SYMLINK_HOPS = 8;
 
-/** errno names → Go's syscall.Errno texts (what the original's error strings contain). */
-const GO_ERRNO_TEXT: Record<string, string> = {
-  ENOENT: 'no such file or directory',
-  ENOTDIR: 'not a directory',
-  EISDIR: 'is a directory',
-  ELOOP: 'too many levels of symbolic links',
-  ENAMETOOLONG: 'file name too long',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EEXIST: 'file exists',
-  ENOTEMPTY: 'directory not empty',
-  EINVAL: 'invalid argument',
-  ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded',
-  EROFS: 'read-only file system',
-  EXDEV: 'invalid cross-device link',
-  EBUSY: 'device or resource busy',
-  EMFILE: 'too many open files',
-  ENFILE: 'too many open files in system',
-  EIO: 'input/output error',
-  ETXTBSY: 'text file busy',
-  EBADF: 'bad file descriptor',
-  EMLINK: 'too many links',
-  EFBIG: 'file too large',
+/**
+ * errno names → what they mean to a caller, in plain words after the caller's path: the one place
+ * a system error becomes words. No syscall name and no `/proc/self/fd/…` path reaches a message.
+ */
+const PLAIN: Record<string, string> = {
+  ENOENT: 'does not exist',
+  ENOTDIR: 'is not a folder, or a name on the way to it is a file',
+  EISDIR: 'is a folder, not a file',
+  ELOOP: `goes through more than ${MAX_SYMLINK_HOPS} links in a row`,
+  ENAMETOOLONG: 'has a name that is too long',
+  EACCES: 'cannot be reached: permission denied',
+  EPERM: 'cannot be changed: the operation is not permitted',
+  EEXIST: 'already exists',
+  ENOTEMPTY: 'is a folder that is not empty',
+  EINVAL: 'is not a valid path for this',
+  ENOSPC: "cannot be written: the server's volume is full",
+  EDQUOT: "cannot be written: the server's volume quota is used up",
+  EROFS: 'cannot be changed: the volume is read-only',
+  EXDEV: 'cannot be moved across volumes',
+  EBUSY: 'is in use',
+  EMFILE: 'cannot be opened now: too many open files',
+  ENFILE: 'cannot be opened now: too many open files',
+  EIO: 'could not be read or written: the volume reported an input/output error',
+  ETXTBSY: 'is in use',
+  EBADF: 'could not be reached',
+  EMLINK: 'has too many links',
+  EFBIG: 'would be too large',
 };
 
-/** Node syscall names → the *at() names the original reports. */
-const GO_OP: Record<string, string> = {
-  open: 'openat',
-  mkdir: 'mkdirat',
-  rename: 'renameat',
-  unlink: 'unlinkat',
-  rmdir: 'unlinkat',
-  lstat: 'fstatat',
-  stat: 'fstatat',
-  fstat: 'fstat',
-  readlink: 'readlinkat',
-  opendir: 'readdirent',
-  scandir: 'readdirent',
-  fsync: 'sync',
-  fchmod: 'fchmod',
-};
-
-/** A filesystem error with a Go-style message: `<op> <path>: <reason>`; `code` is the errno name. */
+/**
+ * A filesystem error in plain words naming the caller's path (`plugins/x.yml is a folder, not a
+ * file`; an escape in the one path wording of lib/protocol/world-path.ts); `code` is the errno
+ * name, `op` the step that failed (for the log, never the message).
+ */
 export class FsError extends Error {
   readonly code: string;
   readonly op: string;
   readonly path: string;
   constructor(code: string, op: string, path: string, reason: string) {
-    super(`${op} ${path}: ${reason}`);
+    super(code === ESCAPE ? pathRefusal(path, reason) : `${shownPath(path)} ${reason}`);
     this.name = 'FsError';
     this.code = code;
     this.op = op;
@@ -95,11 +87,16 @@ export class FsError extends Error {
   }
 }
 
+/** A path as a message names it: the root as the world folder. */
+export function shownPath(path: string): string {
+  return path === '' || path === '.' ? 'the world folder' : shownName(path);
+}
+
 /** The code of a path escape (Go's errPathEscapes). */
 export const ESCAPE = 'EESCAPE';
 
 function escapeError(op: string, path: string): FsError {
-  return new FsError(ESCAPE, op, path, 'path escapes from parent');
+  return new FsError(ESCAPE, op, path, LEADS_OUT);
 }
 
 /** The errno name of an error, if it has one. */
@@ -113,6 +110,17 @@ export function isNotExist(e: unknown): boolean {
   return errCode(e) === 'ENOENT';
 }
 
+/** The plain words of an errno name (the system's own text, lowercased, for one not listed). */
+export function plainReason(code: string, errno?: unknown): string {
+  const plain = PLAIN[code];
+  if (plain !== undefined) return plain;
+  try {
+    return `failed: ${(typeof errno === 'number' ? getSystemErrorMessage(errno) : code).toLowerCase()}`;
+  } catch {
+    return `failed: ${code.toLowerCase()}`;
+  }
+}
+
 /**
  * Turns a Node fs error into an FsError labelled with the caller's path (never the internal
  * `/proc/self/fd/...` path). FsErrors and errors without an errno pass through unchanged.
@@ -121,18 +129,14 @@ export function toFsError(e: unknown, op: string, path: string): unknown {
   if (e instanceof FsError) return e;
   const code = errCode(e);
   if (code === undefined || !/^E[A-Z0-9]+$/.test(code)) return e;
-  const errno = (e as { errno?: unknown }).errno;
-  let reason = GO_ERRNO_TEXT[code];
-  if (reason === undefined) {
-    try {
-      reason = typeof errno === 'number' ? getSystemErrorMessage(errno) : code.toLowerCase();
-    } catch {
-      reason = code.toLowerCase();
-    }
-  }
   const syscall = (e as { syscall?: unknown }).syscall;
-  const goOp = typeof syscall === 'string' ? (GO_OP[syscall] ?? syscall) : op;
-  return new FsError(code, goOp, path, reason);
+  return new FsError(code, typeof syscall === 'string' ? syscall : op, path, plainReason(code, (e as { errno?: unknown }).errno));
+}
+
+/** An error's message as a caller may read it: a system error in the plain words above, naming `path`. */
+export function plainMessage(e: unknown, path: string): string {
+  const fe = toFsError(e, '', path);
+  return fe instanceof Error ? fe.message : String(fe);
 }
 
 /** `/proc/self/fd/<fd>`: the directory (or file) an fd holds, as a path the kernel resolves by object. */
@@ -297,8 +301,8 @@ export class WorldRoot {
    */
   #walk<T>(path: string, op: string, onName: (dirFd: number, name: string) => Step<T>, onDir: (dirFd: number) => T, finalMustBeDir = false): Walked<T> {
     if (this.#closed) throw new Error('world root is closed');
-    if (path.includes('\0')) throw new FsError('EINVAL', op, path, 'invalid argument');
-    if (path === '') throw new FsError('EINVAL', op, path, 'empty path');
+    if (path.includes('\0')) throw new FsError('EINVAL', op, path, 'holds a NUL byte');
+    if (path === '') throw new FsError('EINVAL', op, path, 'is empty');
     if (path.startsWith('/')) throw escapeError(op, path);
 
     const queue = path.split('/').filter((s) => s !== '' && s !== '.');
@@ -320,7 +324,7 @@ export class WorldRoot {
           continue;
         }
         // The ops' working names are not the world's: nothing is there, however the path got here.
-        if (isWorkingName(c)) throw new FsError('ENOENT', op, path, GO_ERRNO_TEXT.ENOENT);
+        if (isWorkingName(c)) throw new FsError('ENOENT', op, path, PLAIN.ENOENT);
         this.#beforeStep?.(names.length > 0 ? `${names.join('/')}/${c}` : c);
         const last = queue.length === 0;
         let link: string | null = null;
@@ -348,7 +352,7 @@ export class WorldRoot {
           }
         }
         hops++;
-        if (hops > MAX_SYMLINK_HOPS) throw new FsError('ELOOP', op, path, GO_ERRNO_TEXT.ELOOP);
+        if (hops > MAX_SYMLINK_HOPS) throw new FsError('ELOOP', op, path, PLAIN.ELOOP);
         if (link.startsWith('/') || link === '') throw escapeError(op, path);
         if (last && /(^|\/)\.?$/.test(link)) mustBeDir = true; // target "dir/" or "dir/." names a directory
         queue.unshift(...link.split('/').filter((s) => s !== '' && s !== '.'));

@@ -8,14 +8,18 @@ import { EDIT_ERRORS, type EditErrorKind, isEditErrorKind } from '../protocol/ed
 
 export { EDIT_ERRORS, type EditErrorKind, isEditErrorKind };
 
-/** A caller-fault outcome. Its message (the sentinel text, then the Job's own) reaches the caller. */
+/**
+ * A caller-fault outcome. Its message reaches the caller: the Job's own, which names the path in
+ * plain words, else the code's sentinel text (never both: the Job's says it better, and the
+ * two together read twice, "file already exists: x already exists").
+ */
 export class FileEditError extends DomainError {
   /** The Job's result code (the envelope code is EDIT_ERRORS[kind].code). */
   readonly kind: EditErrorKind;
   /** `path`: the item of a batch it refuses (the envelope's `path`). */
   constructor(kind: EditErrorKind, detail?: string, path?: string) {
     const e = EDIT_ERRORS[kind];
-    super(e.code, e.kind, `fileedit: ${e.text}${detail ? ': ' + detail : ''}`, path === undefined ? {} : { details: { path } });
+    super(e.code, e.kind, detail || e.text, path === undefined ? {} : { details: { path } });
     this.name = 'FileEditError';
     this.kind = kind;
   }

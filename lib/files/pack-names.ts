@@ -8,6 +8,7 @@
 import { DomainError } from '../errors.ts';
 import type { PackFormat } from '../protocol/pack-format.ts';
 import { isWorkingName } from '../protocol/working-names.ts';
+import { pathRefusal, worldPath } from '../protocol/world-path.ts';
 import { BadNameError, checkNameField } from './name-field.ts';
 
 export { isPackFormat, PACK_FORMATS, type PackFormat } from '../protocol/pack-format.ts';
@@ -55,7 +56,7 @@ export class MixedFoldersError extends DomainError {
 /** A path of a selection no archive can take (400 bad_path), named in the details. */
 export class SelectionPathError extends DomainError {
   constructor(path: string, why: string) {
-    super('bad_path', 'invalid', `${path}: ${why}`, { details: { path } });
+    super('bad_path', 'invalid', pathRefusal(path, why), { details: { path } });
     this.name = 'SelectionPathError';
   }
 }
@@ -68,8 +69,8 @@ export interface Selection {
 }
 
 /**
- * The folder of a selection and its clean names, or a throw: a path that climbs (`..`) or starts at
- * `/`, the root itself, a working name, the same path twice (`a` and `./a/` are one), or paths in
+ * The folder of a selection and its clean names (a leading `/` is the world folder, by the one path
+ * rule of lib/protocol/world-path.ts), or a throw naming the path as sent: a path that climbs (`..`), the root itself, a working name, the same path twice (`a` and `./a/` are one), or paths in
  * different folders. The count (1 to the batch limit) is the schema's; the Job checks every
  * path's existence and kind itself.
  */
@@ -78,10 +79,11 @@ export function selectionOf(paths: readonly string[]): Selection {
   const seen = new Set<string>();
   const names: string[] = [];
   for (const p of paths) {
-    if (p.startsWith('/')) throw new SelectionPathError(p, 'a path is relative to the world, not absolute');
-    const segs = p.split('/').filter((s) => s !== '' && s !== '.');
-    if (segs.includes('..')) throw new SelectionPathError(p, 'a path cannot climb out with ..');
-    if (segs.length === 0) throw new SelectionPathError(p === '' ? '.' : p, "the world's root itself cannot be packed: name what is in it");
+    const inWorld = worldPath(p);
+    if (inWorld.refusal !== undefined) throw new DomainError('bad_path', 'invalid', inWorld.refusal, { details: { path: p } });
+    const segs = inWorld.path.split('/').filter((s) => s !== '' && s !== '.');
+    if (segs.includes('..')) throw new SelectionPathError(p, 'climbs with .., which a selection cannot');
+    if (segs.length === 0) throw new SelectionPathError(p, 'names the world folder itself, which cannot be packed: name what is in it');
     if (segs.some(isWorkingName)) throw new SelectionPathError(p, 'names a working file, which is never packed');
     const name = segs.join('/');
     if (seen.has(name)) throw new SelectionPathError(p, 'is named twice');
@@ -91,6 +93,6 @@ export function selectionOf(paths: readonly string[]): Selection {
     else if (parent !== folder) throw new MixedFoldersError(folder, parent, p);
     names.push(name);
   }
-  if (folder === undefined) throw new SelectionPathError('.', 'nothing to pack: give at least one path');
+  if (folder === undefined) throw new DomainError('bad_path', 'invalid', 'nothing to pack: give at least one path', { details: { path: '.' } });
   return { folder, names };
 }

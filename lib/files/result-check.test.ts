@@ -7,11 +7,12 @@ test('the seven codes become typed errors carrying the Job message', () => {
   for (const kind of Object.keys(EDIT_ERRORS)) {
     assert.throws(
       () => checkResult({ code: kind, error: 'foo.yml does not exist' }),
-      (e: Error) => e instanceof FileEditError && e.kind === kind && e.message.endsWith(': foo.yml does not exist'),
+      (e: Error) => e instanceof FileEditError && e.kind === kind && e.message === 'foo.yml does not exist',
     );
   }
-  assert.throws(() => checkResult({ code: 'not_found', error: 'foo.yml does not exist' }), {
-    message: 'fileedit: no such file or directory: foo.yml does not exist',
+  // The Job's message alone: no internal prefix, no sentinel text before it saying it twice.
+  assert.throws(() => checkResult({ code: 'exists', error: 'notes/hi.txt already exists' }), {
+    message: 'notes/hi.txt already exists',
   });
 });
 

@@ -48,10 +48,12 @@ const EDIT_STATUS: Record<EditErrorKind, number> = {
 test('every file editor result code has its status and envelope code, with the Job message', async () => {
   assert.deepEqual(Object.keys(EDIT_STATUS).sort(), Object.keys(EDIT_ERRORS).sort());
   for (const kind of Object.keys(EDIT_ERRORS) as EditErrorKind[]) {
-    const { r, e } = await answer(() => new FileEditError(kind, 'a.txt'));
+    const { r, e } = await answer(() => new FileEditError(kind, 'a.txt does not do that'));
     assert.equal(r.status, EDIT_STATUS[kind], kind);
     assert.equal(e.code, EDIT_ERRORS[kind].code, kind);
-    assert.equal(e.message, `fileedit: ${EDIT_ERRORS[kind].text}: a.txt`);
+    // The Job's message alone: no internal prefix, no sentinel text doubling it.
+    assert.equal(e.message, 'a.txt does not do that');
+    assert.equal((await answer(() => new FileEditError(kind))).e.message, EDIT_ERRORS[kind].text, `${kind}: the sentinel when the Job said nothing`);
   }
 });
 

@@ -12,8 +12,8 @@ import type { Target } from '../job-spec/types.ts';
 import { NotStoppedError } from '../maintenance/errors.ts';
 import { type Op, opHas } from '../protocol/ops.ts';
 import type { Deps } from './deps.ts';
-import { ApiError, badRequest } from './envelope.ts';
-import { queryPath, serverName } from './file-request.ts';
+import { ApiError } from './envelope.ts';
+import { queryPath, rootRefusal, sentQueryPath, serverName } from './file-request.ts';
 import { preferWaitSeconds } from './prefer.ts';
 
 export interface FileCall {
@@ -34,14 +34,14 @@ export function requireEditor(deps: Deps): FilesEditor {
   return deps.editor;
 }
 
-/** Only an op whose contract says so (a listing, a search) takes an empty path, the root. */
+/** Only an op whose contract says so (a listing, a search) takes the root (`?path=`, `/`). */
 export async function openFileCall(c: Context, deps: Deps, op: Op): Promise<FileCall> {
   const server = serverName(c);
   const path = queryPath(c, false);
   const access: FileAccess = { op, path };
   const target = await enter(deps, server, access);
   const editor = requireEditor(deps);
-  if (path === '' && !opHas(op, 'rootPath')) throw badRequest('the ?path= query parameter is required');
+  if (path === '' && !opHas(op, 'rootPath')) throw rootRefusal(sentQueryPath(c));
   const waitSeconds = preferWaitSeconds(c.req.header('prefer'));
   const preferenceApplied = () => c.header('Preference-Applied', `wait=${waitSeconds}`);
   return { target, path, editor, signal: c.req.raw.signal, access, waitSeconds, preferenceApplied };

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { $ZodType, output } from 'zod/v4/core';
 import { DomainError } from '../errors.ts';
-import { newPathFault, newPathRefusal, pathLimitFault, shownName } from '../protocol/names.ts';
+import { IS_ROOT, pathRefusal, worldPath } from '../protocol/world-path.ts';
 import { ApiError, badRequest } from './envelope.ts';
 
 const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
@@ -19,15 +19,31 @@ export function serverName(c: Context): string {
   return name;
 }
 
+const PATH_REQUIRED = 'the ?path= query parameter is required';
+
 /**
- * `?path=`: required except for listings (empty = the root). Passed to the Job verbatim. Decoded
- * strictly: a broken percent-escape or bytes that are not UTF-8 are refused, where a lenient
- * decoder would keep the text literally and create a file named `%FF`.
+ * `?path=`: required except for listings (empty = the root), by the one path rule
+ * (lib/protocol/world-path.ts: a leading `/` is the world folder). Decoded strictly: a broken
+ * percent-escape or bytes that are not UTF-8 are refused, where a lenient decoder would keep the
+ * text literally and create a file named `%FF`.
  */
 export function queryPath(c: Context, required: boolean): string {
-  const path = rawQueryParam(c.req.url, 'path') ?? '';
-  if (required && path === '') throw badRequest('the ?path= query parameter is required');
-  return checkPath(path);
+  const sent = sentQueryPath(c);
+  if (required && sent === '') throw badRequest(PATH_REQUIRED);
+  return checkPath(sent);
+}
+
+/** `?path=` as the caller sent it (decoded), `` when absent. */
+export function sentQueryPath(c: Context): string {
+  return rawQueryParam(c.req.url, 'path') ?? '';
+}
+
+/**
+ * The refusal of the root where an op needs a path inside it: none sent is a missing parameter,
+ * `/` (or another spelling of the root) a `bad_path` naming it.
+ */
+export function rootRefusal(sent: string): ApiError {
+  return sent === '' ? badRequest(PATH_REQUIRED) : new ApiError(400, 'bad_path', pathRefusal(sent, IS_ROOT));
 }
 
 /** The first `name` parameter of a URL's query, strictly decoded; undefined when absent. */
@@ -72,32 +88,32 @@ export function strictDecode(raw: string): string | undefined {
 }
 
 /**
- * Refuses, before any Job, a path no file can have (the limits of lib/protocol/names.ts): a NUL
- * byte (it could not even reach the Job's argv), a name over 255 bytes, or over 4096 bytes in all.
- * Everything else is the Job's to judge.
+ * A path as the Job takes it, by the one path rule (lib/protocol/world-path.ts): leading `/`s
+ * dropped, refused (400 bad_path, naming what was sent) before any Job when a `..` climbs out of
+ * the world or no file can have it (a NUL byte, which could not even reach the Job's argv, a name
+ * over 255 bytes, over 4096 bytes in all). Everything else is the Job's to judge.
  */
-export function checkPath(path: string): string {
-  const fault = pathLimitFault(path);
-  if (fault) throw new ApiError(400, 'bad_path', `the path ${fault}`);
-  return path;
+export function checkPath(sent: string): string {
+  const p = worldPath(sent);
+  if (p.refusal !== undefined) throw new ApiError(400, 'bad_path', p.refusal);
+  return p.path;
 }
 
 /**
- * A path the call creates (an upload's, a new folder's, a copy's or a move's destination): the
- * limits, and no name in it with a control or bidirectional control character (400 bad_path).
+ * A path the call creates (an upload's, a new folder's, a copy's or a move's destination):
+ * `checkPath`, and no name in it with a control or bidirectional control character.
  */
-export function checkNewPath(path: string): string {
-  checkPath(path);
-  const refusal = newPathRefusal(path);
-  if (refusal) throw new ApiError(400, 'bad_path', refusal);
-  return path;
+export function checkNewPath(sent: string): string {
+  const p = worldPath(sent, true);
+  if (p.refusal !== undefined) throw new ApiError(400, 'bad_path', p.refusal);
+  return p.path;
 }
 
 /** `checkPath` (`checkNewPath` for an item the call creates) for one item of many: its refusal names the item, in the envelope's `path`. */
-export function checkItemPath(path: string, created = false): string {
-  const fault = pathLimitFault(path) ?? (created ? newPathFault(path) : undefined);
-  if (fault) throw new DomainError('bad_path', 'invalid', `${shownName(path)}: the path ${fault}`, { details: { path } });
-  return path;
+export function checkItemPath(sent: string, created = false): string {
+  const p = worldPath(sent, created);
+  if (p.refusal !== undefined) throw new DomainError('bad_path', 'invalid', p.refusal, { details: { path: sent } });
+  return p.path;
 }
 
 /** A JSON body, at most `max` bytes (1 MiB), validated by a strict schema (unknown fields refused); absent, `{}` when every field is optional. */

@@ -6,23 +6,26 @@
  */
 import { DomainError } from '../errors.ts';
 import { EDIT_PREFIX, pathNamesWorkingFile, WORK_PREFIX } from '../protocol/working-names.ts';
-import { checkNewPath } from './file-request.ts';
+import { IS_ROOT, pathRefusal, worldPath } from '../protocol/world-path.ts';
 
-/** The path must name a file inside the world (not absolute, no escape, not the root) that the upload may create: by the name rule. */
-export function checkLocalPath(path: string): void {
+/**
+ * The path as the Job takes it (the one path rule: a leading `/` is the world folder), which must
+ * name a file inside the world (no escape, not the root) that the upload may create: by the name rule.
+ */
+export function checkLocalPath(sent: string): string {
+  const p = worldPath(sent, true);
+  if (p.refusal !== undefined) throw new DomainError('bad_path', 'invalid', p.refusal);
+  const path = p.path;
   const segs: string[] = [];
-  let escapes = path.startsWith('/');
   for (const seg of path.split('/')) {
     if (seg === '' || seg === '.') continue;
-    if (seg === '..') {
-      if (segs.length === 0) escapes = true;
-      else segs.pop();
-    } else segs.push(seg);
+    if (seg === '..') segs.pop();
+    else segs.push(seg);
   }
-  if (escapes || segs.length === 0) throw new DomainError('bad_path', 'invalid', 'the path must name a file inside the world folder');
-  checkNewPath(path);
+  if (segs.length === 0) throw new DomainError('bad_path', 'invalid', pathRefusal(sent, IS_ROOT));
   // The ops' own working names are refused by the Job too; by name alone they need no Job.
-  if (pathNamesWorkingFile(segs.join('/'))) throw new DomainError('bad_path', 'invalid', `${path}: names starting with ${EDIT_PREFIX} or ${WORK_PREFIX} are the editor's working files`);
+  if (pathNamesWorkingFile(segs.join('/'))) throw new DomainError('bad_path', 'invalid', pathRefusal(sent, `has a name starting with ${EDIT_PREFIX} or ${WORK_PREFIX}, the editor's working files`));
+  return path;
 }
 
 /** `Content-Length` as a byte count: 411 when absent (a chunked body), 400 when not a number. */

@@ -1,7 +1,7 @@
 /**
  * The file Job's refusal codes as a caller meets them: the envelope code (three are renamed, so
  * one client handles the sync and the background routes the same way), what sort of refusal it
- * is, and the sentinel text its message starts with.
+ * is, and the text its message is when the Job gave none.
  * @module
  */
 import type { ErrorCode, ErrorKind } from '../errors.ts';

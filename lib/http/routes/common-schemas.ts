@@ -11,7 +11,10 @@ import { described } from '../../schema.ts';
 const PATH_REQUIRED = 'the ?path= query parameter is required';
 /** `?path=`: read by the file routes' common front (file-call.ts); here for the document. */
 export const pathQuery = z.object({
-  path: described(z.string({ error: PATH_REQUIRED }).check(z.minLength(1, { error: PATH_REQUIRED })), "a path inside the world folder, as the Job sees it ('/'-separated)"),
+  path: described(
+    z.string({ error: PATH_REQUIRED }).check(z.minLength(1, { error: PATH_REQUIRED })),
+    "a path inside the world folder ('/'-separated; a leading '/' is the world folder: docs/routes.md, Paths)",
+  ),
 });
 /** An upload's `?parents=`: a folder upload, file by file. */
 export const PARENTS = "create the missing folders of `path` first, each as mkdir would (0755, the game's uid, never through a link leading out); they stay if the upload then fails";
