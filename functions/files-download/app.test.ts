@@ -140,7 +140,7 @@ test('sign refuses: the world root (bad_path), no path (bad_request), a bad name
   const k = await kit();
   for (const p of ['.', '/', './', '//.']) assert.equal(envelopeOf(await sign(k, p)).code, 'bad_path', p);
   // It says what the caller can do here, and names no route this API has not.
-  assert.equal(envelopeOf(await sign(k, '.')).message, 'the whole world cannot be downloaded at once; sign each of its folders with dir=true');
+  assert.equal(envelopeOf(await sign(k, '.')).message, '".": the path names the whole world, which cannot be downloaded at once; sign each of its folders with dir=true');
   assert.equal(envelopeOf(await k.call('POST', '/api/v1/servers/survival/files/download')).code, 'bad_request');
   assert.equal(envelopeOf(await k.call('POST', '/api/v1/servers/BAD!/files/download?path=a')).code, 'bad_name');
   k.gates.enterError = new NotStoppedError();

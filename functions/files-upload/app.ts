@@ -28,6 +28,7 @@ import { queryPath, serverName } from '../../lib/http/file-request.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { ROUTES } from '../../lib/http/routes/table.ts';
 import { checkLocalPath, declaredLength } from '../../lib/http/upload-request.ts';
+import { isRootPath } from '../../lib/protocol/world-path.ts';
 import { RunnerError } from '../../lib/runner/errors.ts';
 import { type UploadChannel, uploadBody } from '../../lib/uploads/receiver.ts';
 import { claimKeepSeconds, claimOpId, type UploadClaims, type UploadUrls } from '../../lib/uploads/url-tickets.ts';
@@ -57,11 +58,6 @@ function boundedLength(headers: Headers): number {
   return size;
 }
 
-/** The root names no file, but a form may go into it: only a path below the root is checked then. */
-function namesRoot(path: string): boolean {
-  return path.split('/').every((s) => s === '' || s === '.');
-}
-
 /** A ticket's use: the lock held for its path while the receiver Job named from it works. */
 function ticketClaim(urls: UploadUrls, claims: UploadClaims) {
   return { opId: claimOpId(claims.nonce), keepSeconds: claimKeepSeconds(claims.expires, urls.nowSeconds()) };
@@ -88,13 +84,13 @@ export const filesUpload = defineFunction('files-upload', (deps) => ({
 
   'files.upload_url': async (c, input) => {
     const server = serverName(c);
-    const path = queryPath(c, false);
-    await deps.gates.enter(server, { op: 'upload', path });
+    const sent = queryPath(c, true);
+    await deps.gates.enter(server, { op: 'upload', path: sent });
     requireEditor(deps);
-    if (path === '') throw new DomainError('bad_request', 'invalid', 'the ?path= query parameter is required');
     const urls = requireUploadUrls(deps);
-    // A file (PUT) or a folder (POST), the root included for a form; its use checks the rest.
-    if (!namesRoot(path)) checkLocalPath(path);
+    // A file (PUT) or a folder (POST), the root included for a form (a PUT there is refused at
+    // its use); a path below the root by the upload's rule, as the ticket will carry it.
+    const path = isRootPath(sent) ? '' : checkLocalPath(sent);
     const { overwrite, parents } = input.query();
     const { ticket, expiresAt } = urls.sign({ server, path, overwrite, parents, signer: (currentActor() ?? BEARER).name });
     const expires_at = ISO_SECONDS(expiresAt);
@@ -107,6 +103,7 @@ export const filesUpload = defineFunction('files-upload', (deps) => ({
     const claims = urls.verify(c.req.param('ticket') ?? '');
     // No bearer here: the upload acts for whoever signed its URL (the undo trash records them too).
     return asActor(actorOf(claims.signer), async () => {
+      // Signed as the rule gives it; checked again, as the ticket is all this request has.
       checkLocalPath(claims.path);
       const size = boundedLength(c.req.raw.headers);
       // A browser's fetch cannot cheaply hash a large file: the digest is checked only when given.
@@ -128,7 +125,7 @@ export const filesUpload = defineFunction('files-upload', (deps) => ({
     const urls = requireUploadUrls(deps);
     const claims = urls.verify(c.req.param('ticket') ?? '');
     return asActor(actorOf(claims.signer), async () => {
-      if (!namesRoot(claims.path)) checkLocalPath(claims.path);
+      if (!isRootPath(claims.path)) checkLocalPath(claims.path);
       const contentType = c.req.header('content-type') ?? '';
       if (!/^multipart\/form-data\s*;/i.test(contentType)) {
         throw domainError('bad_request', 'POST a multipart/form-data body with a part named files for each file, or PUT the raw bytes of one file');

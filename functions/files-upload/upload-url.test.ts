@@ -67,7 +67,7 @@ test('signing: gates, then {url, expires_at, max_bytes}; audited as the signer; 
   assert.deepEqual(a!.payload, { overwrite: true, expires_at: '2026-12-01T10:10:00Z' });
   // The root is a folder a form may go into; an escape or a working name is refused by name.
   assert.equal((await k.call('POST', '/api/v1/servers/survival/files/upload-url?path=.')).status, 200);
-  for (const bad of ['../x', '/etc/passwd', '.felis-edit-0123456789ab/a']) {
+  for (const bad of ['../x', '/../etc/passwd', '.felis-edit-0123456789ab/a']) {
     const r = await k.call('POST', `/api/v1/servers/survival/files/upload-url?path=${encodeURIComponent(bad)}`);
     assert.equal(r.status, 400, bad);
     assert.equal(r.body.error.code, 'bad_path');
