@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { entrySchema, LIMIT_PATTERN, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { entrySchema, LIMIT_PATTERN, wholeCount, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { NAME_MAX } from '../../lib/protocol/names.ts';
 import { PAGE_DEFAULT_ENTRIES, PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
@@ -47,8 +47,8 @@ export const schemas = {
           entries: z.array(entrySchema),
           truncated: described(z.boolean(), 'there are more entries than these'),
           next: described(z.optional(z.string()), "a paged listing with more entries: the last name of this page, the next page's `after`"),
-          free_bytes: described(z.nullable(z.number()), "the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
-          trash_bytes: described(z.number(), 'bytes the undo trash holds (0 when none)'),
+          free_bytes: described(z.nullable(wholeCount), "the volume's free bytes plus what the undo trash holds (a mutation gives the trash's bytes back when it needs room); null when unknown"),
+          trash_bytes: described(wholeCount, 'bytes the undo trash holds (0 when none)'),
           world_state: described(
             z.enum(['stopped', 'running']),
             '`running`: the server was running, starting or still stopping, so the game may have been saving while the folder was read (sizes and times of region files may be mid-save)',

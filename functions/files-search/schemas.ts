@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { entrySchema, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { entrySchema, wholeCount, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../lib/protocol/limits.ts';
 import * as z from '../../lib/schema.ts';
@@ -34,7 +34,7 @@ export const schemas = {
           q: z.string(),
           matches: z.array(z.strictObject({ path: described(z.string(), "from the world's root"), ...entrySchema.shape })),
           truncated: described(z.boolean(), `stopped early: more matches than \`limit\`, or ${SEARCH_BUDGET_MS / 1000} s of walking ran out`),
-          scanned: described(z.number(), 'entries looked at'),
+          scanned: described(wholeCount, 'entries looked at'),
         }),
       },
     },

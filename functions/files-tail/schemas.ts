@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { pathQuery, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { pathQuery, wholeCount, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -28,7 +28,7 @@ export const schemas = {
           path: z.string(),
           lines: described(z.array(z.string()), 'oldest first, without their line ends; a line over 16 KiB keeps its first 16 KiB and ends `[… N more bytes]`'),
           truncated: described(z.boolean(), 'fewer lines than asked although the file has more (at most 1 MiB is read back from the end), or a line was cut'),
-          size: described(z.number(), "the file's size when it was read: the lines end there"),
+          size: described(wholeCount, "the file's size when it was read: the lines end there"),
           world_state: described(z.enum(['stopped', 'running']), '`running`: the server was running, so the game may be writing the file'),
         }),
       },

@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { LIMIT_PATTERN, preferHeader, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { LIMIT_PATTERN, preferHeader, wholeCount, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import { PAGE_MAX_ENTRIES } from '../../lib/protocol/op-query.ts';
 import { TRASH_ID } from '../../lib/protocol/trash-env.ts';
@@ -16,8 +16,8 @@ const trashItemSchema = z.strictObject({
   id: described(z.string(), '16 lowercase hex digits: the record, for restore and purge (ids sort by age)'),
   op: described(z.string(), 'the op that put it there: delete, delete-many, write, upload, unzip, …'),
   paths: described(z.array(z.string()), "the paths it removed or replaced, from the world's root, in the op's order"),
-  bytes: described(z.number(), 'bytes of regular files it holds'),
-  entries: described(z.number(), 'files, folders and links it holds'),
+  bytes: described(wholeCount, 'bytes of regular files it holds'),
+  entries: described(wholeCount, 'files, folders and links it holds'),
   at: described(z.string(), 'RFC 3339 (ms): when it was trashed'),
   actor: described(z.string(), 'who asked for the op (the caller as the function saw it); empty when the Job was not told'),
   expires_at: described(z.string(), 'RFC 3339 (ms): when it goes for good'),
@@ -46,7 +46,7 @@ export const schemas = {
         json: z.strictObject({
           items: z.array(trashItemSchema),
           next: described(z.optional(z.string()), "more records: the last id of this page, the next page's `after`"),
-          trash_bytes: described(z.number(), 'bytes the whole trash holds (0 when empty)'),
+          trash_bytes: described(wholeCount, 'bytes the whole trash holds (0 when empty)'),
         }),
       },
     },
@@ -71,11 +71,11 @@ export const schemas = {
   'files.trash.purge': {
     requestHeaders: preferHeader,
     responses: {
-      200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: described(z.number(), 'records removed (1)'), bytes: described(z.number(), 'bytes freed') }) },
+      200: { description: 'removed for good', json: z.strictObject({ id: z.string(), purged: described(wholeCount, 'records removed (1)'), bytes: described(wholeCount, 'bytes freed') }) },
     },
   },
   'files.trash.purge_all': {
     requestHeaders: preferHeader,
-    responses: { 200: { description: 'every record removed for good', json: z.strictObject({ purged: described(z.number(), 'records removed'), bytes: described(z.number(), 'bytes freed') }) } },
+    responses: { 200: { description: 'every record removed for good', json: z.strictObject({ purged: described(wholeCount, 'records removed'), bytes: described(wholeCount, 'bytes freed') }) } },
   },
 } as const satisfies SchemaTable<typeof routes>;

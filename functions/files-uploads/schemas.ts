@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { digestHeaders, onlyTrue, opLocationHeader, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { digestHeaders, onlyTrue, opLocationHeader, opViewSchema, PARENTS, pathQuery, preferHeader, rawFile, sha256Hex, wholeCount, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -13,10 +13,10 @@ import type { routes } from './routes.ts';
 const uploadViewSchema = z.object({
   id: z.string(),
   path: z.string(),
-  size: z.number(),
-  received: z.number(),
-  part_max_bytes: z.number(),
-  parts: z.array(z.object({ size: z.number(), sha256: z.string() })),
+  size: wholeCount,
+  received: wholeCount,
+  part_max_bytes: wholeCount,
+  parts: z.array(z.object({ size: wholeCount, sha256: z.string() })),
 });
 
 export const schemas = {

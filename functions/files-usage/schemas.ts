@@ -3,7 +3,7 @@
  * apart from routes.ts: lib/http/routes/common-entries.ts).
  * @module
  */
-import { wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
+import { wholeCount, wholeNumberText } from '../../lib/http/routes/common-schemas.ts';
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
@@ -16,14 +16,14 @@ const bounded = (name: string, b: { min: number; max: number; default: number },
   return described(z.optional(z.pipe(wholeNumberText(/^[0-9]{1,3}$/, b.min, b.max, error), z.transform(Number))), `${what} (${b.min}–${b.max}, default ${b.default})`);
 };
 
-const bytes = (what: string) => described(z.number(), what);
+const bytes = (what: string) => described(wholeCount, what);
 /** An entry with, while `depth` goes below it, its own entries: three levels at most, spelled out (the document has no recursive schemas). */
 const entryAt = (below?: z.ZodMiniType) =>
   z.strictObject({
     name: z.string(),
     bytes: bytes('allocated on disk under it'),
     apparent_bytes: bytes('the sizes of what is under it'),
-    files: described(z.number(), 'files under it (1 for a file)'),
+    files: described(wholeCount, 'files under it (1 for a file)'),
     is_dir: z.boolean(),
     ...(below ? { children: described(z.optional(z.array(below)), "a folder's own entries, while `depth` goes below it") } : {}),
   });
@@ -43,13 +43,13 @@ export const schemas = {
           path: z.string(),
           bytes: bytes('allocated on disk (st_blocks) under the path, the folders included, each file once'),
           apparent_bytes: bytes('the sum of the sizes, each file once'),
-          files: described(z.number(), 'names that are not folders (links included)'),
-          dirs: described(z.number(), 'folders under the path'),
+          files: described(wholeCount, 'names that are not folders (links included)'),
+          dirs: described(wholeCount, 'folders under the path'),
           children: described(z.array(child), 'the entries of the path, largest first (at most 100; 10 below them, 4 below those)'),
           largest: described(z.array(z.strictObject({ path: z.string(), bytes: bytes('allocated'), apparent_bytes: bytes('its size') })), 'the largest files, largest first'),
-          capacity_bytes: described(z.nullable(z.number()), "the volume's size; null when unknown"),
-          free_bytes: described(z.nullable(z.number()), "the volume's free bytes plus what the undo trash holds, as a listing says it; null when unknown"),
-          trash_bytes: described(z.number(), 'bytes of the undo trash and the working files under the path, counted nowhere else'),
+          capacity_bytes: described(z.nullable(wholeCount), "the volume's size; null when unknown"),
+          free_bytes: described(z.nullable(wholeCount), "the volume's free bytes plus what the undo trash holds, as a listing says it; null when unknown"),
+          trash_bytes: described(wholeCount, 'bytes of the undo trash and the working files under the path, counted nowhere else'),
           scanned_at: described(z.string(), 'when the walk ran (RFC 3339)'),
           truncated: described(z.boolean(), 'the walk stopped early (its 20 s budget, or a folder too deep): the figures are what it saw'),
           world_state: described(z.enum(['stopped', 'running']), '`running`: the server was running, so the game may have been writing while the folder was walked'),

@@ -27,6 +27,8 @@ export const onlyTrue = (what: string) =>
     ),
     `\`true\`: ${what}; any other value or none: not`,
   );
+/** A count of bytes, entries or records: a whole number, never below 0 (`integer` in the document). */
+export const wholeCount = z.int().check(z.gte(0));
 export const sha256Hex = described(z.string(), 'SHA-256, 64 lowercase hex characters');
 /** What every 202 that names an op sends beside it (lib/http/op-accepted.ts). */
 export const opLocationHeader = { Location: { description: "the op's own URL, a path: `/api/v1/servers/{name}/files/ops/{id}` (GET it to follow the op)", required: true } };
@@ -38,12 +40,12 @@ export const opViewSchema = z.strictObject({
   state: z.enum(['running', 'succeeded', 'failed']),
   started_at: described(z.string(), 'RFC 3339, whole seconds'),
   finished_at: described(z.optional(z.string()), 'once ended'),
-  done: z.number(),
-  total: z.number(),
-  files: described(z.optional(z.number()), 'on success, when non-zero'),
-  bytes: described(z.optional(z.number()), 'on success, when non-zero'),
+  done: wholeCount,
+  total: wholeCount,
+  files: described(z.optional(wholeCount), 'on success, when non-zero'),
+  bytes: described(z.optional(wholeCount), 'on success, when non-zero'),
   to: described(z.optional(z.string()), "a copy or a pull, on success: the path it landed at; a compress: the archive's path"),
-  skipped: described(z.optional(z.number()), 'a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
+  skipped: described(z.optional(wholeCount), 'a copy or a compress, on success: entries left out (links, special files, the withheld file), when non-zero'),
   error: described(
     z.optional(
       z.strictObject({
@@ -51,9 +53,9 @@ export const opViewSchema = z.strictObject({
         message: z.string(),
         entry: z.optional(z.string()),
         conflicts: z.optional(z.array(z.string())),
-        conflict_count: z.optional(z.number()),
-        need: z.optional(z.number()),
-        avail: z.optional(z.number()),
+        conflict_count: z.optional(wholeCount),
+        need: z.optional(wholeCount),
+        avail: z.optional(wholeCount),
       }),
     ),
     'when failed',
@@ -71,7 +73,7 @@ export const opViewSchema = z.strictObject({
 });
 export const entrySchema = z.object({
   name: z.string(),
-  size: z.number(),
+  size: wholeCount,
   is_dir: z.boolean(),
   mod_time: described(z.string(), 'RFC 3339 with nanoseconds'),
   mode: described(z.optional(z.string()), 'the permission bits, three octal digits (`644`); absent only from a Job of the original image'),
