@@ -13,7 +13,7 @@ import { jobToken } from '../../lib/protocol/job-token.ts';
 import { FakeServerApi } from '../../lib/testing/fake-servers.ts';
 import { felisGamePod, felisServer } from '../../lib/testing/felis-fixtures.ts';
 import { envelopeOf, FakeGates, routeKit } from '../../lib/testing/route-kit.ts';
-import { filesDownload } from './app.ts';
+import { filesDownload, KIND_WAIT_MS } from './app.ts';
 
 const KEY = Buffer.alloc(32, 5);
 const SETTINGS = {
@@ -104,10 +104,11 @@ test('sign: 200 {url, filename, expires_at}, gates entered, audited; no Job and 
   assert.equal(d.body.filename, 'world.zip');
 });
 
-test('sign without dir=true asks a browse session whether the path is a folder: a folder is 400 at signing, a file or no answer signs', async () => {
+test('sign without dir=true asks a browse session whether the path is a folder: a folder is 400 at signing, a file, or no answer within KIND_WAIT_MS, signs', async () => {
   const k = await kit();
   const asked: unknown[] = [];
-  let answer: string | undefined = JSON.stringify({ entries: [{ name: 'a', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '644', is_symlink: false }], truncated: true });
+  const folderAnswer = JSON.stringify({ entries: [{ name: 'a', size: 1, is_dir: false, mod_time: '2026-11-30T10:00:00Z', mode: '644', is_symlink: false }], truncated: true });
+  let answer: string | undefined = folderAnswer;
   k.deps.browse = {
     run: async (_t, op, path, _s, _e, query) => {
       asked.push({ op, path, query });
@@ -118,7 +119,7 @@ test('sign without dir=true asks a browse session whether the path is a folder: 
   assert.equal(folder.status, 400, folder.text);
   assert.equal(envelopeOf(folder).code, 'bad_path');
   assert.equal(envelopeOf(folder).message, 'notes is a folder; sign it with dir=true');
-  assert.deepEqual(asked, [{ op: 'list', path: 'notes/', query: { limit: 1 } }]);
+  assert.deepEqual(asked.slice(), [{ op: 'list', path: 'notes/', query: { limit: 1 } }]);
   assert.equal(k.audits().length, 0, 'a refusal is not audited');
   // With dir=true nothing is asked.
   assert.equal((await sign(k, 'notes', true)).status, 200);
@@ -126,9 +127,24 @@ test('sign without dir=true asks a browse session whether the path is a folder: 
   // A file: the listing fails (not a folder), and the URL is signed.
   answer = JSON.stringify({ code: 'bad_path', error: 'notes.txt: not a directory' });
   assert.equal((await sign(k, 'notes.txt')).status, 200);
-  // No session answered: signed, the export Job decides when the URL is opened.
-  answer = undefined;
+  // A session still starting: asked again until it answers, so a cold server's folder is refused too.
+  let cold = 2;
+  k.deps.browse = {
+    run: async (_t, op, path, _s, _e, query) => {
+      asked.push({ op, path, query });
+      return cold-- > 0 ? undefined : folderAnswer;
+    },
+  };
+  const before = asked.length;
+  const coldFolder = await sign(k, 'notes');
+  assert.equal(coldFolder.status, 400, coldFolder.text);
+  assert.equal(asked.length - before, 3, 'asked until a session answered');
+  // No session answers within KIND_WAIT_MS: signed, the export Job decides when the URL is opened.
+  k.deps.browse = { run: async () => undefined };
+  const t0 = performance.now();
   assert.equal((await sign(k, 'notes')).status, 200);
+  assert.ok(performance.now() - t0 >= KIND_WAIT_MS - 300, 'it waited for a starting session');
+
   assert.deepEqual(
     k.api.calls.filter((c) => c.startsWith('create job')),
     [],

@@ -33,6 +33,7 @@ import type { Target } from '../../lib/job-spec/types.ts';
 import { CONTENT_RANGE_SHAPE, ETAG_SHAPE, rangeAsk } from '../../lib/protocol/range.ts';
 import { parseResultPayload } from '../../lib/protocol/result-parse.ts';
 import { isRootPath, pathRefusal } from '../../lib/protocol/world-path.ts';
+import { sleep } from '../../lib/sleep.ts';
 
 /** A header of the Pod's answer, relayed only when it has the expected shape. */
 function relayed(res: http.IncomingMessage, name: string, shape: RegExp): string | undefined {
@@ -63,21 +64,36 @@ function requireDownloads(deps: Deps): Downloads {
 }
 
 /**
- * Whether `path` is a folder (or a link to one inside the world) as a browse session sees it: one
- * call to its Pod, a listing of the path itself of one entry, starting a session as a listing does
- * when none serves (the browse Job lists and reads share; no one-shot Job, so no verb the function
- * lacks: `jobs create`, `pods list`).
- * False when no session answers in its start budget or the path is anything else: the export Job
- * then decides when the URL is opened, as it always did.
+ * How long signing waits for a browse session to say what the path is. On a cold server the first
+ * ask starts a session and gets no answer within the session start budget; asked again, the
+ * session that is starting answers once it is up (seconds), so a folder is not signed as a file.
+ */
+export const KIND_WAIT_MS = 5_000;
+/** Between two asks while a session starts. */
+const KIND_RETRY_MS = 250;
+
+/**
+ * Whether `path` is a folder (or a link to one inside the world) as a browse session sees it: a
+ * listing of the path itself of one entry, starting a session as a listing does when none serves
+ * (the browse Job lists and reads share; no one-shot Job, so no verb the function lacks:
+ * `jobs create`, `pods list`), asked again until KIND_WAIT_MS while none answers.
+ * False when none answers by then or the path is anything else: the export Job then decides when
+ * the URL is opened, as it always did.
  */
 async function isFolder(deps: Deps, target: Target, path: string, signal: AbortSignal): Promise<boolean> {
   if (!deps.browse) return false;
-  const payload = await deps.browse.run(target, 'list', path, signal, undefined, { limit: 1 }).catch(() => undefined);
-  if (payload === undefined) return false;
-  try {
-    return parseResultPayload(payload).code === undefined;
-  } catch {
-    return false;
+  const end = performance.now() + KIND_WAIT_MS;
+  for (;;) {
+    const payload = await deps.browse.run(target, 'list', path, signal, undefined, { limit: 1 }).catch(() => undefined);
+    if (payload !== undefined) {
+      try {
+        return parseResultPayload(payload).code === undefined;
+      } catch {
+        return false;
+      }
+    }
+    if (performance.now() + KIND_RETRY_MS >= end) return false;
+    await sleep(KIND_RETRY_MS, signal);
   }
 }
 
