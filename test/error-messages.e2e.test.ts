@@ -30,7 +30,6 @@ const EXEMPT: Record<string, string> = {
   cancelled: 'the caller went away: no one reads the answer',
   forbidden: 'kubernetes auth mode only (a SubjectAccessReview); test/auth.e2e.test.ts',
   auth_unavailable: 'kubernetes auth mode only (the apiserver failing a review); test/auth.e2e.test.ts',
-  method_not_allowed: 'a HEAD on a download URL: a HEAD answer carries no body to read',
   request_timeout: "the listener's header timeout is a minute long",
   world_reclaiming: 'a start while the reaper gives a world back: a race this test cannot hold open',
   event_answer_gone: 'an event whose first answer has expired from the record (its TTL is an hour)',
@@ -138,7 +137,8 @@ describe('every error code has a plain message', () => {
       startStack({
         browse: {},
         downloads: { urlSeconds: 2, maxPerServer: 1, startTimeoutMs: 2500 },
-        uploads: { idleSeconds: 20, lifetimeSeconds: 600 },
+        // Signed upload URLs live 3 s here, so one can be seen expire.
+        uploads: { idleSeconds: 20, lifetimeSeconds: 600, urlSeconds: 3 },
         editor: { pullEnv: { FELIS_PULL_ALLOW: '127.0.0.1', FELIS_PULL_IDLE_TIMEOUT_SECONDS: '30' } },
       }),
       startStack({ editor: { timeoutMs: 2500 } }),
@@ -206,6 +206,20 @@ describe('every error code has a plain message', () => {
     return { status: 200, body: { error: op.error }, text: JSON.stringify(op) };
   };
 
+  /** A signed upload URL for `path` on survival, absolute. */
+  const signUpload = async (path: string) => {
+    const r = await s.call('POST', `${S}/files/upload-url?path=${q(path)}`);
+    assert.equal(r.status, 200, r.text);
+    const url = r.body.url as string;
+    return url.startsWith('http') ? url : `${s.url}${url}`;
+  };
+  /** A raw PUT to a signed URL, with no bearer. */
+  const putRaw = async (url: string, body: string) => {
+    const res = await fetch(url, { method: 'PUT', body });
+    const text = await res.text();
+    return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : undefined, text };
+  };
+
   const CASES: Record<string, Case> = {
     bad_request: { answer: () => s.call('GET', `${S}/file`) },
     bad_name: { answer: () => s.call('GET', '/api/v1/servers/Not_A_Name/files') },
@@ -222,6 +236,27 @@ describe('every error code has a plain message', () => {
     },
     not_found: { answer: () => s.call('GET', `${S}/file?path=${q('/nope/none.txt')}`), names: '/nope/none.txt' },
     trash_not_found: { answer: () => s.call('POST', `${S}/files/trash/0123456789abcdef/restore`, {}) },
+    op_not_found: { answer: () => s.call('GET', `${S}/files/ops/0123456789abcdef`) },
+    gzip_invalid: { answer: () => s.call('GET', `${S}/file?path=eula.txt&decompress=true`), names: 'eula.txt' },
+    nbt_invalid: { answer: () => s.call('GET', `${S}/files/nbt?path=eula.txt`), names: 'eula.txt' },
+    upload_url_used: {
+      answer: async () => {
+        // Two uses at once: one places its file, the other finds the URL spent.
+        const url = await signUpload('used.txt');
+        const both = await Promise.all([putRaw(url, 'one'), putRaw(url, 'two')]);
+        const spent = both.find((r) => r.status !== 200);
+        assert.ok(spent && both.some((r) => r.status === 200), JSON.stringify(both));
+        return spent;
+      },
+    },
+    upload_url_expired: {
+      answer: async () => {
+        const url = await signUpload('late.txt');
+        await new Promise((res) => setTimeout(res, 3500));
+        return putRaw(url, 'late');
+      },
+    },
+    method_not_allowed: { answer: () => s.call('PATCH', `${S}/file?path=eula.txt`) },
     upload_not_found: { answer: () => s.call('GET', `${S}/files/uploads/${'0'.repeat(32)}`) },
     not_stopped: { answer: () => s.call('PUT', '/api/v1/servers/running/file?path=a.txt', write('a')) },
     no_world_volume: { answer: () => s.call('GET', '/api/v1/servers/novolume/files') },
@@ -312,7 +347,8 @@ describe('every error code has a plain message', () => {
         return { status: res.status, body: JSON.parse(text), text };
       },
     },
-    too_large: { answer: () => s.call('PUT', `${S}/file?path=big.txt`, { content: 'A'.repeat(1 << 20) }) },
+    // A write's JSON body may hold 1 MiB of content (base64: 1.34 MiB) and its fields: past 2 MiB it is too large.
+    too_large: { answer: () => s.call('PUT', `${S}/file?path=big.txt`, { content: 'A'.repeat((2 << 20) + 1) }) },
     headers_too_large: { answer: () => raw(s.url, `GET ${S}/files HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(40 << 10)}\r\nConnection: close\r\n\r\n`) },
     // A Job's program replaced (the stack without serving Pods, which would answer instead).
     internal: { answer: () => withProgram(bare, `${RESULT_PREFIX}{"code":"quantum_flux","error":"?"}\n`, () => bare.call('GET', `${S}/file?path=eula.txt`)) },
