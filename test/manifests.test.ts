@@ -507,7 +507,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions, files-write and files-copy, only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions, files-write, files-copy and files-download (it asks a browse session what it signs), only on the serve port', () => {
     const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -538,7 +538,7 @@ describe('knative/ manifests', () => {
       'pods of this namespace only',
     );
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-download', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
   });
 
   test('edit session Pods accept connections only from the functions that change files, only on the serve port; no other file Job Pod is selected', () => {
