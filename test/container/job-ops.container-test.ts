@@ -134,6 +134,12 @@ describe('the Job program in containers, driven by the functions', () => {
     const got = await fetch(new URL(signed.body.url, s.url));
     assert.equal(got.status, 200);
     assert.equal(await got.text(), up);
+    // The export Job holds the world until it has ended; the edits below wait for that (signing
+    // already started the browse session, so nothing else here takes that long any more).
+    for (const end = Date.now() + 120_000; (await s.call('GET', '/api/v1/servers/survival/holder')).body.held !== false; ) {
+      assert.ok(Date.now() < end, 'the export Job still holds the world');
+      await new Promise((r) => setTimeout(r, 200));
+    }
 
     const running = (mode: string) => runs.slice(first).some((r) => modeOf(r) === mode && r.exitCode === undefined);
     const deadline = Date.now() + 120_000;
@@ -159,7 +165,8 @@ describe('the Job program in containers, driven by the functions', () => {
     let n = 0;
     while (!running('edit')) {
       assert.ok(Date.now() < deadline, `an edit Pod in a container: ${modesOf(runs.slice(first)).join(', ')}`);
-      assert.equal((await save(n++)).status, 200);
+      const saved = await save(n++);
+      assert.equal(saved.status, 200, saved.text);
       await new Promise((r) => setTimeout(r, 200));
     }
     const writes = modesOf(runs).filter((m) => m === 'write').length;
