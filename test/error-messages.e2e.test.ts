@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { RESULT_PREFIX } from '../lib/protocol/result.ts';
 import { waitOp } from './support/ops.ts';
 import { admin, createServer, RUNNING, STOPPED, setServer } from './support/servers.ts';
-import { q, ROOT, type Stack, startStack, TOKEN } from './support/stack.ts';
+import { q, REAL, ROOT, type Stack, startStack, TOKEN } from './support/stack.ts';
 
 const sha = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
@@ -113,7 +113,10 @@ const binaryEvent = (type: string, id = randomUUID()) => ({ 'content-type': 'app
 const printing = (out: string) => () => ({ command: ['sh', '-c', `printf '%s' "$0"`, out] });
 const S = '/api/v1/servers/survival';
 
-describe('every error code has a plain message', () => {
+// The embedded tier only: a message is the functions' and the Job's text, the same on any control
+// plane, and a third of the cases need what the real tier has not (the emulation's fault hooks, a
+// ReadWriteOncePod claim, which v1.20 refuses). Each route's own e2e test runs on both tiers.
+describe('every error code has a plain message', { skip: REAL && 'embedded tier only: fault hooks and ReadWriteOncePod (see above)' }, () => {
   let s: Stack;
   /** No downloads and a short deadline: export_unavailable, files_timeout, pull_cancel_unavailable. */
   let bare: Stack;
