@@ -5,17 +5,16 @@
  * @module
  */
 import fs from 'node:fs';
+import { openReadable } from '../../../job/op-kit/open-readable.ts';
 import type { OpContext, OpRequestOf } from '../../../job/runtime/types.ts';
 import { withheldRule } from '../../../job/runtime/withheld.ts';
-import { fail, failure, msg } from '../../../job/volume/failure.ts';
-import { isSecretName, propertiesIdentity, secretMessage } from '../../../job/volume/guard.ts';
+import { fail, failure } from '../../../job/volume/failure.ts';
+import { propertiesIdentity, secretMessage } from '../../../job/volume/guard.ts';
 import { readCapped, sha256Hex } from '../../../job/volume/read-capped.ts';
 import { identityOf, sameIdentity } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
 import { NBT_FILE_MAX_BYTES, NBT_JSON_MAX_CHARS, type NbtReport } from '../op.ts';
 import { compressionOf, decodeNbt, NbtRefusal, payloadOf } from './nbt-decode.ts';
-
-const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
 /** Reads and decodes; a file that is no NBT (or too much of it) is its refusal, naming the caller's path. */
 export function nbtReport(name: string, raw: Buffer): NbtReport | Result {
@@ -32,29 +31,10 @@ export function nbtReport(name: string, raw: Buffer): NbtReport | Result {
 
 export function nbt(ctx: OpContext, req: OpRequestOf<'nbt'>): Result {
   const name = req.path;
-  if (isSecretName(name)) return fail('bad_path', secretMessage(name));
-  let fd: number;
+  const opened = openReadable(ctx, name);
+  if (!('fd' in opened)) return opened;
+  const { fd, st, verdict } = opened;
   try {
-    fd = ctx.root.openFile(name, O_RDONLY | O_NONBLOCK);
-  } catch (e) {
-    return failure(name, e, 'open');
-  }
-  try {
-    let st: fs.BigIntStats;
-    try {
-      st = fs.fstatSync(fd, { bigint: true });
-    } catch (e) {
-      return failure(name, e, 'stat');
-    }
-    if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
-    let verdict;
-    try {
-      verdict = withheldRule(ctx.root).judge(fd, st);
-    } catch (e) {
-      return failure(name, e, 'read');
-    }
-    if (verdict.withheld) return fail('bad_path', secretMessage(name));
-    if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
     // The root server.properties holds secrets a read redacts; it is no NBT, and never parsed.
     if (sameIdentity(identityOf(st), propertiesIdentity(ctx.root))) return { code: 'nbt_invalid', error: `${name} is not an NBT file this route reads` };
     if (st.size > BigInt(NBT_FILE_MAX_BYTES)) return fail('too_large', `${name} is ${st.size} bytes; an NBT file is read up to ${NBT_FILE_MAX_BYTES}`);

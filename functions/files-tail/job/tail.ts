@@ -8,10 +8,11 @@
  * @module
  */
 import fs from 'node:fs';
+import { openReadable } from '../../../job/op-kit/open-readable.ts';
 import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../../../job/runtime/types.ts';
 import { withheldRule } from '../../../job/runtime/withheld.ts';
-import { fail, failure, msg } from '../../../job/volume/failure.ts';
-import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../../../job/volume/guard.ts';
+import { fail, failure } from '../../../job/volume/failure.ts';
+import { propertiesIdentity, redactProperties } from '../../../job/volume/guard.ts';
 import { clean } from '../../../job/volume/pathutil.ts';
 import { readCapped } from '../../../job/volume/read-capped.ts';
 import { identityOf, sameIdentity } from '../../../job/volume/root.ts';
@@ -28,28 +29,10 @@ const FOLLOW_IDLE_MS = 60_000;
 
 export function tail(ctx: OpContext, req: OpRequestOf<'tail'>, env: Record<string, string | undefined> = process.env): Result | Promise<Result> {
   const name = req.path === '' ? '.' : req.path;
-  if (isSecretName(name)) return fail('bad_path', secretMessage(name));
-  let fd: number;
+  const opened = openReadable(ctx, name);
+  if (!('fd' in opened)) return opened;
+  const { fd, st } = opened;
   try {
-    fd = ctx.root.openFile(name, O_RDONLY | O_NONBLOCK);
-  } catch (e) {
-    return failure(name, e, 'open');
-  }
-  try {
-    let st: fs.BigIntStats;
-    try {
-      st = fs.fstatSync(fd, { bigint: true });
-    } catch (e) {
-      return failure(name, e, 'stat');
-    }
-    if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
-    try {
-      if (withheldRule(ctx.root).judge(fd, st).withheld) return fail('bad_path', secretMessage(name));
-    } catch (e) {
-      return failure(name, e, 'read');
-    }
-    if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
-
     let readAt: ReadAt = (buf, len, pos) => fs.readSync(fd, buf, 0, len, pos);
     let size = Number(st.size);
     const properties = sameIdentity(identityOf(st), propertiesIdentity(ctx.root));
