@@ -31,7 +31,7 @@ export const EXPORT_RETRY_AFTER_SECONDS = 30;
 /** Too many downloads of this server at once (→ 429 export_busy with Retry-After). */
 export class ExportBusyError extends DomainError {
   constructor(running: number, retryAfterSeconds = EXPORT_RETRY_AFTER_SECONDS) {
-    super('export_busy', 'busy', `${running} downloads of this server are running; retry once one has finished`, { retryAfterSeconds });
+    super('export_busy', 'busy', `${running === 1 ? '1 download of this server is' : `${running} downloads of this server are`} running; retry once one has finished`, { retryAfterSeconds });
     this.name = 'ExportBusyError';
   }
 }

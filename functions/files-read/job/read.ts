@@ -9,55 +9,32 @@
  */
 
 import fs from 'node:fs';
+import { openReadable } from '../../../job/op-kit/open-readable.ts';
 import { MAX_READ_BYTES, type OpContext, type OpRequestOf } from '../../../job/runtime/types.ts';
 import { withheldRule } from '../../../job/runtime/withheld.ts';
-import { fail, failure, msg } from '../../../job/volume/failure.ts';
-import { isSecretName, propertiesIdentity, redactProperties, secretMessage } from '../../../job/volume/guard.ts';
+import { fail, failure } from '../../../job/volume/failure.ts';
+import { propertiesIdentity, redactProperties, secretMessage } from '../../../job/volume/guard.ts';
 import { readCapped, sha256Hex } from '../../../job/volume/read-capped.ts';
 import { identityOf, sameIdentity } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
 import { inflateCapped } from './inflate-capped.ts';
 
-const { O_RDONLY, O_NONBLOCK } = fs.constants;
-
 export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result | Promise<Result> {
   const name = req.path === '' ? '.' : req.path;
-  // 1. The secret by name, before anything is opened.
-  if (isSecretName(name)) return fail('bad_path', secretMessage(name));
-
-  // 2. Open (links inside followed; O_NONBLOCK so a FIFO cannot hang the Job) and stat.
-  let fd: number;
-  try {
-    fd = ctx.root.openFile(name, O_RDONLY | O_NONBLOCK);
-  } catch (e) {
-    return failure(name, e, 'open');
-  }
+  // 1. The secret by name, then by identity (symlinks, directory links and hard links to it) or
+  // by content (a link left holding a withheld content after a replace), judged on the very bytes
+  // sent; folders and anything but a regular file refused (open-readable.ts).
+  const opened = openReadable(ctx, name);
+  if (!('fd' in opened)) return opened;
+  const { fd, st, verdict } = opened;
   let inflating = false;
   try {
-    let st: fs.BigIntStats;
-    try {
-      st = fs.fstatSync(fd, { bigint: true });
-    } catch (e) {
-      return failure(name, e, 'stat');
-    }
-    if (st.isDirectory()) return fail('bad_path', msg.isDir(name));
-    const id = identityOf(st);
-    // The secret by identity (symlinks, directory links and hard links to it) or by content (a
-    // link left holding a withheld content after a replace): judged on the very bytes sent.
-    let verdict;
-    try {
-      verdict = withheldRule(ctx.root).judge(fd, st);
-    } catch (e) {
-      return failure(name, e, 'read');
-    }
-    if (verdict.withheld) return fail('bad_path', secretMessage(name));
-    if (!st.isFile()) return fail('bad_path', msg.notRegular(name));
     if (req.decompress) {
       inflating = true; // the fd is the inflation's now, closed when it ends
       return inflated(ctx, name, fd);
     }
 
-    // 3. Size before reading, and the read itself capped.
+    // 2. Size before reading, and the read itself capped.
     if (st.size > BigInt(MAX_READ_BYTES)) {
       return fail('too_large', `${name} is ${st.size} bytes; the editor reads at most ${MAX_READ_BYTES}`);
     }
@@ -70,10 +47,10 @@ export function read(ctx: OpContext, req: OpRequestOf<'read'>): Result | Promise
     // Grown into a withheld content after the verdict (read again above): judged again.
     if (!verdict.bytes && withheldRule(ctx.root).isContent(raw)) return fail('bad_path', secretMessage(name));
 
-    // 4. Redaction for the root server.properties and anything linked to it.
-    const content = sameIdentity(id, propertiesIdentity(ctx.root)) ? redactProperties(raw) : raw;
+    // 3. Redaction for the root server.properties and anything linked to it.
+    const content = sameIdentity(identityOf(st), propertiesIdentity(ctx.root)) ? redactProperties(raw) : raw;
 
-    // 5. Digests of the disk bytes and of the bytes sent.
+    // 4. Digests of the disk bytes and of the bytes sent.
     return { content: content.toString('base64'), sha256: sha256Hex(raw), content_sha256: sha256Hex(content) };
   } finally {
     if (!inflating) fs.closeSync(fd);
