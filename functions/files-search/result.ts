@@ -5,7 +5,7 @@
  */
 import { checkResult } from '../../lib/files/result-check.ts';
 import type { Result, SearchMatch } from '../../lib/protocol/result.ts';
-import type { ContentMatch, ContentReport } from './job/content-search.ts';
+import type { ContentMatch, ContentReport } from './op.ts';
 
 export interface Search {
   matches: SearchMatch[];

@@ -41,6 +41,10 @@ import {
   SEARCH_MIN_QUERY,
 } from '../../../lib/protocol/limits.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
+import type { ContentReport } from '../op.ts';
+
+export type { ContentMatch, ContentReport } from '../op.ts';
+
 import { contentScanner, needleOf, type ScanEnd } from './content-match.ts';
 import { nameMatcher, queryLength } from './name-match.ts';
 
@@ -48,25 +52,6 @@ const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 const FILE_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
 const ASCII = /^[\x00-\x7f]*$/;
-
-/** One line found: its file's path from the world's root, where, and the line around the match. */
-export interface ContentMatch {
-  path: string;
-  line: number;
-  column: number;
-  text: string;
-}
-
-/** The Job's answer (Result.report), decoded by result.ts. */
-export interface ContentReport {
-  matches: ContentMatch[];
-  /** Stopped early (limit, time or bytes), or a text file over the size limit was skipped. */
-  truncated: boolean;
-  /** Files opened and read (binary ones included: their first bytes were). */
-  scanned_files: number;
-  /** Bytes read from them. */
-  scanned_bytes: number;
-}
 
 export interface ContentSearchOptions {
   content: string;
@@ -195,7 +180,7 @@ export async function contentSearchTree(root: WorldRoot, path: string, o: Conten
       fs.closeSync(baseFd);
       return failure(name, e, 'readdirent');
     }
-    walk: while (frames.length > 0) {
+    while (frames.length > 0) {
       const top = frames[frames.length - 1];
       let d: fs.Dirent<string> | null;
       try {
@@ -231,9 +216,9 @@ export async function contentSearchTree(root: WorldRoot, path: string, o: Conten
       if (isSecretName(filePath)) continue;
       if (await pastBudget()) {
         report.truncated = true;
-        break walk;
+        break;
       }
-      if (!(await searchFile(top.fd, bytes(d.name), filePath))) break walk;
+      if (!(await searchFile(top.fd, bytes(d.name), filePath))) break;
     }
   } finally {
     for (const f of frames) closeFrame(f);
