@@ -7,9 +7,12 @@ import { filesSearch } from './app.ts';
 
 const level = { path: 'world/level.dat', name: 'level.dat', size: 5, is_dir: false, mod_time: '2026-11-29T10:00:00Z' };
 
-function kit(answer: () => unknown = () => ({ matches: [level], truncated: false, scanned: 42 })) {
+const hit = { path: 'server.properties', line: 2, column: 15, text: 'rcon.password=<redacted by felis>' };
+const contentAnswer = { matches: [hit], truncated: false, scanned_files: 3, scanned_bytes: 120 };
+
+function kit(answer: () => unknown = () => ({ matches: [level], truncated: false, scanned: 42 }), content: () => unknown = () => contentAnswer) {
   const gates = new FakeGates();
-  const ed = fakeEditor(gates, { search: answer });
+  const ed = fakeEditor(gates, { search: answer, searchContent: content });
   return { ...routeKit(filesSearch, { gates, editor: ed.editor }), calls: ed.calls };
 }
 
@@ -134,5 +137,75 @@ test('the CloudEvent dev.felis.files.search carries path, q and limit as the que
   assert.equal(r.body.q, 'level');
   assert.deepEqual(k.calls[0].args.slice(1, 3), ['world', { q: 'level', limit: 3 }]);
   assert.equal((await deliver({ server: 'survival', q: 'a' })).body.error.code, 'bad_request');
+  const c = await deliver({ server: 'survival', path: 'logs', content: 'Steve', limit: 2 });
+  assert.equal(c.status, 200, JSON.stringify(c.body));
+  assert.deepEqual(k.calls.at(-1)!.args.slice(1, 3), ['logs', { text: 'Steve', limit: 2 }]);
+  assert.equal((await deliver({ server: 'survival', content: 'a\nb' })).body.error.code, 'bad_request');
   assert.equal((await deliver({ server: 'survival', q: 'level', after: 'x' })).body.error.code, 'event_data_invalid');
+});
+
+test('with content: the lines found, the query echoed, world_state; q filters names; no lock, no audit', async () => {
+  const k = kit();
+  const r = await k.call('GET', `/api/v1/servers/survival/files/search?content=${encodeURIComponent('<redacted by felis>')}`);
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body, { path: '', content: '<redacted by felis>', ...contentAnswer, world_state: 'stopped' });
+  assert.equal(k.calls[0].method, 'searchContent');
+  assert.deepEqual(k.calls[0].args.slice(1, 3), ['', { text: '<redacted by felis>' }]);
+  assert.equal(k.gates.ran.length, 0, 'no world lock');
+  assert.deepEqual(k.audits(), []);
+  const sub = await k.call('GET', `/api/v1/servers/survival/files/search?path=logs&q=${encodeURIComponent('*.log')}&content=Steve&limit=7`);
+  assert.equal(sub.status, 200, sub.text);
+  assert.deepEqual([sub.body.path, sub.body.q, sub.body.content], ['logs', '*.log', 'Steve']);
+  assert.deepEqual(k.calls[1].args.slice(1, 3), ['logs', { text: 'Steve', q: '*.log', limit: 7 }]);
+  // Unicode text is carried as it is.
+  await k.call('GET', `/api/v1/servers/survival/files/search?content=${encodeURIComponent('Ärger 🎉')}`);
+  assert.deepEqual(k.calls[2].args[2], { text: 'Ärger 🎉' });
+  // A running server: its world_state says so.
+  k.deps.gates = realGates(RUNNING_SERVER).gates;
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/files/search?content=abc')).body.world_state, 'running');
+});
+
+test('content of 0 or over 256 bytes, or with a line break or NUL, is 400 bad_request in plain words; no Job', async () => {
+  const k = kit();
+  const cases: [string, RegExp][] = [
+    ['content=', /1 to 256 bytes/],
+    [`content=${'x'.repeat(257)}`, /1 to 256 bytes/],
+    [`content=${encodeURIComponent('é'.repeat(129))}`, /1 to 256 bytes/],
+    ['content=a%0Ab', /line break/],
+    ['content=a%0Db', /line break/],
+    ['content=a%00b', /NUL/],
+    ['content=ab&q=a', /\?q= needs at least 2/],
+    ['content=ab&limit=0', /limit/],
+    ['content=ab&limit=1001', /limit/],
+  ];
+  for (const [qs, msg] of cases) {
+    const r = await k.call('GET', `/api/v1/servers/survival/files/search?${qs}`);
+    assert.equal(r.status, 400, `${qs}: ${r.text}`);
+    assert.equal(envelopeOf(r).code, 'bad_request', qs);
+    assert.match(envelopeOf(r).message, msg, qs);
+  }
+  // Neither q nor content: the plain name-search message, naming both.
+  assert.match(envelopeOf(await k.call('GET', '/api/v1/servers/survival/files/search')).message, /\?q= needs at least 2 characters \(or give \?content=/);
+  assert.equal(k.calls.length, 0);
+  assert.equal((await k.call('GET', `/api/v1/servers/survival/files/search?content=${'x'.repeat(256)}`)).status, 200);
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/files/search?content=a')).status, 200);
+});
+
+test('with content, a browse session answers the content query (as text); a report of another shape is a 500, not a guess', async () => {
+  const k = kit();
+  const asked: unknown[] = [];
+  let answer: string | undefined = JSON.stringify({ report: contentAnswer });
+  k.deps.browse = {
+    run: async (_t, op, path, _signal, _early, query) => {
+      asked.push({ op, path, query });
+      return answer;
+    },
+  };
+  const r = await k.call('GET', '/api/v1/servers/survival/files/search?path=world&content=needle&limit=5');
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.body.matches, [hit]);
+  assert.deepEqual(asked, [{ op: 'search', path: 'world', query: { text: 'needle', limit: 5 } }]);
+  assert.equal(k.calls.length, 0, 'no one-shot Job');
+  answer = JSON.stringify({ matches: [level], scanned: 1 });
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/files/search?content=needle')).status, 500);
 });

@@ -9,4 +9,12 @@ export const rbac: RbacScenario = { setup: endSessions, calls: [1, 2, 3].map(():
 
 export const container: ContainerCall[] = [
   { method: 'GET', path: `/api/v1/servers/survival/files/search?q=${q('*.txt')}`, status: [200], check: (b) => assert.ok(JSON.stringify(b).includes('eula.txt'), JSON.stringify(b)) },
+  // A content search in the image: server.properties is found by its redacted text, never by its value.
+  {
+    method: 'GET',
+    path: `/api/v1/servers/survival/files/search?content=${q('<redacted by felis>')}`,
+    status: [200],
+    check: (b) => assert.ok(/"path":"server.properties","line":\d+,"column":15,"text":"rcon.password=<redacted by felis>"/.test(JSON.stringify(b)), JSON.stringify(b)),
+  },
+  { method: 'GET', path: `/api/v1/servers/survival/files/search?content=${q('hunter2')}`, status: [200], check: (b) => assert.ok(JSON.stringify(b).includes('"matches":[]'), JSON.stringify(b)) },
 ];

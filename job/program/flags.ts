@@ -55,6 +55,7 @@ const SHARED_FLAGS: Record<string, { key: string; kind: Kind; usage: string }> =
   limit: { key: 'limit', kind: 'int', usage: 'list: at most this many entries, in byte order of name (a paged listing); search: at most this many matches' },
   after: { key: 'after', kind: 'string', usage: 'list: start strictly after this name (a paged listing)' },
   q: { key: 'q', kind: 'string', usage: 'list: only names containing this text, any case (a paged listing); search: the name or glob to find' },
+  text: { key: 'text', kind: 'string', usage: 'search: the text to find in files, ASCII letters in any case (a content search)' },
   'max-size': { key: 'maxSize', kind: 'int', usage: 'copy: refuse (too_large) unless the source is a regular file of at most this many bytes' },
   url: { key: 'url', kind: 'string', usage: 'pull: the http or https URL to fetch into the folder --path (env FELIS_PULL_*)' },
   format: { key: 'format', kind: 'string', usage: 'compress: the archive format (zip, tar.gz, tar.xz, tar.zst)' },

@@ -47,6 +47,8 @@ export function serveQueryOf(params: URLSearchParams): ServeQuery | string {
   if (after !== null) out.after = after;
   const q = params.get('q');
   if (q !== null) out.q = q;
+  const text = params.get('text');
+  if (text !== null) out.text = text;
   return out;
 }
 

@@ -10,7 +10,7 @@ import { type Copied, decodeCopy } from '../../functions/files-copy/result.ts';
 import { decodeTrashed, type Trashed } from '../../functions/files-delete/result.ts';
 import { decodeList, type Listing } from '../../functions/files-list/result.ts';
 import { decodeRead, type ReadFile } from '../../functions/files-read/result.ts';
-import { decodeSearch, type Search } from '../../functions/files-search/result.ts';
+import { type ContentSearch, decodeContentSearch, decodeSearch, type Search } from '../../functions/files-search/result.ts';
 import { decodeTrashList, decodeTrashPurge, decodeTrashRestore, type TrashPage } from '../../functions/files-trash/result.ts';
 import { decodeWrite } from '../../functions/files-write/result.ts';
 import { EventAnswerGoneError } from '../events/errors.ts';
@@ -166,6 +166,11 @@ export class FilesEditor {
   /** Entries below `path` whose name matches `query.q`, at most `query.limit` (the Job's default without). */
   async search(t: Target, path: string, query: { q: string; limit?: number }, signal?: AbortSignal): Promise<Search> {
     return decodeSearch(await this.#run(t, { op: 'search', path, ...setQuery(query) }, signal));
+  }
+
+  /** Lines of the files below `path` holding `query.text` (files named as `query.q` when given), at most `query.limit`. */
+  async searchContent(t: Target, path: string, query: { text: string; q?: string; limit?: number }, signal?: AbortSignal): Promise<ContentSearch> {
+    return decodeContentSearch(await this.#run(t, { op: 'search', path, ...setQuery(query) }, signal));
   }
 
   /**

@@ -28,5 +28,17 @@ export const SEARCH_MIN_QUERY = 2;
  * and starts the same search again in a one-shot Job.
  */
 export const SEARCH_BUDGET_MS = 5_000;
+/**
+ * A content search (`content=`): the text's length in UTF-8 bytes, the largest file searched (a
+ * larger text file is skipped and the answer says `truncated`), and the most bytes one search
+ * reads (beside SEARCH_BUDGET_MS, whichever ends first). Its matches per answer are a name
+ * search's (SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT).
+ */
+export const CONTENT_MIN_BYTES = 1;
+export const CONTENT_MAX_BYTES = 256;
+export const CONTENT_MAX_FILE_BYTES = 8 << 20;
+export const CONTENT_BUDGET_BYTES = 2 * 1024 ** 3;
+/** The most of a line a content match shows, in UTF-8 bytes (so at most as many characters), around the match. */
+export const CONTENT_TEXT_MAX_BYTES = 512;
 /** A regular file up to this size is copied while the caller waits (200); anything else in the background (202). */
 export const COPY_SYNC_MAX_BYTES = 64 << 20;

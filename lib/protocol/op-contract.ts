@@ -151,12 +151,13 @@ export function opContract<
   };
 }
 
-/** `--limit`, `--after`, `--q` for the fields of an op's query that are set (lib/protocol/op-query.ts). */
+/** `--limit`, `--after`, `--q`, `--text` for the fields of an op's query that are set (lib/protocol/op-query.ts). */
 export function pushQuery(a: string[], p: OpQuery): void {
   const q = setQuery(p);
   if (q.limit !== undefined) a.push('--limit', String(q.limit));
   if (q.after !== undefined) a.push('--after', q.after);
   if (q.q !== undefined) a.push('--q', q.q);
+  if (q.text !== undefined) a.push('--text', q.text);
 }
 
 /** The codec of a read-only op's query: only what is given, so a listing without one is Felis's command line. */

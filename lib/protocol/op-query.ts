@@ -12,10 +12,15 @@ export interface OpQuery {
   after?: string;
   /** Case-insensitive substring a name must contain. */
   q?: string;
+  /**
+   * search: the literal text a file's lines are searched for, ASCII letters in any case (a content
+   * search; the route's `content=`, named apart from a write's content).
+   */
+  text?: string;
 }
 
 /** The query's fields, in the order they go on a command line or into a URL. */
-export const OP_QUERY_KEYS = ['limit', 'after', 'q'] as const;
+export const OP_QUERY_KEYS = ['limit', 'after', 'q', 'text'] as const;
 export type OpQueryKey = (typeof OP_QUERY_KEYS)[number];
 
 /** Only the fields that are set: what a Job or a browse Pod is given. */
@@ -24,10 +29,11 @@ export function setQuery(q: OpQuery | undefined): OpQuery {
   if (q?.limit !== undefined) out.limit = q.limit;
   if (q?.after !== undefined) out.after = q.after;
   if (q?.q !== undefined) out.q = q.q;
+  if (q?.text !== undefined) out.text = q.text;
   return out;
 }
 
-/** `&limit=…&after=…&q=…` for the fields that are set (empty when none). */
+/** `&limit=…&after=…&q=…&text=…` for the fields that are set (empty when none). */
 export function queryString(q: OpQuery | undefined): string {
   let s = '';
   for (const [k, v] of Object.entries(setQuery(q))) s += `&${k}=${encodeURIComponent(String(v))}`;

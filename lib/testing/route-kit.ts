@@ -65,7 +65,7 @@ export class FakeGates implements FileGates {
   }
 }
 
-type EditorMethod = 'list' | 'run' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge';
+type EditorMethod = 'list' | 'run' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'searchContent' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge';
 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
@@ -88,6 +88,7 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     delete: method('delete'),
     rename: method('rename'),
     search: method('search'),
+    searchContent: method('searchContent'),
     batch: method('batch'),
     trashList: method('trashList'),
     trashRestore: method('trashRestore'),

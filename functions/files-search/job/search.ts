@@ -35,6 +35,7 @@ import { clean } from '../../../job/volume/pathutil.ts';
 import { atPath, fdPath, type WorldRoot } from '../../../job/volume/root.ts';
 import { SEARCH_BUDGET_MS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MIN_QUERY } from '../../../lib/protocol/limits.ts';
 import type { Result, SearchMatch } from '../../../lib/protocol/result.ts';
+import { contentSearchTree } from './content-search.ts';
 import { nameMatcher, queryLength } from './name-match.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
@@ -73,6 +74,8 @@ interface Frame {
 }
 
 export function search(ctx: OpContext, req: OpRequestOf<'search'>): Promise<Result> {
+  // With `text` (the route's `content`), the files' lines are searched instead (content-search.ts); `q` filters names.
+  if (req.text !== undefined) return contentSearchTree(ctx.root, req.path, { content: req.text, q: req.q, limit: req.limit });
   return searchTree(ctx.root, req.path, { q: req.q ?? '', limit: req.limit });
 }
 
