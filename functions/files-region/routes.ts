@@ -25,14 +25,13 @@ export const routes = routesOf('files-region', {
 
 export const prose = {
   'files.region': {
-    summary: "One region file's chunk table (`r.X.Z.mca`): each chunk's place, sectors, stored bytes, last save and InhabitedTime. No lock.",
+    summary: "One region file's chunk table. No lock.",
     answer:
-      '`{path, chunks:[{x, z, sectors, bytes, timestamp, compression, external, inhabited_ticks, error?}], sectors_used, sectors_free, world_state}` — `inhabited_ticks` a number, a decimal string past ±(2^53-1), or null with `error` for a chunk that cannot be read (a corrupt slot: `bytes` null too); a name not `r.<x>.<z>.mca` or a file shorter than its header is 400 `region_invalid`',
+      '`{path, chunks:[{x, z, sectors, bytes, timestamp, compression, external, inhabited_ticks, error?}], sectors_used, sectors_free, world_state}` — `inhabited_ticks` a number, a decimal string past ±(2^53-1), or null with `error` for a chunk that cannot be read; a name not `r.<x>.<z>.mca` or a file shorter than its header is 400 `region_invalid`',
   },
   'files.region.prune': {
-    summary:
-      'Remove every chunk whose InhabitedTime is below a bound from the region files of a world (and the same chunks from entities/ and poi/), rewriting each file compactly, in the background; all or nothing across a stop; the old files go to the undo trash. `dry_run` answers what would go.',
+    summary: 'Prune chunks inhabited under a bound (region/, entities/, poi/) in the background; journaled; old files to the trash.',
     answer:
-      '202 `{op}` (op `region-prune`; its `files` the region files changed, `bytes` the bytes freed) — body `{path, inhabited_below_ticks, dry_run?}`: `path` a world folder or its `region` folder; with `dry_run: true`, 200 `{dry_run:true, region, below, scanned, files_changed, files:[{path, chunks_removed, bytes_freed, removed}], chunks_removed, bytes_freed, unreadable_chunks, skipped:[{path, reason}]}` and nothing changed. Unreadable chunks are kept; a region file with a corrupt slot is left alone and listed in `skipped`',
+      '202 `{op}` (op `region-prune`; its `files` the region files changed, `bytes` the bytes freed) — `path` a world folder or its `region` folder; refused while the server runs; `dry_run: true` answers 200 `{dry_run, region, below, scanned, files_changed, files:[{path, chunks_removed, bytes_freed, removed}], chunks_removed, bytes_freed, unreadable_chunks, skipped:[{path, reason}]}` and changes nothing; unreadable chunks are kept, a region file with a corrupt slot is left alone (`skipped`)',
   },
 } satisfies ProseTable<typeof routes>;
