@@ -129,8 +129,8 @@ test('the prune removes exactly what the plan said, in region/, entities/ and po
   const list = await w.run({ op: 'trash-list', path: '' }, { trash: TRASH_ON });
   const item = list.trash_items!.find((i) => i.id === p.trash_ids![0]);
   assert.ok(item?.paths.includes('world/region/r.0.0.mca'), JSON.stringify(list.trash_items));
-  assert.equal(item.op, 'region-prune');
-  assert.deepEqual([...item.paths].sort(), [...all.filter((r) => !r.endsWith('r.0.1.mca'))].sort(), 'one record holds every old file');
+  assert.equal(item!.op, 'region-prune');
+  assert.deepEqual([...item!.paths].sort(), [...all.filter((r) => !r.endsWith('r.0.1.mca'))].sort(), 'one record holds every old file');
   // Undo: with the new files out of the way, the trash restores the old ones.
   for (const r of ['region', 'entities', 'poi']) fs.unlinkSync(w.p(`world/${r}/r.0.0.mca`));
   const back = await w.run({ op: 'trash-restore', path: '', trashId: p.trash_ids![0]! }, { trash: TRASH_ON });
