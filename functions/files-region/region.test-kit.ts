@@ -167,3 +167,28 @@ export function pruneWorld(world: string): { low: number[]; kept: number[] } {
   writeRegion(join(world, 'region'), 'r.0.1.mca', regionFile([{ index: 7, inhabited: 1_000_000 }], { region: { x: 0, z: 1 } }));
   return { low: [0, 33, 41, 500], kept: [1, 40, 1023] };
 }
+
+/**
+ * The bench's world: `regions` region files of `chunks` chunks each (zlib), every other one below
+ * 1000 ticks, each with entities/ and poi/ files of the same chunks. Returns the bytes written.
+ */
+export function pruneWorldOf(world: string, regions: number, chunks: number): number {
+  let bytes = 0;
+  for (let r = 0; r < regions; r++) {
+    const region = { x: r, z: 0 };
+    const name = `r.${r}.0.mca`;
+    const main = regionFile(
+      Array.from({ length: Math.min(chunks, 1024) }, (_, index) => ({ index, inhabited: index % 2 === 0 ? 10 : 50_000, filler: 2000 })),
+      { region },
+    );
+    const side = regionFile(
+      Array.from({ length: Math.min(chunks, 1024) }, (_, index) => ({ index, inhabited: 0 })),
+      { region },
+    );
+    writeRegion(join(world, 'region'), name, main);
+    writeRegion(join(world, 'entities'), name, side);
+    writeRegion(join(world, 'poi'), name, side);
+    bytes += main.file.length + 2 * side.file.length;
+  }
+  return bytes;
+}

@@ -19,6 +19,7 @@ import { Journal } from '../../../job/journal/journal.ts';
 import { journalHooks } from '../../../job/op-kit/context.ts';
 import type { OpContext, OpRequestOf } from '../../../job/runtime/types.ts';
 import { withheldRule } from '../../../job/runtime/withheld.ts';
+import { beginRecord, type Incoming, resumeIntake } from '../../../job/trash/store.ts';
 import { bestEffort, fail, failure, writeFailure } from '../../../job/volume/failure.ts';
 import { dir } from '../../../job/volume/pathutil.ts';
 import { readCapped } from '../../../job/volume/read-capped.ts';
@@ -56,7 +57,7 @@ interface FilePlan {
   chunksRemoved: number;
   bytesFreed: number;
   /** External chunk files that go, root-relative, with their sizes. */
-  externals: { rel: string; size: number }[];
+  externals: { rel: string; size: number; st: fs.BigIntStats }[];
 }
 
 interface Folders {
@@ -180,10 +181,10 @@ function readMember(ctx: OpContext, dirFd: number, folderRel: string, name: stri
   }
 }
 
-function externalSize(dirFd: number, file: string): number | null {
+function externalStat(dirFd: number, file: string): fs.BigIntStats | null {
   try {
-    const st = fs.lstatSync(atPath(dirFd, file));
-    return st.isFile() ? st.size : null;
+    const st = fs.lstatSync(atPath(dirFd, file), { bigint: true });
+    return st.isFile() ? st : null;
   } catch {
     return null;
   }
@@ -196,8 +197,8 @@ function settle(m: Member, removed: Set<number>, externals: FilePlan['externals'
   for (const c of m.chunks) {
     if (!removed.has(c.index) || !c.external) continue;
     const file = `c.${c.x}.${c.z}.mcc`;
-    const size = externalSize(m.dirFd, file);
-    if (size !== null) externals.push({ rel: relIn(dir(m.rel), file), size });
+    const st = externalStat(m.dirFd, file);
+    if (st !== null) externals.push({ rel: relIn(dir(m.rel), file), size: Number(st.size), st });
   }
   if (kept.length === 0) {
     m.change = 'remove';
@@ -375,12 +376,15 @@ function place(ctx: OpContext, name: string, p: Plan, report: PruneReport, hooks
     if (ctx.opId) ctx.progress(formatRecoveredLine({ op: ctx.opId, kind: 'region-prune', now: 'old' }));
   });
   let kept: string[] = [];
+  let trashId: string | undefined;
   try {
     const workPath = atPath(ctx.root.fd, work);
     for (const d of [workPath, `${workPath}/new`, `${workPath}/old`]) {
       fs.mkdirSync(d, 0o700);
       fs.chmodSync(d, 0o700); // the umask may have narrowed it; ours is exactly 0700
     }
+    // What the prune moves aside, in slot order (`old/<k>` is slot k), for the one trash record.
+    const aside: Incoming[] = [];
     const total = p.files.reduce((n, f) => n + f.members.filter((m) => m.change === 'rewrite').length, 0);
     const progress = new ProgressThrottle(ctx.progress);
     let done = 0;
@@ -388,6 +392,7 @@ function place(ctx: OpContext, name: string, p: Plan, report: PruneReport, hooks
     for (const f of p.files) {
       for (const m of f.members) {
         const slot = k++;
+        aside.push({ path: m.rel, st: m.st });
         if (m.change === 'rewrite') {
           writeCompact(ctx, m, f.removed, `${workPath}/new/${slot}`);
           progress.report(++done, total);
@@ -395,9 +400,17 @@ function place(ctx: OpContext, name: string, p: Plan, report: PruneReport, hooks
           journal.add(['in', `${work}/new/${slot}`, m.rel]);
         } else journal.add(['aside', m.rel, `${work}/old/${slot}`]);
       }
-      for (const e of f.externals) journal.add(['aside', e.rel, `${work}/old/${k++}`]);
+      for (const e of f.externals) {
+        aside.push({ path: e.rel, st: e.st });
+        journal.add(['aside', e.rel, `${work}/old/${k++}`]);
+      }
     }
     progress.flush();
+    // The record is written down before the plan is sealed, and the journal names it: whoever
+    // finishes the prune puts every old file into this one record. It is no replace record: a
+    // removed file's place stays empty, and recovery must not take that for a replace undone.
+    trashId = beginRecord(ctx, 'region-prune', false, aside);
+    if (trashId) journal.keepIn(trashId);
     // The staged files are durable before the plan is sealed: each was fsynced; their folder too.
     const newFd = fs.openSync(`${workPath}/new`, O_RDONLY | O_DIRECTORY);
     try {
@@ -430,6 +443,8 @@ function place(ctx: OpContext, name: string, p: Plan, report: PruneReport, hooks
         kept = journal.finish();
       });
     }
+    // A record begun for a prune that was not made (and never will be) holds nothing: it goes.
+    if (trashId && (journal.state === 'staging' || journal.state === 'undone')) bestEffort(() => resumeIntake(ctx, trashId!)?.seal());
   }
   return { files: report.files_changed, bytes: report.bytes_freed, report: { ...report, ...(kept.length > 0 ? { trash_ids: kept } : {}) } };
 }
