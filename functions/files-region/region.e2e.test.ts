@@ -12,7 +12,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { waitOp } from '../../test/support/ops.ts';
+import { RUNNING, setServer } from '../../test/support/servers.ts';
 import { q, type Stack, startStack } from '../../test/support/stack.ts';
 import { pruneWorld, regionFile, writeRegion } from './region.test-kit.ts';
 
@@ -112,5 +114,26 @@ describe('files/region', () => {
     const dry = await s.call('POST', PRUNE, { path: 'w2', inhabited_below_ticks: 1, dry_run: true });
     assert.equal(dry.status, 200, dry.text);
     assert.match(dry.body.skipped[0].reason, /no region header/);
+  });
+
+  // Last: the server stays running.
+  test('while the server runs: the table answers beside the game (world_state running); the prune and its dry run are 409 not_stopped', async () => {
+    pruneWorld(join(s.world, 'w3'));
+    await setServer(s.cluster, 'survival', RUNNING);
+    const custom = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(CustomObjectsApi);
+    await custom.patchNamespacedCustomObjectStatus(
+      { group: 'felis.lolicon.best', version: 'v1alpha1', namespace: 'minecraft', plural: 'minecraftservers', name: 'survival', body: { status: { nodeName: 'local' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const t = await s.call('GET', table('w3/region/r.0.0.mca'));
+    assert.equal(t.status, 200, t.text);
+    assert.equal(t.body.world_state, 'running');
+    const before = readFileSync(join(s.world, 'w3/region/r.0.0.mca'));
+    for (const dry_run of [true, false]) {
+      const r = await s.call('POST', PRUNE, { path: 'w3', inhabited_below_ticks: 1000, dry_run });
+      assert.equal(r.status, 409, r.text);
+      assert.equal(r.body.error.code, 'not_stopped');
+    }
+    assert.deepEqual(readFileSync(join(s.world, 'w3/region/r.0.0.mca')), before);
   });
 });
