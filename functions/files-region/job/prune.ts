@@ -35,6 +35,19 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY
 /** The folders beside `region/` whose files hold the same chunks. */
 const BESIDE = ['entities', 'poi'] as const;
 
+/** Chunk indexes of one region (0–1023) as 128 bytes: a plan of many files stays small. */
+export class Indexes {
+  readonly #bits = new Uint8Array(128);
+  size = 0;
+  add(i: number): void {
+    if (!this.has(i)) this.size++;
+    this.#bits[i >> 3]! |= 1 << (i & 7);
+  }
+  has(i: number): boolean {
+    return (this.#bits[i >> 3]! & (1 << (i & 7))) !== 0;
+  }
+}
+
 /** One file of a region's trio (region, entities, poi) as planned. */
 interface Member {
   /** Root-relative, as the kernel names it. */
@@ -43,6 +56,8 @@ interface Member {
   name: string;
   size: number;
   st: fs.BigIntStats;
+  coords: { x: number; z: number };
+  /** Its chunks while it is planned; emptied once planned (staging reads the header again), so a plan of many files stays small. */
   chunks: ChunkInfo[];
   /** Rewritten (some chunk goes), removed (every chunk goes), or neither. */
   change: 'rewrite' | 'remove' | 'none';
@@ -53,7 +68,7 @@ interface Member {
 interface FilePlan {
   rel: string;
   members: Member[];
-  removed: Set<number>;
+  removed: Indexes;
   chunksRemoved: number;
   bytesFreed: number;
   /** External chunk files that go, root-relative, with their sizes. */
@@ -175,7 +190,7 @@ function readMember(ctx: OpContext, dirFd: number, folderRel: string, name: stri
     }
     const bad = chunks.find((c) => c.corruptSlot);
     if (bad) return `${rel}: the slot of chunk ${bad.x},${bad.z} cannot be trusted (${bad.error})`;
-    return { rel, dirFd, name, size, st, chunks, change: 'none', newSize: size };
+    return { rel, dirFd, name, size, st, coords, chunks, change: 'none', newSize: size };
   } finally {
     fs.closeSync(fd);
   }
@@ -191,7 +206,7 @@ function externalStat(dirFd: number, file: string): fs.BigIntStats | null {
 }
 
 /** Settles what a member becomes once `removed` go: its change, new size, and the external files that go with them. */
-function settle(m: Member, removed: Set<number>, externals: FilePlan['externals']): number {
+function settle(m: Member, removed: Indexes, externals: FilePlan['externals']): number {
   const kept = m.chunks.filter((c) => !removed.has(c.index));
   if (kept.length === m.chunks.length) return 0;
   for (const c of m.chunks) {
@@ -239,7 +254,8 @@ function plan(ctx: OpContext, name: string, below: bigint): Plan | Result {
         continue;
       }
       out.unreadable += main.chunks.filter((c) => c.inhabited === null).length;
-      const removed = new Set(main.chunks.filter((c) => c.inhabited !== null && c.inhabited < below).map((c) => c.index));
+      const removed = new Indexes();
+      for (const c of main.chunks) if (c.inhabited !== null && c.inhabited < below) removed.add(c.index);
       if (removed.size === 0) continue;
       const members: Member[] = [main];
       let why: string | undefined;
@@ -265,6 +281,7 @@ function plan(ctx: OpContext, name: string, below: bigint): Plan | Result {
         }
       }
       for (const e of externals) freed += e.size;
+      for (const m of members) m.chunks = [];
       out.files.push({ rel, members: members.filter((m) => m.change !== 'none'), removed, chunksRemoved: removed.size, bytesFreed: freed, externals });
     }
     return out;
@@ -308,15 +325,16 @@ function writeAll(fd: number, b: Buffer): void {
 }
 
 /** Writes the compact form of `m` without `removed` to `to` (a /proc path), owned and moded as the old file. */
-export function writeCompact(ctx: OpContext, m: Member, removed: Set<number>, to: string): void {
-  const kept = m.chunks.filter((c) => !removed.has(c.index)).sort((a, b) => a.index - b.index);
-  const { header } = compactHeader(kept.map((c) => ({ index: c.index, timestamp: c.timestamp, sectors: packedSectors(c) })));
+export function writeCompact(ctx: OpContext, m: Member, removed: Indexes, to: string): void {
   const src = fs.openSync(atPath(m.dirFd, m.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   try {
     const st = fs.fstatSync(src, { bigint: true });
     // The world is held: only something outside felis-world could have changed it since the plan.
     if (st.ino !== m.st.ino || st.dev !== m.st.dev || st.size !== m.st.size || st.mtimeNs !== m.st.mtimeNs)
       throw Object.assign(new Error(`${m.rel} changed while it was pruned`), { code: 'ECHANGED' });
+    // The header again (the plan keeps none): the same file, so the same sound slots, in index order.
+    const kept = readRegion(src, m.size, m.coords, () => null, false).chunks.filter((c) => !removed.has(c.index));
+    const { header } = compactHeader(kept.map((c) => ({ index: c.index, timestamp: c.timestamp, sectors: packedSectors(c) })));
     const out = fs.openSync(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
     try {
       writeAll(out, header);
