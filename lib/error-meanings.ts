@@ -41,6 +41,8 @@ export const ERROR_MEANINGS = {
   mixed_folders: 'a compress whose paths are not all in one folder (the archive goes into that folder); the details name the first path that differs',
   nbt_invalid:
     "files/nbt of a file that is no NBT this reads (damaged, hostile: deeper than 512, declared lengths past its end, decompressing past 32 MiB, strings not Java's modified UTF-8), or a PUT whose `root` is no typed NBT (the message names the bad tag's JSON path)",
+  region_invalid:
+    'files/region of a file that is not a region file: its name is not `r.<x>.<z>.mca`, or it is shorter than a region header (8 KiB) and not empty; a corrupt chunk or slot is reported on the chunk instead',
   gzip_invalid: 'a read with `decompress=true` of a file that is not gzip data (its first bytes decide, not its name), or whose gzip data is damaged or cut short',
   batch_conflict: 'two items of a batch (delete, move, chmod) clash: the same path twice, two moves onto one name, a move of or into a folder another item moves; nothing was changed',
   event_conflict: "an event's source and id were already used for a different request; it was not run",

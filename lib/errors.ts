@@ -70,6 +70,7 @@ export const ERROR_CODES = {
   file_exists: { kinds: ['conflict'] },
   mixed_folders: { kinds: ['invalid'] },
   nbt_invalid: { kinds: ['invalid'] },
+  region_invalid: { kinds: ['invalid'] },
   gzip_invalid: { kinds: ['invalid'] },
   batch_conflict: { kinds: ['conflict'] },
   event_conflict: { kinds: ['conflict'] },

@@ -113,6 +113,8 @@ function everyRenderedJob(): Record<string, V1Job> {
     'background unzip': renderFilesJob({ ...base, op: 'unzip', path: 'a.zip', to: 'x', overwrite: true, async: true, deadlineSeconds: 7200, ttlSeconds: 1800, cpu: '1' }),
     'background zip': renderFilesJob({ ...base, op: 'zip', path: 'world', to: 'w.zip', async: true }),
     'background compress': renderFilesJob({ ...base, op: 'compress', path: 'plugins', batch: { paths: ['plugins/a', 'plugins/b.jar'] }, format: 'tar.zst', to: 'p.tar.zst', async: true }),
+    'background region prune': renderFilesJob({ ...base, op: 'region-prune', path: 'world', below: '72000', async: true }),
+    'region table (read-only)': renderFilesJob({ ...base, op: 'region', path: 'world/region/r.0.0.mca' }),
     'trash listing (read-only)': renderFilesJob({ ...base, op: 'trash-list', path: '', limit: 50, after: '0190a1b2c3d4e5f6' }),
     'trash restore': renderFilesJob({ ...base, op: 'trash-restore', path: '', trashId: '0190a1b2c3d4e5f6', to: 'restored', trash: { enabled: true, seconds: 604800, actor: 'bearer' } }),
     'trash purge of one': renderFilesJob({ ...base, op: 'trash-purge', path: '', trashId: '0190a1b2c3d4e5f6' }),

@@ -10,6 +10,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { filesCompress } from '../functions/files-compress/app.ts';
 import { filesCopy } from '../functions/files-copy/app.ts';
 import { filesPull } from '../functions/files-pull/app.ts';
+import { filesRegion } from '../functions/files-region/app.ts';
 import { filesUnzip } from '../functions/files-unzip/app.ts';
 import { filesUploads } from '../functions/files-uploads/app.ts';
 import { filesZip } from '../functions/files-zip/app.ts';
@@ -93,6 +94,10 @@ const CASES: Record<string, Case[]> = {
     { app: filesPull, method: 'POST', path: `${S}/files/pull`, body: { url: 'https://example.com/a.jar', path: 'plugins' }, id: '00000000000000dd', earlier: '00000000000000dd' },
   ],
   'files.pull.cancel': [{ app: filesPull, method: 'DELETE', path: `${S}/files/pull/${OP}`, id: OP }],
+  'files.region.prune': [
+    { app: filesRegion, method: 'POST', path: `${S}/files/region/prune`, body: { path: 'world', inhabited_below_ticks: 72000 }, id: OP },
+    { app: filesRegion, method: 'POST', path: `${S}/files/region/prune`, body: { path: 'world', inhabited_below_ticks: 72000 }, id: '00000000000000dd', earlier: '00000000000000dd' },
+  ],
   'files.unzip': [
     { app: filesUnzip, method: 'POST', path: `${S}/files/unzip?path=pack.zip`, body: {}, id: OP },
     { app: filesUnzip, method: 'POST', path: `${S}/files/unzip?path=pack.zip`, body: {}, id: '00000000000000dd', earlier: '00000000000000dd' },

@@ -19,11 +19,13 @@ import { describeKubeError } from '../kube/errors.ts';
 import { jobFinished } from '../kube/job-facts.ts';
 import type { JobPodApi } from '../kube/job-pods.ts';
 import { LABEL_EVENT, LABEL_FILES_ASYNC, LABEL_FILES_OP, LABEL_FILES_PULL, LABEL_MANAGED_BY, LABEL_SERVER, MANAGED_BY_FILES } from '../labels.ts';
+import type { AnyOpFields, OpsWith } from '../protocol/ops.ts';
 import { RunnerError } from '../runner/errors.ts';
 import { listOps, type OpsPage, readOp } from './list.ts';
 import { type OpView, opView, startedView } from './view.ts';
 
-export type BackgroundOp = 'unzip' | 'zip' | 'copy' | 'pull' | 'compress';
+/** The ops whose contract says they run in the background. */
+export type BackgroundOp = OpsWith<'async'>;
 
 export interface StartRequest {
   op: BackgroundOp;
@@ -39,6 +41,8 @@ export interface StartRequest {
   /** compress: the selection's paths (in the Job's env, as a many-file op's items), and the format. */
   batch?: { paths: string[] };
   format?: string;
+  /** An op's own flags (its contract's `flags`), as its contract encodes them. */
+  fields?: AnyOpFields;
 }
 
 /** How a background Job differs from a sync one; each may be overridden (tests use short deadlines). */
@@ -117,6 +121,7 @@ export class BackgroundOps {
       ...(req.cancelToken ? { cancelTokenSha256: req.cancelToken(filesJobName(t.server, id)) } : {}),
       ...(req.batch ? { batch: req.batch } : {}),
       ...(req.format !== undefined ? { format: req.format } : {}),
+      ...req.fields,
       // What an unzip over files, a zip or a copy replaces goes to the undo trash, with the caller's name.
       ...(settings.trash ? { trash: callerTrash(settings.trash) } : {}),
       worldPvc: t.world.claim,

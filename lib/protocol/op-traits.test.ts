@@ -6,11 +6,29 @@ test('mutates: everything but list and read; CHOWN only where files are created'
   // As sets: the op list's order is the capability folders'.
   assert.deepEqual(
     OPS.filter(mutates).sort(),
-    ['write', 'mkdir', 'delete', 'rename', 'upload', 'unzip', 'zip', 'copy', 'delete-many', 'move-many', 'chmod-many', 'pull', 'compress', 'trash-restore', 'trash-purge', 'pull-place'].sort(),
+    [
+      'write',
+      'mkdir',
+      'delete',
+      'rename',
+      'upload',
+      'unzip',
+      'zip',
+      'copy',
+      'delete-many',
+      'move-many',
+      'chmod-many',
+      'pull',
+      'compress',
+      'trash-restore',
+      'trash-purge',
+      'pull-place',
+      'region-prune',
+    ].sort(),
   );
   assert.equal(mutates('search'), false);
   assert.equal(mutates('trash-list'), false);
-  assert.deepEqual(OPS.filter(needsChown).sort(), ['write', 'mkdir', 'upload', 'unzip', 'zip', 'copy', 'pull', 'compress', 'trash-restore'].sort());
+  assert.deepEqual(OPS.filter(needsChown).sort(), ['write', 'mkdir', 'upload', 'unzip', 'zip', 'copy', 'pull', 'compress', 'trash-restore', 'region-prune'].sort());
   assert.equal(isOp('zip'), true);
   assert.equal(isOp('chmod'), false);
   assert.equal(isOp('unzip'), true);

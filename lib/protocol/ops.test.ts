@@ -7,9 +7,9 @@ import { ASYNC_OPS, BATCH_OPS, EDIT_OPS, HEAP_LIMITED_OPS, ITEMS_OPS, JOURNALED_
 const same = (actual: readonly string[], expected: string[]) => assert.deepEqual([...actual].sort(), expected.sort());
 
 test('the op-keyed lists derived from the contracts', () => {
-  same(ASYNC_OPS, ['upload', 'unzip', 'zip', 'copy', 'pull', 'compress']);
+  same(ASYNC_OPS, ['upload', 'unzip', 'zip', 'copy', 'pull', 'compress', 'region-prune']);
   same(HEAP_LIMITED_OPS, ['unzip', 'zip', 'copy', 'compress']);
-  same(JOURNALED_OPS, ['unzip']);
+  same(JOURNALED_OPS, ['unzip', 'region-prune']);
   same(EDIT_OPS, ['write', 'mkdir', 'delete', 'rename', 'copy', 'delete-many', 'move-many', 'chmod-many']);
   same(BATCH_OPS, ['delete-many', 'move-many', 'chmod-many']);
   same(ITEMS_OPS, ['delete-many', 'move-many', 'chmod-many', 'compress']);
@@ -26,7 +26,7 @@ test('the op-keyed lists derived from the contracts', () => {
   );
   same(
     OPS.filter((op) => lostResultOf(op) === 'settled'),
-    ['delete-many', 'move-many', 'trash-restore'],
+    ['delete-many', 'move-many', 'trash-restore', 'region-prune'],
   );
   assert.equal(opHas('toString', 'mutates'), false, 'a name that is no op has no trait');
 });

@@ -28,7 +28,7 @@ export type AnyOpFields = Partial<Intersection<OpFields<Op>>>;
 /** Fields of some ops a codec test round-trips (each folder's op.test-kit.ts): sparse and full. */
 export type OpSamples = { [K in Op]?: OpFields<K>[] };
 /** The ops whose contract has a trait set to true (or to a value, for `items`). */
-type OpsWith<T extends keyof OpTraits> = Extract<AnyContract, { traits: Record<T, true | 'paths' | 'moves' | 'files'> }>['name'];
+export type OpsWith<T extends keyof OpTraits> = Extract<AnyContract, { traits: Record<T, true | 'paths' | 'moves' | 'files'> }>['name'];
 
 export const OPS: readonly Op[] = CONTRACTS.map((c) => c.name);
 
