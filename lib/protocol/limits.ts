@@ -28,5 +28,11 @@ export const SEARCH_MIN_QUERY = 2;
  * and starts the same search again in a one-shot Job.
  */
 export const SEARCH_BUDGET_MS = 5_000;
+/**
+ * How long a disk usage walk runs in a browse Pod before it answers `truncated`, which sends the
+ * caller to the one-shot Job (its budget is 20 s). Half the browse call's default timeout, for
+ * the reason a search's is.
+ */
+export const USAGE_WARM_BUDGET_MS = 5_000;
 /** A regular file up to this size is copied while the caller waits (200); anything else in the background (202). */
 export const COPY_SYNC_MAX_BYTES = 64 << 20;

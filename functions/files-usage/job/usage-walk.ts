@@ -38,6 +38,7 @@ import { CLOCK_EVERY, walkClock } from '../../../job/op-kit/walk-clock.ts';
 import { type WithheldRule, withheldRule } from '../../../job/runtime/withheld.ts';
 import { isWorkingName } from '../../../job/runtime/working-files.ts';
 import { failure } from '../../../job/volume/failure.ts';
+import type { FolderStamps } from '../../../job/volume/folder-stamps.ts';
 import { clean } from '../../../job/volume/pathutil.ts';
 import { atPath, errCode, fdPath, identityOf, type WorldRoot } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
@@ -71,6 +72,8 @@ export interface UsageOptions {
   budgetMs?: number;
   /** Milliseconds, monotonic. Tests pass a fake one. */
   now?: () => number;
+  /** Where each folder met is stamped, before it is read (a browse Pod keeps the answer while they hold: job/runtime/warm-results.ts). */
+  folders?: FolderStamps;
 }
 
 interface Tally {
@@ -95,6 +98,8 @@ interface Frame {
   start: Tally;
   /** Its largest children, while `depth` goes below it. */
   kids: Smallest<UsageChild> | null;
+  /** Its index in `folders` (-1: none). */
+  stamp: number;
 }
 
 /** Largest first, then by name (by path for files): the order the answer shows them in, and which are kept. */
@@ -142,13 +147,16 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
   let truncated = false;
   const links = new HardLinks();
   const rootKids = new Smallest<UsageChild>(CHILDREN_KEPT[0], childFirst);
-  const stack: Frame[] = [{ fd: baseFd, dir: baseDir, level: 0, trash: false, prefix: rel, name: '', start: { ...T }, kids: rootKids }];
+  const stamps = opts.folders;
+  const stack: Frame[] = [{ fd: baseFd, dir: baseDir, level: 0, trash: false, prefix: rel, name: '', start: { ...T }, kids: rootKids, stamp: -1 }];
   try {
     const own = fs.fstatSync(baseFd);
     T.bytes += own.blocks * 512;
     T.apparent += own.size;
+    if (stamps) stack[0].stamp = stamps.add(-1, '', own);
   } catch {
     // The folder's own entry is a few KiB; its contents are what is asked.
+    stamps?.spoil();
   }
 
   /** Closes a folder done with and hands what it held to its parent as a child, when it is one to show. */
@@ -226,7 +234,9 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
         fd = -1;
       }
     }
-    if (dir) stack.push({ fd, dir, level, trash, prefix: trash ? '' : join(f.prefix, utf8(n)), name: shown, start, kids });
+    // Stamped from the lstat taken before it was opened and read: a change after it shows.
+    const stamp = stamps ? stamps.add(f.stamp, n, st) : -1;
+    if (dir) stack.push({ fd, dir, level, trash, prefix: trash ? '' : join(f.prefix, utf8(n)), name: shown, start, kids, stamp });
     else if (f.kids && !trash) {
       const child: UsageChild = { name: shown, bytes: T.bytes - start.bytes, apparent_bytes: T.apparent - start.apparent, files: 0, is_dir: true };
       if (kids) child.children = [];
