@@ -21,7 +21,7 @@
  * link is a mismatch (a link's inode), never followed out. It opens only folders with folders
  * below them; the rest cost one lstat.
  *
- * Bounded: at most `cap` folders (FOLDER_STAMPS_MAX by default, about 5 MiB of arrays and names);
+ * Bounded: at most `cap` folders (FOLDER_STAMPS_MAX by default, about 7 MiB of arrays and names with 18-character names, measured);
  * past it `full` is set and nothing more is kept: the caller keeps nothing (a rescan next time).
  *
  * @module
