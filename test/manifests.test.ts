@@ -30,7 +30,7 @@ const DIR = join(ROOT, 'knative');
 /** File functions that answer only after their Job ends; the others answer at once (202, listing). */
 const BACKGROUND_FUNCTIONS = new Set(['files-unzip', 'files-zip', 'files-ops', 'files-pull', 'files-compress']);
 const FILE_FUNCTIONS = Object.keys(FUNCTIONS).filter((f) => f.startsWith('files-') && !BACKGROUND_FUNCTIONS.has(f));
-/** Functions that hold the shared job key: browse sessions (list, read, search), uploads, streamed writes and signed downloads. */
+/** Functions that hold the shared job key: browse sessions (list, read, search, usage), uploads, streamed writes and signed downloads. */
 const PULL_EGRESS = 'felis-world-pull-jobs-egress';
 const JOB_KEY_FUNCTIONS = new Set([
   'files-list',
@@ -41,6 +41,7 @@ const JOB_KEY_FUNCTIONS = new Set([
   'files-write',
   'files-download',
   'files-copy',
+  'files-usage',
   'files-pull',
   'files-mkdir',
   'files-delete',
@@ -507,7 +508,7 @@ describe('knative/ manifests', () => {
     for (const b of examples.filter((o) => o.kind.endsWith('Binding'))) assert.ok(roles.has(b.roleRef.name), `${b.metadata.name} → ${b.roleRef.name}`);
   });
 
-  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions, files-write, files-copy and files-download (it asks a browse session what it signs), only on the serve port', () => {
+  test('file Job Pods accept connections only from files-list, files-read, files-search, the upload functions, files-write, files-copy, files-download (it asks a browse session what it signs) and files-usage, only on the serve port', () => {
     const np = byKind(objs, 'NetworkPolicy').get('felis-world-file-jobs')!;
     assert.deepEqual(np.spec.policyTypes, ['Ingress']);
     const settings = configFromEnv(config.data).editor!;
@@ -538,7 +539,7 @@ describe('knative/ manifests', () => {
       'pods of this namespace only',
     );
     const admitted = [...services.entries()].filter(([, svc]) => rule.from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
-    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-download', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-write']);
+    assert.deepEqual(admitted.map(([fn]) => fn).sort(), ['files-copy', 'files-download', 'files-list', 'files-read', 'files-search', 'files-upload', 'files-uploads', 'files-usage', 'files-write']);
   });
 
   test('edit session Pods accept connections only from the functions that change files, only on the serve port; no other file Job Pod is selected', () => {

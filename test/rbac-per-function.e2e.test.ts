@@ -195,7 +195,9 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
     // The functions that hold the job key in the manifests run with it (files-write: streamed
     // writes; every small change: edit sessions, none up to begin with, none waited for).
-    const keyed = ['files-list', 'files-read', 'files-search', 'files-write', 'files-copy', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch'].includes(fn) || fn.startsWith('files-upload');
+    const keyed =
+      ['files-list', 'files-read', 'files-search', 'files-usage', 'files-write', 'files-copy', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch'].includes(fn) ||
+      fn.startsWith('files-upload');
     const browse = keyed ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
     const auth = authFromEnv({ FELIS_AUTH_MODE: mode, FELIS_TOKEN: TOKEN, FELIS_NAMESPACE: 'minecraft' }, kc, logger);

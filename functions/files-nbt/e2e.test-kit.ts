@@ -9,7 +9,7 @@ import { type ContainerCall, interruptedExtraction, q, type RbacScenario, type S
 import { fileOf, levelDoc, payloadOf } from './fixtures.test-kit.ts';
 import { decodeNbt } from './job/nbt-decode.ts';
 
-/** A level.dat the tests make (the demo world's is no NBT): its bytes, digest, and the root with its name changed. */
+/** A level.dat the tests make (prismarine-nbt's bytes, not the demo world's): its bytes, digest, and the root with its name changed. */
 const FILE = fileOf(payloadOf(levelDoc()), 'gzip');
 const SHA = createHash('sha256').update(FILE).digest('hex');
 const PATH = 'world/nbt-level.dat';

@@ -64,3 +64,36 @@ test("a running server's usage is answered, world_state running; a refusal is it
   off.gates.enterError = new NotStoppedError();
   assert.equal((await off.call('GET', '/api/v1/servers/survival/files/usage')).status, 409);
 });
+
+test('a browse Pod already serving answers (no Job), asked with start: false and the shape as its query; without one, or cut short there, the one-shot Job', async () => {
+  const k = kit();
+  const asked: unknown[] = [];
+  let answer: string | undefined = JSON.stringify({ report: { ...report, files: 7 } });
+  k.deps.browse = {
+    run: async (t, op, path, _signal, _early, query, o) => {
+      asked.push({ op, path, server: t.server, query, o });
+      return answer;
+    },
+  };
+  const r = await k.call('GET', '/api/v1/servers/survival/files/usage?path=world&depth=2&top=5');
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.files, 7);
+  assert.equal(r.body.world_state, 'stopped');
+  assert.deepEqual(asked, [{ op: 'usage', path: 'world', server: 'survival', query: { depth: 2, top: 5 }, o: { start: false } }]);
+  assert.equal(k.calls.length, 0, 'no one-shot Job');
+  // The defaults are not sent: the Pod's op has the same.
+  await k.call('GET', '/api/v1/servers/survival/files/usage');
+  assert.deepEqual((asked[1] as { query: unknown }).query, {});
+  // The Pod's shorter walk ran out: its answer is not used, the Job walks.
+  answer = JSON.stringify({ report: { ...report, files: 7, truncated: true } });
+  const cut = await k.call('GET', '/api/v1/servers/survival/files/usage?path=world');
+  assert.equal(cut.status, 200, cut.text);
+  assert.deepEqual([cut.body.files, cut.body.truncated], [2, false]);
+  assert.equal(k.calls.length, 1, 'the one-shot Job answered');
+  answer = undefined;
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/files/usage')).body.files, 2);
+  assert.equal(k.calls.length, 2);
+  answer = JSON.stringify({ code: 'not_found', error: 'nope does not exist' });
+  assert.equal((await k.call('GET', '/api/v1/servers/survival/files/usage?path=nope')).status, 404);
+  assert.equal(k.calls.length, 2);
+});

@@ -25,7 +25,8 @@ export interface UsageFields {
 
 export const usage = opContract(
   'usage',
-  { rootPath: true },
+  // Served by a browse Pod too, which keeps its last answers (job/usage-cache.ts).
+  { serve: true, rootPath: true },
   {
     flags: FLAGS,
     encode: (f: EncodeInput<UsageFields>) => [...(f.depth !== undefined ? ['--depth', String(f.depth)] : []), ...(f.top !== undefined ? ['--top', String(f.top)] : [])],

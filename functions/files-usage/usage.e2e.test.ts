@@ -4,7 +4,8 @@
  * makes), a hard link counts once, a link out of the world is never followed, the withheld file is
  * counted as a file of 0 bytes, the undo trash only in `trash_bytes`; the Job mounts the world
  * read-only and is labelled a read, so no holder is seen while it runs; bad input is refused
- * before any Job.
+ * before any Job. With a browse session serving the world, its Pod answers instead (no Job), the
+ * same figures as the one-shot Job's, and a file added since is seen at once.
  */
 
 import assert from 'node:assert/strict';
@@ -13,9 +14,12 @@ import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { RACY_MS } from '../../job/volume/folder-stamps.ts';
 import { isWorkingName } from '../../lib/protocol/working-names.ts';
 import { admin } from '../../test/support/servers.ts';
-import { q, type Stack, startStack } from '../../test/support/stack.ts';
+import { FUNCTION_USER, q, type Stack, startStack } from '../../test/support/stack.ts';
+import { oneShotEditor, SURVIVAL, untilWarm } from '../../test/support/warm-cold.ts';
+import { decodeUsage } from './result.ts';
 
 const S = '/api/v1/servers/survival';
 
@@ -135,5 +139,66 @@ describe('files/usage', () => {
     const out = await s.call('GET', `${S}/files/usage?path=${q('plugins/escape')}`);
     assert.equal(out.status, 400, out.text);
     assert.equal(out.body.error.code, 'bad_path');
+  });
+});
+
+describe('files/usage from a browse Pod', () => {
+  let s: Stack;
+  let outside: string;
+  before(async () => {
+    s = await startStack({ browse: {} });
+    mkdirSync(join(s.world, 'world', 'region'), { recursive: true });
+    writeFileSync(join(s.world, 'world', 'region', 'r.0.0.mca'), randomBytes(128 << 10));
+    outside = mkdtempSync(join(tmpdir(), 'felis-outside-'));
+    writeFileSync(join(outside, 'huge.bin'), randomBytes(1 << 20));
+    symlinkSync(outside, join(s.world, 'plugins', 'escape'));
+    seeded = Date.now();
+  });
+  after(async () => {
+    await s?.close();
+    if (outside) rmSync(outside, { recursive: true, force: true });
+  });
+  let seeded = 0;
+
+  /** The usage of `path` as the browse Pod answers it: no Job created for it. */
+  async function warmUsage(path: string) {
+    s.cluster.resetCounts();
+    const r = await s.call('GET', `${S}/files/usage?path=${q(path)}&depth=2`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 0, 'answered by the browse Pod, no Job');
+    return r;
+  }
+
+  test("a session serving the world answers usage (no Job), equal to the one-shot Job's; a file added below is seen at once", async () => {
+    // Usage never starts a session: a listing does, and usage finds it serving.
+    await untilWarm(s, `${S}/files?path=world`, 'a listing answered by the browse Pod');
+    // Folders changed less than RACY_MS before a walk are not trusted to show a change: let them age.
+    await new Promise((r) => setTimeout(r, Math.max(0, seeded + RACY_MS + 200 - Date.now())));
+    const warm = await warmUsage('world');
+    const cold = decodeUsage(await oneShotEditor(s).run(SURVIVAL, 'usage', 'world', { depth: 2 }));
+    for (const k of ['bytes', 'apparent_bytes', 'files', 'dirs', 'children', 'largest', 'truncated'] as const) assert.deepEqual(warm.body[k], cold[k], k);
+    assert.equal(warm.body.world_state, 'stopped');
+    // Asked again at once: the kept answer, its scan time the first walk's (the volume's free
+    // space is read anew: other tests share the disk).
+    const { free_bytes: _f1, ...kept } = (await warmUsage('world')).body;
+    const { free_bytes: _f2, ...first } = warm.body;
+    assert.deepEqual(kept, first);
+    writeFileSync(join(s.world, 'world', 'region', 'r.0.1.mca'), randomBytes(64 << 10));
+    const after1 = await warmUsage('world');
+    assert.equal(after1.body.files, warm.body.files + 1);
+    assert.equal(after1.body.apparent_bytes, warm.body.apparent_bytes + (64 << 10));
+    assert.equal(after1.body.largest[1].path, 'world/region/r.0.1.mca');
+    assert.notEqual(after1.body.scanned_at, warm.body.scanned_at, 'walked again');
+  });
+
+  test('through the Pod a link out of the world is bad_path and a missing path not_found, with no Job', async () => {
+    await untilWarm(s, `${S}/files?path=world`, 'a listing answered by the browse Pod');
+    s.cluster.resetCounts();
+    const out = await s.call('GET', `${S}/files/usage?path=${q('plugins/escape')}`);
+    assert.equal(out.status, 400, out.text);
+    assert.equal(out.body.error.code, 'bad_path');
+    const missing = await s.call('GET', `${S}/files/usage?path=nope`);
+    assert.equal(missing.status, 404, missing.text);
+    assert.equal(s.cluster.counts(FUNCTION_USER)['create jobs'] ?? 0, 0);
   });
 });

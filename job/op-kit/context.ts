@@ -38,6 +38,7 @@ export function openContext(worldsRoot: string, opts: ExecuteOptions = {}): OpCo
     journalStep: opts.journalStep,
     opId: opts.opId,
     listIndexes: opts.listIndexes,
+    warm: opts.warm,
     trash: opts.trash ?? { enabled: true, seconds: DEFAULT_TRASH_SECONDS, actor: '' },
     now: opts.now ?? Date.now,
   };

@@ -12,6 +12,7 @@ import type { StopGate } from '../journal/stop.ts';
 import type { ListIndexes } from '../listing/list-index.ts';
 import type { PullSettings } from '../pull/settings.ts';
 import type { WorldRoot } from '../volume/root.ts';
+import type { WarmResults } from './warm-results.ts';
 
 /**
  * One `felis files` invocation, as `execute` takes it: one op's request, its fields those its
@@ -78,6 +79,8 @@ export interface ExecuteOptions {
   opId?: string;
   /** The browse Pod's indexes of big folders (job/listing/list-index.ts); a one-shot Job has none. */
   listIndexes?: ListIndexes;
+  /** The browse Pod's kept disk usage answers (warm-results.ts); a one-shot Job has none. */
+  warm?: WarmResults;
   /** Test-only: a pull's resolver and request function (to spy on every connection it makes). */
   pullConnect?: { connect: NonNullable<PullSettings['connect']> };
   /** The undo trash (FELIS_TRASH*, FELIS_ACTOR). Default: on, seven days, no actor. */
@@ -100,6 +103,7 @@ export interface OpContext {
   journalStep?: (name: string) => void;
   opId?: string;
   listIndexes?: ListIndexes;
+  warm?: WarmResults;
   trash: TrashSettings;
   now: () => number;
 }

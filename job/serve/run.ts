@@ -20,6 +20,7 @@
 import { type ExecuteOptions, execute } from '../dispatch/execute.ts';
 import { ListIndexes } from '../listing/list-index.ts';
 import { type CliIO, EXIT_INFRA as INFRA, printResult, EXIT_USAGE as USAGE } from '../program/exit.ts';
+import { WarmResults } from '../runtime/warm-results.ts';
 import { SERVE_PORT, sessionEnv } from './env.ts';
 import { type Serving, startServing } from './server.ts';
 import { listening, worldRootOpens } from './start.ts';
@@ -55,8 +56,11 @@ export async function runServe(worldsRoot: string, env: Record<string, string | 
   if (!worldRootOpens(worldsRoot, io, PREFIX)) return INFRA;
 
   const listIndexes = scratch === undefined ? undefined : new ListIndexes(scratch);
+  // The last disk usage answers, given again while the tree's folders are unchanged.
+  const warm = new WarmResults();
   const serving = await listening(
-    () => startServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, lifetimeMs: lifetime * 1000, run: (op, query) => execute({ op, worldsRoot, ...query }, { ...opts, listIndexes }) }),
+    () =>
+      startServing({ host, port, tokenSha256: digest, idleMs: idle * 1000, lifetimeMs: lifetime * 1000, run: (op, query) => execute({ op, worldsRoot, ...query }, { ...opts, listIndexes, warm }) }),
     `listen on ${host}:${port}`,
     io,
     PREFIX,

@@ -296,6 +296,15 @@ test("an op's query rides beside the path: limit, after and q reach the op as gi
       assert.match(r.body, /limit must be a whole number/);
     }
     assert.equal(seen.length, 3, 'a refused query runs nothing');
+    // A usage answer's shape rides the same way, with the same check.
+    assert.equal((await call(s, '/usage?path=world&depth=2&top=100')).status, 200);
+    assert.deepEqual(seen[3], { path: 'world', depth: 2, top: 100 });
+    for (const bad of ['depth=0', 'top=x', 'depth=1.5']) {
+      const r = await call(s, `/usage?path=world&${bad}`);
+      assert.equal(r.status, 400, bad);
+      assert.match(r.body, /(depth|top) must be a whole number/);
+    }
+    assert.equal(seen.length, 4);
   } finally {
     s.stop();
     await s.stopped;

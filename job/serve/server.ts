@@ -1,12 +1,13 @@
 /**
  * The serving mode of the file Job: an HTTP server on the Pod's own address that answers list,
- * read and search with exactly the Result a one-shot Job would print (the same `execute`, so the same guards,
+ * read, search and usage with exactly the Result a one-shot Job would print (the same `execute`, so the same guards,
  * redaction and limits), to callers bearing the Job's token. It stops on its own after an idle
  * period or its lifetime, whichever comes first, and on `stop()` (SIGTERM).
  *
- * Wire: `GET /list?path=<p>`, `GET /read?path=<p>` and `GET /search?path=<p>&q=<q>`, `Authorization: Bearer <token>`; an op's
- * query (`limit`, `after`, `q`, lib/protocol/op-query.ts) rides beside the path, as the one-shot
- * Job's flags of the same names do (400 `{error}` for a `limit` that is not a whole number). 200 carries
+ * Wire: `GET /list?path=<p>`, `GET /read?path=<p>`, `GET /search?path=<p>&q=<q>` (or `&text=<t>`) and
+ * `GET /usage?path=<p>&depth=<d>&top=<n>`, `Authorization: Bearer <token>`; an op's
+ * query (`limit`, `after`, `q`, `text`, `depth`, `top`, lib/protocol/op-query.ts) rides beside the path, as the one-shot
+ * Job's flags of the same names do (400 `{error}` for a `limit`, `depth` or `top` that is not a whole number). 200 carries
  * the Result JSON as the result line would (zero fields omitted); a caller-fault outcome is a 200
  * too, with its `code`, exactly as the one-shot Job exits 0 with one. Anything else is the
  * server's own answer: 401 without the right token (before anything else is looked at), 404/405
@@ -33,15 +34,17 @@ export interface ServeQuery extends OpQuery {
 }
 
 /**
- * The path and query of a request URL; a message instead when `limit` is not a whole number of
- * at least 1 (the op judges its own upper bound, as it does for the one-shot Job's flag).
+ * The path and query of a request URL; a message instead when `limit`, `depth` or `top` is not a
+ * whole number of at least 1 (the op judges its own upper bound, as it does for the one-shot Job's flag).
  */
 export function serveQueryOf(params: URLSearchParams): ServeQuery | string {
   const out: ServeQuery = { path: params.get('path') ?? '' };
-  const limit = params.get('limit');
-  if (limit !== null) {
-    if (!/^[0-9]{1,9}$/.test(limit) || Number(limit) < 1) return 'limit must be a whole number of at least 1';
-    out.limit = Number(limit);
+  // The op judges each number's upper bound, as it does for the one-shot Job's flag of the same name.
+  for (const k of ['limit', 'depth', 'top'] as const) {
+    const v = params.get(k);
+    if (v === null) continue;
+    if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1) return `${k} must be a whole number of at least 1`;
+    out[k] = Number(v);
   }
   const after = params.get('after');
   if (after !== null) out.after = after;

@@ -9,7 +9,7 @@
  * @module
  */
 import type { Context } from 'hono';
-import type { BrowseChannel, BrowseOp, EarlyCall } from '../browse/sessions.ts';
+import type { BrowseChannel, BrowseOp, EarlyCall, RunOptions } from '../browse/sessions.ts';
 import type { Target } from '../job-spec/types.ts';
 import type { OpQuery } from '../protocol/op-query.ts';
 import { opHas } from '../protocol/ops.ts';
@@ -27,8 +27,9 @@ export async function viaSessionOr<T>(
   oneShot: () => Promise<T>,
   early?: EarlyCall,
   query?: OpQuery,
+  o?: RunOptions,
 ): Promise<T> {
-  const payload = browse ? await browse.run(call.target, op, call.path, call.signal, early, query) : undefined;
+  const payload = browse ? await browse.run(call.target, op, call.path, call.signal, early, query, ...(o ? [o] : [])) : undefined;
   if (payload === undefined) return oneShot();
   return decode(parseResultPayload(payload));
 }
@@ -36,9 +37,18 @@ export async function viaSessionOr<T>(
 /**
  * The gates, then the session or the one-shot Job, with the session call already under way while
  * the gates read the server. Answers the file call (for the route's reply) and the decoded result.
- * `query` (the op's paging and filter) goes to the session as it goes to the one-shot Job.
+ * `query` (the op's paging and filter) goes to the session as it goes to the one-shot Job; `o`
+ * says how the session may be reached (`start: false`: only one already serving).
  */
-export async function openViaSession<T>(c: Context, deps: Deps, op: BrowseOp, decode: (r: Result) => T, oneShot: (f: FileCall) => Promise<T>, query?: OpQuery): Promise<{ call: FileCall; result: T }> {
+export async function openViaSession<T>(
+  c: Context,
+  deps: Deps,
+  op: BrowseOp,
+  decode: (r: Result) => T,
+  oneShot: (f: FileCall) => Promise<T>,
+  query?: OpQuery,
+  o?: RunOptions,
+): Promise<{ call: FileCall; result: T }> {
   const early = startEarly(c, deps, op, query);
   let call: FileCall;
   try {
@@ -47,7 +57,7 @@ export async function openViaSession<T>(c: Context, deps: Deps, op: BrowseOp, de
     early?.cancel();
     throw err;
   }
-  const result = await viaSessionOr(deps.browse, call, op, decode, () => oneShot(call), early, query);
+  const result = await viaSessionOr(deps.browse, call, op, decode, () => oneShot(call), early, query, o);
   return { call, result };
 }
 

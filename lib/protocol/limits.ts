@@ -40,5 +40,11 @@ export const CONTENT_MAX_FILE_BYTES = 8 << 20;
 export const CONTENT_BUDGET_BYTES = 2 * 1024 ** 3;
 /** The most of a line a content match shows, in UTF-8 bytes (so at most as many characters), around the match. */
 export const CONTENT_TEXT_MAX_BYTES = 512;
+/**
+ * How long a disk usage walk runs in a browse Pod before it answers `truncated`, which sends the
+ * caller to the one-shot Job (its budget is 20 s). Half the browse call's default timeout, for
+ * the reason a search's is.
+ */
+export const USAGE_WARM_BUDGET_MS = 5_000;
 /** A regular file up to this size is copied while the caller waits (200); anything else in the background (202). */
 export const COPY_SYNC_MAX_BYTES = 64 << 20;

@@ -1,5 +1,6 @@
 /**
- * The optional query of a read-only op, beside its path: paging and filtering. The route parses it,
+ * The optional query of a read-only op, beside its path: paging and filtering, and a usage
+ * answer's shape (`depth`, `top`). The route parses it,
  * the functions carry it unchanged to the one-shot Job (as flags) or to a browse Pod (as URL query
  * parameters), and the Job's op reads it. One shape on every hop, so a warm and a cold answer agree.
  * @module
@@ -17,10 +18,14 @@ export interface OpQuery {
    * search; the route's `content=`, named apart from a write's content).
    */
   text?: string;
+  /** usage: how deep the folders' sizes go. */
+  depth?: number;
+  /** usage: how many of the largest files. */
+  top?: number;
 }
 
 /** The query's fields, in the order they go on a command line or into a URL. */
-export const OP_QUERY_KEYS = ['limit', 'after', 'q', 'text'] as const;
+export const OP_QUERY_KEYS = ['limit', 'after', 'q', 'text', 'depth', 'top'] as const;
 export type OpQueryKey = (typeof OP_QUERY_KEYS)[number];
 
 /** Only the fields that are set: what a Job or a browse Pod is given. */
@@ -30,10 +35,12 @@ export function setQuery(q: OpQuery | undefined): OpQuery {
   if (q?.after !== undefined) out.after = q.after;
   if (q?.q !== undefined) out.q = q.q;
   if (q?.text !== undefined) out.text = q.text;
+  if (q?.depth !== undefined) out.depth = q.depth;
+  if (q?.top !== undefined) out.top = q.top;
   return out;
 }
 
-/** `&limit=…&after=…&q=…&text=…` for the fields that are set (empty when none). */
+/** `&limit=…&after=…&q=…&text=…&depth=…&top=…` for the fields that are set (empty when none). */
 export function queryString(q: OpQuery | undefined): string {
   let s = '';
   for (const [k, v] of Object.entries(setQuery(q))) s += `&${k}=${encodeURIComponent(String(v))}`;

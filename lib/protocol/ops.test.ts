@@ -13,7 +13,7 @@ test('the op-keyed lists derived from the contracts', () => {
   same(EDIT_OPS, ['write', 'mkdir', 'delete', 'rename', 'copy', 'delete-many', 'move-many', 'chmod-many']);
   same(BATCH_OPS, ['delete-many', 'move-many', 'chmod-many']);
   same(ITEMS_OPS, ['delete-many', 'move-many', 'chmod-many', 'compress']);
-  same(SERVE_OPS, ['list', 'read', 'search']);
+  same(SERVE_OPS, ['list', 'read', 'search', 'usage']);
   same(RERUNNABLE_OPS, ['write', 'mkdir', 'unzip', 'zip', 'copy', 'compress']);
   same(OPS.filter(needsFowner), ['chmod-many']);
   same(

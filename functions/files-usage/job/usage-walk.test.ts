@@ -420,3 +420,53 @@ test('a folder deeper than 512 below the path counts by its own entry only, and 
   assert.equal(inner.truncated, false);
   assert.equal(inner.files, 2);
 });
+
+test('a folder swapped for a link out of the world mid-walk: the walk goes on in the folder it opened, never outside; the working folder is back before each turn and at the end', async () => {
+  const w = makeWorld();
+  for (let i = 0; i < 700; i++) write(w, `x/f${i}.dat`, 'abc');
+  write(w, 'x/sub/inner.dat', 'abcd');
+  // Outside: the same names, much bigger, and a folder by the name of the sub-folder.
+  for (let i = 0; i < 700; i++) fs.writeFileSync(path.join(w.outside, `f${i}.dat`), bulk(4096));
+  fs.mkdirSync(path.join(w.outside, 'sub'));
+  fs.writeFileSync(path.join(w.outside, 'sub', 'inner.dat'), bulk(1 << 20));
+  const expected = plainDu(w, 'x');
+  const home = process.cwd();
+  const cwds: string[] = [];
+  let looks = 0;
+  const r = await walk(w, 'x', {
+    budgetMs: 1e9,
+    now: () => {
+      cwds.push(process.cwd());
+      // The second look is 256 entries in: x goes away and a link out takes its name.
+      if (++looks === 2) {
+        fs.renameSync(w.p('x'), w.p('x-moved'));
+        fs.symlinkSync(w.outside, w.p('x'));
+      }
+      return 0;
+    },
+  });
+  assert.ok(looks >= 3, String(looks));
+  assert.deepEqual([r.files, r.bytes, r.apparent_bytes, r.dirs], [expected.files, expected.bytes, expected.apparent, expected.dirs]);
+  assert.ok(!r.largest.some((l) => l.apparent_bytes >= 4096), JSON.stringify(r.largest));
+  assert.ok(
+    cwds.every((c) => c === home),
+    `the working folder at each look: ${[...new Set(cwds)].join(', ')}`,
+  );
+  assert.equal(process.cwd(), home);
+});
+
+test('a folder too big to read whole is streamed, with the same figures; so is one past what the folders held whole may take', async () => {
+  const w = makeWorld();
+  // Long names: the folder's size passes 64 KiB on any common filesystem.
+  const long = 'n'.repeat(100);
+  for (let i = 0; i < 1500; i++) write(w, `big/${long}${i}`, 'ab');
+  for (let d = 0; d < 5; d++) for (let i = 0; i < 20; i++) write(w, `small/${'d'.repeat(d + 1)}/${i}.dat`, 'abc');
+  assert.ok(fs.statSync(w.p('big')).size > 64 << 10 || fs.readdirSync(w.p('big')).length === 1500);
+  const r = await walk(w, '', { depth: 2 });
+  const expected = plainDu(w, '', (rel) => rel === 'config/paper-global.yml');
+  assert.deepEqual([r.files, r.dirs], [expected.files + 1, expected.dirs]);
+  const big = r.children.find((c) => c.name === 'big')!;
+  assert.equal(big.files, 1500);
+  assert.equal(big.apparent_bytes, size(w.p('big')) + 1500 * 2);
+  assert.equal(big.bytes, alloc(w.p('big')) + 1500 * alloc(w.p(`big/${long}0`)));
+});

@@ -15,7 +15,8 @@
  * size says something about its content.
  *
  * Bounded memory whatever the tree: folders are read as streams (one open Dir per folder on the way
- * down, none kept whole), nothing is kept per file; per folder on the way down only its running
+ * down), but small ones whole while the names so held stay under WHOLE_HELD_BYTES of folder size
+ * (at most that many names); nothing else is kept per file; per folder on the way down only its running
  * totals at entry (the difference at its end is what it holds) and, above `depth`, a bounded heap of
  * its largest children (a bounded heap, job/listing/smallest.ts, CHILDREN_KEPT); the largest files in one heap of `top`.
  *
@@ -26,9 +27,11 @@
  * Async: the walk lets the event loop turn now and then (job/op-kit/walk-clock.ts: a browse Pod answers others
  * meanwhile), so it answers a Promise.
  *
- * Its cost is one lstat per entry, spelled `/proc/self/fd/<fd>/<name>` (root.ts: Node has no
- * fstatat): the kernel's walk through /proc to the folder is most of the time, about three times
- * what `du -s` takes on the same tree (bench/files-usage.bench.ts).
+ * Its cost is one lstat per entry. Node has no fstatat, so an entry is named by its bare name with
+ * the working folder moved to its folder through the folder's fd (folder-cwd.ts), not by
+ * `/proc/self/fd/<fd>/<name>`, whose walk through /proc cost a third of the time; and a small
+ * folder is read whole (WHOLE_DIR_BYTES), as streaming it made a Dirent per name. Measured
+ * beside `du -s` in bench/files-usage.bench.ts.
  *
  * @module
  */
@@ -38,10 +41,12 @@ import { CLOCK_EVERY, walkClock } from '../../../job/op-kit/walk-clock.ts';
 import { type WithheldRule, withheldRule } from '../../../job/runtime/withheld.ts';
 import { isWorkingName } from '../../../job/runtime/working-files.ts';
 import { failure } from '../../../job/volume/failure.ts';
+import type { FolderStamps } from '../../../job/volume/folder-stamps.ts';
 import { clean } from '../../../job/volume/pathutil.ts';
-import { atPath, errCode, fdPath, identityOf, type WorldRoot } from '../../../job/volume/root.ts';
+import { errCode, fdPath, identityOf, type WorldRoot } from '../../../job/volume/root.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
 import type { LargestFile, UsageChild, UsageFigures } from '../op.ts';
+import { FolderCwd } from './folder-cwd.ts';
 import { HardLinks } from './hard-links.ts';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
@@ -61,6 +66,15 @@ const ASCII = /^[\x00-\x7f]*$/;
 /** lstat's options, made once: a missing entry (gone since it was read) is undefined, not an error to build. */
 const LSTAT = { throwIfNoEntry: false } as const;
 const DIR_OPTIONS = { encoding: 'latin1', bufferSize: 1024 } as const;
+/**
+ * A folder whose size (st_size) is at most this is read whole, in one readdir (no Dirent per name:
+ * a third of the walk's time when streamed), while the folders read whole and still open hold at
+ * most WHOLE_HELD_BYTES of size between them; a bigger one is streamed. A folder's size is at least
+ * its count of names on the common filesystems (ext4 and xfs: its blocks, btrfs: twice its names'
+ * lengths, tmpfs: 20 bytes a name, ZFS: its count), so at most that many names are held at once.
+ */
+const WHOLE_DIR_BYTES = 64 << 10;
+const WHOLE_HELD_BYTES = 256 << 10;
 
 export interface UsageOptions {
   /** 1..3: how deep `children` go (1 = the folder's direct entries). */
@@ -71,6 +85,8 @@ export interface UsageOptions {
   budgetMs?: number;
   /** Milliseconds, monotonic. Tests pass a fake one. */
   now?: () => number;
+  /** Where each folder met is stamped, before it is read (a browse Pod keeps the answer while they hold: job/runtime/warm-results.ts). */
+  folders?: FolderStamps;
 }
 
 interface Tally {
@@ -82,7 +98,12 @@ interface Tally {
 /** One folder on the way down. */
 interface Frame {
   fd: number;
-  dir: fs.Dir;
+  /** Its names, streamed, or read whole (`names`, the next at `next`). */
+  dir: fs.Dir | null;
+  names: string[] | null;
+  next: number;
+  /** Its size, while its names are held whole (0 when streamed). */
+  held: number;
   /** Below the path: 0 for the path itself. */
   level: number;
   /** In the undo trash or a working folder: everything goes to `trash_bytes`. */
@@ -95,6 +116,8 @@ interface Frame {
   start: Tally;
   /** Its largest children, while `depth` goes below it. */
   kids: Smallest<UsageChild> | null;
+  /** Its index in `folders` (-1: none). */
+  stamp: number;
 }
 
 /** Largest first, then by name (by path for files): the order the answer shows them in, and which are kept. */
@@ -128,33 +151,56 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
     if (errCode(e) === 'ENOTDIR') return fileAlone(root, name, rel, rule, largest);
     return failure(name, e, 'open');
   }
-  let baseDir: fs.Dir;
+  let own: fs.Stats | undefined;
   try {
-    baseDir = fs.opendirSync(fdPath(baseFd), DIR_OPTIONS);
+    own = fs.fstatSync(baseFd);
+  } catch {
+    // The folder's own entry is a few KiB; its contents are what is asked.
+  }
+  let heldBytes = 0;
+  /** A folder's names: whole when it is small and the names held allow (see WHOLE_DIR_BYTES), else a stream. Throws as opendir does. */
+  const entries = (fd: number, size: number | undefined): Pick<Frame, 'dir' | 'names' | 'next' | 'held'> => {
+    if (size !== undefined && size <= WHOLE_DIR_BYTES && heldBytes + size <= WHOLE_HELD_BYTES) {
+      const names = fs.readdirSync(fdPath(fd), 'latin1');
+      heldBytes += size;
+      return { dir: null, names, next: 0, held: size };
+    }
+    return { dir: fs.opendirSync(fdPath(fd), DIR_OPTIONS), names: null, next: 0, held: 0 };
+  };
+  let base: Pick<Frame, 'dir' | 'names' | 'next' | 'held'>;
+  try {
+    base = entries(baseFd, own?.size);
   } catch (e) {
     fs.closeSync(baseFd);
     return failure(name, e, 'readdirent');
   }
 
   const T: Tally = { bytes: 0, apparent: 0, files: 0 };
+  const cwd = new FolderCwd();
   let dirs = 0;
   let trashBytes = 0;
   let truncated = false;
   const links = new HardLinks();
   const rootKids = new Smallest<UsageChild>(CHILDREN_KEPT[0], childFirst);
-  const stack: Frame[] = [{ fd: baseFd, dir: baseDir, level: 0, trash: false, prefix: rel, name: '', start: { ...T }, kids: rootKids }];
-  try {
-    const own = fs.fstatSync(baseFd);
+  const stamps = opts.folders;
+  const stack: Frame[] = [{ fd: baseFd, ...base, level: 0, trash: false, prefix: rel, name: '', start: { ...T }, kids: rootKids, stamp: -1 }];
+  if (own) {
     T.bytes += own.blocks * 512;
     T.apparent += own.size;
-  } catch {
-    // The folder's own entry is a few KiB; its contents are what is asked.
-  }
+    if (stamps) stack[0].stamp = stamps.add(-1, '', own);
+  } else stamps?.spoil();
+
+  /** Lets go of a folder's names and fds. */
+  const close = (f: Frame): void => {
+    f.dir?.closeSync();
+    f.names = null;
+    heldBytes -= f.held;
+    fs.closeSync(f.fd);
+  };
 
   /** Closes a folder done with and hands what it held to its parent as a child, when it is one to show. */
   const finish = (f: Frame): void => {
-    f.dir.closeSync();
-    fs.closeSync(f.fd);
+    close(f);
     const parent = stack[stack.length - 1];
     if (!parent?.kids || f.trash) return;
     const child: UsageChild = { name: f.name, bytes: T.bytes - f.start.bytes, apparent_bytes: T.apparent - f.start.apparent, files: T.files - f.start.files, is_dir: true };
@@ -165,7 +211,7 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
   /** Counts one entry of the folder `f`; a folder it can enter is pushed on the stack. */
   const visit = (f: Frame, n: string): void => {
     const nameAt = ASCII.test(n) ? n : toBytes(n);
-    const at = atPath(f.fd, nameAt);
+    const at = cwd.at(f, f.fd, nameAt);
     let st: fs.Stats | undefined;
     try {
       st = fs.lstatSync(at, LSTAT);
@@ -214,19 +260,21 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
     const shown = f.kids && !trash ? utf8(n) : '';
     const kids = !trash && level < depth ? new Smallest<UsageChild>(CHILDREN_KEPT[level], childFirst) : null;
     let fd = -1;
-    let dir: fs.Dir | undefined;
+    let dir: Pick<Frame, 'dir' | 'names' | 'next' | 'held'> | undefined;
     if (level > MAX_DEPTH) truncated = true;
     else {
       try {
         fd = fs.openSync(at, DIR_FLAGS);
-        dir = fs.opendirSync(fdPath(fd), DIR_OPTIONS);
+        dir = entries(fd, st.size);
       } catch {
         // Not readable, or swapped for a link since its lstat: its own entry is all that counts.
         if (fd >= 0) fs.closeSync(fd);
         fd = -1;
       }
     }
-    if (dir) stack.push({ fd, dir, level, trash, prefix: trash ? '' : join(f.prefix, utf8(n)), name: shown, start, kids });
+    // Stamped from the lstat taken before it was opened and read: a change after it shows.
+    const stamp = stamps ? stamps.add(f.stamp, n, st) : -1;
+    if (dir) stack.push({ fd, ...dir, level, trash, prefix: trash ? '' : join(f.prefix, utf8(n)), name: shown, start, kids, stamp });
     else if (f.kids && !trash) {
       const child: UsageChild = { name: shown, bytes: T.bytes - start.bytes, apparent_bytes: T.apparent - start.apparent, files: 0, is_dir: true };
       if (kids) child.children = [];
@@ -238,29 +286,33 @@ export async function usageWalk(root: WorldRoot, path: string, opts: UsageOption
   try {
     while (stack.length > 0) {
       const f = stack[stack.length - 1];
-      let d: fs.Dirent | null;
-      try {
-        d = f.dir.readSync();
-      } catch {
-        d = null; // a folder that fails part-way (EIO): what was read of it counts
+      let n: string | null;
+      if (f.names) n = f.next < f.names.length ? f.names[f.next++] : null;
+      else {
+        try {
+          n = f.dir!.readSync()?.name ?? null;
+        } catch {
+          n = null; // a folder that fails part-way (EIO): what was read of it counts
+        }
       }
-      if (d === null) {
+      if (n === null) {
         finish(stack.pop()!);
         continue;
       }
-      if (++seen % CLOCK_EVERY === 0 && (await pastBudget())) {
-        truncated = true;
-        break;
+      if (++seen % CLOCK_EVERY === 0) {
+        cwd.home(); // the clock may yield to others: never with the working folder moved
+        if (await pastBudget()) {
+          truncated = true;
+          break;
+        }
       }
-      visit(f, d.name);
+      visit(f, n);
     }
     // Past the budget: each folder still open gives what was walked of it.
     while (stack.length > 0) finish(stack.pop()!);
   } finally {
-    for (const f of stack) {
-      f.dir.closeSync();
-      fs.closeSync(f.fd);
-    }
+    cwd.home();
+    for (const f of stack) close(f);
   }
   return {
     path: rel,

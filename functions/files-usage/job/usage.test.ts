@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { parseFlags } from '../../../job/program/flags.ts';
+import { WARM_MAX_AGE_MS, WarmResults } from '../../../job/runtime/warm-results.ts';
 import { makeWorld } from '../../../job/testing/world.ts';
 import { usage } from '../op.ts';
 
@@ -47,4 +48,53 @@ test('the Job program takes -depth and -top as the contract declares them, and r
   assert.match(usage.refuse(parseFlags(['--op', 'usage', '--depth', '4']).flags) ?? '', /-depth must be from 1 to 3/);
   assert.match(usage.refuse(parseFlags(['--op', 'usage', '--top', '0']).flags) ?? '', /-top must be from 1 to 100/);
   assert.throws(() => parseFlags(['--op', 'usage', '--depth', 'x']), /invalid value "x" for flag -depth/);
+});
+
+test('in a browse Pod (warm) an answer is given again while no folder changed and it is young; a name added below, or age, makes a new walk', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p('world/region'), { recursive: true });
+  fs.writeFileSync(w.p('world/region/r.0.0.mca'), Buffer.alloc(4096, 1));
+  let t = 0;
+  const warm = new WarmResults({ now: () => t });
+  // The wall clock runs well after the folders' times: none is racy.
+  let wall = Date.now() + 60_000;
+  const ask = async () => {
+    const r = await w.run({ op: 'usage', path: 'world', depth: 2, top: 3 }, { warm, now: () => wall, statfs: () => ({ bavail: 5n, bsize: 4096n, blocks: 100n }) });
+    assert.equal(r.code, undefined, r.error);
+    return r.report as Report & { files: number; bytes: number };
+  };
+  const first = await ask();
+  assert.equal(first.files, 1);
+  wall += 1000;
+  t += 1000;
+  const again = await ask();
+  assert.deepEqual(again, first, 'the kept answer, its scan time the walk’s');
+  // A file growing in place changes no folder: still the kept answer, until it is 10 s old.
+  fs.appendFileSync(w.p('world/region/r.0.0.mca'), Buffer.alloc(65536, 2));
+  assert.equal((await ask()).bytes, first.bytes);
+  t = WARM_MAX_AGE_MS + 1;
+  const aged = await ask();
+  assert.ok(aged.bytes > first.bytes);
+  assert.notEqual(aged.scanned_at, first.scanned_at);
+  // A file added two levels below: seen at once.
+  await new Promise((r) => setTimeout(r, 30)); // past the coarse clock's tick
+  fs.writeFileSync(w.p('world/region/r.0.1.mca'), 'x');
+  assert.equal((await ask()).files, 2);
+  // Another shape is another answer.
+  const r = await w.run({ op: 'usage', path: 'world', depth: 1, top: 3 }, { warm, now: () => wall });
+  assert.equal((r.report as Report).children[0]!.name, 'region');
+  assert.equal(warm.size, 2);
+});
+
+test('warm: a walk cut short (a folder too deep) is never kept; a one-shot Job keeps nothing', async () => {
+  const w = makeWorld();
+  fs.mkdirSync(w.p(Array.from({ length: 515 }, () => 'd').join('/')), { recursive: true });
+  const warm = new WarmResults({ now: () => 0 });
+  const wall = Date.now() + 60_000;
+  const r = await w.run({ op: 'usage', path: '' }, { warm, now: () => wall });
+  assert.equal((r.report as { truncated: boolean }).truncated, true);
+  assert.equal(warm.size, 0);
+  const ok = await w.run({ op: 'usage', path: 'config' }, { warm, now: () => wall });
+  assert.equal(ok.code, undefined);
+  assert.equal(warm.size, 1, 'the same op, a whole walk: kept');
 });
