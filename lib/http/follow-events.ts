@@ -1,0 +1,111 @@
+/**
+ * A log follow's answer as Server-Sent Events: the follow Job's NDJSON (`{"id","line"}` per line,
+ * `{"end":"lifetime"}` last; functions/files-tail/job/follow-serve.ts) relayed as one event per
+ * line, `id: <inode>:<offset>` and one `data:` line holding the log line, a `: keepalive` comment
+ * when nothing was sent for `keepaliveMs` (so proxies keep the stream), and a last
+ * `event: end` with `data: {"reason":…}`: `lifetime` (the follow's ten minutes), `shutdown` (this
+ * instance is stopping) or `ended` (the Job's stream ended otherwise). Pulled as the caller reads:
+ * memory stays a chunk and a line. Pure but for the stream it is given.
+ * @module
+ */
+
+export type FollowEndReason = 'lifetime' | 'shutdown' | 'ended';
+
+/** A line over this much JSON is no line the Job sends (16 KiB of text, escaped): the stream is ended. */
+const MAX_PENDING = 1 << 20;
+
+/**
+ * SSE has no escape: a CR would end the `data:` line. A log line holds no LF; a lone CR inside one
+ * is sent as U+240D (␍). Nothing else needs changing.
+ */
+export function lineEvent(id: string, line: string): string {
+  return `id: ${id}\ndata: ${line.replaceAll('\r', '\u240d')}\n\n`;
+}
+
+export function endEvent(reason: FollowEndReason): string {
+  return `event: end\ndata: ${JSON.stringify({ reason })}\n\n`;
+}
+
+export const KEEPALIVE = ': keepalive\n\n';
+
+/** Reads one NDJSON object of the Job: a line, the end, or nothing this relay knows (skipped). */
+function parsed(text: string): { id: string; line: string } | { end: FollowEndReason } | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { end: 'ended' };
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.id === 'string' && /^[0-9:]{1,40}$/.test(o.id) && typeof o.line === 'string') return { id: o.id, line: o.line };
+  if (o.end === 'lifetime') return { end: 'lifetime' };
+  return undefined;
+}
+
+export interface RelayOptions {
+  keepaliveMs: number;
+  /** Ends the stream with `shutdown` (the instance stops). */
+  stop: AbortSignal;
+}
+
+/**
+ * The SSE frames of `source` (the Job's answer, read as it comes), ending with an end event. The
+ * source is closed (`return`) however the relay ends, which hangs up on the Job.
+ */
+export async function* followEvents(source: AsyncIterable<Uint8Array | string>, o: RelayOptions): AsyncGenerator<string> {
+  const it = source[Symbol.asyncIterator]();
+  const decoder = new TextDecoder();
+  let rest = '';
+  let stopped!: () => void;
+  const stopping = new Promise<'stop'>((ok) => {
+    stopped = () => ok('stop');
+    if (o.stop.aborted) ok('stop');
+    else o.stop.addEventListener('abort', stopped, { once: true });
+  });
+  let pending: Promise<IteratorResult<Uint8Array | string> | 'failed'> = it.next().catch(() => 'failed' as const);
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<'tick'>((ok) => (timer = setTimeout(() => ok('tick'), o.keepaliveMs)));
+      const r = await Promise.race([pending, tick, stopping]);
+      clearTimeout(timer);
+      if (r === 'tick') {
+        yield KEEPALIVE;
+        continue;
+      }
+      if (r === 'stop') return yield endEvent('shutdown');
+      if (r === 'failed' || r.done) return yield endEvent('ended');
+      pending = it.next().catch(() => 'failed' as const);
+      rest += typeof r.value === 'string' ? r.value : decoder.decode(r.value, { stream: true });
+      let nl: number;
+      while ((nl = rest.indexOf('\n')) >= 0) {
+        const got = parsed(rest.slice(0, nl));
+        rest = rest.slice(nl + 1);
+        if (got === undefined) continue;
+        if ('end' in got) return yield endEvent(got.end);
+        yield lineEvent(got.id, got.line);
+      }
+      if (rest.length > MAX_PENDING) return yield endEvent('ended');
+    }
+  } finally {
+    o.stop.removeEventListener('abort', stopped);
+    await it.return?.();
+  }
+}
+
+/** The frames as a byte stream for a Response; `onCancel` runs when the caller goes away (before the source is closed). */
+export function followStream(frames: AsyncGenerator<string>, onCancel: () => void): ReadableStream<Uint8Array> {
+  const enc = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      const n = await frames.next();
+      if (n.done) ctrl.close();
+      else ctrl.enqueue(enc.encode(n.value));
+    },
+    async cancel() {
+      onCancel();
+      await frames.return(undefined);
+    },
+  });
+}
