@@ -1,13 +1,13 @@
 /**
  * Reaching a download's export Pod: found by its export id and asked for the download with the
- * Job's token (lib/kube/serving-pod.ts), its failures named as a download's. The caller's `Range`
+ * Job's token (lib/files/serving-pod.ts), its failures named as a download's. The caller's `Range`
  * and `If-Range` (bounded) are the only request headers passed on. The answer's body is handed on
  * unread: the caller streams it.
  * @module
  */
 import type http from 'node:http';
+import { askPod, PodEndedError, type PodLister, PodTimeoutError, waitForPodAddress } from '../files/serving-pod.ts';
 import { LABEL_EXPORT_ID } from '../job-spec/export-job.ts';
-import { askPod, PodEndedError, type PodLister, PodTimeoutError, waitForPodAddress } from '../kube/serving-pod.ts';
 import type { RangeAsk } from '../protocol/range.ts';
 
 export type { PodLister };

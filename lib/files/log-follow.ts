@@ -2,7 +2,7 @@
  * A log follow, function side: the follow Job (a tail with `--follow`, created by the runner,
  * which also reads its log) serves the file's lines on its Pod address to the bearer of its token
  * (functions/files-tail/job/follow-serve.ts). Its Pod is found by its op-id label with `pods list`
- * and asked with the token (lib/kube/serving-pod.ts); the answer, NDJSON lines, is handed back
+ * and asked with the token (lib/files/serving-pod.ts); the answer, NDJSON lines, is handed back
  * unread for the route to relay. A Job that refuses (a missing file, a folder, the withheld file)
  * prints its result line and ends without serving: the runner reads it, and it is thrown as the
  * tail's own error. How many follows of a server run at once is counted from their unfinished Jobs
@@ -15,10 +15,10 @@ import { FOLLOW_MAX_PER_SERVER, FOLLOW_PATH } from '../../functions/files-tail/o
 import { decodeTail } from '../../functions/files-tail/result.ts';
 import { DomainError } from '../errors.ts';
 import { jobFinished } from '../kube/job-facts.ts';
-import { askPod, type PodLister, PodTimeoutError, waitForPodAddress } from '../kube/serving-pod.ts';
 import { LABEL_FILES_FOLLOW, LABEL_FILES_OP, LABEL_SERVER } from '../labels.ts';
 import { parseResultPayload } from '../protocol/result-parse.ts';
 import { FilesTimeoutError, RunnerError } from '../runner/errors.ts';
+import { askPod, type PodLister, PodTimeoutError, waitForPodAddress } from './serving-pod.ts';
 
 /** When a follow refused as `follow_limit` may try again: a follow ends when its caller hangs up, or at 10 minutes. */
 export const FOLLOW_RETRY_AFTER_SECONDS = 30;

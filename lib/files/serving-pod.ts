@@ -8,10 +8,10 @@
  */
 import http from 'node:http';
 import type { V1Pod } from '@kubernetes/client-node';
+import { callableAddress, containerTermination, describeTermination } from '../kube/job-facts.ts';
 import { FILES_CONTAINER } from '../labels.ts';
 import { connectRetryMs } from '../protocol/pod-listen.ts';
 import { sleep } from '../sleep.ts';
-import { callableAddress, containerTermination, describeTermination } from './job-facts.ts';
 
 export interface PodLister {
   listPods(namespace: string, labelSelector: string): Promise<V1Pod[]>;
