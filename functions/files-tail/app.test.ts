@@ -104,7 +104,7 @@ test('Last-Event-ID resumes after that event (no tail: lines is not passed); ?fr
   const badHeader = await k.call('GET', base, undefined, { 'last-event-id': 'x; rm -rf' });
   assert.equal(badHeader.status, 400);
   assert.match(envelopeOf(badHeader).message, /Last-Event-ID header must be an event id/);
-  for (const bad of ['from=abc', 'from=1:2:3', 'from=', 'from=-1']) {
+  for (const bad of ['from=abc', 'from=1:2:3', 'from=', 'from=-1', 'from=12']) {
     const b = await k.call('GET', `${base}&${bad}`);
     assert.equal(b.status, 400, `${bad}: ${b.text}`);
     assert.match(envelopeOf(b).message, /\?from= query parameter must be an event id/);

@@ -13,7 +13,7 @@ import { openFileCall } from '../../lib/http/file-call.ts';
 import { followEvents, followStream } from '../../lib/http/follow-events.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
 import { stopping } from '../../lib/http/stopping.ts';
-import { FOLLOW_ID } from './op.ts';
+import { FOLLOW_EVENT_ID } from './op.ts';
 import { decodeTail } from './result.ts';
 
 /** How often a comment goes out on a quiet stream, so proxies and load balancers keep it. */
@@ -25,7 +25,7 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
     const { lines, follow, from } = input.query();
     if (follow === 'true') {
       const lastEventId = c.req.header('last-event-id');
-      if (from === undefined && lastEventId !== undefined && !FOLLOW_ID.test(lastEventId))
+      if (from === undefined && lastEventId !== undefined && !FOLLOW_EVENT_ID.test(lastEventId))
         throw new ApiError(400, 'bad_request', 'the Last-Event-ID header must be an event id of a follow (<inode>:<offset>)');
       const resume = from ?? lastEventId;
       // The stream outlives nothing of the request but its caller: hanging up ends the Job's answer.
@@ -38,7 +38,7 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
         signal,
       );
       deps.logger.info({ request_id: c.get('requestId'), server: f.target.server, path: f.path, job }, 'log follow streaming');
-      const frames = followEvents(response, { keepaliveMs: KEEPALIVE_MS, stop: stopping });
+      const frames = followEvents(response, { keepaliveMs: KEEPALIVE_MS, stop: stopping, close: () => response.destroy() });
       return new Response(
         followStream(frames, () => hangUp.abort()),
         {

@@ -22,6 +22,8 @@ export const FOLLOW_PATH = '/follow';
 export const FOLLOW_MAX_PER_SERVER = 2;
 /** A follow's event id, `<inode>:<offset>` (a bare offset is taken too): where a resume goes on. */
 export const FOLLOW_ID = /^(?:(\d{1,20}):)?(\d{1,16})$/;
+/** What a caller may resume from (`?from=`, `Last-Event-ID`): an id as the follow sent it, inode and offset. */
+export const FOLLOW_EVENT_ID = /^\d{1,20}:\d{1,16}$/;
 
 const FLAGS = {
   lines: { kind: 'int', usage: `tail: how many of the last lines (${TAIL_LINES.min}-${TAIL_LINES.max}, default ${TAIL_LINES.default})` },

@@ -7,7 +7,7 @@ import { pathQuery, wholeCount, wholeNumberText } from '../../lib/http/routes/co
 import type { SchemaTable } from '../../lib/http/routes/types.ts';
 import * as z from '../../lib/schema.ts';
 import { described } from '../../lib/schema.ts';
-import { FOLLOW_ID, FOLLOW_LIFETIME_SECONDS, TAIL_LINES } from './op.ts';
+import { FOLLOW_EVENT_ID, FOLLOW_LIFETIME_SECONDS, TAIL_LINES } from './op.ts';
 import type { routes } from './routes.ts';
 
 const LINES_ERROR = `the ?lines= query parameter must be a whole number from ${TAIL_LINES.min} to ${TAIL_LINES.max}`;
@@ -27,7 +27,7 @@ export const schemas = {
         `\`true\`: answer an event stream (text/event-stream) of the last lines, then of each line appended, for up to ${FOLLOW_LIFETIME_SECONDS / 60} minutes`,
       ),
       from: described(
-        z.optional(z.string({ error: FROM_ERROR }).check(z.regex(FOLLOW_ID, { error: FROM_ERROR }))),
+        z.optional(z.string({ error: FROM_ERROR }).check(z.regex(FOLLOW_EVENT_ID, { error: FROM_ERROR }))),
         'with follow=true: resume after this event id instead of sending the last lines first (as the `Last-Event-ID` header does)',
       ),
     }),

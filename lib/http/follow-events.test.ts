@@ -8,15 +8,20 @@ function source() {
   let wake: (() => void) | undefined;
   let ended = false;
   const state = { closed: false };
+  let reading: Promise<unknown> = Promise.resolve();
   const it: AsyncIterator<string | Uint8Array> = {
-    async next() {
-      while (queue.length === 0 && !ended && !state.closed) await new Promise<void>((ok) => (wake = ok));
-      if (queue.length > 0) return { done: false, value: queue.shift()! };
-      return { done: true, value: undefined };
+    next() {
+      const r = (async () => {
+        while (queue.length === 0 && !ended && !state.closed) await new Promise<void>((ok) => (wake = ok));
+        if (queue.length > 0) return { done: false, value: queue.shift()! };
+        return { done: true, value: undefined } as const;
+      })();
+      reading = r;
+      return r;
     },
+    // As an async generator's (a Node stream's iterator): it waits for the read under way.
     async return() {
-      state.closed = true;
-      wake?.();
+      await reading;
       return { done: true, value: undefined };
     },
   };
@@ -30,6 +35,11 @@ function source() {
       ended = true;
       wake?.();
     },
+    /** What the relay's `close` does: the source ends at once (a destroyed stream). */
+    close() {
+      state.closed = true;
+      wake?.();
+    },
     state,
   };
 }
@@ -38,7 +48,7 @@ const never = new AbortController().signal;
 
 test('lines split across chunks (a character split too) come out whole, one event each; unknown objects are skipped; the end line ends it and closes the source', async () => {
   const s = source();
-  const out = followEvents(s.iterable, { keepaliveMs: 60_000, stop: never });
+  const out = followEvents(s.iterable, { keepaliveMs: 60_000, stop: never, close: s.close });
   const bytes = Buffer.from('{"id":"1:6","line":"héllo"}\n{"other":1}\n{"id":"1:9","line":"x"}\n{"end":"lifetime"}\n');
   const cut = bytes.indexOf(Buffer.from('é')) + 1; // inside the two bytes of é
   s.push(bytes.subarray(0, cut));
@@ -49,10 +59,10 @@ test('lines split across chunks (a character split too) come out whole, one even
   assert.equal(s.state.closed, true);
 });
 
-test('a quiet stream gets a keepalive comment; a stop ends it with shutdown and closes the source', async () => {
+test('a quiet stream gets a keepalive comment; a stop ends it with shutdown and closes the source', { timeout: 10_000 }, async () => {
   const s = source();
   const stop = new AbortController();
-  const out = followEvents(s.iterable, { keepaliveMs: 20, stop: stop.signal });
+  const out = followEvents(s.iterable, { keepaliveMs: 20, stop: stop.signal, close: s.close });
   assert.equal((await out.next()).value, KEEPALIVE);
   s.push('{"id":"2:1","line":"a"}\n');
   let f = await out.next();
@@ -70,17 +80,17 @@ test('a stream that breaks, is not JSON, or holds a line past the bound ends wit
     [Symbol.asyncIterator]: () => ({ next: async () => Promise.reject(new Error('socket hang up')) }),
   };
   const a: string[] = [];
-  for await (const f of followEvents(broken, { keepaliveMs: 60_000, stop: never })) a.push(f);
+  for await (const f of followEvents(broken, { keepaliveMs: 60_000, stop: never, close: () => {} })) a.push(f);
   assert.deepEqual(a, [endEvent('ended')]);
   const s = source();
   s.push('not json\n');
   const b: string[] = [];
-  for await (const f of followEvents(s.iterable, { keepaliveMs: 60_000, stop: never })) b.push(f);
+  for await (const f of followEvents(s.iterable, { keepaliveMs: 60_000, stop: never, close: s.close })) b.push(f);
   assert.deepEqual(b, [endEvent('ended')]);
   const big = source();
   big.push(`{"id":"1:1","line":"${'x'.repeat(1 << 20)}`);
   const c: string[] = [];
-  for await (const f of followEvents(big.iterable, { keepaliveMs: 60_000, stop: never })) c.push(f);
+  for await (const f of followEvents(big.iterable, { keepaliveMs: 60_000, stop: never, close: big.close })) c.push(f);
   assert.deepEqual(c, [endEvent('ended')]);
   assert.equal(big.state.closed, true);
 });
@@ -89,14 +99,14 @@ test('an id of another shape is not relayed (it would go into the id: field as s
   const s = source();
   s.push('{"id":"1:1\\nevent: x","line":"a"}\n{"end":"lifetime"}\n');
   const got: string[] = [];
-  for await (const f of followEvents(s.iterable, { keepaliveMs: 60_000, stop: never })) got.push(f);
+  for await (const f of followEvents(s.iterable, { keepaliveMs: 60_000, stop: never, close: s.close })) got.push(f);
   assert.deepEqual(got, [endEvent('lifetime')]);
 });
 
 test('the caller cancelling the byte stream calls onCancel, then closes the source', async () => {
   const s = source();
   let cancelled = 0;
-  const stream = followStream(followEvents(s.iterable, { keepaliveMs: 60_000, stop: never }), () => {
+  const stream = followStream(followEvents(s.iterable, { keepaliveMs: 60_000, stop: never, close: s.close }), () => {
     cancelled++;
     s.end(); // as the hang-up ends the Job's answer
   });

@@ -47,11 +47,16 @@ export interface RelayOptions {
   keepaliveMs: number;
   /** Ends the stream with `shutdown` (the instance stops). */
   stop: AbortSignal;
+  /**
+   * Ends the source at once (destroys the Job's answer, a hang-up to the Job). Needed beside the
+   * iterator's `return`, which waits for a read still pending: on a quiet log, for ever.
+   */
+  close: () => void;
 }
 
 /**
  * The SSE frames of `source` (the Job's answer, read as it comes), ending with an end event. The
- * source is closed (`return`) however the relay ends, which hangs up on the Job.
+ * source is closed however the relay ends, which hangs up on the Job.
  */
 export async function* followEvents(source: AsyncIterable<Uint8Array | string>, o: RelayOptions): AsyncGenerator<string> {
   const it = source[Symbol.asyncIterator]();
@@ -90,7 +95,8 @@ export async function* followEvents(source: AsyncIterable<Uint8Array | string>, 
     }
   } finally {
     o.stop.removeEventListener('abort', stopped);
-    await it.return?.();
+    o.close();
+    it.return?.().catch(() => {});
   }
 }
 
