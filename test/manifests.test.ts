@@ -291,7 +291,7 @@ describe('knative/ manifests', () => {
         .filter(([, s]) => s.spec.template.spec.timeoutSeconds > 300)
         .map(([fn]) => fn)
         .sort(),
-      ['files-download', 'files-upload', 'files-uploads'],
+      ['files-download', 'files-tail', 'files-upload', 'files-uploads'],
     );
     // The functions' own server: no whole-request limit below the longest Service's, keep-alive above queue-proxy's 90 s.
     assert.ok(SERVER_TIMEOUTS.requestMs === 0 || SERVER_TIMEOUTS.requestMs >= longest * 1000);
