@@ -226,8 +226,9 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_FILES_MODE]: holds || READ_MODES.has(op) ? op : 'read',
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
-  if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
+  // A follow's Job: reachable by files-tail (the NetworkPolicy), counted against the follow limit.
   if (p.followTokenSha256) labels[LABEL_FILES_FOLLOW] = 'true';
+  if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
   // Any other op labelled `read` says which it is (lib/labels.ts fileOpOf).
   else if (labels[LABEL_FILES_MODE] !== op) labels[LABEL_FILES_READ_OP] = op;
   if (p.eventKey) labels[LABEL_EVENT] = p.eventKey;
