@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
+import { withEvent } from '../../lib/events/scope.ts';
 import { FileEditError } from '../../lib/files/errors.ts';
 import { FOLLOW_RETRY_AFTER_SECONDS, FollowLimitError, FollowUnavailableError } from '../../lib/files/log-follow.ts';
 import { NotStoppedError } from '../../lib/maintenance/errors.ts';
@@ -156,4 +157,12 @@ test("a running server's log is followed too, and the stream says so", async () 
   const r = await k.call('GET', '/api/v1/servers/survival/files/tail?path=logs%2Flatest.log&follow=true');
   assert.equal(r.status, 200, r.text);
   assert.equal(r.headers.get('x-felis-world-state'), 'running');
+});
+
+test('a CloudEvent cannot follow (its answer is one reply): 400 event_data_invalid before any Job', async () => {
+  const k = followKit(() => ({ job: 'j', response: jobAnswer([{ end: 'lifetime' }]) }));
+  const r = await withEvent('ev-1', () => k.call('GET', '/api/v1/servers/survival/files/tail?path=a.log&follow=true'));
+  assert.equal(r.status, 400, r.text);
+  assert.equal(envelopeOf(r).code, 'event_data_invalid');
+  assert.equal(k.calls.length, 0);
 });

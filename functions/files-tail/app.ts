@@ -8,6 +8,8 @@
  * up to ten minutes; `Last-Event-ID` (or `from=`) resumes after an event instead. The caller
  * hanging up ends the Job; so does this instance stopping (a last `end` event says `shutdown`).
  */
+import { DomainError } from '../../lib/errors.ts';
+import { currentEvent } from '../../lib/events/scope.ts';
 import { ApiError, sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import { followEvents, followStream } from '../../lib/http/follow-events.ts';
@@ -24,6 +26,8 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
     const f = await openFileCall(c, deps, 'tail');
     const { lines, follow, from } = input.query();
     if (follow === 'true') {
+      // An event's answer is one reply to its sender, not a stream for minutes.
+      if (currentEvent()) throw new DomainError('event_data_invalid', 'invalid', 'a CloudEvent cannot follow a log: follow=true answers an event stream, for an HTTP caller');
       const lastEventId = c.req.header('last-event-id');
       if (from === undefined && lastEventId !== undefined && !FOLLOW_EVENT_ID.test(lastEventId))
         throw new ApiError(400, 'bad_request', 'the Last-Event-ID header must be an event id of a follow (<inode>:<offset>)');
