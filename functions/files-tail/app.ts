@@ -12,14 +12,10 @@ import { DomainError } from '../../lib/errors.ts';
 import { currentEvent } from '../../lib/events/scope.ts';
 import { ApiError, sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
-import { followEvents, followStream } from '../../lib/http/follow-events.ts';
+import { followResponse } from '../../lib/http/follow-events.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { stopping } from '../../lib/http/stopping.ts';
 import { FOLLOW_EVENT_ID } from './op.ts';
 import { decodeTail } from './result.ts';
-
-/** How often a comment goes out on a quiet stream, so proxies and load balancers keep it. */
-export const KEEPALIVE_MS = 15_000;
 
 export const filesTail = defineFunction('files-tail', (deps) => ({
   'files.tail': async (c, input) => {
@@ -42,21 +38,7 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
         signal,
       );
       deps.logger.info({ request_id: c.get('requestId'), server: f.target.server, path: f.path, job }, 'log follow streaming');
-      const frames = followEvents(response, { keepaliveMs: KEEPALIVE_MS, stop: stopping, close: () => response.destroy() });
-      return new Response(
-        followStream(frames, () => hangUp.abort()),
-        {
-          status: 200,
-          headers: {
-            'content-type': 'text/event-stream; charset=utf-8',
-            'cache-control': 'no-store',
-            // nginx-style proxies buffer an answer unless told not to.
-            'x-accel-buffering': 'no',
-            'x-felis-world-state': f.target.worldState ?? 'stopped',
-            'x-request-id': c.get('requestId'),
-          },
-        },
-      );
+      return followResponse(response, { worldState: f.target.worldState ?? 'stopped', requestId: c.get('requestId'), hangUp: () => hangUp.abort() });
     }
     const t = decodeTail(await f.editor.run(f.target, 'tail', f.path, { ...(lines !== undefined ? { lines: Number(lines) } : {}) }, f.signal));
     return sendJson(c, 200, { ...t, world_state: f.target.worldState ?? 'stopped' });

@@ -5,11 +5,17 @@
  * when nothing was sent for `keepaliveMs` (so proxies keep the stream), and a last
  * `event: end` with `data: {"reason":…}`: `lifetime` (the follow's ten minutes), `shutdown` (this
  * instance is stopping) or `ended` (the Job's stream ended otherwise). Pulled as the caller reads:
- * memory stays a chunk and a line. Pure but for the stream it is given.
+ * memory stays a chunk and a line. Pure but for the stream it is given (and, for the Response,
+ * the process's stop signal).
  * @module
  */
 
+import { stopping } from './stopping.ts';
+
 export type FollowEndReason = 'lifetime' | 'shutdown' | 'ended';
+
+/** How often a comment goes out on a quiet stream, so proxies and load balancers keep it. */
+export const KEEPALIVE_MS = 15_000;
 
 /** A line over this much JSON is no line the Job sends (16 KiB of text, escaped): the stream is ended. */
 const MAX_PENDING = 1 << 20;
@@ -112,6 +118,26 @@ export function followStream(frames: AsyncGenerator<string>, onCancel: () => voi
     async cancel() {
       onCancel();
       await frames.return(undefined);
+    },
+  });
+}
+
+/**
+ * The answer of a follow: `source` (the follow Job's answer) relayed as events, ended at this
+ * instance's stop (lib/http/stopping.ts). `hangUp` runs when the caller goes away.
+ */
+export function followResponse(source: AsyncIterable<Uint8Array | string> & { destroy(): void }, o: { worldState: string; requestId: string; hangUp: () => void }): Response {
+  const frames = followEvents(source, { keepaliveMs: KEEPALIVE_MS, stop: stopping, close: () => source.destroy() });
+  return new Response(followStream(frames, o.hangUp), {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // nginx-style proxies buffer an answer unless told not to.
+      'x-accel-buffering': 'no',
+      // `running`: the game may be writing the log (docs/routes.md, Reads while the server runs).
+      'x-felis-world-state': o.worldState,
+      'x-request-id': o.requestId,
     },
   });
 }
