@@ -14,11 +14,15 @@ import { ApiError, sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import { followResponse } from '../../lib/http/follow-events.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
-import { FOLLOW_EVENT_ID } from './op.ts';
+import { FOLLOW_EVENT_ID, FOLLOW_LIFETIME_SECONDS } from './op.ts';
 import { decodeTail } from './result.ts';
+
+/** How much before the request's ten minutes a follow ends itself, so that its end event goes out. */
+const END_MARGIN_MS = 5_000;
 
 export const filesTail = defineFunction('files-tail', (deps) => ({
   'files.tail': async (c, input) => {
+    const began = performance.now();
     const f = await openFileCall(c, deps, 'tail');
     const { lines, follow, from } = input.query();
     if (follow === 'true') {
@@ -38,7 +42,9 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
         signal,
       );
       deps.logger.info({ request_id: c.get('requestId'), server: f.target.server, path: f.path, job }, 'log follow streaming');
-      return followResponse(response, { worldState: f.target.worldState ?? 'stopped', requestId: c.get('requestId'), hangUp: () => hangUp.abort() });
+      // Ten minutes from the request's start (Knative counts from there), a little before, so the end event is sent.
+      const lifetimeMs = FOLLOW_LIFETIME_SECONDS * 1000 - END_MARGIN_MS - (performance.now() - began);
+      return followResponse(response, { worldState: f.target.worldState ?? 'stopped', requestId: c.get('requestId'), hangUp: () => hangUp.abort(), lifetimeMs });
     }
     const t = decodeTail(await f.editor.run(f.target, 'tail', f.path, { ...(lines !== undefined ? { lines: Number(lines) } : {}) }, f.signal));
     return sendJson(c, 200, { ...t, world_state: f.target.worldState ?? 'stopped' });

@@ -117,3 +117,11 @@ test('the caller cancelling the byte stream calls onCancel, then closes the sour
   assert.equal(cancelled, 1);
   assert.equal(s.state.closed, true);
 });
+
+test('the relay ends the stream itself with lifetime when its time is up, whatever the Job says, and closes the source', { timeout: 10_000 }, async () => {
+  const s = source();
+  const got: string[] = [];
+  for await (const f of followEvents(s.iterable, { keepaliveMs: 60_000, stop: never, close: s.close, lifetimeMs: 30 })) got.push(f);
+  assert.deepEqual(got, [endEvent('lifetime')]);
+  assert.equal(s.state.closed, true);
+});

@@ -54,6 +54,11 @@ export interface RelayOptions {
   /** Ends the stream with `shutdown` (the instance stops). */
   stop: AbortSignal;
   /**
+   * Ends the stream with `lifetime` after this long, whatever the Job says: the request's own
+   * limit (Knative's timeoutSeconds, from the request's start) must not cut it before its end event.
+   */
+  lifetimeMs?: number;
+  /**
    * Ends the source at once (destroys the Job's answer, a hang-up to the Job). Needed beside the
    * iterator's `return`, which waits for a read still pending: on a quiet log, for ever.
    */
@@ -75,17 +80,22 @@ export async function* followEvents(source: AsyncIterable<Uint8Array | string>, 
     else o.stop.addEventListener('abort', stopped, { once: true });
   });
   let pending: Promise<IteratorResult<Uint8Array | string> | 'failed'> = it.next().catch(() => 'failed' as const);
+  let lifeTimer: NodeJS.Timeout | undefined;
+  const lifeOver = new Promise<'lifetime'>((ok) => {
+    if (o.lifetimeMs !== undefined) lifeTimer = setTimeout(() => ok('lifetime'), Math.max(0, o.lifetimeMs));
+  });
   try {
     for (;;) {
       let timer: NodeJS.Timeout | undefined;
       const tick = new Promise<'tick'>((ok) => (timer = setTimeout(() => ok('tick'), o.keepaliveMs)));
-      const r = await Promise.race([pending, tick, stopping]);
+      const r = await Promise.race([pending, tick, stopping, lifeOver]);
       clearTimeout(timer);
       if (r === 'tick') {
         yield KEEPALIVE;
         continue;
       }
       if (r === 'stop') return yield endEvent('shutdown');
+      if (r === 'lifetime') return yield endEvent('lifetime');
       if (r === 'failed' || r.done) return yield endEvent('ended');
       pending = it.next().catch(() => 'failed' as const);
       rest += typeof r.value === 'string' ? r.value : decoder.decode(r.value, { stream: true });
@@ -100,6 +110,7 @@ export async function* followEvents(source: AsyncIterable<Uint8Array | string>, 
       if (rest.length > MAX_PENDING) return yield endEvent('ended');
     }
   } finally {
+    clearTimeout(lifeTimer);
     o.stop.removeEventListener('abort', stopped);
     o.close();
     it.return?.().catch(() => {});
@@ -126,8 +137,8 @@ export function followStream(frames: AsyncGenerator<string>, onCancel: () => voi
  * The answer of a follow: `source` (the follow Job's answer) relayed as events, ended at this
  * instance's stop (lib/http/stopping.ts). `hangUp` runs when the caller goes away.
  */
-export function followResponse(source: AsyncIterable<Uint8Array | string> & { destroy(): void }, o: { worldState: string; requestId: string; hangUp: () => void }): Response {
-  const frames = followEvents(source, { keepaliveMs: KEEPALIVE_MS, stop: stopping, close: () => source.destroy() });
+export function followResponse(source: AsyncIterable<Uint8Array | string> & { destroy(): void }, o: { worldState: string; requestId: string; hangUp: () => void; lifetimeMs: number }): Response {
+  const frames = followEvents(source, { keepaliveMs: KEEPALIVE_MS, stop: stopping, close: () => source.destroy(), lifetimeMs: o.lifetimeMs });
   return new Response(followStream(frames, o.hangUp), {
     status: 200,
     headers: {
