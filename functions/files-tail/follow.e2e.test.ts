@@ -4,14 +4,18 @@
  * Events — the last lines first, then lines appended to the log on the world volume, in order,
  * through a rotation (latest.log renamed away, a new one made and written); a resume with
  * `Last-Event-ID`; the third follow of a server refused with 429 while two run, and a hang-up
- * ending its follow Job so that another may start; hostile and missing paths refused as a tail
+ * ending its follow Job so that another may start; three opened at once, one refused; hostile and missing paths refused as a tail
  * refuses them. Waits are bounded and generous (a busy 2-core machine); nothing is timed.
  */
 
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { BatchV1Api } from '@kubernetes/client-node';
+import { jobFinished } from '../../lib/kube/job-facts.ts';
+import { LABEL_FILES_FOLLOW } from '../../lib/labels.ts';
 import { q, type Stack, startStack, TOKEN, tierMs } from '../../test/support/stack.ts';
 
 const S = '/api/v1/servers/survival';
@@ -32,7 +36,8 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 async function openFollow(s: Stack, query: string, headers: Record<string, string> = {}) {
   const ac = new AbortController();
   const res = await fetch(`${s.url}${S}/files/tail?${query}`, { headers: { authorization: `Bearer ${TOKEN}`, ...headers }, signal: ac.signal });
-  const reader = res.body!.getReader();
+  // Taken on the first read, so that a refusal's body can still be read as text.
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const dec = new TextDecoder();
   let buf = '';
   const read = async (): Promise<SseEvent> => {
@@ -55,6 +60,7 @@ async function openFollow(s: Stack, query: string, headers: Record<string, strin
         ev.data = data.join('\n');
         return ev;
       }
+      reader ??= res.body!.getReader();
       const { value, done } = await reader.read();
       if (done) throw new Error('the stream ended');
       buf += dec.decode(value, { stream: true });
@@ -75,6 +81,17 @@ async function openFollow(s: Stack, query: string, headers: Record<string, strin
 describe('files/tail?follow=true', () => {
   let s: Stack;
   const log = () => join(s.world, 'logs', 'latest.log');
+  /** Waits (bounded) until every follow Job of the server has finished. */
+  const followsEnded = async () => {
+    const batch = s.cluster.kubeConfig(s.cluster.adminToken).makeApiClient(BatchV1Api);
+    const deadline = Date.now() + tierMs(60_000, 180_000);
+    for (;;) {
+      const jobs = (await batch.listNamespacedJob({ namespace: 'minecraft', labelSelector: `${LABEL_FILES_FOLLOW}=true` })).items;
+      if (jobs.every(jobFinished)) return;
+      assert.ok(Date.now() < deadline, 'a follow Job never ended');
+      await new Promise((ok) => setTimeout(ok, 250));
+    }
+  };
   before(async () => {
     // A job key (browse's) is what follow tokens come from.
     s = await startStack({ browse: {} });
@@ -179,5 +196,37 @@ describe('files/tail?follow=true', () => {
     const bad = await s.call('GET', `${S}/files/tail?path=${q('logs/latest.log')}&follow=yes`);
     assert.equal(bad.status, 400, bad.text);
     assert.equal(bad.body.error.code, 'bad_request');
+  });
+  test('three follows opened at once: two stream, the third is 429 (the count is taken again once the Jobs serve)', async () => {
+    // Every follow of the tests before has ended (its Job finished), so the three start from none.
+    await followsEnded();
+    // Each on a connection of its own, closed after its answer (node:http without an agent).
+    const opened = await Promise.all(
+      [1, 2, 3].map(
+        () =>
+          new Promise<http.IncomingMessage>((ok, no) =>
+            http.get(`${s.url}${S}/files/tail?path=${q('logs/latest.log')}&follow=true&lines=1`, { agent: false, headers: { authorization: `Bearer ${TOKEN}` } }, ok).once('error', no),
+          ),
+      ),
+    );
+    try {
+      assert.deepEqual(opened.map((r) => r.statusCode).sort(), [200, 200, 429]);
+      const refused = opened.find((r) => r.statusCode === 429)!;
+      let text = '';
+      for await (const chunk of refused) text += chunk;
+      assert.equal(JSON.parse(text).error.code, 'follow_limit');
+      for (const r of opened.filter((x) => x.statusCode === 200)) {
+        let got = '';
+        for await (const chunk of r) {
+          got += chunk;
+          if (got.includes('\n\n')) break;
+        }
+        assert.match(got, /^id: \d+:\d+\ndata: /, 'the tail of a kept follow');
+      }
+    } finally {
+      for (const r of opened) r.destroy();
+    }
+    // The hang-ups end their Jobs.
+    await followsEnded();
   });
 });

@@ -39,7 +39,7 @@ import type { SyncRunner } from '../runner/sync-runner.ts';
 import { type EditChannel, EditLostError } from './edit-channel.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { heldLock } from './held-lock.ts';
-import { checkFollowRoom, FollowUnavailableError, followSelector, openFollow } from './log-follow.ts';
+import { checkFollowKept, checkFollowRoom, FollowUnavailableError, followSelector, openFollow } from './log-follow.ts';
 import { lostChange } from './lost-change.ts';
 import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
 import { checkResult } from './result-check.ts';
@@ -202,6 +202,13 @@ export class FilesEditor {
       timeoutMs,
       signal,
     });
+    // Two opening at once may both have passed the count: the newest gives way (its hang-up ends its Job).
+    try {
+      checkFollowKept(await this.#runner.findJobs(settings.namespace, followSelector(t.server)), name);
+    } catch (err) {
+      response.destroy();
+      throw err;
+    }
     return { job: name, response };
   }
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { FILES_CONTAINER, LABEL_FILES_FOLLOW, LABEL_FILES_OP } from '../labels.ts';
 import { FileEditError } from './errors.ts';
-import { checkFollowRoom, FollowLimitError, openFollow } from './log-follow.ts';
+import { checkFollowKept, checkFollowRoom, FollowLimitError, openFollow } from './log-follow.ts';
 
 const running = (ip: string): V1Pod => ({ status: { phase: 'Running', podIP: ip, containerStatuses: [{ name: FILES_CONTAINER, state: { running: {} } } as never] } });
 
@@ -81,4 +81,17 @@ test('the limit counts unfinished follow Jobs only', () => {
   checkFollowRoom([job(false), job(false, false)]);
   assert.throws(() => checkFollowRoom([job(false), job(false), job(true)]), FollowLimitError);
   assert.throws(() => checkFollowRoom([job(false), job(false), job(false)]), /3 log follows of this server are running/);
+});
+
+test('of follows that passed the count together, the oldest two stay (creation time, then name) and the newer give way; finished ones do not count', () => {
+  const job = (name: string, at: string, finished = false): V1Job => ({
+    metadata: { name, creationTimestamp: new Date(at), labels: { [LABEL_FILES_FOLLOW]: 'true' } },
+    status: finished ? { conditions: [{ type: 'Complete', status: 'True' }] } : {},
+  });
+  const jobs = [job('c', '2026-12-07T22:00:02Z'), job('b', '2026-12-07T22:00:01Z'), job('a', '2026-12-07T22:00:01Z'), job('old', '2026-12-07T21:00:00Z', true)];
+  checkFollowKept(jobs, 'a');
+  checkFollowKept(jobs, 'b');
+  assert.throws(() => checkFollowKept(jobs, 'c'), FollowLimitError);
+  // Alone with the finished one: kept.
+  checkFollowKept([jobs[0]!, jobs[3]!], 'c');
 });

@@ -42,10 +42,25 @@ export class FollowUnavailableError extends DomainError {
 /** The selector of a server's follow Jobs. */
 export const followSelector = (server: string) => `${LABEL_SERVER}=${server},${LABEL_FILES_FOLLOW}=true`;
 
+const unfinishedFollows = (jobs: V1Job[]) => jobs.filter((j) => j.metadata?.labels?.[LABEL_FILES_FOLLOW] === 'true' && !jobFinished(j));
+
 /** Refuses a new follow when the server already has FOLLOW_MAX_PER_SERVER unfinished follow Jobs. */
 export function checkFollowRoom(jobs: V1Job[], max = FOLLOW_MAX_PER_SERVER): void {
-  const running = jobs.filter((j) => j.metadata?.labels?.[LABEL_FILES_FOLLOW] === 'true' && !jobFinished(j)).length;
+  const running = unfinishedFollows(jobs).length;
   if (running >= max) throw new FollowLimitError(running);
+}
+
+/**
+ * After its Job serves: refuses the follow `job` when it is not among the `max` oldest unfinished
+ * follow Jobs (creation time, then name). Callers that passed `checkFollowRoom` at the same moment
+ * all see the same Jobs in the same order, so the newest of them give way and at most `max` stay.
+ */
+export function checkFollowKept(jobs: V1Job[], job: string, max = FOLLOW_MAX_PER_SERVER): void {
+  const at = (j: V1Job) => (j.metadata?.creationTimestamp ? new Date(j.metadata.creationTimestamp).getTime() : Number.MAX_SAFE_INTEGER);
+  const name = (j: V1Job) => j.metadata?.name ?? '';
+  const order = unfinishedFollows(jobs).sort((a, b) => at(a) - at(b) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+  const place = order.findIndex((j) => name(j) === job);
+  if (place >= max) throw new FollowLimitError(order.length - 1);
 }
 
 export interface OpenFollow {
