@@ -63,12 +63,14 @@ export const ERROR_MEANINGS = {
   export_busy: 'already the most downloads of this server running; `Retry-After` says when to retry',
   too_many_uploads: 'the server already has an upload session; `Retry-After` says when to try again',
   too_many_pulls: 'the most pulls of this server are already downloading (they hold no world, so they run side by side, at most 4); `Retry-After` says when to try again',
+  follow_limit: 'already the most log follows of this server running (2; their unfinished Jobs are counted); `Retry-After` says when to try again',
   headers_too_large: "request headers over Node's limit (answered by the listener, in the envelope)",
   internal:
     'anything else; the detail is only in the server log. A change made in one step (write, mkdir, rename, a file copy, a trash purge) whose Job or edit session ended without a result says it was either not made or fully made',
   read_damaged: "the read's bytes did not hash to what the Job sent",
   files_unavailable: 'no worker image configured',
   export_unavailable: 'downloads without a readable job key (`FELIS_JOB_KEY_FILE`), or one too short',
+  follow_unavailable: 'a log follow (`files/tail?follow=true`) without a readable job key (`FELIS_JOB_KEY_FILE`): the follow Job serves its lines to the bearer of a token derived from it',
   outcome_unknown:
     "a change of more than one step (a delete, a many-file delete, move or chmod, a trash restore) whose Job or edit session ended without a result: it may be made, in part or in full. The error's `op` is its op id; a journaled one (a many-file delete or move, a restore) is finished or undone, all or nothing, by the next change of the world before anything else: check the files after it",
   auth_unavailable: 'kubernetes mode: the apiserver could not answer the TokenReview or SubjectAccessReview (never cached; retry)',

@@ -36,6 +36,12 @@ export const LABEL_FILES_PULL = 'felis.lolicon.best/files-pull';
  * ops listing and a redelivered event's match (lib/events/redelivery.ts).
  */
 export const LABEL_FILES_READ_OP = 'felis.lolicon.best/files-read-op';
+/**
+ * Ours only: marks a follow's Job (a tail serving appended lines on its Pod address, labelled mode
+ * `read` with read-op `tail`): the NetworkPolicy lets files-tail reach it, and files-tail counts a
+ * server's unfinished ones to bound how many follows run at once.
+ */
+export const LABEL_FILES_FOLLOW = 'felis.lolicon.best/files-follow';
 
 export const ANNOTATION_FILES_PATH = 'felis.lolicon.best/files-path';
 /**

@@ -47,6 +47,7 @@ const JOB_KEY_FUNCTIONS = new Set([
   'files-delete',
   'files-rename',
   'files-batch',
+  'files-tail',
 ]);
 
 /** The schema model of an object's apiVersion and kind: core and API groups, and Knative's. */
@@ -291,7 +292,7 @@ describe('knative/ manifests', () => {
         .filter(([, s]) => s.spec.template.spec.timeoutSeconds > 300)
         .map(([fn]) => fn)
         .sort(),
-      ['files-download', 'files-upload', 'files-uploads'],
+      ['files-download', 'files-tail', 'files-upload', 'files-uploads'],
     );
     // The functions' own server: no whole-request limit below the longest Service's, keep-alive above queue-proxy's 90 s.
     assert.ok(SERVER_TIMEOUTS.requestMs === 0 || SERVER_TIMEOUTS.requestMs >= longest * 1000);
@@ -582,6 +583,7 @@ describe('knative/ manifests', () => {
       'felis-world-export-jobs-egress',
       'felis-world-file-jobs',
       'felis-world-file-jobs-egress',
+      'felis-world-follow-jobs',
       'felis-world-pull-jobs',
       'felis-world-pull-jobs-egress',
       'felis-world-receiver-jobs-egress',
@@ -626,7 +628,7 @@ describe('knative/ manifests', () => {
     );
   });
 
-  test('the browse, upload, download, pull and small-change functions read the job key from an optional Secret; no other function has it', () => {
+  test('the browse, upload, download, pull, log follow and small-change functions read the job key from an optional Secret; no other function has it', () => {
     for (const [fn, svc] of services) {
       const spec = svc.spec.template.spec;
       const c = spec.containers[0];
@@ -737,6 +739,29 @@ describe('knative/ manifests', () => {
       admitted.map(([fn]) => fn),
       ['files-pull'],
     );
+  });
+
+  test('log follow Job Pods accept connections only from files-tail, only on the serve port; no other file Job Pod is selected', () => {
+    const policies = byKind(objs, 'NetworkPolicy');
+    const np = policies.get('felis-world-follow-jobs')!;
+    assert.deepEqual(np.spec.policyTypes, ['Ingress']);
+    const settings = configFromEnv(config.data).editor!;
+    const base = { ...settings, server: 'survival', opId: 'c0123456789abcde', worldPvc: 'world-survival-0' };
+    const follow = renderFilesJob({ ...base, op: 'tail', path: 'logs/latest.log', follow: true, followTokenSha256: 'a'.repeat(64) });
+    assert.ok(selects(np.spec.podSelector, follow.spec!.template.metadata!.labels!));
+    assert.deepEqual(np.spec.ingress[0].ports, [{ protocol: 'TCP', port: BROWSE_PORT }]);
+    assert.deepEqual(
+      follow.spec!.template.spec!.containers[0]!.ports!.map((p) => p.containerPort),
+      [BROWSE_PORT],
+    );
+    const others = [renderFilesJob({ ...base, op: 'tail', path: 'logs/latest.log' }), renderFilesJob({ ...base, op: 'read', path: 'a' })];
+    for (const job of others) assert.equal(selects(np.spec.podSelector, job.spec!.template.metadata!.labels!), false, job.metadata!.name);
+    const admitted = [...services.entries()].filter(([, svc]) => np.spec.ingress[0].from.some((f: Obj) => selects(f.podSelector, svc.spec.template.metadata.labels)));
+    assert.deepEqual(
+      admitted.map(([fn]) => fn),
+      ['files-tail'],
+    );
+    for (const [fn] of admitted) assert.ok(JOB_KEY_FUNCTIONS.has(fn), fn);
   });
 
   test('the default-deny example allows what Knative needs to reach the functions, and the functions what they call', () => {

@@ -185,18 +185,25 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  async function firstChunk(res: Response): Promise<string> {
+    const reader = res.body!.getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    return new TextDecoder().decode(value);
+  }
+
   /** Runs `fn`'s scenario as its ServiceAccount; the answers and the calls the cluster counted for it. */
   async function run(fn: string, mode: 'token' | 'kubernetes' = 'token'): Promise<{ statuses: string[]; used: string[]; user: string }> {
     const sa = serviceAccountOf(objs, fn);
     const user = `system:serviceaccount:minecraft:${sa}`;
-    const logger = createLogger(fn, { LOG_LEVEL: 'silent' });
+    const logger = createLogger(fn, { LOG_LEVEL: process.env.RBAC_LOG ?? 'silent' });
     const editor = configFromEnv({ FELIS_IMAGE: 'felis-world/files:dev' }).editor!;
     const kc = cluster.kubeConfig(cluster.tokenFor('minecraft', sa));
     const downloads = fn === 'files-download' ? configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).downloads : undefined;
     // The functions that hold the job key in the manifests run with it (files-write: streamed
     // writes; every small change: edit sessions, none up to begin with, none waited for).
     const keyed =
-      ['files-list', 'files-read', 'files-search', 'files-usage', 'files-write', 'files-copy', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch'].includes(fn) ||
+      ['files-list', 'files-read', 'files-search', 'files-usage', 'files-write', 'files-copy', 'files-mkdir', 'files-delete', 'files-rename', 'files-batch', 'files-tail'].includes(fn) ||
       fn.startsWith('files-upload');
     const browse = keyed ? { ...configFromEnv({ FELIS_JOB_KEY_FILE: ensureJobKeyFile(dir) }).browse!, startBudgetMs: 0 } : undefined;
     const deps = buildDeps(kc, { namespace: 'minecraft', editor, logger, restoreTemplate: template, browse, downloads });
@@ -227,7 +234,8 @@ describe('per-function RBAC: each Role grants exactly what its function calls', 
         headers: { authorization: `Bearer ${token}`, ...(isRaw(body) ? body.headers : body ? { 'content-type': 'application/json' } : {}) },
         body: isRaw(body) ? body.raw : body ? JSON.stringify(body) : undefined,
       });
-      const text = await res.text();
+      // An event stream (a log follow) lasts minutes: its first event is enough, then the hang-up.
+      const text = res.headers.get('content-type')?.startsWith('text/event-stream') ? await firstChunk(res) : await res.text();
       try {
         previous = JSON.parse(text) ?? previous;
       } catch {

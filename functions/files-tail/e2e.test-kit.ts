@@ -3,9 +3,13 @@
 import assert from 'node:assert/strict';
 import { type ContainerCall, q, type RbacScenario } from '../../test/support/function-e2e.ts';
 
-// A read: its one-shot Job, on a file the seeded world has.
+// A read: its one-shot Job, on a file the seeded world has; then a follow of it (its Jobs counted,
+// its Pod found and called with the job key's token; the suite reads its first event, then hangs up).
 export const rbac: RbacScenario = {
-  calls: [['GET', `/api/v1/servers/survival/files/tail?path=${q('eula.txt')}&lines=2`]],
+  calls: [
+    ['GET', `/api/v1/servers/survival/files/tail?path=${q('eula.txt')}&lines=2`],
+    ['GET', `/api/v1/servers/survival/files/tail?path=${q('eula.txt')}&lines=1&follow=true`],
+  ],
 };
 
 export const container: ContainerCall[] = [

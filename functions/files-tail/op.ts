@@ -2,7 +2,7 @@
  * files-tail's op: the last lines of a file (a log), read backwards from its end with bounded
  * bytes. Read-only; its own flag `--lines` says how many (absent: the default). With `--follow`
  * the Job serves the lines appended from then on (or after `--from`) on its Pod address instead
- * (job/follow-serve.ts); no route starts such a Job yet.
+ * (job/follow-serve.ts), which files.tail's `follow=true` relays as Server-Sent Events.
  * @module
  */
 import { type EncodeInput, type OpFlags, type OwnFlagValues, opContract } from '../../lib/protocol/op-contract.ts';
@@ -12,6 +12,18 @@ export const TAIL_LINES = { min: 1, max: 5000, default: 100 } as const;
 /** The most bytes a tail reads back from the end, and the longest line it shows whole. */
 export const TAIL_MAX_SCAN = 1 << 20;
 export const TAIL_MAX_LINE = 16 << 10;
+
+/** How long a follow lasts; its Job's deadline leaves room for the Job's start and its idle wait. */
+export const FOLLOW_LIFETIME_SECONDS = 600;
+export const FOLLOW_DEADLINE_SECONDS = FOLLOW_LIFETIME_SECONDS + 120;
+/** Where a follow's Job serves its lines on its Pod address. */
+export const FOLLOW_PATH = '/follow';
+/** How many follows of one server run at once (their unfinished Jobs, counted by label). */
+export const FOLLOW_MAX_PER_SERVER = 2;
+/** A follow's event id, `<inode>:<offset>` (a bare offset is taken too): where a resume goes on. */
+export const FOLLOW_ID = /^(?:(\d{1,20}):)?(\d{1,16})$/;
+/** What a caller may resume from (`?from=`, `Last-Event-ID`): an id as the follow sent it, inode and offset. */
+export const FOLLOW_EVENT_ID = /^\d{1,20}:\d{1,16}$/;
 
 const FLAGS = {
   lines: { kind: 'int', usage: `tail: how many of the last lines (${TAIL_LINES.min}-${TAIL_LINES.max}, default ${TAIL_LINES.default})` },

@@ -4,6 +4,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import type { V1Job } from '@kubernetes/client-node';
 import { type BatchOutcome, decodeBatch } from '../../functions/files-batch/result.ts';
 import { type Copied, decodeCopy } from '../../functions/files-copy/result.ts';
@@ -11,6 +12,7 @@ import { decodeTrashed, type Trashed } from '../../functions/files-delete/result
 import { decodeList, type Listing } from '../../functions/files-list/result.ts';
 import { decodeRead, type ReadFile } from '../../functions/files-read/result.ts';
 import { type ContentSearch, decodeContentSearch, decodeSearch, type Search } from '../../functions/files-search/result.ts';
+import { FOLLOW_DEADLINE_SECONDS } from '../../functions/files-tail/op.ts';
 import { decodeTrashList, decodeTrashPurge, decodeTrashRestore, type TrashPage } from '../../functions/files-trash/result.ts';
 import { decodeWrite } from '../../functions/files-write/result.ts';
 import { EventAnswerGoneError } from '../events/errors.ts';
@@ -37,6 +39,7 @@ import type { SyncRunner } from '../runner/sync-runner.ts';
 import { type EditChannel, EditLostError } from './edit-channel.ts';
 import { WriteNotDeliveredError } from './errors.ts';
 import { heldLock } from './held-lock.ts';
+import { checkFollowKept, checkFollowRoom, FollowUnavailableError, followSelector, openFollow } from './log-follow.ts';
 import { lostChange } from './lost-change.ts';
 import { cancelPull, PullCancelUnavailableError } from './pull-cancel.ts';
 import { checkResult } from './result-check.ts';
@@ -156,6 +159,57 @@ export class FilesEditor {
    */
   async serverNotStopped(server: string): Promise<void> {
     await this.#edits?.end?.(server).catch(() => {});
+  }
+
+  /**
+   * Follows the log `path` (lib/files/log-follow.ts): its last `lines` lines, then what is appended,
+   * or the lines after `from` (a resume), as the follow Job's NDJSON answer, unread. Refused with
+   * follow_limit when the server has the most follows running, follow_unavailable without a job key.
+   */
+  async follow(t: Target, path: string, fields: { lines?: number; from?: string }, signal: AbortSignal): Promise<{ job: string; response: http.IncomingMessage }> {
+    const streamed = this.#streamed;
+    if (!streamed) throw new FollowUnavailableError();
+    const key = streamed.key ?? readKey(streamed.keyFile);
+    const { timeoutMs, copySyncMaxBytes: _c, ...settings } = this.#cfg;
+    checkFollowRoom(await this.#runner.findJobs(settings.namespace, followSelector(t.server)));
+    const opId = newOpId();
+    const name = filesJobName(t.server, opId);
+    const token = jobToken(key, name);
+    const job = renderFilesJob({
+      ...settings,
+      op: 'tail',
+      path,
+      follow: true,
+      ...(fields.lines !== undefined ? { lines: fields.lines } : {}),
+      ...(fields.from !== undefined ? { from: fields.from } : {}),
+      server: t.server,
+      opId,
+      worldPvc: t.world.claim,
+      nodeName: t.world.node,
+      followTokenSha256: tokenDigest(token),
+      // It serves for up to ten minutes, not a one-shot op's deadline.
+      deadlineSeconds: FOLLOW_DEADLINE_SECONDS,
+    });
+    const port = typeof streamed.port === 'function' ? streamed.port() : (streamed.port ?? BROWSE_PORT);
+    const response = await openFollow({
+      pods: streamed.pods,
+      namespace: settings.namespace,
+      job: name,
+      opId,
+      token,
+      port,
+      run: (s) => this.#runner.run(job, { mutating: false, signal: s }),
+      timeoutMs,
+      signal,
+    });
+    // Two opening at once may both have passed the count: the newest gives way (its hang-up ends its Job).
+    try {
+      checkFollowKept(await this.#runner.findJobs(settings.namespace, followSelector(t.server)), name);
+    } catch (err) {
+      response.destroy();
+      throw err;
+    }
+    return { job: name, response };
   }
 
   /** `query` pages and filters the listing (its fields become the Job's flags); without it, Felis's listing. */

@@ -74,7 +74,7 @@ export function renderErrorsDoc(): string {
     '| a lock holds it | the above, but never later than the lock lapses (2 minutes after its time; a `migration@` lock never lapses) |',
     `| other admissions kept winning the race for the lock | ${RETRY_CONTENDED_SECONDS} |`,
     `| \`export_busy\`: the most downloads of the server run | ${EXPORT_RETRY_AFTER_SECONDS} |`,
-    `| any other (\`too_many_uploads\`, \`too_many_pulls\`) | ${DEFAULT_RETRY_AFTER_SECONDS} |`,
+    `| any other (\`too_many_uploads\`, \`too_many_pulls\`, \`follow_limit\`) | ${DEFAULT_RETRY_AFTER_SECONDS} |`,
     '',
     'It is a hint, not a promise: the holder may end sooner or later. A mutation may instead wait',
     'for another file change with `Prefer: wait=<s>` (docs/world-maintenance.md).',

@@ -11,6 +11,7 @@
  * (a kubeconfig, a restore template file) ends the process within moments of its first probe.
  * @module
  */
+
 import type { ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { configFromEnv } from '../config.ts';
@@ -21,6 +22,7 @@ import { createApp, type Env } from './app.ts';
 import { authFromEnv } from './auth.ts';
 import { corsOriginsFromEnv } from './cors.ts';
 import { listen, type RouteModule, serverTimeoutsFromEnv } from './host.ts';
+import { markStopping } from './stopping.ts';
 
 export type { RouteModule };
 
@@ -100,6 +102,8 @@ export function stopOnSignals(server: ServerType, logger: Logger, graceMs: numbe
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    // Event streams end now (their callers reconnect elsewhere) rather than hold the close.
+    markStopping();
     const force = setTimeout(() => {
       logger.warn({ graceMs }, 'stop grace ran out; exiting now');
       try {

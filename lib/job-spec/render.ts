@@ -14,6 +14,7 @@ import {
   LABEL_EVENT,
   LABEL_EVENT_REQUEST,
   LABEL_FILES_ASYNC,
+  LABEL_FILES_FOLLOW,
   LABEL_FILES_MODE,
   LABEL_FILES_OP,
   LABEL_FILES_PULL,
@@ -90,6 +91,8 @@ export interface JobParams extends AnyOpFields {
   pullEnv?: Readonly<Record<string, string>>;
   /** pull: the digest of the token files-pull's cancel call presents (the Pod serves it on its port). */
   cancelTokenSha256?: string;
+  /** tail with `follow`: the digest of the token files-tail presents to have the appended lines served on the Pod's port. */
+  followTokenSha256?: string;
   /**
    * The undo trash's settings and the caller (lib/protocol/trash-env.ts), into every mutation Job's
    * env; absent, the Job keeps the trash on with its defaults.
@@ -154,6 +157,8 @@ function opEnv(p: JobParams, op: Op): V1EnvVar[] | undefined {
     out.push(...vars);
   }
   if (opHas(op, 'heapLimited')) out.push({ name: 'NODE_OPTIONS', value: ARCHIVE_NODE_OPTIONS });
+  // A follow serves its lines on the Pod's address, to the bearer of its token alone.
+  if (p.followTokenSha256) out.push(...listenEnvOf(BROWSE_PORT), { name: 'FELIS_SERVE_TOKEN_SHA256', value: p.followTokenSha256 });
   if (op === 'pull') {
     out.push({ name: 'NODE_OPTIONS', value: PULL_NODE_OPTIONS });
     for (const name of Object.keys(p.pullEnv ?? {}).sort()) if (PULL_ENV.includes(name)) out.push({ name, value: p.pullEnv![name] });
@@ -199,6 +204,7 @@ export function renderFilesJob(p: JobParams): V1Job {
   if (op === 'pull' && !p.url) throw new JobSpecError('a pull needs a URL');
   if (op === 'pull-place' && (!p.to || !/^[0-9a-f]{16}$/.test(p.pullOp ?? ''))) throw new JobSpecError('a placement needs the name and the op id of its pull');
   if (p.cancelTokenSha256 !== undefined && (op !== 'pull' || !/^[0-9a-f]{64}$/.test(p.cancelTokenSha256))) throw new JobSpecError('only a pull takes a cancel token digest');
+  if (p.followTokenSha256 !== undefined && (op !== 'tail' || !p.follow || !/^[0-9a-f]{64}$/.test(p.followTokenSha256))) throw new JobSpecError('only a tail with follow takes a follow token digest');
   if (carriesItems(op) !== (p.batch !== undefined)) throw new JobSpecError(carriesItems(op) ? `operation ${op} needs its items` : `operation ${op} takes no items`);
   if (p.async && !opHas(op, 'async')) {
     throw new JobSpecError(`operation ${op} cannot run in the background`);
@@ -220,6 +226,8 @@ export function renderFilesJob(p: JobParams): V1Job {
     [LABEL_FILES_MODE]: holds || READ_MODES.has(op) ? op : 'read',
   };
   if (p.async) labels[LABEL_FILES_ASYNC] = 'true';
+  // A follow's Job: reachable by files-tail (the NetworkPolicy), counted against the follow limit.
+  if (p.followTokenSha256) labels[LABEL_FILES_FOLLOW] = 'true';
   if (op === 'pull') labels[LABEL_FILES_PULL] = 'true';
   // Any other op labelled `read` says which it is (lib/labels.ts fileOpOf).
   else if (labels[LABEL_FILES_MODE] !== op) labels[LABEL_FILES_READ_OP] = op;
@@ -237,6 +245,7 @@ export function renderFilesJob(p: JobParams): V1Job {
     // A streamed write's Pod takes its content on the serving port, as a receiver's takes an upload.
     ...(p.contentTokenSha256 ? { ports: [{ name: 'receive', containerPort: BROWSE_PORT, protocol: 'TCP' }] } : {}),
     ...(op === 'pull' && p.cancelTokenSha256 ? { ports: [{ name: 'cancel', containerPort: BROWSE_PORT, protocol: 'TCP' }] } : {}),
+    ...(p.followTokenSha256 ? { ports: [{ name: 'follow', containerPort: BROWSE_PORT, protocol: 'TCP' }] } : {}),
     requests: { cpu, memory },
     limits: { cpu, memory },
     // Reading needs no capability: the game's uid owns the files. Writing replaces them whatever their mode.

@@ -65,7 +65,7 @@ export class FakeGates implements FileGates {
   }
 }
 
-type EditorMethod = 'list' | 'run' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'searchContent' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge';
+type EditorMethod = 'list' | 'run' | 'read' | 'write' | 'mkdir' | 'delete' | 'rename' | 'search' | 'searchContent' | 'batch' | 'trashList' | 'trashRestore' | 'trashPurge' | 'follow';
 
 /** An editor whose answers a test scripts; every call is recorded with whether the lock was held. */
 export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMethod, (...args: unknown[]) => unknown>> = {}) {
@@ -93,6 +93,7 @@ export function fakeEditor(gates: FakeGates, answers: Partial<Record<EditorMetho
     trashList: method('trashList'),
     trashRestore: method('trashRestore'),
     trashPurge: method('trashPurge'),
+    follow: method('follow'),
     serverNotStopped: async (server: string) => void ended.push(server),
   } as unknown as FilesEditor;
   return { editor, calls, ended };

@@ -6,20 +6,22 @@
  * the caller reads them (backpressure: memory stays a block and a line). One caller: the Job ends
  * when it hangs up, when nobody comes within `idleMs`, and at `lifetimeMs` (the follow's ten
  * minutes), when it writes `{"end":"lifetime"}` last. The function relays the lines as
- * Server-Sent Events. Not yet reached by the function (files.tail answers one tail).
+ * Server-Sent Events (files.tail with `follow=true`, lib/files/log-follow.ts).
  * @module
  */
 import type http from 'node:http';
 import { isIP } from 'node:net';
 import { send } from '../../../job/http/answer.ts';
 import { PodServer } from '../../../job/http/listen.ts';
+import { FOLLOW_ID, FOLLOW_LIFETIME_SECONDS, FOLLOW_PATH } from '../op.ts';
 import { type FollowedFile, follow } from './follow.ts';
 
-export const FOLLOW_PATH = '/follow';
+export { FOLLOW_PATH };
+
 /** The serving modes' port (job/serve/env.ts SERVE_PORT), unless FELIS_SERVE_PORT says otherwise. */
 const SERVE_PORT = 8420;
 /** How long a follow lasts, and how often it looks at the file's size. */
-export const FOLLOW_LIFETIME_MS = 10 * 60_000;
+export const FOLLOW_LIFETIME_MS = FOLLOW_LIFETIME_SECONDS * 1000;
 export const FOLLOW_POLL_MS = 250;
 
 export interface FollowServeOptions {
@@ -38,7 +40,7 @@ export type FollowEnd = 'hung_up' | 'idle' | 'lifetime' | 'signal';
 /** `<inode>:<offset>` or a bare offset; undefined for anything else (the caller's start is used). */
 export function parseFrom(v: string | null): { ino?: bigint; offset: number } | undefined {
   if (v === null) return undefined;
-  const m = /^(?:(\d{1,20}):)?(\d{1,16})$/.exec(v);
+  const m = FOLLOW_ID.exec(v);
   if (!m) return undefined;
   return { ...(m[1] !== undefined ? { ino: BigInt(m[1]) } : {}), offset: Number(m[2]) };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cutMark, type LastLinesOptions, lastLines, type ReadAt } from './last-lines.ts';
+import { cutMark, type LastLinesOptions, lastLines, linesStart, type ReadAt } from './last-lines.ts';
 
 /** Reads from a buffer, counting the bytes asked for. */
 function source(bytes: Buffer | string) {
@@ -70,4 +70,24 @@ test('the scan is bounded: it stops at maxScan bytes, drops the line whose start
 test('a file that shrank under the read answers what it still holds', () => {
   const s = source('a\nb\n');
   assert.deepEqual(lastLines(s.readAt, 10, opts({ block: 64 })).lines.slice(-2), ['a', 'b']);
+});
+
+test('linesStart: the offset where the last lines begin, whatever the block edges, within the scan bound', () => {
+  const at = (text: string, o: Partial<LastLinesOptions> = {}) => {
+    const s = source(text);
+    const { lines, maxScan, block } = opts(o);
+    return linesStart(s.readAt, s.size, { lines, maxScan, block });
+  };
+  const text = 'one\ntwo\nthree\nfour\nfive\n';
+  for (const block of [1, 3, 4, 64]) {
+    assert.equal(at(text, { block }), text.indexOf('three'), `block ${block}`);
+    assert.equal(at(text, { block, lines: 1 }), text.indexOf('five'));
+    assert.equal(at(text, { block, lines: 10 }), 0);
+  }
+  // The last line without a newline counts, as the tail counts it.
+  assert.equal(at('a\nb\nno newline', { lines: 2 }), 2);
+  assert.equal(at('', { lines: 2 }), 0);
+  // The scan ends first: the first whole line it reached; none reached: the end.
+  assert.equal(at('xxxxxxxx\nab\ncd\n', { lines: 5, maxScan: 8, block: 4 }), 9);
+  assert.equal(at('xxxxxxxxxxxxxxxx', { lines: 5, maxScan: 8, block: 4 }), 16);
 });

@@ -94,3 +94,37 @@ export function lastLines(readAt: ReadAt, size: number, o: LastLinesOptions): La
   });
   return { lines, truncated };
 }
+
+/**
+ * Where the last `lines` lines of a file of `size` bytes begin: the offset a follow starts from so
+ * that its first events are the tail (each with its id). Read backwards as `lastLines` reads, with
+ * the same bound: when the scan ends first, the first whole line it reached (or `size`, none).
+ */
+export function linesStart(readAt: ReadAt, size: number, o: Pick<LastLinesOptions, 'lines' | 'maxScan' | 'block'>): number {
+  if (o.lines <= 0 || size <= 0) return Math.max(0, size);
+  const block = o.block ?? 64 << 10;
+  const buf = Buffer.allocUnsafe(block);
+  let pos = size;
+  let scanned = 0;
+  let newlines = 0;
+  let earliest = -1;
+  while (pos > 0 && scanned < o.maxScan) {
+    const len = Math.min(block, pos, o.maxScan - scanned);
+    const from = pos - len;
+    let got = 0;
+    while (got < len) {
+      const n = readAt(buf.subarray(got, len), len - got, from + got);
+      if (n === 0) break;
+      got += n;
+    }
+    pos = from;
+    scanned += len;
+    for (let i = got - 1; i >= 0; i--) {
+      if (buf[i] !== NEWLINE || from + i === size - 1) continue; // a newline ending the file starts no line
+      newlines++;
+      earliest = from + i + 1;
+      if (newlines === o.lines) return earliest;
+    }
+  }
+  return pos === 0 ? 0 : earliest >= 0 ? earliest : size;
+}

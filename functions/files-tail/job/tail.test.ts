@@ -88,9 +88,21 @@ test('tail --follow: refused before serving for what a tail refuses and for serv
     let text = '';
     for await (const chunk of res!) {
       text += chunk;
-      if (text.includes('\n')) break;
+      if (text.split('\n').length > 2) break;
     }
-    assert.equal(JSON.parse(text.split('\n')[0]!).line, 'new', 'only what was appended after the Job began');
+    const ino = fs.statSync(w.p('logs/latest.log'), { bigint: true }).ino;
+    const sent = text
+      .split('\n')
+      .slice(0, 2)
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      sent,
+      [
+        { id: `${ino}:4`, line: 'old' },
+        { id: `${ino}:8`, line: 'new' },
+      ],
+      'the tail (its last lines, each with its id), then what was appended',
+    );
     res!.destroy();
     const r = await run;
     assert.equal(r.code, undefined, r.error);

@@ -3,8 +3,8 @@
  * never the withheld file, regular files only, O_NONBLOCK so a FIFO cannot hang the Job), then its
  * last lines read backwards from the size it had (last-lines.ts). The root server.properties is
  * tailed from its redacted text, as a read sends it, and never followed. With `follow`, the Job
- * serves what is appended from then on instead (follow-serve.ts), opening the name again as here
- * at each rotation.
+ * serves its last `lines` lines and what is appended from then on instead (follow-serve.ts), or
+ * the lines after `from` (a resume), opening the name again as here at each rotation.
  * @module
  */
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import type { Result } from '../../../lib/protocol/result.ts';
 import { TAIL_LINES, TAIL_MAX_LINE, TAIL_MAX_SCAN, type TailReport } from '../op.ts';
 import type { FollowedFile } from './follow.ts';
 import { parseFrom, serveFollow } from './follow-serve.ts';
-import { lastLines, type ReadAt } from './last-lines.ts';
+import { lastLines, linesStart, type ReadAt } from './last-lines.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
@@ -39,7 +39,8 @@ export function tail(ctx: OpContext, req: OpRequestOf<'tail'>, env: Record<strin
     if (req.follow) {
       // Its lines would go out unredacted.
       if (properties) return fail('bad_path', `${name} cannot be followed; tail it instead`);
-      const start = req.from === undefined ? { offset: size } : parseFrom(req.from);
+      // Without a resume, the follow begins where the last `lines` lines begin: the tail comes first, each line with its id.
+      const start = req.from === undefined ? { offset: linesStart(readAt, size, { lines: req.lines ?? TAIL_LINES.default, maxScan: TAIL_MAX_SCAN }) } : parseFrom(req.from);
       if (start === undefined) return fail('bad_path', `the follow's start ${JSON.stringify(req.from)} is not an event id`);
       // What it sent went to its caller; the report says only where the follow began.
       return followed(ctx, name, start, env).then((): Result => ({ report: { path: cleanPath(req.path), lines: [], truncated: false, size } satisfies TailReport }));

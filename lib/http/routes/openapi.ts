@@ -166,7 +166,7 @@ function operation(id: string, e: RouteEntry, s: RouteSchemas, prose: RouteProse
   const responses: Json = {};
   for (const [status, r] of Object.entries(s.responses)) {
     const h = 'empty' in r ? undefined : headers(r.headers);
-    const content = 'json' in r ? { 'application/json': { schema: jsonSchema(r.json, 'output') } } : 'raw' in r ? rawContent(r.raw) : undefined;
+    const content = 'json' in r ? { 'application/json': { schema: jsonSchema(r.json, 'output') }, ...(r.raw ? rawContent(r.raw) : {}) } : 'raw' in r ? rawContent(r.raw) : undefined;
     responses[status] = { description: r.description, ...(h ? { headers: h } : {}), ...(content ? { content } : {}) };
   }
   for (const [status, codes] of errorsByStatus(e)) {

@@ -66,7 +66,8 @@ export interface HeaderSpec {
 }
 
 export type ResponseSpec =
-  | { description: string; json: $ZodType; headers?: Record<string, HeaderSpec> }
+  /** `raw`: what the same status is when asked for otherwise (a tail's `follow=true`: an event stream). */
+  | { description: string; json: $ZodType; raw?: RawContent; headers?: Record<string, HeaderSpec> }
   | { description: string; raw: RawContent; headers?: Record<string, HeaderSpec> }
   | { description: string; empty: true };
 
