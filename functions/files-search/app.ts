@@ -6,8 +6,9 @@
  * one is warm, else by a read-only one-shot Job.
  */
 import type { Context } from 'hono';
+import { DomainError } from '../../lib/errors.ts';
 import type { Deps } from '../../lib/http/deps.ts';
-import { badRequest, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import { defineFunction, type RouteInput } from '../../lib/http/routes/register.ts';
 import { openViaSession } from '../../lib/http/via-session.ts';
@@ -44,7 +45,7 @@ export const filesSearch = defineFunction('files-search', (deps) => ({
 async function searchQuery(c: Context, deps: Deps, input: RouteInput<{ q?: string; content?: string; limit?: number }, never>): Promise<SearchQuery> {
   try {
     const { q, content, limit } = input.query();
-    if (q === undefined && content === undefined) throw badRequest(`?q= needs at least ${SEARCH_MIN_QUERY} characters (or give ?content= to search the files' text)`);
+    if (q === undefined && content === undefined) throw new DomainError('bad_request', 'invalid', `?q= needs at least ${SEARCH_MIN_QUERY} characters (or give ?content= to search the files' text)`);
     return { ...(q !== undefined ? { q } : {}), ...(content !== undefined ? { content } : {}), ...(limit !== undefined ? { limit } : {}) };
   } catch (err) {
     await openFileCall(c, deps, 'search');

@@ -10,7 +10,7 @@
  */
 import { DomainError } from '../../lib/errors.ts';
 import { currentEvent } from '../../lib/events/scope.ts';
-import { ApiError, sendJson } from '../../lib/http/envelope.ts';
+import { sendJson } from '../../lib/http/envelope.ts';
 import { openFileCall } from '../../lib/http/file-call.ts';
 import { followResponse } from '../../lib/http/follow-events.ts';
 import { defineFunction } from '../../lib/http/routes/register.ts';
@@ -30,7 +30,7 @@ export const filesTail = defineFunction('files-tail', (deps) => ({
       if (currentEvent()) throw new DomainError('event_data_invalid', 'invalid', 'a CloudEvent cannot follow a log: follow=true answers an event stream, for an HTTP caller');
       const lastEventId = c.req.header('last-event-id');
       if (from === undefined && lastEventId !== undefined && !FOLLOW_EVENT_ID.test(lastEventId))
-        throw new ApiError(400, 'bad_request', 'the Last-Event-ID header must be an event id of a follow (<inode>:<offset>)');
+        throw new DomainError('bad_request', 'invalid', 'the Last-Event-ID header must be an event id of a follow (<inode>:<offset>)');
       const resume = from ?? lastEventId;
       // The stream outlives nothing of the request but its caller: hanging up ends the Job's answer.
       const hangUp = new AbortController();
