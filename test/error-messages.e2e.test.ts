@@ -39,6 +39,8 @@ const EXEMPT: Record<string, string> = {
   part_too_large: 'a part body longer than its Content-Length: HTTP framing never delivers one from a conforming client',
   too_many_pulls: 'five pulls holding slow downloads at once: test/files-pull.e2e.test.ts',
   write_not_delivered: "a job key's write Pod that never takes its content: test/write-content.e2e.test.ts",
+  follow_limit: 'two log follows held open for the whole case: functions/files-tail/follow.e2e.test.ts',
+  follow_unavailable: 'a function without the job key, which this stack always gives: functions/files-tail/app.test.ts',
 };
 
 interface Case {
@@ -242,6 +244,7 @@ describe('every error code has a plain message', { skip: REAL && 'embedded tier 
     op_not_found: { answer: () => s.call('GET', `${S}/files/ops/0123456789abcdef`) },
     gzip_invalid: { answer: () => s.call('GET', `${S}/file?path=eula.txt&decompress=true`), names: 'eula.txt' },
     nbt_invalid: { answer: () => s.call('GET', `${S}/files/nbt?path=eula.txt`), names: 'eula.txt' },
+    region_invalid: { answer: () => s.call('GET', `${S}/files/region?path=${q('world/region/r.0.x.mca')}`), names: 'world/region/r.0.x.mca' },
     upload_url_used: {
       answer: async () => {
         // Two uses at once: one places its file, the other finds the URL spent.

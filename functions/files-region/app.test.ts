@@ -59,9 +59,9 @@ test('the table: no lock, the region op on the path, its report and world_state;
 });
 
 test("the table's refusals: region_invalid 400 in the Job's words, not_found 404, a path out 400 before any Job", async () => {
-  const bad = await kit(() => ({ code: 'region_invalid', error: 'world/region/r.0.0.mca is not a region file this route reads: it is 5 bytes' })).call('GET', GET);
+  const bad = await kit(() => ({ code: 'region_invalid', error: 'world/region/r.0.0.mca cannot be read as a region file: it is 5 bytes' })).call('GET', GET);
   assert.equal(bad.status, 400);
-  assert.deepEqual(envelopeOf(bad), { code: 'region_invalid', message: 'world/region/r.0.0.mca is not a region file this route reads: it is 5 bytes' });
+  assert.deepEqual(envelopeOf(bad), { code: 'region_invalid', message: 'world/region/r.0.0.mca cannot be read as a region file: it is 5 bytes' });
   assert.equal((await kit(() => ({ code: 'not_found', error: 'x does not exist' })).call('GET', GET)).status, 404);
   const k = kit();
   const out = await k.call('GET', '/api/v1/servers/survival/files/region?path=..%2Fx');

@@ -10,7 +10,7 @@ import type { PruneReport, RegionReport } from './op.ts';
 
 /** The Job's refusal of a file that is no region file: its message, else undefined. */
 export function regionInvalid(r: Result): string | undefined {
-  return r.code === 'region_invalid' ? (r.error ?? 'the file is not a region file this route reads') : undefined;
+  return r.code === 'region_invalid' ? (r.error ?? 'the file cannot be read as a region file') : undefined;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

@@ -39,7 +39,7 @@ export function chunkJson(c: ChunkInfo): RegionChunk {
 
 /** The refusal of a file that is no region file, naming the caller's path. */
 export function regionInvalid(name: string, why: string): Result {
-  return { code: 'region_invalid', error: `${name} is not a region file this route reads: ${why}` };
+  return { code: 'region_invalid', error: `${name} cannot be read as a region file: ${why}` };
 }
 
 /** Reads `c.X.Z.mcc` in `folder` inside the world: null when there is none or it is no regular file. */
@@ -63,7 +63,7 @@ export function externalIn(ctx: OpContext, folder: string): ExternalReader {
 export function region(ctx: OpContext, req: OpRequestOf<'region'>): Result {
   const name = req.path;
   const coords = regionCoords(name.slice(name.lastIndexOf('/') + 1));
-  if (!coords) return regionInvalid(name, 'a region file is named r.<x>.<z>.mca');
+  if (!coords) return regionInvalid(name, 'its name must be r.<x>.<z>.mca, x and z whole numbers');
   const opened = openReadable(ctx, name);
   if (!('fd' in opened)) return opened;
   const { fd, st } = opened;
