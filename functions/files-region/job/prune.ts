@@ -22,14 +22,13 @@ import { withheldRule } from '../../../job/runtime/withheld.ts';
 import { beginRecord, type Incoming, resumeIntake } from '../../../job/trash/store.ts';
 import { bestEffort, fail, failure, writeFailure } from '../../../job/volume/failure.ts';
 import { dir } from '../../../job/volume/pathutil.ts';
-import { readCapped } from '../../../job/volume/read-capped.ts';
 import { atPath, canonicalRel, errCode, fdPath, isNotExist } from '../../../job/volume/root.ts';
 import { WORK_PREFIX } from '../../../job/volume/work-folder.ts';
 import { formatRecoveredLine } from '../../../lib/protocol/recovered.ts';
 import { ProgressThrottle, type Result } from '../../../lib/protocol/result.ts';
 import { PRUNE_REPORT_FILES, type PruneReport } from '../op.ts';
 import { compactHeader, regionCoords, SECTOR } from './region-format.ts';
-import { type ChunkInfo, type ExternalReader, packedSectors, readRegion, storedBytes } from './region-io.ts';
+import { type ChunkInfo, type ExternalReader, externalReader, packedSectors, readRegion, storedBytes } from './region-io.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 /** The folders beside `region/` whose files hold the same chunks. */
@@ -149,21 +148,9 @@ function openFolders(ctx: OpContext, name: string): Folders | Result {
 
 const relIn = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);
 
+/** Reads `c.X.Z.mcc` by its bare name below the region folder's fd, never through a link. */
 function externalAt(dirFd: number): ExternalReader {
-  return (file, max) => {
-    let fd: number;
-    try {
-      fd = fs.openSync(atPath(dirFd, file), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    } catch {
-      return null;
-    }
-    try {
-      if (!fs.fstatSync(fd).isFile()) return null;
-      return readCapped(fd, max + 1);
-    } finally {
-      fs.closeSync(fd);
-    }
-  };
+  return externalReader((file) => fs.openSync(atPath(dirFd, file), O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
 }
 
 /** A member file read (its chunks' InhabitedTime only for the region file); null when absent; a string: why it is left alone. */

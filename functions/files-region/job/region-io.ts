@@ -7,6 +7,7 @@
  * @module
  */
 import fs from 'node:fs';
+import { readCapped } from '../../../job/volume/read-capped.ts';
 import { ChunkUnreadable, inflateChunk, inhabitedTime } from './chunk-nbt.ts';
 import { type Compression, chunkCoords, compressionName, EXTERNAL, HEADER_BYTES, judgeHead, parseHeader, SECTOR, type Slot, sectorsFor, sectorUse } from './region-format.ts';
 
@@ -15,6 +16,28 @@ export const EXTERNAL_MAX_BYTES = 16 << 20;
 
 /** Reads a `c.X.Z.mcc` beside the region file: its bytes (at most `max + 1`), null when there is none. */
 export type ExternalReader = (name: string, max: number) => Buffer | null;
+
+/**
+ * The reader of `c.X.Z.mcc` files that `open` opens (each caller says how: inside the world, or
+ * by bare name below a folder's fd): null when there is none or it is no regular file, else at
+ * most `max + 1` bytes, so a longer one shows as too long without being read whole.
+ */
+export function externalReader(open: (name: string) => number): ExternalReader {
+  return (name, max) => {
+    let fd: number;
+    try {
+      fd = open(name);
+    } catch {
+      return null;
+    }
+    try {
+      if (!fs.fstatSync(fd).isFile()) return null;
+      return readCapped(fd, max + 1);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+}
 
 /** One chunk as the table and the prune see it. */
 export interface ChunkInfo {

@@ -10,11 +10,10 @@ import { openReadable } from '../../../job/op-kit/open-readable.ts';
 import type { OpContext, OpRequestOf } from '../../../job/runtime/types.ts';
 import { failure } from '../../../job/volume/failure.ts';
 import { dir, join } from '../../../job/volume/pathutil.ts';
-import { readCapped } from '../../../job/volume/read-capped.ts';
 import type { Result } from '../../../lib/protocol/result.ts';
 import type { RegionChunk, RegionReport } from '../op.ts';
 import { regionCoords } from './region-format.ts';
-import { type ChunkInfo, type ExternalReader, readRegion } from './region-io.ts';
+import { type ChunkInfo, type ExternalReader, externalReader, readRegion } from './region-io.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
 
@@ -42,22 +41,9 @@ export function regionInvalid(name: string, why: string): Result {
   return { code: 'region_invalid', error: `${name} cannot be read as a region file: ${why}` };
 }
 
-/** Reads `c.X.Z.mcc` in `folder` inside the world: null when there is none or it is no regular file. */
+/** Reads `c.X.Z.mcc` in `folder` inside the world (links inside followed, as the region file's own open). */
 export function externalIn(ctx: OpContext, folder: string): ExternalReader {
-  return (file, max) => {
-    let fd: number;
-    try {
-      fd = ctx.root.openFile(join(folder, file), O_RDONLY | O_NONBLOCK);
-    } catch {
-      return null;
-    }
-    try {
-      if (!fs.fstatSync(fd).isFile()) return null;
-      return readCapped(fd, max + 1);
-    } finally {
-      fs.closeSync(fd);
-    }
-  };
+  return externalReader((file) => ctx.root.openFile(join(folder, file), O_RDONLY | O_NONBLOCK));
 }
 
 export function region(ctx: OpContext, req: OpRequestOf<'region'>): Result {
